@@ -1,0 +1,20 @@
+// What the rest of the process (the /api/v0 app, history endpoints) may ask of collaborative
+// documents, without knowing about rooms, sockets or storage layout.
+import type * as Y from 'yjs'
+
+export interface DocRef {
+  org: string
+  doc: string
+  branch?: string // default 'main'
+}
+
+export interface DocService {
+  /**
+   * Runs `read` against the document's current state: the live room's Y.Doc when editors are
+   * connected (so the result is fresh), otherwise the stored state. `read` must not mutate the doc
+   * and must not keep it after returning.
+   */
+  withDoc<T>(ref: DocRef, read: (doc: Y.Doc) => T | Promise<T>): Promise<T>
+  /** Applies a Yjs update attributed to `user`; durable before the promise resolves; broadcast live. */
+  applyUpdate(ref: DocRef, update: Uint8Array, user: string): Promise<void>
+}

@@ -1,0 +1,21 @@
+// The shared parts one server process hands to each listener. Built once in server.ts.
+import type { Level } from 'level'
+import type { KeyRing } from './auth/keys.js'
+import type { DocService } from './collab/doc-service.js'
+import type { Config } from './infra/config.js'
+import type { Logger } from './infra/log.js'
+import type { Metrics } from './infra/metrics.js'
+
+export type RootDb = Level<string, unknown>
+
+export interface ServerDeps {
+  config: Config
+  log: Logger
+  metrics: Metrics
+  /** The one LevelDB of the data dir; each part takes its own sublevel (docs, control, history ...). */
+  db: RootDb
+  keys: KeyRing
+  docs: DocService
+  /** ms clock, injectable for tests */
+  now: () => number
+}

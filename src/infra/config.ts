@@ -1,0 +1,124 @@
+// Configuration: one table of settings, read once (flags > TANDEM_* environment > defaults),
+// validated, frozen and passed down. No other module reads process.env.
+import { resolve } from 'node:path'
+
+type Kind = 'string' | 'int' | 'bool' | 'list'
+
+interface Setting<K extends Kind = Kind> {
+  kind: K
+  flag: string // --flag-name
+  env: string // TANDEM_*
+  default: unknown
+  min?: number
+  help: string
+}
+
+const s = <K extends Kind>(kind: K, flag: string, def: unknown, help: string, min?: number): Setting<K> => ({
+  kind,
+  flag,
+  env: 'TANDEM_' + flag.toUpperCase().replace(/-/g, '_'),
+  default: def,
+  help,
+  ...(min === undefined ? {} : { min }),
+})
+
+// Every limit is a named setting with its unit in the name or the help text.
+export const SETTINGS = {
+  dataDir: s('string', 'data-dir', './data', 'directory holding LevelDB, PGlite databases and signing keys'),
+  host: s('string', 'host', '127.0.0.1', 'interface both listeners bind to'),
+  collabPort: s('int', 'collab-port', 1234, 'collab listener port (0 = any free port)', 0),
+  apiPort: s('int', 'api-port', 8080, 'api listener port (0 = any free port)', 0),
+  demo: s('bool', 'demo', false, 'load the demo world once per data dir and print its key and ids'),
+  publicRestUrl: s('string', 'public-rest-url', '', 'REST base URL put in minted tokens (default: the collab listener)'),
+  publicWsUrl: s('string', 'public-ws-url', '', 'WebSocket base URL put in minted tokens (default: the collab listener)'),
+  signingKeys: s('string', 'signing-keys', '', 'JWKS file of private Ed25519 keys with kid; the first signs'),
+  corsOrigins: s('list', 'cors-origins', ['*'], 'comma list of origins allowed by CORS on the collab REST API'),
+  logLevel: s('string', 'log-level', 'info', 'pino log level (silent, error, warn, info, debug)'),
+
+  // collab limits
+  maxMessageBytes: s('int', 'max-message-bytes', 16 * 1024 * 1024, 'largest WebSocket message (bytes); larger closes 1009', 1024),
+  maxDocBytes: s('int', 'max-doc-bytes', 64 * 1024 * 1024, 'largest document state (bytes); updates growing past it are refused', 1024),
+  maxBackpressureBytes: s('int', 'max-backpressure-bytes', 4 * 1024 * 1024, 'bytes queued to a slow socket before it is closed with 1013', 1024),
+  idleTimeoutSec: s('int', 'idle-timeout-sec', 120, 'seconds without any frame before a socket is closed', 8),
+  maxConnectionsPerRoom: s('int', 'max-connections-per-room', 2000, 'sockets one room admits; more are refused with 503', 1),
+  roomUnloadDelayMs: s('int', 'room-unload-delay-ms', 10_000, 'ms a room stays loaded after its last client leaves', 0),
+  compactThreshold: s('int', 'compact-threshold', 500, 'updates in a document log before it is compacted into a snapshot', 2),
+  maxRestBodyBytes: s('int', 'max-rest-body-bytes', 16 * 1024 * 1024, 'largest collab REST request body (bytes)', 1024),
+  tokenTtlSec: s('int', 'token-ttl-sec', 600, 'lifetime of minted capability tokens (seconds)', 10),
+  historyRetentionDays: s('int', 'history-retention-days', 30, 'days of document history kept for activity/changeset', 1),
+
+  // api limits
+  maxBodyBytes: s('int', 'max-body-bytes', 1024 * 1024, 'largest /api/v0 request body (bytes); larger is 413', 1024),
+  maxLimit: s('int', 'max-limit', 1000, 'largest limit accepted when reading rows', 1),
+  maxInsertRows: s('int', 'max-insert-rows', 1000, 'most rows one insert may carry', 1),
+} satisfies Record<string, Setting>
+
+type Settings = typeof SETTINGS
+type ValueOf<K extends Kind> = K extends 'int' ? number : K extends 'bool' ? boolean : K extends 'list' ? string[] : string
+export type Config = Readonly<{ [P in keyof Settings]: ValueOf<Settings[P]['kind']> }>
+
+export class ConfigError extends Error {}
+
+function parseValue(name: string, setting: Setting, raw: string | boolean): unknown {
+  switch (setting.kind) {
+    case 'bool':
+      if (typeof raw === 'boolean') return raw
+      if (/^(1|true|yes|on)$/i.test(raw)) return true
+      if (/^(0|false|no|off)$/i.test(raw)) return false
+      throw new ConfigError(`${name}: expected a boolean, got ${JSON.stringify(raw)}`)
+    case 'int': {
+      const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN
+      if (!Number.isSafeInteger(n)) throw new ConfigError(`${name}: expected a non-negative integer, got ${JSON.stringify(raw)}`)
+      if (setting.min !== undefined && n < setting.min) throw new ConfigError(`${name}: must be at least ${setting.min}, got ${n}`)
+      return n
+    }
+    case 'list':
+      return String(raw).split(',').map((v) => v.trim()).filter(Boolean)
+    default:
+      if (typeof raw !== 'string') throw new ConfigError(`${name}: expects a value`)
+      return raw
+  }
+}
+
+/** Reads flags (already split from argv) and the environment; throws ConfigError naming the bad setting. */
+export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = {}, overrides: Partial<Config> = {}): Config {
+  const flags = new Map<string, string | boolean>()
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (!arg.startsWith('--')) throw new ConfigError(`unexpected argument ${JSON.stringify(arg)}`)
+    const eq = arg.indexOf('=')
+    const name = eq > 0 ? arg.slice(2, eq) : arg.slice(2)
+    const setting = Object.values(SETTINGS).find((st) => st.flag === name)
+    if (!setting) throw new ConfigError(`unknown option --${name}`)
+    if (eq > 0) flags.set(name, arg.slice(eq + 1))
+    else if (setting.kind === 'bool') flags.set(name, true)
+    else {
+      const next = argv[++i]
+      if (next === undefined) throw new ConfigError(`--${name} needs a value`)
+      flags.set(name, next)
+    }
+  }
+  const out: Record<string, unknown> = {}
+  for (const [key, setting] of Object.entries(SETTINGS) as [string, Setting][]) {
+    if (key in overrides) out[key] = (overrides as Record<string, unknown>)[key]
+    else if (flags.has(setting.flag)) out[key] = parseValue(`--${setting.flag}`, setting, flags.get(setting.flag)!)
+    else if (env[setting.env] !== undefined && env[setting.env] !== '') out[key] = parseValue(setting.env, setting, env[setting.env]!)
+    else out[key] = setting.default
+  }
+  out.dataDir = resolve(String(out.dataDir))
+  const cfg = out as Config
+  for (const url of [cfg.publicRestUrl, cfg.publicWsUrl]) {
+    if (url && !/^(https?|wss?):\/\/[^\s]+$/.test(url)) throw new ConfigError(`public URL ${JSON.stringify(url)} is not an http(s)/ws(s) URL`)
+  }
+  if (!['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'].includes(cfg.logLevel)) {
+    throw new ConfigError(`log-level: unknown level ${JSON.stringify(cfg.logLevel)}`)
+  }
+  return Object.freeze(cfg)
+}
+
+/** Text for `tandem --help` and the README's configuration table. */
+export function settingsHelp(): string {
+  return Object.values(SETTINGS)
+    .map((st: Setting) => `  --${st.flag.padEnd(26)} ${st.env.padEnd(34)} ${st.help} (default ${JSON.stringify(st.default)})`)
+    .join('\n')
+}

@@ -1,0 +1,45 @@
+// Prometheus metrics, one registry per server instance (tests run several servers in one process).
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+
+export function createMetrics() {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry, prefix: 'tandem_' })
+  const m = {
+    registry,
+    connections: new Gauge({ name: 'tandem_ws_connections', help: 'open WebSocket connections', registers: [registry] }),
+    rooms: new Gauge({ name: 'tandem_rooms_loaded', help: 'rooms loaded in memory', registers: [registry] }),
+    messagesIn: new Counter({ name: 'tandem_ws_messages_in_total', help: 'WebSocket messages received', labelNames: ['type'] as const, registers: [registry] }),
+    bytesIn: new Counter({ name: 'tandem_ws_bytes_in_total', help: 'WebSocket bytes received', registers: [registry] }),
+    messagesOut: new Counter({ name: 'tandem_ws_messages_out_total', help: 'WebSocket messages sent', registers: [registry] }),
+    bytesOut: new Counter({ name: 'tandem_ws_bytes_out_total', help: 'WebSocket bytes sent', registers: [registry] }),
+    closes: new Counter({ name: 'tandem_ws_closes_total', help: 'WebSocket closes by code', labelNames: ['code'] as const, registers: [registry] }),
+    updateLatency: new Histogram({
+      name: 'tandem_update_apply_seconds',
+      help: 'time from receiving an update to broadcasting it',
+      buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5],
+      registers: [registry],
+    }),
+    persistLatency: new Histogram({
+      name: 'tandem_persist_seconds',
+      help: 'time to write a batch of updates to storage',
+      buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1],
+      registers: [registry],
+    }),
+    httpRequests: new Counter({
+      name: 'tandem_http_requests_total',
+      help: 'HTTP requests by listener, route and status',
+      labelNames: ['listener', 'route', 'method', 'status'] as const,
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: 'tandem_http_request_seconds',
+      help: 'HTTP request duration by listener and route',
+      labelNames: ['listener', 'route'] as const,
+      buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+      registers: [registry],
+    }),
+  }
+  return m
+}
+
+export type Metrics = ReturnType<typeof createMetrics>
