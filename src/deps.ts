@@ -18,4 +18,6 @@ export interface ServerDeps {
   docs: DocService
   /** ms clock, injectable for tests */
   now: () => number
+  /** REST and WebSocket base URLs put in minted tokens: the configured public URLs, else the collab listener's own. */
+  publicUrls: () => { restUrl: string; wsUrl: string }
 }
