@@ -1,0 +1,13 @@
+// WebSocket close codes Tandem sends. 1xxx are RFC 6455; 4xxx are ours (4000-4999 is the
+// application range) and mirror HTTP statuses so clients can map them back.
+export const CLOSE = {
+  goingAway: 1001, // server shutting down
+  tooLarge: 1009, // message or document over the limit
+  internalError: 1011,
+  tryAgainLater: 1013, // backpressure limit reached, or room full
+  malformed: 4400, // undecodable frame: bad varint, unknown type, truncated update
+  tokenExpired: 4401, // re-mint and reconnect, or refresh in band before expiry
+  forbidden: 4403,
+} as const
+
+export type CloseCode = (typeof CLOSE)[keyof typeof CLOSE]

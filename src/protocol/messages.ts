@@ -1,0 +1,145 @@
+// The y-websocket wire protocol as the stock WebsocketProvider speaks it, decoded strictly.
+// Pure: bytes in, typed messages out; no Yjs document, no I/O. Anything that does not parse
+// exactly (bad varint, unknown type, length past the end, trailing bytes) is a ProtocolError.
+
+export const MSG_SYNC = 0
+export const MSG_AWARENESS = 1
+export const MSG_AUTH = 2
+export const MSG_QUERY_AWARENESS = 3
+
+export const SYNC_STEP1 = 0
+export const SYNC_STEP2 = 1
+export const SYNC_UPDATE = 2
+
+// Auth sub-types. 0 is y-protocols' "permission denied"; the provider ignores the others,
+// which Tandem uses for in-band token refresh.
+export const AUTH_DENIED = 0
+export const AUTH_REFRESH = 1 // client -> server: varString new token
+export const AUTH_GRANTED = 2 // server -> client: varString access ('r' | 'rw')
+
+export type ClientMessage =
+  | { type: 'sync-step1'; stateVector: Uint8Array }
+  | { type: 'sync-step2'; update: Uint8Array }
+  | { type: 'sync-update'; update: Uint8Array }
+  | { type: 'awareness'; update: Uint8Array }
+  | { type: 'auth-refresh'; token: string }
+  | { type: 'query-awareness' }
+
+export class ProtocolError extends Error {}
+
+class Reader {
+  pos = 0
+  constructor(readonly buf: Uint8Array) {}
+
+  varUint(): number {
+    let value = 0
+    let mult = 1
+    for (let i = 0; i < 8; i++) {
+      if (this.pos >= this.buf.length) throw new ProtocolError('truncated varint')
+      const byte = this.buf[this.pos++]!
+      value += (byte & 0x7f) * mult
+      if (byte < 0x80) {
+        if (!Number.isSafeInteger(value)) break
+        return value
+      }
+      mult *= 128
+    }
+    throw new ProtocolError('varint too long')
+  }
+
+  bytes(): Uint8Array {
+    const len = this.varUint()
+    if (len > this.buf.length - this.pos) throw new ProtocolError('length past end of message')
+    const out = this.buf.subarray(this.pos, this.pos + len)
+    this.pos += len
+    return out
+  }
+
+  string(): string {
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(this.bytes())
+    } catch (err) {
+      if (err instanceof ProtocolError) throw err
+      throw new ProtocolError('invalid utf-8 string')
+    }
+  }
+
+  end(): void {
+    if (this.pos !== this.buf.length) throw new ProtocolError('trailing bytes after message')
+  }
+}
+
+export function decodeMessage(buf: Uint8Array): ClientMessage {
+  const r = new Reader(buf)
+  const type = r.varUint()
+  let msg: ClientMessage
+  switch (type) {
+    case MSG_SYNC: {
+      const sub = r.varUint()
+      const payload = r.bytes()
+      if (sub === SYNC_STEP1) msg = { type: 'sync-step1', stateVector: payload }
+      else if (sub === SYNC_STEP2) msg = { type: 'sync-step2', update: payload }
+      else if (sub === SYNC_UPDATE) msg = { type: 'sync-update', update: payload }
+      else throw new ProtocolError(`unknown sync message ${sub}`)
+      break
+    }
+    case MSG_AWARENESS:
+      msg = { type: 'awareness', update: r.bytes() }
+      break
+    case MSG_AUTH: {
+      const sub = r.varUint()
+      if (sub !== AUTH_REFRESH) throw new ProtocolError(`unexpected auth message ${sub}`)
+      msg = { type: 'auth-refresh', token: r.string() }
+      break
+    }
+    case MSG_QUERY_AWARENESS:
+      msg = { type: 'query-awareness' }
+      break
+    default:
+      throw new ProtocolError(`unknown message type ${type}`)
+  }
+  r.end()
+  return msg
+}
+
+// ---- encoding -------------------------------------------------------------------------------
+
+function varUintSize(n: number): number {
+  let size = 1
+  while (n >= 0x80) {
+    n = Math.floor(n / 128)
+    size++
+  }
+  return size
+}
+
+function writeVarUint(out: Uint8Array, pos: number, n: number): number {
+  while (n >= 0x80) {
+    out[pos++] = (n & 0x7f) | 0x80
+    n = Math.floor(n / 128)
+  }
+  out[pos++] = n
+  return pos
+}
+
+/** [type, sub?, varUint8Array payload] in one allocation. */
+function frame(type: number, sub: number | null, payload: Uint8Array): Uint8Array {
+  const size = 1 + (sub === null ? 0 : varUintSize(sub)) + varUintSize(payload.length) + payload.length
+  const out = new Uint8Array(size)
+  let pos = writeVarUint(out, 0, type)
+  if (sub !== null) pos = writeVarUint(out, pos, sub)
+  pos = writeVarUint(out, pos, payload.length)
+  out.set(payload, pos)
+  return out
+}
+
+const utf8 = new TextEncoder()
+
+export const encodeSyncStep1 = (stateVector: Uint8Array) => frame(MSG_SYNC, SYNC_STEP1, stateVector)
+export const encodeSyncStep2 = (update: Uint8Array) => frame(MSG_SYNC, SYNC_STEP2, update)
+export const encodeUpdate = (update: Uint8Array) => frame(MSG_SYNC, SYNC_UPDATE, update)
+export const encodeAwareness = (update: Uint8Array) => frame(MSG_AWARENESS, null, update)
+export const encodePermissionDenied = (reason: string) => frame(MSG_AUTH, AUTH_DENIED, utf8.encode(reason))
+export const encodeAuthGranted = (access: string) => frame(MSG_AUTH, AUTH_GRANTED, utf8.encode(access))
+export const encodeAuthRefresh = (token: string) => frame(MSG_AUTH, AUTH_REFRESH, utf8.encode(token))
+export const encodeQueryAwareness = () => Uint8Array.of(MSG_QUERY_AWARENESS)

@@ -1,0 +1,109 @@
+// One contract, every implementation.
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Level } from 'level'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { RootDb } from '../deps.js'
+import type { DocStore } from './doc-store.js'
+import { LevelDocStore } from './leveldb/store.js'
+import { MemoryDocStore } from './memory.js'
+
+const bytes = (...b: number[]) => Uint8Array.from(b)
+const collect = async <T>(it: AsyncIterable<T>) => {
+  const out: T[] = []
+  for await (const x of it) out.push(x)
+  return out
+}
+
+const impls: [string, () => Promise<{ store: DocStore; reopen?: () => Promise<DocStore>; done: () => Promise<void> }>][] = [
+  ['memory', async () => ({ store: new MemoryDocStore(), done: async () => {} })],
+  [
+    'leveldb',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'tandem-store-'))
+      let db = new Level<string, unknown>(dir) as RootDb
+      await db.open()
+      return {
+        store: new LevelDocStore(db),
+        reopen: async () => {
+          await db.close()
+          db = new Level<string, unknown>(dir) as RootDb
+          await db.open()
+          return new LevelDocStore(db)
+        },
+        done: async () => {
+          await db.close()
+          await rm(dir, { recursive: true, force: true })
+        },
+      }
+    },
+  ],
+]
+
+describe.each(impls)('DocStore contract: %s', (_name, make) => {
+  let ctx: Awaited<ReturnType<typeof make>>
+  beforeEach(async () => {
+    ctx = await make()
+  })
+  afterEach(async () => ctx.done())
+
+  it('a new document loads empty and does not exist', async () => {
+    expect(await ctx.store.load('o/d/main')).toEqual({ snapshot: null, updates: [], lastSeq: 0 })
+    expect(await ctx.store.exists('o/d/main')).toBe(false)
+  })
+
+  it('appended updates load back in order with their attribution', async () => {
+    await ctx.store.append('o/d/main', 1, [
+      { user: 'ann@x', at: 10, update: bytes(1, 2) },
+      { user: 'bob@x', at: 11, update: bytes(3) },
+    ])
+    await ctx.store.append('o/d/main', 3, [{ user: 'ann@x', at: 12, update: bytes(4) }])
+    const state = await ctx.store.load('o/d/main')
+    expect(state.lastSeq).toBe(3)
+    expect(state.updates.map((u) => [u.seq, u.user, u.at, Array.from(u.update)])).toEqual([
+      [1, 'ann@x', 10, [1, 2]],
+      [2, 'bob@x', 11, [3]],
+      [3, 'ann@x', 12, [4]],
+    ])
+    expect(await ctx.store.exists('o/d/main')).toBe(true)
+  })
+
+  it('a snapshot replaces the log on load, keeps it for history, and prune drops only covered entries', async () => {
+    await ctx.store.append('o/d/main', 1, [1, 2, 3, 4].map((n) => ({ user: 'u', at: n, update: bytes(n) })))
+    await ctx.store.writeSnapshot('o/d/main', { seq: 3, at: 99, state: bytes(9, 9) })
+    const state = await ctx.store.load('o/d/main')
+    expect(state.snapshot).toEqual({ seq: 3, at: 99, state: bytes(9, 9) })
+    expect(state.updates.map((u) => u.seq)).toEqual([4])
+    expect((await collect(ctx.store.readLog('o/d/main'))).map((u) => u.seq)).toEqual([1, 2, 3, 4])
+    expect((await collect(ctx.store.readLog('o/d/main', 2, 3))).map((u) => u.seq)).toEqual([2, 3])
+    await expect(ctx.store.prune('o/d/main', 4)).rejects.toThrow()
+    await ctx.store.prune('o/d/main', 3)
+    expect((await collect(ctx.store.readLog('o/d/main'))).map((u) => u.seq)).toEqual([4])
+    expect((await ctx.store.load('o/d/main')).lastSeq).toBe(4)
+  })
+
+  it('lastSeq survives a prune of the whole log', async () => {
+    await ctx.store.append('o/d/main', 1, [{ user: 'u', at: 1, update: bytes(1) }])
+    await ctx.store.writeSnapshot('o/d/main', { seq: 1, at: 2, state: bytes(1) })
+    await ctx.store.prune('o/d/main', 1)
+    expect(await ctx.store.load('o/d/main')).toMatchObject({ lastSeq: 1, updates: [] })
+  })
+
+  it('documents with a shared name prefix stay apart and list sorted', async () => {
+    await ctx.store.append('o/d/main', 1, [{ user: 'u', at: 1, update: bytes(1) }])
+    await ctx.store.append('o/d/main2', 1, [{ user: 'u', at: 1, update: bytes(2) }])
+    await ctx.store.writeSnapshot('o/c/main', { seq: 0, at: 1, state: bytes(0) })
+    await ctx.store.append('p/d/main', 1, [{ user: 'u', at: 1, update: bytes(3) }])
+    expect((await ctx.store.load('o/d/main')).updates).toHaveLength(1)
+    expect(await collect(ctx.store.listDocs('o/'))).toEqual(['o/c/main', 'o/d/main', 'o/d/main2'])
+    expect(await collect(ctx.store.listDocs())).toHaveLength(4)
+  })
+
+  it('state survives reopening the store', async () => {
+    if (!ctx.reopen) return
+    await ctx.store.append('o/d/main', 1, [{ user: 'u', at: 5, update: bytes(7) }])
+    const again = await ctx.reopen()
+    expect((await again.load('o/d/main')).updates[0]).toMatchObject({ seq: 1, user: 'u', at: 5 })
+  })
+})

@@ -1,0 +1,50 @@
+// The narrow interface every document store implements. A document is an append-only log of
+// attributed updates plus, after compaction, a snapshot that stands for every update up to its
+// seq. The log itself is kept (history needs it) until `prune` drops entries a snapshot covers.
+
+export interface UpdateEntry {
+  user: string
+  /** server time, epoch ms */
+  at: number
+  update: Uint8Array
+}
+
+export interface StoredUpdate extends UpdateEntry {
+  seq: number
+}
+
+export interface Snapshot {
+  /** the snapshot includes every update with seq <= this */
+  seq: number
+  state: Uint8Array
+  at: number
+}
+
+export interface DocState {
+  snapshot: Snapshot | null
+  /** updates after the snapshot, in seq order */
+  updates: StoredUpdate[]
+  /** highest seq ever written (0 for a new document) */
+  lastSeq: number
+}
+
+export interface DocStore {
+  /** Everything needed to rebuild the current state. */
+  load(docId: string): Promise<DocState>
+  /** Appends entries with seqs firstSeq, firstSeq+1, ... in one atomic write. */
+  append(docId: string, firstSeq: number, entries: UpdateEntry[]): Promise<void>
+  /** Records a snapshot; earlier snapshots are replaced. Log entries stay (see prune). */
+  writeSnapshot(docId: string, snapshot: Snapshot): Promise<void>
+  /** Log entries with from <= seq <= to, in seq order (history, attribution). */
+  readLog(docId: string, from?: number, to?: number): AsyncIterable<StoredUpdate>
+  /** Drops log entries with seq <= uptoSeq; a snapshot must already cover them. */
+  prune(docId: string, uptoSeq: number): Promise<void>
+  /** Whether anything was ever stored for the document. */
+  exists(docId: string): Promise<boolean>
+  /** Ids of stored documents, optionally under a prefix. */
+  listDocs(prefix?: string): AsyncIterable<string>
+  close(): Promise<void>
+}
+
+/** Document ids join org, doc and branch; the parts are restricted to [A-Za-z0-9._~-]. */
+export const docIdOf = (org: string, doc: string, branch = 'main') => `${org}/${doc}/${branch}`

@@ -1,0 +1,54 @@
+// Key layout of the documents sublevel (`docs-v1`; a new layout gets a new sublevel name).
+//   s!{docId}              snapshot: varUint seq, varUint at, state bytes
+//   u!{docId}!{seq:12 hex} update:   varString user, varUint at, update bytes
+// '!' sorts below every character a docId may hold, so `u!{docId}!` ranges never overlap.
+import * as decoding from 'lib0/decoding'
+import * as encoding from 'lib0/encoding'
+
+export const SUBLEVEL = 'docs-v1'
+const SEQ_DIGITS = 12
+
+export const snapshotKey = (docId: string) => `s!${docId}`
+export const updateKey = (docId: string, seq: number) => `u!${docId}!${seq.toString(16).padStart(SEQ_DIGITS, '0')}`
+export const updatePrefix = (docId: string) => `u!${docId}!`
+/** Upper bound of a prefix range: '~' sorts above hex digits and every docId character. */
+export const prefixEnd = (prefix: string) => prefix + '~'
+
+export function seqOfUpdateKey(key: string): number {
+  return parseInt(key.slice(key.length - SEQ_DIGITS), 16)
+}
+
+export function docIdOfKey(key: string): string {
+  if (key.startsWith('s!')) return key.slice(2)
+  return key.slice(2, key.length - SEQ_DIGITS - 1)
+}
+
+export function encodeUpdateValue(user: string, at: number, update: Uint8Array): Uint8Array {
+  const e = encoding.createEncoder()
+  encoding.writeVarString(e, user)
+  encoding.writeVarUint(e, at)
+  encoding.writeUint8Array(e, update)
+  return encoding.toUint8Array(e)
+}
+
+export function decodeUpdateValue(value: Uint8Array): { user: string; at: number; update: Uint8Array } {
+  const d = decoding.createDecoder(value)
+  const user = decoding.readVarString(d)
+  const at = decoding.readVarUint(d)
+  return { user, at, update: decoding.readTailAsUint8Array(d) }
+}
+
+export function encodeSnapshotValue(seq: number, at: number, state: Uint8Array): Uint8Array {
+  const e = encoding.createEncoder()
+  encoding.writeVarUint(e, seq)
+  encoding.writeVarUint(e, at)
+  encoding.writeUint8Array(e, state)
+  return encoding.toUint8Array(e)
+}
+
+export function decodeSnapshotValue(value: Uint8Array): { seq: number; at: number; state: Uint8Array } {
+  const d = decoding.createDecoder(value)
+  const seq = decoding.readVarUint(d)
+  const at = decoding.readVarUint(d)
+  return { seq, at, state: decoding.readTailAsUint8Array(d) }
+}

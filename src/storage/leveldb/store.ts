@@ -1,0 +1,105 @@
+// LevelDB document store. Appends are one atomic batch; callers (rooms) serialise their own
+// writes, so different documents never wait on one another.
+import type { RootDb } from '../../deps.js'
+import type { DocState, DocStore, Snapshot, StoredUpdate, UpdateEntry } from '../doc-store.js'
+import {
+  SUBLEVEL,
+  decodeSnapshotValue,
+  decodeUpdateValue,
+  docIdOfKey,
+  encodeSnapshotValue,
+  encodeUpdateValue,
+  prefixEnd,
+  seqOfUpdateKey,
+  snapshotKey,
+  updateKey,
+  updatePrefix,
+} from './keys.js'
+
+type DocsDb = ReturnType<typeof openSublevel>
+
+function openSublevel(root: RootDb) {
+  return root.sublevel<string, Uint8Array>(SUBLEVEL, { keyEncoding: 'utf8', valueEncoding: 'view' })
+}
+
+export class LevelDocStore implements DocStore {
+  private readonly db: DocsDb
+
+  constructor(root: RootDb) {
+    this.db = openSublevel(root)
+  }
+
+  async load(docId: string): Promise<DocState> {
+    const snapshot = await this.readSnapshot(docId)
+    const updates: StoredUpdate[] = []
+    for await (const u of this.readLog(docId, (snapshot?.seq ?? 0) + 1)) updates.push(u)
+    const lastLogged = updates.length ? updates[updates.length - 1]!.seq : await this.lastLoggedSeq(docId)
+    return { snapshot, updates, lastSeq: Math.max(lastLogged, snapshot?.seq ?? 0) }
+  }
+
+  private async readSnapshot(docId: string): Promise<Snapshot | null> {
+    const value = await this.db.get(snapshotKey(docId))
+    return value === undefined ? null : decodeSnapshotValue(value)
+  }
+
+  private async lastLoggedSeq(docId: string): Promise<number> {
+    const prefix = updatePrefix(docId)
+    for await (const key of this.db.keys({ gt: prefix, lt: prefixEnd(prefix), reverse: true, limit: 1 })) {
+      return seqOfUpdateKey(key)
+    }
+    return 0
+  }
+
+  async append(docId: string, firstSeq: number, entries: UpdateEntry[]): Promise<void> {
+    const batch = this.db.batch()
+    entries.forEach((e, i) => batch.put(updateKey(docId, firstSeq + i), encodeUpdateValue(e.user, e.at, e.update)))
+    await batch.write()
+  }
+
+  async writeSnapshot(docId: string, snapshot: Snapshot): Promise<void> {
+    await this.db.put(snapshotKey(docId), encodeSnapshotValue(snapshot.seq, snapshot.at, snapshot.state))
+  }
+
+  async *readLog(docId: string, from = 1, to = Number.MAX_SAFE_INTEGER): AsyncIterable<StoredUpdate> {
+    const prefix = updatePrefix(docId)
+    const upper = to >= Number.MAX_SAFE_INTEGER ? prefixEnd(prefix) : updateKey(docId, to + 1)
+    for await (const [key, value] of this.db.iterator({ gte: updateKey(docId, from), lt: upper })) {
+      yield { seq: seqOfUpdateKey(key), ...decodeUpdateValue(value) }
+    }
+  }
+
+  async prune(docId: string, uptoSeq: number): Promise<void> {
+    const snapshot = await this.readSnapshot(docId)
+    if ((snapshot?.seq ?? 0) < uptoSeq) throw new Error('prune past the snapshot would lose updates')
+    const prefix = updatePrefix(docId)
+    const batch = this.db.batch()
+    for await (const key of this.db.keys({ gt: prefix, lt: updateKey(docId, uptoSeq + 1) })) batch.del(key)
+    await batch.write()
+  }
+
+  async exists(docId: string): Promise<boolean> {
+    if ((await this.db.get(snapshotKey(docId))) !== undefined) return true
+    return (await this.lastLoggedSeq(docId)) > 0
+  }
+
+  async *listDocs(prefix = ''): AsyncIterable<string> {
+    // A document has a snapshot, log entries, or both. Ids come sorted from both ranges; the log
+    // range is walked one document at a time (limit 1 past the previous id) instead of per entry.
+    const ids = new Set<string>()
+    for await (const key of this.db.keys({ gte: 's!' + prefix, lt: prefixEnd('s!' + prefix) })) ids.add(docIdOfKey(key))
+    let from = 'u!' + prefix
+    for (;;) {
+      let next: string | undefined
+      for await (const key of this.db.keys({ gte: from, lt: prefixEnd('u!' + prefix), limit: 1 })) next = key
+      if (next === undefined) break
+      const id = docIdOfKey(next)
+      ids.add(id)
+      from = prefixEnd(updatePrefix(id))
+    }
+    yield* [...ids].sort()
+  }
+
+  async close(): Promise<void> {
+    // The root LevelDB is owned (and closed) by the server.
+  }
+}

@@ -1,0 +1,57 @@
+// In-memory twin of the LevelDB store: same contract, used by tests and memory-only runs.
+import type { DocState, DocStore, Snapshot, StoredUpdate, UpdateEntry } from './doc-store.js'
+
+interface MemDoc {
+  log: StoredUpdate[]
+  snapshot: Snapshot | null
+  lastSeq: number
+}
+
+export class MemoryDocStore implements DocStore {
+  private docs = new Map<string, MemDoc>()
+
+  private get(docId: string): MemDoc {
+    let d = this.docs.get(docId)
+    if (!d) this.docs.set(docId, (d = { log: [], snapshot: null, lastSeq: 0 }))
+    return d
+  }
+
+  async load(docId: string): Promise<DocState> {
+    const d = this.docs.get(docId)
+    if (!d) return { snapshot: null, updates: [], lastSeq: 0 }
+    const after = d.snapshot?.seq ?? 0
+    return { snapshot: d.snapshot, updates: d.log.filter((u) => u.seq > after), lastSeq: d.lastSeq }
+  }
+
+  async append(docId: string, firstSeq: number, entries: UpdateEntry[]): Promise<void> {
+    const d = this.get(docId)
+    if (firstSeq !== d.lastSeq + 1) throw new Error(`append out of order: ${firstSeq} after ${d.lastSeq}`)
+    entries.forEach((e, i) => d.log.push({ ...e, update: e.update.slice(), seq: firstSeq + i }))
+    d.lastSeq = firstSeq + entries.length - 1
+  }
+
+  async writeSnapshot(docId: string, snapshot: Snapshot): Promise<void> {
+    this.get(docId).snapshot = { ...snapshot, state: snapshot.state.slice() }
+  }
+
+  async *readLog(docId: string, from = 1, to = Number.MAX_SAFE_INTEGER): AsyncIterable<StoredUpdate> {
+    for (const u of this.docs.get(docId)?.log ?? []) if (u.seq >= from && u.seq <= to) yield u
+  }
+
+  async prune(docId: string, uptoSeq: number): Promise<void> {
+    const d = this.docs.get(docId)
+    if (!d) return
+    if ((d.snapshot?.seq ?? 0) < uptoSeq) throw new Error('prune past the snapshot would lose updates')
+    d.log = d.log.filter((u) => u.seq > uptoSeq)
+  }
+
+  async exists(docId: string): Promise<boolean> {
+    return this.docs.has(docId)
+  }
+
+  async *listDocs(prefix = ''): AsyncIterable<string> {
+    for (const id of [...this.docs.keys()].sort()) if (id.startsWith(prefix)) yield id
+  }
+
+  async close(): Promise<void> {}
+}
