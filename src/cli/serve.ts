@@ -1,0 +1,33 @@
+// `tandem serve`: both listeners, the demo world on request, graceful shutdown on SIGTERM/SIGINT.
+import { loadConfig } from '../infra/config.js'
+import { createLogger } from '../infra/log.js'
+import { createServer } from '../server.js'
+
+export async function runServe(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const config = loadConfig(argv, env)
+  const log = createLogger(config.logLevel)
+  const server = await createServer(config, { log })
+  const out = (line: string) => process.stdout.write(line + '\n')
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host
+  out(`collab listening on http://${host}:${server.collabPort}`)
+  if (server.apiPort) out(`api listening on http://${host}:${server.apiPort}`)
+  if (config.demo) {
+    const { seedDemo } = await import('../control/demo.js')
+    const demo = await seedDemo(server.deps)
+    out(`demo api key: ${demo.apiKey}`)
+    out(`demo workspace: ${demo.workspaceId}`)
+    for (const a of demo.assets) out(`demo asset: ${a.type} ${a.id} ${a.title}`)
+  }
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      log.info({ signal }, 'shutting down: flushing documents and closing sockets')
+      server.close().then(resolve, (err) => {
+        log.error({ err }, 'shutdown failed')
+        resolve()
+      })
+    }
+    process.once('SIGTERM', () => stop('SIGTERM'))
+    process.once('SIGINT', () => stop('SIGINT'))
+  })
+  return 0
+}

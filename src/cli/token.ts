@@ -1,0 +1,32 @@
+// `tandem token --org O --doc D --access r|rw --sub USER [--ttl S] [--branch B]`: prints one
+// capability token and nothing else, signed with the data dir's (or configured) keys.
+import { DOC_NAME, mintToken } from '../auth/capability.js'
+import { loadKeyRing } from '../auth/keys.js'
+import { loadConfig } from '../infra/config.js'
+import { takeFlags } from './args.js'
+
+export async function runToken(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const { values, rest } = takeFlags(argv, ['org', 'doc', 'access', 'sub', 'ttl', 'branch'])
+  const config = loadConfig(rest, env)
+  const org = values.get('org')
+  const doc = values.get('doc')
+  const sub = values.get('sub')
+  const access = values.get('access') ?? 'rw'
+  const branch = values.get('branch') ?? 'main'
+  const ttl = Number(values.get('ttl') ?? config.tokenTtlSec)
+  const problems: string[] = []
+  if (!org || !DOC_NAME.test(org)) problems.push('--org is required ([A-Za-z0-9._~-])')
+  if (!doc || !DOC_NAME.test(doc)) problems.push('--doc is required ([A-Za-z0-9._~-])')
+  if (!DOC_NAME.test(branch)) problems.push('--branch must match [A-Za-z0-9._~-]')
+  if (!sub) problems.push('--sub is required (the user id)')
+  if (access !== 'r' && access !== 'rw') problems.push('--access must be r or rw')
+  if (!Number.isSafeInteger(ttl) || ttl < 1) problems.push('--ttl must be a positive number of seconds')
+  if (problems.length) {
+    process.stderr.write(problems.map((p) => `tandem token: ${p}\n`).join(''))
+    return 2
+  }
+  const keys = await loadKeyRing(config.dataDir, config.signingKeys)
+  const { token } = await mintToken(keys, { org: org!, doc: doc!, sub: sub!, acc: access as 'r' | 'rw', branch, ttlSec: ttl })
+  process.stdout.write(token + '\n')
+  return 0
+}

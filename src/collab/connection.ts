@@ -1,0 +1,100 @@
+// The life of one WebSocket in a room, independent of the socket library: decode each frame,
+// dispatch it, and end this one socket (never the room) on anything malformed.
+import { checkDocument, verifyToken } from '../auth/capability.js'
+import type { KeyRing } from '../auth/keys.js'
+import { ERRORS, isAppError } from '../infra/errors.js'
+import type { Logger } from '../infra/log.js'
+import type { Metrics } from '../infra/metrics.js'
+import { CLOSE } from '../protocol/close-codes.js'
+import { ProtocolError, decodeMessage, encodeAuthGranted, encodePermissionDenied } from '../protocol/messages.js'
+import type { Peer } from './peer.js'
+import type { RoomRegistry } from './registry.js'
+import type { Room } from './room.js'
+
+export interface ConnectionDeps {
+  keys: KeyRing
+  registry: RoomRegistry
+  metrics: Metrics
+  log: Logger
+  now: () => number
+}
+
+export class Connection {
+  constructor(
+    readonly room: Room,
+    readonly peer: Peer,
+    private readonly d: ConnectionDeps,
+  ) {}
+
+  /** The room was acquired by the upgrade; joining turns that hold into membership. */
+  open(): void {
+    this.room.join(this.peer)
+    this.d.registry.release(this.room)
+    this.peer.armExpiry(this.d.now(), () => this.peer.close(CLOSE.tokenExpired, 'token expired: refresh it or reconnect with a new one'))
+  }
+
+  message(bytes: Uint8Array): void {
+    if (this.peer.closed) return
+    try {
+      const msg = decodeMessage(bytes)
+      this.d.metrics.messagesIn.inc({ type: msg.type })
+      switch (msg.type) {
+        case 'sync-step1':
+          void this.room.answerSyncStep1(this.peer, msg.stateVector).catch((e) => this.fail(e))
+          break
+        case 'sync-step2':
+        case 'sync-update':
+          this.room.receiveUpdate(this.peer, msg.update, msg.type === 'sync-step2')
+          break
+        case 'awareness':
+          this.room.receiveAwareness(this.peer, msg.update)
+          break
+        case 'query-awareness':
+          this.room.sendAwarenessTo(this.peer)
+          break
+        case 'auth-refresh':
+          void this.refresh(msg.token)
+          break
+      }
+    } catch (err) {
+      this.fail(err)
+    }
+  }
+
+  close(): void {
+    this.peer.closed = true
+    this.peer.clearExpiry()
+    this.room.leave(this.peer)
+    this.d.registry.maybeScheduleUnload(this.room)
+  }
+
+  /** In-band refresh: a fresh token for the same document replaces the current capability. */
+  private async refresh(token: string): Promise<void> {
+    try {
+      const cap = await verifyToken(this.d.keys, token, this.d.now())
+      if (this.peer.closed) return
+      checkDocument(cap, this.peer.cap.org, this.peer.cap.doc)
+      if (cap.branch !== this.peer.cap.branch) throw new ProtocolError('token is for another branch')
+      this.peer.cap = cap
+      this.peer.armExpiry(this.d.now(), () => this.peer.close(CLOSE.tokenExpired, 'token expired: refresh it or reconnect with a new one'))
+      this.peer.send(encodeAuthGranted(cap.acc))
+    } catch (err) {
+      if (this.peer.closed) return
+      // A bad refresh leaves the current, still valid, capability in place.
+      this.peer.send(encodePermissionDenied(`token refresh refused: ${err instanceof Error ? err.message : 'invalid'}`))
+    }
+  }
+
+  private fail(err: unknown): void {
+    if (this.peer.closed) return
+    if (err instanceof ProtocolError) {
+      this.peer.close(CLOSE.malformed, `malformed message: ${err.message}`)
+    } else if (isAppError(err)) {
+      const code = (ERRORS[err.code] as { close?: number }).close ?? CLOSE.internalError
+      this.peer.close(code, err.message.slice(0, 120))
+    } else {
+      this.d.log.error({ err, docId: this.room.docId }, 'collab message failed')
+      this.peer.close(CLOSE.internalError, 'internal error')
+    }
+  }
+}

@@ -1,0 +1,37 @@
+// How a room reaches its sockets. The collab core sees only this and PeerSocket; the uWS adapter
+// implements it with native pub/sub (one C++ loop per broadcast), the loop twin with plain sends.
+
+export interface PeerSocket {
+  /** Sends one binary message; false when the socket is gone. */
+  send(bytes: Uint8Array): boolean
+  close(code: number, reason: string): void
+}
+
+export interface Transport {
+  /** Subscribes the socket to a room topic (it leaves on close). */
+  join(socket: PeerSocket, topic: string): void
+  leave(socket: PeerSocket, topic: string): void
+  /** Sends to every subscriber of the topic, but `except` when given. */
+  publish(topic: string, bytes: Uint8Array, except?: PeerSocket): void
+}
+
+/** Transport over plain `send` calls, for sockets that have no native pub/sub. */
+export class LoopTransport implements Transport {
+  private topics = new Map<string, Set<PeerSocket>>()
+
+  join(socket: PeerSocket, topic: string): void {
+    let set = this.topics.get(topic)
+    if (!set) this.topics.set(topic, (set = new Set()))
+    set.add(socket)
+  }
+
+  leave(socket: PeerSocket, topic: string): void {
+    const set = this.topics.get(topic)
+    set?.delete(socket)
+    if (set?.size === 0) this.topics.delete(topic)
+  }
+
+  publish(topic: string, bytes: Uint8Array, except?: PeerSocket): void {
+    for (const s of this.topics.get(topic) ?? []) if (s !== except) s.send(bytes)
+  }
+}

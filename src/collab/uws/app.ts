@@ -1,0 +1,93 @@
+// The collab listener: the only place (with its siblings in this folder) that imports
+// uWebSockets.js. WebSocket rooms at /{org}/{doc_id}, collab REST, health, metrics and JWKS.
+import uWS from 'uWebSockets.js'
+import type { KeyRing } from '../../auth/keys.js'
+import type { Config } from '../../infra/config.js'
+import type { Logger } from '../../infra/log.js'
+import type { Metrics } from '../../infra/metrics.js'
+import type { DocStore } from '../../storage/doc-store.js'
+import type { RoomRegistry } from '../registry.js'
+import type { RestRoutes } from '../rest.js'
+import type { Transport } from '../transport.js'
+import { corsHeaders, handleRest, preflight } from './rest-routes.js'
+import { UwsTransport, webSocketBehavior, type SocketData } from './sockets.js'
+import { Reply, copyRequest } from './http.js'
+
+export interface CollabListenerDeps {
+  config: Config
+  keys: KeyRing
+  registry: RoomRegistry
+  store: DocStore
+  metrics: Metrics
+  log: Logger
+  now: () => number
+  restRoutes: RestRoutes
+}
+
+export interface CollabListener {
+  port: number
+  transport: Transport
+  /** Stops accepting connections; sockets are closed by the registry's shutdown. */
+  stopListening(): void
+  /** Closes every remaining socket. */
+  closeAll(code: number, reason: string): void
+}
+
+export async function startCollabListener(d: CollabListenerDeps): Promise<CollabListener> {
+  const app = uWS.App()
+  const transport = new UwsTransport(app)
+  const sockets = new Set<uWS.WebSocket<SocketData>>()
+  let ready = true
+
+  app.ws<SocketData>('/*', webSocketBehavior(d, transport, sockets))
+
+  app.get('/healthz', (res) => {
+    new Reply(res).json(200, { status: 'ok' })
+  })
+  app.get('/readyz', (res) => {
+    new Reply(res).json(ready ? 200 : 503, { status: ready ? 'ready' : 'shutting down' })
+  })
+  app.get('/metrics', (res) => {
+    const reply = new Reply(res)
+    void d.metrics.registry.metrics().then((text) => reply.send(200, text, d.metrics.registry.contentType))
+  })
+  app.get('/.well-known/jwks.json', (res) => {
+    new Reply(res).json(200, d.keys.jwks, { 'cache-control': 'max-age=300' })
+  })
+  app.options('/:name/v1/:org/:doc', (res, req) => preflight(res, req, d.config))
+  app.any('/:name/v1/:org/:doc', (res, req) => handleRest(res, req, d))
+  app.any('/*', (res, req) => {
+    const copied = copyRequest(req)
+    new Reply(res, () => corsHeaders(copied.headers.get('origin'), d.config)).json(404, { error: 'no such route', code: 'not_found' })
+  })
+
+  // Slow readers: close with 1013 once their queue passes the limit. uWS's own limit (twice
+  // ours) is the hard stop for a socket that fills up between two sweeps.
+  const sweep = setInterval(() => {
+    for (const ws of sockets) {
+      if (ws.getBufferedAmount() > d.config.maxBackpressureBytes) {
+        d.metrics.closes.inc({ code: '1013' })
+        ws.end(1013, 'backpressure limit reached')
+      }
+    }
+  }, 1000)
+  sweep.unref()
+
+  const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
+    app.listen(d.config.host, d.config.collabPort, (s) => (s ? resolve(s) : reject(new Error(`collab listener could not bind ${d.config.host}:${d.config.collabPort}`))))
+  })
+  const port = uWS.us_socket_local_port(listenSocket as unknown as uWS.us_socket)
+
+  return {
+    port,
+    transport,
+    stopListening() {
+      ready = false
+      clearInterval(sweep)
+      uWS.us_listen_socket_close(listenSocket)
+    },
+    closeAll(code, reason) {
+      for (const ws of [...sockets]) ws.end(code, reason)
+    },
+  }
+}

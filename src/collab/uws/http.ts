@@ -1,0 +1,93 @@
+// Small helpers over uWS HttpResponse: everything from `req` is copied before any await (uWS
+// frees it when the handler returns), aborts are tracked, and late writes are corked.
+import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
+import { AppError } from '../../infra/errors.js'
+
+export interface CopiedRequest {
+  method: string
+  url: string
+  query: URLSearchParams
+  headers: Map<string, string>
+}
+
+export function copyRequest(req: HttpRequest): CopiedRequest {
+  const headers = new Map<string, string>()
+  req.forEach((k, v) => headers.set(k, v))
+  return { method: req.getMethod().toUpperCase(), url: req.getUrl(), query: new URLSearchParams(req.getQuery() ?? ''), headers }
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK',
+  204: 'No Content',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+  503: 'Service Unavailable',
+}
+
+export const statusLine = (status: number) => `${status} ${STATUS_TEXT[status] ?? 'Status'}`
+
+/** A response that is safe to write after awaits: it knows whether the client went away. */
+export class Reply {
+  aborted = false
+  done = false
+  onAbort: (() => void) | null = null
+  constructor(
+    readonly res: HttpResponse,
+    private readonly extraHeaders: () => Record<string, string> = () => ({}),
+  ) {
+    res.onAborted(() => {
+      this.aborted = true
+      this.onAbort?.()
+    })
+  }
+
+  send(status: number, body: string | Uint8Array, contentType: string, headers: Record<string, string> = {}): void {
+    if (this.aborted || this.done) return
+    this.done = true
+    this.res.cork(() => {
+      this.res.writeStatus(statusLine(status))
+      this.res.writeHeader('content-type', contentType)
+      for (const [k, v] of Object.entries({ ...this.extraHeaders(), ...headers })) this.res.writeHeader(k, v)
+      this.res.end(body)
+    })
+  }
+
+  json(status: number, value: unknown, headers?: Record<string, string>): void {
+    this.send(status, JSON.stringify(value), 'application/json', headers)
+  }
+}
+
+/** Reads the whole body, refusing (413) past `limit` bytes without buffering the rest. */
+export function readBody(res: HttpResponse, reply: Reply, limit: number, declaredLength: number): Promise<Uint8Array> {
+  if (declaredLength > limit) return Promise.reject(new AppError('payload_too_large', `body over ${limit} bytes`))
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    let settled = false
+    reply.onAbort = () => {
+      if (!settled) reject(new AppError('bad_request', 'client went away'))
+      settled = true
+    }
+    res.onData((chunk, isLast) => {
+      if (settled) return
+      size += chunk.byteLength
+      if (size > limit) {
+        settled = true
+        reject(new AppError('payload_too_large', `body over ${limit} bytes`))
+        return
+      }
+      chunks.push(Buffer.from(chunk.slice(0))) // the chunk is neutered after this callback
+      if (isLast) {
+        settled = true
+        resolve(new Uint8Array(Buffer.concat(chunks)))
+      }
+    })
+  })
+}

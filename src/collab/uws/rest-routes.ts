@@ -1,0 +1,89 @@
+// HTTP side of the collab REST API on uWS: CORS, token and access checks, body limits, and the
+// `{error, code}` error shape. The handlers themselves live in collab/ and know nothing of uWS.
+import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
+import { DOC_NAME, checkDocument, verifyToken } from '../../auth/capability.js'
+import type { Config } from '../../infra/config.js'
+import { AppError, isAppError, publicMessage } from '../../infra/errors.js'
+import type { CollabListenerDeps } from './app.js'
+import { Reply, copyRequest, readBody } from './http.js'
+
+export function corsHeaders(origin: string | undefined, config: Config): Record<string, string> {
+  if (!origin) return {}
+  if (config.corsOrigins.includes('*')) return { 'access-control-allow-origin': '*' }
+  if (config.corsOrigins.includes(origin)) return { 'access-control-allow-origin': origin, vary: 'Origin' }
+  return {}
+}
+
+export function preflight(res: HttpResponse, req: HttpRequest, config: Config): void {
+  const origin = req.getHeader('origin') || undefined
+  const reply = new Reply(res)
+  reply.send(204, '', 'text/plain', {
+    ...corsHeaders(origin, config),
+    'access-control-allow-methods': 'GET, PATCH, POST, OPTIONS',
+    'access-control-allow-headers': 'content-type, accept',
+    'access-control-max-age': '600',
+  })
+}
+
+export function handleRest(res: HttpResponse, req: HttpRequest, d: CollabListenerDeps): void {
+  const copied = copyRequest(req)
+  const name = req.getParameter(0) ?? ''
+  const rawOrg = req.getParameter(1) ?? ''
+  const rawDoc = req.getParameter(2) ?? ''
+  const reply = new Reply(res, () => corsHeaders(copied.headers.get('origin'), d.config))
+  const started = performance.now()
+  const method = copied.method
+  const route = d.restRoutes[name]?.[method as 'GET' | 'PATCH' | 'POST']
+  const routeLabel = d.restRoutes[name] ? name : 'unknown'
+
+  const finish = (status: number) => {
+    d.metrics.httpRequests.inc({ listener: 'collab', route: routeLabel, method, status: String(status) })
+    d.metrics.httpDuration.observe({ listener: 'collab', route: routeLabel }, (performance.now() - started) / 1000)
+  }
+
+  void (async () => {
+    try {
+      if (!d.restRoutes[name]) throw new AppError('not_found', `no collab REST API named ${JSON.stringify(name)}`)
+      if (!route) throw new AppError('method_not_allowed', `${method} is not supported on ${name}`)
+      let org: string, doc: string
+      try {
+        org = decodeURIComponent(rawOrg)
+        doc = decodeURIComponent(rawDoc)
+      } catch {
+        throw new AppError('not_found', 'bad document path')
+      }
+      if (!DOC_NAME.test(org) || !DOC_NAME.test(doc)) throw new AppError('not_found', 'bad document path')
+      // The body is read (or refused) before any await, so uWS never drops its chunks.
+      const body = route.body
+        ? readBody(res, reply, d.config.maxRestBodyBytes, Number(copied.headers.get('content-length') ?? 0))
+        : null
+      body?.catch(() => {}) // observed below; avoid an unhandled rejection if auth fails first
+      const cap = await verifyToken(d.keys, copied.query.get('yauth'), d.now())
+      checkDocument(cap, org, doc)
+      if (route.access === 'rw' && cap.acc !== 'rw') throw new AppError('read_only', 'this token is read-only')
+      const result = await route.handle(
+        {
+          method,
+          org,
+          doc,
+          cap,
+          query: copied.query,
+          accept: copied.headers.get('accept') ?? '',
+          contentType: copied.headers.get('content-type') ?? '',
+          body: body ? await body : null,
+        },
+        { registry: d.registry, store: d.store, config: d.config, now: d.now },
+      )
+      if (result.bytes) reply.send(result.status, result.bytes, 'application/octet-stream', result.headers)
+      else reply.json(result.status, result.json ?? null, result.headers)
+      finish(result.status)
+    } catch (err) {
+      if (!isAppError(err)) d.log.error({ err, route: name }, 'collab REST request failed')
+      const status = isAppError(err) ? err.status : 500
+      const headers: Record<string, string> = {}
+      if (isAppError(err) && err.extra.retryAfterSec) headers['retry-after'] = String(err.extra.retryAfterSec)
+      reply.json(status, { error: publicMessage(err), code: isAppError(err) ? err.code : 'internal' }, headers)
+      finish(status)
+    }
+  })()
+}

@@ -1,0 +1,155 @@
+// WebSocket side of the collab listener: authenticate and load the room before the upgrade,
+// then hand each socket to a Connection. Native pub/sub carries room broadcasts.
+import type uWS from 'uWebSockets.js'
+import { DOC_NAME, checkDocument, verifyToken, type Capability } from '../../auth/capability.js'
+import { AppError, isAppError, publicMessage } from '../../infra/errors.js'
+import { Connection } from '../connection.js'
+import { Peer } from '../peer.js'
+import type { Room } from '../room.js'
+import type { PeerSocket, Transport } from '../transport.js'
+import type { CollabListenerDeps } from './app.js'
+import { Reply } from './http.js'
+
+export interface SocketData {
+  room: Room
+  cap: Capability
+  conn: Connection | null
+}
+
+class UwsSocket implements PeerSocket {
+  closed = false
+  constructor(
+    readonly ws: uWS.WebSocket<SocketData>,
+    private readonly onSend: (bytes: number) => void,
+  ) {}
+
+  send(bytes: Uint8Array): boolean {
+    if (this.closed) return false
+    this.onSend(bytes.length)
+    return this.ws.send(bytes, true) !== 2
+  }
+
+  close(code: number, reason: string): void {
+    if (this.closed) return
+    this.closed = true
+    this.ws.end(code, reason)
+  }
+}
+
+export class UwsTransport implements Transport {
+  constructor(private readonly app: uWS.TemplatedApp) {}
+
+  join(socket: PeerSocket, topic: string): void {
+    ;(socket as UwsSocket).ws.subscribe(topic)
+  }
+
+  leave(socket: PeerSocket, topic: string): void {
+    const s = socket as UwsSocket
+    if (!s.closed) s.ws.unsubscribe(topic)
+  }
+
+  publish(topic: string, bytes: Uint8Array, except?: PeerSocket): void {
+    const s = except as UwsSocket | undefined
+    if (s && !s.closed) s.ws.publish(topic, bytes, true)
+    else this.app.publish(topic, bytes, true)
+  }
+}
+
+/** The token from `?yauth=` or from a `yauth-<token>` entry of Sec-WebSocket-Protocol. */
+function tokenOf(query: URLSearchParams, protocols: string): { token: string | null; protocol: string } {
+  const fromProtocol = protocols
+    .split(',')
+    .map((p) => p.trim())
+    .find((p) => p.startsWith('yauth-'))
+  return { token: query.get('yauth') ?? fromProtocol?.slice(6) ?? null, protocol: fromProtocol ?? '' }
+}
+
+function parseRoomPath(url: string): { org: string; doc: string } {
+  const m = /^\/([^/]+)\/([^/]+)\/?$/.exec(url)
+  if (!m) throw new AppError('not_found', 'connect to /{org}/{doc_id}')
+  let org: string, doc: string
+  try {
+    org = decodeURIComponent(m[1]!)
+    doc = decodeURIComponent(m[2]!)
+  } catch {
+    throw new AppError('not_found', 'bad document path')
+  }
+  if (!DOC_NAME.test(org) || !DOC_NAME.test(doc)) throw new AppError('not_found', 'bad document path')
+  return { org, doc }
+}
+
+export function webSocketBehavior(
+  d: CollabListenerDeps,
+  transport: Transport,
+  sockets: Set<uWS.WebSocket<SocketData>>,
+): uWS.WebSocketBehavior<SocketData> {
+  const { config, metrics } = d
+  return {
+    maxPayloadLength: config.maxMessageBytes,
+    maxBackpressure: config.maxBackpressureBytes * 2,
+    closeOnBackpressureLimit: 1,
+    idleTimeout: config.idleTimeoutSec,
+    sendPingsAutomatically: true,
+
+    upgrade(res, req, context) {
+      // Everything from req is copied before the first await.
+      const url = req.getUrl()
+      const query = new URLSearchParams(req.getQuery() ?? '')
+      const key = req.getHeader('sec-websocket-key')
+      const protocols = req.getHeader('sec-websocket-protocol')
+      const extensions = req.getHeader('sec-websocket-extensions')
+      const reply = new Reply(res)
+      void (async () => {
+        let room: Room | undefined
+        try {
+          const { org, doc } = parseRoomPath(url)
+          const { token, protocol } = tokenOf(query, protocols)
+          const cap = await verifyToken(d.keys, token, d.now())
+          checkDocument(cap, org, doc)
+          room = await d.registry.acquire({ org, doc, branch: cap.branch }, cap.sub)
+          if (room.peers.size >= config.maxConnectionsPerRoom) throw new AppError('room_full', 'room is full')
+          if (reply.aborted) throw new AppError('bad_request', 'client went away')
+          const data: SocketData = { room, cap, conn: null }
+          reply.done = true
+          res.cork(() => res.upgrade(data, key, protocol, extensions, context))
+        } catch (err) {
+          if (room) d.registry.release(room)
+          if (!isAppError(err)) d.log.error({ err }, 'upgrade failed')
+          const status = isAppError(err) ? err.status : 500
+          metrics.httpRequests.inc({ listener: 'collab', route: 'upgrade', method: 'GET', status: String(status) })
+          reply.json(status, { error: publicMessage(err), code: isAppError(err) ? err.code : 'internal' })
+        }
+      })()
+    },
+
+    open(ws) {
+      const data = ws.getUserData()
+      const socket = new UwsSocket(ws, (n) => {
+        metrics.messagesOut.inc()
+        metrics.bytesOut.inc(n)
+      })
+      const peer = new Peer(socket, data.cap)
+      data.conn = new Connection(data.room, peer, d)
+      sockets.add(ws)
+      metrics.connections.inc()
+      data.conn.open()
+    },
+
+    message(ws, message) {
+      metrics.bytesIn.inc(message.byteLength)
+      // The ArrayBuffer is only valid during this call; handlers may keep slices past an await.
+      ws.getUserData().conn?.message(new Uint8Array(message.slice(0)))
+    },
+
+    close(ws, code) {
+      sockets.delete(ws)
+      metrics.connections.dec()
+      metrics.closes.inc({ code: String(code) })
+      const conn = ws.getUserData().conn
+      if (conn) {
+        ;(conn.peer.socket as UwsSocket).closed = true
+        conn.close()
+      }
+    },
+  }
+}

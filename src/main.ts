@@ -1,0 +1,48 @@
+// The `tandem` command: the only module that reads process.argv and process.env.
+import { ConfigError, settingsHelp } from './infra/config.js'
+
+const USAGE = `usage:
+  tandem serve [--data-dir DIR] [--host H] [--collab-port N] [--api-port N] [--demo] [settings...]
+  tandem token --org O --doc D --access r|rw --sub USER [--ttl SECONDS] [--branch B] [--data-dir DIR]
+  tandem admin <noun> <verb> [...] [--json]
+
+settings (flag, environment variable, meaning):
+${settingsHelp()}
+`
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv
+  switch (command) {
+    case 'serve':
+      return (await import('./cli/serve.js')).runServe(rest, process.env)
+    case 'token':
+      return (await import('./cli/token.js')).runToken(rest, process.env)
+    case 'admin': {
+      const { loadConfig } = await import('./infra/config.js')
+      const { takeFlags } = await import('./cli/args.js')
+      const { values, rest: others } = takeFlags(rest, ['data-dir'])
+      const config = loadConfig(values.has('data-dir') ? ['--data-dir', values.get('data-dir')!] : [], process.env)
+      return (await import('./cli/admin.js')).runAdmin(others, config)
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE)
+      return command === undefined ? 2 : 0
+    default:
+      process.stderr.write(`tandem: unknown command ${JSON.stringify(command)}\n${USAGE}`)
+      return 2
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code
+  },
+  (err: unknown) => {
+    if (err instanceof ConfigError) process.stderr.write(`tandem: configuration error: ${err.message}\n`)
+    else process.stderr.write(`tandem: ${err instanceof Error ? err.message : String(err)}\n`)
+    process.exitCode = 1
+  },
+)
