@@ -1,0 +1,208 @@
+// The servers under test, each started by the bench as its own process (pinned with taskset when
+// asked), on 127.0.0.1 and a free port, and stopped by it. The same client code drives all three;
+// only the URL, the framing and the token differ.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { mkdir } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { mintToken } from '../../src/auth/capability.js'
+import { loadKeyRing, type KeyRing } from '../../src/auth/keys.js'
+import type { Target } from './client.js'
+
+export type PeerName = 'tandem' | 'yws' | 'hocuspocus'
+export const PEER_NAMES: readonly PeerName[] = ['tandem', 'yws', 'hocuspocus']
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+
+export interface StartOptions {
+  dataDir: string
+  /** documents survive a restart (Tandem always persists; peers only when asked) */
+  persistent: boolean
+  /** taskset CPU list for the server, or null for no pinning */
+  cpus: string | null
+  /** Tandem entry script (bin/tandem.js, or a compiled main.js) */
+  tandemEntry?: string
+  log?: (line: string) => void
+}
+
+export interface RunningPeer {
+  readonly name: PeerName
+  readonly version: string
+  readonly pid: number
+  readonly port: number
+  target(org: string, doc: string, user: string): Promise<Target>
+  /** Graceful stop (SIGTERM, then SIGKILL after a grace period). */
+  stop(): Promise<void>
+  /** Stop and start again on the same data dir (cold-load scenario). */
+  restart(): Promise<RunningPeer>
+}
+
+export function peerVersion(name: PeerName): string {
+  const pkg = {
+    tandem: 'package.json',
+    yws: 'node_modules/y-websocket-server-legacy/package.json',
+    hocuspocus: 'node_modules/@hocuspocus/server/package.json',
+  }[name]
+  try {
+    return (JSON.parse(readFileSync(join(ROOT, pkg), 'utf8')) as { version: string }).version
+  } catch {
+    return 'unknown'
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer()
+    s.once('error', reject)
+    s.listen(0, '127.0.0.1', () => {
+      const addr = s.address()
+      const port = typeof addr === 'object' && addr ? addr.port : 0
+      s.close(() => resolve(port))
+    })
+  })
+}
+
+let tasksetOk: boolean | null = null
+function hasTaskset(): boolean {
+  if (tasksetOk === null) tasksetOk = ['/usr/bin/taskset', '/bin/taskset'].some((p) => existsSync(p))
+  return tasksetOk
+}
+
+interface Spawned {
+  child: ChildProcess
+  match: RegExpExecArray
+}
+
+/** Starts `node args...` and waits for a stdout line matching `ready`. */
+async function spawnNode(args: string[], env: NodeJS.ProcessEnv, cpus: string | null, ready: RegExp, log?: (l: string) => void): Promise<Spawned> {
+  const pinned = cpus !== null && hasTaskset()
+  const cmd = pinned ? 'taskset' : process.execPath
+  const argv = pinned ? ['-c', cpus, process.execPath, ...args] : args
+  const child = spawn(cmd, argv, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stderr = ''
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4000)
+  })
+  return new Promise<Spawned>((resolve, reject) => {
+    let out = ''
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`server did not start within 60 s: ${args.join(' ')}\n${stderr}`))
+    }, 60_000)
+    const onData = (d: Buffer): void => {
+      out += d.toString()
+      const m = ready.exec(out)
+      if (m) {
+        clearTimeout(timer)
+        // keep draining stdout so the server never blocks on a full pipe
+        child.stdout!.off('data', onData)
+        child.stdout!.on('data', (x: Buffer) => log?.(x.toString().trimEnd()))
+        resolve({ child, match: m })
+      }
+      if (out.length > 100_000) out = out.slice(-10_000)
+    }
+    child.stdout!.on('data', onData)
+    child.once('exit', (code, sig) => {
+      clearTimeout(timer)
+      reject(new Error(`server exited (${code ?? sig}) before it was ready: ${args.join(' ')}\n${stderr}`))
+    })
+  })
+}
+
+async function stopChild(child: ChildProcess, graceMs = 20_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  await new Promise<void>((resolve) => {
+    const t = setTimeout(() => child.kill('SIGKILL'), graceMs)
+    child.once('exit', () => {
+      clearTimeout(t)
+      resolve()
+    })
+    child.kill('SIGTERM')
+  })
+}
+
+export async function startPeer(name: PeerName, opts: StartOptions): Promise<RunningPeer> {
+  await mkdir(opts.dataDir, { recursive: true })
+  switch (name) {
+    case 'tandem':
+      return startTandem(opts)
+    case 'yws':
+      return startYws(opts)
+    case 'hocuspocus':
+      return startHocuspocus(opts)
+  }
+}
+
+async function startTandem(opts: StartOptions): Promise<RunningPeer> {
+  const entry = opts.tandemEntry ?? join(ROOT, 'bin/tandem.js')
+  const { child, match } = await spawnNode(
+    [entry, 'serve', '--data-dir', opts.dataDir, '--host', '127.0.0.1', '--collab-port', '0', '--api-port', '0'],
+    { TANDEM_LOG_LEVEL: process.env.TANDEM_LOG_LEVEL ?? 'warn' },
+    opts.cpus,
+    /collab listening on http:\/\/([^:\s]+):(\d+)/,
+    opts.log,
+  )
+  const host = match[1]!
+  const port = Number(match[2])
+  // Signing keys are created in the data dir on first start; the bench signs with the same code.
+  const keys: KeyRing = await loadKeyRing(opts.dataDir, '')
+  return {
+    name: 'tandem',
+    version: peerVersion('tandem'),
+    pid: child.pid!,
+    port,
+    async target(org, doc, user) {
+      const { token } = await mintToken(keys, { sub: user, org, doc, acc: 'rw', ttlSec: 3600 })
+      return { url: `ws://${host}:${port}/${org}/${doc}?yauth=${token}`, dialect: 'yws', docName: `${org}/${doc}`, token }
+    },
+    stop: () => stopChild(child),
+    async restart() {
+      await stopChild(child)
+      return startTandem(opts)
+    },
+  }
+}
+
+async function startYws(opts: StartOptions): Promise<RunningPeer> {
+  const port = await freePort()
+  const env: NodeJS.ProcessEnv = { HOST: '127.0.0.1', PORT: String(port) }
+  if (opts.persistent) env.YPERSISTENCE = opts.dataDir
+  const { child } = await spawnNode([join(ROOT, 'node_modules/y-websocket-server-legacy/bin/server.js')], env, opts.cpus, /running at/, opts.log)
+  return {
+    name: 'yws',
+    version: peerVersion('yws'),
+    pid: child.pid!,
+    port,
+    async target(org, doc) {
+      return { url: `ws://127.0.0.1:${port}/${org}/${doc}`, dialect: 'yws', docName: `${org}/${doc}`, token: '' }
+    },
+    stop: () => stopChild(child),
+    async restart() {
+      await stopChild(child)
+      return startYws(opts)
+    },
+  }
+}
+
+async function startHocuspocus(opts: StartOptions): Promise<RunningPeer> {
+  const args = [join(ROOT, 'bench/peers/hocuspocus.mjs'), '--port', '0']
+  if (opts.persistent) args.push('--data-dir', opts.dataDir)
+  const { child, match } = await spawnNode(args, {}, opts.cpus, /listening on http:\/\/127\.0\.0\.1:(\d+)/, opts.log)
+  const port = Number(match[1])
+  return {
+    name: 'hocuspocus',
+    version: peerVersion('hocuspocus'),
+    pid: child.pid!,
+    port,
+    async target(org, doc, user) {
+      return { url: `ws://127.0.0.1:${port}/`, dialect: 'hocuspocus', docName: `${org}/${doc}`, token: `bench-${user}` }
+    },
+    stop: () => stopChild(child),
+    async restart() {
+      await stopChild(child)
+      return startHocuspocus(opts)
+    },
+  }
+}

@@ -1,0 +1,114 @@
+// Server-side resource figures from /proc: CPU seconds (utime + stime) and resident memory.
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+
+let clkTck = 0
+function ticksPerSecond(): number {
+  if (!clkTck) {
+    try {
+      clkTck = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100
+    } catch {
+      clkTck = 100
+    }
+  }
+  return clkTck
+}
+
+/** CPU seconds used so far by the process (all its threads). */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  // Field 2 (comm) may hold spaces: split after its closing parenthesis.
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  // rest[0] is field 3 (state); utime is field 14, stime field 15.
+  const utime = Number(rest[11])
+  const stime = Number(rest[12])
+  return (utime + stime) / ticksPerSecond()
+}
+
+export interface Memory {
+  /** resident set, bytes */
+  rss: number
+  /** peak resident set since start, bytes */
+  hwm: number
+}
+
+export function memory(pid: number): Memory {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = (name: string): number => {
+    const m = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)
+    return m ? Number(m[1]) * 1024 : 0
+  }
+  return { rss: kb('VmRSS'), hwm: kb('VmHWM') }
+}
+
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Samples RSS every `everyMs` to report a mean and a peak next to VmHWM. */
+export class RssSampler {
+  private timer: NodeJS.Timeout | undefined
+  peak = 0
+  private sum = 0
+  private n = 0
+
+  constructor(private readonly pid: number, private readonly everyMs = 250) {}
+
+  start(): void {
+    this.timer = setInterval(() => this.sample(), this.everyMs)
+    this.timer.unref()
+    this.sample()
+  }
+
+  private sample(): void {
+    try {
+      const { rss } = memory(this.pid)
+      this.peak = Math.max(this.peak, rss)
+      this.sum += rss
+      this.n++
+    } catch {
+      // process gone: the scenario reports it
+    }
+  }
+
+  stop(): { mean: number; peak: number } {
+    if (this.timer) clearInterval(this.timer)
+    this.sample()
+    return { mean: this.n ? this.sum / this.n : 0, peak: this.peak }
+  }
+}
+
+export function machineFacts(): { nproc: number; cpu: string; node: string; memTotal: string; kernel: string } {
+  let cpu = 'unknown'
+  try {
+    const m = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))
+    if (m) cpu = m[1]!.trim()
+  } catch {
+    // not Linux
+  }
+  let memTotal = 'unknown'
+  try {
+    const m = /^MemTotal:\s+(\d+) kB/m.exec(readFileSync('/proc/meminfo', 'utf8'))
+    if (m) memTotal = `${Math.round(Number(m[1]) / 1024 / 1024)} GiB`
+  } catch {
+    // not Linux
+  }
+  let nproc = 0
+  try {
+    nproc = Number(execFileSync('nproc', { encoding: 'utf8' }).trim())
+  } catch {
+    nproc = 0
+  }
+  let kernel = ''
+  try {
+    kernel = execFileSync('uname', ['-r'], { encoding: 'utf8' }).trim()
+  } catch {
+    kernel = ''
+  }
+  return { nproc, cpu, node: process.version, memTotal, kernel }
+}

@@ -1,0 +1,163 @@
+// Steady traffic: R rooms x C clients, each sending marked updates at a set rate (and, for presence,
+// awareness states), for a fixed time. Every client is connected and synced before sending starts;
+// after sending stops the run drains until every expected delivery arrived or the drain time ends.
+import { BenchClient, Tally, pool } from '../lib/client.js'
+import { now } from '../lib/marks.js'
+import type { RunningPeer } from '../lib/peers.js'
+import { RssSampler, alive, cpuSeconds, memory } from '../lib/proc.js'
+import { round } from '../lib/stats.js'
+import type { Ctx, Metrics, ScenarioResult } from './types.js'
+
+export interface TrafficSize {
+  rooms: number
+  clientsPerRoom: number
+  /** document updates per second per client */
+  rate: number
+  /** awareness updates per second per client (0 = none) */
+  awarenessHz: number
+  durationSec: number
+  drainSec: number
+  connectConcurrency: number
+}
+
+const MB = 1024 * 1024
+
+export async function runTraffic(name: string, peer: RunningPeer, size: TrafficSize, ctx: Ctx): Promise<ScenarioResult> {
+  const notes: string[] = []
+  const tally = new Tally()
+  const total = size.rooms * size.clientsPerRoom
+  const clients: BenchClient[] = []
+  for (let r = 0; r < size.rooms; r++) {
+    for (let c = 0; c < size.clientsPerRoom; c++) {
+      const id = r * size.clientsPerRoom + c
+      clients.push(new BenchClient(id, await peer.target('bench', `${name}-${r}`, `u${id}`), { tally }))
+    }
+  }
+  const mem0 = memory(peer.pid)
+
+  ctx.progress(`connecting ${total} clients to ${size.rooms} room(s)`)
+  const t0 = now()
+  const connected = await pool(clients, size.connectConcurrency, (c) => c.connect())
+  const connectMs = now() - t0
+  const failed = connected.filter((r) => r.status === 'rejected') as PromiseRejectedResult[]
+  if (failed.length) notes.push(`${failed.length} of ${total} clients failed to connect (first: ${String((failed[0]!.reason as Error).message)})`)
+  await sleep(500)
+  const memConnected = memory(peer.pid)
+
+  // Measurement window.
+  tally.since = now()
+  const cpu0 = cpuSeconds(peer.pid)
+  const load0 = process.cpuUsage()
+  const sampler = new RssSampler(peer.pid)
+  sampler.start()
+  const start = now()
+  const end = start + size.durationSec * 1000
+  const timers: NodeJS.Timeout[] = []
+  const schedule = (period: number, fire: () => void): void => {
+    let k = 0
+    const first = start + Math.random() * period
+    const tick = (): void => {
+      const at = first + k * period
+      if (at >= end) return
+      fire()
+      k++
+      const t = setTimeout(tick, Math.max(0, first + k * period - now()))
+      timers.push(t)
+    }
+    timers.push(setTimeout(tick, first - now()))
+  }
+  for (const c of clients) {
+    if (size.rate > 0) schedule(1000 / size.rate, () => c.sendMark())
+    if (size.awarenessHz > 0) schedule(1000 / size.awarenessHz, () => c.sendAwareness())
+  }
+  const expectedOf = (): { updates: number; awareness: number } => {
+    let updates = 0
+    let awareness = 0
+    for (const c of clients) {
+      updates += c.sent * (size.clientsPerRoom - 1)
+      awareness += c.awarenessSent * (size.clientsPerRoom - 1)
+    }
+    return { updates, awareness }
+  }
+  const progress = setInterval(() => {
+    const s = (now() - start) / 1000
+    const e = expectedOf()
+    ctx.progress(`${name}/${peer.name}: ${s.toFixed(0)} s, delivered ${tally.delivered}/${e.updates}` + (size.awarenessHz ? `, awareness ${tally.awarenessDelivered}/${e.awareness}` : ''))
+  }, 2000)
+  await sleep(end - now())
+  for (const t of timers) clearTimeout(t)
+  const sendEnd = now()
+  const drainUntil = sendEnd + size.drainSec * 1000
+  while (now() < drainUntil) {
+    const e = expectedOf()
+    if (tally.delivered >= e.updates && tally.awarenessDelivered >= e.awareness) break
+    await sleep(100)
+  }
+  clearInterval(progress)
+  const drainMs = now() - sendEnd
+  const serverAlive = alive(peer.pid)
+  const cpuSec = serverAlive ? cpuSeconds(peer.pid) - cpu0 : NaN
+  const load = process.cpuUsage(load0)
+  const wallSec = (now() - start) / 1000
+  const rss = sampler.stop()
+  const memEnd = serverAlive ? memory(peer.pid) : { rss: 0, hwm: 0 }
+  if (!serverAlive) notes.push('server process died during the run')
+
+  const openAtEnd = clients.filter((c) => c.open).length
+  if (openAtEnd < total - failed.length) notes.push(`${total - failed.length - openAtEnd} sockets closed during the run`)
+  const errs = clients.filter((c) => c.error && c.open)
+  if (errs.length) notes.push(`${errs.length} clients saw errors (first: ${errs[0]!.error})`)
+
+  ctx.progress(`closing ${total} clients`)
+  await pool(clients, 500, (c) => c.close())
+
+  const expected = expectedOf()
+  const sent = clients.reduce((a, c) => a + c.sent, 0)
+  const lat = tally.updateLatency.summary()
+  const loadCpu = (load.user + load.system) / 1e6 / wallSec
+  if (loadCpu > 0.9) notes.push(`load generator used ${(loadCpu * 100).toFixed(0)}% of its core: latency includes client-side queueing`)
+  const metrics: Metrics = {
+    clients: total,
+    connectFailures: failed.length,
+    connectPerSec: round((total - failed.length) / (connectMs / 1000), 1),
+    sent,
+    expected: expected.updates,
+    delivered: tally.delivered,
+    deliveryRatio: expected.updates ? round(tally.delivered / expected.updates, 4) : null,
+    deliveredPerSec: round(tally.delivered / size.durationSec, 1),
+    latencyP50Ms: lat.p50,
+    latencyP90Ms: lat.p90,
+    latencyP99Ms: lat.p99,
+    latencyMaxMs: lat.max,
+    duplicates: tally.duplicates,
+    serverCpuSec: round(cpuSec, 2),
+    cpuSecPer1kDeliveries: tally.delivered ? round((cpuSec * 1000) / tally.delivered, 5) : null,
+    deliveriesPerCpuSec: cpuSec > 0 ? round(tally.delivered / cpuSec, 0) : null,
+    serverRssMB: round(memEnd.rss / MB, 1),
+    serverRssMeanMB: round(rss.mean / MB, 1),
+    serverPeakRssMB: round(Math.max(rss.peak, memEnd.hwm) / MB, 1),
+    rssPerConnKB: total - failed.length ? round((memConnected.rss - mem0.rss) / 1024 / (total - failed.length), 2) : null,
+    drainMs: round(drainMs, 0),
+    loadGenCpu: round(loadCpu, 2),
+  }
+  if (size.awarenessHz > 0) {
+    const al = tally.awarenessLatency.summary()
+    Object.assign(metrics, {
+      awarenessSent: clients.reduce((a, c) => a + c.awarenessSent, 0),
+      awarenessExpected: expected.awareness,
+      awarenessDelivered: tally.awarenessDelivered,
+      awarenessRatio: expected.awareness ? round(tally.awarenessDelivered / expected.awareness, 4) : null,
+      awarenessP50Ms: al.p50,
+      awarenessP99Ms: al.p99,
+      awarenessMaxMs: al.max,
+      cpuSecPer1kMessages:
+        tally.delivered + tally.awarenessDelivered ? round((cpuSec * 1000) / (tally.delivered + tally.awarenessDelivered), 5) : null,
+    })
+  }
+  if (metrics.deliveryRatio !== null && metrics.deliveryRatio < 1) notes.push(`delivery ratio ${metrics.deliveryRatio} (< 1)`)
+  return { metrics, notes }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, Math.max(0, ms)))
+}
