@@ -3,6 +3,7 @@
 import type uWS from 'uWebSockets.js'
 import { DOC_NAME, checkDocument, verifyToken, type Capability } from '../../auth/capability.js'
 import { AppError, isAppError, publicMessage } from '../../infra/errors.js'
+import { CLOSE } from '../../protocol/close-codes.js'
 import { Connection } from '../connection.js'
 import { Peer } from '../peer.js'
 import type { Room } from '../room.js'
@@ -85,7 +86,9 @@ export function webSocketBehavior(
 ): uWS.WebSocketBehavior<SocketData> {
   const { config, metrics } = d
   return {
-    maxPayloadLength: config.maxMessageBytes,
+    // uWS drops a frame over its own limit without a close frame (1006). It gets headroom so
+    // messages up to 4x our limit are refused by us, properly, with 1009.
+    maxPayloadLength: Math.min(config.maxMessageBytes * 4, 1024 * 1024 * 1024),
     maxBackpressure: config.maxBackpressureBytes * 2,
     closeOnBackpressureLimit: 1,
     idleTimeout: config.idleTimeoutSec,
@@ -137,6 +140,10 @@ export function webSocketBehavior(
 
     message(ws, message) {
       metrics.bytesIn.inc(message.byteLength)
+      if (message.byteLength > config.maxMessageBytes) {
+        ws.getUserData().conn?.peer.close(CLOSE.tooLarge, `message over ${config.maxMessageBytes} bytes`)
+        return
+      }
       // The ArrayBuffer is only valid during this call; handlers may keep slices past an await.
       ws.getUserData().conn?.message(new Uint8Array(message.slice(0)))
     },

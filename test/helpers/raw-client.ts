@@ -1,0 +1,26 @@
+// A raw y-websocket protocol client over `ws`, for tests that send exact bytes.
+import WebSocket from 'ws'
+
+export interface RawClient {
+  ws: WebSocket
+  messages: Uint8Array[]
+  closed: Promise<{ code: number; reason: string }>
+  send(bytes: Uint8Array | number[]): void
+}
+
+export function rawClient(url: string): Promise<RawClient> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url)
+    ws.binaryType = 'nodebuffer'
+    const messages: Uint8Array[] = []
+    const closed = new Promise<{ code: number; reason: string }>((res) =>
+      ws.on('close', (code, reason) => res({ code, reason: reason.toString() })),
+    )
+    ws.on('message', (data: Buffer) => messages.push(new Uint8Array(data)))
+    ws.on('open', () =>
+      resolve({ ws, messages, closed, send: (b) => ws.send(b instanceof Uint8Array ? b : Uint8Array.from(b)) }),
+    )
+    ws.on('unexpected-response', (_q, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)))
+    ws.on('error', reject)
+  })
+}
