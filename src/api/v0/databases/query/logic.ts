@@ -1,0 +1,42 @@
+// `or=(a.eq.1,and(b.gt.2,not.c.is.null),not.or(d.lt.0,e.like.x*))` -> a Condition tree.
+import type { Condition } from './ast.js'
+import { parseOpExpr } from './filter.js'
+import { Scanner } from './scanner.js'
+
+const NESTED = /^(not\.)?(and|or)\(/
+
+/** `param` is the parameter name (`or`, `and`, `not.or`, `not.and`); `value` its `(...)` list. */
+export function parseLogicParam(param: string, value: string): Condition {
+  const negate = param.startsWith('not.')
+  const op = param.slice(negate ? 4 : 0) as 'and' | 'or'
+  const s = new Scanner(value, param)
+  s.skipSpaces()
+  s.expect('(', `'(' to open the ${op} list`)
+  const children = parseChildren(s)
+  s.skipSpaces()
+  if (!s.done) s.fail(`unexpected text after the ${op} list`)
+  return { kind: 'logic', param, negate, op, children }
+}
+
+function parseChildren(s: Scanner): Condition[] {
+  const children: Condition[] = []
+  for (;;) {
+    children.push(parseNode(s))
+    s.skipSpaces()
+    if (s.eat(',')) continue
+    s.expect(')', "',' or ')'")
+    return children
+  }
+}
+
+function parseNode(s: Scanner): Condition {
+  s.skipSpaces()
+  const m = NESTED.exec(s.text.slice(s.pos))
+  if (m) {
+    s.pos += m[0].length
+    return { kind: 'logic', param: s.param, negate: Boolean(m[1]), op: m[2] as 'and' | 'or', children: parseChildren(s) }
+  }
+  const column = s.name('.,()', 'a column name')
+  s.expect('.', "'.' after the column name")
+  return parseOpExpr(s, column, 'logic')
+}
