@@ -51,6 +51,11 @@ export const SETTINGS = {
   maxBodyBytes: s('int', 'max-body-bytes', 1024 * 1024, 'largest /api/v0 request body (bytes); larger is 413', 1024),
   maxLimit: s('int', 'max-limit', 1000, 'largest limit accepted when reading rows', 1),
   maxInsertRows: s('int', 'max-insert-rows', 1000, 'most rows one insert may carry', 1),
+
+  // control plane
+  toolCatalogFile: s('string', 'tool-catalog', '', 'JSON file of the tool catalog {"tools":[{"tool_id","base"}]} (default: built in)'),
+  siteSweepDelayMs: s('int', 'site-sweep-delay-ms', 250, 'pause between site-sweep steps: pages listed, sites made searchable (ms)', 0),
+  siteProvisioningWindowSec: s('int', 'site-provisioning-window-sec', 600, 'seconds a finished site sweep still shows in /me/sources', 0),
 } satisfies Record<string, Setting>
 
 type Settings = typeof SETTINGS
