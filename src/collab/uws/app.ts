@@ -1,28 +1,13 @@
 // The collab listener: the only place (with its siblings in this folder) that imports
 // uWebSockets.js. WebSocket rooms at /{org}/{doc_id}, collab REST, health, metrics and JWKS.
 import uWS from 'uWebSockets.js'
-import type { KeyRing } from '../../auth/keys.js'
-import type { Config } from '../../infra/config.js'
-import type { Logger } from '../../infra/log.js'
-import type { Metrics } from '../../infra/metrics.js'
-import type { DocStore } from '../../storage/doc-store.js'
-import type { RoomRegistry } from '../registry.js'
-import type { RestRoutes } from '../rest.js'
 import type { Transport } from '../transport.js'
 import { corsHeaders, handleRest, preflight } from './rest-routes.js'
 import { UwsTransport, webSocketBehavior, type SocketData } from './sockets.js'
+import type { CollabListenerDeps } from './deps.js'
 import { Reply, copyRequest } from './http.js'
 
-export interface CollabListenerDeps {
-  config: Config
-  keys: KeyRing
-  registry: RoomRegistry
-  store: DocStore
-  metrics: Metrics
-  log: Logger
-  now: () => number
-  restRoutes: RestRoutes
-}
+export type { CollabListenerDeps }
 
 export interface CollabListener {
   port: number

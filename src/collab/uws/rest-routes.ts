@@ -4,7 +4,7 @@ import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import { DOC_NAME, checkDocument, verifyToken } from '../../auth/capability.js'
 import type { Config } from '../../infra/config.js'
 import { AppError, isAppError, publicMessage } from '../../infra/errors.js'
-import type { CollabListenerDeps } from './app.js'
+import type { CollabListenerDeps } from './deps.js'
 import { Reply, copyRequest, readBody } from './http.js'
 
 export function corsHeaders(origin: string | undefined, config: Config): Record<string, string> {

@@ -8,7 +8,7 @@ import { Connection } from '../connection.js'
 import { Peer } from '../peer.js'
 import type { Room } from '../room.js'
 import type { PeerSocket, Transport } from '../transport.js'
-import type { CollabListenerDeps } from './app.js'
+import type { CollabListenerDeps } from './deps.js'
 import { Reply } from './http.js'
 
 export interface SocketData {

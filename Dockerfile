@@ -1,0 +1,29 @@
+# Production image: compiled JavaScript, production dependencies only, non-root, one data volume.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production \
+    TANDEM_DATA_DIR=/data \
+    TANDEM_HOST=0.0.0.0 \
+    TANDEM_COLLAB_PORT=1234 \
+    TANDEM_API_PORT=8080
+WORKDIR /app
+RUN groupadd --system tandem && useradd --system --gid tandem --home /app tandem \
+    && mkdir -p /data && chown tandem:tandem /data
+COPY --from=build --chown=tandem:tandem /app/node_modules ./node_modules
+COPY --from=build --chown=tandem:tandem /app/dist ./dist
+COPY --chown=tandem:tandem package.json ./
+COPY --chown=tandem:tandem bin ./bin
+USER tandem
+VOLUME ["/data"]
+EXPOSE 1234 8080
+HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.TANDEM_COLLAB_PORT||1234)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+ENTRYPOINT ["node", "bin/tandem.js"]
+CMD ["serve"]

@@ -1,0 +1,19 @@
+// What the collab listener needs from the server that starts it.
+import type { KeyRing } from '../../auth/keys.js'
+import type { Config } from '../../infra/config.js'
+import type { Logger } from '../../infra/log.js'
+import type { Metrics } from '../../infra/metrics.js'
+import type { DocStore } from '../../storage/doc-store.js'
+import type { RoomRegistry } from '../registry.js'
+import type { RestRoutes } from '../rest.js'
+
+export interface CollabListenerDeps {
+  config: Config
+  keys: KeyRing
+  registry: RoomRegistry
+  store: DocStore
+  metrics: Metrics
+  log: Logger
+  now: () => number
+  restRoutes: RestRoutes
+}
