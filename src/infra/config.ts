@@ -52,6 +52,18 @@ export const SETTINGS = {
   maxLimit: s('int', 'max-limit', 1000, 'largest limit accepted when reading rows', 1),
   maxInsertRows: s('int', 'max-insert-rows', 1000, 'most rows one insert may carry', 1),
 
+  // database assets
+  dbSchemas: s('list', 'db-schemas', ['public'], 'comma list of schemas whose tables database assets expose; others do not exist for callers'),
+  dbStatementTimeoutMs: s('int', 'db-statement-timeout-ms', 15_000, 'query deadline (ms): statement_timeout on postgres, worker termination on PGlite', 100),
+  dbConcurrency: s('int', 'db-concurrency', 4, 'statements running at once per database (postgres pool size; PGlite runs one at a time)', 1),
+  dbQueueLimit: s('int', 'db-queue-limit', 64, 'statements waiting per database; more are refused with 503 (saturated) before running', 0),
+  dbStartWaitMs: s('int', 'db-start-wait-ms', 5_000, 'ms a request waits for a starting or resuming database before answering 503', 0),
+  dbRetryAfterSec: s('int', 'db-retry-after-sec', 1, 'Retry-After (seconds) sent with database 503s', 1),
+  dbConnectTimeoutMs: s('int', 'db-connect-timeout-ms', 5_000, 'ms to open a connection to a postgres-provider server before it counts as unreachable', 100),
+  pgliteMaxOpen: s('int', 'pglite-max-open', 8, 'PGlite databases open at once (memory budget, ~100 MiB each); the least recently used idle one is suspended to open another', 1),
+  pgliteIdleMs: s('int', 'pglite-idle-ms', 300_000, 'ms without statements before an open PGlite database is suspended (closed; resumes on the next request)', 100),
+  pgliteSharedBuffersMb: s('int', 'pglite-shared-buffers-mb', 16, 'shared_buffers of each PGlite database (MiB)', 1),
+
   // control plane
   toolCatalogFile: s('string', 'tool-catalog', '', 'JSON file of the tool catalog {"tools":[{"tool_id","base"}]} (default: built in)'),
   siteSweepDelayMs: s('int', 'site-sweep-delay-ms', 250, 'pause between site-sweep steps: pages listed, sites made searchable (ms)', 0),
