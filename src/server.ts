@@ -67,6 +67,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     now,
     maxDocBytes: config.maxDocBytes,
     compactThreshold: config.compactThreshold,
+    maxBackpressureBytes: config.maxBackpressureBytes,
     unloadDelayMs: config.roomUnloadDelayMs,
   })
 

@@ -17,6 +17,7 @@ export interface RegistryOptions {
   now: () => number
   maxDocBytes: number
   compactThreshold: number
+  maxBackpressureBytes: number
   unloadDelayMs: number
 }
 

@@ -21,6 +21,7 @@ export interface RoomOptions {
   now: () => number
   maxDocBytes: number
   compactThreshold: number
+  maxBackpressureBytes: number
 }
 
 interface Pending extends UpdateEntry {
@@ -241,6 +242,17 @@ export class Room {
     const soleAuthor = batch.every((p) => p.origin === only) ? only : null
     const update = batch.length === 1 ? batch[0]!.update : Y.mergeUpdates(batch.map((p) => p.update))
     this.o.transport.publish(this.o.docId, encodeUpdate(update), soleAuthor?.socket)
+    this.closeSlowPeers()
+  }
+
+  /** A peer whose queue passed the limit is closed (1013) rather than let fall behind silently. */
+  closeSlowPeers(): void {
+    for (const peer of this.peers) {
+      if (peer.socket.bufferedAmount() > this.o.maxBackpressureBytes) {
+        this.leave(peer)
+        peer.close(CLOSE.tryAgainLater, 'backpressure limit reached: reconnect to resync')
+      }
+    }
   }
 
   /**

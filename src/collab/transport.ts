@@ -5,6 +5,8 @@ export interface PeerSocket {
   /** Sends one binary message; false when the socket is gone. */
   send(bytes: Uint8Array): boolean
   close(code: number, reason: string): void
+  /** Bytes queued for this socket and not yet written to the network. */
+  bufferedAmount(): number
 }
 
 export interface Transport {

@@ -46,7 +46,7 @@ export async function startCollabListener(d: CollabListenerDeps): Promise<Collab
     new Reply(res, () => corsHeaders(copied.headers.get('origin'), d.config)).json(404, { error: 'no such route', code: 'not_found' })
   })
 
-  // Slow readers: close with 1013 once their queue passes the limit. uWS's own limit (twice
+  // Slow readers: rooms check after each broadcast; this sweep catches awareness-only traffic. uWS's own limit (4x
   // ours) is the hard stop for a socket that fills up between two sweeps.
   const sweep = setInterval(() => {
     for (const ws of sockets) {

@@ -30,6 +30,10 @@ class UwsSocket implements PeerSocket {
     return this.ws.send(bytes, true) !== 2
   }
 
+  bufferedAmount(): number {
+    return this.closed ? 0 : this.ws.getBufferedAmount()
+  }
+
   close(code: number, reason: string): void {
     if (this.closed) return
     this.closed = true
@@ -89,7 +93,7 @@ export function webSocketBehavior(
     // uWS drops a frame over its own limit without a close frame (1006). It gets headroom so
     // messages up to 4x our limit are refused by us, properly, with 1009.
     maxPayloadLength: Math.min(config.maxMessageBytes * 4, 1024 * 1024 * 1024),
-    maxBackpressure: config.maxBackpressureBytes * 2,
+    maxBackpressure: config.maxBackpressureBytes * 4,
     closeOnBackpressureLimit: 1,
     idleTimeout: config.idleTimeoutSec,
     sendPingsAutomatically: true,
