@@ -201,6 +201,13 @@ export class BenchClient {
     return 1_000_000 + this.id
   }
 
+  /** Sends a raw Yjs update. */
+  sendUpdate(update: Uint8Array): boolean {
+    if (!this.open) return false
+    this.ws!.send(this.framing.update(update))
+    return true
+  }
+
   /** Sends a raw Yjs update (seeding); resolves when the server has answered a later step 1. */
   async sendUpdateAndConfirm(update: Uint8Array, stateVector?: Uint8Array, timeoutMs = 60_000): Promise<void> {
     if (!this.open) throw new Error('socket not open')

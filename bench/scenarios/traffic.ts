@@ -154,7 +154,8 @@ export async function runTraffic(name: string, peer: RunningPeer, size: TrafficS
         tally.delivered + tally.awarenessDelivered ? round((cpuSec * 1000) / (tally.delivered + tally.awarenessDelivered), 5) : null,
     })
   }
-  if (metrics.deliveryRatio !== null && metrics.deliveryRatio < 1) notes.push(`delivery ratio ${metrics.deliveryRatio} (< 1)`)
+  const ratio = metrics.deliveryRatio
+  if (typeof ratio === 'number' && ratio < 1) notes.push(`delivery ratio ${ratio} (< 1)`)
   return { metrics, notes }
 }
 

@@ -1,0 +1,248 @@
+// Results as JSON, a Markdown table (figures per peer, then ratios Tandem/peer) and an SVG chart.
+import type { Metrics } from '../scenarios/types.js'
+
+export interface RunRecord {
+  scenario: string
+  peer: string
+  version: string
+  size: unknown
+  metrics: Metrics
+  notes: string[]
+  error?: string
+  startedAt: string
+  durationSec: number
+}
+
+export interface BenchReport {
+  meta: {
+    startedAt: string
+    finishedAt: string
+    command: string
+    machine: { nproc: number; cpu: string; node: string; memTotal: string; kernel: string }
+    pinning: string
+    tandemEntry: string
+    notes: string[]
+  }
+  runs: RunRecord[]
+}
+
+interface Col {
+  key: string
+  label: string
+  better: 'higher' | 'lower'
+}
+
+const TRAFFIC: Col[] = [
+  { key: 'deliveredPerSec', label: 'delivered/s', better: 'higher' },
+  { key: 'deliveryRatio', label: 'delivery ratio', better: 'higher' },
+  { key: 'latencyP50Ms', label: 'p50 ms', better: 'lower' },
+  { key: 'latencyP99Ms', label: 'p99 ms', better: 'lower' },
+  { key: 'latencyMaxMs', label: 'max ms', better: 'lower' },
+  { key: 'deliveriesPerCpuSec', label: 'deliveries / CPU s', better: 'higher' },
+  { key: 'cpuSecPer1kDeliveries', label: 'CPU s / 1k deliveries', better: 'lower' },
+  { key: 'serverRssMB', label: 'RSS MB', better: 'lower' },
+  { key: 'serverPeakRssMB', label: 'peak RSS MB', better: 'lower' },
+]
+
+export const COLUMNS: Record<string, Col[]> = {
+  fanout: TRAFFIC,
+  rooms: TRAFFIC,
+  presence: [
+    ...TRAFFIC.slice(0, 5),
+    { key: 'awarenessRatio', label: 'awareness ratio', better: 'higher' },
+    { key: 'awarenessP99Ms', label: 'awareness p99 ms', better: 'lower' },
+    { key: 'cpuSecPer1kMessages', label: 'CPU s / 1k msgs', better: 'lower' },
+    ...TRAFFIC.slice(7),
+  ],
+  storm: [
+    { key: 'connPerSec', label: 'connections/s', better: 'higher' },
+    { key: 'syncRatio', label: 'synced ratio', better: 'higher' },
+    { key: 'syncP50Ms', label: 'sync p50 ms', better: 'lower' },
+    { key: 'syncP99Ms', label: 'sync p99 ms', better: 'lower' },
+    { key: 'cpuMsPerConn', label: 'CPU ms / conn', better: 'lower' },
+    { key: 'serverPeakRssMB', label: 'peak RSS MB', better: 'lower' },
+  ],
+  idle: [
+    { key: 'rssPerConnKB', label: 'RSS KB / conn', better: 'lower' },
+    { key: 'openRatio', label: 'open ratio', better: 'higher' },
+    { key: 'connectPerSec', label: 'connects/s', better: 'higher' },
+    { key: 'serverRssMB', label: 'RSS MB', better: 'lower' },
+  ],
+  cold: [
+    { key: 'docsPerSec', label: 'docs/s', better: 'higher' },
+    { key: 'loadRatio', label: 'loaded ratio', better: 'higher' },
+    { key: 'openP50Ms', label: 'open p50 ms', better: 'lower' },
+    { key: 'openP99Ms', label: 'open p99 ms', better: 'lower' },
+    { key: 'cpuMsPerDoc', label: 'CPU ms / doc', better: 'lower' },
+    { key: 'restartMs', label: 'restart ms', better: 'lower' },
+    { key: 'serverPeakRssMB', label: 'peak RSS MB', better: 'lower' },
+  ],
+}
+
+const fmt = (v: number | null | undefined): string => {
+  if (v === null || v === undefined || Number.isNaN(v)) return '–'
+  if (Math.abs(v) >= 1000) return Math.round(v).toLocaleString('en-US')
+  if (Math.abs(v) >= 10) return v.toFixed(1)
+  if (Math.abs(v) >= 0.01) return v.toFixed(3).replace(/0+$/, '').replace(/\.$/, '')
+  return v.toPrecision(2)
+}
+
+function sizeText(size: unknown): string {
+  return Object.entries(size as Record<string, number>)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')
+}
+
+/** Ratio Tandem/peer for one metric; null when either side is missing or zero. */
+export function ratio(t: number | null | undefined, p: number | null | undefined): number | null {
+  if (typeof t !== 'number' || typeof p !== 'number' || !Number.isFinite(t) || !Number.isFinite(p) || p === 0) return null
+  return t / p
+}
+
+export function ratioRows(report: BenchReport): { scenario: string; peer: string; cells: { label: string; better: string; value: number | null; tandemWorse: boolean }[] }[] {
+  const out: ReturnType<typeof ratioRows> = []
+  const scenarios = [...new Set(report.runs.map((r) => r.scenario))]
+  for (const s of scenarios) {
+    const t = report.runs.find((r) => r.scenario === s && r.peer === 'tandem' && !r.error)
+    if (!t) continue
+    for (const p of report.runs.filter((r) => r.scenario === s && r.peer !== 'tandem' && !r.error)) {
+      const cells = (COLUMNS[s] ?? []).map((c) => {
+        const value = ratio(t.metrics[c.key], p.metrics[c.key])
+        const tandemWorse = value !== null && (c.better === 'higher' ? value < 0.95 : value > 1.05)
+        return { label: c.label, better: c.better, value, tandemWorse }
+      })
+      out.push({ scenario: s, peer: p.peer, cells })
+    }
+  }
+  return out
+}
+
+export function markdown(report: BenchReport): string {
+  const m = report.meta
+  const lines: string[] = []
+  lines.push(`# Tandem bench results, ${m.startedAt}`, '')
+  lines.push(`Command: \`${m.command}\``, '')
+  lines.push(
+    `Machine: ${m.machine.nproc} cores (${m.machine.cpu}), ${m.machine.memTotal}, Linux ${m.machine.kernel}, Node ${m.machine.node}. ${m.pinning}. Tandem entry: ${m.tandemEntry}.`,
+    '',
+  )
+  const peers = [...new Set(report.runs.map((r) => `${r.peer} ${r.version}`))]
+  lines.push(`Peers: ${peers.join(', ')}.`, '')
+  for (const n of m.notes) lines.push(`> ${n}`, '')
+
+  const ratios = ratioRows(report)
+  if (ratios.length) {
+    lines.push('## Ratios Tandem / peer', '')
+    lines.push('↑ higher is better, ↓ lower is better; **bold** marks a figure where Tandem is worse than the peer (by more than 5%).', '')
+    for (const s of [...new Set(ratios.map((r) => r.scenario))]) {
+      const rows = ratios.filter((r) => r.scenario === s)
+      const cols = rows[0]!.cells
+      lines.push(`### ${s}`, '')
+      lines.push(`| Tandem / | ${cols.map((c) => `${c.label} ${c.better === 'higher' ? '↑' : '↓'}`).join(' | ')} |`)
+      lines.push(`|---|${cols.map(() => '---:').join('|')}|`)
+      for (const r of rows) {
+        lines.push(`| ${r.peer} | ${r.cells.map((c) => (c.value === null ? '–' : c.tandemWorse ? `**${c.value.toFixed(2)}**` : c.value.toFixed(2))).join(' | ')} |`)
+      }
+      lines.push('')
+    }
+  }
+
+  lines.push('## Figures', '')
+  for (const s of [...new Set(report.runs.map((r) => r.scenario))]) {
+    const runs = report.runs.filter((r) => r.scenario === s)
+    const cols = COLUMNS[s] ?? []
+    lines.push(`### ${s} (${sizeText(runs[0]!.size)})`, '')
+    lines.push(`| peer | ${cols.map((c) => c.label).join(' | ')} |`)
+    lines.push(`|---|${cols.map(() => '---:').join('|')}|`)
+    for (const r of runs) {
+      if (r.error) {
+        lines.push(`| ${r.peer} ${r.version} | failed: ${r.error.replace(/\|/g, '/').slice(0, 200)} |`)
+        continue
+      }
+      lines.push(`| ${r.peer} ${r.version} | ${cols.map((c) => fmt(r.metrics[c.key])).join(' | ')} |`)
+    }
+    const notes = runs.flatMap((r) => r.notes.map((n) => `${r.peer}: ${n}`))
+    if (notes.length) {
+      lines.push('')
+      for (const n of notes) lines.push(`- ${n}`)
+    }
+    lines.push('')
+  }
+  return lines.join('\n')
+}
+
+// ---- SVG chart ----
+
+const COLORS: Record<string, string> = { tandem: '#2563eb', yws: '#9ca3af', hocuspocus: '#f59e0b' }
+
+interface Panel {
+  title: string
+  scenarios: string[]
+  key: string
+}
+
+const PANELS: Panel[] = [
+  { title: 'Delivered updates/s (higher is better)', scenarios: ['fanout', 'rooms', 'presence'], key: 'deliveredPerSec' },
+  { title: 'Latency p99, ms (lower is better)', scenarios: ['fanout', 'rooms', 'presence'], key: 'latencyP99Ms' },
+  { title: 'Deliveries per server CPU second (higher)', scenarios: ['fanout', 'rooms', 'presence'], key: 'deliveriesPerCpuSec' },
+  { title: 'Connect storm: connections/s (higher)', scenarios: ['storm'], key: 'connPerSec' },
+  { title: 'Idle: KB RSS per connection (lower)', scenarios: ['idle'], key: 'rssPerConnKB' },
+  { title: 'Cold load: documents/s (higher)', scenarios: ['cold'], key: 'docsPerSec' },
+]
+
+const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+
+export function svg(report: BenchReport): string {
+  const peers = [...new Set(report.runs.map((r) => r.peer))]
+  const panels = PANELS.filter((p) => report.runs.some((r) => p.scenarios.includes(r.scenario) && typeof r.metrics[p.key] === 'number'))
+  const pw = 320
+  const ph = 240
+  const cols = 3
+  const rows = Math.max(1, Math.ceil(panels.length / cols))
+  const top = 56
+  const W = pw * cols + 20
+  const H = top + ph * rows + 10
+  const out: string[] = []
+  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, sans-serif" font-size="11">`)
+  out.push(`<rect width="${W}" height="${H}" fill="#fff"/>`)
+  out.push(`<text x="10" y="20" font-size="15" font-weight="600">Tandem bench, ${esc(report.meta.startedAt)} (${report.meta.machine.nproc} cores, Node ${esc(report.meta.machine.node)})</text>`)
+  peers.forEach((p, i) => {
+    const x = 10 + i * 150
+    const v = report.runs.find((r) => r.peer === p)?.version ?? ''
+    out.push(`<rect x="${x}" y="32" width="12" height="12" fill="${COLORS[p] ?? '#666'}"/><text x="${x + 16}" y="42">${esc(`${p} ${v}`)}</text>`)
+  })
+  panels.forEach((panel, i) => {
+    const ox = 10 + (i % cols) * pw
+    const oy = top + Math.floor(i / cols) * ph
+    out.push(`<g transform="translate(${ox},${oy})">`)
+    out.push(`<text x="0" y="14" font-weight="600">${esc(panel.title)}</text>`)
+    const chartTop = 30
+    const chartH = ph - 70
+    const chartW = pw - 30
+    const groups = panel.scenarios.filter((s) => report.runs.some((r) => r.scenario === s))
+    const values = report.runs.filter((r) => groups.includes(r.scenario)).map((r) => r.metrics[panel.key])
+    const max = Math.max(1e-9, ...values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v)))
+    out.push(`<line x1="0" y1="${chartTop + chartH}" x2="${chartW}" y2="${chartTop + chartH}" stroke="#333"/>`)
+    const gw = chartW / Math.max(1, groups.length)
+    const bw = Math.min(40, (gw - 16) / Math.max(1, peers.length))
+    groups.forEach((g, gi) => {
+      const gx = gi * gw + (gw - bw * peers.length) / 2
+      peers.forEach((p, pi) => {
+        const r = report.runs.find((x) => x.scenario === g && x.peer === p)
+        const v = r?.metrics[panel.key]
+        const x = gx + pi * bw
+        if (typeof v !== 'number' || !Number.isFinite(v)) {
+          out.push(`<text x="${x + bw / 2}" y="${chartTop + chartH - 4}" text-anchor="middle" fill="#999">n/a</text>`)
+          return
+        }
+        const h = (v / max) * (chartH - 14)
+        out.push(`<rect x="${x + 2}" y="${chartTop + chartH - h}" width="${bw - 4}" height="${h}" fill="${COLORS[p] ?? '#666'}"><title>${esc(`${g} ${p}: ${fmt(v)}`)}</title></rect>`)
+        out.push(`<text x="${x + bw / 2}" y="${chartTop + chartH - h - 3}" text-anchor="middle" font-size="9">${esc(fmt(v))}</text>`)
+      })
+      out.push(`<text x="${gi * gw + gw / 2}" y="${chartTop + chartH + 14}" text-anchor="middle">${esc(g)}</text>`)
+    })
+    out.push('</g>')
+  })
+  out.push('</svg>')
+  return out.join('\n')
+}

@@ -1,0 +1,156 @@
+// `npm run bench [-- --scenario fanout,rooms --peers tandem,yws,hocuspocus --quick ...]`
+// Runs each chosen scenario against each chosen server, back to back, each server fresh on its own
+// data dir, pinned apart from this load generator; writes JSON, Markdown and SVG under bench/results/.
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { list, parseFlags } from './lib/args.js'
+import { openFileLimit, pinSelf, stamp } from './lib/host.js'
+import { machineFacts } from './lib/proc.js'
+import { PEER_NAMES, ROOT, peerVersion, startPeer, type PeerName, type RunningPeer } from './lib/peers.js'
+import { markdown, svg, type BenchReport, type RunRecord } from './lib/report.js'
+import { SCENARIOS, needsPersistence, runScenario, sizeFor, type ScenarioName } from './scenarios/index.js'
+
+const USAGE = `usage: npm run bench -- [options]
+  --scenario a,b      ${SCENARIOS.join(',')} (default: all)
+  --peers a,b         ${PEER_NAMES.join(',')} (default: all; alias: yws = y-websocket reference server)
+  --quick             small sizes, for a first look (minutes -> seconds)
+  --duration S        traffic scenarios: seconds of sending
+  --rooms N --clients-per-room N --rate R --awareness-hz H
+  --clients N         storm: total clients; idle: connections
+  --docs N --doc-kb K --concurrency N --hold S
+  --server-cpus L     taskset CPU list for the server (default 0)
+  --client-cpus L     taskset CPU list for this load generator (default 1)
+  --no-pin            no taskset pinning
+  --tandem-entry F    Tandem script to run (default bin/tandem.js)
+  --out DIR           results directory (default bench/results)
+  --latest            also write latest.{json,md,svg} (done anyway for a full default run)
+`
+
+function log(line: string): void {
+  process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`)
+}
+
+async function main(argv: string[]): Promise<number> {
+  const flags = parseFlags(argv)
+  if (flags.has('help')) {
+    process.stdout.write(USAGE)
+    return 0
+  }
+  const scenarios = (list(flags, 'scenario') ?? list(flags, 'scenarios') ?? [...SCENARIOS]) as ScenarioName[]
+  for (const s of scenarios) if (!SCENARIOS.includes(s)) throw new Error(`unknown scenario ${s}; known: ${SCENARIOS.join(', ')}`)
+  const peers = (list(flags, 'peers') ?? [...PEER_NAMES]).map((p) => (p === 'y-websocket' ? 'yws' : p)) as PeerName[]
+  for (const p of peers) if (!PEER_NAMES.includes(p)) throw new Error(`unknown peer ${p}; known: ${PEER_NAMES.join(', ')}`)
+  const out = flags.get('out') ?? join(ROOT, 'bench/results')
+  mkdirSync(out, { recursive: true })
+
+  const notes: string[] = []
+  const machine = machineFacts() // before pinning: nproc counts the CPUs this process may use
+  const pin = !flags.has('no-pin')
+  const serverCpus = pin ? (flags.get('server-cpus') ?? '0') : null
+  const clientCpus = flags.get('client-cpus') ?? '1'
+  let pinning = 'no CPU pinning'
+  if (pin) {
+    if (pinSelf(clientCpus)) pinning = `server pinned to CPU ${serverCpus}, load generator to CPU ${clientCpus} (taskset)`
+    else notes.push('taskset failed: server and load generator share all cores')
+  }
+  const nofile = openFileLimit()
+  const needFds = scenarios.reduce((m, s) => {
+    const z = sizeFor(s, flags) as unknown as Record<string, number>
+    return Math.max(m, z.connections ?? z.clients ?? (z.rooms ?? 1) * (z.clientsPerRoom ?? 1))
+  }, 0)
+  if (nofile < needFds + 500) {
+    notes.push(`ulimit -n is ${nofile}, below the ${needFds + 500} this run needs: raise it (ulimit -n 65536) before npm run bench`)
+    log(`warning: ${notes[notes.length - 1]}`)
+  }
+  if (flags.has('quick')) notes.push('--quick sizes: a first look, not the named scenario sizes')
+  notes.push('Peers keep documents in memory except in the cold scenario (their own persistence); Tandem persists to LevelDB in every scenario.')
+
+  const tandemEntry = flags.get('tandem-entry') ?? join(ROOT, 'bin/tandem.js')
+  const startedAt = new Date()
+  const base = join(out, stamp(startedAt))
+  const report: BenchReport = {
+    meta: {
+      startedAt: startedAt.toISOString(),
+      finishedAt: '',
+      command: `npm run bench${argv.length ? ' -- ' + argv.join(' ') : ''}`,
+      machine,
+      pinning,
+      tandemEntry: tandemEntry.replace(ROOT, ''),
+      notes,
+    },
+    runs: [],
+  }
+  log(`bench: scenarios ${scenarios.join(', ')}; peers ${peers.map((p) => `${p} ${peerVersion(p)}`).join(', ')}; ${pinning}`)
+
+  let current: RunningPeer | null = null
+  let interrupted = false
+  process.once('SIGINT', () => {
+    interrupted = true
+    log('interrupted: stopping the server under test')
+    void current?.stop().finally(() => process.exit(130))
+  })
+
+  for (const scenario of scenarios) {
+    const size = sizeFor(scenario, flags)
+    for (const peerName of peers) {
+      if (interrupted) break
+      const dataDir = mkdtempSync(join(tmpdir(), `tandem-bench-${peerName}-`))
+      const t0 = Date.now()
+      const rec: RunRecord = { scenario, peer: peerName, version: peerVersion(peerName), size, metrics: {}, notes: [], startedAt: new Date().toISOString(), durationSec: 0 }
+      log(`== ${scenario} / ${peerName} ${rec.version}`)
+      try {
+        current = await startPeer(peerName, {
+          dataDir,
+          persistent: peerName === 'tandem' || needsPersistence(scenario),
+          cpus: serverCpus,
+          tandemEntry,
+          log: (l) => log(`  [${peerName}] ${l.slice(0, 300)}`),
+        })
+        const limitMs = 15 * 60_000
+        let timer: NodeJS.Timeout | undefined
+        const res = await Promise.race([
+          runScenario(scenario, current, size, { progress: (l) => log(`  ${l}`) }),
+          new Promise<never>((_, rej) => {
+            timer = setTimeout(() => rej(new Error(`run exceeded ${limitMs / 60000} min`)), limitMs)
+          }),
+        ]).finally(() => clearTimeout(timer))
+        current = res.peer
+        rec.metrics = res.metrics
+        rec.notes = res.notes
+        log(`  ${JSON.stringify(res.metrics)}`)
+        for (const n of res.notes) log(`  note: ${n}`)
+      } catch (err) {
+        rec.error = err instanceof Error ? err.message.split('\n')[0]! : String(err)
+        log(`  failed: ${rec.error}`)
+      } finally {
+        await current?.stop().catch(() => undefined)
+        current = null
+        rmSync(dataDir, { recursive: true, force: true })
+      }
+      rec.durationSec = Math.round((Date.now() - t0) / 1000)
+      report.runs.push(rec)
+      writeFileSync(`${base}.json`, JSON.stringify(report, null, 2))
+    }
+  }
+  report.meta.finishedAt = new Date().toISOString()
+  writeFileSync(`${base}.json`, JSON.stringify(report, null, 2))
+  const md = markdown(report)
+  writeFileSync(`${base}.md`, md)
+  writeFileSync(`${base}.svg`, svg(report))
+  const full = !flags.has('quick') && scenarios.length === SCENARIOS.length && peers.length === PEER_NAMES.length && argv.every((a) => !a.startsWith('--') || ['--latest'].includes(a))
+  if (full || flags.has('latest')) {
+    for (const ext of ['json', 'md', 'svg']) copyFileSync(`${base}.${ext}`, join(out, `latest.${ext}`))
+  }
+  process.stdout.write(`\n${md}\n`)
+  log(`results: ${base}.{json,md,svg}`)
+  return report.runs.some((r) => r.error) ? 1 : 0
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n${USAGE}`)
+    process.exit(2)
+  },
+)
