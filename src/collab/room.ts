@@ -46,6 +46,8 @@ export class Room {
   private flushing: Promise<void> | null = null
   private flushScheduled = false
   private failedWrites = 0
+  private awarenessChanged = new Set<number>()
+  private awarenessScheduled = false
   destroyed = false
 
   constructor(private readonly o: RoomOptions) {
@@ -59,7 +61,21 @@ export class Room {
         for (const id of added!) origin.awarenessIds.add(id)
         for (const id of removed!) origin.awarenessIds.delete(id)
       }
-      this.o.transport.publish(this.o.docId, encodeAwareness(awarenessProtocol.encodeAwarenessUpdate(this.awareness, changed)))
+      for (const id of changed) this.awarenessChanged.add(id)
+      this.scheduleAwarenessFlush()
+    })
+  }
+
+  /** Awareness changes of one tick go out as one message listing every changed client. */
+  private scheduleAwarenessFlush(): void {
+    if (this.awarenessScheduled) return
+    this.awarenessScheduled = true
+    setImmediate(() => {
+      this.awarenessScheduled = false
+      if (this.destroyed || this.awarenessChanged.size === 0) return
+      const ids = [...this.awarenessChanged]
+      this.awarenessChanged.clear()
+      this.o.transport.publish(this.o.docId, encodeAwareness(awarenessProtocol.encodeAwarenessUpdate(this.awareness, ids)))
     })
   }
 
