@@ -5,6 +5,7 @@ const USAGE = `usage:
   tandem serve [--data-dir DIR] [--host H] [--collab-port N] [--api-port N] [--demo] [settings...]
   tandem token --org O --doc D --access r|rw --sub USER [--ttl SECONDS] [--branch B] [--data-dir DIR]
   tandem admin <noun> <verb> [...] [--json]
+  tandem keys rotate|list [--data-dir DIR]   (a running server reloads keys on SIGHUP)
 
 settings (flag, environment variable, meaning):
 ${settingsHelp()}
@@ -17,6 +18,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./cli/serve.js')).runServe(rest, process.env)
     case 'token':
       return (await import('./cli/token.js')).runToken(rest, process.env)
+    case 'keys':
+      return (await import('./cli/keys.js')).runKeys(rest, process.env)
     case 'admin': {
       const { loadConfig } = await import('./infra/config.js')
       const { takeFlags } = await import('./cli/args.js')

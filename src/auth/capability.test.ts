@@ -43,3 +43,27 @@ describe('capability tokens', () => {
     expect(() => checkDocument(cap, 'o', 'e')).toThrow(AppError)
   })
 })
+
+describe('key rotation on disk', () => {
+  it('rotate adds a signing key, keeps the old one, and a reloaded ring verifies both generations', async () => {
+    const { mkdtemp, rm } = await import('node:fs/promises')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const { loadKeyRing, reloadKeyRing, rotateKeys } = await import('./keys.js')
+    const dir = await mkdtemp(join(tmpdir(), 'tandem-keys-'))
+    try {
+      const ring = await loadKeyRing(dir, '')
+      const oldKid = ring.signingKid
+      const { token: oldToken } = await mintToken(ring, { org: 'o', doc: 'd', sub: 'u', acc: 'rw', ttlSec: 60 })
+      const newKid = await rotateKeys(dir)
+      await reloadKeyRing(ring, dir, '')
+      expect(ring.signingKid).toBe(newKid)
+      expect(ring.jwks.keys.map((k) => k.kid)).toEqual([newKid, oldKid])
+      await expect(verifyToken(ring, oldToken)).resolves.toMatchObject({ sub: 'u' })
+      const { token } = await mintToken(ring, { org: 'o', doc: 'd', sub: 'v', acc: 'rw', ttlSec: 60 })
+      expect(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).kid).toBe(newKid)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+})

@@ -69,6 +69,14 @@ export async function loadKeyRing(dataDir: string, signingKeysFile: string): Pro
   return keyRingFromJwks(await readJwksFile(path), path)
 }
 
+/**
+ * Re-reads the key set into an existing ring, in place, so every holder sees the new keys
+ * (a running server does this on SIGHUP after `tandem keys rotate`).
+ */
+export async function reloadKeyRing(ring: KeyRing, dataDir: string, signingKeysFile: string): Promise<void> {
+  Object.assign(ring, await loadKeyRing(dataDir, signingKeysFile))
+}
+
 /** Rotation: a new key signs from now on; the old ones stay for verification. Returns the new kid. */
 export async function rotateKeys(dataDir: string, keepOld = 2): Promise<string> {
   const path = join(dataDir, KEYS_FILE)

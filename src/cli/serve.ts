@@ -1,4 +1,5 @@
 // `tandem serve`: both listeners, the demo world on request, graceful shutdown on SIGTERM/SIGINT.
+import { reloadKeyRing } from '../auth/keys.js'
 import { loadConfig } from '../infra/config.js'
 import { createLogger } from '../infra/log.js'
 import { createServer } from '../server.js'
@@ -26,6 +27,12 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv): Promise<
         resolve()
       })
     }
+    process.on('SIGHUP', () => {
+      reloadKeyRing(server.deps.keys, config.dataDir, config.signingKeys).then(
+        () => log.info({ kid: server.deps.keys.signingKid }, 'signing keys reloaded'),
+        (err) => log.error({ err }, 'signing keys reload failed; the previous keys stay in force'),
+      )
+    })
     process.once('SIGTERM', () => stop('SIGTERM'))
     process.once('SIGINT', () => stop('SIGINT'))
   })
