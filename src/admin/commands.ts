@@ -1,0 +1,182 @@
+// The admin command set over the control plane. The same code runs in the CLI process (no server on
+// the data dir) and inside a running server (through the loopback admin endpoint), so both paths
+// behave identically. Every command's writes are one LevelDB batch.
+import { readFile } from 'node:fs/promises'
+import { createApiKey, listApiKeys, revokeApiKey } from '../control/api-keys.js'
+import { createAsset, isGrant, listAssets, listGrants, publicAsset, requireAsset, setGrant, type Grant } from '../control/assets.js'
+import { addComment, createThread, listComments, listThreads, newThread, requireThread, setThreadState, toggleReaction, updateComment } from '../control/comments.js'
+import { anchorQuote, type TextAnchor } from '../control/doc-text.js'
+import { paragraphsUpdate } from '../control/doc-seed.js'
+import { connectSource, disconnectSource, isGroup, listSources, listSweeps, publicSource, type ConnectorSpec } from '../control/sources.js'
+import type { ControlStore } from '../control/store.js'
+import { createUser, listUsers } from '../control/users.js'
+import { createWorkspace, isRole, listMembers, listWorkspaces, setMember } from '../control/workspaces.js'
+import type { DocService } from '../collab/doc-service.js'
+import { AppError } from '../infra/errors.js'
+import type { SiteSweeper } from '../sources/sweeper.js'
+import { need, type AdminArgs } from './args.js'
+
+export interface AdminEnv {
+  store: ControlStore
+  now: () => number
+  /** Document access, for generic_doc text and anchored threads. */
+  docs: DocService
+  /** Present inside a server: new sweeps start at once (otherwise at the next server start). */
+  sweeper?: SiteSweeper
+}
+
+export interface AdminResult {
+  result: unknown
+  /** What a person reads; defaults to a rendering of `result`. */
+  text?: string
+}
+
+type Handler = (env: AdminEnv, o: Map<string, string>) => Promise<AdminResult>
+
+const ok = (result: unknown, text?: string): AdminResult => (text === undefined ? { result } : { result, text })
+
+function grantOpt(o: Map<string, string>, name: string, fallback: Grant): Grant {
+  const g = o.get(name) ?? fallback
+  if (!isGrant(g)) throw new AppError('bad_request', `--${name} must be view, edit or none`)
+  return g
+}
+
+function connectorOpt(o: Map<string, string>): ConnectorSpec | undefined {
+  const kind = o.get('connector')
+  if (!kind) return undefined
+  const pageSize = o.has('page-size') ? Number(o.get('page-size')) : undefined
+  const paging = pageSize && Number.isInteger(pageSize) && pageSize > 0 ? { pageSize } : {}
+  if (kind === 'graph') return { kind, baseUrl: o.get('graph-url') ?? 'https://graph.microsoft.com/v1.0', accessToken: need(o, 'graph-token'), ...paging }
+  if (kind === 'json-file') return { kind, path: need(o, 'sites-file'), ...paging }
+  throw new AppError('bad_request', '--connector must be graph or json-file')
+}
+
+const COMMANDS: Record<string, Record<string, Handler>> = {
+  users: {
+    create: async (e, o) => ok(await createUser(e.store, need(o, 'email'), o.get('name'), e.now())),
+    list: async (e) => ok(await listUsers(e.store)),
+  },
+  keys: {
+    create: async (e, o) => {
+      const { key, info } = await createApiKey(e.store, need(o, 'user'), o.get('label') ?? '', e.now())
+      return ok({ ...info, key }, `api key for ${info.userId} (id ${info.id}); shown once, store it now:\n${key}`)
+    },
+    list: async (e, o) => ok(await listApiKeys(e.store, o.get('user'))),
+    revoke: async (e, o) => ok(await revokeApiKey(e.store, need(o, 'id'), e.now())),
+  },
+  workspaces: {
+    create: async (e, o) => {
+      const id = o.get('id')
+      return ok(await createWorkspace(e.store, { name: need(o, 'name'), owner: need(o, 'owner'), ...(id ? { id } : {}) }, e.now()))
+    },
+    list: async (e, o) => ok(await listWorkspaces(e.store, o.get('user'))),
+  },
+  members: {
+    set: async (e, o) => {
+      const role = need(o, 'role')
+      if (role !== 'none' && !isRole(role)) throw new AppError('bad_request', '--role must be owner, admin, member or none')
+      return ok(await setMember(e.store, need(o, 'workspace'), need(o, 'user'), role))
+    },
+    list: async (e, o) => ok(await listMembers(e.store, need(o, 'workspace'))),
+  },
+  assets: {
+    create: async (e, o) => {
+      const type = need(o, 'type')
+      const text = o.has('text-file') ? await readFile(need(o, 'text-file'), 'utf8') : o.get('text')
+      const provider = o.get('provider')
+      const connectionUrl = o.get('connection-url')
+      if (type === 'database' && !provider) throw new AppError('bad_request', '--provider is required for a database asset (pglite or postgres)')
+      const id = o.get('id')
+      const asset = await createAsset(
+        e.store,
+        {
+          workspaceId: need(o, 'workspace'),
+          type,
+          title: need(o, 'title'),
+          defaultAccess: grantOpt(o, 'default-access', 'none'),
+          ...(id ? { id } : {}),
+          ...(text !== undefined && type !== 'generic_doc' ? { text } : {}),
+          ...(type === 'database' ? { database: { provider: provider!, ...(connectionUrl ? { connectionUrl } : {}) } } : {}),
+        },
+        e.now(),
+      )
+      if (type === 'generic_doc' && text) await e.docs.applyUpdate({ org: asset.workspaceId, doc: asset.id }, paragraphsUpdate(text), 'admin')
+      return ok(publicAsset(asset))
+    },
+    list: async (e, o) => ok((await listAssets(e.store, o.get('workspace'))).map(publicAsset)),
+    show: async (e, o) => {
+      const asset = await requireAsset(e.store, need(o, 'id'))
+      return ok({ ...publicAsset(asset), grants: await listGrants(e.store, asset.id) })
+    },
+  },
+  grants: {
+    set: async (e, o) => {
+      const access = need(o, 'access')
+      if (access !== 'default' && !isGrant(access)) throw new AppError('bad_request', '--access must be view, edit, none or default')
+      await setGrant(e.store, need(o, 'asset'), need(o, 'user'), access)
+      return ok(await listGrants(e.store, need(o, 'asset')))
+    },
+    list: async (e, o) => ok(await listGrants(e.store, need(o, 'asset'))),
+  },
+  comments: {
+    'create-thread': async (e, o) => {
+      const asset = await requireAsset(e.store, need(o, 'asset'))
+      const quote = o.get('anchor-text')
+      let anchor: TextAnchor | undefined
+      if (quote) {
+        if (asset.type !== 'generic_doc') throw new AppError('bad_request', 'only generic_doc threads can be anchored to text')
+        anchor = (await e.docs.withDoc({ org: asset.workspaceId, doc: asset.id }, (doc) => anchorQuote(doc, quote))) ?? undefined
+        if (!anchor) throw new AppError('bad_request', `text ${JSON.stringify(quote)} not found in the document`)
+      }
+      const data = o.has('data') ? (JSON.parse(need(o, 'data')) as Record<string, unknown>) : {}
+      const thread = await createThread(e.store, newThread(asset.id, { data, ...(anchor ? { anchor } : {}) }, e.now()))
+      if (o.has('text')) await addComment(e.store, thread.id, { user: o.get('user') ?? null, text: need(o, 'text') }, e.now())
+      return ok(thread)
+    },
+    add: async (e, o) => ok(await addComment(e.store, need(o, 'thread'), { user: o.get('user') ?? null, text: need(o, 'text') }, e.now())),
+    react: async (e, o) => {
+      const user = need(o, 'user')
+      const emoji = need(o, 'emoji')
+      return ok(await updateComment(e.store, need(o, 'thread'), need(o, 'comment'), (c) => toggleReaction(c, emoji, user), e.now()))
+    },
+    delete: async (e, o) => ok(await updateComment(e.store, need(o, 'thread'), need(o, 'comment'), (c) => ({ ...c, deleted: true }), e.now())),
+    resolve: async (e, o) => ok(await setThreadState(e.store, need(o, 'thread'), 'resolved', e.now())),
+    archive: async (e, o) => ok(await setThreadState(e.store, need(o, 'thread'), 'archived', e.now())),
+    reopen: async (e, o) => ok(await setThreadState(e.store, need(o, 'thread'), 'open', e.now())),
+    list: async (e, o) => {
+      const threads = o.has('thread') ? [await requireThread(e.store, need(o, 'thread'))] : await listThreads(e.store, need(o, 'asset'))
+      return ok(await Promise.all(threads.map(async (t) => ({ ...t, comments: await listComments(e.store, t.id, true) }))))
+    },
+  },
+  sources: {
+    connect: async (e, o) => {
+      const group = need(o, 'group')
+      if (!isGroup(group)) throw new AppError('bad_request', '--group must be mail, files, sites or chats')
+      const connector = connectorOpt(o)
+      const { source, sweep } = await connectSource(
+        e.store,
+        { user: need(o, 'user'), group, provider: o.get('provider') ?? 'microsoft', name: o.get('name') ?? group, ...(connector ? { connector } : {}) },
+        e.now(),
+      )
+      if (sweep) e.sweeper?.kick(sweep)
+      return ok({ source: publicSource(source), sweep })
+    },
+    list: async (e, o) => ok((await listSources(e.store, need(o, 'user'))).map(publicSource)),
+    disconnect: async (e, o) => ok(await disconnectSource(e.store, need(o, 'user'), need(o, 'id')).then(() => ({ disconnected: need(o, 'id') }))),
+  },
+  sweeps: {
+    list: async (e, o) => ok(await listSweeps(e.store, o.get('user')?.toLowerCase())),
+  },
+}
+
+export function adminUsage(): string {
+  return Object.entries(COMMANDS)
+    .map(([noun, verbs]) => `  tandem admin ${noun} ${Object.keys(verbs).join('|')}`)
+    .join('\n')
+}
+
+export async function executeAdmin(env: AdminEnv, a: AdminArgs): Promise<AdminResult> {
+  const handler = COMMANDS[a.noun]?.[a.verb]
+  if (!handler) throw new AppError('bad_request', `unknown admin command "${a.noun} ${a.verb}"; commands:\n${adminUsage()}`)
+  return handler(env, a.opts)
+}

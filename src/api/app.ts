@@ -1,0 +1,48 @@
+// The Koa app of the API listener: request id + access log + metrics, one error mapper, the public
+// endpoints (health, metrics, JWKS, OpenAPI), then every /api/v0 route with X-API-KEY auth.
+import Router from '@koa/router'
+import Koa from 'koa'
+import { authenticate } from './middleware/auth.js'
+import { errorMapper } from './middleware/errors.js'
+import { observe } from './middleware/observe.js'
+import { openApiDocument } from './openapi.js'
+import { mountRoute, type RouteDef } from './route.js'
+import type { ApiContext } from './context.js'
+import { V0_ROUTES } from './v0/index.js'
+
+export const API_VERSION = '0.1.0'
+
+export function createApiApp(api: ApiContext): Koa {
+  const { deps } = api
+  const app = new Koa({ proxy: false })
+  app.silent = true // errors are logged by the error mapper
+  app.use(observe(deps.log, deps.metrics))
+  app.use(errorMapper(deps.log))
+
+  const routes: RouteDef[] = V0_ROUTES.flatMap((m) => m(api))
+  const openapi = openApiDocument(routes, API_VERSION)
+
+  const root = new Router()
+  root.get('healthz', '/healthz', (ctx) => {
+    ctx.body = { status: 'ok' }
+  })
+  root.get('metrics', '/metrics', async (ctx) => {
+    ctx.type = deps.metrics.registry.contentType
+    ctx.body = await deps.metrics.registry.metrics()
+  })
+  root.get('jwks', '/.well-known/jwks.json', (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=300')
+    ctx.body = deps.keys.jwks
+  })
+  root.get('openapi', '/api/v0/openapi.json', (ctx) => {
+    ctx.body = openapi
+  })
+
+  const v0 = new Router({ prefix: '/api/v0' })
+  const mount = { maxBodyBytes: deps.config.maxBodyBytes, authenticate: (ctx: Koa.Context) => authenticate(ctx, api.control.store) }
+  for (const r of routes) mountRoute(v0, r, mount)
+
+  app.use(root.routes()).use(root.allowedMethods({ throw: true }))
+  app.use(v0.routes()).use(v0.allowedMethods({ throw: true }))
+  return app
+}

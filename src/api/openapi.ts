@@ -1,0 +1,75 @@
+// The OpenAPI 3.1 document, generated from the same route declarations that validate requests.
+import { z } from 'zod'
+import type { RouteDef } from './route.js'
+
+const ValidationError = z
+  .object({
+    loc: z.array(z.union([z.string(), z.int()])),
+    msg: z.string(),
+    type: z.string(),
+    input: z.unknown().optional(),
+    ctx: z.record(z.string(), z.unknown()).optional(),
+  })
+  .meta({ id: 'ValidationError' })
+const HTTPValidationError = z.object({ detail: z.array(ValidationError).optional() }).meta({ id: 'HTTPValidationError' })
+const Detail = z.object({ detail: z.string() }).meta({ id: 'ErrorDetail' })
+const Message = z.object({ message: z.string() }).meta({ id: 'ErrorMessage' })
+
+type Json = Record<string, unknown>
+
+export function openApiDocument(routes: RouteDef[], version: string): Json {
+  const components: Record<string, Json> = {}
+  // Schemas with a `.meta({id})` become components; z.toJSONSchema emits them under $defs.
+  const schemaOf = (s: z.ZodType, io: 'input' | 'output'): Json => {
+    const raw = JSON.stringify(z.toJSONSchema(s, { io, unrepresentable: 'any' }))
+    const js = JSON.parse(raw.replaceAll('"#/$defs/', '"#/components/schemas/')) as Json
+    const defs = (js.$defs ?? {}) as Record<string, Json>
+    for (const [id, d] of Object.entries(defs)) components[id] = d
+    delete js.$defs
+    delete js.$schema
+    const id = (z.globalRegistry.get(s) as { id?: string } | undefined)?.id
+    if (id) {
+      components[id] = js
+      return { $ref: `#/components/schemas/${id}` }
+    }
+    return js
+  }
+  const paths: Record<string, Json> = {}
+  for (const r of routes) {
+    const path = '/api/v0' + r.path.replace(/:([A-Za-z_]\w*)/g, '{$1}')
+    const parameters: Json[] = []
+    for (const [where, shape] of [['path', r.params], ['query', r.query]] as const) {
+      if (!shape) continue
+      for (const [name, field] of Object.entries(shape.shape as Record<string, z.ZodType>)) {
+        parameters.push({ name, in: where, required: where === 'path' || !field.safeParse(undefined).success, schema: schemaOf(field, 'input') })
+      }
+    }
+    const errorSchema = r.errorShape === 'message' ? Message : Detail
+    const responses: Json = {
+      200: { description: 'Successful Response', content: { 'application/json': { schema: schemaOf(r.response, 'output') } } },
+      401: { description: 'missing or unknown X-API-KEY', content: { 'application/json': { schema: schemaOf(errorSchema, 'output') } } },
+      422: { description: 'Validation Error', content: { 'application/json': { schema: schemaOf(HTTPValidationError, 'output') } } },
+    }
+    for (const [status, description] of Object.entries(r.errors ?? {})) {
+      responses[status] = { description, content: { 'application/json': { schema: schemaOf(errorSchema, 'output') } } }
+    }
+    paths[path] ??= {}
+    paths[path]![r.method] = {
+      operationId: r.operationId,
+      summary: r.summary,
+      tags: r.tags,
+      ...(parameters.length ? { parameters } : {}),
+      ...(r.body
+        ? { requestBody: { required: !r.bodyOptional, content: { 'application/json': { schema: schemaOf(r.body, 'input') } } } }
+        : {}),
+      responses,
+      ...(r.public ? {} : { security: [{ APIKeyHeader: [] }] }),
+    }
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Tandem API', version },
+    paths,
+    components: { schemas: components, securitySchemes: { APIKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-KEY' } } },
+  }
+}

@@ -1,0 +1,48 @@
+// Comment threads of an asset in the spec's shape. Anchored threads get, in `data.anchor`, their Yjs
+// relative positions (base64 of Y.encodeRelativePosition) and the text currently between them.
+import type * as Y from 'yjs'
+import { listComments, listThreads, type Comment, type Thread } from '../../../control/comments.js'
+import { anchoredText } from '../../../control/doc-text.js'
+import { iso } from '../../../control/ids.js'
+import type { ControlStore } from '../../../control/store.js'
+
+export interface ThreadsWithComments {
+  thread: Thread
+  comments: Comment[]
+}
+
+export async function loadThreads(store: ControlStore, assetId: string): Promise<ThreadsWithComments[]> {
+  const threads = await listThreads(store, assetId)
+  return Promise.all(threads.map(async (thread) => ({ thread, comments: await listComments(store, thread.id) })))
+}
+
+export function threadOut({ thread: t, comments }: ThreadsWithComments, doc: Y.Doc | null) {
+  const data: Record<string, unknown> = { ...t.data }
+  if (t.anchor) {
+    data.anchor = {
+      type: 'yjs-relative-position',
+      root: t.anchor.root,
+      start: t.anchor.start,
+      end: t.anchor.end,
+      text: doc ? anchoredText(doc, t.anchor) : null,
+    }
+  }
+  return {
+    id: t.id,
+    archived_at: iso(t.archivedAtMs),
+    resolved_at: iso(t.resolvedAtMs),
+    created_at: iso(t.createdAtMs),
+    updated_at: iso(t.updatedAtMs),
+    comments: comments.map((c) => ({
+      id: c.id,
+      content_json: c.contentJson,
+      text: c.text,
+      created_at: iso(c.createdAtMs),
+      updated_at: iso(c.updatedAtMs),
+      reactions: c.reactions,
+      user_id: c.userId,
+    })),
+    data,
+    level: t.level,
+  }
+}

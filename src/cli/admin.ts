@@ -1,0 +1,104 @@
+// `tandem admin <noun> <verb> ... [--json]`. With a server running on the data dir the command goes
+// through its loopback admin endpoint; otherwise this process opens the LevelDB itself.
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { Level } from 'level'
+import { parseAdminArgs } from '../admin/args.js'
+import { adminUsage, executeAdmin, type AdminResult } from '../admin/commands.js'
+import { ADMIN_ENDPOINT_FILE, type AdminEndpointInfo } from '../admin/endpoint.js'
+import { RoomRegistry } from '../collab/registry.js'
+import { LoopTransport } from '../collab/transport.js'
+import { ControlStore } from '../control/store.js'
+import type { RootDb } from '../deps.js'
+import type { Config } from '../infra/config.js'
+import { isAppError } from '../infra/errors.js'
+import { createLogger } from '../infra/log.js'
+import { createMetrics } from '../infra/metrics.js'
+import { LevelDocStore } from '../storage/leveldb/store.js'
+
+/** The LevelDB folder inside the data dir (as server.ts opens it). */
+const DB_DIR = 'db'
+
+class Remote {
+  constructor(readonly reason: string) {}
+}
+
+async function viaServer(dataDir: string, args: string[]): Promise<AdminResult | Remote | null> {
+  let info: AdminEndpointInfo
+  try {
+    info = JSON.parse(await readFile(join(dataDir, ADMIN_ENDPOINT_FILE), 'utf8')) as AdminEndpointInfo
+  } catch {
+    return null
+  }
+  if (!/^http:\/\/127\.0\.0\.1:\d+\/admin$/.test(info.url)) return new Remote('admin endpoint file is not a loopback URL')
+  let res: Response
+  try {
+    res = await fetch(info.url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${info.secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ args }),
+      signal: AbortSignal.timeout(60_000),
+    })
+  } catch {
+    return null // stale file: no server listens any more
+  }
+  const body = (await res.json()) as { ok: boolean; error?: string } & AdminResult
+  if (!body.ok) return new Remote(body.error ?? `admin endpoint answered ${res.status}`)
+  return body
+}
+
+async function locally(config: Config, args: string[]): Promise<AdminResult> {
+  const db = new Level<string, unknown>(join(config.dataDir, DB_DIR), { valueEncoding: 'json' }) as RootDb
+  try {
+    await db.open()
+  } catch (err) {
+    throw new Error(`cannot open the data dir ${config.dataDir} (${(err as Error).message}); if a server runs on it, its admin endpoint is not reachable`)
+  }
+  const metrics = createMetrics()
+  const docStore = new LevelDocStore(db)
+  const docs = new RoomRegistry({
+    store: docStore,
+    transport: new LoopTransport(),
+    log: createLogger('silent'),
+    metrics,
+    now: Date.now,
+    maxDocBytes: config.maxDocBytes,
+    compactThreshold: config.compactThreshold,
+    maxBackpressureBytes: config.maxBackpressureBytes,
+    unloadDelayMs: 0,
+  })
+  try {
+    return await executeAdmin({ store: new ControlStore(db), now: Date.now, docs }, parseAdminArgs(args))
+  } finally {
+    await docs.close()
+    await docStore.close()
+    await db.close()
+    metrics.registry.clear()
+  }
+}
+
+function render(value: unknown): string {
+  if (Array.isArray(value)) return value.map((v) => (typeof v === 'object' && v !== null ? Object.entries(v).map(([k, x]) => `${k}=${typeof x === 'object' ? JSON.stringify(x) : String(x)}`).join('  ') : String(v))).join('\n')
+  if (typeof value === 'object' && value !== null) return Object.entries(value).map(([k, x]) => `${k}: ${typeof x === 'object' && x !== null ? JSON.stringify(x) : String(x)}`).join('\n')
+  return String(value)
+}
+
+export async function runAdmin(args: string[], config: Config, out: (s: string) => void = (s) => process.stdout.write(s + '\n')): Promise<number> {
+  const err = (s: string) => process.stderr.write(`tandem admin: ${s}\n`)
+  let json = false
+  try {
+    json = parseAdminArgs(args).json
+    const remote = await viaServer(config.dataDir, args)
+    if (remote instanceof Remote) {
+      err(remote.reason)
+      return 1
+    }
+    const result = remote ?? (await locally(config, args))
+    out(json ? JSON.stringify(result.result, null, 2) : (result.text ?? render(result.result)))
+    return 0
+  } catch (e) {
+    err(isAppError(e) || e instanceof Error ? e.message : String(e))
+    if (!json && isAppError(e) && e.message.startsWith('expected:')) err(`commands:\n${adminUsage()}`)
+    return isAppError(e) && e.status === 400 ? 2 : 1
+  }
+}

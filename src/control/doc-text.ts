@@ -1,0 +1,138 @@
+// Plain text of a Yjs document, read straight from its item lists so a live room's doc is never
+// changed (no root type is instantiated or converted). A root holding text items renders as Y.Text;
+// a root holding XML nodes renders as a Y.XmlFragment with every block on its own line.
+import * as Y from 'yjs'
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Yjs types its roots with `any` events
+type AnyType = Y.AbstractType<any>
+
+/** Roots tried first, in this order, by editor convention (Tiptap, y-prosemirror, plain text). */
+const PREFERRED_ROOTS = ['default', 'prosemirror', 'content', 'text', 'codemirror', 'monaco', 'quill']
+
+function* liveItems(type: AnyType): Generator<Y.Item> {
+  for (let item = type._start; item !== null; item = item.right) if (!item.deleted) yield item
+}
+
+function kindOf(type: AnyType): 'text' | 'xml' | 'empty' {
+  for (const item of liveItems(type)) {
+    if (item.content instanceof Y.ContentString || item.content instanceof Y.ContentEmbed) return 'text'
+    if (item.content instanceof Y.ContentType) {
+      const t = item.content.type
+      if (t instanceof Y.XmlElement || t instanceof Y.XmlText) return 'xml'
+    }
+  }
+  return 'empty'
+}
+
+/** The root holding the document's content: a preferred name first, then any other by name. */
+export function contentRoot(doc: Y.Doc): { name: string; type: AnyType; kind: 'text' | 'xml' } | null {
+  const names = [...doc.share.keys()].sort((a, b) => {
+    const ia = PREFERRED_ROOTS.indexOf(a)
+    const ib = PREFERRED_ROOTS.indexOf(b)
+    return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib) || (a < b ? -1 : a > b ? 1 : 0)
+  })
+  for (const name of names) {
+    const type = doc.share.get(name)!
+    const kind = kindOf(type)
+    if (kind !== 'empty') return { name, type, kind }
+  }
+  return null
+}
+
+/** The characters of a text type (Y.Text or Y.XmlText); formatting and embeds are dropped. */
+function inlineText(type: AnyType): string {
+  let s = ''
+  for (const item of liveItems(type)) {
+    if (item.content instanceof Y.ContentString) s += item.content.str
+    else if (item.content instanceof Y.ContentType) s += elementInline(item.content.type as AnyType)
+  }
+  return s
+}
+
+function elementInline(t: AnyType): string {
+  if (t instanceof Y.XmlText) return inlineText(t)
+  if (t instanceof Y.XmlElement && t.nodeName === 'hard_break') return '\n'
+  let s = ''
+  for (const item of liveItems(t)) if (item.content instanceof Y.ContentType) s += elementInline(item.content.type as AnyType)
+  return s
+}
+
+/** Block elements become lines; an element whose children are all elements is a container (list, quote). */
+function blockLines(t: AnyType, out: string[]): void {
+  if (t instanceof Y.XmlText) {
+    out.push(inlineText(t))
+    return
+  }
+  const children = [...liveItems(t)].map((i) => (i.content instanceof Y.ContentType ? (i.content.type as AnyType) : null))
+  const container = children.length > 0 && children.every((c) => c instanceof Y.XmlElement)
+  if (container) for (const c of children) blockLines(c!, out)
+  else out.push(elementInline(t))
+}
+
+export function renderDocText(doc: Y.Doc): string {
+  const root = contentRoot(doc)
+  if (!root) return ''
+  if (root.kind === 'text') return inlineText(root.type)
+  const lines: string[] = []
+  for (const item of liveItems(root.type)) {
+    if (item.content instanceof Y.ContentType) blockLines(item.content.type as AnyType, lines)
+  }
+  return lines.join('\n')
+}
+
+/** Characters [from, to) of a text type, indexed the way Y.Text indexes (embeds count one). */
+export function sliceText(type: AnyType, from: number, to: number): string {
+  let s = ''
+  let pos = 0
+  for (const item of liveItems(type)) {
+    if (!item.countable) continue
+    const len = item.length
+    if (item.content instanceof Y.ContentString && pos + len > from && pos < to) {
+      s += item.content.str.slice(Math.max(0, from - pos), Math.min(len, to - pos))
+    }
+    pos += len
+    if (pos >= to) break
+  }
+  return s
+}
+
+function* textTypes(t: AnyType): Generator<AnyType> {
+  if (kindOf(t) === 'text' || t instanceof Y.XmlText) {
+    yield t
+    return
+  }
+  for (const item of liveItems(t)) if (item.content instanceof Y.ContentType) yield* textTypes(item.content.type as AnyType)
+}
+
+export interface TextAnchor {
+  root: string
+  /** base64 of Y.encodeRelativePosition */
+  start: string
+  end: string
+}
+
+const b64 = (u: Uint8Array) => Buffer.from(u).toString('base64')
+
+/** Anchors the first occurrence of `quote` inside one text node of the document. */
+export function anchorQuote(doc: Y.Doc, quote: string): TextAnchor | null {
+  const root = contentRoot(doc)
+  if (!root || !quote) return null
+  for (const t of textTypes(root.type)) {
+    const at = sliceText(t, 0, Number.MAX_SAFE_INTEGER).indexOf(quote)
+    if (at < 0) continue
+    return {
+      root: root.name,
+      start: b64(Y.encodeRelativePosition(Y.createRelativePositionFromTypeIndex(t, at, 0))),
+      end: b64(Y.encodeRelativePosition(Y.createRelativePositionFromTypeIndex(t, at + quote.length, -1))),
+    }
+  }
+  return null
+}
+
+/** The text currently between an anchor's two positions, or null when they no longer resolve to one range. */
+export function anchoredText(doc: Y.Doc, anchor: TextAnchor): string | null {
+  const start = Y.createAbsolutePositionFromRelativePosition(Y.decodeRelativePosition(Buffer.from(anchor.start, 'base64')), doc)
+  const end = Y.createAbsolutePositionFromRelativePosition(Y.decodeRelativePosition(Buffer.from(anchor.end, 'base64')), doc)
+  if (!start || !end || start.type !== end.type || end.index < start.index) return null
+  return sliceText(start.type as AnyType, start.index, end.index)
+}

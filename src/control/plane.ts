@@ -1,0 +1,30 @@
+// The control plane of one server: its store, the tool catalog and the site sweeper. One per
+// ServerDeps, shared by the API listener, the admin endpoint and the demo seed, so per-key locks
+// and the sweeper are never duplicated.
+import type { ServerDeps } from '../deps.js'
+import { defaultConnectorFactory, type ConnectorFactory } from '../sources/connector.js'
+import { SiteSweeper } from '../sources/sweeper.js'
+import { ControlStore } from './store.js'
+import { loadToolCatalog, type ToolCatalog } from './tool-catalog.js'
+
+export interface ControlPlane {
+  store: ControlStore
+  catalog: ToolCatalog
+  sweeper: SiteSweeper
+}
+
+const planes = new WeakMap<ServerDeps, Promise<ControlPlane>>()
+
+export function controlPlane(deps: ServerDeps, connectors: ConnectorFactory = defaultConnectorFactory): Promise<ControlPlane> {
+  let plane = planes.get(deps)
+  if (!plane) {
+    plane = (async () => {
+      const store = new ControlStore(deps.db)
+      const catalog = await loadToolCatalog(deps.config.toolCatalogFile)
+      const sweeper = new SiteSweeper(store, { stepDelayMs: deps.config.siteSweepDelayMs, now: deps.now, log: deps.log, connectors })
+      return { store, catalog, sweeper }
+    })()
+    planes.set(deps, plane)
+  }
+  return plane
+}
