@@ -1,0 +1,53 @@
+import { execFile } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { verifyToken } from '../src/auth/capability.js'
+import { loadKeyRing } from '../src/auth/keys.js'
+
+const run = promisify(execFile)
+let dir: string
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tandem-cli-'))
+})
+afterAll(async () => rm(dir, { recursive: true, force: true }))
+
+const tandem = (...args: string[]) => run(process.execPath, ['bin/tandem.js', ...args], { env: { ...process.env, TANDEM_DATA_DIR: dir } })
+
+describe('tandem token', () => {
+  it('prints exactly one token that the data dir keys verify', async () => {
+    const { stdout, stderr } = await tandem('token', '--org', 'acme', '--doc', 'd1', '--access', 'r', '--sub', 'ann@example.com', '--ttl', '600')
+    expect(stderr).toBe('')
+    const lines = stdout.split('\n').filter(Boolean)
+    expect(lines).toHaveLength(1)
+    const cap = await verifyToken(await loadKeyRing(dir, ''), lines[0]!)
+    expect(cap).toMatchObject({ org: 'acme', doc: 'd1', acc: 'r', sub: 'ann@example.com', branch: 'main' })
+  })
+
+  it('refuses missing or bad arguments with exit code 2 and a message', async () => {
+    await expect(tandem('token', '--org', 'acme', '--access', 'x')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/--doc is required[\s\S]*--sub is required[\s\S]*--access must be r or rw/),
+    })
+  })
+
+  it('reports a bad setting as a configuration error naming it', async () => {
+    await expect(tandem('serve', '--collab-port', 'many')).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/configuration error: --collab-port/),
+    })
+  })
+})
+
+describe('tandem keys', () => {
+  it('rotate prints a new kid and list shows it signing, the old one kept', async () => {
+    const first = (await tandem('keys', 'list')).stdout.trim().split('\n')
+    const { stdout } = await tandem('keys', 'rotate')
+    const kid = stdout.trim()
+    const after = (await tandem('keys', 'list')).stdout.trim().split('\n')
+    expect(after[0]).toBe(`${kid} (signing)`)
+    expect(after[1]).toBe(first[0]!.replace(' (signing)', ''))
+  })
+})
