@@ -13,6 +13,7 @@ import { createLogger, type Logger } from './infra/log.js'
 import { createMetrics } from './infra/metrics.js'
 import { CLOSE } from './protocol/close-codes.js'
 import { LevelDocStore } from './storage/leveldb/store.js'
+import { MemoryDocStore } from './storage/memory.js'
 
 export interface ServerOptions {
   now?: () => number
@@ -48,7 +49,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
   } catch (err) {
     throw new Error(`cannot open ${join(config.dataDir, 'db')}: is another tandem process using this data dir? (${(err as Error).message})`)
   }
-  const store = new LevelDocStore(db)
+  const store = config.docStorage === 'memory' ? new MemoryDocStore() : new LevelDocStore(db)
 
   let collab: CollabListener | undefined
   let api: { port: number; close(): Promise<void> } | undefined

@@ -34,6 +34,7 @@ export const SETTINGS = {
   signingKeys: s('string', 'signing-keys', '', 'JWKS file of private Ed25519 keys with kid; the first signs'),
   corsOrigins: s('list', 'cors-origins', ['*'], 'comma list of origins allowed by CORS on the collab REST API'),
   logLevel: s('string', 'log-level', 'info', 'pino log level (silent, error, warn, info, debug)'),
+  docStorage: s('string', 'doc-storage', 'leveldb', 'where documents live: leveldb (durable) or memory (lost on exit; for benchmarks and tests)'),
 
   // collab limits
   maxMessageBytes: s('int', 'max-message-bytes', 16 * 1024 * 1024, 'largest WebSocket message (bytes); larger closes 1009', 1024),
@@ -127,6 +128,7 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = {}, ove
   for (const url of [cfg.publicRestUrl, cfg.publicWsUrl]) {
     if (url && !/^(https?|wss?):\/\/[^\s]+$/.test(url)) throw new ConfigError(`public URL ${JSON.stringify(url)} is not an http(s)/ws(s) URL`)
   }
+  if (!['leveldb', 'memory'].includes(cfg.docStorage)) throw new ConfigError(`doc-storage: expected leveldb or memory, got ${JSON.stringify(cfg.docStorage)}`)
   if (!['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'].includes(cfg.logLevel)) {
     throw new ConfigError(`log-level: unknown level ${JSON.stringify(cfg.logLevel)}`)
   }
