@@ -9,6 +9,8 @@ import { Room } from './room.js'
 import type { Transport } from './transport.js'
 import * as Y from 'yjs'
 
+const SHUTDOWN_FLUSH_MS = 15_000
+
 export interface RegistryOptions {
   store: DocStore
   transport: Transport
@@ -129,10 +131,19 @@ export class RoomRegistry implements DocService {
     this.unloadTimers.clear()
     await Promise.allSettled([...this.loading.values()])
     const rooms = [...this.rooms.values()]
+    // A store that keeps failing must not hang shutdown forever: wait a bounded time, and say
+    // which documents could not be written.
     await Promise.all(
-      rooms.map((r) =>
-        r.flushed().catch((err) => this.o.log.error({ err, docId: r.docId }, 'flush on shutdown failed')),
-      ),
+      rooms.map(async (r) => {
+        let timer: NodeJS.Timeout | undefined
+        const gaveUp = new Promise<'timeout'>((res) => (timer = setTimeout(() => res('timeout'), SHUTDOWN_FLUSH_MS)))
+        const outcome = await Promise.race([r.flushed().then(() => 'ok' as const), gaveUp]).catch((err) => {
+          this.o.log.error({ err, docId: r.docId }, 'flush on shutdown failed')
+          return 'error' as const
+        })
+        clearTimeout(timer)
+        if (outcome === 'timeout') this.o.log.error({ docId: r.docId }, 'shutdown: updates could not be written in time')
+      }),
     )
     for (const r of rooms) r.destroy(CLOSE.goingAway, 'server shutting down')
     this.rooms.clear()
