@@ -100,10 +100,25 @@ describe.each(impls)('DocStore contract: %s', (_name, make) => {
     expect(await collect(ctx.store.listDocs())).toHaveLength(4)
   })
 
+  it('side records are per document and name, replaced on write, and outlive a prune', async () => {
+    expect(await ctx.store.readMeta('o/d/main', 'history')).toBeNull()
+    await ctx.store.append('o/d/main', 1, [{ user: 'u', at: 1, update: bytes(1) }])
+    await ctx.store.writeMeta('o/d/main', 'history', bytes(1, 2))
+    await ctx.store.writeMeta('o/d/main', 'history', bytes(3))
+    await ctx.store.writeMeta('o/d/main2', 'history', bytes(4))
+    await ctx.store.writeSnapshot('o/d/main', { seq: 1, at: 2, state: bytes(1) })
+    await ctx.store.prune('o/d/main', 1)
+    expect(await ctx.store.readMeta('o/d/main', 'history')).toEqual(bytes(3))
+    expect(await ctx.store.readMeta('o/d/main2', 'history')).toEqual(bytes(4))
+    expect(await collect(ctx.store.listDocs())).toEqual(['o/d/main'])
+  })
+
   it('state survives reopening the store', async () => {
     if (!ctx.reopen) return
     await ctx.store.append('o/d/main', 1, [{ user: 'u', at: 5, update: bytes(7) }])
+    await ctx.store.writeMeta('o/d/main', 'history', bytes(9))
     const again = await ctx.reopen()
     expect((await again.load('o/d/main')).updates[0]).toMatchObject({ seq: 1, user: 'u', at: 5 })
+    expect(await again.readMeta('o/d/main', 'history')).toEqual(bytes(9))
   })
 })

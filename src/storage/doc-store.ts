@@ -39,6 +39,10 @@ export interface DocStore {
   readLog(docId: string, from?: number, to?: number): AsyncIterable<StoredUpdate>
   /** Drops log entries with seq <= uptoSeq; a snapshot must already cover them. */
   prune(docId: string, uptoSeq: number): Promise<void>
+  /** A named side record kept beside the document by another module (history checkpoints); null if none. */
+  readMeta(docId: string, name: string): Promise<Uint8Array | null>
+  /** Replaces a side record. Side records are not log entries: prune never touches them. */
+  writeMeta(docId: string, name: string, value: Uint8Array): Promise<void>
   /** Whether anything was ever stored for the document. */
   exists(docId: string): Promise<boolean>
   /** Ids of stored documents, optionally under a prefix. */

@@ -9,6 +9,7 @@ interface MemDoc {
 
 export class MemoryDocStore implements DocStore {
   private docs = new Map<string, MemDoc>()
+  private meta = new Map<string, Uint8Array>()
 
   private get(docId: string): MemDoc {
     let d = this.docs.get(docId)
@@ -43,6 +44,14 @@ export class MemoryDocStore implements DocStore {
     if (!d) return
     if ((d.snapshot?.seq ?? 0) < uptoSeq) throw new Error('prune past the snapshot would lose updates')
     d.log = d.log.filter((u) => u.seq > uptoSeq)
+  }
+
+  async readMeta(docId: string, name: string): Promise<Uint8Array | null> {
+    return this.meta.get(`${docId}!${name}`)?.slice() ?? null
+  }
+
+  async writeMeta(docId: string, name: string, value: Uint8Array): Promise<void> {
+    this.meta.set(`${docId}!${name}`, value.slice())
   }
 
   async exists(docId: string): Promise<boolean> {

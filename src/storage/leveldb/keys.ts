@@ -1,6 +1,7 @@
 // Key layout of the documents sublevel (`docs-v1`; a new layout gets a new sublevel name).
 //   s!{docId}              snapshot: varUint seq, varUint at, state bytes
 //   u!{docId}!{seq:12 hex} update:   varString user, varUint at, update bytes
+//   m!{docId}!{name}       side record of another module (history), opaque bytes
 // '!' sorts below every character a docId may hold, so `u!{docId}!` ranges never overlap.
 import * as decoding from 'lib0/decoding'
 import * as encoding from 'lib0/encoding'
@@ -10,6 +11,7 @@ const SEQ_DIGITS = 12
 
 export const snapshotKey = (docId: string) => `s!${docId}`
 export const updateKey = (docId: string, seq: number) => `u!${docId}!${seq.toString(16).padStart(SEQ_DIGITS, '0')}`
+export const metaKey = (docId: string, name: string) => `m!${docId}!${name}`
 export const updatePrefix = (docId: string) => `u!${docId}!`
 /** Upper bound of a prefix range: '~' sorts above hex digits and every docId character. */
 export const prefixEnd = (prefix: string) => prefix + '~'

@@ -9,6 +9,7 @@ import {
   docIdOfKey,
   encodeSnapshotValue,
   encodeUpdateValue,
+  metaKey,
   prefixEnd,
   seqOfUpdateKey,
   snapshotKey,
@@ -75,6 +76,15 @@ export class LevelDocStore implements DocStore {
     const batch = this.db.batch()
     for await (const key of this.db.keys({ gt: prefix, lt: updateKey(docId, uptoSeq + 1) })) batch.del(key)
     await batch.write()
+  }
+
+  async readMeta(docId: string, name: string): Promise<Uint8Array | null> {
+    const v = await this.db.get(metaKey(docId, name))
+    return v === undefined ? null : new Uint8Array(v.buffer, v.byteOffset, v.byteLength)
+  }
+
+  async writeMeta(docId: string, name: string, value: Uint8Array): Promise<void> {
+    await this.db.put(metaKey(docId, name), value)
   }
 
   async exists(docId: string): Promise<boolean> {
