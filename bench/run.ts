@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { list, parseFlags } from './lib/args.js'
 import { openFileLimit, pinSelf, stamp } from './lib/host.js'
 import { machineFacts } from './lib/proc.js'
-import { PEER_NAMES, ROOT, peerVersion, startPeer, type PeerName, type RunningPeer } from './lib/peers.js'
+import { PEER_NAMES, ROOT, buildTandem, peerVersion, startPeer, type PeerName, type RunningPeer } from './lib/peers.js'
 import { markdown, svg, type BenchReport, type RunRecord } from './lib/report.js'
 import { SCENARIOS, needsPersistence, runScenario, sizeFor, type ScenarioName } from './scenarios/index.js'
 
@@ -22,7 +22,8 @@ const USAGE = `usage: npm run bench -- [options]
   --server-cpus L     taskset CPU list for the server (default 0)
   --client-cpus L     taskset CPU list for this load generator (default 1)
   --no-pin            no taskset pinning
-  --tandem-entry F    Tandem script to run (default bin/tandem.js)
+  --tandem-entry F    Tandem script to run (default: sources compiled into bench/.build/dist)
+  --no-build          run bin/tandem.js (through tsx) instead of compiling
   --out DIR           results directory (default bench/results)
   --latest            also write latest.{json,md,svg} (done anyway for a full default run)
 `
@@ -66,7 +67,11 @@ async function main(argv: string[]): Promise<number> {
   if (flags.has('quick')) notes.push('--quick sizes: a first look, not the named scenario sizes')
   notes.push('Peers keep documents in memory except in the cold scenario (their own persistence); Tandem persists to LevelDB in every scenario.')
 
-  const tandemEntry = flags.get('tandem-entry') ?? join(ROOT, 'bin/tandem.js')
+  let tandemEntry = flags.get('tandem-entry') ?? join(ROOT, 'bin/tandem.js')
+  if (peers.includes('tandem') && !flags.has('tandem-entry') && !flags.has('no-build')) {
+    log('compiling Tandem into bench/.build/dist (as the production image runs it)')
+    tandemEntry = buildTandem(log)
+  }
   const startedAt = new Date()
   const base = join(out, stamp(startedAt))
   const report: BenchReport = {

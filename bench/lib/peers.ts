@@ -1,8 +1,8 @@
 // The servers under test, each started by the bench as its own process (pinned with taskset when
 // asked), on 127.0.0.1 and a free port, and stopped by it. The same client code drives all three;
 // only the URL, the framing and the token differ.
-import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
@@ -205,4 +205,25 @@ async function startHocuspocus(opts: StartOptions): Promise<RunningPeer> {
       return startHocuspocus(opts)
     },
   }
+}
+
+/**
+ * Compiles Tandem's sources into bench/.build/dist, as the production image runs them (no loader
+ * in the server process). tsc emits despite type errors elsewhere in the tree; returns the entry,
+ * or bin/tandem.js (tsx) when nothing was emitted.
+ */
+export function buildTandem(log: (l: string) => void): string {
+  const outDir = join(ROOT, 'bench/.build/dist')
+  const entry = join(outDir, 'main.js')
+  try {
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', outDir, '--sourceMap', 'false'], {
+      cwd: ROOT,
+      stdio: 'ignore',
+    })
+  } catch {
+    // type errors in the tree do not stop the emit
+  }
+  if (existsSync(entry) && statSync(entry).mtimeMs > Date.now() - 120_000) return entry
+  log('warning: could not compile Tandem; running bin/tandem.js through tsx')
+  return join(ROOT, 'bin/tandem.js')
 }

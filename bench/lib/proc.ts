@@ -100,7 +100,7 @@ export function machineFacts(): { nproc: number; cpu: string; node: string; memT
   }
   let nproc = 0
   try {
-    nproc = Number(execFileSync('nproc', { encoding: 'utf8' }).trim())
+    nproc = Number(execFileSync('nproc', ['--all'], { encoding: 'utf8' }).trim())
   } catch {
     nproc = 0
   }
