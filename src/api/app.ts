@@ -8,18 +8,18 @@ import { observe } from './middleware/observe.js'
 import { openApiDocument } from './openapi.js'
 import { mountRoute, type RouteDef } from './route.js'
 import type { ApiContext } from './context.js'
-import { V0_ROUTES } from './v0/index.js'
+import { V0_ROUTES, type RouteModule } from './v0/index.js'
 
 export const API_VERSION = '0.1.0'
 
-export function createApiApp(api: ApiContext): Koa {
+export function createApiApp(api: ApiContext, modules: RouteModule[] = V0_ROUTES): Koa {
   const { deps } = api
   const app = new Koa({ proxy: false })
   app.silent = true // errors are logged by the error mapper
   app.use(observe(deps.log, deps.metrics))
   app.use(errorMapper(deps.log))
 
-  const routes: RouteDef[] = V0_ROUTES.flatMap((m) => m(api))
+  const routes: RouteDef[] = modules.flatMap((m) => m(api))
   const openapi = openApiDocument(routes, API_VERSION)
 
   const root = new Router()
