@@ -3,9 +3,10 @@ import type { ApiContext } from '../context.js'
 import type { RouteDef } from '../route.js'
 import { assetContentRoutes } from './asset-content/routes.js'
 import { collabTokenRoutes } from './collab-token/routes.js'
+import { databaseRoutes } from './databases/routes.js'
 import { sourcesRoutes } from './sources/routes.js'
 import { toolRegistryRoutes } from './tool-registry/routes.js'
 
 export type RouteModule = (api: ApiContext) => RouteDef[]
 
-export const V0_ROUTES: RouteModule[] = [toolRegistryRoutes, collabTokenRoutes, assetContentRoutes, sourcesRoutes]
+export const V0_ROUTES: RouteModule[] = [toolRegistryRoutes, collabTokenRoutes, assetContentRoutes, sourcesRoutes, databaseRoutes]

@@ -1,7 +1,7 @@
 // The whole query string of a read -> ReadQuery. Reserved parameters: select, order, limit,
 // offset, and, or, not.and, not.or. Every other parameter filters the column it names; repeated
-// parameters AND together. limit/offset are validated like FastAPI's int query parameters (422).
-import { AppError } from '../../../../infra/errors.js'
+// parameters AND together. limit and offset arrive already validated the FastAPI way (route.ts,
+// pydantic 422s); here they get their defaults and the cap.
 import type { Condition, ReadQuery } from './ast.js'
 import { parseOpExpr } from './filter.js'
 import { parseLogicParam } from './logic.js'
@@ -14,28 +14,22 @@ export const DEFAULT_LIMIT = 100
 export interface ReadLimits {
   /** a larger `limit` is lowered to this */
   maxLimit: number
-}
-
-export interface FieldError {
-  type: string
-  loc: (string | number)[]
-  msg: string
-  input: unknown
-  ctx?: Record<string, unknown>
+  limit?: number
+  offset?: number
 }
 
 export function parseReadParams(entries: Iterable<[string, string]>, limits: ReadLimits): ReadQuery {
-  const q: ReadQuery = { select: [{ kind: 'star' }], where: [], order: [], limit: DEFAULT_LIMIT, offset: 0 }
-  const invalid: FieldError[] = []
-  let limit: string | undefined
-  let offset: string | undefined
+  const q: ReadQuery = {
+    select: [{ kind: 'star' }],
+    where: [],
+    order: [],
+    limit: Math.min(limits.limit ?? DEFAULT_LIMIT, limits.maxLimit),
+    offset: limits.offset ?? 0,
+  }
   for (const [key, value] of entries) {
     switch (key) {
       case 'limit':
-        limit = value // the last one wins, as for a FastAPI scalar parameter
-        break
       case 'offset':
-        offset = value
         break
       case 'select':
         if (value !== '') q.select = parseSelect(value)
@@ -54,16 +48,6 @@ export function parseReadParams(entries: Iterable<[string, string]>, limits: Rea
         if (value !== '') q.where.push(parseFilterParam(key, value))
     }
   }
-  if (limit !== undefined) {
-    const n = parseNonNegativeInt('limit', limit, invalid)
-    if (n !== undefined) q.limit = Math.min(n, limits.maxLimit)
-  }
-  if (offset !== undefined) {
-    const n = parseNonNegativeInt('offset', offset, invalid)
-    if (n !== undefined) q.offset = n
-  }
-  if (invalid.length) throw validationError(invalid)
-  q.limit = Math.min(q.limit, limits.maxLimit)
   return q
 }
 
@@ -76,27 +60,4 @@ function parseFilterParam(key: string, value: string): Condition {
     if (!ks.done) ks.fail('unexpected text after the quoted column name')
   }
   return parseOpExpr(new Scanner(value, key), column, 'root')
-}
-
-function parseNonNegativeInt(name: string, raw: string, out: FieldError[]): number | undefined {
-  const loc = ['query', name]
-  if (!/^\s*[+-]?\d+\s*$/.test(raw)) {
-    out.push({ type: 'int_parsing', loc, msg: 'Input should be a valid integer, unable to parse string as an integer', input: raw })
-    return undefined
-  }
-  const n = Number(raw)
-  if (!Number.isSafeInteger(n)) {
-    out.push({ type: 'int_parsing', loc, msg: 'Input should be a valid integer, unable to parse string as an integer', input: raw })
-    return undefined
-  }
-  if (n < 0) {
-    out.push({ type: 'greater_than_equal', loc, msg: 'Input should be greater than or equal to 0', input: raw, ctx: { ge: 0 } })
-    return undefined
-  }
-  return n
-}
-
-/** A pydantic-shaped 422; the API error middleware renders `details` as the `detail` list. */
-export function validationError(errors: FieldError[]): AppError {
-  return new AppError('validation', errors.map((e) => `${e.loc.join('.')}: ${e.msg}`).join('; '), { details: errors })
 }

@@ -1,0 +1,151 @@
+// GET /databases/{asset_id}/data                list tables
+// GET /databases/{asset_id}/data/{table_name}   read rows (PostgREST-style query string)
+// POST /databases/{asset_id}/data/{table_name}  insert rows
+// Request problems (400/422) are found before the database is touched, so a bad request never
+// wakes a suspended database. Rows travel as the JSON text the database built.
+import type { Context } from 'koa'
+import type { Database } from '../../../databases/registry.js'
+import { isDbError } from '../../../databases/db-error.js'
+import type { TableInfo } from '../../../databases/table-info.js'
+import { AppError } from '../../../infra/errors.js'
+import type { ApiContext } from '../../context.js'
+import { defineRoute, ValidationFailed, type RouteDef } from '../../route.js'
+import { openDatabase } from './access.js'
+import { sqlFailure } from './db-errors.js'
+import { compileInsert, type Row } from './query/compile-insert.js'
+import { compileRead } from './query/compile-read.js'
+import { parseReadParams } from './query/params.js'
+import type { Statement } from './query/sql.js'
+import { forgetRegistry, registryOf } from './registry-of.js'
+import { DatabaseParams, InsertDataRequest, InsertDataResponse, ListTablesResponse, ReadRowsQuery, ReadRowsResponse, TableParams } from './schema.js'
+
+const ERRORS = {
+  400: 'invalid request (e.g. the asset is not a database asset, bad filter)',
+  403: 'access denied to database',
+  404: 'database asset (or table) not found',
+  501: 'provider not supported',
+  503: 'database unavailable (starting, suspended, saturated, unreachable); see Retry-After',
+}
+
+export function databaseRoutes({ deps, control, onClose }: ApiContext): RouteDef[] {
+  const { config } = deps
+  const { store } = control
+  const registry = registryOf(deps)
+  onClose(async () => {
+    await registry.close()
+    forgetRegistry(deps)
+  })
+
+  /** The table named in the path, or 404. */
+  async function tableOf(db: Database, name: string): Promise<TableInfo> {
+    const t = await db.table(name)
+    if (!t) throw new AppError('not_found', `Table ${JSON.stringify(name)} not found`)
+    return t
+  }
+
+  /** Compiles against the cached shape; a miss (unknown column) is retried once on a fresh shape. */
+  async function compile<T>(db: Database, name: string, build: (t: TableInfo) => T): Promise<T> {
+    const table = await tableOf(db, name)
+    try {
+      return build(table)
+    } catch (e) {
+      if (!(e instanceof AppError) || e.status !== 400) throw e
+      const fresh = await db.reloadTable(name)
+      if (!fresh) throw new AppError('not_found', `Table ${JSON.stringify(name)} not found`)
+      if (fresh === table) throw e
+      return build(fresh)
+    }
+  }
+
+  async function runJson(db: Database, name: string, stmt: Statement): Promise<string> {
+    try {
+      return await db.json(stmt)
+    } catch (e) {
+      throw mapSql(db, name, e)
+    }
+  }
+
+  function mapSql(db: Database, name: string, e: unknown): unknown {
+    if (!isDbError(e) || e.kind !== 'sql') return e
+    if (e.sql?.code === '42P01' || e.sql?.code === '42703') db.forgetTable(name)
+    return sqlFailure(e, config.dbRetryAfterSec)
+  }
+
+  const sendRows = (ctx: Context, json: string) => {
+    ctx.type = 'application/json'
+    ctx.body = `{"data":${json}}`
+  }
+
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/databases/:asset_id/data',
+      operationId: 'list_database_tables',
+      summary: 'List tables',
+      tags: ['databases'],
+      params: DatabaseParams,
+      response: ListTablesResponse,
+      errors: ERRORS,
+      async handler(_ctx, { params, user }) {
+        const db = await openDatabase(store, registry, user, params.asset_id, 'view')
+        try {
+          return { tables: await db.tables(config.dbSchemas) }
+        } catch (e) {
+          throw mapSql(db, '', e)
+        }
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/databases/:asset_id/data/:table_name',
+      operationId: 'read_database_rows',
+      summary: 'Read rows',
+      tags: ['databases'],
+      params: TableParams,
+      query: ReadRowsQuery,
+      response: ReadRowsResponse,
+      errors: ERRORS,
+      async handler(ctx, { params, query, user }) {
+        const q = parseReadParams(new URLSearchParams(ctx.querystring), { maxLimit: config.maxLimit, limit: query.limit, offset: query.offset })
+        const db = await openDatabase(store, registry, user, params.asset_id, 'view')
+        const stmt = await compile(db, params.table_name, (t) => compileRead(t, q))
+        sendRows(ctx, await runJson(db, params.table_name, stmt))
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/databases/:asset_id/data/:table_name',
+      operationId: 'insert_database_rows',
+      summary: 'Insert rows',
+      tags: ['databases'],
+      params: TableParams,
+      body: InsertDataRequest,
+      response: InsertDataResponse,
+      errors: { ...ERRORS, 409: 'constraint violation reported by the database; the detail carries its message', 413: 'request body too large' },
+      async handler(ctx, { params, body, user }) {
+        const rows: Row[] = Array.isArray(body.data) ? body.data : [body.data]
+        if (rows.length > config.maxInsertRows) {
+          throw new ValidationFailed([
+            {
+              type: 'too_long',
+              loc: ['body', 'data'],
+              msg: `List should have at most ${config.maxInsertRows} items after validation, not ${rows.length}`,
+              input: body.data,
+              ctx: { field_type: 'List', max_length: config.maxInsertRows, actual_length: rows.length },
+            },
+          ])
+        }
+        const db = await openDatabase(store, registry, user, params.asset_id, 'edit')
+        const stmt = await compile(db, params.table_name, (t) => compileInsert(t, rows, body.return_representation))
+        if (!stmt) return { data: body.return_representation ? [] : null }
+        if (body.return_representation) return sendRows(ctx, await runJson(db, params.table_name, stmt))
+        try {
+          await db.run(stmt)
+        } catch (e) {
+          throw mapSql(db, params.table_name, e)
+        }
+        return { data: null }
+      },
+    }),
+  ]
+}

@@ -1,0 +1,19 @@
+// Messages between the main thread and a PGlite worker. One worker runs one data directory.
+import type { SqlErrorFields } from '../db-error.js'
+
+export interface WorkerInit {
+  dataDir: string
+  /** pglite.wasm compiled once in the main thread and shared with every worker */
+  wasmModule?: WebAssembly.Module
+  /** postgresql.conf lines, e.g. shared_buffers */
+  conf: string[]
+}
+
+export type ToWorker = { type: 'query'; id: number; sql: string; params: (string | null)[] } | { type: 'close' }
+
+export type FromWorker =
+  | { type: 'ready' }
+  | { type: 'open-failed'; message: string }
+  | { type: 'result'; id: number; rows: unknown[][]; rowCount: number | null }
+  | { type: 'error'; id: number; error: SqlErrorFields }
+  | { type: 'closed' }

@@ -1,0 +1,346 @@
+// The open databases of this process, one entry per database asset, and their availability:
+//   starting   an instance is opening (a PGlite worker starting, initdb on first use)
+//   ready      statements run, through the entry's gate (concurrency + queue limits)
+//   suspended  closed after being idle, or to make room under the PGlite memory budget; the next
+//              request resumes it
+// A request that finds its database starting or suspended waits up to `startWaitMs`, then answers
+// 503 with Retry-After (the resume goes on). A refused statement (gate full, not started) never ran.
+import { createHash } from 'node:crypto'
+import { mkdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import { AppError } from '../infra/errors.js'
+import type { Config } from '../infra/config.js'
+import type { Logger } from '../infra/log.js'
+import { listTablesStatement, parseTables, type CatalogStatement } from './catalog.js'
+import { DbError, isDbError } from './db-error.js'
+import { Gate, GateRefused } from './gate.js'
+import type { DbInstance, SqlResult } from './instance.js'
+import { PgliteInstance } from './pglite/instance.js'
+import { PostgresInstance } from './postgres/instance.js'
+import { SchemaCache } from './schema-cache.js'
+import type { TableInfo, TableSummary } from './table-info.js'
+
+export const PROVIDERS = ['pglite', 'postgres'] as const
+export const DEFAULT_PROVIDER = 'pglite'
+
+export interface DatabaseAsset {
+  id: string
+  provider: string
+  /** postgres only; a secret */
+  connectionUrl?: string
+}
+
+export interface RegistryOptions {
+  dataDir: string
+  schemas: readonly string[]
+  deadlineMs: number
+  concurrency: number
+  queueLimit: number
+  startWaitMs: number
+  retryAfterSec: number
+  connectTimeoutMs: number
+  pgliteMaxOpen: number
+  idleMs: number
+  pgliteSharedBuffersMb: number
+  log: Logger
+  now?: () => number
+}
+
+export function registryOptions(config: Config, log: Logger): RegistryOptions {
+  return {
+    dataDir: config.dataDir,
+    schemas: config.dbSchemas,
+    deadlineMs: config.dbStatementTimeoutMs,
+    concurrency: config.dbConcurrency,
+    queueLimit: config.dbQueueLimit,
+    startWaitMs: config.dbStartWaitMs,
+    retryAfterSec: config.dbRetryAfterSec,
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+    pgliteMaxOpen: config.pgliteMaxOpen,
+    idleMs: config.pgliteIdleMs,
+    pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
+    log,
+  }
+}
+
+export type Phase = 'new' | 'starting' | 'ready' | 'suspending' | 'suspended'
+
+interface Entry {
+  id: string
+  provider: string
+  connectionUrl?: string
+  fingerprint: string
+  instance: DbInstance | null
+  opening: Promise<DbInstance> | null
+  closing: Promise<void> | null
+  everOpened: boolean
+  retired: boolean
+  gate: Gate
+  schema: SchemaCache
+  lastUsed: number
+  idleTimer?: NodeJS.Timeout
+}
+
+/** A directory name for an asset id: ids of plain characters as they are, others (dots) hashed. */
+export function pgliteDirName(assetId: string): string {
+  return /^[A-Za-z0-9_-]{1,200}$/.test(assetId) ? assetId : '~' + createHash('sha256').update(assetId).digest('hex').slice(0, 40)
+}
+
+export class DatabaseRegistry {
+  private readonly entries = new Map<string, Entry>()
+  private readonly now: () => number
+  private closed = false
+
+  constructor(private readonly o: RegistryOptions) {
+    this.now = o.now ?? Date.now
+  }
+
+  /** The database of an asset. 501 for a provider this server does not run. */
+  database(asset: DatabaseAsset): Database {
+    if (!(PROVIDERS as readonly string[]).includes(asset.provider)) {
+      throw new AppError('not_implemented', `database provider ${JSON.stringify(asset.provider)} is not supported`)
+    }
+    if (asset.provider === 'postgres' && !asset.connectionUrl) throw this.unavailable('database asset has no connection URL configured')
+    if (this.closed) throw this.unavailable('server is shutting down')
+    const fingerprint = createHash('sha256').update(`${asset.provider}\0${asset.connectionUrl ?? ''}`).digest('hex')
+    let entry = this.entries.get(asset.id)
+    if (entry && entry.fingerprint !== fingerprint) {
+      // The asset's settings changed: retire the old instance, start afresh.
+      this.retire(entry)
+      entry = undefined
+    }
+    if (!entry) {
+      const e: Entry = {
+        id: asset.id,
+        provider: asset.provider,
+        fingerprint,
+        instance: null,
+        opening: null,
+        closing: null,
+        everOpened: false,
+        retired: false,
+        gate: new Gate(asset.provider === 'pglite' ? 1 : this.o.concurrency, this.o.queueLimit, this.o.deadlineMs),
+        schema: undefined as unknown as SchemaCache,
+        lastUsed: this.now(),
+        ...(asset.connectionUrl ? { connectionUrl: asset.connectionUrl } : {}),
+      }
+      e.schema = new SchemaCache(this.o.schemas, (s) => this.json(e, s), this.now)
+      this.entries.set(asset.id, e)
+      entry = e
+    }
+    return new Database(this, entry)
+  }
+
+  status(assetId: string): { phase: Phase; active: number; queued: number } | undefined {
+    const e = this.entries.get(assetId)
+    if (!e) return undefined
+    const phase: Phase = e.instance ? 'ready' : e.opening ? 'starting' : e.closing ? 'suspending' : e.everOpened ? 'suspended' : 'new'
+    return { phase, active: e.gate.active, queued: e.gate.queued }
+  }
+
+  /** Number of PGlite instances open or opening (the memory budget counts these). */
+  get openPglite(): number {
+    let n = 0
+    for (const e of this.entries.values()) if (e.provider === 'pglite' && (e.instance || e.opening || e.closing)) n++
+    return n
+  }
+
+  /** Suspends an idle database now (as the idle timer would). False when it is busy. */
+  async suspend(assetId: string): Promise<boolean> {
+    const e = this.entries.get(assetId)
+    if (!e || !e.gate.idle || e.opening) return false
+    await this.suspendEntry(e)
+    return true
+  }
+
+  async close(): Promise<void> {
+    this.closed = true
+    const all = [...this.entries.values()]
+    this.entries.clear()
+    await Promise.all(all.map((e) => this.retire(e)))
+  }
+
+  // ---- statements ----
+
+  async run(entry: Entry, stmt: CatalogStatement): Promise<SqlResult> {
+    entry.lastUsed = this.now()
+    try {
+      await this.whenReady(entry)
+      return await entry.gate.run(async () => {
+        const instance = await this.open(entry)
+        try {
+          return await instance.query(stmt.text, stmt.values)
+        } finally {
+          entry.lastUsed = this.now()
+        }
+      })
+    } catch (e) {
+      if (e instanceof GateRefused) throw this.unavailable(e.reason === 'closed' ? 'database is closing' : e.message)
+      if (isDbError(e)) {
+        if (e.kind === 'unreachable') throw this.unavailable(e.message)
+        if (e.kind === 'deadline') throw this.unavailable(e.message)
+        if (e.kind === 'crashed') throw this.unavailable(`database is restarting: ${e.message}`)
+      }
+      throw e
+    } finally {
+      this.armIdle(entry)
+    }
+  }
+
+  /** The single JSON text value a compiled statement returns. */
+  async json(entry: Entry, stmt: CatalogStatement): Promise<string> {
+    const r = await this.run(entry, stmt)
+    return String(r.rows[0]?.[0] ?? 'null')
+  }
+
+  private async whenReady(entry: Entry): Promise<void> {
+    if (entry.instance) return
+    const resuming = entry.everOpened
+    const opening = this.open(entry)
+    let timer: NodeJS.Timeout | undefined
+    const waited = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.o.startWaitMs)))
+    try {
+      if (await Promise.race([opening.then(() => true as const), waited])) return
+    } finally {
+      clearTimeout(timer)
+    }
+    throw this.unavailable(resuming ? 'database is suspended and resuming' : 'database is starting')
+  }
+
+  private open(entry: Entry): Promise<DbInstance> {
+    if (entry.instance) return Promise.resolve(entry.instance)
+    if (!entry.opening) {
+      const p = this.start(entry)
+      entry.opening = p
+      const clear = () => {
+        if (entry.opening === p) entry.opening = null
+      }
+      p.then(clear, clear)
+    }
+    return entry.opening
+  }
+
+  private async start(entry: Entry): Promise<DbInstance> {
+    if (entry.closing) await entry.closing // never two instances of one database
+    if (entry.retired || this.closed) throw this.unavailable('database is closing')
+    let instance: DbInstance
+    if (entry.provider === 'pglite') {
+      await this.makeRoom(entry)
+      const dataDir = join(this.o.dataDir, 'pglite', pgliteDirName(entry.id))
+      await mkdir(join(this.o.dataDir, 'pglite'), { recursive: true })
+      const t0 = this.now()
+      instance = await PgliteInstance.open({ dataDir, deadlineMs: this.o.deadlineMs, sharedBuffersMb: this.o.pgliteSharedBuffersMb })
+      this.o.log.info({ asset: entry.id, ms: this.now() - t0, resumed: entry.everOpened }, 'pglite database opened')
+    } else {
+      instance = new PostgresInstance({
+        connectionUrl: entry.connectionUrl!,
+        poolSize: this.o.concurrency,
+        deadlineMs: this.o.deadlineMs,
+        connectTimeoutMs: this.o.connectTimeoutMs,
+      })
+    }
+    if (entry.retired || this.closed) {
+      await instance.close()
+      throw this.unavailable('database is closing')
+    }
+    instance.onExit(() => {
+      if (entry.instance !== instance) return
+      entry.instance = null
+      entry.schema.invalidate()
+      this.o.log.warn({ asset: entry.id }, 'database instance stopped (deadline or crash); it restarts on the next request')
+    })
+    entry.instance = instance
+    entry.everOpened = true
+    this.armIdle(entry)
+    return instance
+  }
+
+  /** Keeps the number of open PGlite instances within budget by suspending the least recently used idle ones. */
+  private async makeRoom(entry: Entry): Promise<void> {
+    const others = [...this.entries.values()].filter((e) => e !== entry && e.provider === 'pglite' && (e.instance || e.opening || e.closing))
+    const excess = others.length - this.o.pgliteMaxOpen + 1
+    if (excess <= 0) return
+    const idle = others.filter((e) => e.instance && !e.closing && e.gate.idle).sort((a, b) => a.lastUsed - b.lastUsed)
+    if (idle.length < excess) throw this.unavailable('too many embedded databases are busy')
+    await Promise.all(idle.slice(0, excess).map((e) => this.suspendEntry(e)))
+  }
+
+  private suspendEntry(entry: Entry): Promise<void> {
+    clearTimeout(entry.idleTimer)
+    if (entry.closing) return entry.closing
+    const instance = entry.instance
+    if (!instance) return Promise.resolve()
+    entry.instance = null
+    const p: Promise<void> = instance
+      .close()
+      .catch((err: unknown) => this.o.log.warn({ asset: entry.id, err: (err as Error).message }, 'database close failed'))
+      .finally(() => {
+        if (entry.closing === p) entry.closing = null
+      })
+    entry.closing = p
+    this.o.log.info({ asset: entry.id, provider: entry.provider }, 'database suspended')
+    return p
+  }
+
+  private armIdle(entry: Entry): void {
+    clearTimeout(entry.idleTimer)
+    if (!entry.instance || entry.retired) return
+    entry.idleTimer = setTimeout(() => {
+      if (entry.instance && entry.gate.idle && !entry.retired) void this.suspendEntry(entry)
+      else this.armIdle(entry)
+    }, this.o.idleMs)
+    entry.idleTimer.unref()
+  }
+
+  private async retire(entry: Entry): Promise<void> {
+    entry.retired = true
+    if (this.entries.get(entry.id) === entry) this.entries.delete(entry.id)
+    clearTimeout(entry.idleTimer)
+    entry.gate.drain()
+    await entry.opening?.catch(() => undefined)
+    await this.suspendEntry(entry)
+  }
+
+  unavailable(message: string): AppError {
+    return new AppError('unavailable', message, { retryAfterSec: this.o.retryAfterSec })
+  }
+}
+
+/** One asset's database, as routes use it. */
+export class Database {
+  constructor(
+    private readonly registry: DatabaseRegistry,
+    private readonly entry: Entry,
+  ) {}
+
+  get provider(): string {
+    return this.entry.provider
+  }
+
+  /** Runs a compiled statement and returns the JSON text it produces. */
+  json(stmt: CatalogStatement): Promise<string> {
+    return this.registry.json(this.entry, stmt)
+  }
+
+  run(stmt: CatalogStatement): Promise<SqlResult> {
+    return this.registry.run(this.entry, stmt)
+  }
+
+  table(name: string): Promise<TableInfo | null> {
+    return this.entry.schema.table(name)
+  }
+
+  reloadTable(name: string): Promise<TableInfo | null> {
+    return this.entry.schema.reloadAfterMiss(name)
+  }
+
+  forgetTable(name?: string): void {
+    this.entry.schema.invalidate(name)
+  }
+
+  async tables(schemas: readonly string[]): Promise<TableSummary[]> {
+    return parseTables(await this.json(listTablesStatement(schemas)))
+  }
+}
+
+export { DbError }

@@ -1,0 +1,83 @@
+// A throwaway PostgreSQL server for tests: initdb into a temp dir, pg_ctl start on a free port of
+// 127.0.0.1 (unix socket in the same dir), stopped and removed by close(). initdb refuses to run as
+// root, so as root the server runs as the `postgres` user in a directory that user owns.
+import { execFile } from 'node:child_process'
+import { chown, mkdtemp, rm } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import pg from 'pg'
+
+const run = promisify(execFile)
+const asRoot = process.getuid?.() === 0
+
+export interface PgServer {
+  port: number
+  /** URL of the `postgres` database (superuser, trust auth on loopback) */
+  url: string
+  /** URL of another database of this server */
+  urlOf(database: string): string
+  /** Runs SQL as the superuser against `database` (default `postgres`). */
+  sql(text: string, params?: unknown[], database?: string): Promise<pg.QueryResult>
+  createDatabase(name: string): Promise<string>
+  stop(): Promise<void>
+  start(): Promise<void>
+  close(): Promise<void>
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer()
+    s.once('error', reject)
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port
+      s.close(() => resolve(port))
+    })
+  })
+}
+
+async function cmd(file: string, args: string[]): Promise<void> {
+  await (asRoot ? run('runuser', ['-u', 'postgres', '--', file, ...args]) : run(file, args))
+}
+
+export async function startPostgres(): Promise<PgServer> {
+  const dir = await mkdtemp(join(tmpdir(), 'tandem-pg-'))
+  if (asRoot) {
+    const { stdout } = await run('id', ['-u', 'postgres'])
+    const { stdout: gid } = await run('id', ['-g', 'postgres'])
+    await chown(dir, Number(stdout.trim()), Number(gid.trim()))
+  }
+  const data = join(dir, 'data')
+  await cmd('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions'])
+  const port = await freePort()
+  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`
+  const start = () => cmd('pg_ctl', ['-D', data, '-o', opts, '-l', join(dir, 'log'), '-w', '-t', '60', 'start'])
+  await start()
+  const urlOf = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`
+  const server: PgServer = {
+    port,
+    url: urlOf('postgres'),
+    urlOf,
+    async sql(text, params = [], database = 'postgres') {
+      const c = new pg.Client({ connectionString: urlOf(database) })
+      await c.connect()
+      try {
+        return await c.query(text, params)
+      } finally {
+        await c.end()
+      }
+    },
+    async createDatabase(name) {
+      await server.sql(`CREATE DATABASE "${name}"`)
+      return urlOf(name)
+    },
+    stop: () => cmd('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']),
+    start,
+    async close() {
+      await server.stop().catch(() => undefined)
+      await rm(dir, { recursive: true, force: true })
+    },
+  }
+  return server
+}
