@@ -65,7 +65,7 @@ describe('422 bodies match FastAPI', () => {
     const url = `http://127.0.0.1:${(extra.address() as AddressInfo).port}/api/v0/test/rows`
     const get = async (q: string) => {
       const res = await fetch(url + q, { headers: { 'x-api-key': w.keys.member } })
-      return { status: res.status, body: await res.json() }
+      return { status: res.status, body: (await res.json()) as { detail: unknown[] } }
     }
     expect(await get('?limit=ten')).toEqual({
       status: 422,
