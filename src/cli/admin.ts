@@ -19,8 +19,12 @@ import { LevelDocStore } from '../storage/leveldb/store.js'
 /** The LevelDB folder inside the data dir (as server.ts opens it). */
 const DB_DIR = 'db'
 
+/** A refusal from the server's endpoint, with its HTTP status. */
 class Remote {
-  constructor(readonly reason: string) {}
+  constructor(
+    readonly reason: string,
+    readonly status = 400,
+  ) {}
 }
 
 async function viaServer(dataDir: string, args: string[]): Promise<AdminResult | Remote | null> {
@@ -43,7 +47,7 @@ async function viaServer(dataDir: string, args: string[]): Promise<AdminResult |
     return null // stale file: no server listens any more
   }
   const body = (await res.json()) as { ok: boolean; error?: string } & AdminResult
-  if (!body.ok) return new Remote(body.error ?? `admin endpoint answered ${res.status}`)
+  if (!body.ok) return new Remote(body.error ?? `admin endpoint answered ${res.status}`, res.status)
   return body
 }
 
@@ -91,7 +95,7 @@ export async function runAdmin(args: string[], config: Config, out: (s: string) 
     const remote = await viaServer(config.dataDir, args)
     if (remote instanceof Remote) {
       err(remote.reason)
-      return 1
+      return remote.status === 400 ? 2 : 1
     }
     const result = remote ?? (await locally(config, args))
     out(json ? JSON.stringify(result.result, null, 2) : (result.text ?? render(result.result)))
