@@ -7,6 +7,7 @@ import { RoomRegistry } from './collab/registry.js'
 import type { RestRoutes } from './collab/rest.js'
 import { startCollabListener, type CollabListener } from './collab/uws/app.js'
 import { ydocRoutes } from './collab/ydoc-rest.js'
+import { historyRoutes } from './history/routes.js'
 import type { RootDb, ServerDeps } from './deps.js'
 import type { Config } from './infra/config.js'
 import { createLogger, type Logger } from './infra/log.js'
@@ -34,7 +35,7 @@ export interface TandemServer {
 
 /** Collab REST routes every server mounts; history routes register here too. */
 export async function defaultRestRoutes(): Promise<RestRoutes> {
-  return { ...ydocRoutes }
+  return { ...ydocRoutes, ...historyRoutes }
 }
 
 export async function createServer(config: Config, opts: ServerOptions = {}): Promise<TandemServer> {

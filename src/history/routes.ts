@@ -1,0 +1,111 @@
+// GET /activity/v1, GET /changeset/v1 (r) and POST /rollback/v1 (rw) for `{org}/{doc_id}`.
+// Each call first waits for the live room's queued updates to be durable, so the history it reads
+// holds every change the caller could have seen.
+import type { RestContext, RestRequest, RestRoutes } from '../collab/rest.js'
+import { AppError } from '../infra/errors.js'
+import { docIdOf, type DocStore } from '../storage/doc-store.js'
+import { activity } from './activity.js'
+import { changeset } from './changeset.js'
+import { entryDelta } from './entry-delta.js'
+import { boolParam, intParam, limitParam, orderParam, rollbackSpec, usersParam, windowParams } from './query.js'
+import { rollback, wantAt, wantWithout } from './rollback.js'
+import { HistoryService } from './service.js'
+import type { DocHistory } from './timeline.js'
+
+const services = new WeakMap<DocStore, HistoryService>()
+
+function serviceOf(ctx: RestContext): HistoryService {
+  let s = services.get(ctx.store)
+  if (!s) services.set(ctx.store, (s = new HistoryService({ store: ctx.store, config: ctx.config, now: ctx.now })))
+  return s
+}
+
+async function target(req: RestRequest, ctx: RestContext) {
+  const ref = { org: req.org, doc: req.doc, branch: req.cap.branch }
+  const docId = docIdOf(ref.org, ref.doc, ref.branch)
+  await ctx.registry.loaded(docId)?.flushed()
+  return { ref, docId, history: serviceOf(ctx) }
+}
+
+/** How far back the history reaches, and whether a request starting at `from` asked for more. */
+function retained(h: DocHistory, from: number) {
+  return { retainedFrom: h.base.at, truncated: h.base.seq > 0 && from <= h.base.at }
+}
+
+function notBeforeBase(h: DocHistory, time: number): void {
+  if (h.base.seq > 0 && time < h.base.at) {
+    throw new AppError('bad_request', `history before ${h.base.at} is past the retention window and was compacted`)
+  }
+}
+
+export const historyRoutes: RestRoutes = {
+  activity: {
+    GET: {
+      access: 'r',
+      async handle(req, ctx) {
+        const q = req.query
+        const { from, to } = windowParams(q, ctx.now())
+        const query = {
+          from,
+          to,
+          by: usersParam(q),
+          limit: limitParam(q, ctx.config.historyMaxLimit),
+          order: orderParam(q),
+          group: boolParam(q, 'group', true),
+          groupMaxGap: intParam(q, 'groupMaxGap') ?? 1000,
+        }
+        const withDelta = boolParam(q, 'delta', false)
+        const { docId, history } = await target(req, ctx)
+        return history.use(docId, (h) => {
+          const { groups, more } = activity(h.index.entries, query)
+          const entries = groups.map((g) => ({
+            from: g.from,
+            to: g.to,
+            by: g.by,
+            inserted: g.inserted,
+            deleted: g.deleted,
+            ...(withDelta ? { delta: entryDelta(h, g.entries) } : {}),
+          }))
+          return { status: 200, json: { entries, more, ...retained(h, from) } }
+        })
+      },
+    },
+  },
+  changeset: {
+    GET: {
+      access: 'r',
+      async handle(req, ctx) {
+        const q = req.query
+        const { from, to } = windowParams(q, ctx.now())
+        const by = usersParam(q)
+        const withDoc = boolParam(q, 'ydoc', false)
+        const withDelta = boolParam(q, 'delta', true)
+        const { docId, history } = await target(req, ctx)
+        return history.use(docId, async (h) => {
+          notBeforeBase(h, to)
+          const cs = changeset(h, { from, to, by })
+          const json: Record<string, unknown> = { from, to, inserted: cs.inserted, deleted: cs.deleted, by: cs.by, ...retained(h, from) }
+          if (withDelta) json.roots = cs.roots
+          if (withDoc) json.ydoc = Buffer.from(await history.documentAt(docId, h, to)).toString('base64')
+          return { status: 200, json }
+        })
+      },
+    },
+  },
+  rollback: {
+    POST: {
+      access: 'rw',
+      body: true,
+      async handle(req, ctx) {
+        const spec = rollbackSpec(req.body)
+        const { ref, docId, history } = await target(req, ctx)
+        const result = await history.use(docId, (h) => {
+          notBeforeBase(h, spec.kind === 'to' ? spec.to : spec.from)
+          return rollback(h, spec.kind === 'to' ? wantAt(spec.to) : wantWithout(spec.from, spec.to, spec.by))
+        })
+        if (result.update) await ctx.registry.applyUpdate(ref, result.update, req.cap.sub)
+        return { status: 200, json: { applied: result.update !== null, removed: result.removed, restored: result.restored } }
+      },
+    },
+  },
+}
