@@ -2,7 +2,8 @@
 // ServerDeps, shared by the API listener, the admin endpoint and the demo seed, so per-key locks
 // and the sweeper are never duplicated.
 import type { ServerDeps } from '../deps.js'
-import { defaultConnectorFactory, type ConnectorFactory } from '../sources/connector.js'
+import type { ConnectorFactory } from '../sources/connector.js'
+import { defaultConnectorFactory } from '../sources/factory.js'
 import { SiteSweeper } from '../sources/sweeper.js'
 import { ControlStore } from './store.js'
 import { loadToolCatalog, type ToolCatalog } from './tool-catalog.js'

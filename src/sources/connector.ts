@@ -1,8 +1,6 @@
 // A connector enumerates the sites an account can reach, one page at a time. The cursor is opaque
 // to the sweep and persisted between pages, so a sweep resumes after a restart.
 import type { ConnectorSpec } from '../control/sources.js'
-import { GraphSitesConnector } from './graph-connector.js'
-import { JsonFileSitesConnector } from './json-file-connector.js'
 
 export interface SiteRef {
   id: string
@@ -21,6 +19,3 @@ export interface SitesConnector {
 }
 
 export type ConnectorFactory = (spec: ConnectorSpec) => SitesConnector
-
-export const defaultConnectorFactory: ConnectorFactory = (spec) =>
-  spec.kind === 'graph' ? new GraphSitesConnector(spec) : new JsonFileSitesConnector(spec)
