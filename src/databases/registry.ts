@@ -207,6 +207,14 @@ export class DatabaseRegistry {
     throw this.unavailable(resuming ? 'database is suspended and resuming' : 'database is starting')
   }
 
+  async openNow(entry: Entry): Promise<void> {
+    try {
+      await this.open(entry)
+    } catch (e) {
+      throw isDbError(e) ? this.unavailable(`database failed to start: ${e.message}`) : e
+    }
+  }
+
   private open(entry: Entry): Promise<DbInstance> {
     if (entry.instance) return Promise.resolve(entry.instance)
     if (!entry.opening) {
@@ -324,6 +332,11 @@ export class Database {
 
   run(stmt: CatalogStatement): Promise<SqlResult> {
     return this.registry.run(this.entry, stmt)
+  }
+
+  /** Waits until the database is open, however long that takes (seeding, warm-up, tests). */
+  async ready(): Promise<void> {
+    await this.registry.openNow(this.entry)
   }
 
   table(name: string): Promise<TableInfo | null> {

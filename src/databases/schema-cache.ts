@@ -1,11 +1,12 @@
 // Per-database cache of table shapes, so a read costs one statement, not two. Entries expire after a
-// while; a lookup that misses (unknown table or column) reloads at most once a second; the errors
-// "undefined table/column" from the database drop the entry at once.
+// while; a request naming a column the cached shape lacks reloads the shape once before failing
+// (concurrent reloads of one table share a statement); unknown tables are remembered only briefly;
+// the errors "undefined table/column" from the database drop the entry at once.
 import { parseTable, tableStatement, type CatalogStatement } from './catalog.js'
 import type { TableInfo } from './table-info.js'
 
 const TTL_MS = 30_000
-const MISS_RELOAD_MS = 1_000
+const UNKNOWN_TABLE_TTL_MS = 1_000
 const MAX_ENTRIES = 1_000
 
 interface Entry {
@@ -15,6 +16,7 @@ interface Entry {
 
 export class SchemaCache {
   private readonly tables = new Map<string, Entry>()
+  private readonly loading = new Map<string, Promise<TableInfo | null>>()
 
   constructor(
     private readonly schemas: readonly string[],
@@ -25,14 +27,12 @@ export class SchemaCache {
   /** The table named in a request path, or null when no exposed schema has it. */
   async table(name: string): Promise<TableInfo | null> {
     const hit = this.tables.get(name)
-    if (hit && this.now() - hit.at < (hit.info ? TTL_MS : MISS_RELOAD_MS)) return hit.info
+    if (hit && this.now() - hit.at < (hit.info ? TTL_MS : UNKNOWN_TABLE_TTL_MS)) return hit.info
     return this.load(name)
   }
 
-  /** After a miss against a cached shape (unknown column): a fresher shape, or the same one if fresh. */
-  async reloadAfterMiss(name: string): Promise<TableInfo | null> {
-    const hit = this.tables.get(name)
-    if (hit && this.now() - hit.at < MISS_RELOAD_MS) return hit.info
+  /** After a miss against a cached shape (unknown column): the shape as the database has it now. */
+  reloadAfterMiss(name: string): Promise<TableInfo | null> {
     return this.load(name)
   }
 
@@ -41,10 +41,17 @@ export class SchemaCache {
     else this.tables.delete(name)
   }
 
-  private async load(name: string): Promise<TableInfo | null> {
-    const info = parseTable(await this.run(tableStatement(this.schemas, name)))
-    if (this.tables.size >= MAX_ENTRIES) this.tables.clear()
-    this.tables.set(name, { info, at: this.now() })
-    return info
+  private load(name: string): Promise<TableInfo | null> {
+    let p = this.loading.get(name)
+    if (!p) {
+      p = (async () => {
+        const info = parseTable(await this.run(tableStatement(this.schemas, name)))
+        if (this.tables.size >= MAX_ENTRIES) this.tables.clear()
+        this.tables.set(name, { info, at: this.now() })
+        return info
+      })().finally(() => this.loading.delete(name))
+      this.loading.set(name, p)
+    }
+    return p
   }
 }

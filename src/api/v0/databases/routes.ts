@@ -52,7 +52,6 @@ export function databaseRoutes({ deps, control, onClose }: ApiContext): RouteDef
       if (!(e instanceof AppError) || e.status !== 400) throw e
       const fresh = await db.reloadTable(name)
       if (!fresh) throw new AppError('not_found', `Table ${JSON.stringify(name)} not found`)
-      if (fresh === table) throw e
       return build(fresh)
     }
   }
