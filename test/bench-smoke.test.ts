@@ -1,0 +1,70 @@
+// Smoke test of the bench harness (not a benchmark): a tiny traffic run against the y-websocket
+// reference server and Hocuspocus proves the raw client, both framings, content marks and the
+// stats, in a few seconds. Full bench runs stay out of the test suite.
+import { describe, expect, it } from 'vitest'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { MarkWriter, readMarks } from '../bench/lib/marks.js'
+import { startPeer, type PeerName } from '../bench/lib/peers.js'
+import { markdown, ratio, svg, type BenchReport } from '../bench/lib/report.js'
+import { Samples } from '../bench/lib/stats.js'
+import { runTraffic } from '../bench/scenarios/traffic.js'
+import { Framing, decodeAwareness, encodeAwarenessState } from '../bench/lib/wire.js'
+
+describe('bench harness', () => {
+  it('computes exact percentiles', () => {
+    const s = new Samples()
+    for (let i = 1; i <= 2000; i++) s.add(i)
+    expect(s.summary()).toMatchObject({ n: 2000, p50: 1000, p99: 1980, max: 2000 })
+  })
+
+  it('reads its marks back out of updates and frames both dialects', () => {
+    const w = new MarkWriter(7)
+    const u = w.write(3, 1234.5)
+    expect(readMarks(u)).toEqual([{ sender: 7, seq: 3, ts: 1234.5 }])
+    for (const dialect of ['yws', 'hocuspocus'] as const) {
+      const f = new Framing(dialect, 'org/doc')
+      expect(f.decode(f.update(u))).toEqual({ kind: 'update', payload: u })
+      const aw = encodeAwarenessState(5, 2, { b: 1 })
+      expect(f.decode(f.awareness(aw))).toEqual({ kind: 'awareness', payload: aw })
+    }
+    expect(decodeAwareness(encodeAwarenessState(5, 2, { b: 1 }))).toEqual([{ clientId: 5, clock: 2, state: { b: 1 } }])
+    w.destroy()
+  })
+
+  for (const name of ['yws', 'hocuspocus'] as PeerName[]) {
+    it(`delivers every update and awareness state through ${name}`, async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), `bench-smoke-${name}-`))
+      const peer = await startPeer(name, { dataDir, persistent: false, cpus: null })
+      try {
+        const res = await runTraffic('smoke', peer, { rooms: 2, clientsPerRoom: 3, rate: 10, awarenessHz: 5, durationSec: 1, drainSec: 3, connectConcurrency: 6 }, { progress: () => {} })
+        const m = res.metrics
+        expect(m.connectFailures).toBe(0)
+        expect(m.sent).toBeGreaterThan(30)
+        expect(m.delivered).toBe(m.expected)
+        expect(m.deliveryRatio).toBe(1)
+        expect(m.awarenessRatio).toBe(1)
+        expect(m.latencyP50Ms).toBeGreaterThan(0)
+        expect(m.latencyP99Ms!).toBeGreaterThanOrEqual(m.latencyP50Ms!)
+        expect(m.serverCpuSec).toBeGreaterThanOrEqual(0)
+        expect(m.serverRssMB).toBeGreaterThan(10)
+        const report: BenchReport = {
+          meta: { startedAt: 'now', finishedAt: 'now', command: 'test', machine: { nproc: 2, cpu: 'x', node: 'v20', memTotal: '1 GiB', kernel: 'k' }, pinning: 'none', tandemEntry: '-', notes: [] },
+          runs: [{ scenario: 'fanout', peer: name, version: peer.version, size: {}, metrics: m, notes: [], startedAt: 'now', durationSec: 1 }],
+        }
+        expect(markdown(report)).toContain('| peer |')
+        expect(svg(report)).toContain('<svg')
+      } finally {
+        await peer.stop()
+        rmSync(dataDir, { recursive: true, force: true })
+      }
+    })
+  }
+
+  it('reports ratios Tandem/peer only when both sides have a figure', () => {
+    expect(ratio(2, 4)).toBe(0.5)
+    expect(ratio(null, 4)).toBeNull()
+    expect(ratio(2, 0)).toBeNull()
+  })
+})
