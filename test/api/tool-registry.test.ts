@@ -36,6 +36,19 @@ describe('tool registry', () => {
     expect(patch).toMatchObject({ status: 404, body: { detail: 'Workspace not found' } })
   })
 
+  it('answers an over-long workspace id with a 422 on GET and PATCH', async () => {
+    h = await startTandem()
+    const w = await makeWorld(h, 'long')
+    const id = 'w'.repeat(201)
+    for (const method of ['GET', 'PATCH']) {
+      const r = await call(h, method, path(id), { key: w.keys.owner, ...(method === 'PATCH' ? { body: {} } : {}) })
+      expect(r.status).toBe(422)
+      expect(r.body).toEqual({
+        detail: [{ type: 'string_too_long', loc: ['path', 'workspace_id'], msg: 'String should have at most 200 characters', input: id, ctx: { max_length: 200 } }],
+      })
+    }
+  })
+
   it('starts visible with no overrides and applies partial updates idempotently, tools sorted by id', async () => {
     h = await startTandem()
     const w = await makeWorld(h, 'partial')

@@ -194,7 +194,7 @@ describe('api listener foundation', () => {
     expect(patch.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/UpdateWorkspaceToolRegistryRequestIn' })
     expect(doc.components.schemas.UpdateWorkspaceToolRegistryToolIn.properties.approval_mode).toBeDefined()
     expect(doc.paths['/api/v0/tools/asset/content'].get.parameters).toEqual([
-      { name: 'asset_id', in: 'query', required: true, schema: { type: 'string' } },
+      { name: 'asset_id', in: 'query', required: true, schema: { type: 'string', maxLength: 200 } },
       { name: 'include_comments', in: 'query', required: false, schema: { type: 'boolean', default: false } },
     ])
     expect(doc.components.securitySchemes.APIKeyHeader).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-KEY' })

@@ -117,9 +117,21 @@ export function check(schema: z.ZodType, input: unknown, loc: Loc, out: Pydantic
       return input === undefined ? structuredClone(d.defaultValue) : check(d.innerType!, input, loc, out)
     case 'nullable':
       return input === null ? null : check(d.innerType!, input, loc, out)
-    case 'string':
+    case 'string': {
       if (typeof input !== 'string') return void out.push(err('string_type', loc, 'Input should be a valid string', input))
+      const length = [...input].length
+      for (const c of (d.checks ?? []) as unknown as { _zod: { def: { check: string; minimum?: number; maximum?: number } } }[]) {
+        const { check: kind, minimum, maximum } = c._zod.def
+        const chars = (n: number) => `${n} character${n === 1 ? '' : 's'}`
+        if (kind === 'min_length' && minimum !== undefined && length < minimum) {
+          return void out.push(err('string_too_short', loc, `String should have at least ${chars(minimum)}`, input, { min_length: minimum }))
+        }
+        if (kind === 'max_length' && maximum !== undefined && length > maximum) {
+          return void out.push(err('string_too_long', loc, `String should have at most ${chars(maximum)}`, input, { max_length: maximum }))
+        }
+      }
       return input
+    }
     case 'number':
       return d.format === 'safeint' || d.format === 'int32' ? int(d, input, loc, out) : num(d, input, loc, out)
     case 'boolean':

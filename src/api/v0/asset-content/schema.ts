@@ -1,8 +1,9 @@
 // Shapes of the asset-content endpoint (spec 2.5, 4.7).
 import { z } from 'zod'
+import { Id } from '../../ids.js'
 
 export const AssetContentQuery = z.object({
-  asset_id: z.string(),
+  asset_id: Id,
   include_comments: z.boolean().default(false),
 })
 

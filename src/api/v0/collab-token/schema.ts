@@ -1,7 +1,8 @@
 // Shapes of the collaboration-token endpoint (spec 2.4, 4.6).
 import { z } from 'zod'
+import { Id } from '../../ids.js'
 
-export const AssetParams = z.object({ asset_id: z.string() })
+export const AssetParams = z.object({ asset_id: Id })
 
 export const CollabTokenRequest = z
   .object({ access: z.enum(['view', 'edit']).default('view').describe('a ceiling, not a grant') })

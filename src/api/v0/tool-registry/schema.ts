@@ -1,8 +1,9 @@
 // Shapes of the tool-registry endpoints (spec 2.3, 4.4, 4.5).
 import { z } from 'zod'
+import { Id } from '../../ids.js'
 import { APPROVAL_MODES, VISIBILITIES } from '../../../control/tool-registry.js'
 
-export const WorkspaceParams = z.object({ workspace_id: z.string() })
+export const WorkspaceParams = z.object({ workspace_id: Id })
 
 export const WorkspaceToolRegistryToolOut = z
   .object({ tool_id: z.string(), enabled: z.boolean(), approval_mode: z.enum(APPROVAL_MODES) })
