@@ -46,6 +46,8 @@ async function viaServer(dataDir: string, args: string[]): Promise<AdminResult |
   } catch {
     return null // stale file: no server listens any more
   }
+  // 401: the file names a server that is gone (its port now answers someone else): not ours to use.
+  if (res.status === 401) return null
   const body = (await res.json()) as { ok: boolean; error?: string } & AdminResult
   if (!body.ok) return new Remote(body.error ?? `admin endpoint answered ${res.status}`, res.status)
   return body
