@@ -1,6 +1,7 @@
 // Reading rows and listing tables, the same suite against PGlite and a real PostgreSQL: every API
 // answer is compared byte for byte with what the equivalent hand-written SQL returns.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { asset, grant } from '../api/helpers.js'
 import { PROVIDERS, seed, startDbWorld, type DbWorld } from './fixture.js'
 
 let w: DbWorld
@@ -127,5 +128,56 @@ describe.each(PROVIDERS)('%s: reading rows', (p) => {
     await w.exec(p, 'ALTER TABLE authors DROP COLUMN born')
     expect((await w.api('GET', `${base}?select=id,born`)).status).toBe(400)
     expect((await w.api('GET', `${base}?select=id`)).status).toBe(200)
+  })
+})
+
+describe('access', () => {
+  const rows = (id: string) => `/api/v0/databases/${id}/data/authors?select=id&order=id&limit=1`
+
+  it('answers 404 for an unknown asset and 401 without an API key', async () => {
+    expect((await w.api('GET', rows('as-nothing'))).status).toBe(404)
+    expect((await w.api('GET', '/api/v0/databases/as-nothing/data')).status).toBe(404)
+    expect((await w.api('GET', rows(w.assets.pglite.id), { key: '' })).status).toBe(401)
+  })
+
+  it('answers 403 without a grant, lets view read but not insert, and edit insert', async () => {
+    for (const p of PROVIDERS) {
+      const id = w.assets[p].id
+      for (const role of ['owner', 'stranger'] as const) {
+        expect((await w.api('GET', rows(id), { key: w.world.keys[role] })).status, role).toBe(403)
+        expect((await w.api('GET', `/api/v0/databases/${id}/data`, { key: w.world.keys[role] })).status, role).toBe(403)
+      }
+      expect((await w.api('GET', rows(id), { key: w.world.keys.admin })).status).toBe(200)
+      expect((await w.api('GET', `/api/v0/databases/${id}/data`, { key: w.world.keys.admin })).status).toBe(200)
+      const denied = await w.api('POST', `/api/v0/databases/${id}/data/authors`, { key: w.world.keys.admin, body: { data: { id: 50, name: 'no' } } })
+      expect(denied).toMatchObject({ status: 403, body: { detail: 'Access denied to database' } })
+      expect((await w.api('POST', `/api/v0/databases/${id}/data/authors`, { body: { data: { id: 50, name: `yes ${p}` } } })).status).toBe(200)
+    }
+  })
+
+  it('answers 400 for an asset that is not a database and 501 for an unsupported provider', async () => {
+    await grant(w.h, w.world.doc.id, w.world.users.member, 'view')
+    const notDb = await w.api('GET', rows(w.world.doc.id))
+    expect(notDb).toMatchObject({ status: 400, body: { detail: 'Asset is not a database asset' } })
+    const other = await asset(w.h, { workspaceId: w.world.workspaceId, type: 'database', title: 'mysql', database: { provider: 'mysql' } })
+    await grant(w.h, other.id, w.world.users.member, 'edit')
+    for (const [method, path] of [
+      ['GET', `/api/v0/databases/${other.id}/data`],
+      ['GET', rows(other.id)],
+      ['POST', `/api/v0/databases/${other.id}/data/t`],
+    ] as const) {
+      const r = await w.api(method, path, method === 'POST' ? { body: { data: {} } } : {})
+      expect(r.status, path).toBe(501)
+      expect(r.body.detail).toMatch(/mysql/)
+    }
+  })
+
+  it('never shows the connection URL', async () => {
+    const replies = [
+      await w.rawGet(`/api/v0/databases/${w.assets.postgres.id}/data`),
+      await w.rawGet(`/api/v0/databases/${w.assets.postgres.id}/data/nothere`),
+      await w.rawGet(`/api/v0/databases/${w.assets.postgres.id}/data/books?pages=eq.x`),
+    ]
+    for (const r of replies) expect(r.text).not.toMatch(/postgres:\/\/|127\.0\.0\.1/)
   })
 })
