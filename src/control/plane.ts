@@ -21,7 +21,9 @@ export function controlPlane(deps: ServerDeps, connectors: ConnectorFactory = de
   if (!plane) {
     plane = (async () => {
       const store = new ControlStore(deps.db)
-      const catalog = await loadToolCatalog(deps.config.toolCatalogFile)
+      const catalog = await loadToolCatalog(deps.config.toolCatalogFile).catch((err: Error) => {
+        throw new Error(`tool-catalog: cannot load ${deps.config.toolCatalogFile}: ${err.message}`)
+      })
       const sweeper = new SiteSweeper(store, { stepDelayMs: deps.config.siteSweepDelayMs, now: deps.now, log: deps.log, connectors })
       return { store, catalog, sweeper }
     })()
