@@ -14,7 +14,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv): Promise<
   if (server.apiPort) out(`api listening on http://${host}:${server.apiPort}`)
   if (config.demo) {
     const { seedDemo } = await import('../control/demo.js')
-    const demo = await seedDemo(server.deps)
+    const { seedDemoDatabase } = await import('../databases/demo.js')
+    const demo = await seedDemoDatabase(server.deps, await seedDemo(server.deps))
     out(`demo api key: ${demo.apiKey}`)
     out(`demo workspace: ${demo.workspaceId}`)
     for (const a of demo.assets) out(`demo asset: ${a.type} ${a.id} ${a.title}`)

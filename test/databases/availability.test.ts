@@ -3,7 +3,7 @@
 // suspends the least recently used database, and a stopped PostgreSQL is 503 until it is back.
 // Every 503 carries Retry-After.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { registryOf } from '../../src/api/v0/databases/registry-of.js'
+import { registryOf } from '../../src/databases/registry-of.js'
 import { asset, grant, type Reply } from '../api/helpers.js'
 import { eventually } from '../helpers/tandem.js'
 import { PROVIDERS, startDbWorld, type DbWorld, type Provider } from './fixture.js'

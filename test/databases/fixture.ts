@@ -2,7 +2,7 @@
 // asset (embedded, in the server's data dir) and a postgres asset on a throwaway PostgreSQL server.
 // The member may edit both, the admin may view them, the owner and the stranger have no grant.
 import type { Asset } from '../../src/control/assets.js'
-import { registryOf } from '../../src/api/v0/databases/registry-of.js'
+import { registryOf } from '../../src/databases/registry-of.js'
 import type { Database } from '../../src/databases/registry.js'
 import type { Config } from '../../src/infra/config.js'
 import { asset, call, grant, makeWorld, type Reply, type World } from '../api/helpers.js'

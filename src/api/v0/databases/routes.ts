@@ -16,7 +16,7 @@ import { compileInsert, type Row } from './query/compile-insert.js'
 import { compileRead } from './query/compile-read.js'
 import { parseReadParams } from './query/params.js'
 import type { Statement } from './query/sql.js'
-import { forgetRegistry, registryOf } from './registry-of.js'
+import { forgetRegistry, registryOf } from '../../../databases/registry-of.js'
 import { DatabaseParams, InsertDataRequest, InsertDataResponse, ListTablesResponse, ReadRowsQuery, ReadRowsResponse, TableParams } from './schema.js'
 
 const ERRORS = {

@@ -1,7 +1,7 @@
-// The database registry of one server (one per ServerDeps), created with the API routes and closed
-// with the API listener. Tests reach it here to observe and force availability states.
-import type { ServerDeps } from '../../../deps.js'
-import { DatabaseRegistry, registryOptions } from '../../../databases/registry.js'
+// The database registry of one server (one per ServerDeps), shared by the API routes (which close it
+// with the API listener), the demo seed, and tests that observe or force availability states.
+import type { ServerDeps } from '../deps.js'
+import { DatabaseRegistry, registryOptions } from './registry.js'
 
 const registries = new WeakMap<ServerDeps, DatabaseRegistry>()
 
