@@ -27,11 +27,7 @@ export function openApiDocument(routes: RouteDef[], version: string): Json {
     for (const [id, d] of Object.entries(defs)) components[id] = d
     delete js.$defs
     delete js.$schema
-    const id = (z.globalRegistry.get(s) as { id?: string } | undefined)?.id
-    if (id) {
-      components[id] = js
-      return { $ref: `#/components/schemas/${id}` }
-    }
+    // A schema with an id comes back as {$ref} to its own entry in $defs, now a component.
     return js
   }
   const paths: Record<string, Json> = {}

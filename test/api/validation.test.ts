@@ -192,7 +192,14 @@ describe('api listener foundation', () => {
     )
     const patch = doc.paths['/api/v0/workspaces/{workspace_id}/tool-registry'].patch
     expect(patch.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/UpdateWorkspaceToolRegistryRequestIn' })
-    expect(doc.components.schemas.UpdateWorkspaceToolRegistryToolIn.properties.approval_mode).toBeDefined()
+    expect(doc.components.schemas.UpdateWorkspaceToolRegistryRequestIn.properties.tool).toEqual({
+      anyOf: [{ $ref: '#/components/schemas/UpdateWorkspaceToolRegistryToolIn' }, { type: 'null' }],
+    })
+    expect(doc.components.schemas.UpdateWorkspaceToolRegistryToolIn.required).toEqual(['tool_id'])
+    // every $ref points at a component that exists and is not itself a bare reference
+    const refs = [...JSON.stringify(doc).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!)
+    for (const id of refs) expect(doc.components.schemas[id]?.$ref, id).toBeUndefined()
+    for (const id of refs) expect(doc.components.schemas[id], id).toBeDefined()
     expect(doc.paths['/api/v0/tools/asset/content'].get.parameters).toEqual([
       { name: 'asset_id', in: 'query', required: true, schema: { type: 'string', maxLength: 200 } },
       { name: 'include_comments', in: 'query', required: false, schema: { type: 'boolean', default: false } },
