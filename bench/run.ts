@@ -2,7 +2,7 @@
 // Runs each chosen scenario against each chosen server, back to back, each server fresh on its own
 // data dir, pinned apart from this load generator; writes JSON, Markdown and SVG under bench/results/.
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { list, parseFlags } from './lib/args.js'
 import { openFileLimit, pinSelf, stamp } from './lib/host.js'
@@ -134,6 +134,8 @@ async function main(argv: string[]): Promise<number> {
         rmSync(dataDir, { recursive: true, force: true })
       }
       rec.durationSec = Math.round((Date.now() - t0) / 1000)
+      // Other work on the machine shows here: with 2 cores, a load average well above 2 means noise.
+      rec.metrics.machineLoadAvg1 = Math.round(loadavg()[0]! * 100) / 100
       report.runs.push(rec)
       writeFileSync(`${base}.json`, JSON.stringify(report, null, 2))
     }

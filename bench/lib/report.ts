@@ -190,6 +190,13 @@ const PANELS: Panel[] = [
   { title: 'Cold load: documents/s (higher)', scenarios: ['cold'], key: 'docsPerSec' },
 ]
 
+/** Short bar labels: 2450 -> 2.45k. */
+const short = (v: number): string => {
+  if (Math.abs(v) >= 1e6) return `${(v / 1e6).toPrecision(3)}M`
+  if (Math.abs(v) >= 1e3) return `${(v / 1e3).toPrecision(3)}k`
+  return v >= 100 ? v.toFixed(0) : v.toPrecision(3)
+}
+
 const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 
 export function svg(report: BenchReport): string {
@@ -237,7 +244,7 @@ export function svg(report: BenchReport): string {
         }
         const h = (v / max) * (chartH - 14)
         out.push(`<rect x="${x + 2}" y="${chartTop + chartH - h}" width="${bw - 4}" height="${h}" fill="${COLORS[p] ?? '#666'}"><title>${esc(`${g} ${p}: ${fmt(v)}`)}</title></rect>`)
-        out.push(`<text x="${x + bw / 2}" y="${chartTop + chartH - h - 3}" text-anchor="middle" font-size="9">${esc(fmt(v))}</text>`)
+        out.push(`<text x="${x + bw / 2}" y="${chartTop + chartH - h - 3}" text-anchor="middle" font-size="9">${esc(short(v))}</text>`)
       })
       out.push(`<text x="${gi * gw + gw / 2}" y="${chartTop + chartH + 14}" text-anchor="middle">${esc(g)}</text>`)
     })
