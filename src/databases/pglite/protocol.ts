@@ -3,8 +3,8 @@ import type { SqlErrorFields } from '../db-error.js'
 
 export interface WorkerInit {
   dataDir: string
-  /** pglite.wasm compiled once in the main thread and shared with every worker */
-  wasmModule?: WebAssembly.Module
+  /** pglite.wasm compiled once in the main thread (a WebAssembly.Module) and shared with every worker */
+  wasmModule?: object
   /** postgresql.conf lines, e.g. shared_buffers */
   conf: string[]
 }

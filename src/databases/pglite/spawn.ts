@@ -19,13 +19,13 @@ export function spawnWorker(init: WorkerInit): Worker {
   return new Worker(boot, { eval: true, workerData: init })
 }
 
-// lib ES2023 declares WebAssembly's types but not the global value.
-const wasmApi = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WebAssembly.Module> } }).WebAssembly
+// lib ES2023 declares no WebAssembly; a compiled module is passed around as an opaque object.
+const wasmApi = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<object> } }).WebAssembly
 
-let wasm: Promise<WebAssembly.Module | undefined> | undefined
+let wasm: Promise<object | undefined> | undefined
 
 /** pglite.wasm compiled once per process: each worker instantiates it without compiling again. */
-export function sharedWasmModule(): Promise<WebAssembly.Module | undefined> {
+export function sharedWasmModule(): Promise<object | undefined> {
   wasm ??= (async () => {
     try {
       const dist = dirname(require.resolve('@electric-sql/pglite'))

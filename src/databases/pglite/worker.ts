@@ -2,7 +2,7 @@
 // main thread sends, one at a time. PGlite blocks the thread it runs on, hence this thread; the main
 // thread enforces the query deadline by terminating it.
 import { parentPort, workerData } from 'node:worker_threads'
-import { PGlite } from '@electric-sql/pglite'
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite'
 import type { SqlErrorFields } from '../db-error.js'
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.js'
 
@@ -23,7 +23,7 @@ function errorFields(e: unknown): SqlErrorFields {
 
 let db: PGlite
 try {
-  db = new PGlite({ dataDir: init.dataDir, ...(init.wasmModule ? { pgliteWasmModule: init.wasmModule } : {}), postgresqlconf: init.conf })
+  db = new PGlite({ dataDir: init.dataDir, ...(init.wasmModule ? { pgliteWasmModule: init.wasmModule as NonNullable<PGliteOptions['pgliteWasmModule']> } : {}), postgresqlconf: init.conf })
   await db.waitReady
   post({ type: 'ready' })
 } catch (e) {
