@@ -156,7 +156,7 @@ async function main(argv: string[]): Promise<void> {
 
     const lastHour = { from: lastAt - 3_600_000, to: lastAt }
     const activityQuery = { ...lastHour, from: 0, by: null, limit: 100, order: 'desc' as const, group: true, groupMaxGap: 1000 }
-    const ask = (h: DocHistory) => ({ activity: activity(h.index.entries, activityQuery).groups.length })
+    const ask = (h: DocHistory) => ({ activity: activity(h.index, activityQuery).groups.length })
 
     // cold: no history record yet, built from the whole log, then written
     await reopen()
@@ -164,8 +164,8 @@ async function main(argv: string[]): Promise<void> {
     const cold = await measure(() => s.use(DOC, ask))
     let held: DocHistory | null = await s.use(DOC, (h) => h)
     const record = await store.readMeta(DOC, RECORD_NAME)
-    const indexBytes = encodeIndex(held.index.entries).length
-    const entries = held.index.entries.length
+    const indexBytes = encodeIndex(held.index.entries()).length
+    const entries = held.index.size
     held = null
 
     // warm: a fresh process reading the history record
@@ -174,9 +174,9 @@ async function main(argv: string[]): Promise<void> {
     const warm = await measure(() => s.use(DOC, ask))
 
     // hot: the history is in memory
-    const hotActivity = await measure(() => s.use(DOC, (h) => activity(h.index.entries, activityQuery).groups.length))
+    const hotActivity = await measure(() => s.use(DOC, (h) => activity(h.index, activityQuery).groups.length))
     const hotActivityUngrouped = await measure(() =>
-      s.use(DOC, (h) => activity(h.index.entries, { ...activityQuery, group: false, limit: 1000 }).groups.length),
+      s.use(DOC, (h) => activity(h.index, { ...activityQuery, group: false, limit: 1000 }).groups.length),
     )
     const hotChangesetHour = await measure(() => s.use(DOC, (h) => changeset(h, { ...lastHour, by: null }).inserted))
     const hotChangesetAll = await measure(() => s.use(DOC, (h) => changeset(h, { from: 0, to: lastAt, by: null }).inserted))

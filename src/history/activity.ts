@@ -1,6 +1,6 @@
 // Who edited when: attribution index entries filtered by window and users, grouped per user when
 // one edit follows that user's previous one by less than the gap, ordered and limited.
-import type { IndexEntry } from './attribution.js'
+import type { AttributionIndex } from './attribution.js'
 
 export interface ActivityQuery {
   /** ms, inclusive */
@@ -23,30 +23,33 @@ export interface ActivityEntry {
 }
 
 export interface ActivityGroup extends ActivityEntry {
-  /** the log entries the group holds, in seq order (for deltas) */
-  entries: IndexEntry[]
+  /** positions in the index of the entries the group holds, in seq order (for deltas) */
+  entries: number[]
 }
 
-export function activity(entries: readonly IndexEntry[], q: ActivityQuery): { groups: ActivityGroup[]; more: boolean } {
+export function activity(index: AttributionIndex, q: ActivityQuery): { groups: ActivityGroup[]; more: boolean } {
   const open = new Map<string, ActivityGroup>()
   const groups: ActivityGroup[] = []
-  for (const e of entries) {
-    if (e.at < q.from || e.at > q.to || (q.by && !q.by.has(e.user))) continue
-    const g = q.group ? open.get(e.user) : undefined
-    if (g && e.at - g.to < q.groupMaxGap && e.at >= g.to) {
-      g.to = e.at
-      g.inserted += e.inserted
-      g.deleted += e.deleted
-      g.entries.push(e)
+  for (let i = 0; i < index.size; i++) {
+    const at = index.at(i)
+    const user = index.user(i)
+    if (at < q.from || at > q.to || (q.by && !q.by.has(user))) continue
+    const g = q.group ? open.get(user) : undefined
+    if (g && at - g.to < q.groupMaxGap && at >= g.to) {
+      g.to = at
+      g.inserted += index.inserted(i)
+      g.deleted += index.deleted(i)
+      g.entries.push(i)
       continue
     }
-    const fresh: ActivityGroup = { from: e.at, to: e.at, by: e.user, inserted: e.inserted, deleted: e.deleted, entries: [e] }
-    open.set(e.user, fresh)
+    const fresh: ActivityGroup = { from: at, to: at, by: user, inserted: index.inserted(i), deleted: index.deleted(i), entries: [i] }
+    open.set(user, fresh)
     groups.push(fresh)
   }
-  // Groups were created in seq order of their first entry: asc sorts by start, desc (newest first) by end.
-  const seqOf = (g: ActivityGroup, last: boolean) => g.entries[last ? g.entries.length - 1 : 0]!.seq
-  if (q.order === 'asc') groups.sort((a, b) => a.from - b.from || seqOf(a, false) - seqOf(b, false))
-  else groups.sort((a, b) => b.to - a.to || seqOf(b, true) - seqOf(a, true))
+  // Index positions follow seq: asc sorts by start, desc (newest first) by end, seq breaking ties.
+  const first = (g: ActivityGroup) => g.entries[0]!
+  const last = (g: ActivityGroup) => g.entries[g.entries.length - 1]!
+  if (q.order === 'asc') groups.sort((a, b) => a.from - b.from || first(a) - first(b))
+  else groups.sort((a, b) => b.to - a.to || last(b) - last(a))
   return { groups: groups.slice(0, q.limit), more: groups.length > q.limit }
 }

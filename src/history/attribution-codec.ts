@@ -8,7 +8,7 @@ import type { IndexEntry, Range } from './attribution.js'
 
 const VERSION = 1
 
-export function encodeIndex(entries: readonly IndexEntry[]): Uint8Array {
+export function encodeIndex(entries: Iterable<IndexEntry>): Uint8Array {
   const users = new Map<string, number>()
   const clients = new Map<number, number>()
   const cols = {
@@ -34,7 +34,9 @@ export function encodeIndex(entries: readonly IndexEntry[]): Uint8Array {
       last.set(client, clock + len)
     }
   }
+  let count = 0
   for (const e of entries) {
+    count++
     encoding.writeVarUint(cols.seq, e.seq - prevSeq)
     encoding.writeVarInt(cols.at, e.at - prevAt)
     prevSeq = e.seq
@@ -48,7 +50,7 @@ export function encodeIndex(entries: readonly IndexEntry[]): Uint8Array {
     writeRanges(e.del, lastDel)
   }
   const out = encoding.createEncoder()
-  encoding.writeVarUint(out, entries.length)
+  encoding.writeVarUint(out, count)
   encoding.writeVarUint(out, users.size)
   for (const u of users.keys()) encoding.writeVarString(out, u)
   encoding.writeVarUint(out, clients.size)

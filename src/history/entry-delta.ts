@@ -1,12 +1,12 @@
 // The content a group of log entries inserted and deleted, read from the history document by the
 // id ranges the attribution index holds: `[{insert}, {delete}]` in id order.
 import * as Y from 'yjs'
-import type { IndexEntry, Range } from './attribution.js'
+import type { Range } from './attribution.js'
 import { forStructs, type DocHistory } from './timeline.js'
 
 export type DeltaOp = { insert: unknown } | { delete: unknown }
 
-export function entryDelta(h: DocHistory, entries: readonly IndexEntry[]): DeltaOp[] {
+export function entryDelta(h: DocHistory, entries: readonly number[]): DeltaOp[] {
   const out: DeltaOp[] = []
   const add = (kind: 'insert' | 'delete', value: unknown) => {
     const prev = out[out.length - 1] as Record<string, unknown> | undefined
@@ -22,9 +22,9 @@ export function entryDelta(h: DocHistory, entries: readonly IndexEntry[]): Delta
       })
     }
   }
-  for (const e of entries) {
-    walk('insert', e.ins)
-    walk('delete', e.del)
+  for (const i of entries) {
+    walk('insert', h.index.ranges(i, 'ins'))
+    walk('delete', h.index.ranges(i, 'del'))
   }
   return out
 }

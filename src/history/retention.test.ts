@@ -30,7 +30,7 @@ describe('retention', () => {
     const before = changeset(h, window)
     const next = await rebase(h, 2, (from, to) => log.read(from, to))
     expect(next.base).toMatchObject({ seq: 2, at: 2 * DAY })
-    expect(next.index.entries.map((e) => e.seq)).toEqual([3, 4])
+    expect([...next.index.entries()].map((e) => e.seq)).toEqual([3, 4])
     expect(changeset(next, window)).toEqual(before)
     const again = DocHistory.decode(next.encode())
     expect(changeset(again, window)).toEqual(before)

@@ -12,9 +12,9 @@ const DAY_MS = 24 * 60 * 60 * 1000
 export function boundarySeq(h: DocHistory, now: number, retentionDays: number, foldableUpTo: number): number | null {
   const boundary = now - retentionDays * DAY_MS
   let seq = 0
-  for (const e of h.index.entries) {
-    if (e.at > boundary || e.seq > foldableUpTo) break
-    seq = e.seq
+  for (let i = 0; i < h.index.size; i++) {
+    if (h.index.at(i) > boundary || h.index.seq(i) > foldableUpTo) break
+    seq = h.index.seq(i)
   }
   return seq > h.base.seq ? seq : null
 }
@@ -41,6 +41,6 @@ export async function rebase(
   folded.destroy()
   for await (const e of log(seq + 1, h.lastSeq)) next.apply(e, false)
   next.lastSeq = h.lastSeq
-  for (const e of h.index.entries) if (e.seq > seq) next.index.add(e)
+  for (const e of h.index.entries()) if (e.seq > seq) next.index.add(e)
   return next
 }

@@ -57,7 +57,7 @@ export const historyRoutes: RestRoutes = {
         const withDelta = boolParam(q, 'delta', false)
         const { docId, history } = await target(req, ctx)
         return history.use(docId, (h) => {
-          const { groups, more } = activity(h.index.entries, query)
+          const { groups, more } = activity(h.index, query)
           const entries = groups.map((g) => ({
             from: g.from,
             to: g.to,

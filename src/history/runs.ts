@@ -2,7 +2,7 @@
 // Yjs merges a client's consecutive characters into one item, so one item may hold edits of many
 // log entries; every reader (changeset, rollback, activity deltas) goes through these runs.
 import * as Y from 'yjs'
-import type { AttributionIndex, IndexEntry } from './attribution.js'
+import type { AttributionIndex } from './attribution.js'
 import type { AnyType } from './roots.js'
 
 /** Who and when; `user` null and `at` -Infinity for changes older than the retained history. */
@@ -24,7 +24,8 @@ export interface Run {
 
 export const BEFORE: Mark = { user: null, at: -Infinity, seq: 0 }
 
-const markOf = (e: IndexEntry | null): Mark => (e ? { user: e.user, at: e.at, seq: e.seq } : BEFORE)
+const markOf = (index: AttributionIndex, i: number): Mark =>
+  i < 0 ? BEFORE : { user: index.user(i), at: index.at(i), seq: index.seq(i) }
 
 export function* runsOf(item: Y.Item, index: AttributionIndex): Generator<Run> {
   const { client, clock } = item.id
@@ -33,7 +34,7 @@ export function* runsOf(item: Y.Item, index: AttributionIndex): Generator<Run> {
     const ins = index.insertOf(client, c)
     const del = item.deleted ? index.deleteOf(client, c) : null
     const until = Math.min(end, ins.until, del ? del.until : Infinity)
-    yield { item, offset: c - clock, len: until - c, ins: markOf(ins.entry), del: del ? markOf(del.entry) : null }
+    yield { item, offset: c - clock, len: until - c, ins: markOf(index, ins.entry), del: del ? markOf(index, del.entry) : null }
     c = until
   }
 }

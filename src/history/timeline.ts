@@ -89,7 +89,7 @@ export class DocHistory {
     encoding.writeVarUint8Array(e, this.base.state)
     encoding.writeVarUint(e, this.lastSeq)
     encoding.writeVarUint8Array(e, Y.encodeStateAsUpdate(this.doc))
-    encoding.writeVarUint8Array(e, encodeIndex(this.index.entries))
+    encoding.writeVarUint8Array(e, encodeIndex(this.index.entries()))
     return encoding.toUint8Array(e)
   }
 
