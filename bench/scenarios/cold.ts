@@ -61,8 +61,13 @@ export async function runCold(first: RunningPeer, size: ColdSize, ctx: Ctx): Pro
   const failed = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[]
   if (failed.length) notes.push(`${failed.length} of ${size.docs} documents did not load whole (first: ${String((failed[0]!.reason as Error).message)})`)
   const open = new Samples()
-  for (const c of clients) if (c.syncedAt) open.add(c.syncedAt - c.startedAt)
+  const upgrade = new Samples()
+  for (const c of clients) {
+    if (c.syncedAt) open.add(c.syncedAt - c.startedAt)
+    if (c.openedAt) upgrade.add(c.openedAt - c.startedAt)
+  }
   const s = open.summary()
+  const u = upgrade.summary()
   await pool(clients, 500, (c) => c.close())
   const ok = size.docs - failed.length
   return {
@@ -79,6 +84,8 @@ export async function runCold(first: RunningPeer, size: ColdSize, ctx: Ctx): Pro
       openP50Ms: s.p50,
       openP99Ms: s.p99,
       openMaxMs: s.max,
+      upgradeP50Ms: u.p50,
+      upgradeP99Ms: u.p99,
       serverCpuSec: round(cpuSec, 2),
       cpuMsPerDoc: ok ? round((cpuSec * 1000) / ok, 2) : null,
       serverRssBeforeMB: round(mem0.rss / MB, 1),

@@ -55,12 +55,15 @@ export async function runStorm(peer: RunningPeer, size: StormSize, ctx: Ctx): Pr
   const failed = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[]
   if (failed.length) notes.push(`${failed.length} of ${size.clients} clients did not sync (first: ${String((failed[0]!.reason as Error).message)})`)
   const sync = new Samples()
+  const upgrade = new Samples()
   let bytes = 0
   for (const c of clients) {
     if (c.syncedAt) sync.add(c.syncedAt - c.startedAt)
+    if (c.openedAt) upgrade.add(c.openedAt - c.startedAt)
     bytes += c.bytesIn
   }
   const s = sync.summary()
+  const u = upgrade.summary()
   ctx.progress(`closing ${clients.length + seeded.writers.length} clients`)
   await pool([...clients, ...seeded.writers], 500, (c) => c.close())
   const ok = size.clients - failed.length
@@ -76,6 +79,8 @@ export async function runStorm(peer: RunningPeer, size: StormSize, ctx: Ctx): Pr
       syncP50Ms: s.p50,
       syncP99Ms: s.p99,
       syncMaxMs: s.max,
+      upgradeP50Ms: u.p50,
+      upgradeP99Ms: u.p99,
       serverCpuSec: round(cpuSec, 2),
       cpuMsPerConn: ok ? round((cpuSec * 1000) / ok, 2) : null,
       serverRssBeforeMB: round(mem0.rss / MB, 1),
