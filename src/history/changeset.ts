@@ -91,15 +91,17 @@ class Walker {
   ) {}
 
   seqDelta(type: AnyType, out: ChangeNode[] = []): ChangeNode[] {
-    const attrs: Record<string, unknown> = {}
+    // formatting in force at `to`; replaced (never mutated) on change, so runs compare it by reference
+    let attrs: Record<string, unknown> | undefined
     for (const item of itemsOf(type)) {
       const c = item.content
       if (c instanceof Y.ContentFormat) {
-        // formatting in force at `to`
         for (const r of runsOf(item, this.h.index)) {
           if (!visibleAt(r, this.w.to)) continue
-          if (c.value === null) delete attrs[c.key]
-          else attrs[c.key] = c.value
+          const next: Record<string, unknown> = { ...attrs }
+          if (c.value === null) delete next[c.key]
+          else next[c.key] = c.value
+          attrs = Object.keys(next).length ? next : undefined
         }
         continue
       }
@@ -134,7 +136,7 @@ class Walker {
       const shown = this.mapItem(type, key)
       if (!shown) continue
       this.count(shown.a, 1)
-      push(out, { insert: { [key]: shown.value } }, {}, shown.a)
+      push(out, { insert: { [key]: shown.value } }, undefined, shown.a)
     }
     return out
   }
@@ -171,8 +173,8 @@ function node(element: string, attributes: Record<string, unknown>, a: Attributi
 }
 
 /** Appends a run, merging it into the previous one when both are text with equal marks. */
-function push(out: ChangeNode[], run: TextRun, attrs: Record<string, unknown>, a: Attribution): void {
-  if (Object.keys(attrs).length) run.attributes = { ...attrs }
+function push(out: ChangeNode[], run: TextRun, attrs: Record<string, unknown> | undefined, a: Attribution): void {
+  if (attrs) run.attributes = attrs
   if (a.insert || a.delete) run.attribution = a
   const prev = out[out.length - 1]
   if (
@@ -189,10 +191,15 @@ function push(out: ChangeNode[], run: TextRun, attrs: Record<string, unknown>, a
 }
 
 function sameMarks(a: TextRun, b: TextRun): boolean {
-  return stable(a.attributes) === stable(b.attributes) && stable(a.attribution) === stable(b.attribution)
+  if (a.attributes !== b.attributes && !sameAttributes(a.attributes, b.attributes)) return false
+  const x = a.attribution
+  const y = b.attribution
+  if (!x || !y) return x === y
+  return x.insert?.[0] === y.insert?.[0] && x.insertAt === y.insertAt && x.delete?.[0] === y.delete?.[0] && x.deleteAt === y.deleteAt
 }
 
-function stable(v: Record<string, unknown> | Attribution | undefined): string {
-  if (!v) return ''
-  return JSON.stringify(Object.entries(v).sort(([x], [y]) => (x < y ? -1 : 1)))
+function sameAttributes(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): boolean {
+  if (!a || !b) return a === b
+  const keys = Object.keys(a)
+  return keys.length === Object.keys(b).length && keys.every((k) => JSON.stringify(a[k]) === JSON.stringify(b[k]))
 }
