@@ -217,3 +217,50 @@ describe('history durability', () => {
     expect(seqs[0]).toBeGreaterThan(3) // the three old edits are gone from the log
   })
 })
+
+describe('history of XML documents', () => {
+  beforeEach(async () => open())
+
+  it('changeset walks paragraphs and rollback brings a deleted paragraph back on live providers', async () => {
+    const doc = 'xml'
+    const ann = new Y.Doc()
+    const bob = new Y.Doc()
+    const ps = [
+      h.provider('acme', doc, await h.token('acme', doc, { sub: 'ann', ttlSec: LONG_TTL }), ann),
+      h.provider('acme', doc, await h.token('acme', doc, { sub: 'bob', ttlSec: LONG_TTL }), bob),
+    ]
+    await Promise.all(ps.map(synced))
+    const paragraph = (text: string) => {
+      const p = new Y.XmlElement('paragraph')
+      p.insert(0, [new Y.XmlText(text)])
+      return p
+    }
+    const seen = (xml: string) =>
+      eventually(() => {
+        expect(ann.getXmlFragment('pm').toString()).toBe(xml)
+        expect(bob.getXmlFragment('pm').toString()).toBe(xml)
+      })
+    ann.getXmlFragment('pm').insert(0, [paragraph('one'), paragraph('two')])
+    await seen('<paragraph>one</paragraph><paragraph>two</paragraph>')
+    clock = t0 + 5000
+    bob.getXmlFragment('pm').delete(0, 1)
+    await seen('<paragraph>two</paragraph>')
+    clock = t0 + 6000
+    ;((bob.getXmlFragment('pm').get(0) as Y.XmlElement).get(0) as Y.XmlText).insert(3, '!')
+    await seen('<paragraph>two!</paragraph>')
+
+    const rw = await h.token('acme', doc, { sub: 'carl', ttlSec: LONG_TTL })
+    const cs = await call('GET', 'changeset', doc, rw, `from=${t0 + 1000}`)
+    const del = { delete: ['bob'], deleteAt: t0 + 5000 }
+    expect(cs.body.roots.pm).toEqual({
+      type: 'xml',
+      delta: [
+        { element: 'paragraph', attribution: del, children: [{ insert: 'one', attribution: del }] },
+        { element: 'paragraph', children: [{ insert: 'two' }, { insert: '!', attribution: { insert: ['bob'], insertAt: t0 + 6000 } }] },
+      ],
+    })
+    const res = await call('POST', 'rollback', doc, rw, '', { to: t0 + 1000 })
+    expect(res.body).toEqual({ applied: true, removed: 1, restored: 1 })
+    await seen('<paragraph>one</paragraph><paragraph>two</paragraph>')
+  })
+})
