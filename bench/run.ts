@@ -24,6 +24,7 @@ const USAGE = `usage: npm run bench -- [options]
   --no-pin            no taskset pinning
   --tandem-entry F    Tandem script to run (default: sources compiled into bench/.build/dist)
   --no-build          run bin/tandem.js (through tsx) instead of compiling
+  --server-node-args A  extra node flags for every server, comma separated (e.g. --cpu-prof)
   --out DIR           results directory (default bench/results)
   --latest            also write latest.{json,md,svg} (done anyway for a full default run)
 `
@@ -110,6 +111,7 @@ async function main(argv: string[]): Promise<number> {
           persistent: peerName === 'tandem' || needsPersistence(scenario),
           cpus: serverCpus,
           tandemEntry,
+          nodeArgs: list(flags, 'server-node-args')?.flatMap((a) => a.split(' ')),
           log: (l) => log(`  [${peerName}] ${l.slice(0, 300)}`),
         })
         const limitMs = 15 * 60_000

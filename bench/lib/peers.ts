@@ -25,6 +25,8 @@ export interface StartOptions {
   /** Tandem entry script (bin/tandem.js, or a compiled main.js) */
   tandemEntry?: string
   log?: (line: string) => void
+  /** extra node flags for the server process (e.g. --cpu-prof) */
+  nodeArgs?: string[]
 }
 
 export interface RunningPeer {
@@ -76,7 +78,9 @@ interface Spawned {
 }
 
 /** Starts `node args...` and waits for a stdout line matching `ready`. */
-async function spawnNode(args: string[], env: NodeJS.ProcessEnv, cpus: string | null, ready: RegExp, log?: (l: string) => void): Promise<Spawned> {
+async function spawnNode(script: string[], env: NodeJS.ProcessEnv, opts: StartOptions, ready: RegExp): Promise<Spawned> {
+  const { cpus, log } = opts
+  const args = [...(opts.nodeArgs ?? []), ...script]
   const pinned = cpus !== null && hasTaskset()
   const cmd = pinned ? 'taskset' : process.execPath
   const argv = pinned ? ['-c', cpus, process.execPath, ...args] : args
@@ -140,9 +144,8 @@ async function startTandem(opts: StartOptions): Promise<RunningPeer> {
   const { child, match } = await spawnNode(
     [entry, 'serve', '--data-dir', opts.dataDir, '--host', '127.0.0.1', '--collab-port', '0', '--api-port', '0'],
     { TANDEM_LOG_LEVEL: process.env.TANDEM_LOG_LEVEL ?? 'warn' },
-    opts.cpus,
+    opts,
     /collab listening on http:\/\/([^:\s]+):(\d+)/,
-    opts.log,
   )
   const host = match[1]!
   const port = Number(match[2])
@@ -169,7 +172,7 @@ async function startYws(opts: StartOptions): Promise<RunningPeer> {
   const port = await freePort()
   const env: NodeJS.ProcessEnv = { HOST: '127.0.0.1', PORT: String(port) }
   if (opts.persistent) env.YPERSISTENCE = opts.dataDir
-  const { child } = await spawnNode([join(ROOT, 'node_modules/y-websocket-server-legacy/bin/server.js')], env, opts.cpus, /running at/, opts.log)
+  const { child } = await spawnNode([join(ROOT, 'node_modules/y-websocket-server-legacy/bin/server.js')], env, opts, /running at/)
   return {
     name: 'yws',
     version: peerVersion('yws'),
@@ -189,7 +192,7 @@ async function startYws(opts: StartOptions): Promise<RunningPeer> {
 async function startHocuspocus(opts: StartOptions): Promise<RunningPeer> {
   const args = [join(ROOT, 'bench/peers/hocuspocus.mjs'), '--port', '0']
   if (opts.persistent) args.push('--data-dir', opts.dataDir)
-  const { child, match } = await spawnNode(args, {}, opts.cpus, /listening on http:\/\/127\.0\.0\.1:(\d+)/, opts.log)
+  const { child, match } = await spawnNode(args, {}, opts, /listening on http:\/\/127\.0\.0\.1:(\d+)/)
   const port = Number(match[1])
   return {
     name: 'hocuspocus',

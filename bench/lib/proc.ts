@@ -16,7 +16,23 @@ function ticksPerSecond(): number {
 
 /** CPU seconds used so far by the process (all its threads). */
 export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  return statCpu(`/proc/${pid}/stat`)
+}
+
+/**
+ * CPU seconds of the main thread (JS and the uWS/libuv event loop) apart from all other threads
+ * (libuv pool: LevelDB, crypto, fs; V8 GC helpers). Shows where a server's CPU goes.
+ */
+export function mainThreadCpuSeconds(pid: number): number {
+  try {
+    return statCpu(`/proc/${pid}/task/${pid}/stat`)
+  } catch {
+    return NaN
+  }
+}
+
+function statCpu(path: string): number {
+  const stat = readFileSync(path, 'utf8')
   // Field 2 (comm) may hold spaces: split after its closing parenthesis.
   const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   // rest[0] is field 3 (state); utime is field 14, stime field 15.

@@ -4,7 +4,7 @@
 import { BenchClient, pool } from '../lib/client.js'
 import { now } from '../lib/marks.js'
 import type { RunningPeer } from '../lib/peers.js'
-import { RssSampler, alive, cpuSeconds, memory } from '../lib/proc.js'
+import { RssSampler, alive, cpuSeconds, mainThreadCpuSeconds, memory } from '../lib/proc.js'
 import { markerText, seedUpdate } from '../lib/seed.js'
 import { Samples, round } from '../lib/stats.js'
 import { seedRooms } from './seeding.js'
@@ -37,6 +37,8 @@ export async function runStorm(peer: RunningPeer, size: StormSize, ctx: Ctx): Pr
   }
   const mem0 = memory(peer.pid)
   const cpu0 = cpuSeconds(peer.pid)
+  const main0 = mainThreadCpuSeconds(peer.pid)
+  const load0 = process.cpuUsage()
   const sampler = new RssSampler(peer.pid, 100)
   sampler.start()
   ctx.progress(`storm: ${size.clients} clients, ${size.concurrency} in flight`)
@@ -49,6 +51,8 @@ export async function runStorm(peer: RunningPeer, size: StormSize, ctx: Ctx): Pr
   const wallSec = (now() - t0) / 1000
   const serverAlive = alive(peer.pid)
   const cpuSec = serverAlive ? cpuSeconds(peer.pid) - cpu0 : NaN
+  const mainSec = serverAlive ? mainThreadCpuSeconds(peer.pid) - main0 : NaN
+  const load = process.cpuUsage(load0)
   const rss = sampler.stop()
   const memEnd = serverAlive ? memory(peer.pid) : { rss: 0, hwm: 0 }
   if (!serverAlive) notes.push('server process died during the run')
@@ -82,6 +86,8 @@ export async function runStorm(peer: RunningPeer, size: StormSize, ctx: Ctx): Pr
       upgradeP50Ms: u.p50,
       upgradeP99Ms: u.p99,
       serverCpuSec: round(cpuSec, 2),
+      serverMainThreadCpuSec: round(mainSec, 2),
+      loadGenCpu: round((load.user + load.system) / 1e6 / wallSec, 2),
       cpuMsPerConn: ok ? round((cpuSec * 1000) / ok, 2) : null,
       serverRssBeforeMB: round(mem0.rss / MB, 1),
       serverPeakRssMB: round(Math.max(rss.peak, memEnd.hwm) / MB, 1),

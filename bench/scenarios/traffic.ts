@@ -4,7 +4,7 @@
 import { BenchClient, Tally, pool } from '../lib/client.js'
 import { now } from '../lib/marks.js'
 import type { RunningPeer } from '../lib/peers.js'
-import { RssSampler, alive, cpuSeconds, memory } from '../lib/proc.js'
+import { RssSampler, alive, cpuSeconds, mainThreadCpuSeconds, memory } from '../lib/proc.js'
 import { round } from '../lib/stats.js'
 import type { Ctx, Metrics, ScenarioResult } from './types.js'
 
@@ -47,6 +47,7 @@ export async function runTraffic(name: string, peer: RunningPeer, size: TrafficS
   // Measurement window.
   tally.since = now()
   const cpu0 = cpuSeconds(peer.pid)
+  const main0 = mainThreadCpuSeconds(peer.pid)
   const load0 = process.cpuUsage()
   const sampler = new RssSampler(peer.pid)
   sampler.start()
@@ -97,6 +98,7 @@ export async function runTraffic(name: string, peer: RunningPeer, size: TrafficS
   const drainMs = now() - sendEnd
   const serverAlive = alive(peer.pid)
   const cpuSec = serverAlive ? cpuSeconds(peer.pid) - cpu0 : NaN
+  const mainSec = serverAlive ? mainThreadCpuSeconds(peer.pid) - main0 : NaN
   const load = process.cpuUsage(load0)
   const wallSec = (now() - start) / 1000
   const rss = sampler.stop()
@@ -131,6 +133,7 @@ export async function runTraffic(name: string, peer: RunningPeer, size: TrafficS
     latencyMaxMs: lat.max,
     duplicates: tally.duplicates,
     serverCpuSec: round(cpuSec, 2),
+    serverMainThreadCpuSec: round(mainSec, 2),
     cpuSecPer1kDeliveries: tally.delivered ? round((cpuSec * 1000) / tally.delivered, 5) : null,
     deliveriesPerCpuSec: cpuSec > 0 ? round(tally.delivered / cpuSec, 0) : null,
     serverRssMB: round(memEnd.rss / MB, 1),
