@@ -4,6 +4,7 @@
 // a time; documents never wait on one another.
 import * as Y from 'yjs'
 import type { Config } from '../infra/config.js'
+import type { Logger } from '../infra/log.js'
 import type { DocStore } from '../storage/doc-store.js'
 import { boundarySeq, rebase } from './retention.js'
 import { DocHistory } from './timeline.js'
@@ -15,6 +16,7 @@ export interface HistoryServiceOptions {
   store: DocStore
   config: Pick<Config, 'historyRetentionDays' | 'historyCheckpointEvery' | 'historyCacheDocs'>
   now: () => number
+  log?: Pick<Logger, 'warn'>
 }
 
 export class HistoryService {
@@ -68,7 +70,14 @@ export class HistoryService {
 
   private async load(docId: string): Promise<DocHistory> {
     const bytes = await this.o.store.readMeta(docId, RECORD_NAME)
-    if (bytes) return DocHistory.decode(bytes)
+    if (bytes) {
+      try {
+        return DocHistory.decode(bytes)
+      } catch (err) {
+        // An unreadable record (another version) is only a cache while the log is whole.
+        this.o.log?.warn({ err, docId }, 'history record unreadable; rebuilding from the log')
+      }
+    }
     // No history record but a log that no longer starts at 1: start from the stored snapshot.
     for await (const first of this.o.store.readLog(docId)) {
       if (first.seq === 1) break
