@@ -14,6 +14,7 @@ import * as Y from 'yjs'
 import type { RootDb } from '../src/deps.js'
 import { activity } from '../src/history/activity.js'
 import { encodeIndex } from '../src/history/attribution-codec.js'
+import { documentAt } from '../src/history/document-at.js'
 import { changeset } from '../src/history/changeset.js'
 import { HistoryService, RECORD_NAME } from '../src/history/service.js'
 import type { DocHistory } from '../src/history/timeline.js'
@@ -180,6 +181,9 @@ async function main(argv: string[]): Promise<void> {
     )
     const hotChangesetHour = await measure(() => s.use(DOC, (h) => changeset(h, { ...lastHour, by: null }).inserted))
     const hotChangesetAll = await measure(() => s.use(DOC, (h) => changeset(h, { from: 0, to: lastAt, by: null }).inserted))
+    const hotChangesetWithDoc = await measure(() =>
+      s.use(DOC, (h) => documentAt(h, lastHour.from).length),
+    )
     const changesetAfterWarm = await measure(async () => {
       await reopen()
       const fresh = service()
@@ -207,6 +211,7 @@ async function main(argv: string[]): Promise<void> {
         activityHotUngrouped1000: hotActivityUngrouped.ms,
         changesetHotLastHour: hotChangesetHour.ms,
         changesetHotWholeHistory: hotChangesetAll.ms,
+        documentAtHourAgo_ydoc: hotChangesetWithDoc.ms,
         changesetWarm_loadRecord: changesetAfterWarm.ms,
       },
       heapMB: {

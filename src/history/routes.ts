@@ -6,6 +6,7 @@ import { AppError } from '../infra/errors.js'
 import { docIdOf, type DocStore } from '../storage/doc-store.js'
 import { activity } from './activity.js'
 import { changeset } from './changeset.js'
+import { documentAt } from './document-at.js'
 import { entryDelta } from './entry-delta.js'
 import { boolParam, intParam, limitParam, orderParam, rollbackSpec, usersParam, windowParams } from './query.js'
 import { rollback, wantAt, wantWithout } from './rollback.js'
@@ -81,12 +82,12 @@ export const historyRoutes: RestRoutes = {
         const withDoc = boolParam(q, 'ydoc', false)
         const withDelta = boolParam(q, 'delta', true)
         const { docId, history } = await target(req, ctx)
-        return history.use(docId, async (h) => {
+        return history.use(docId, (h) => {
           notBeforeBase(h, to)
           const cs = changeset(h, { from, to, by })
           const json: Record<string, unknown> = { from, to, inserted: cs.inserted, deleted: cs.deleted, by: cs.by, ...retained(h, from) }
           if (withDelta) json.roots = cs.roots
-          if (withDoc) json.ydoc = Buffer.from(await history.documentAt(docId, h, to)).toString('base64')
+          if (withDoc) json.ydoc = Buffer.from(documentAt(h, to)).toString('base64')
           return { status: 200, json }
         })
       },

@@ -2,7 +2,6 @@
 // brought up to date from the log, kept in a small LRU, written back every few hundred entries,
 // and folded past the retention window (then the log is pruned). One operation per document at
 // a time; documents never wait on one another.
-import * as Y from 'yjs'
 import type { Config } from '../infra/config.js'
 import type { Logger } from '../infra/log.js'
 import type { DocStore } from '../storage/doc-store.js'
@@ -36,18 +35,6 @@ export class HistoryService {
       if (this.queues.get(docId) === tail) this.queues.delete(docId)
     })
     return run
-  }
-
-  /** The document at `time` (within the retained history) as a Yjs update, replayed from the log. */
-  async documentAt(docId: string, h: DocHistory, time: number): Promise<Uint8Array> {
-    const doc = new Y.Doc()
-    Y.applyUpdate(doc, h.base.state)
-    for await (const e of this.o.store.readLog(docId, h.base.seq + 1, h.lastSeq)) {
-      if (e.at <= time) Y.applyUpdate(doc, e.update)
-    }
-    const state = Y.encodeStateAsUpdate(doc)
-    doc.destroy()
-    return state
   }
 
   private async current(docId: string): Promise<DocHistory> {
