@@ -46,7 +46,7 @@ describe('rollback', () => {
   it('is a no-op when the document already is as wanted', () => {
     const log = new EditLog()
     log.edit('ann', 100, (d) => d.getText('t').insert(0, 'same'))
-    expect(rollback(log.history(), wantAt(150))).toEqual({ update: null, removed: 0, restored: 0 })
+    expect(rollback(log.history(), wantAt(150))).toEqual({ update: null, removed: 0, restored: 0, reformatted: 0 })
   })
 
   it('restores map values overwritten after the time', () => {
@@ -56,5 +56,20 @@ describe('rollback', () => {
     log.edit('bob', 210, (d) => d.getMap('m').set('new', true))
     const r = rollback(log.history(), wantAt(150))
     expect(applied(log, 'carl', 500, r.update).getMap('m').toJSON()).toEqual({ k: 1 })
+  })
+
+  it('gives text back its formatting: bold added after the time goes, bold removed comes back', () => {
+    const log = new EditLog()
+    log.edit('ann', 100, (d) => {
+      d.getText('t').insert(0, 'one two three')
+      d.getText('t').format(0, 3, { bold: true })
+    })
+    log.edit('bob', 200, (d) => {
+      d.getText('t').format(0, 3, { bold: null })
+      d.getText('t').format(4, 3, { italic: true })
+    })
+    const r = rollback(log.history(), wantAt(150))
+    expect(r).toMatchObject({ removed: 0, restored: 0, reformatted: 6 })
+    expect(applied(log, 'carl', 500, r.update).getText('t').toDelta()).toEqual([{ insert: 'one', attributes: { bold: true } }, { insert: ' two three' }])
   })
 })

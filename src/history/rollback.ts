@@ -22,8 +22,10 @@ export function wantWithout(from: number, to: number, by: ReadonlySet<string> | 
 export interface RollbackResult {
   /** the change to apply, null when the document already is what the rollback wants */
   update: Uint8Array | null
+  /** units deleted, brought back, and given back their formatting */
   removed: number
   restored: number
+  reformatted: number
 }
 
 export function rollback(h: DocHistory, want: Want): RollbackResult {
@@ -41,7 +43,8 @@ export function rollback(h: DocHistory, want: Want): RollbackResult {
     }
   })
   copy.destroy()
-  return { update: r.removed + r.restored > 0 ? update : null, removed: r.removed, restored: r.restored }
+  const changed = r.removed + r.restored + r.reformatted > 0
+  return { update: changed ? update : null, removed: r.removed, restored: r.restored, reformatted: r.reformatted }
 }
 
 function rootOf(doc: Y.Doc, name: string, kind: RootKind): AnyType {
@@ -56,6 +59,7 @@ type Seq = Y.Text | Y.XmlFragment | Y.Array<unknown>
 class Reconciler {
   removed = 0
   restored = 0
+  reformatted = 0
 
   constructor(
     private readonly h: DocHistory,
@@ -71,11 +75,14 @@ class Reconciler {
 
   private seq(src: AnyType, dst: Seq): void {
     let pos = 0
+    // text formatting the rollback wants, and the formatting in force now
     const attrs: Record<string, unknown> = {}
+    const current: Record<string, unknown> = {}
     for (const item of itemsOf(src)) {
       const c = item.content
       if (c instanceof Y.ContentFormat) {
         for (const r of runsOf(item, this.h.index)) if (this.want(r)) setAttr(attrs, c.key, c.value)
+        if (!item.deleted) setAttr(current, c.key, c.value)
         continue
       }
       if (!item.countable) continue // content garbage-collected before the retained history
@@ -84,6 +91,11 @@ class Reconciler {
         const wanted = this.want(r)
         if (present && wanted) {
           if (c instanceof Y.ContentType) this.nested(c.type, typeKind(c.type), this.counterpart(item))
+          const diff = dst instanceof Y.Text ? formatDiff(current, attrs) : null
+          if (diff) {
+            ;(dst as Y.Text).format(pos, r.len, diff)
+            this.reformatted += r.len
+          }
           pos += r.len
         } else if (present) {
           dst.delete(pos, r.len)
@@ -211,4 +223,14 @@ class Reconciler {
 function setAttr(attrs: Record<string, unknown>, key: string, value: unknown): void {
   if (value === null) delete attrs[key]
   else attrs[key] = value
+}
+
+/** The attributes to set (null: remove) so text formatted `current` is formatted `wanted`; null if equal. */
+function formatDiff(current: Record<string, unknown>, wanted: Record<string, unknown>): Record<string, unknown> | null {
+  let diff: Record<string, unknown> | null = null
+  for (const key of new Set([...Object.keys(current), ...Object.keys(wanted)])) {
+    const w = wanted[key] ?? null
+    if (JSON.stringify(current[key] ?? null) !== JSON.stringify(w)) (diff ??= {})[key] = w
+  }
+  return diff
 }

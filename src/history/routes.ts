@@ -105,7 +105,7 @@ export const historyRoutes: RestRoutes = {
           return rollback(h, spec.kind === 'to' ? wantAt(spec.to) : wantWithout(spec.from, spec.to, spec.by))
         })
         if (result.update) await ctx.registry.applyUpdate(ref, result.update, req.cap.sub)
-        return { status: 200, json: { applied: result.update !== null, removed: result.removed, restored: result.restored } }
+        return { status: 200, json: { applied: result.update !== null, removed: result.removed, restored: result.restored, reformatted: result.reformatted } }
       },
     },
   },

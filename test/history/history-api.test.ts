@@ -125,7 +125,7 @@ describe('history over HTTP', () => {
     const rw = await s.token('carl')
     clock = t0 + 20_000
     const res = await call('POST', 'rollback', 'rollback-to', rw, '', { to: t0 + 1000 })
-    expect(res).toEqual({ status: 200, body: { applied: true, removed: 9, restored: 5 } })
+    expect(res).toEqual({ status: 200, body: { applied: true, removed: 9, restored: 5, reformatted: 0 } })
     await eventually(() => {
       expect(s.ann.getText('t').toString()).toBe('Hello world!')
       expect(s.bob.getText('t').toString()).toBe('Hello world!')
@@ -138,7 +138,7 @@ describe('history over HTTP', () => {
     const s = await story('rollback-window')
     const rw = await s.token('carl')
     const res = await call('POST', 'rollback', 'rollback-window', rw, '', { from: t0 + 1000, to: t0 + 8000, by: ['bob'] })
-    expect(res.body).toEqual({ applied: true, removed: 6, restored: 5 })
+    expect(res.body).toEqual({ applied: true, removed: 6, restored: 5, reformatted: 0 })
     await eventually(() => expect(s.ann.getText('t').toString()).toBe('>> Hello world!'))
   })
 
@@ -260,7 +260,7 @@ describe('history of XML documents', () => {
       ],
     })
     const res = await call('POST', 'rollback', doc, rw, '', { to: t0 + 1000 })
-    expect(res.body).toEqual({ applied: true, removed: 1, restored: 1 })
+    expect(res.body).toEqual({ applied: true, removed: 1, restored: 1, reformatted: 0 })
     await seen('<paragraph>one</paragraph><paragraph>two</paragraph>')
   })
 })
