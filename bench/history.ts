@@ -4,7 +4,7 @@
 // written to a real LevelDB in a temp dir; history is answered by the same service the routes use.
 // Writes bench/results/history-<stamp>.json and history-latest.json. Bounded: aborts after 10 min.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { cpus, loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { setFlagsFromString } from 'node:v8'
@@ -57,7 +57,11 @@ function rng(seed: number): () => number {
 async function writeLog(store: LevelDocStore, edits: number, users: number): Promise<{ lastAt: number; logBytes: number; state: Uint8Array }> {
   const rand = rng(42)
   const shared = new Y.Doc()
-  const docs = Array.from({ length: users }, () => new Y.Doc())
+  const docs = Array.from({ length: users }, () => {
+    const d = new Y.Doc()
+    d.clientID = Math.floor(rand() * 2 ** 32) // random like real clients, but the same every run
+    return d
+  })
   const cursors = new Array<number>(users).fill(0)
   let pending: UpdateEntry[] = []
   let seq = 1
@@ -194,6 +198,7 @@ async function main(argv: string[]): Promise<void> {
       bench: 'history',
       at: new Date().toISOString(),
       node: process.version,
+      machine: { cpus: cpus().length, model: cpus()[0]?.model ?? '', loadavg1m: round(loadavg()[0]!) },
       document: { edits, users, textLength, stateBytes: state.length, logBytes, indexEntries: entries },
       sizes: {
         attributionIndexBytes: indexBytes,
