@@ -28,8 +28,9 @@ export class DbError extends Error {
 export const isDbError = (e: unknown): e is DbError => e instanceof DbError
 
 // SQLSTATEs meaning "the server cannot take statements right now": connection exceptions (08),
-// admin/crash shutdown and cannot-connect-now (57P0x), too many connections (53300).
-const UNREACHABLE_STATES = /^(08|57P0[1-4]|53300)/
+// admin/crash shutdown and cannot-connect-now (57P0x), too many connections (53300), and the server
+// refusing this connection's credentials or database (28xxx, 3D000): the caller cannot fix those.
+const UNREACHABLE_STATES = /^(08|28|3D000|57P0[1-4]|53300)/
 const NODE_NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EPIPE'])
 
 /** Wraps whatever a driver threw. Never copies connection parameters into the message. */

@@ -179,7 +179,11 @@ export class DatabaseRegistry {
       if (isDbError(e)) {
         if (e.kind === 'unreachable') throw this.unavailable(e.message)
         if (e.kind === 'deadline') throw this.unavailable(e.message)
-        if (e.kind === 'crashed') throw this.unavailable(`database is restarting: ${e.message}`)
+        if (e.kind === 'crashed') {
+          // The reason (paths, engine messages) is for the log, not the caller.
+          this.o.log.warn({ asset: entry.id, err: e.message }, 'embedded database failed')
+          throw this.unavailable('database is restarting')
+        }
       }
       throw e
     } finally {
@@ -211,7 +215,9 @@ export class DatabaseRegistry {
     try {
       await this.open(entry)
     } catch (e) {
-      throw isDbError(e) ? this.unavailable(`database failed to start: ${e.message}`) : e
+      if (!isDbError(e)) throw e
+      this.o.log.warn({ asset: entry.id, err: e.message }, 'database failed to start')
+      throw this.unavailable('database failed to start')
     }
   }
 

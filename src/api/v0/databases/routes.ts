@@ -1,8 +1,9 @@
 // GET /databases/{asset_id}/data                list tables
 // GET /databases/{asset_id}/data/{table_name}   read rows (PostgREST-style query string)
 // POST /databases/{asset_id}/data/{table_name}  insert rows
-// Request problems (400/422) are found before the database is touched, so a bad request never
-// wakes a suspended database. Rows travel as the JSON text the database built.
+// Order of checks: 422 (validation), then the asset (404, 403, 400 not a database, 501), then the
+// query string (400), and only then the database, so a bad request never wakes a suspended one.
+// Rows travel as the JSON text the database built.
 import type { Context } from 'koa'
 import type { Database } from '../../../databases/registry.js'
 import { isDbError } from '../../../databases/db-error.js'
@@ -36,9 +37,14 @@ export function databaseRoutes({ deps, control, onClose }: ApiContext): RouteDef
     forgetRegistry(deps)
   })
 
-  /** The table named in the path, or 404. */
-  async function tableOf(db: Database, name: string): Promise<TableInfo> {
-    const t = await db.table(name)
+  /** The table named in the path (404 when no exposed schema has it), from the schema cache or fresh. */
+  async function tableOf(db: Database, name: string, fresh = false): Promise<TableInfo> {
+    let t: TableInfo | null
+    try {
+      t = await (fresh ? db.reloadTable(name) : db.table(name))
+    } catch (e) {
+      throw mapSql(db, name, e)
+    }
     if (!t) throw new AppError('not_found', `Table ${JSON.stringify(name)} not found`)
     return t
   }
@@ -50,9 +56,7 @@ export function databaseRoutes({ deps, control, onClose }: ApiContext): RouteDef
       return build(table)
     } catch (e) {
       if (!(e instanceof AppError) || e.status !== 400) throw e
-      const fresh = await db.reloadTable(name)
-      if (!fresh) throw new AppError('not_found', `Table ${JSON.stringify(name)} not found`)
-      return build(fresh)
+      return build(await tableOf(db, name, true))
     }
   }
 
@@ -105,8 +109,8 @@ export function databaseRoutes({ deps, control, onClose }: ApiContext): RouteDef
       response: ReadRowsResponse,
       errors: ERRORS,
       async handler(ctx, { params, query, user }) {
-        const q = parseReadParams(new URLSearchParams(ctx.querystring), { maxLimit: config.maxLimit, limit: query.limit, offset: query.offset })
         const db = await openDatabase(store, registry, user, params.asset_id, 'view')
+        const q = parseReadParams(new URLSearchParams(ctx.querystring), { maxLimit: config.maxLimit, limit: query.limit, offset: query.offset })
         const stmt = await compile(db, params.table_name, (t) => compileRead(t, q))
         sendRows(ctx, await runJson(db, params.table_name, stmt))
       },

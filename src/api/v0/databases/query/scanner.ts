@@ -84,6 +84,8 @@ export class Scanner {
     }
     this.skipSpaces()
     if (out === '') this.fail(`expected ${what}`)
+    // PostgreSQL identifiers cannot hold NUL (and the wire protocol would cut the statement there).
+    if (out.includes('\u0000')) this.fail(`NUL character in ${what}`)
     return out
   }
 
