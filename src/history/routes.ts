@@ -3,23 +3,17 @@
 // holds every change the caller could have seen.
 import type { RestContext, RestRequest, RestRoutes } from '../collab/rest.js'
 import { AppError } from '../infra/errors.js'
-import { docIdOf, type DocStore } from '../storage/doc-store.js'
+import { docIdOf } from '../storage/doc-store.js'
 import { activity } from './activity.js'
 import { changeset } from './changeset.js'
 import { documentAt } from './document-at.js'
 import { entryDelta } from './entry-delta.js'
 import { boolParam, intParam, limitParam, orderParam, rollbackSpec, usersParam, windowParams } from './query.js'
 import { rollback, wantAt, wantWithout } from './rollback.js'
-import { HistoryService } from './service.js'
+import { historyServiceOf } from './service.js'
 import type { DocHistory } from './timeline.js'
 
-const services = new WeakMap<DocStore, HistoryService>()
-
-function serviceOf(ctx: RestContext): HistoryService {
-  let s = services.get(ctx.store)
-  if (!s) services.set(ctx.store, (s = new HistoryService({ store: ctx.store, config: ctx.config, now: ctx.now })))
-  return s
-}
+const serviceOf = (ctx: RestContext) => historyServiceOf({ store: ctx.store, config: ctx.config, now: ctx.now })
 
 async function target(req: RestRequest, ctx: RestContext) {
   const ref = { org: req.org, doc: req.doc, branch: req.cap.branch }

@@ -18,12 +18,34 @@ export interface HistoryServiceOptions {
   log?: Pick<Logger, 'warn'>
 }
 
+const services = new WeakMap<DocStore, HistoryService>()
+
+/** The one history service of a store (its cache and per-document queues are shared by every caller). */
+export function historyServiceOf(o: HistoryServiceOptions): HistoryService {
+  let s = services.get(o.store)
+  if (!s) services.set(o.store, (s = new HistoryService(o)))
+  return s
+}
+
 export class HistoryService {
   private cache = new Map<string, DocHistory>()
   private queues = new Map<string, Promise<unknown>>()
   private pruneCheckedAt = new Map<string, number>()
 
   constructor(private readonly o: HistoryServiceOptions) {}
+
+  /**
+   * Applies the retention policy to every stored document (for a periodic timer): each history is
+   * brought up to date, checkpointed and folded past the window when due. One document at a time.
+   */
+  async sweep(prefix = ''): Promise<number> {
+    let n = 0
+    for await (const docId of this.o.store.listDocs(prefix)) {
+      await this.use(docId, () => {})
+      n++
+    }
+    return n
+  }
 
   /** Runs `fn` on the document's history, up to date with its log. */
   use<T>(docId: string, fn: (h: DocHistory) => T | Promise<T>): Promise<T> {
