@@ -83,9 +83,10 @@ const COMMANDS: Record<string, Record<string, Handler>> = {
     create: async (e, o) => {
       const type = need(o, 'type')
       const text = o.has('text-file') ? await readFile(need(o, 'text-file'), 'utf8') : o.get('text')
-      const provider = o.get('provider')
+      // pglite (embedded, in the data dir) is the default provider of new database assets
+      const provider = o.get('provider') ?? 'pglite'
       const connectionUrl = o.get('connection-url')
-      if (type === 'database' && !provider) throw new AppError('bad_request', '--provider is required for a database asset (pglite or postgres)')
+      if (type === 'database' && provider === 'postgres' && !connectionUrl) throw new AppError('bad_request', '--connection-url is required for a postgres database asset')
       const id = o.get('id')
       const asset = await createAsset(
         e.store,
@@ -96,7 +97,7 @@ const COMMANDS: Record<string, Record<string, Handler>> = {
           defaultAccess: grantOpt(o, 'default-access', 'none'),
           ...(id ? { id } : {}),
           ...(text !== undefined && type !== 'generic_doc' ? { text } : {}),
-          ...(type === 'database' ? { database: { provider: provider!, ...(connectionUrl ? { connectionUrl } : {}) } } : {}),
+          ...(type === 'database' ? { database: { provider, ...(connectionUrl ? { connectionUrl } : {}) } } : {}),
         },
         e.now(),
       )
