@@ -21,7 +21,7 @@ export interface DbWorld {
   db(p: Provider): Database
   /** Runs setup SQL (one statement). */
   exec(p: Provider, sql: string, values?: (string | null)[]): Promise<void>
-  /** Runs a hand-written SELECT and returns its rows as the JSON text json_agg builds. */
+  /** Runs a hand-written SELECT and returns its rows as a compact JSON array text (row_to_json). */
   rowsJson(p: Provider, select: string, values?: (string | null)[]): Promise<string>
   api(method: string, path: string, o?: { key?: string; body?: string | object }): Promise<Reply>
   /** Raw response text of a GET (for byte comparisons that JSON.parse would blur, e.g. bigints). */
@@ -53,7 +53,7 @@ export async function startDbWorld(tag: string, overrides: Partial<Config> = {},
     async exec(p, sql, values = []) {
       await w.db(p).run({ text: sql, values })
     },
-    rowsJson: (p, select, values = []) => w.db(p).json({ text: `SELECT coalesce(json_agg(t), '[]')::text FROM (${select}) t`, values }),
+    rowsJson: (p, select, values = []) => w.db(p).json({ text: `SELECT coalesce('[' || string_agg(row_to_json(t)::text, ',') || ']', '[]') FROM (${select}) t`, values }),
     api: (method, path, o = {}) => call(h, method, path, { key: world.keys.member, ...o }),
     async rawGet(path, key = world.keys.member) {
       const res = await fetch(`http://127.0.0.1:${h.server.apiPort}${path}`, { headers: { 'x-api-key': key } })

@@ -2,7 +2,7 @@
 // rows' keys in first-seen order; a row without one of them gets that column's DEFAULT.
 import type { TableInfo } from '../../../../databases/table-info.js'
 import { AppError } from '../../../../infra/errors.js'
-import { ident, Params, qualified, type Statement } from './sql.js'
+import { ident, jsonRows, Params, qualified, type Statement } from './sql.js'
 import { toParam } from './values.js'
 
 /** PostgreSQL's limit on bind parameters in one statement. */
@@ -41,7 +41,7 @@ export function compileInsert(table: TableInfo, rows: readonly Row[], returning:
   const insert = `INSERT INTO ${qualified(table.schema, table.name)} (${names.map(ident).join(', ')}) VALUES ${tuples.join(', ')}`
   if (!returning) return { text: insert, values: p.values }
   return {
-    text: `WITH _inserted AS (${insert} RETURNING *) SELECT coalesce(json_agg(_inserted.*), '[]')::text FROM _inserted`,
+    text: `WITH _inserted AS (${insert} RETURNING *) SELECT ${jsonRows('_inserted')} FROM _inserted`,
     values: p.values,
   }
 }

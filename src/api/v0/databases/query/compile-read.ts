@@ -1,10 +1,10 @@
 // ReadQuery + TableInfo -> one parameterised SELECT whose single text result is the JSON array of
-// rows, built by the database (json_agg), so both providers answer byte-identical JSON and big
+// rows, built by the database (row_to_json), so both providers answer byte-identical JSON and big
 // integers or numerics keep every digit.
 import type { TableInfo } from '../../../../databases/table-info.js'
 import type { Condition, ReadQuery } from './ast.js'
 import { QueryError } from './errors.js'
-import { ident, Params, qualified, type Statement } from './sql.js'
+import { ident, jsonRows, Params, qualified, type Statement } from './sql.js'
 
 const COMPARE_SQL = { eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=', like: 'LIKE', ilike: 'ILIKE' } as const
 const IS_SQL = { null: 'IS NULL', not_null: 'IS NOT NULL', true: 'IS TRUE', false: 'IS FALSE', unknown: 'IS UNKNOWN' } as const
@@ -52,6 +52,5 @@ export function compileRead(table: TableInfo, q: ReadQuery): Statement {
   if (where.length) inner += ` WHERE ${where.join(' AND ')}`
   if (order.length) inner += ` ORDER BY ${order.join(', ')}`
   inner += ` LIMIT ${p.add(String(q.limit))} OFFSET ${p.add(String(q.offset))}`
-  // `_rows.*` (not `_rows`) so a column named like the alias cannot shadow the whole-row reference.
-  return { text: `SELECT coalesce(json_agg(_rows.*), '[]')::text FROM (${inner}) _rows`, values: p.values }
+  return { text: `SELECT ${jsonRows('_rows')} FROM (${inner}) _rows`, values: p.values }
 }

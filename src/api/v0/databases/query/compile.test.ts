@@ -16,7 +16,7 @@ const table: TableInfo = {
   columns: new Map([col('id', 'integer', { hasDefault: true }), col('name'), col('tags', 'text[]'), col('meta', 'jsonb'), col('we"ird')]),
 }
 const read = (qs: string) => compileRead(table, parseReadParams(new URLSearchParams(qs), { maxLimit: 1000 }))
-const WRAP = (inner: string) => `SELECT coalesce(json_agg(_rows.*), '[]')::text FROM (${inner}) _rows`
+const WRAP = (inner: string) => `SELECT coalesce('[' || string_agg(row_to_json(_rows.*)::text, ',') || ']', '[]') FROM (${inner}) _rows`
 
 describe('compileRead', () => {
   it('expands * to quoted columns and binds limit and offset', () => {
@@ -69,7 +69,7 @@ describe('compileInsert', () => {
   })
   it('returns the inserted rows as JSON when asked', () => {
     expect(compileInsert(table, [{ id: 1 }], true)?.text).toBe(
-      `WITH _inserted AS (INSERT INTO "public"."items" ("id") VALUES ($1) RETURNING *) SELECT coalesce(json_agg(_inserted.*), '[]')::text FROM _inserted`,
+      `WITH _inserted AS (INSERT INTO "public"."items" ("id") VALUES ($1) RETURNING *) SELECT coalesce('[' || string_agg(row_to_json(_inserted.*)::text, ',') || ']', '[]') FROM _inserted`,
     )
   })
   it('inserts all-default rows through the first column', () => {

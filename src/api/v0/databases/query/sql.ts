@@ -24,3 +24,12 @@ export class Params {
     return '$' + this.values.length
   }
 }
+
+/**
+ * The rows of `source` (a subquery or CTE name aliased as `alias`) as one compact JSON array text,
+ * in the source's order; `[]` when empty. `alias.*` (not `alias`) so that a column named like the
+ * alias cannot shadow the whole-row reference.
+ */
+export function jsonRows(alias: string): string {
+  return `coalesce('[' || string_agg(row_to_json(${alias}.*)::text, ',') || ']', '[]')`
+}
