@@ -75,27 +75,22 @@ class Reconciler {
 
   private seq(src: AnyType, dst: Seq): void {
     let pos = 0
-    // text formatting the rollback wants, and the formatting in force now
+    // text formatting the rollback wants, and the units of text it wants with their formatting
     const attrs: Record<string, unknown> = {}
-    const current: Record<string, unknown> = {}
+    const wantedText: { len: number; attrs: Record<string, unknown> }[] = []
     for (const item of itemsOf(src)) {
       const c = item.content
       if (c instanceof Y.ContentFormat) {
         for (const r of runsOf(item, this.h.index)) if (this.want(r)) setAttr(attrs, c.key, c.value)
-        if (!item.deleted) setAttr(current, c.key, c.value)
         continue
       }
       if (!item.countable) continue // content garbage-collected before the retained history
       for (const r of runsOf(item, this.h.index)) {
         const present = !item.deleted
         const wanted = this.want(r)
+        if (wanted) wantedText.push({ len: r.len, attrs: { ...attrs } })
         if (present && wanted) {
           if (c instanceof Y.ContentType) this.nested(c.type, typeKind(c.type), this.counterpart(item))
-          const diff = dst instanceof Y.Text ? formatDiff(current, attrs) : null
-          if (diff) {
-            ;(dst as Y.Text).format(pos, r.len, diff)
-            this.reformatted += r.len
-          }
           pos += r.len
         } else if (present) {
           dst.delete(pos, r.len)
@@ -104,9 +99,45 @@ class Reconciler {
           if (this.insert(dst, pos, r, attrs)) {
             pos += r.len
             this.restored += r.len
-          }
+          } else wantedText.pop()
         }
       }
+    }
+    if (dst instanceof Y.Text) this.reformat(dst, wantedText)
+  }
+
+  /**
+   * Second pass over text whose content is now what the rollback wants: ranges whose formatting
+   * differs get `format`. Done against the copy's own delta because Yjs moves and drops format
+   * marks as it edits, so the marks of the history document say nothing exact about the copy.
+   */
+  private reformat(dst: Y.Text, wanted: { len: number; attrs: Record<string, unknown> }[]): void {
+    const now = (dst.toDelta() as { insert: unknown; attributes?: Record<string, unknown> }[]).map((op) => ({
+      len: typeof op.insert === 'string' ? op.insert.length : 1,
+      attrs: op.attributes ?? {},
+    }))
+    if (now.reduce((n, r) => n + r.len, 0) !== wanted.reduce((n, r) => n + r.len, 0)) return
+    // walk both lists unit by unit; neighbouring units needing the same change become one range
+    const ranges: { pos: number; len: number; key: string; diff: Record<string, unknown> }[] = []
+    let pos = 0
+    for (let i = 0, j = 0, iUsed = 0, jUsed = 0; i < now.length && j < wanted.length; ) {
+      const len = Math.min(now[i]!.len - iUsed, wanted[j]!.len - jUsed)
+      const diff = formatDiff(now[i]!.attrs, wanted[j]!.attrs)
+      if (diff) {
+        const key = JSON.stringify(diff)
+        const last = ranges[ranges.length - 1]
+        if (last && last.key === key && last.pos + last.len === pos) last.len += len
+        else ranges.push({ pos, len, key, diff })
+      }
+      pos += len
+      iUsed += len
+      jUsed += len
+      if (iUsed === now[i]!.len) (i++, (iUsed = 0))
+      if (jUsed === wanted[j]!.len) (j++, (jUsed = 0))
+    }
+    for (const r of ranges) {
+      dst.format(r.pos, r.len, r.diff)
+      this.reformatted += r.len
     }
   }
 
