@@ -5,6 +5,7 @@ import { EditLog } from '../../test/history/edit-log.js'
 import { changeset, type ChangeNode, type TextRun } from './changeset.js'
 import { documentAt } from './document-at.js'
 import { rollback, wantAt, wantWithout } from './rollback.js'
+import { rebase } from './retention.js'
 import { DocHistory } from './timeline.js'
 
 function prng(seed: number): () => number {
@@ -93,4 +94,84 @@ describe('history against replay', () => {
       }
     })
   }
+
+  it('after folding the first half into a base, changesets and rollbacks after it are unchanged', async () => {
+    const log = randomLog(5, 150)
+    const h = log.history()
+    const folded = await rebase(h, 75, (from, to) => log.read(from, to))
+    expect(folded.base.at).toBe(log.entries[74]!.at)
+    for (const [from, to] of [
+      [folded.base.at + 1, 1900],
+      [1800, 2490],
+      [2000, 2000],
+    ] as const) {
+      expect(changeset(folded, { from, to, by: null })).toEqual(changeset(h, { from, to, by: null }))
+      const a = new Y.Doc()
+      Y.applyUpdate(a, documentAt(folded, to))
+      expect(runs(a.getText('t'))).toEqual(runs(replayed(log, to)))
+    }
+  })
+
+  for (const seed of [3, 11]) {
+    it(`seed ${seed}: XML paragraphs — changeset, document at a time and rollback match the replayed log`, () => {
+      const rand = prng(seed)
+      const log = new EditLog()
+      for (let i = 0; i < 120; i++) {
+        const user = ['ann', 'bob'][Math.floor(rand() * 2)]!
+        log.edit(user, 1000 + i * 10, (d) => {
+          const pm = d.getXmlFragment('pm')
+          const r = rand()
+          const at = Math.floor(rand() * (pm.length + 1))
+          if (r < 0.25 || pm.length === 0) {
+            const p = new Y.XmlElement('p')
+            p.insert(0, [new Y.XmlText('n' + i)])
+            pm.insert(at, [p])
+          } else if (r < 0.4) pm.delete(Math.min(at, pm.length - 1), 1)
+          else {
+            const p = pm.get(Math.min(at, pm.length - 1)) as Y.XmlElement
+            const t = p.get(0) as Y.XmlText
+            if (r < 0.5) p.setAttribute('k', String(i))
+            else if (r < 0.8 || t.length < 2) t.insert(Math.floor(rand() * (t.length + 1)), 'xy')
+            else t.delete(Math.floor(rand() * (t.length - 1)), 1)
+          }
+        })
+      }
+      const h = log.history()
+      const truthAt = (time: number) => {
+        const d = new Y.Doc()
+        for (const e of log.entries) if (e.at <= time) Y.applyUpdate(d, e.update)
+        return d.getXmlFragment('pm').toString()
+      }
+      for (const to of [1200, 1500, 1800, 2190]) {
+        const truth = truthAt(to)
+        const cs = changeset(h, { from: to - 300, to, by: null })
+        expect(render((cs.roots.pm?.delta ?? []) as ChangeNode[])).toBe(truth)
+        const cut = new Y.Doc()
+        Y.applyUpdate(cut, documentAt(h, to))
+        expect(cut.getXmlFragment('pm').toString()).toBe(truth)
+        const copy = new EditLog()
+        for (const e of log.entries) copy.append(e.user, e.at, e.update)
+        const r = rollback(h, wantAt(to))
+        if (r.update) copy.append('carl', 9999, r.update)
+        expect(copy.shared.getXmlFragment('pm').toString()).toBe(truth)
+      }
+    })
+  }
 })
+
+/** Changeset nodes as Yjs prints a fragment (deleted content left out). */
+function render(nodes: ChangeNode[]): string {
+  return nodes
+    .map((n) => {
+      if ('element' in n) {
+        if (n.attribution?.delete) return ''
+        const attrs = Object.entries(n.attributes ?? {})
+          .sort(([a], [b]) => (a < b ? -1 : 1))
+          .map(([k, v]) => ` ${k}="${String(v)}"`)
+          .join('')
+        return `<${n.element}${attrs}>${render(n.children)}</${n.element}>`
+      }
+      return n.attribution?.delete ? '' : String(n.insert)
+    })
+    .join('')
+}
