@@ -44,7 +44,12 @@ export interface RegistryOptions {
   pgliteSharedBuffersMb: number
   log: Logger
   now?: () => number
+  /** Told of every 503, with its reason (metrics). */
+  onUnavailable?: (reason: Unavailable) => void
 }
+
+/** Why a statement was refused or stopped with a 503. */
+export type Unavailable = 'starting' | 'suspended' | 'saturated' | 'unreachable' | 'deadline' | 'crashed' | 'closing' | 'unconfigured'
 
 export function registryOptions(config: Config, log: Logger): RegistryOptions {
   return {
@@ -100,8 +105,8 @@ export class DatabaseRegistry {
     if (!(PROVIDERS as readonly string[]).includes(asset.provider)) {
       throw new AppError('not_implemented', `database provider ${JSON.stringify(asset.provider)} is not supported`)
     }
-    if (asset.provider === 'postgres' && !asset.connectionUrl) throw this.unavailable('database asset has no connection URL configured')
-    if (this.closed) throw this.unavailable('server is shutting down')
+    if (asset.provider === 'postgres' && !asset.connectionUrl) throw this.unavailable('unconfigured', 'database asset has no connection URL configured')
+    if (this.closed) throw this.unavailable('closing', 'server is shutting down')
     const fingerprint = createHash('sha256').update(`${asset.provider}\0${asset.connectionUrl ?? ''}`).digest('hex')
     let entry = this.entries.get(asset.id)
     if (entry && entry.fingerprint !== fingerprint) {
@@ -175,14 +180,14 @@ export class DatabaseRegistry {
         }
       })
     } catch (e) {
-      if (e instanceof GateRefused) throw this.unavailable(e.reason === 'closed' ? 'database is closing' : e.message)
+      if (e instanceof GateRefused) throw e.reason === 'closed' ? this.unavailable('closing', 'database is closing') : this.unavailable('saturated', e.message)
       if (isDbError(e)) {
-        if (e.kind === 'unreachable') throw this.unavailable(e.message)
-        if (e.kind === 'deadline') throw this.unavailable(e.message)
+        if (e.kind === 'unreachable') throw this.unavailable('unreachable', e.message)
+        if (e.kind === 'deadline') throw this.unavailable('deadline', e.message)
         if (e.kind === 'crashed') {
           // The reason (paths, engine messages) is for the log, not the caller.
           this.o.log.warn({ asset: entry.id, err: e.message }, 'embedded database failed')
-          throw this.unavailable('database is restarting')
+          throw this.unavailable('crashed', 'database is restarting')
         }
       }
       throw e
@@ -208,7 +213,7 @@ export class DatabaseRegistry {
     } finally {
       clearTimeout(timer)
     }
-    throw this.unavailable(resuming ? 'database is suspended and resuming' : 'database is starting')
+    throw resuming ? this.unavailable('suspended', 'database is suspended and resuming') : this.unavailable('starting', 'database is starting')
   }
 
   async openNow(entry: Entry): Promise<void> {
@@ -217,7 +222,7 @@ export class DatabaseRegistry {
     } catch (e) {
       if (!isDbError(e)) throw e
       this.o.log.warn({ asset: entry.id, err: e.message }, 'database failed to start')
-      throw this.unavailable('database failed to start')
+      throw this.unavailable('crashed', 'database failed to start')
     }
   }
 
@@ -236,7 +241,7 @@ export class DatabaseRegistry {
 
   private async start(entry: Entry): Promise<DbInstance> {
     if (entry.closing) await entry.closing // never two instances of one database
-    if (entry.retired || this.closed) throw this.unavailable('database is closing')
+    if (entry.retired || this.closed) throw this.unavailable('closing', 'database is closing')
     let instance: DbInstance
     if (entry.provider === 'pglite') {
       await this.makeRoom(entry)
@@ -255,7 +260,7 @@ export class DatabaseRegistry {
     }
     if (entry.retired || this.closed) {
       await instance.close()
-      throw this.unavailable('database is closing')
+      throw this.unavailable('closing', 'database is closing')
     }
     instance.onExit(() => {
       if (entry.instance !== instance) return
@@ -275,7 +280,7 @@ export class DatabaseRegistry {
     const excess = others.length - this.o.pgliteMaxOpen + 1
     if (excess <= 0) return
     const idle = others.filter((e) => e.instance && !e.closing && e.gate.idle).sort((a, b) => a.lastUsed - b.lastUsed)
-    if (idle.length < excess) throw this.unavailable('too many embedded databases are busy')
+    if (idle.length < excess) throw this.unavailable('saturated', 'database saturated: too many embedded databases are busy')
     await Promise.all(idle.slice(0, excess).map((e) => this.suspendEntry(e)))
   }
 
@@ -315,8 +320,22 @@ export class DatabaseRegistry {
     await this.suspendEntry(entry)
   }
 
-  unavailable(message: string): AppError {
+  private unavailable(reason: Unavailable, message: string): AppError {
+    this.o.onUnavailable?.(reason)
     return new AppError('unavailable', message, { retryAfterSec: this.o.retryAfterSec })
+  }
+
+  /** Open instances by provider, statements running and waiting: for metrics. */
+  stats(): { open: Record<string, number>; active: number; queued: number } {
+    const open: Record<string, number> = { pglite: 0, postgres: 0 }
+    let active = 0
+    let queued = 0
+    for (const e of this.entries.values()) {
+      if (e.instance) open[e.provider] = (open[e.provider] ?? 0) + 1
+      active += e.gate.active
+      queued += e.gate.queued
+    }
+    return { open, active, queued }
   }
 }
 

@@ -3,7 +3,10 @@
 // suspends the least recently used database, and a stopped PostgreSQL is 503 until it is back.
 // Every 503 carries Retry-After.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { join } from 'node:path'
+import { PgliteInstance } from '../../src/databases/pglite/instance.js'
 import { registryOf } from '../../src/databases/registry-of.js'
+import { pgliteDirName } from '../../src/databases/registry.js'
 import { asset, grant, type Reply } from '../api/helpers.js'
 import { eventually } from '../helpers/tandem.js'
 import { PROVIDERS, startDbWorld, type DbWorld, type Provider } from './fixture.js'
@@ -96,6 +99,19 @@ describe('availability', () => {
     expect(registry().openPglite).toBe(1)
     expect((await served(notes('pglite'))).status).toBe(200)
     expect(registry().status(second.id)?.phase).toBe('suspended')
+  })
+
+  it('never opens one PGlite data directory twice', async () => {
+    await served(notes('pglite'))
+    const dataDir = join(w.h.dataDir, 'pglite', pgliteDirName(w.assets.pglite.id))
+    await expect(PgliteInstance.open({ dataDir, deadlineMs: 1000, sharedBuffersMb: 16 })).rejects.toThrow(/already open/)
+  })
+
+  it('counts 503s by reason and open databases in /metrics', async () => {
+    const text = (await w.api('GET', '/metrics')).body as string
+    expect(text).toMatch(/tandem_db_unavailable_total\{reason="saturated"\} [1-9]/)
+    expect(text).toMatch(/tandem_db_unavailable_total\{reason="deadline"\} [1-9]/)
+    expect(text).toMatch(/tandem_db_open\{provider="pglite"\} \d/)
   })
 
   it('answers 503 with Retry-After while PostgreSQL is stopped and serves again once it is back', async () => {
