@@ -301,9 +301,10 @@ export class DatabaseRegistry {
     return p
   }
 
+  /** Idle PGlite instances are suspended to give their memory back; a postgres pool idles by itself. */
   private armIdle(entry: Entry): void {
     clearTimeout(entry.idleTimer)
-    if (!entry.instance || entry.retired) return
+    if (!entry.instance || entry.retired || entry.provider !== 'pglite') return
     entry.idleTimer = setTimeout(() => {
       if (entry.instance && entry.gate.idle && !entry.retired) void this.suspendEntry(entry)
       else this.armIdle(entry)

@@ -111,7 +111,7 @@ describe('availability', () => {
     const text = (await w.api('GET', '/metrics')).body as string
     expect(text).toMatch(/tandem_db_unavailable_total\{reason="saturated"\} [1-9]/)
     expect(text).toMatch(/tandem_db_unavailable_total\{reason="deadline"\} [1-9]/)
-    expect(text).toMatch(/tandem_db_open\{provider="pglite"\} \d/)
+    expect(text).toMatch(/tandem_db_open\{provider="postgres"\} 1/)
   })
 
   it('answers 503 with Retry-After while PostgreSQL is stopped and serves again once it is back', async () => {
