@@ -66,7 +66,9 @@ async function main(argv: string[]): Promise<number> {
     log(`warning: ${notes[notes.length - 1]}`)
   }
   if (flags.has('quick')) notes.push('--quick sizes: a first look, not the named scenario sizes')
-  notes.push('Peers keep documents in memory except in the cold scenario (their own persistence); Tandem persists to LevelDB in every scenario.')
+  notes.push(
+    'Peers keep documents in memory except in the cold scenario (their own persistence). `tandem` persists to LevelDB in every scenario; `tandem-mem` is the same server with --doc-storage memory (not run in cold).',
+  )
 
   let tandemEntry = flags.get('tandem-entry') ?? join(ROOT, 'bin/tandem.js')
   if (peers.includes('tandem') && !flags.has('tandem-entry') && !flags.has('no-build')) {
@@ -101,6 +103,7 @@ async function main(argv: string[]): Promise<number> {
     const size = sizeFor(scenario, flags)
     for (const peerName of peers) {
       if (interrupted) break
+      if (peerName === 'tandem-mem' && needsPersistence(scenario)) continue // nothing survives its restart
       const dataDir = mkdtempSync(join(tmpdir(), `tandem-bench-${peerName}-`))
       const t0 = Date.now()
       const rec: RunRecord = { scenario, peer: peerName, version: peerVersion(peerName), size, metrics: {}, notes: [], startedAt: new Date().toISOString(), durationSec: 0 }

@@ -11,8 +11,9 @@ import { mintToken } from '../../src/auth/capability.js'
 import { loadKeyRing, type KeyRing } from '../../src/auth/keys.js'
 import type { Target } from './client.js'
 
-export type PeerName = 'tandem' | 'yws' | 'hocuspocus'
-export const PEER_NAMES: readonly PeerName[] = ['tandem', 'yws', 'hocuspocus']
+/** `tandem-mem` is Tandem with `--doc-storage memory`: the same server without LevelDB, like the peers. */
+export type PeerName = 'tandem' | 'tandem-mem' | 'yws' | 'hocuspocus'
+export const PEER_NAMES: readonly PeerName[] = ['tandem', 'tandem-mem', 'yws', 'hocuspocus']
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
@@ -44,6 +45,7 @@ export interface RunningPeer {
 export function peerVersion(name: PeerName): string {
   const pkg = {
     tandem: 'package.json',
+    'tandem-mem': 'package.json',
     yws: 'node_modules/y-websocket-server-legacy/package.json',
     hocuspocus: 'node_modules/@hocuspocus/server/package.json',
   }[name]
@@ -131,7 +133,9 @@ export async function startPeer(name: PeerName, opts: StartOptions): Promise<Run
   await mkdir(opts.dataDir, { recursive: true })
   switch (name) {
     case 'tandem':
-      return startTandem(opts)
+      return startTandem(opts, false)
+    case 'tandem-mem':
+      return startTandem(opts, true)
     case 'yws':
       return startYws(opts)
     case 'hocuspocus':
@@ -139,10 +143,12 @@ export async function startPeer(name: PeerName, opts: StartOptions): Promise<Run
   }
 }
 
-async function startTandem(opts: StartOptions): Promise<RunningPeer> {
+async function startTandem(opts: StartOptions, inMemory: boolean): Promise<RunningPeer> {
   const entry = opts.tandemEntry ?? join(ROOT, 'bin/tandem.js')
+  const args = [entry, 'serve', '--data-dir', opts.dataDir, '--host', '127.0.0.1', '--collab-port', '0', '--api-port', '0']
+  if (inMemory) args.push('--doc-storage', 'memory')
   const { child, match } = await spawnNode(
-    [entry, 'serve', '--data-dir', opts.dataDir, '--host', '127.0.0.1', '--collab-port', '0', '--api-port', '0'],
+    args,
     { TANDEM_LOG_LEVEL: process.env.TANDEM_LOG_LEVEL ?? 'warn' },
     opts,
     /collab listening on http:\/\/([^:\s]+):(\d+)/,
@@ -152,7 +158,7 @@ async function startTandem(opts: StartOptions): Promise<RunningPeer> {
   // Signing keys are created in the data dir on first start; the bench signs with the same code.
   const keys: KeyRing = await loadKeyRing(opts.dataDir, '')
   return {
-    name: 'tandem',
+    name: inMemory ? 'tandem-mem' : 'tandem',
     version: peerVersion('tandem'),
     pid: child.pid!,
     port,
@@ -163,7 +169,7 @@ async function startTandem(opts: StartOptions): Promise<RunningPeer> {
     stop: () => stopChild(child),
     async restart() {
       await stopChild(child)
-      return startTandem(opts)
+      return startTandem(opts, inMemory)
     },
   }
 }

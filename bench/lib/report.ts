@@ -99,19 +99,30 @@ export function ratio(t: number | null | undefined, p: number | null | undefined
   return t / p
 }
 
-export function ratioRows(report: BenchReport): { scenario: string; peer: string; cells: { label: string; better: string; value: number | null; tandemWorse: boolean }[] }[] {
+const SUBJECTS = ['tandem', 'tandem-mem']
+
+/** Rows "subject / peer": each Tandem variant against each other server, and Tandem against its in-memory twin. */
+export function ratioRows(report: BenchReport): { scenario: string; label: string; cells: { label: string; better: string; value: number | null; tandemWorse: boolean }[] }[] {
   const out: ReturnType<typeof ratioRows> = []
   const scenarios = [...new Set(report.runs.map((r) => r.scenario))]
   for (const s of scenarios) {
-    const t = report.runs.find((r) => r.scenario === s && r.peer === 'tandem' && !r.error)
-    if (!t) continue
-    for (const p of report.runs.filter((r) => r.scenario === s && r.peer !== 'tandem' && !r.error)) {
+    const ok = report.runs.filter((r) => r.scenario === s && !r.error)
+    const pairs: [RunRecord, RunRecord][] = []
+    for (const subj of SUBJECTS) {
+      const t = ok.find((r) => r.peer === subj)
+      if (!t) continue
+      for (const p of ok.filter((r) => !SUBJECTS.includes(r.peer))) pairs.push([t, p])
+    }
+    const t = ok.find((r) => r.peer === 'tandem')
+    const m = ok.find((r) => r.peer === 'tandem-mem')
+    if (t && m) pairs.push([t, m])
+    for (const [a, b] of pairs) {
       const cells = (COLUMNS[s] ?? []).map((c) => {
-        const value = ratio(t.metrics[c.key], p.metrics[c.key])
+        const value = ratio(a.metrics[c.key], b.metrics[c.key])
         const tandemWorse = value !== null && (c.better === 'higher' ? value < 0.95 : value > 1.05)
         return { label: c.label, better: c.better, value, tandemWorse }
       })
-      out.push({ scenario: s, peer: p.peer, cells })
+      out.push({ scenario: s, label: `${a.peer} / ${b.peer}`, cells })
     }
   }
   return out
@@ -133,15 +144,18 @@ export function markdown(report: BenchReport): string {
   const ratios = ratioRows(report)
   if (ratios.length) {
     lines.push('## Ratios Tandem / peer', '')
-    lines.push('↑ higher is better, ↓ lower is better; **bold** marks a figure where Tandem is worse than the peer (by more than 5%).', '')
+    lines.push(
+      '↑ higher is better, ↓ lower is better; **bold** marks a figure where the first (Tandem) is worse than the second by more than 5%. `tandem` persists to LevelDB; `tandem-mem` keeps documents in memory like the peers.',
+      '',
+    )
     for (const s of [...new Set(ratios.map((r) => r.scenario))]) {
       const rows = ratios.filter((r) => r.scenario === s)
       const cols = rows[0]!.cells
       lines.push(`### ${s}`, '')
-      lines.push(`| Tandem / | ${cols.map((c) => `${c.label} ${c.better === 'higher' ? '↑' : '↓'}`).join(' | ')} |`)
+      lines.push(`| ratio | ${cols.map((c) => `${c.label} ${c.better === 'higher' ? '↑' : '↓'}`).join(' | ')} |`)
       lines.push(`|---|${cols.map(() => '---:').join('|')}|`)
       for (const r of rows) {
-        lines.push(`| ${r.peer} | ${r.cells.map((c) => (c.value === null ? '–' : c.tandemWorse ? `**${c.value.toFixed(2)}**` : c.value.toFixed(2))).join(' | ')} |`)
+        lines.push(`| ${r.label} | ${r.cells.map((c) => (c.value === null ? '–' : c.tandemWorse ? `**${c.value.toFixed(2)}**` : c.value.toFixed(2))).join(' | ')} |`)
       }
       lines.push('')
     }
@@ -173,7 +187,7 @@ export function markdown(report: BenchReport): string {
 
 // ---- SVG chart ----
 
-const COLORS: Record<string, string> = { tandem: '#2563eb', yws: '#9ca3af', hocuspocus: '#f59e0b' }
+const COLORS: Record<string, string> = { tandem: '#2563eb', 'tandem-mem': '#93c5fd', yws: '#9ca3af', hocuspocus: '#f59e0b' }
 
 interface Panel {
   title: string
