@@ -193,11 +193,13 @@ interface Panel {
   title: string
   scenarios: string[]
   key: string
+  /** log scale: one slow outlier must not flatten the other bars */
+  log?: boolean
 }
 
 const PANELS: Panel[] = [
   { title: 'Delivered updates/s (higher is better)', scenarios: ['fanout', 'rooms', 'presence'], key: 'deliveredPerSec' },
-  { title: 'Latency p99, ms (lower is better)', scenarios: ['fanout', 'rooms', 'presence'], key: 'latencyP99Ms' },
+  { title: 'Latency p99, ms, log scale (lower is better)', scenarios: ['fanout', 'rooms', 'presence'], key: 'latencyP99Ms', log: true },
   { title: 'Deliveries per server CPU second (higher)', scenarios: ['fanout', 'rooms', 'presence'], key: 'deliveriesPerCpuSec' },
   { title: 'Connect storm: connections/s (higher)', scenarios: ['storm'], key: 'connPerSec' },
   { title: 'Idle: KB RSS per connection (lower)', scenarios: ['idle'], key: 'rssPerConnKB' },
@@ -256,9 +258,9 @@ export function svg(report: BenchReport): string {
           out.push(`<text x="${x + bw / 2}" y="${chartTop + chartH - 4}" text-anchor="middle" fill="#999">n/a</text>`)
           return
         }
-        const h = (v / max) * (chartH - 14)
+        const h = (panel.log ? Math.log10(1 + Math.max(0, v)) / Math.log10(1 + max) : v / max) * (chartH - 14)
         out.push(`<rect x="${x + 2}" y="${chartTop + chartH - h}" width="${bw - 4}" height="${h}" fill="${COLORS[p] ?? '#666'}"><title>${esc(`${g} ${p}: ${fmt(v)}`)}</title></rect>`)
-        out.push(`<text x="${x + bw / 2}" y="${chartTop + chartH - h - 3}" text-anchor="middle" font-size="9">${esc(short(v))}</text>`)
+        out.push(`<text x="${x + bw / 2}" y="${chartTop + chartH - h - 3}" text-anchor="middle" font-size="8">${esc(short(v))}</text>`)
       })
       out.push(`<text x="${gi * gw + gw / 2}" y="${chartTop + chartH + 14}" text-anchor="middle">${esc(g)}</text>`)
     })
