@@ -1,7 +1,7 @@
 // `npm run bench [-- --scenario fanout,rooms --peers tandem,yws,hocuspocus --quick ...]`
 // Runs each chosen scenario against each chosen server, back to back, each server fresh on its own
 // data dir, pinned apart from this load generator; writes JSON, Markdown and SVG under bench/results/.
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { list, parseFlags } from './lib/args.js'
@@ -28,6 +28,25 @@ const USAGE = `usage: npm run bench -- [options]
   --out DIR           results directory (default bench/results)
   --latest            also write latest.{json,md,svg} (done anyway for a full default run)
 `
+
+/** Copies the latest tables into bench/README.md between its latest:start/end markers. */
+function updateReadme(md: string): void {
+  const path = join(ROOT, 'bench/README.md')
+  let readme: string
+  try {
+    readme = readFileSync(path, 'utf8')
+  } catch {
+    return
+  }
+  const start = '<!-- latest:start -->'
+  const end = '<!-- latest:end -->'
+  const i = readme.indexOf(start)
+  const j = readme.indexOf(end)
+  if (i < 0 || j < i) return
+  // Demote the report's headings by two levels so they nest under the README's section.
+  const body = md.replace(/^(#+) /gm, '##$1 ')
+  writeFileSync(path, `${readme.slice(0, i + start.length)}\n${body}\n${readme.slice(j)}`)
+}
 
 function log(line: string): void {
   process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`)
@@ -153,6 +172,7 @@ async function main(argv: string[]): Promise<number> {
   const full = !flags.has('quick') && scenarios.length === SCENARIOS.length && peers.length === PEER_NAMES.length && argv.every((a) => !a.startsWith('--') || ['--latest'].includes(a))
   if (full || flags.has('latest')) {
     for (const ext of ['json', 'md', 'svg']) copyFileSync(`${base}.${ext}`, join(out, `latest.${ext}`))
+    updateReadme(md)
   }
   process.stdout.write(`\n${md}\n`)
   log(`results: ${base}.{json,md,svg}`)
