@@ -13,6 +13,7 @@ import { createUser, listUsers } from '../control/users.js'
 import { createWorkspace, isRole, listMembers, listWorkspaces, setMember } from '../control/workspaces.js'
 import type { DocService } from '../collab/doc-service.js'
 import { AppError } from '../infra/errors.js'
+import { DEFAULT_PROVIDER, type DatabaseRegistry } from '../databases/registry.js'
 import type { SiteSweeper } from '../sources/sweeper.js'
 import { need, type AdminArgs } from './args.js'
 
@@ -23,6 +24,8 @@ export interface AdminEnv {
   docs: DocService
   /** Present inside a server: new sweeps start at once (otherwise at the next server start). */
   sweeper?: SiteSweeper
+  /** The open databases of database assets (the server's own registry when it runs). */
+  databases?: DatabaseRegistry
 }
 
 export interface AdminResult {
@@ -108,6 +111,20 @@ const COMMANDS: Record<string, Record<string, Handler>> = {
     show: async (e, o) => {
       const asset = await requireAsset(e.store, need(o, 'id'))
       return ok({ ...publicAsset(asset), grants: await listGrants(e.store, asset.id) })
+    },
+  },
+  databases: {
+    // An operator's SQL (schema, seed rows) run on a database asset: the API has no DDL.
+    sql: async (e, o) => {
+      const asset = await requireAsset(e.store, need(o, 'asset'))
+      if (asset.type !== 'database') throw new AppError('bad_request', `asset ${asset.id} is not a database asset`)
+      if (!e.databases) throw new AppError('bad_request', 'no database registry available')
+      const sql = o.has('file') ? await readFile(need(o, 'file'), 'utf8') : need(o, 'sql')
+      const settings = asset.database ?? { provider: DEFAULT_PROVIDER }
+      const db = e.databases.database({ id: asset.id, provider: settings.provider, ...(settings.connectionUrl ? { connectionUrl: settings.connectionUrl } : {}) })
+      await db.ready()
+      await db.script(sql)
+      return ok({ asset: asset.id, ok: true }, `ran the SQL on ${asset.id}`)
     },
   },
   grants: {

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net'
 import { readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { ControlPlane } from '../control/plane.js'
+import { registryOf } from '../databases/registry-of.js'
 import type { ServerDeps } from '../deps.js'
 import { isAppError, publicMessage } from '../infra/errors.js'
 import { parseAdminArgs } from './args.js'
@@ -38,7 +39,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
 export async function startAdminEndpoint(deps: ServerDeps, control: ControlPlane): Promise<{ close(): Promise<void> }> {
   const secret = randomBytes(32).toString('base64url')
   const expected = digest(secret)
-  const env = { store: control.store, now: deps.now, docs: deps.docs, sweeper: control.sweeper }
+  const env = { store: control.store, now: deps.now, docs: deps.docs, sweeper: control.sweeper, databases: registryOf(deps) }
   const server = createServer(async (req, res) => {
     const reply = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' })

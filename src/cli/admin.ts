@@ -9,6 +9,7 @@ import { ADMIN_ENDPOINT_FILE, type AdminEndpointInfo } from '../admin/endpoint.j
 import { RoomRegistry } from '../collab/registry.js'
 import { LoopTransport } from '../collab/transport.js'
 import { ControlStore } from '../control/store.js'
+import { DatabaseRegistry, registryOptions } from '../databases/registry.js'
 import type { RootDb } from '../deps.js'
 import type { Config } from '../infra/config.js'
 import { isAppError } from '../infra/errors.js'
@@ -73,9 +74,11 @@ async function locally(config: Config, args: string[]): Promise<AdminResult> {
     maxBackpressureBytes: config.maxBackpressureBytes,
     unloadDelayMs: 0,
   })
+  const databases = new DatabaseRegistry(registryOptions(config, createLogger('silent')))
   try {
-    return await executeAdmin({ store: new ControlStore(db), now: Date.now, docs }, parseAdminArgs(args))
+    return await executeAdmin({ store: new ControlStore(db), now: Date.now, docs, databases }, parseAdminArgs(args))
   } finally {
+    await databases.close()
     await docs.close()
     await docStore.close()
     await db.close()

@@ -9,8 +9,10 @@ export interface SqlResult {
 }
 
 export interface DbInstance {
-  /** Runs one statement; rejects with a DbError. */
+  /** Runs one statement (never several: extended protocol); rejects with a DbError. */
   query(sql: string, params: readonly (string | null)[]): Promise<SqlResult>
+  /** Runs an operator's SQL script, several statements allowed (admin only, never request input). */
+  script(sql: string): Promise<void>
   /** Closes for good; idempotent. */
   close(): Promise<void>
   /** Called once if the instance stops on its own (crash, deadline kill); not on close(). */

@@ -167,14 +167,23 @@ export class DatabaseRegistry {
 
   // ---- statements ----
 
-  async run(entry: Entry, stmt: CatalogStatement): Promise<SqlResult> {
+  run(entry: Entry, stmt: CatalogStatement): Promise<SqlResult> {
+    return this.gated(entry, (instance) => instance.query(stmt.text, stmt.values))
+  }
+
+  script(entry: Entry, sql: string): Promise<void> {
+    return this.gated(entry, (instance) => instance.script(sql))
+  }
+
+  /** Runs `fn` once the database is open and the gate admits it; maps availability failures to 503s. */
+  private async gated<T>(entry: Entry, fn: (instance: DbInstance) => Promise<T>): Promise<T> {
     entry.lastUsed = this.now()
     try {
       await this.whenReady(entry)
       return await entry.gate.run(async () => {
         const instance = await this.open(entry)
         try {
-          return await instance.query(stmt.text, stmt.values)
+          return await fn(instance)
         } finally {
           entry.lastUsed = this.now()
         }
@@ -358,6 +367,11 @@ export class Database {
 
   run(stmt: CatalogStatement): Promise<SqlResult> {
     return this.registry.run(this.entry, stmt)
+  }
+
+  /** Runs an operator's SQL script (several statements; `tandem admin databases sql`). Never request input. */
+  script(sql: string): Promise<void> {
+    return this.registry.script(this.entry, sql)
   }
 
   /** Waits until the database is open, however long that takes (seeding, warm-up, tests). */

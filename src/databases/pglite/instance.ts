@@ -5,7 +5,7 @@
 import type { Worker } from 'node:worker_threads'
 import { DbError } from '../db-error.js'
 import type { DbInstance, SqlResult } from '../instance.js'
-import type { FromWorker } from './protocol.js'
+import type { FromWorker, ToWorker } from './protocol.js'
 import { sharedWasmModule, spawnWorker } from './spawn.js'
 
 export interface PgliteOptions {
@@ -84,12 +84,20 @@ export class PgliteInstance implements DbInstance {
   }
 
   query(sql: string, params: readonly (string | null)[]): Promise<SqlResult> {
+    return this.send((id) => ({ type: 'query', id, sql, params: [...params] }))
+  }
+
+  async script(sql: string): Promise<void> {
+    await this.send((id) => ({ type: 'script', id, sql }))
+  }
+
+  private send(message: (id: number) => ToWorker): Promise<SqlResult> {
     if (this.closing) return Promise.reject(new DbError('crashed', 'embedded database is closing'))
     const id = ++this.seq
     return new Promise<SqlResult>((resolve, reject) => {
       const timer = setTimeout(() => this.kill(id), this.opts.deadlineMs)
       this.pending.set(id, { resolve, reject, timer })
-      this.worker.postMessage({ type: 'query', id, sql, params: [...params] })
+      this.worker.postMessage(message(id))
     })
   }
 

@@ -9,7 +9,10 @@ export interface WorkerInit {
   conf: string[]
 }
 
-export type ToWorker = { type: 'query'; id: number; sql: string; params: (string | null)[] } | { type: 'close' }
+export type ToWorker =
+  | { type: 'query'; id: number; sql: string; params: (string | null)[] }
+  | { type: 'script'; id: number; sql: string }
+  | { type: 'close' }
 
 export type FromWorker =
   | { type: 'ready' }

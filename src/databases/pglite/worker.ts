@@ -42,6 +42,12 @@ port.on('message', (m: ToWorker) => {
       })
     return
   }
+  if (m.type === 'script') {
+    db.exec(m.sql)
+      .then(() => post({ type: 'result', id: m.id, rows: [], rowCount: null }))
+      .catch((e: unknown) => post({ type: 'error', id: m.id, error: errorFields(e) }))
+    return
+  }
   db.query(m.sql, m.params, { rowMode: 'array', serializers: asText })
     .then((r) => post({ type: 'result', id: m.id, rows: r.rows as unknown[][], rowCount: r.rows.length > 0 ? r.rows.length : (r.affectedRows ?? 0) }))
     .catch((e: unknown) => post({ type: 'error', id: m.id, error: errorFields(e) }))

@@ -35,8 +35,18 @@ export class PostgresInstance implements DbInstance {
 
   async query(sql: string, params: readonly (string | null)[]): Promise<SqlResult> {
     try {
-      const r = await this.pool.query({ text: sql, values: [...params], rowMode: 'array', types: asText })
+      // Extended protocol even without parameters: one statement per query, never a script.
+      const config = { text: sql, values: [...params], rowMode: 'array', types: asText, queryMode: 'extended' }
+      const r = await this.pool.query(config as pg.QueryArrayConfig)
       return { rows: r.rows as unknown[][], rowCount: r.rowCount }
+    } catch (e) {
+      throw fromDriverError(e)
+    }
+  }
+
+  async script(sql: string): Promise<void> {
+    try {
+      await this.pool.query(sql)
     } catch (e) {
       throw fromDriverError(e)
     }
