@@ -16,7 +16,7 @@ let w: DbWorld
 const SETUP = [
   'CREATE TABLE notes (id integer PRIMARY KEY, body text)',
   `INSERT INTO notes VALUES (1, 'one'), (2, 'two')`,
-  'CREATE VIEW slow AS SELECT 1 AS x FROM pg_sleep(1)',
+  'CREATE VIEW slow AS SELECT 1 AS x FROM pg_sleep(1.5)',
   'CREATE VIEW stuck AS SELECT 1 AS x FROM pg_sleep(30)',
 ]
 
@@ -26,7 +26,7 @@ beforeAll(async () => {
     pgliteIdleMs: 1_000,
     dbConcurrency: 1,
     dbQueueLimit: 0,
-    dbStatementTimeoutMs: 1_500,
+    dbStatementTimeoutMs: 3_000,
     dbRetryAfterSec: 2,
     pgliteMaxOpen: 1,
   })
