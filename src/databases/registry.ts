@@ -9,64 +9,19 @@ import { createHash } from 'node:crypto'
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { AppError } from '../infra/errors.js'
-import type { Config } from '../infra/config.js'
-import type { Logger } from '../infra/log.js'
-import { listTablesStatement, parseTables, type CatalogStatement } from './catalog.js'
-import { DbError, isDbError } from './db-error.js'
+import type { CatalogStatement } from './catalog.js'
+import { Database } from './database.js'
+import { isDbError } from './db-error.js'
 import { Gate, GateRefused } from './gate.js'
 import type { DbInstance, SqlResult } from './instance.js'
 import { PgliteInstance } from './pglite/instance.js'
 import { PostgresInstance } from './postgres/instance.js'
+import { pgliteDirName, PROVIDERS, type DatabaseAsset, type RegistryOptions, type Unavailable } from './options.js'
 import { SchemaCache } from './schema-cache.js'
-import type { TableInfo, TableSummary } from './table-info.js'
 
-export const PROVIDERS = ['pglite', 'postgres'] as const
-export const DEFAULT_PROVIDER = 'pglite'
-
-export interface DatabaseAsset {
-  id: string
-  provider: string
-  /** postgres only; a secret */
-  connectionUrl?: string
-}
-
-export interface RegistryOptions {
-  dataDir: string
-  schemas: readonly string[]
-  deadlineMs: number
-  concurrency: number
-  queueLimit: number
-  startWaitMs: number
-  retryAfterSec: number
-  connectTimeoutMs: number
-  pgliteMaxOpen: number
-  idleMs: number
-  pgliteSharedBuffersMb: number
-  log: Logger
-  now?: () => number
-  /** Told of every 503, with its reason (metrics). */
-  onUnavailable?: (reason: Unavailable) => void
-}
-
-/** Why a statement was refused or stopped with a 503. */
-export type Unavailable = 'starting' | 'suspended' | 'saturated' | 'unreachable' | 'deadline' | 'crashed' | 'closing' | 'unconfigured'
-
-export function registryOptions(config: Config, log: Logger): RegistryOptions {
-  return {
-    dataDir: config.dataDir,
-    schemas: config.dbSchemas,
-    deadlineMs: config.dbStatementTimeoutMs,
-    concurrency: config.dbConcurrency,
-    queueLimit: config.dbQueueLimit,
-    startWaitMs: config.dbStartWaitMs,
-    retryAfterSec: config.dbRetryAfterSec,
-    connectTimeoutMs: config.dbConnectTimeoutMs,
-    pgliteMaxOpen: config.pgliteMaxOpen,
-    idleMs: config.pgliteIdleMs,
-    pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
-    log,
-  }
-}
+export { DEFAULT_PROVIDER, pgliteDirName, PROVIDERS, registryOptions } from './options.js'
+export type { DatabaseAsset, RegistryOptions, Unavailable } from './options.js'
+export { Database } from './database.js'
 
 export type Phase = 'new' | 'starting' | 'ready' | 'suspending' | 'suspended'
 
@@ -84,11 +39,6 @@ interface Entry {
   schema: SchemaCache
   lastUsed: number
   idleTimer?: NodeJS.Timeout
-}
-
-/** A directory name for an asset id: ids of plain characters as they are, others (dots) hashed. */
-export function pgliteDirName(assetId: string): string {
-  return /^[A-Za-z0-9_-]{1,200}$/.test(assetId) ? assetId : '~' + createHash('sha256').update(assetId).digest('hex').slice(0, 40)
 }
 
 export class DatabaseRegistry {
@@ -133,7 +83,14 @@ export class DatabaseRegistry {
       this.entries.set(asset.id, e)
       entry = e
     }
-    return new Database(this, entry)
+    return new Database({
+      provider: entry.provider,
+      schema: entry.schema,
+      run: (stmt) => this.run(entry, stmt),
+      json: (stmt) => this.json(entry, stmt),
+      script: (sql) => this.script(entry, sql),
+      ready: () => this.openNow(entry),
+    })
   }
 
   status(assetId: string): { phase: Phase; active: number; queued: number } | undefined {
@@ -348,52 +305,3 @@ export class DatabaseRegistry {
     return { open, active, queued }
   }
 }
-
-/** One asset's database, as routes use it. */
-export class Database {
-  constructor(
-    private readonly registry: DatabaseRegistry,
-    private readonly entry: Entry,
-  ) {}
-
-  get provider(): string {
-    return this.entry.provider
-  }
-
-  /** Runs a compiled statement and returns the JSON text it produces. */
-  json(stmt: CatalogStatement): Promise<string> {
-    return this.registry.json(this.entry, stmt)
-  }
-
-  run(stmt: CatalogStatement): Promise<SqlResult> {
-    return this.registry.run(this.entry, stmt)
-  }
-
-  /** Runs an operator's SQL script (several statements; `tandem admin databases sql`). Never request input. */
-  script(sql: string): Promise<void> {
-    return this.registry.script(this.entry, sql)
-  }
-
-  /** Waits until the database is open, however long that takes (seeding, warm-up, tests). */
-  async ready(): Promise<void> {
-    await this.registry.openNow(this.entry)
-  }
-
-  table(name: string): Promise<TableInfo | null> {
-    return this.entry.schema.table(name)
-  }
-
-  reloadTable(name: string): Promise<TableInfo | null> {
-    return this.entry.schema.reloadAfterMiss(name)
-  }
-
-  forgetTable(name?: string): void {
-    this.entry.schema.invalidate(name)
-  }
-
-  async tables(schemas: readonly string[]): Promise<TableSummary[]> {
-    return parseTables(await this.json(listTablesStatement(schemas)))
-  }
-}
-
-export { DbError }
