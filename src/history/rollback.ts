@@ -36,15 +36,20 @@ export function rollback(h: DocHistory, want: Want): RollbackResult {
   copy.on('update', (u: Uint8Array) => {
     update = update ? Y.mergeUpdates([update, u]) : u
   })
+  const roots = rootsOf(h.doc)
+    .map(([name, src]) => ({ src, kind: rootKind(src), name }))
+    .filter((x) => x.kind !== 'empty')
+    .map((x) => ({ ...x, dst: rootOf(copy, x.name, x.kind) }))
+  const before = roots.map((x) => reading(x.dst))
   copy.transact(() => {
-    for (const [name, src] of rootsOf(h.doc)) {
-      const kind = rootKind(src)
-      if (kind !== 'empty') r.nested(src, kind, rootOf(copy, name, kind))
-    }
+    for (const x of roots) r.nested(x.src, x.kind, x.dst)
   })
+  // Content restored by an earlier rollback is newer than `to`, so a second identical rollback
+  // would swap it for yet another copy; when the document already reads as wanted, send nothing.
+  const same = roots.every((x, i) => reading(x.dst) === before[i])
   copy.destroy()
-  const changed = r.removed + r.restored + r.reformatted > 0
-  return { update: changed ? update : null, removed: r.removed, restored: r.restored, reformatted: r.reformatted }
+  if (same || r.removed + r.restored + r.reformatted === 0) return { update: null, removed: 0, restored: 0, reformatted: 0 }
+  return { update, removed: r.removed, restored: r.restored, reformatted: r.reformatted }
 }
 
 function rootOf(doc: Y.Doc, name: string, kind: RootKind): AnyType {
@@ -249,6 +254,13 @@ class Reconciler {
     if (c instanceof Y.ContentString) return c.str
     return undefined
   }
+}
+
+/** What a root reads as: text with its formatting, XML as markup, other types as JSON. */
+function reading(t: AnyType): string {
+  if (t instanceof Y.Text) return JSON.stringify(t.toDelta())
+  if (t instanceof Y.XmlFragment) return t.toString()
+  return JSON.stringify(t.toJSON())
 }
 
 function setAttr(attrs: Record<string, unknown>, key: string, value: unknown): void {

@@ -94,11 +94,14 @@ export const historyRoutes: RestRoutes = {
       async handle(req, ctx) {
         const spec = rollbackSpec(req.body)
         const { ref, docId, history } = await target(req, ctx)
-        const result = await history.use(docId, (h) => {
+        // Computed and applied in the document's queue: a second rollback arriving meanwhile sees
+        // the first one's change in the log instead of restoring the same content twice.
+        const result = await history.use(docId, async (h) => {
           notBeforeBase(h, spec.kind === 'to' ? spec.to : spec.from)
-          return rollback(h, spec.kind === 'to' ? wantAt(spec.to) : wantWithout(spec.from, spec.to, spec.by))
+          const r = rollback(h, spec.kind === 'to' ? wantAt(spec.to) : wantWithout(spec.from, spec.to, spec.by))
+          if (r.update) await ctx.registry.applyUpdate(ref, r.update, req.cap.sub)
+          return r
         })
-        if (result.update) await ctx.registry.applyUpdate(ref, result.update, req.cap.sub)
         return { status: 200, json: { applied: result.update !== null, removed: result.removed, restored: result.restored, reformatted: result.reformatted } }
       },
     },

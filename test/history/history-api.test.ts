@@ -264,3 +264,18 @@ describe('history of XML documents', () => {
     await seen('<paragraph>one</paragraph><paragraph>two</paragraph>')
   })
 })
+
+describe('concurrent rollbacks', () => {
+  beforeEach(async () => open())
+
+  it('two rollbacks to the same time at once restore the text once', async () => {
+    const s = await story('rollback-twice')
+    const rw = await s.token('carl')
+    const [a, b] = await Promise.all([
+      call('POST', 'rollback', 'rollback-twice', rw, '', { to: t0 + 1000 }),
+      call('POST', 'rollback', 'rollback-twice', rw, '', { to: t0 + 1000 }),
+    ])
+    expect([a.body.applied, b.body.applied].sort()).toEqual([false, true])
+    await eventually(() => expect(s.bob.getText('t').toString()).toBe('Hello world!'))
+  })
+})
