@@ -15,13 +15,18 @@ export function textArray(items: readonly string[]): string {
   return '{' + items.map((s) => '"' + s.replace(/[\\"]/g, '\\$&') + '"').join(',') + '}'
 }
 
-// Planner statistics only, never a count: reltuples scaled to the table's current size, the way
-// the planner does it; 0 for an empty never-analysed table; null when there is no estimate.
+// Planner statistics only, never a count. As the planner does: reltuples scaled to the table's
+// current size; for a table never analysed (reltuples < 0; PGlite runs no autovacuum) its pages
+// times the rows a page holds at the columns' type widths (32 bytes for variable-length types, plus
+// tuple header and line pointer); 0 for an empty table; null when there is nothing to go on.
+const PAGES = `(pg_relation_size(c.oid) / current_setting('block_size')::numeric)`
+const TYPE_WIDTH = `(SELECT coalesce(sum(CASE WHEN t.typlen > 0 THEN t.typlen ELSE 32 END), 0)
+      FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped)`
 const ROW_ESTIMATE = `CASE
-    WHEN c.reltuples >= 0 AND c.relpages > 0
-      THEN round(c.reltuples / c.relpages * (pg_relation_size(c.oid) / current_setting('block_size')::numeric))::bigint
+    WHEN c.reltuples >= 0 AND c.relpages > 0 THEN round(c.reltuples / c.relpages * ${PAGES})::bigint
     WHEN c.relkind IN ('r', 'm') AND pg_relation_size(c.oid) = 0 THEN 0
     WHEN c.reltuples >= 0 AND c.relkind IN ('r', 'm', 'p') THEN c.reltuples::bigint
+    WHEN c.relkind IN ('r', 'm') THEN round(${PAGES} * (current_setting('block_size')::int - 24) / (${TYPE_WIDTH} + 28))::bigint
     ELSE NULL END`
 
 export function listTablesStatement(schemas: readonly string[]): CatalogStatement {
