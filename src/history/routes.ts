@@ -96,10 +96,18 @@ export const historyRoutes: RestRoutes = {
         const { ref, docId, history } = await target(req, ctx)
         // Computed and applied in the document's queue: a second rollback arriving meanwhile sees
         // the first one's change in the log instead of restoring the same content twice.
+        // The same rollback again with nothing changed since (a double click) is a no-op: restored
+        // content is new content, so an undo of a window would otherwise restore it a second time.
+        const key = JSON.stringify(spec.kind === 'to' ? spec : { ...spec, by: spec.by && [...spec.by].sort() })
         const result = await history.use(docId, async (h) => {
           notBeforeBase(h, spec.kind === 'to' ? spec.to : spec.from)
+          const last = h.lastRollback
+          if (last && last.key === key && h.quietSince(last.seq, last.user)) return { update: null, removed: 0, restored: 0, reformatted: 0 }
           const r = rollback(h, spec.kind === 'to' ? wantAt(spec.to) : wantWithout(spec.from, spec.to, spec.by))
-          if (r.update) await ctx.registry.applyUpdate(ref, r.update, req.cap.sub)
+          if (r.update) {
+            h.lastRollback = { key, seq: h.lastSeq, user: req.cap.sub }
+            await ctx.registry.applyUpdate(ref, r.update, req.cap.sub)
+          }
           return r
         })
         return { status: 200, json: { applied: result.update !== null, removed: result.removed, restored: result.restored, reformatted: result.reformatted } }

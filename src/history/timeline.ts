@@ -28,6 +28,8 @@ export class DocHistory {
   lastSeq: number
   /** lastSeq when the history was last written to storage */
   savedSeq: number
+  /** the last rollback applied through this history (in memory only), to make a repeat a no-op */
+  lastRollback: { key: string; seq: number; user: string } | null = null
 
   constructor(readonly base: Base = EMPTY_BASE) {
     Y.applyUpdate(this.doc, base.state)
@@ -70,6 +72,15 @@ export class DocHistory {
     const e: IndexEntry = { seq: entry.seq, at: entry.at, user: entry.user, inserted, deleted, ins, del }
     this.index.add(e)
     return e
+  }
+
+  /** Whether nothing but (at most) one change by `user` was logged after `seq`. */
+  quietSince(seq: number, user: string): boolean {
+    let changes = 0
+    for (let i = this.index.size - 1; i >= 0 && this.index.seq(i) > seq; i--) {
+      if (this.index.user(i) !== user || ++changes > 1) return false
+    }
+    return true
   }
 
   /** Countable units (characters, embeds, nested types, values) between two clocks of a client. */

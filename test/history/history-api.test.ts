@@ -278,4 +278,16 @@ describe('concurrent rollbacks', () => {
     expect([a.body.applied, b.body.applied].sort()).toEqual([false, true])
     await eventually(() => expect(s.bob.getText('t').toString()).toBe('Hello world!'))
   })
+
+  it('undoing a user’s window twice restores their deletions once', async () => {
+    const s = await story('undo-twice')
+    const rw = await s.token('carl')
+    const undo = { from: t0 + 1000, to: t0 + 8000, by: ['bob'] }
+    const [a, b] = await Promise.all([
+      call('POST', 'rollback', 'undo-twice', rw, '', undo),
+      call('POST', 'rollback', 'undo-twice', rw, '', undo),
+    ])
+    expect([a.body.applied, b.body.applied].sort()).toEqual([false, true])
+    await eventually(() => expect(s.ann.getText('t').toString()).toBe('>> Hello world!'))
+  })
 })
