@@ -78,4 +78,28 @@ describe('changeset', () => {
     const cs = changeset(log.history(), { from: 150, to: 250, by: null })
     expect(cs.roots.t!.delta).toEqual([{ insert: 'plain ' }, { insert: 'bold', attributes: { bold: true } }])
   })
+
+  it('lists map keys and array values with the same marks', () => {
+    const log = new EditLog()
+    log.edit('ann', 100, (d) => {
+      d.getMap('m').set('title', 'Draft')
+      d.getArray('a').insert(0, [1, 2])
+    })
+    log.edit('bob', 200, (d) => {
+      d.getMap('m').set('title', 'Final')
+      d.getArray('a').delete(0, 1)
+      d.getArray('a').push([3])
+    })
+    const cs = changeset(log.history(), { from: 150, to: 250, by: null })
+    const bob = { insert: ['bob'], insertAt: 200 }
+    expect(cs.roots.m).toEqual({ type: 'map', delta: [{ insert: { title: 'Final' }, attribution: bob }] })
+    expect(cs.roots.a).toEqual({
+      type: 'array',
+      delta: [
+        { insert: [1], attribution: { delete: ['bob'], deleteAt: 200 } },
+        { insert: [2] },
+        { insert: [3], attribution: bob },
+      ],
+    })
+  })
 })
