@@ -53,6 +53,7 @@ async function main(argv: string[]): Promise<number> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tandem-bench-collab-'))
   const startedAt = new Date()
   let peer: RunningPeer | null = null
+  process.once('exit', () => peer?.killNow())
   try {
     peer = await startPeer('tandem', { dataDir, persistent: true, cpus: pinned ? '0' : null, tandemEntry: entry, log: (l) => log(`[tandem] ${l}`) })
     log(`collab bench: ${size.rooms * size.clientsPerRoom} clients over ${size.rooms} rooms, ${size.rate} updates/s each, ${size.durationSec} s`)

@@ -112,6 +112,7 @@ async function main(argv: string[]): Promise<number> {
 
   let current: RunningPeer | null = null
   let interrupted = false
+  process.once('exit', () => current?.killNow())
   process.once('SIGINT', () => {
     interrupted = true
     log('interrupted: stopping the server under test')

@@ -40,6 +40,12 @@ export interface RunningPeer {
   stop(): Promise<void>
   /** Stop and start again on the same data dir (cold-load scenario). */
   restart(): Promise<RunningPeer>
+  /** SIGKILL now, synchronously: for the bench's own exit path, so no server outlives it. */
+  killNow(): void
+}
+
+const killNow = (child: ChildProcess) => (): void => {
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
 }
 
 export function peerVersion(name: PeerName): string {
@@ -167,6 +173,7 @@ async function startTandem(opts: StartOptions, inMemory: boolean): Promise<Runni
       return { url: `ws://${host}:${port}/${org}/${doc}?yauth=${token}`, dialect: 'yws', docName: `${org}/${doc}`, token }
     },
     stop: () => stopChild(child),
+    killNow: killNow(child),
     async restart() {
       await stopChild(child)
       return startTandem(opts, inMemory)
@@ -188,6 +195,7 @@ async function startYws(opts: StartOptions): Promise<RunningPeer> {
       return { url: `ws://127.0.0.1:${port}/${org}/${doc}`, dialect: 'yws', docName: `${org}/${doc}`, token: '' }
     },
     stop: () => stopChild(child),
+    killNow: killNow(child),
     async restart() {
       await stopChild(child)
       return startYws(opts)
@@ -209,6 +217,7 @@ async function startHocuspocus(opts: StartOptions): Promise<RunningPeer> {
       return { url: `ws://127.0.0.1:${port}/`, dialect: 'hocuspocus', docName: `${org}/${doc}`, token: `bench-${user}` }
     },
     stop: () => stopChild(child),
+    killNow: killNow(child),
     async restart() {
       await stopChild(child)
       return startHocuspocus(opts)
