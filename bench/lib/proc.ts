@@ -128,3 +128,47 @@ export function machineFacts(): { nproc: number; cpu: string; node: string; memT
   }
   return { nproc, cpu, node: process.version, memTotal, kernel }
 }
+
+/** Busy CPU seconds (everything but idle and iowait) of the given cores, from /proc/stat. */
+export function coreBusySeconds(cores: number[]): number {
+  let ticks = 0
+  try {
+    const stat = readFileSync('/proc/stat', 'utf8')
+    for (const core of cores) {
+      const m = new RegExp(`^cpu${core} (.+)$`, 'm').exec(stat)
+      if (!m) continue
+      const f = m[1]!.trim().split(/\s+/).map(Number)
+      // user nice system idle iowait irq softirq steal
+      ticks += (f[0] ?? 0) + (f[1] ?? 0) + (f[2] ?? 0) + (f[5] ?? 0) + (f[6] ?? 0) + (f[7] ?? 0)
+    }
+  } catch {
+    return NaN
+  }
+  return ticks / ticksPerSecond()
+}
+
+/**
+ * How much of the server's cores other processes used during a window: busy time of those cores
+ * minus the server's own CPU time, per second of wall time. On a shared machine this is the noise
+ * figure: 0 is a quiet core, 0.5 means half a core went to someone else.
+ */
+export class ForeignLoad {
+  private busy0 = 0
+  private t0 = 0
+  constructor(private readonly cores: number[] | null) {}
+
+  start(): void {
+    if (!this.cores) return
+    this.busy0 = coreBusySeconds(this.cores)
+    this.t0 = performance.now()
+  }
+
+  /** `ownCpuSec`: the server's CPU seconds over the same window. */
+  stop(ownCpuSec: number): number | null {
+    if (!this.cores) return null
+    const wall = (performance.now() - this.t0) / 1000
+    if (wall <= 0) return null
+    const foreign = (coreBusySeconds(this.cores) - this.busy0 - ownCpuSec) / wall
+    return Math.round(Math.max(0, foreign) * 100) / 100
+  }
+}

@@ -11,6 +11,8 @@ export interface RunRecord {
   error?: string
   startedAt: string
   durationSec: number
+  /** 1-based repetition (with --repeat N) */
+  repeat?: number
 }
 
 export interface BenchReport {
@@ -23,7 +25,10 @@ export interface BenchReport {
     tandemEntry: string
     notes: string[]
   }
+  /** the reported run per scenario and peer (with --repeat, the one with the quietest server core) */
   runs: RunRecord[]
+  /** every run, when repeated */
+  allRuns?: RunRecord[]
 }
 
 interface Col {
@@ -164,7 +169,8 @@ export function markdown(report: BenchReport): string {
   lines.push('## Figures', '')
   for (const s of [...new Set(report.runs.map((r) => r.scenario))]) {
     const runs = report.runs.filter((r) => r.scenario === s)
-    const cols = COLUMNS[s] ?? []
+    // The noise figure rides along in the figures, never in the ratios.
+    const cols: Col[] = [...(COLUMNS[s] ?? []), { key: 'foreignLoadServerCore', label: 'foreign load on server core', better: 'lower' }]
     lines.push(`### ${s} (${sizeText(runs[0]!.size)})`, '')
     lines.push(`| peer | ${cols.map((c) => c.label).join(' | ')} |`)
     lines.push(`|---|${cols.map(() => '---:').join('|')}|`)

@@ -5,7 +5,7 @@
 import { BenchClient, pool } from '../lib/client.js'
 import { now } from '../lib/marks.js'
 import type { RunningPeer } from '../lib/peers.js'
-import { RssSampler, alive, cpuSeconds, mainThreadCpuSeconds, memory } from '../lib/proc.js'
+import { ForeignLoad, RssSampler, alive, cpuSeconds, mainThreadCpuSeconds, memory } from '../lib/proc.js'
 import { markerText, seedUpdate } from '../lib/seed.js'
 import { Samples, round } from '../lib/stats.js'
 import { seedRooms } from './seeding.js'
@@ -44,6 +44,8 @@ export async function runCold(first: RunningPeer, size: ColdSize, ctx: Ctx): Pro
   }
   const mem0 = memory(peer.pid)
   const cpu0 = cpuSeconds(peer.pid)
+  const foreign = new ForeignLoad(ctx.serverCores ?? null)
+  foreign.start()
   const main0 = mainThreadCpuSeconds(peer.pid)
   const load0 = process.cpuUsage()
   const sampler = new RssSampler(peer.pid, 100)
@@ -57,6 +59,8 @@ export async function runCold(first: RunningPeer, size: ColdSize, ctx: Ctx): Pro
   const wallSec = (now() - t0) / 1000
   const serverAlive = alive(peer.pid)
   const cpuSec = serverAlive ? cpuSeconds(peer.pid) - cpu0 : NaN
+  const foreignLoad = foreign.stop(cpuSec)
+  if (foreignLoad !== null && foreignLoad > 0.2) notes.push(`other processes used ${(foreignLoad * 100).toFixed(0)}% of the server's core during the window: noisy`)
   const mainSec = serverAlive ? mainThreadCpuSeconds(peer.pid) - main0 : NaN
   const load = process.cpuUsage(load0)
   const rss = sampler.stop()
@@ -91,6 +95,7 @@ export async function runCold(first: RunningPeer, size: ColdSize, ctx: Ctx): Pro
       upgradeP50Ms: u.p50,
       upgradeP99Ms: u.p99,
       serverCpuSec: round(cpuSec, 2),
+      foreignLoadServerCore: foreignLoad,
       serverMainThreadCpuSec: round(mainSec, 2),
       loadGenCpu: round((load.user + load.system) / 1e6 / wallSec, 2),
       cpuMsPerDoc: ok ? round((cpuSec * 1000) / ok, 2) : null,

@@ -3,7 +3,7 @@
 import { BenchClient, pool } from '../lib/client.js'
 import { now } from '../lib/marks.js'
 import type { RunningPeer } from '../lib/peers.js'
-import { alive, cpuSeconds, memory } from '../lib/proc.js'
+import { ForeignLoad, alive, cpuSeconds, memory } from '../lib/proc.js'
 import { round } from '../lib/stats.js'
 import { sleep } from './traffic.js'
 import type { Ctx, ScenarioResult } from './types.js'
@@ -27,6 +27,8 @@ export async function runIdle(peer: RunningPeer, size: IdleSize, ctx: Ctx): Prom
   await sleep(1000)
   const mem0 = memory(peer.pid)
   const cpu0 = cpuSeconds(peer.pid)
+  const foreign = new ForeignLoad(ctx.serverCores ?? null)
+  foreign.start()
   ctx.progress(`idle: connecting ${size.connections} clients over ${size.rooms} rooms`)
   const t0 = now()
   let done = 0
@@ -40,6 +42,8 @@ export async function runIdle(peer: RunningPeer, size: IdleSize, ctx: Ctx): Prom
   const serverAlive = alive(peer.pid)
   const mem1 = serverAlive ? memory(peer.pid) : { rss: 0, hwm: 0 }
   const cpuSec = serverAlive ? cpuSeconds(peer.pid) - cpu0 : NaN
+  const foreignLoad = foreign.stop(cpuSec)
+  if (foreignLoad !== null && foreignLoad > 0.2) notes.push(`other processes used ${(foreignLoad * 100).toFixed(0)}% of the server's core during the window: noisy`)
   if (!serverAlive) notes.push('server process died during the run')
   const failed = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[]
   if (failed.length) notes.push(`${failed.length} of ${size.connections} failed to connect (first: ${String((failed[0]!.reason as Error).message)})`)
@@ -59,6 +63,7 @@ export async function runIdle(peer: RunningPeer, size: IdleSize, ctx: Ctx): Prom
       serverPeakRssMB: round(mem1.hwm / MB, 1),
       rssPerConnKB: open ? round((mem1.rss - mem0.rss) / 1024 / open, 2) : null,
       serverCpuSec: round(cpuSec, 2),
+      foreignLoadServerCore: foreignLoad,
     },
   }
 }

@@ -4,7 +4,7 @@
 import { BenchClient, Tally, pool } from '../lib/client.js'
 import { now } from '../lib/marks.js'
 import type { RunningPeer } from '../lib/peers.js'
-import { RssSampler, alive, cpuSeconds, mainThreadCpuSeconds, memory } from '../lib/proc.js'
+import { ForeignLoad, RssSampler, alive, cpuSeconds, mainThreadCpuSeconds, memory } from '../lib/proc.js'
 import { round } from '../lib/stats.js'
 import type { Ctx, Metrics, ScenarioResult } from './types.js'
 
@@ -48,6 +48,8 @@ export async function runTraffic(name: string, peer: RunningPeer, size: TrafficS
   tally.since = now()
   const cpu0 = cpuSeconds(peer.pid)
   const main0 = mainThreadCpuSeconds(peer.pid)
+  const foreign = new ForeignLoad(ctx.serverCores ?? null)
+  foreign.start()
   const load0 = process.cpuUsage()
   const sampler = new RssSampler(peer.pid)
   sampler.start()
@@ -99,6 +101,7 @@ export async function runTraffic(name: string, peer: RunningPeer, size: TrafficS
   const serverAlive = alive(peer.pid)
   const cpuSec = serverAlive ? cpuSeconds(peer.pid) - cpu0 : NaN
   const mainSec = serverAlive ? mainThreadCpuSeconds(peer.pid) - main0 : NaN
+  const foreignLoad = foreign.stop(cpuSec)
   const load = process.cpuUsage(load0)
   const wallSec = (now() - start) / 1000
   const rss = sampler.stop()
@@ -117,6 +120,7 @@ export async function runTraffic(name: string, peer: RunningPeer, size: TrafficS
   const sent = clients.reduce((a, c) => a + c.sent, 0)
   const lat = tally.updateLatency.summary()
   const loadCpu = (load.user + load.system) / 1e6 / wallSec
+  if (foreignLoad !== null && foreignLoad > 0.2) notes.push(`other processes used ${(foreignLoad * 100).toFixed(0)}% of the server's core during the window: noisy`)
   if (loadCpu > 0.9) notes.push(`load generator used ${(loadCpu * 100).toFixed(0)}% of its core: latency includes client-side queueing`)
   const metrics: Metrics = {
     clients: total,
@@ -142,6 +146,7 @@ export async function runTraffic(name: string, peer: RunningPeer, size: TrafficS
     rssPerConnKB: total - failed.length ? round((memConnected.rss - mem0.rss) / 1024 / (total - failed.length), 2) : null,
     drainMs: round(drainMs, 0),
     loadGenCpu: round(loadCpu, 2),
+    foreignLoadServerCore: foreignLoad,
   }
   if (size.awarenessHz > 0) {
     const al = tally.awarenessLatency.summary()

@@ -10,4 +10,6 @@ export interface ScenarioResult {
 export interface Ctx {
   /** one progress line on the terminal */
   progress(line: string): void
+  /** cores the server is pinned to (for the foreign-load figure), or null */
+  serverCores?: number[] | null
 }
