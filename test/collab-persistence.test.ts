@@ -145,7 +145,7 @@ describe('crash safety', () => {
     }
     const stop = (child: ChildProcess, signal: NodeJS.Signals) =>
       new Promise<void>((r) => {
-        if (child.exitCode !== null) return r()
+        if (child.exitCode !== null || child.signalCode !== null) return r()
         child.once('exit', () => r())
         child.kill(signal)
       })
