@@ -5,6 +5,7 @@ export interface RawClient {
   ws: WebSocket
   messages: Uint8Array[]
   closed: Promise<{ code: number; reason: string }>
+  errors: string[]
   send(bytes: Uint8Array | number[]): void
 }
 
@@ -13,13 +14,15 @@ export function rawClient(url: string): Promise<RawClient> {
     const ws = new WebSocket(url)
     ws.binaryType = 'nodebuffer'
     const messages: Uint8Array[] = []
+    const errors: string[] = []
     const closed = new Promise<{ code: number; reason: string }>((res) =>
       ws.on('close', (code, reason) => res({ code, reason: reason.toString() })),
     )
     ws.on('message', (data: Buffer) => messages.push(new Uint8Array(data)))
-    ws.on('open', () =>
-      resolve({ ws, messages, closed, send: (b) => ws.send(b instanceof Uint8Array ? b : Uint8Array.from(b)) }),
-    )
+    ws.on('open', () => {
+      ws.on('error', (e) => errors.push(String(e)))
+      resolve({ ws, messages, errors, closed, send: (b) => ws.send(b instanceof Uint8Array ? b : Uint8Array.from(b)) })
+    })
     ws.on('unexpected-response', (_q, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)))
     ws.on('error', reject)
   })
