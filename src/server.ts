@@ -8,6 +8,7 @@ import type { RestRoutes } from './collab/rest.js'
 import { startCollabListener, type CollabListener } from './collab/uws/app.js'
 import { ydocRoutes } from './collab/ydoc-rest.js'
 import { historyRoutes } from './history/routes.js'
+import { historyServiceOf } from './history/service.js'
 import type { RootDb, ServerDeps } from './deps.js'
 import type { Config } from './infra/config.js'
 import { createLogger, type Logger } from './infra/log.js'
@@ -15,6 +16,8 @@ import { createMetrics } from './infra/metrics.js'
 import { CLOSE } from './protocol/close-codes.js'
 import { LevelDocStore } from './storage/leveldb/store.js'
 import { MemoryDocStore } from './storage/memory.js'
+
+const RETENTION_SWEEP_MS = 60 * 60 * 1000 // hourly
 
 export interface ServerOptions {
   now?: () => number
@@ -104,6 +107,18 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     throw err
   }
 
+  // Retention: fold history older than the window and prune the log, for every stored document,
+  // hourly (requests also do it for the documents they touch). One sweep at a time.
+  let sweeping: Promise<unknown> | null = null
+  const retention = setInterval(() => {
+    if (sweeping) return
+    sweeping = historyServiceOf({ store, config, now, log })
+      .sweep()
+      .catch((err) => log.error({ err }, 'history retention sweep failed'))
+      .finally(() => (sweeping = null))
+  }, RETENTION_SWEEP_MS)
+  retention.unref()
+
   let closing: Promise<void> | undefined
   return {
     collabPort,
@@ -114,6 +129,8 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     close() {
       closing ??= (async () => {
         collab!.stopListening()
+        clearInterval(retention)
+        await sweeping
         await api?.close()
         await registry.close()
         collab!.closeAll(CLOSE.goingAway, 'server shutting down')
