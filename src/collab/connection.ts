@@ -26,8 +26,12 @@ export class Connection {
     private readonly d: ConnectionDeps,
   ) {}
 
-  /** The room was acquired by the upgrade; joining turns that hold into membership. */
+  private opened = false
+
+  /** The room was acquired by the upgrade; joining turns that hold into membership. Idempotent. */
   open(): void {
+    if (this.opened || this.peer.closed) return
+    this.opened = true
     this.room.join(this.peer)
     this.d.registry.release(this.room)
     this.peer.armExpiry(this.d.now(), () => this.peer.close(CLOSE.tokenExpired, 'token expired: refresh it or reconnect with a new one'))
@@ -35,6 +39,7 @@ export class Connection {
 
   message(bytes: Uint8Array): void {
     if (this.peer.closed) return
+    this.open()
     try {
       const msg = decodeMessage(bytes)
       this.d.metrics.messagesIn.inc({ type: msg.type })
@@ -64,6 +69,12 @@ export class Connection {
   close(): void {
     this.peer.closed = true
     this.peer.clearExpiry()
+    if (!this.opened) {
+      // Closed before it joined: give back the hold the upgrade took.
+      this.opened = true
+      this.d.registry.release(this.room)
+      return
+    }
     this.room.leave(this.peer)
     this.d.registry.maybeScheduleUnload(this.room)
   }

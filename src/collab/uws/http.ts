@@ -48,9 +48,18 @@ export class Reply {
     })
   }
 
+  /**
+   * Writes on the next turn: a continuation after an await may run inside another socket's uWS
+   * callback, and corking this response there is what dropped connections (see sockets.ts).
+   */
   send(status: number, body: string | Uint8Array, contentType: string, headers: Record<string, string> = {}): void {
     if (this.aborted || this.done) return
     this.done = true
+    setImmediate(() => this.write(status, body, contentType, headers))
+  }
+
+  private write(status: number, body: string | Uint8Array, contentType: string, headers: Record<string, string>): void {
+    if (this.aborted) return
     this.res.cork(() => {
       this.res.writeStatus(statusLine(status))
       this.res.writeHeader('content-type', contentType)

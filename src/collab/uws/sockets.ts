@@ -118,6 +118,11 @@ export function webSocketBehavior(
           if (reply.aborted) throw new AppError('bad_request', 'client went away')
           const data: SocketData = { room, cap, conn: null }
           reply.done = true
+          // Upgrade on a fresh turn: this continuation may run inside another socket's uWS
+          // callback (with that socket corked); corking here then sometimes sent our 101 and
+          // writes to the wrong place and the new connection dropped with 1006.
+          await new Promise((r) => setImmediate(r))
+          if (reply.aborted) throw new AppError('bad_request', 'client went away')
           res.cork(() => res.upgrade(data, key, protocol, extensions, context))
         } catch (err) {
           if (room) d.registry.release(room)
@@ -139,7 +144,10 @@ export function webSocketBehavior(
       data.conn = new Connection(data.room, peer, d)
       sockets.add(ws)
       metrics.connections.inc()
-      data.conn.open()
+      // The room join (and its first sends) runs on the next turn, outside the upgrade's cork;
+      // a message arriving first opens the connection itself.
+      const conn = data.conn
+      setImmediate(() => conn.open())
     },
 
     message(ws, message) {
