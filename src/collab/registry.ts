@@ -1,27 +1,15 @@
 // Loaded rooms. A room loads once (concurrent joins share the load), unloads after its last
 // holder leaves plus an idle delay, and never with unflushed updates. Shutdown is idempotent.
-import type { Logger } from '../infra/log.js'
-import type { Metrics } from '../infra/metrics.js'
-import { CLOSE } from '../protocol/close-codes.js'
-import { docIdOf, type DocStore } from '../storage/doc-store.js'
-import type { DocRef, DocService } from './doc-service.js'
-import { Room } from './room.js'
-import type { Transport } from './transport.js'
 import * as Y from 'yjs'
+import { CLOSE } from '../protocol/close-codes.js'
+import { docIdOf } from '../storage/doc-store.js'
+import type { DocRef, DocService } from './doc-service.js'
+import { Room, type RoomOptions } from './room.js'
 
 const SHUTDOWN_FLUSH_MS = 15_000
 
-export interface RegistryOptions {
-  store: DocStore
-  transport: Transport
-  log: Logger
-  metrics: Metrics
-  now: () => number
-  maxDocBytes: number
-  compactThreshold: number
-  maxBackpressureBytes: number
-  unloadDelayMs: number
-}
+/** What every room gets (less its id), plus how long an idle room stays loaded. */
+export type RegistryOptions = Omit<RoomOptions, 'docId'> & { unloadDelayMs: number }
 
 export class RoomRegistry implements DocService {
   private rooms = new Map<string, Room>()
