@@ -125,3 +125,21 @@ describe('Room', () => {
     expect(Array.from(r.s.sent[0]!.subarray(0, 2))).toEqual([2, 0])
   })
 })
+
+describe('Room sync for new clients', () => {
+  it('encodes the full state once for every empty client until the document changes', async () => {
+    const { room, peer } = setup()
+    await room.applyUpdate(insert('large document', 1), 'ann', null)
+    const a = peer()
+    const b = peer()
+    await room.answerSyncStep1(a.p, Uint8Array.of(0))
+    await room.answerSyncStep1(b.p, Uint8Array.of(0))
+    expect(a.s.sent[0]).toBe(b.s.sent[0])
+    await room.applyUpdate(insert('more', 2), 'bob', null)
+    const c = peer()
+    await room.answerSyncStep1(c.p, Uint8Array.of(0))
+    const got = new Y.Doc()
+    Y.applyUpdate(got, (decodeMessage(c.s.sent[0]!) as { update: Uint8Array }).update)
+    expect(got.getText('t').length).toBe('large document'.length + 'more'.length)
+  })
+})

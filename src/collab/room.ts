@@ -52,6 +52,9 @@ export class Room {
 
   constructor(private readonly o: RoomOptions) {
     this.awareness.setLocalState(null)
+    this.doc.on('update', () => {
+      this.fullStateMessage = null
+    })
     // Awareness changes made by a peer's message are remembered per peer, so its states can be
     // removed when it leaves; every change goes out to every peer (the sender too: its own echo
     // is what keeps a quiet provider from timing out).
@@ -131,6 +134,11 @@ export class Room {
     await this.flushed()
     if (peer.closed) return
     let diff: Uint8Array
+    if (stateVector.length === 1 && stateVector[0] === 0) {
+      this.fullStateMessage ??= encodeSyncStep2(Y.encodeStateAsUpdate(this.doc))
+      peer.send(this.fullStateMessage)
+      return
+    }
     try {
       diff = Y.encodeStateAsUpdate(this.doc, stateVector)
     } catch {
@@ -138,6 +146,12 @@ export class Room {
     }
     peer.send(encodeSyncStep2(diff))
   }
+
+  /**
+   * Sync step 2 for a client that has nothing yet, framed, kept until the document changes:
+   * a storm of joins to a large document encodes it once, not once per socket.
+   */
+  private fullStateMessage: Uint8Array | null = null
 
   /** A document update from a peer (sync step 2 or update). */
   receiveUpdate(peer: Peer, update: Uint8Array, isStep2: boolean): void {
