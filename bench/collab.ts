@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync, copyFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { num, parseFlags } from './lib/args.js'
+import { log, num, parseFlags } from './lib/args.js'
 import { openFileLimit, pinSelf, stamp } from './lib/host.js'
 import { ROOT, buildTandem, peerVersion, startPeer, type RunningPeer } from './lib/peers.js'
 import { machineFacts } from './lib/proc.js'
@@ -20,10 +20,6 @@ const USAGE = `usage: npm run bench:collab -- [--clients N] [--rooms M] [--rate 
   --no-build       run bin/tandem.js through tsx instead of the compiled sources
   --out DIR        results directory (default bench/results)
 `
-
-function log(line: string): void {
-  process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`)
-}
 
 async function main(argv: string[]): Promise<number> {
   const flags = parseFlags(argv)

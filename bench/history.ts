@@ -21,6 +21,7 @@ import { HistoryService, RECORD_NAME } from '../src/history/service.js'
 import type { DocHistory } from '../src/history/timeline.js'
 import type { UpdateEntry } from '../src/storage/doc-store.js'
 import { LevelDocStore } from '../src/storage/leveldb/store.js'
+import { rng } from './lib/seed.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const LIMIT_MS = 10 * 60 * 1000
@@ -37,18 +38,6 @@ function flag(argv: string[], name: string, fallback: string): string {
 
 function log(line: string): void {
   process.stdout.write(`[history bench] ${line}\n`)
-}
-
-/** Deterministic PRNG so every run writes the same document. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let t = s
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 /**

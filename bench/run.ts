@@ -4,7 +4,7 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { list, num, parseFlags } from './lib/args.js'
+import { list, log, num, parseFlags } from './lib/args.js'
 import { openFileLimit, pinSelf, stamp } from './lib/host.js'
 import { machineFacts } from './lib/proc.js'
 import { PEER_NAMES, ROOT, buildTandem, peerVersion, startPeer, type PeerName, type RunningPeer } from './lib/peers.js'
@@ -73,10 +73,6 @@ function updateReadme(md: string): void {
   // Demote the report's headings by two levels so they nest under the README's section.
   const body = md.replace(/^(#+) /gm, '##$1 ')
   writeFileSync(path, `${readme.slice(0, i + start.length)}\n${body}\n${readme.slice(j)}`)
-}
-
-function log(line: string): void {
-  process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`)
 }
 
 async function main(argv: string[]): Promise<number> {

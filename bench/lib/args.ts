@@ -30,3 +30,8 @@ export function list(flags: Flags, name: string): string[] | undefined {
   const v = flags.get(name)
   return v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean)
 }
+
+/** A progress line on stdout, stamped with the wall-clock time. */
+export function log(line: string): void {
+  process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`)
+}

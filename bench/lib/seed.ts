@@ -4,7 +4,8 @@
 import * as encoding from 'lib0/encoding'
 import * as Y from 'yjs'
 
-function rng(seed: number): () => number {
+/** Deterministic PRNG (mulberry32) so every run builds the same documents. */
+export function rng(seed: number): () => number {
   let s = seed >>> 0
   return () => {
     s = (s + 0x6d2b79f5) >>> 0
