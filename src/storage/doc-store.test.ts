@@ -69,6 +69,23 @@ describe.each(impls)('DocStore contract: %s', (_name, make) => {
     expect(await ctx.store.exists('o/d/main')).toBe(true)
   })
 
+  it('one write cycle appends to several documents at once, each in seq order', async () => {
+    await ctx.store.appendMany([])
+    await ctx.store.appendMany([
+      { docId: 'o/a/main', firstSeq: 1, entries: [{ user: 'ann@x', at: 1, update: bytes(1) }] },
+      { docId: 'o/b/main', firstSeq: 1, entries: [1, 2].map((n) => ({ user: 'bob@x', at: n, update: bytes(n) })) },
+      { docId: 'o/a/main', firstSeq: 2, entries: [{ user: 'ann@x', at: 2, update: bytes(2) }] },
+    ])
+    const a = await ctx.store.load('o/a/main')
+    const b = await ctx.store.load('o/b/main')
+    expect(a.updates.map((u) => [u.seq, u.user, Array.from(u.update)])).toEqual([
+      [1, 'ann@x', [1]],
+      [2, 'ann@x', [2]],
+    ])
+    expect(b.lastSeq).toBe(2)
+    expect(b.updates.map((u) => u.at)).toEqual([1, 2])
+  })
+
   it('a snapshot replaces the log on load, keeps it for history, and prune drops only covered entries', async () => {
     await ctx.store.append('o/d/main', 1, [1, 2, 3, 4].map((n) => ({ user: 'u', at: n, update: bytes(n) })))
     await ctx.store.writeSnapshot('o/d/main', { seq: 3, at: 99, state: bytes(9, 9) })

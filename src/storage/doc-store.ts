@@ -28,11 +28,23 @@ export interface DocState {
   lastSeq: number
 }
 
+/** One document's share of a write cycle: entries get seqs firstSeq, firstSeq+1, ... */
+export interface AppendWrite {
+  docId: string
+  firstSeq: number
+  entries: UpdateEntry[]
+}
+
 export interface DocStore {
   /** Everything needed to rebuild the current state. */
   load(docId: string): Promise<DocState>
   /** Appends entries with seqs firstSeq, firstSeq+1, ... in one atomic write. */
   append(docId: string, firstSeq: number, entries: UpdateEntry[]): Promise<void>
+  /**
+   * The appends of one write cycle, across documents, in one atomic write (one round trip for a
+   * server-backed store): all land or none does. Group commit calls this once per cycle.
+   */
+  appendMany(writes: AppendWrite[]): Promise<void>
   /** Records a snapshot; earlier snapshots are replaced. Log entries stay (see prune). */
   writeSnapshot(docId: string, snapshot: Snapshot): Promise<void>
   /** Log entries with from <= seq <= to, in seq order (history, attribution). */

@@ -1,5 +1,5 @@
 // In-memory twin of the LevelDB store: same contract, used by tests and memory-only runs.
-import type { DocState, DocStore, Snapshot, StoredUpdate, UpdateEntry } from './doc-store.js'
+import type { AppendWrite, DocState, DocStore, Snapshot, StoredUpdate, UpdateEntry } from './doc-store.js'
 
 interface MemDoc {
   log: StoredUpdate[]
@@ -24,11 +24,23 @@ export class MemoryDocStore implements DocStore {
     return { snapshot: d.snapshot, updates: d.log.filter((u) => u.seq > after), lastSeq: d.lastSeq }
   }
 
-  async append(docId: string, firstSeq: number, entries: UpdateEntry[]): Promise<void> {
-    const d = this.get(docId)
-    if (firstSeq !== d.lastSeq + 1) throw new Error(`append out of order: ${firstSeq} after ${d.lastSeq}`)
-    entries.forEach((e, i) => d.log.push({ ...e, update: e.update.slice(), seq: firstSeq + i }))
-    d.lastSeq = firstSeq + entries.length - 1
+  append(docId: string, firstSeq: number, entries: UpdateEntry[]): Promise<void> {
+    return this.appendMany([{ docId, firstSeq, entries }])
+  }
+
+  async appendMany(writes: AppendWrite[]): Promise<void> {
+    // Check every write before applying any, so a bad one leaves the store untouched (atomic).
+    const next = new Map<string, number>()
+    for (const { docId, firstSeq, entries } of writes) {
+      const last = next.get(docId) ?? this.docs.get(docId)?.lastSeq ?? 0
+      if (firstSeq !== last + 1) throw new Error(`append out of order: ${firstSeq} after ${last} (${docId})`)
+      next.set(docId, firstSeq + entries.length - 1)
+    }
+    for (const { docId, firstSeq, entries } of writes) {
+      const d = this.get(docId)
+      entries.forEach((e, i) => d.log.push({ ...e, update: e.update.slice(), seq: firstSeq + i }))
+      d.lastSeq = firstSeq + entries.length - 1
+    }
   }
 
   async writeSnapshot(docId: string, snapshot: Snapshot): Promise<void> {

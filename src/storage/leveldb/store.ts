@@ -1,7 +1,7 @@
 // LevelDB document store. Appends are one atomic batch; callers (rooms) serialise their own
 // writes, so different documents never wait on one another.
 import type { RootDb } from '../../deps.js'
-import type { DocState, DocStore, Snapshot, StoredUpdate, UpdateEntry } from '../doc-store.js'
+import type { AppendWrite, DocState, DocStore, Snapshot, StoredUpdate, UpdateEntry } from '../doc-store.js'
 import {
   SUBLEVEL,
   decodeSnapshotValue,
@@ -51,9 +51,15 @@ export class LevelDocStore implements DocStore {
     return 0
   }
 
-  async append(docId: string, firstSeq: number, entries: UpdateEntry[]): Promise<void> {
+  append(docId: string, firstSeq: number, entries: UpdateEntry[]): Promise<void> {
+    return this.appendMany([{ docId, firstSeq, entries }])
+  }
+
+  async appendMany(writes: AppendWrite[]): Promise<void> {
     const batch = this.db.batch()
-    entries.forEach((e, i) => batch.put(updateKey(docId, firstSeq + i), encodeUpdateValue(e.user, e.at, e.update)))
+    for (const { docId, firstSeq, entries } of writes) {
+      entries.forEach((e, i) => batch.put(updateKey(docId, firstSeq + i), encodeUpdateValue(e.user, e.at, e.update)))
+    }
     await batch.write()
   }
 
