@@ -35,6 +35,9 @@ export const SETTINGS = {
   corsOrigins: s('list', 'cors-origins', ['*'], 'comma list of origins allowed by CORS on the collab REST API'),
   logLevel: s('string', 'log-level', 'info', 'pino log level (silent, error, warn, info, debug)'),
   docStorage: s('string', 'doc-storage', 'leveldb', 'where documents live: leveldb (durable) or memory (lost on exit; for benchmarks and tests)'),
+  postgresUrl: s('string', 'postgres-url', '', 'PostgreSQL URL: documents, history, control plane and signing keys live there instead of LevelDB (a secret: never logged)'),
+  postgresSchema: s('string', 'postgres-schema', 'tandem', 'schema holding Tandem\'s own tables in --postgres-url'),
+  postgresPoolSize: s('int', 'postgres-pool-size', 10, 'connections to --postgres-url held by one process', 2),
 
   // collab limits
   maxMessageBytes: s('int', 'max-message-bytes', 16 * 1024 * 1024, 'largest WebSocket message (bytes); larger closes 1009', 1024),
@@ -132,6 +135,13 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = {}, ove
     if (url && !/^(https?|wss?):\/\/[^\s]+$/.test(url)) throw new ConfigError(`public URL ${JSON.stringify(url)} is not an http(s)/ws(s) URL`)
   }
   if (!['leveldb', 'memory'].includes(cfg.docStorage)) throw new ConfigError(`doc-storage: expected leveldb or memory, got ${JSON.stringify(cfg.docStorage)}`)
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(cfg.postgresSchema)) {
+    throw new ConfigError(`postgres-schema: expected a lower-case identifier ([a-z_][a-z0-9_]*), got ${JSON.stringify(cfg.postgresSchema)}`)
+  }
+  if (cfg.postgresUrl && !/^postgres(ql)?:\/\//.test(cfg.postgresUrl)) {
+    // The value is a secret: name the setting, never echo it.
+    throw new ConfigError('postgres-url: expected a postgres:// or postgresql:// URL')
+  }
   if (!['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'].includes(cfg.logLevel)) {
     throw new ConfigError(`log-level: unknown level ${JSON.stringify(cfg.logLevel)}`)
   }
