@@ -5,6 +5,7 @@ import type { DocService } from './collab/doc-service.js'
 import type { Config } from './infra/config.js'
 import type { Logger } from './infra/log.js'
 import type { Metrics } from './infra/metrics.js'
+import type { PgPool } from './pg/pool.js'
 
 export type RootDb = Level<string, unknown>
 
@@ -14,6 +15,8 @@ export interface ServerDeps {
   metrics: Metrics
   /** The one LevelDB of the data dir; each part takes its own sublevel (docs, control, history ...). */
   db: RootDb
+  /** The process's one pool on --postgres-url, when set: control plane and signing keys live there. */
+  pg?: PgPool | undefined
   keys: KeyRing
   docs: DocService
   /** ms clock, injectable for tests */

@@ -2,7 +2,7 @@
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Level } from 'level'
-import { loadKeyRing } from './auth/keys.js'
+import { openKeyRing } from './auth/open-keys.js'
 import { RoomRegistry } from './collab/registry.js'
 import type { RestRoutes } from './collab/rest.js'
 import { startCollabListener, type CollabListener } from './collab/uws/app.js'
@@ -13,11 +13,15 @@ import type { RootDb, ServerDeps } from './deps.js'
 import type { Config } from './infra/config.js'
 import { createLogger, type Logger } from './infra/log.js'
 import { createMetrics } from './infra/metrics.js'
+import { openPostgres } from './pg/open.js'
+import { describePgError } from './pg/pool.js'
 import { CLOSE } from './protocol/close-codes.js'
 import { LevelDocStore } from './storage/leveldb/store.js'
 import { MemoryDocStore } from './storage/memory.js'
 
 const RETENTION_SWEEP_MS = 60 * 60 * 1000 // hourly
+/** How soon a key rotated by another process signs here too (verification reloads at once). */
+const KEY_RELOAD_MS = 30_000
 
 export interface ServerOptions {
   now?: () => number
@@ -46,12 +50,18 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
   const now = opts.now ?? Date.now
   const metrics = createMetrics()
   await mkdir(config.dataDir, { recursive: true })
-  const keys = await loadKeyRing(config.dataDir, config.signingKeys)
+  // --postgres-url: the control plane and the signing keys live in PostgreSQL (one pool per process).
+  const pg = config.postgresUrl ? await openPostgres(config) : undefined
   const db = new Level<string, unknown>(join(config.dataDir, 'db'), { valueEncoding: 'json' }) as RootDb
+  let keys: Awaited<ReturnType<typeof openKeyRing>>
   try {
-    await db.open()
+    keys = await openKeyRing(config, pg)
+    await db.open().catch((err: Error) => {
+      throw new Error(`cannot open ${join(config.dataDir, 'db')}: is another tandem process using this data dir? (${err.message})`)
+    })
   } catch (err) {
-    throw new Error(`cannot open ${join(config.dataDir, 'db')}: is another tandem process using this data dir? (${(err as Error).message})`)
+    await pg?.end()
+    throw err
   }
   const store = config.docStorage === 'memory' ? new MemoryDocStore() : new LevelDocStore(db)
 
@@ -82,6 +92,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     log,
     metrics,
     db,
+    pg,
     keys,
     docs: registry,
     now,
@@ -104,6 +115,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     collab?.stopListening()
     await registry.close()
     await db.close()
+    await pg?.end()
     throw err
   }
 
@@ -118,6 +130,10 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       .finally(() => (sweeping = null))
   }, RETENTION_SWEEP_MS)
   retention.unref()
+  const keyReload = keys.refresh
+    ? setInterval(() => keys.refresh!().catch((err) => log.warn({ err: describePgError(err) }, 'signing keys reload failed')), KEY_RELOAD_MS)
+    : undefined
+  keyReload?.unref()
 
   let closing: Promise<void> | undefined
   return {
@@ -130,12 +146,14 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       closing ??= (async () => {
         collab!.stopListening()
         clearInterval(retention)
+        clearInterval(keyReload)
         await sweeping
         await api?.close()
         await registry.close()
         collab!.closeAll(CLOSE.goingAway, 'server shutting down')
         await store.close()
         await db.close()
+        await pg?.end()
       })()
       return closing
     },

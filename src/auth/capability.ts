@@ -57,7 +57,15 @@ export async function verifyToken(keys: KeyRing, token: string | undefined | nul
     ;({ payload } = await jwtVerify(
       token,
       async (header) => {
-        const key = header.kid ? keys.publicKeys.get(header.kid) : undefined
+        if (!header.kid) throw new AppError('invalid_token', 'unknown signing key')
+        let key = keys.publicKeys.get(header.kid)
+        // Another process may have rotated in a key this one has not read yet.
+        if (!key && keys.refresh) {
+          await keys.refresh().catch(() => {
+            throw new AppError('unavailable', 'signing keys cannot be read right now')
+          })
+          key = keys.publicKeys.get(header.kid)
+        }
         if (!key) throw new AppError('invalid_token', 'unknown signing key')
         return key
       },

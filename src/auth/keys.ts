@@ -14,6 +14,11 @@ export interface KeyRing {
   publicKeys: Map<string, CryptoKey>
   /** Public JWKS served at /.well-known/jwks.json. */
   jwks: { keys: JWK[] }
+  /**
+   * Re-reads a key set shared with other processes (PostgreSQL), in place; verification calls it
+   * on an unknown kid. Absent for a data dir's or a file's keys (SIGHUP reloads those).
+   */
+  refresh?: () => Promise<void>
 }
 
 export const KEYS_FILE = 'signing-keys.json'

@@ -8,7 +8,7 @@ import { adminUsage, executeAdmin, type AdminResult } from '../admin/commands.js
 import { ADMIN_ENDPOINT_FILE, type AdminEndpointInfo } from '../admin/endpoint.js'
 import { RoomRegistry } from '../collab/registry.js'
 import { LoopTransport } from '../collab/transport.js'
-import { ControlStore } from '../control/store.js'
+import { LevelControlStore } from '../control/level-store.js'
 import { DatabaseRegistry, registryOptions } from '../databases/registry.js'
 import type { RootDb } from '../deps.js'
 import type { Config } from '../infra/config.js'
@@ -76,7 +76,7 @@ async function locally(config: Config, args: string[]): Promise<AdminResult> {
   })
   const databases = new DatabaseRegistry(registryOptions(config, createLogger('silent')))
   try {
-    return await executeAdmin({ store: new ControlStore(db), now: Date.now, docs, databases }, parseAdminArgs(args))
+    return await executeAdmin({ store: new LevelControlStore(db), now: Date.now, docs, databases }, parseAdminArgs(args))
   } finally {
     await databases.close()
     await docs.close()

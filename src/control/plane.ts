@@ -5,7 +5,8 @@ import type { ServerDeps } from '../deps.js'
 import type { ConnectorFactory } from '../sources/connector.js'
 import { defaultConnectorFactory } from '../sources/factory.js'
 import { SiteSweeper } from '../sources/sweeper.js'
-import { ControlStore } from './store.js'
+import { openControlStore } from './open.js'
+import type { ControlStore } from './store.js'
 import { loadToolCatalog, type ToolCatalog } from './tool-catalog.js'
 
 export interface ControlPlane {
@@ -20,7 +21,7 @@ export function controlPlane(deps: ServerDeps, connectors: ConnectorFactory = de
   let plane = planes.get(deps)
   if (!plane) {
     plane = (async () => {
-      const store = new ControlStore(deps.db)
+      const store = openControlStore(deps.config, deps)
       const catalog = await loadToolCatalog(deps.config.toolCatalogFile).catch((err: Error) => {
         throw new Error(`tool-catalog: cannot load ${deps.config.toolCatalogFile}: ${err.message}`)
       })

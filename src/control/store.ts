@@ -1,58 +1,38 @@
-// The control plane's LevelDB sublevel: JSON records under prefixed string keys, atomic batches,
-// and per-key serialisation for read-modify-write updates (tool registry PATCH, sweep progress).
-import type { AbstractSublevel } from 'abstract-level'
-import type { RootDb } from '../deps.js'
-
-type Sub = AbstractSublevel<RootDb, string | Buffer | Uint8Array, string, unknown>
+// The control plane's store: JSON records under ordered string keys, atomic batches, and per-key
+// serialisation for read-modify-write updates (tool registry PATCH, comment threads, sweep steps).
+// Two implementations: LevelDB (level-store.ts, one process) and PostgreSQL (pg-store.ts, any number
+// of processes on one database). open.ts chooses by configuration.
 
 export type Op = { type: 'put'; key: string; value: unknown } | { type: 'del'; key: string }
+
+export interface ControlRecord<T = unknown> {
+  key: string
+  value: T
+}
 
 /** Keys are `<kind>/<id>[/<id>...]`; ids never contain '/', so a prefix scan never crosses kinds. */
 export const key = (...parts: string[]): string => parts.join('/')
 
-export class ControlStore {
-  readonly db: Sub
-  private readonly tails = new Map<string, Promise<unknown>>()
+/**
+ * Keys order bytewise on their UTF-8 encoding in both backends (LevelDB's order; COLLATE "C" on a
+ * UTF8 database). A prefix listing is the key range (prefix + '/', prefix + '0'): '0' follows '/'.
+ */
+export const prefixRange = (prefix: string) => ({ gt: prefix + '/', lt: prefix + '0' })
 
-  constructor(root: RootDb) {
-    this.db = root.sublevel<string, unknown>('control', { valueEncoding: 'json' })
-  }
-
-  async get<T>(k: string): Promise<T | undefined> {
-    return (await this.db.get(k)) as T | undefined
-  }
-
-  async getMany<T>(keys: string[]): Promise<(T | undefined)[]> {
-    if (keys.length === 0) return []
-    return (await this.db.getMany(keys)) as (T | undefined)[]
-  }
-
-  /** All writes of one admin action go through one batch: they land together or not at all. */
-  async batch(ops: Op[]): Promise<void> {
-    if (ops.length > 0) await this.db.batch(ops)
-  }
-
+export interface ControlStore {
+  get<T>(k: string): Promise<T | undefined>
+  /** One lookup for many keys; undefined where a key has no record. */
+  getMany<T>(keys: string[]): Promise<(T | undefined)[]>
+  /** All writes of one action go through one batch: they land together or not at all. Later ops on a key win. */
+  batch(ops: Op[]): Promise<void>
   /** Records whose key starts with `prefix/`, in key order. Bounded by `limit`. */
-  async list<T>(prefix: string, limit = 100_000): Promise<{ key: string; value: T }[]> {
-    const out: { key: string; value: T }[] = []
-    for await (const [k, v] of this.db.iterator({ gt: prefix + '/', lt: prefix + '/\xff', limit })) {
-      out.push({ key: k, value: v as T })
-    }
-    return out
-  }
-
-  /** Runs `fn` after every earlier `serial(k, ...)` call has settled: one writer per key at a time. */
-  serial<T>(k: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.tails.get(k) ?? Promise.resolve()
-    const run = prev.then(fn, fn)
-    const tail = run.then(
-      () => undefined,
-      () => undefined,
-    )
-    this.tails.set(k, tail)
-    void tail.then(() => {
-      if (this.tails.get(k) === tail) this.tails.delete(k)
-    })
-    return run
-  }
+  list<T>(prefix: string, limit?: number): Promise<ControlRecord<T>[]>
+  /** Every record with a key above `after`, in key order, at most `limit` (migration, verification). */
+  scan(after: string, limit: number): Promise<ControlRecord[]>
+  /**
+   * Runs `fn` once every earlier `serial(k, ...)` has settled: one read-modify-write of `k` at a
+   * time. LevelDB: within the process (the only one). PostgreSQL: across every process on the
+   * database, and `fn`'s own reads and writes through this store are one transaction.
+   */
+  serial<T>(k: string, fn: () => Promise<T>): Promise<T>
 }

@@ -39,18 +39,22 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 2,
     name: 'control-plane',
-    // The control plane is a set of JSON records under ordered string keys (src/control/store.ts).
+    // The control plane is a set of JSON records under ordered string keys (src/control/store.ts):
+    // `<kind>/<id>...`, listed by key range, so the bytewise collation keeps LevelDB's order and the
+    // primary key serves every lookup and listing. json, not jsonb: the record comes back exactly as
+    // written (key order, and strings holding \u0000, which jsonb refuses).
     sql: `
       CREATE TABLE control_records (
         key   text COLLATE "C" PRIMARY KEY,
-        value jsonb NOT NULL
+        value json NOT NULL
       );
     `,
   },
   {
     version: 3,
     name: 'signing-keys',
-    // Private Ed25519 JWKs; the newest (highest position) signs, every one verifies.
+    // Private Ed25519 JWKs; the newest (highest position) signs, every one verifies. The first
+    // process inserts position 1 if absent (src/auth/pg-keys.ts); rotation appends the next.
     sql: `
       CREATE TABLE signing_keys (
         kid        text PRIMARY KEY,

@@ -1,0 +1,177 @@
+// The control store on PostgreSQL: one row per record in control_records (key text COLLATE "C",
+// value json), shared by every Tandem process on the database.
+//
+// serial(k, fn) guarantee, across processes: fn runs inside a transaction that first takes
+// pg_advisory_xact_lock on (schema, k), and every call fn makes on this store goes to that
+// transaction (AsyncLocalStorage). So two read-modify-writes of one key, in any processes, never
+// interleave, and fn's writes commit together when fn returns (or none do if it throws or the
+// connection is lost: the lock and the writes live and die with the same transaction). Local
+// callers of one key queue in memory first, holding no connection. At most half the pool runs
+// serial transactions at once, so plain queries (and fn's own work outside this store) always
+// find a connection and a pool full of lock waiters cannot deadlock. fn must not wait on another
+// process's serial of a key it already holds (as with any lock order); nested serial() inside fn
+// joins fn's transaction.
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type pg from 'pg'
+import type { PgPool } from '../pg/pool.js'
+import { KeyQueue } from './key-queue.js'
+import { prefixRange, type ControlRecord, type ControlStore, type Op } from './store.js'
+
+interface Tx {
+  client: pg.PoolClient
+  /** false once the transaction ended: work fn started in the background falls back to the pool */
+  open: boolean
+}
+
+/** A counting semaphore: waiters are served in arrival order. */
+class Slots {
+  private readonly waiting: (() => void)[] = []
+  constructor(private free: number) {}
+  async acquire(): Promise<void> {
+    if (this.free > 0) {
+      this.free--
+      return
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve))
+  }
+  release(): void {
+    const next = this.waiting.shift()
+    if (next) next()
+    else this.free++
+  }
+}
+
+/** PostgreSQL text cannot hold NUL, and lone surrogates would be re-encoded: such keys cannot exist. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+const storable = (k: string) => !k.includes('\0') && !LONE_SURROGATE.test(k)
+
+function checkKey(k: string): void {
+  if (!storable(k)) throw new Error(`control store: key ${JSON.stringify(k)} cannot be stored (NUL or unpaired surrogate)`)
+}
+
+export interface PgControlStoreOptions {
+  /** Tandem's schema, part of every lock name so deployments sharing a database never contend. */
+  schema: string
+  /** serial transactions at once in this process (default: half the pool) */
+  maxSerial: number
+}
+
+export class PgControlStore implements ControlStore {
+  private readonly queue = new KeyQueue()
+  private readonly tx = new AsyncLocalStorage<Tx>()
+  private readonly slots: Slots
+
+  constructor(
+    private readonly pool: PgPool,
+    private readonly o: PgControlStoreOptions,
+  ) {
+    this.slots = new Slots(Math.max(1, o.maxSerial))
+  }
+
+  /** The current serial transaction's connection, else the pool. */
+  private db(): pg.Pool | pg.PoolClient {
+    const t = this.tx.getStore()
+    return t?.open ? t.client : this.pool
+  }
+
+  async get<T>(k: string): Promise<T | undefined> {
+    if (!storable(k)) return undefined
+    const { rows } = await this.db().query<{ value: T }>('SELECT value FROM control_records WHERE key = $1', [k])
+    return rows[0]?.value
+  }
+
+  async getMany<T>(keys: string[]): Promise<(T | undefined)[]> {
+    const wanted = keys.filter(storable)
+    if (wanted.length === 0) return keys.map(() => undefined)
+    const { rows } = await this.db().query<{ key: string; value: T }>('SELECT key, value FROM control_records WHERE key = ANY($1::text[])', [wanted])
+    const found = new Map(rows.map((r) => [r.key, r.value]))
+    return keys.map((k) => found.get(k))
+  }
+
+  /** One statement, hence one atomic write and one round trip: deletes and upserts together. */
+  async batch(ops: Op[]): Promise<void> {
+    if (ops.length === 0) return
+    // LevelDB applies a batch in order, so the last op on a key wins: keep only that one.
+    const last = new Map<string, Op>()
+    for (const op of ops) {
+      checkKey(op.key)
+      last.delete(op.key)
+      last.set(op.key, op)
+    }
+    const putKeys: string[] = []
+    const putValues: string[] = []
+    const delKeys: string[] = []
+    for (const op of last.values()) {
+      if (op.type === 'del') delKeys.push(op.key)
+      else {
+        const json = JSON.stringify(op.value)
+        if (json === undefined) throw new Error(`control store: the value of ${JSON.stringify(op.key)} is not JSON`)
+        putKeys.push(op.key)
+        putValues.push(json)
+      }
+    }
+    await this.db().query(
+      `WITH gone AS (DELETE FROM control_records WHERE key = ANY($3::text[]))
+       INSERT INTO control_records (key, value)
+       SELECT k, v::json FROM unnest($1::text[], $2::text[]) AS t(k, v)
+       ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+      [putKeys, putValues, delKeys],
+    )
+  }
+
+  async list<T>(prefix: string, limit = 100_000): Promise<ControlRecord<T>[]> {
+    if (!storable(prefix)) return []
+    const { gt, lt } = prefixRange(prefix)
+    const { rows } = await this.db().query<ControlRecord<T>>('SELECT key, value FROM control_records WHERE key > $1 AND key < $2 ORDER BY key LIMIT $3', [gt, lt, limit])
+    return rows
+  }
+
+  async scan(after: string, limit: number): Promise<ControlRecord[]> {
+    const { rows } = await this.db().query<ControlRecord>('SELECT key, value FROM control_records WHERE key > $1 ORDER BY key LIMIT $2', [after, limit])
+    return rows
+  }
+
+  serial<T>(k: string, fn: () => Promise<T>): Promise<T> {
+    const lockName = `${this.o.schema}/${k}`
+    const outer = this.tx.getStore()
+    if (outer?.open) {
+      // Nested: the same transaction takes the second key's lock too (released at its commit).
+      const client = outer.client
+      return this.queue.run(k, async () => {
+        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lockName])
+        return fn()
+      })
+    }
+    return this.queue.run(k, async () => {
+      await this.slots.acquire()
+      try {
+        return await this.inTransaction(lockName, fn)
+      } finally {
+        this.slots.release()
+      }
+    })
+  }
+
+  private async inTransaction<T>(lockName: string, fn: () => Promise<T>): Promise<T> {
+    const client = await this.pool.connect()
+    const t: Tx = { client, open: true }
+    let broken: Error | undefined
+    try {
+      await client.query('BEGIN')
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lockName])
+      const out = await this.tx.run(t, fn)
+      t.open = false
+      // COMMIT of a transaction an earlier statement aborted (fn caught that error) rolls back.
+      const done = await client.query('COMMIT')
+      if (done.command !== 'COMMIT') throw new Error('control store: a statement of this serial update failed, so none of its writes were kept')
+      return out
+    } catch (err) {
+      t.open = false
+      await client.query('ROLLBACK').catch((e: Error) => (broken = e))
+      throw err
+    } finally {
+      // A connection that could not roll back is discarded, never reused mid-transaction.
+      client.release(broken)
+    }
+  }
+}
