@@ -16,8 +16,8 @@ import { createMetrics } from './infra/metrics.js'
 import { openPostgres } from './pg/open.js'
 import { describePgError } from './pg/pool.js'
 import { CLOSE } from './protocol/close-codes.js'
-import { LevelDocStore } from './storage/leveldb/store.js'
-import { MemoryDocStore } from './storage/memory.js'
+import { StorageHealth, trackWrites } from './storage/health.js'
+import { openDocStore, type OpenedDocStore } from './storage/open.js'
 
 const RETENTION_SWEEP_MS = 60 * 60 * 1000 // hourly
 /** How soon a key rotated by another process signs here too (verification reloads at once). */
@@ -63,7 +63,16 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     await pg?.end()
     throw err
   }
-  const store = config.docStorage === 'memory' ? new MemoryDocStore() : new LevelDocStore(db)
+  let opened: OpenedDocStore
+  try {
+    opened = await openDocStore(config, db)
+  } catch (err) {
+    await db.close()
+    throw err
+  }
+  const storageHealth = new StorageHealth(metrics)
+  const store = trackWrites(opened.store, storageHealth)
+  log.info({ storage: opened.kind }, 'document storage open')
 
   let collab: CollabListener | undefined
   let api: { port: number; close(): Promise<void> } | undefined
@@ -104,7 +113,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
 
   try {
     const restRoutes = { ...(await defaultRestRoutes()), ...opts.restRoutes }
-    collab = await startCollabListener({ config, keys, registry, store, metrics, log, now, restRoutes })
+    collab = await startCollabListener({ config, keys, registry, store, storageHealth, metrics, log, now, restRoutes })
     transportRef.current = collab.transport
     collabPort = collab.port
     if (opts.api !== false) {
@@ -114,6 +123,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
   } catch (err) {
     collab?.stopListening()
     await registry.close()
+    await opened.close()
     await db.close()
     await pg?.end()
     throw err
@@ -152,6 +162,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
         await registry.close()
         collab!.closeAll(CLOSE.goingAway, 'server shutting down')
         await store.close()
+        await opened.close()
         await db.close()
         await pg?.end()
       })()

@@ -3,6 +3,7 @@
 import type { Capability } from '../auth/capability.js'
 import type { Config } from '../infra/config.js'
 import type { DocStore } from '../storage/doc-store.js'
+import type { StorageHealth } from '../storage/health.js'
 import type { RoomRegistry } from './registry.js'
 
 export interface RestRequest {
@@ -26,6 +27,7 @@ export interface RestResponse {
 export interface RestContext {
   registry: RoomRegistry
   store: DocStore
+  storageHealth: StorageHealth
   config: Config
   now: () => number
 }

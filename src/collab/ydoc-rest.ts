@@ -48,11 +48,11 @@ export const ydocRoutes: RestRoutes = {
     PATCH: {
       access: 'rw',
       body: true,
-      async handle(req, { registry }) {
+      async handle(req, { registry, storageHealth }) {
         const update = updateFromBody(req)
         if (update.length === 0) throw new AppError('bad_request', 'empty update')
         try {
-          await registry.applyUpdate({ org: req.org, doc: req.doc, branch: req.cap.branch }, update, req.cap.sub)
+          await storageHealth.untilDurable(registry.applyUpdate({ org: req.org, doc: req.doc, branch: req.cap.branch }, update, req.cap.sub))
         } catch (err) {
           if (err instanceof AppError && err.code === 'malformed_message') throw new AppError('bad_request', err.message)
           throw err

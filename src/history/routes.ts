@@ -106,7 +106,7 @@ export const historyRoutes: RestRoutes = {
           const r = rollback(h, spec.kind === 'to' ? wantAt(spec.to) : wantWithout(spec.from, spec.to, spec.by))
           if (r.update) {
             h.lastRollback = { key, seq: h.lastSeq, user: req.cap.sub }
-            await ctx.registry.applyUpdate(ref, r.update, req.cap.sub)
+            await ctx.storageHealth.untilDurable(ctx.registry.applyUpdate(ref, r.update, req.cap.sub))
           }
           return r
         })

@@ -25,6 +25,13 @@ export function createMetrics() {
       buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1],
       registers: [registry],
     }),
+    storageWriteFailures: new Counter({
+      name: 'tandem_storage_write_failures_total',
+      help: 'document storage writes that failed (retried while updates are held)',
+      labelNames: ['op'] as const,
+      registers: [registry],
+    }),
+    storageHealthy: new Gauge({ name: 'tandem_storage_healthy', help: '1 while document storage takes writes, 0 after a failed write until one succeeds', registers: [registry] }),
     httpRequests: new Counter({
       name: 'tandem_http_requests_total',
       help: 'HTTP requests by listener, route and status',
@@ -39,6 +46,7 @@ export function createMetrics() {
       registers: [registry],
     }),
   }
+  m.storageHealthy.set(1)
   return m
 }
 

@@ -3,11 +3,15 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Level } from 'level'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { startPostgres, type PgServer } from '../../test/helpers/postgres.js'
 import type { RootDb } from '../deps.js'
+import { migrate } from '../pg/migrate.js'
+import { createPgPool } from '../pg/pool.js'
 import type { DocStore } from './doc-store.js'
 import { LevelDocStore } from './leveldb/store.js'
 import { MemoryDocStore } from './memory.js'
+import { PgDocStore } from './postgres/store.js'
 
 const bytes = (...b: number[]) => Uint8Array.from(b)
 const collect = async <T>(it: AsyncIterable<T>) => {
@@ -40,6 +44,33 @@ const impls: [string, () => Promise<{ store: DocStore; reopen?: () => Promise<Do
     },
   ],
 ]
+
+// One PostgreSQL for this file, started on first use; every test gets a fresh schema.
+let pgServer: Promise<PgServer> | undefined
+let schemas = 0
+afterAll(async () => (await pgServer)?.close())
+impls.push([
+  'postgres',
+  async () => {
+    const pgs = await (pgServer ??= startPostgres())
+    const schema = `contract_${++schemas}`
+    const open = async () => {
+      const pool = createPgPool({ url: pgs.url, schema, poolSize: 3 })
+      await migrate(pool, schema)
+      return pool
+    }
+    let pool = await open()
+    return {
+      store: new PgDocStore(pool),
+      reopen: async () => {
+        await pool.end()
+        pool = await open()
+        return new PgDocStore(pool)
+      },
+      done: () => pool.end(),
+    }
+  },
+])
 
 describe.each(impls)('DocStore contract: %s', (_name, make) => {
   let ctx: Awaited<ReturnType<typeof make>>
@@ -115,6 +146,30 @@ describe.each(impls)('DocStore contract: %s', (_name, make) => {
     expect((await ctx.store.load('o/d/main')).updates).toHaveLength(1)
     expect(await collect(ctx.store.listDocs('o/'))).toEqual(['o/c/main', 'o/d/main', 'o/d/main2'])
     expect(await collect(ctx.store.listDocs())).toHaveLength(4)
+  })
+
+  it('a prefix is literal: LIKE wildcards and regex characters match only themselves', async () => {
+    for (const id of ['a_/x/main', 'ab/x/main', 'a%/x/main', 'a./x/main', 'aZ/x/main']) {
+      await ctx.store.append(id, 1, [{ user: 'u', at: 1, update: bytes(1) }])
+    }
+    expect(await collect(ctx.store.listDocs('a_'))).toEqual(['a_/x/main'])
+    expect(await collect(ctx.store.listDocs('a%'))).toEqual(['a%/x/main'])
+    expect(await collect(ctx.store.listDocs('a.'))).toEqual(['a./x/main'])
+    expect(await collect(ctx.store.listDocs('b'))).toEqual([])
+  })
+
+  it('a long log reads back whole and in order, also from the middle', async () => {
+    const n = 1234
+    for (let first = 1; first <= n; first += 300) {
+      const count = Math.min(300, n - first + 1)
+      await ctx.store.append('o/long/main', first, Array.from({ length: count }, (_, i) => ({ user: `u${(first + i) % 3}`, at: first + i, update: bytes((first + i) % 256) })))
+    }
+    const all = await collect(ctx.store.readLog('o/long/main'))
+    expect(all.map((u) => u.seq)).toEqual(Array.from({ length: n }, (_, i) => i + 1))
+    expect(all[999]).toMatchObject({ seq: 1000, user: 'u1', at: 1000, update: bytes(1000 % 256) })
+    const mid = await collect(ctx.store.readLog('o/long/main', 499, 1001))
+    expect(mid.map((u) => u.seq)).toEqual(Array.from({ length: 503 }, (_, i) => i + 499))
+    expect((await ctx.store.load('o/long/main')).updates).toHaveLength(n)
   })
 
   it('side records are per document and name, replaced on write, and outlive a prune', async () => {

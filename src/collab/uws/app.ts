@@ -30,7 +30,8 @@ export async function startCollabListener(d: CollabListenerDeps): Promise<Collab
     new Reply(res).json(200, { status: 'ok' })
   })
   app.get('/readyz', (res) => {
-    new Reply(res).json(ready ? 200 : 503, { status: ready ? 'ready' : 'shutting down' })
+    const status = !ready ? 'shutting down' : d.storageHealth.ok ? 'ready' : 'storage unavailable'
+    new Reply(res).json(status === 'ready' ? 200 : 503, { status })
   })
   app.get('/metrics', (res) => {
     const reply = new Reply(res)

@@ -4,6 +4,7 @@ import type { Config } from '../../infra/config.js'
 import type { Logger } from '../../infra/log.js'
 import type { Metrics } from '../../infra/metrics.js'
 import type { DocStore } from '../../storage/doc-store.js'
+import type { StorageHealth } from '../../storage/health.js'
 import type { RoomRegistry } from '../registry.js'
 import type { RestRoutes } from '../rest.js'
 
@@ -12,6 +13,8 @@ export interface CollabListenerDeps {
   keys: KeyRing
   registry: RoomRegistry
   store: DocStore
+  /** failing while document writes fail: /readyz answers 503, REST writes answer 503 */
+  storageHealth: StorageHealth
   metrics: Metrics
   log: Logger
   now: () => number

@@ -72,7 +72,7 @@ export function handleRest(res: HttpResponse, req: HttpRequest, d: CollabListene
           contentType: copied.headers.get('content-type') ?? '',
           body: body ? await body : null,
         },
-        { registry: d.registry, store: d.store, config: d.config, now: d.now },
+        { registry: d.registry, store: d.store, storageHealth: d.storageHealth, config: d.config, now: d.now },
       )
       if (result.bytes) reply.send(result.status, result.bytes, 'application/octet-stream', result.headers)
       else reply.json(result.status, result.json ?? null, result.headers)

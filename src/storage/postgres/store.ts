@@ -1,0 +1,205 @@
+// PostgreSQL document store over Tandem's schema (tables in src/pg/migrations.ts, search_path set
+// by the pool). One write cycle is one INSERT statement (atomic on its own, one round trip); a
+// load is one statement (snapshot and the log after it read from one MVCC snapshot); the log is
+// read in keyset pages so a long history never sits in memory at once.
+import type { PgPool } from '../../pg/pool.js'
+import type { AppendWrite, DocState, DocStore, Snapshot, StoredUpdate, UpdateEntry } from '../doc-store.js'
+import { storageError } from './errors.js'
+
+const LOG_PAGE_ROWS = 500
+const UNIQUE_VIOLATION = '23505'
+
+const buf = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)
+const bytes = (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength)
+
+interface Row {
+  doc_id: string
+  seq: string
+  user_id: string
+  at_ms: string
+  body: Buffer
+}
+
+const APPEND_SQL = `
+  INSERT INTO doc_updates (doc_id, seq, user_id, at_ms, body)
+  SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::bytea[])`
+
+// kind 0: the snapshot (if any); kind 1: log entries after it. One statement, one consistent read.
+const LOAD_SQL = `
+  WITH s AS (SELECT seq, at_ms, state FROM doc_snapshots WHERE doc_id = $1)
+  SELECT 0 AS kind, seq, at_ms, NULL::text AS user_id, state AS body FROM s
+  UNION ALL
+  SELECT 1, u.seq, u.at_ms, u.user_id, u.body FROM doc_updates u
+   WHERE u.doc_id = $1 AND u.seq > COALESCE((SELECT seq FROM s), 0)
+  ORDER BY kind, seq`
+
+// Deletes only when the snapshot covers uptoSeq; answers the snapshot's seq either way.
+const PRUNE_SQL = `
+  WITH s AS (SELECT seq FROM doc_snapshots WHERE doc_id = $1),
+  d AS (DELETE FROM doc_updates WHERE doc_id = $1 AND seq <= $2 AND EXISTS (SELECT 1 FROM s WHERE s.seq >= $2))
+  SELECT (SELECT seq FROM s) AS snap`
+
+// Ids from the log by a loose index scan (one probe per document, not per entry), plus snapshots.
+const LIST_SQL = `
+  WITH RECURSIVE ids AS (
+    (SELECT doc_id FROM doc_updates WHERE doc_id >= $1 AND ($2::text IS NULL OR doc_id < $2) ORDER BY doc_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT u.doc_id FROM doc_updates u WHERE u.doc_id > ids.doc_id AND ($2::text IS NULL OR u.doc_id < $2) ORDER BY u.doc_id LIMIT 1)
+      FROM ids WHERE ids.doc_id IS NOT NULL
+  )
+  SELECT doc_id FROM ids WHERE doc_id IS NOT NULL AND starts_with(doc_id, $1)
+  UNION
+  SELECT doc_id FROM doc_snapshots WHERE doc_id >= $1 AND ($2::text IS NULL OR doc_id < $2) AND starts_with(doc_id, $1)
+  ORDER BY 1`
+
+/**
+ * The least string above every string starting with `prefix`, under bytewise (COLLATE "C")
+ * order: the last code point incremented. UTF-8 byte order is code point order. null: no bound.
+ */
+export function prefixUpperBound(prefix: string): string | null {
+  const points = [...prefix]
+  while (points.length > 0) {
+    const last = points.pop()!.codePointAt(0)!
+    let next = last + 1
+    if (next >= 0xd800 && next <= 0xdfff) next = 0xe000 // surrogates are not characters
+    if (next <= 0x10ffff) return points.join('') + String.fromCodePoint(next)
+  }
+  return null
+}
+
+export class PgDocStore implements DocStore {
+  constructor(private readonly pool: PgPool) {}
+
+  private async query<R extends object>(text: string, params: unknown[]): Promise<R[]> {
+    try {
+      return (await this.pool.query<R>(text, params)).rows
+    } catch (err) {
+      throw storageError(err)
+    }
+  }
+
+  async load(docId: string): Promise<DocState> {
+    const rows = await this.query<Row & { kind: number }>(LOAD_SQL, [docId])
+    let snapshot: Snapshot | null = null
+    const updates: StoredUpdate[] = []
+    for (const r of rows) {
+      if (r.kind === 0) snapshot = { seq: Number(r.seq), at: Number(r.at_ms), state: bytes(r.body) }
+      else updates.push({ seq: Number(r.seq), user: r.user_id, at: Number(r.at_ms), update: bytes(r.body) })
+    }
+    // prune only drops entries a snapshot covers, so the snapshot's seq keeps lastSeq when the log is empty
+    const lastSeq = updates.length ? updates[updates.length - 1]!.seq : (snapshot?.seq ?? 0)
+    return { snapshot, updates, lastSeq }
+  }
+
+  append(docId: string, firstSeq: number, entries: UpdateEntry[]): Promise<void> {
+    return this.appendMany([{ docId, firstSeq, entries }])
+  }
+
+  async appendMany(writes: AppendWrite[]): Promise<void> {
+    const rows = writes.flatMap(({ docId, firstSeq, entries }) => entries.map((e, i) => ({ docId, seq: firstSeq + i, ...e })))
+    if (rows.length === 0) return
+    try {
+      await this.pool.query(APPEND_SQL, columns(rows))
+    } catch (err) {
+      if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw storageError(err)
+      // A retried cycle whose first attempt committed but whose answer was lost (connection
+      // dropped after COMMIT): rows already there must be these very rows; the rest go in now.
+      await this.appendMissing(rows)
+    }
+  }
+
+  private async appendMissing(rows: PendingRow[]): Promise<void> {
+    const existing = await this.query<Row>(
+      `SELECT u.doc_id, u.seq, u.user_id, u.at_ms, u.body FROM doc_updates u
+         JOIN unnest($1::text[], $2::bigint[]) AS k(doc_id, seq) ON u.doc_id = k.doc_id AND u.seq = k.seq`,
+      [rows.map((r) => r.docId), rows.map((r) => String(r.seq))],
+    )
+    const stored = new Map(existing.map((r) => [`${r.doc_id}\n${r.seq}`, r]))
+    const missing: PendingRow[] = []
+    for (const r of rows) {
+      const s = stored.get(`${r.docId}\n${r.seq}`)
+      if (!s) missing.push(r)
+      else if (s.user_id !== r.user || Number(s.at_ms) !== r.at || !buf(r.update).equals(s.body)) {
+        throw new Error(`append conflict: ${r.docId} already has a different update at seq ${r.seq}`)
+      }
+    }
+    if (missing.length === 0) return
+    try {
+      await this.pool.query(APPEND_SQL, columns(missing))
+    } catch (err) {
+      throw storageError(err)
+    }
+  }
+
+  async writeSnapshot(docId: string, snapshot: Snapshot): Promise<void> {
+    await this.query(
+      `INSERT INTO doc_snapshots (doc_id, seq, at_ms, state) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (doc_id) DO UPDATE SET seq = excluded.seq, at_ms = excluded.at_ms, state = excluded.state`,
+      [docId, snapshot.seq, snapshot.at, buf(snapshot.state)],
+    )
+  }
+
+  async *readLog(docId: string, from = 1, to = Number.MAX_SAFE_INTEGER): AsyncIterable<StoredUpdate> {
+    let next = from
+    for (;;) {
+      const rows = await this.query<Row>(
+        'SELECT seq, user_id, at_ms, body FROM doc_updates WHERE doc_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq LIMIT $4',
+        [docId, next, to, LOG_PAGE_ROWS],
+      )
+      for (const r of rows) yield { seq: Number(r.seq), user: r.user_id, at: Number(r.at_ms), update: bytes(r.body) }
+      if (rows.length < LOG_PAGE_ROWS) return
+      next = Number(rows[rows.length - 1]!.seq) + 1
+    }
+  }
+
+  async prune(docId: string, uptoSeq: number): Promise<void> {
+    const [row] = await this.query<{ snap: string | null }>(PRUNE_SQL, [docId, uptoSeq])
+    if (Number(row?.snap ?? 0) < uptoSeq) throw new Error('prune past the snapshot would lose updates')
+  }
+
+  async readMeta(docId: string, name: string): Promise<Uint8Array | null> {
+    const [row] = await this.query<{ value: Buffer }>('SELECT value FROM doc_meta WHERE doc_id = $1 AND name = $2', [docId, name])
+    return row ? bytes(row.value) : null
+  }
+
+  async writeMeta(docId: string, name: string, value: Uint8Array): Promise<void> {
+    await this.query(
+      'INSERT INTO doc_meta (doc_id, name, value) VALUES ($1, $2, $3) ON CONFLICT (doc_id, name) DO UPDATE SET value = excluded.value',
+      [docId, name, buf(value)],
+    )
+  }
+
+  async exists(docId: string): Promise<boolean> {
+    const [row] = await this.query<{ e: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM doc_snapshots WHERE doc_id = $1)
+           OR EXISTS (SELECT 1 FROM doc_updates WHERE doc_id = $1) AS e`,
+      [docId],
+    )
+    return row?.e === true
+  }
+
+  async *listDocs(prefix = ''): AsyncIterable<string> {
+    const rows = await this.query<{ doc_id: string }>(LIST_SQL, [prefix, prefixUpperBound(prefix)])
+    for (const r of rows) yield r.doc_id
+  }
+
+  async close(): Promise<void> {
+    // The pool is owned (and ended) by whoever opened it (src/storage/open.ts).
+  }
+}
+
+interface PendingRow extends UpdateEntry {
+  docId: string
+  seq: number
+}
+
+/** The rows as the five parallel arrays unnest() takes. */
+function columns(rows: PendingRow[]): unknown[] {
+  return [
+    rows.map((r) => r.docId),
+    rows.map((r) => String(r.seq)),
+    rows.map((r) => r.user),
+    rows.map((r) => String(r.at)),
+    rows.map((r) => buf(r.update)),
+  ]
+}
