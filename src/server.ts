@@ -2,6 +2,7 @@
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Level } from 'level'
+import type { KeyRing } from './auth/keys.js'
 import { openKeyRing } from './auth/open-keys.js'
 import { RoomRegistry } from './collab/registry.js'
 import type { RestRoutes } from './collab/rest.js'
@@ -13,7 +14,7 @@ import type { RootDb, ServerDeps } from './deps.js'
 import type { Config } from './infra/config.js'
 import { createLogger, type Logger } from './infra/log.js'
 import { createMetrics } from './infra/metrics.js'
-import { openPostgres } from './pg/open.js'
+import { openPgPool } from './pg/open.js'
 import { describePgError } from './pg/pool.js'
 import { CLOSE } from './protocol/close-codes.js'
 import { StorageHealth, trackWrites } from './storage/health.js'
@@ -50,24 +51,19 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
   const now = opts.now ?? Date.now
   const metrics = createMetrics()
   await mkdir(config.dataDir, { recursive: true })
-  // --postgres-url: the control plane and the signing keys live in PostgreSQL (one pool per process).
-  const pg = config.postgresUrl ? await openPostgres(config) : undefined
-  const db = new Level<string, unknown>(join(config.dataDir, 'db'), { valueEncoding: 'json' }) as RootDb
-  let keys: Awaited<ReturnType<typeof openKeyRing>>
-  try {
-    keys = await openKeyRing(config, pg)
-    await db.open().catch((err: Error) => {
-      throw new Error(`cannot open ${join(config.dataDir, 'db')}: is another tandem process using this data dir? (${err.message})`)
-    })
-  } catch (err) {
-    await pg?.end()
-    throw err
-  }
+  // --postgres-url: documents, control plane and signing keys live in PostgreSQL (one pool per
+  // process) and the data dir's LevelDB is not opened at all; otherwise everything is in LevelDB.
+  const pg = config.postgresUrl ? await openPgPool(config) : undefined
+  let db: RootDb | undefined
+  let keys: KeyRing
   let opened: OpenedDocStore
   try {
-    opened = await openDocStore(config, db)
+    keys = await openKeyRing(config, pg)
+    if (!pg) db = await openDataDirDb(config.dataDir)
+    opened = await openDocStore(config, db, pg)
   } catch (err) {
-    await db.close()
+    await db?.close()
+    await pg?.end()
     throw err
   }
   const storageHealth = new StorageHealth(metrics)
@@ -124,7 +120,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     collab?.stopListening()
     await registry.close()
     await opened.close()
-    await db.close()
+    await db?.close()
     await pg?.end()
     throw err
   }
@@ -163,12 +159,22 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
         collab!.closeAll(CLOSE.goingAway, 'server shutting down')
         await store.close()
         await opened.close()
-        await db.close()
+        await db?.close()
         await pg?.end()
       })()
       return closing
     },
   }
+}
+
+async function openDataDirDb(dataDir: string): Promise<RootDb> {
+  const db = new Level<string, unknown>(join(dataDir, 'db'), { valueEncoding: 'json' }) as RootDb
+  try {
+    await db.open()
+  } catch (err) {
+    throw new Error(`cannot open ${join(dataDir, 'db')}: is another tandem process using this data dir? (${(err as Error).message})`)
+  }
+  return db
 }
 
 function hostForUrl(host: string): string {

@@ -2,8 +2,8 @@
 // and migrations applied before anything is served), otherwise LevelDB in the data dir, or memory.
 import type { RootDb } from '../deps.js'
 import type { Config } from '../infra/config.js'
-import { migrate, SchemaTooNewError } from '../pg/migrate.js'
-import { checkReachable, createPgPool, describePgError, type PgPool } from '../pg/pool.js'
+import { openPgPool } from '../pg/open.js'
+import type { PgPool } from '../pg/pool.js'
 import type { DocStore } from './doc-store.js'
 import { LevelDocStore } from './leveldb/store.js'
 import { MemoryDocStore } from './memory.js'
@@ -18,26 +18,15 @@ export interface OpenedDocStore {
   close(): Promise<void>
 }
 
-export async function openPgPool(config: Config): Promise<PgPool> {
-  const pool = createPgPool({ url: config.postgresUrl, schema: config.postgresSchema, poolSize: config.postgresPoolSize })
-  try {
-    await checkReachable(pool)
-    await migrate(pool, config.postgresSchema).catch((err: unknown) => {
-      if (err instanceof SchemaTooNewError) throw err
-      throw new Error(`postgres-url: migrating schema "${config.postgresSchema}" failed: ${describePgError(err)}`)
-    })
-    return pool
-  } catch (err) {
-    await pool.end().catch(() => {})
-    throw err
-  }
-}
+export { openPgPool }
 
-export async function openDocStore(config: Config, db: RootDb): Promise<OpenedDocStore> {
+/** `shared`: the process's pool, opened by the caller (who closes it); otherwise one is opened here. */
+export async function openDocStore(config: Config, db: RootDb | undefined, shared?: PgPool): Promise<OpenedDocStore> {
   if (config.postgresUrl) {
-    const pool = await openPgPool(config)
-    return { store: new PgDocStore(pool), kind: 'postgres', pool, close: () => pool.end() }
+    const pool = shared ?? (await openPgPool(config))
+    return { store: new PgDocStore(pool), kind: 'postgres', pool, close: shared ? async () => {} : () => pool.end() }
   }
+  if (!db) throw new Error('document store: no LevelDB was opened for the data dir')
   if (config.docStorage === 'memory') return { store: new MemoryDocStore(), kind: 'memory', pool: null, close: async () => {} }
   return { store: new LevelDocStore(db), kind: 'leveldb', pool: null, close: async () => {} }
 }

@@ -18,7 +18,7 @@ async function open(overrides = {}) {
   h = await startTandem({ ...overrides }, { api: false, now: () => clock })
 }
 afterEach(async () => h.close())
-const storeOf = () => new LevelDocStore(h.server.deps.db)
+const storeOf = () => new LevelDocStore(h.server.deps.db!)
 
 async function call(method: 'GET' | 'POST', name: string, doc: string, token: string, query = '', body?: unknown) {
   const res = await fetch(`${h.httpUrl}/${name}/v1/acme/${doc}?yauth=${token}${query ? '&' + query : ''}`, {
