@@ -3,9 +3,10 @@ import { ConfigError, settingsHelp } from './infra/config.js'
 
 const USAGE = `usage:
   tandem serve [--data-dir DIR] [--host H] [--collab-port N] [--api-port N] [--demo] [settings...]
-  tandem token --org O --doc D --access r|rw --sub USER [--ttl SECONDS] [--branch B] [--data-dir DIR]
-  tandem admin <noun> <verb> [...] [--json]
-  tandem keys rotate|list [--data-dir DIR]   (a running server reloads keys on SIGHUP)
+  tandem token --org O --doc D --access r|rw --sub USER [--ttl SECONDS] [--branch B] [--data-dir DIR | --postgres-url URL]
+  tandem admin <noun> <verb> [...] [--json] [--data-dir DIR | --postgres-url URL]
+  tandem keys rotate|list [--data-dir DIR | --postgres-url URL]   (data dir keys: a running server reloads on SIGHUP)
+  tandem migrate --from-data-dir DIR --postgres-url URL   (copies a LevelDB data dir into PostgreSQL, then verifies)
 
 settings (flag, environment variable, meaning):
 ${settingsHelp()}
@@ -20,11 +21,15 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./cli/token.js')).runToken(rest, process.env)
     case 'keys':
       return (await import('./cli/keys.js')).runKeys(rest, process.env)
+    case 'migrate':
+      return (await import('./cli/migrate.js')).runMigrate(rest, process.env)
     case 'admin': {
       const { loadConfig } = await import('./infra/config.js')
       const { takeFlags } = await import('./cli/args.js')
-      const { values, rest: others } = takeFlags(rest, ['data-dir'])
-      const config = loadConfig(values.has('data-dir') ? ['--data-dir', values.get('data-dir')!] : [], process.env)
+      // Storage settings are read here; everything else belongs to the admin command.
+      const storage = ['data-dir', 'postgres-url', 'postgres-schema', 'postgres-pool-size']
+      const { values, rest: others } = takeFlags(rest, storage)
+      const config = loadConfig(storage.flatMap((f) => (values.has(f) ? [`--${f}`, values.get(f)!] : [])), process.env)
       return (await import('./cli/admin.js')).runAdmin(others, config)
     }
     case undefined:

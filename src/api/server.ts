@@ -9,6 +9,8 @@ import { createApiApp } from './app.js'
 import type { ApiContext } from './context.js'
 
 const CLOSE_GRACE_MS = 2_000
+/** On a shared database, sweeps another process created (tandem admin) start here within this. */
+const SWEEP_RESCAN_MS = 15_000
 
 function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -32,11 +34,18 @@ export async function startApiListener(deps: ServerDeps): Promise<{ port: number
     const port = await listen(server, deps.config.apiPort, deps.config.host)
     admin = await startAdminEndpoint(deps, control)
     await control.sweeper.start()
+    // Each sweep step runs under the control store's serial lock, so several processes picking up
+    // the same sweep take turns step by step and never repeat one.
+    const rescan = deps.pg
+      ? setInterval(() => control.sweeper.start().catch((err: Error) => deps.log.warn({ err: err.message }, 'sweep rescan failed')), SWEEP_RESCAN_MS)
+      : undefined
+    rescan?.unref()
     let closing: Promise<void> | undefined
     return {
       port,
       close() {
         closing ??= (async () => {
+          clearInterval(rescan)
           await admin?.close()
           await control.sweeper.close()
           // In-flight requests get a grace period; idle keep-alive sockets go at once.

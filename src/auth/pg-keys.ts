@@ -75,6 +75,17 @@ function refresher(ring: KeyRing, load: () => Promise<KeyRing>): () => Promise<v
   }
 }
 
+/** Adds keys whose kid is absent (tandem migrate); one statement, so all or none. */
+export async function addPgKeys(pool: PgPool, keys: { jwk: JWK; position: number }[]): Promise<void> {
+  if (keys.length === 0) return
+  await pool.query(
+    `INSERT INTO signing_keys (kid, position, jwk, created_ms)
+     SELECT k, p, j::jsonb, $4 FROM unnest($1::text[], $2::bigint[], $3::text[]) AS t(k, p, j)
+     ON CONFLICT DO NOTHING`,
+    [keys.map((k) => k.jwk.kid), keys.map((k) => k.position), keys.map((k) => JSON.stringify(k.jwk)), Date.now()],
+  )
+}
+
 /** A new signing key at the next position; keys older than the newest `keepOld` are dropped. */
 export async function rotatePgKeys(pool: PgPool, schema: string, keepOld = 2): Promise<string> {
   const fresh = await generateSigningJwk()

@@ -1,5 +1,7 @@
-// `tandem admin <noun> <verb> ... [--json]`. With a server running on the data dir the command goes
-// through its loopback admin endpoint; otherwise this process opens the LevelDB itself.
+// `tandem admin <noun> <verb> ... [--json]`. With --postgres-url the command runs in this process
+// straight against PostgreSQL, which any number of processes share, whether servers run or not. On
+// LevelDB (one process only): through a running server's loopback admin endpoint when there is one,
+// otherwise this process opens the data dir's LevelDB itself.
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Level } from 'level'
@@ -8,14 +10,17 @@ import { adminUsage, executeAdmin, type AdminResult } from '../admin/commands.js
 import { ADMIN_ENDPOINT_FILE, type AdminEndpointInfo } from '../admin/endpoint.js'
 import { RoomRegistry } from '../collab/registry.js'
 import { LoopTransport } from '../collab/transport.js'
-import { LevelControlStore } from '../control/level-store.js'
+import { openControlStore } from '../control/open.js'
 import { DatabaseRegistry, registryOptions } from '../databases/registry.js'
 import type { RootDb } from '../deps.js'
 import type { Config } from '../infra/config.js'
 import { isAppError } from '../infra/errors.js'
 import { createLogger } from '../infra/log.js'
 import { createMetrics } from '../infra/metrics.js'
-import { LevelDocStore } from '../storage/leveldb/store.js'
+import { openPgPool } from '../pg/open.js'
+import type { PgPool } from '../pg/pool.js'
+import type { DocStore } from '../storage/doc-store.js'
+import { openDocStore } from '../storage/open.js'
 
 /** The LevelDB folder inside the data dir (as server.ts opens it). */
 const DB_DIR = 'db'
@@ -54,34 +59,44 @@ async function viaServer(dataDir: string, args: string[]): Promise<AdminResult |
   return body
 }
 
+/** Runs the command in this process: on the data dir's LevelDB, or on PostgreSQL with --postgres-url. */
 async function locally(config: Config, args: string[]): Promise<AdminResult> {
-  const db = new Level<string, unknown>(join(config.dataDir, DB_DIR), { valueEncoding: 'json' }) as RootDb
-  try {
-    await db.open()
-  } catch (err) {
-    throw new Error(`cannot open the data dir ${config.dataDir} (${(err as Error).message}); if a server runs on it, its admin endpoint is not reachable`)
+  let db: RootDb | undefined
+  let pg: PgPool | undefined
+  if (config.postgresUrl) pg = await openPgPool(config, 'tandem-admin')
+  else {
+    db = new Level<string, unknown>(join(config.dataDir, DB_DIR), { valueEncoding: 'json' }) as RootDb
+    try {
+      await db.open()
+    } catch (err) {
+      throw new Error(`cannot open the data dir ${config.dataDir} (${(err as Error).message}); if a server runs on it, its admin endpoint is not reachable`)
+    }
   }
   const metrics = createMetrics()
-  const docStore = new LevelDocStore(db)
-  const docs = new RoomRegistry({
-    store: docStore,
-    transport: new LoopTransport(),
-    log: createLogger('silent'),
-    metrics,
-    now: Date.now,
-    maxDocBytes: config.maxDocBytes,
-    compactThreshold: config.compactThreshold,
-    maxBackpressureBytes: config.maxBackpressureBytes,
-    unloadDelayMs: 0,
-  })
+  let docStore: DocStore | undefined
+  let docs: RoomRegistry | undefined
   const databases = new DatabaseRegistry(registryOptions(config, createLogger('silent')))
   try {
-    return await executeAdmin({ store: new LevelControlStore(db), now: Date.now, docs, databases }, parseAdminArgs(args))
+    const opened = await openDocStore(config, db, pg)
+    docStore = opened.store
+    docs = new RoomRegistry({
+      store: docStore,
+      transport: new LoopTransport(),
+      log: createLogger('silent'),
+      metrics,
+      now: Date.now,
+      maxDocBytes: config.maxDocBytes,
+      compactThreshold: config.compactThreshold,
+      maxBackpressureBytes: config.maxBackpressureBytes,
+      unloadDelayMs: 0,
+    })
+    return await executeAdmin({ store: openControlStore(config, { db, pg }), now: Date.now, docs, databases }, parseAdminArgs(args))
   } finally {
     await databases.close()
-    await docs.close()
-    await docStore.close()
-    await db.close()
+    await docs?.close()
+    await docStore?.close()
+    await db?.close()
+    await pg?.end()
     metrics.registry.clear()
   }
 }
@@ -97,7 +112,7 @@ export async function runAdmin(args: string[], config: Config, out: (s: string) 
   let json = false
   try {
     json = parseAdminArgs(args).json
-    const remote = await viaServer(config.dataDir, args)
+    const remote = config.postgresUrl ? null : await viaServer(config.dataDir, args)
     if (remote instanceof Remote) {
       err(remote.reason)
       return remote.status === 400 ? 2 : 1

@@ -1,9 +1,32 @@
-// `tandem keys rotate|list [--data-dir DIR]`: a new signing key for the data dir; the previous
-// keys stay for verification. A running server picks it up on SIGHUP.
+// `tandem keys rotate|list [--data-dir DIR | --postgres-url URL]`: a new signing key; the previous
+// keys stay for verification. Data dir keys: a running server picks the new key up on SIGHUP.
+// PostgreSQL keys: shared by every process, which verify the new key's tokens at once (unknown kid
+// reloads) and sign with it within 30 s.
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { KEYS_FILE, loadKeyRing, rotateKeys } from '../auth/keys.js'
-import { loadConfig } from '../infra/config.js'
+import { ensurePgKeys, readPgKeys, rotatePgKeys } from '../auth/pg-keys.js'
+import { loadConfig, type Config } from '../infra/config.js'
+import { openPgPool } from '../pg/open.js'
+
+const USAGE = 'usage: tandem keys rotate|list [--data-dir DIR | --postgres-url URL]\n'
+
+async function kidsOf(config: Config, verb: string): Promise<{ rotated?: string; kids: string[] }> {
+  if (config.postgresUrl) {
+    const pool = await openPgPool(config, 'tandem-keys')
+    try {
+      await ensurePgKeys(pool)
+      const rotated = verb === 'rotate' ? await rotatePgKeys(pool, config.postgresSchema) : undefined
+      return { ...(rotated ? { rotated } : {}), kids: (await readPgKeys(pool)).map((k) => k.kid) }
+    } finally {
+      await pool.end()
+    }
+  }
+  await loadKeyRing(config.dataDir, '') // creates the first key if there is none yet
+  const rotated = verb === 'rotate' ? await rotateKeys(config.dataDir) : undefined
+  const { keys } = JSON.parse(await readFile(join(config.dataDir, KEYS_FILE), 'utf8')) as { keys: { kid: string }[] }
+  return { ...(rotated ? { rotated } : {}), kids: keys.map((k) => k.kid) }
+}
 
 export async function runKeys(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const [verb, ...rest] = argv
@@ -12,16 +35,12 @@ export async function runKeys(argv: string[], env: NodeJS.ProcessEnv): Promise<n
     process.stderr.write('tandem keys: keys come from --signing-keys; rotate them in that file\n')
     return 2
   }
-  await loadKeyRing(config.dataDir, '') // creates the first key if there is none yet
-  if (verb === 'rotate') {
-    process.stdout.write((await rotateKeys(config.dataDir)) + '\n')
-    return 0
+  if (verb !== 'rotate' && verb !== 'list') {
+    process.stderr.write(USAGE)
+    return 2
   }
-  if (verb === 'list') {
-    const { keys } = JSON.parse(await readFile(join(config.dataDir, KEYS_FILE), 'utf8')) as { keys: { kid: string }[] }
-    keys.forEach((k, i) => process.stdout.write(`${k.kid}${i === 0 ? ' (signing)' : ''}\n`))
-    return 0
-  }
-  process.stderr.write('usage: tandem keys rotate|list [--data-dir DIR]\n')
-  return 2
+  const { rotated, kids } = await kidsOf(config, verb)
+  if (rotated) process.stdout.write(rotated + '\n')
+  else kids.forEach((kid, i) => process.stdout.write(`${kid}${i === 0 ? ' (signing)' : ''}\n`))
+  return 0
 }

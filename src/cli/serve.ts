@@ -29,7 +29,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv): Promise<
       })
     }
     process.on('SIGHUP', () => {
-      reloadKeyRing(server.deps.keys, config.dataDir, config.signingKeys).then(
+      const keys = server.deps.keys
+      ;(keys.refresh ? keys.refresh() : reloadKeyRing(keys, config.dataDir, config.signingKeys)).then(
         () => log.info({ kid: server.deps.keys.signingKid }, 'signing keys reloaded'),
         (err) => log.error({ err }, 'signing keys reload failed; the previous keys stay in force'),
       )

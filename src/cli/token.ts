@@ -1,8 +1,10 @@
 // `tandem token --org O --doc D --access r|rw --sub USER [--ttl S] [--branch B]`: prints one
-// capability token and nothing else, signed with the data dir's (or configured) keys.
+// capability token and nothing else, signed with the configured keys: --signing-keys, else the
+// database's with --postgres-url, else the data dir's.
 import { DOC_NAME, mintToken } from '../auth/capability.js'
-import { loadKeyRing } from '../auth/keys.js'
+import { openKeyRing } from '../auth/open-keys.js'
 import { loadConfig } from '../infra/config.js'
+import { openPgPool } from '../pg/open.js'
 import { takeFlags } from './args.js'
 
 export async function runToken(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -25,7 +27,13 @@ export async function runToken(argv: string[], env: NodeJS.ProcessEnv): Promise<
     process.stderr.write(problems.map((p) => `tandem token: ${p}\n`).join(''))
     return 2
   }
-  const keys = await loadKeyRing(config.dataDir, config.signingKeys)
+  const pool = config.postgresUrl && !config.signingKeys ? await openPgPool(config, 'tandem-token') : undefined
+  let keys
+  try {
+    keys = await openKeyRing(config, pool)
+  } finally {
+    await pool?.end()
+  }
   const { token } = await mintToken(keys, { org: org!, doc: doc!, sub: sub!, acc: access as 'r' | 'rw', branch, ttlSec: ttl })
   process.stdout.write(token + '\n')
   return 0

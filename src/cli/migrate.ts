@@ -1,0 +1,108 @@
+// `tandem migrate --from-data-dir DIR --postgres-url URL [--postgres-schema S]`: copies a LevelDB
+// data dir (documents with their attributed logs, snapshots and history records, the control
+// plane, the signing keys) into PostgreSQL, then verifies the copy and says so. Resumable: run it
+// again after an interruption. Exit 0 only when the verification found no difference.
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { JWK } from 'jose'
+import { Level } from 'level'
+import { KEYS_FILE } from '../auth/keys.js'
+import { addPgKeys, readPgKeys } from '../auth/pg-keys.js'
+import { LevelControlStore } from '../control/level-store.js'
+import { PgControlStore } from '../control/pg-store.js'
+import type { RootDb } from '../deps.js'
+import { loadConfig } from '../infra/config.js'
+import { copyStorage, type CopyOptions, type CopySource, type CopyTarget } from '../migrate/copy.js'
+import { verifyCopy } from '../migrate/verify.js'
+import { openPgPool } from '../pg/open.js'
+import { LevelDocStore } from '../storage/leveldb/store.js'
+import { PgDocStore } from '../storage/postgres/store.js'
+import { takeFlags } from './args.js'
+
+const USAGE = 'usage: tandem migrate --from-data-dir DIR --postgres-url URL [--postgres-schema S]\n'
+
+async function readDataDirKeys(dataDir: string): Promise<JWK[]> {
+  try {
+    const parsed = JSON.parse(await readFile(join(dataDir, KEYS_FILE), 'utf8')) as { keys?: JWK[] }
+    if (!Array.isArray(parsed.keys)) throw new Error(`${join(dataDir, KEYS_FILE)}: expected a JWKS ({"keys": [...]})`)
+    return parsed.keys
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return []
+    throw err
+  }
+}
+
+export interface MigrateIo {
+  out: (line: string) => void
+  err: (line: string) => void
+  /** tests: small chunks and an interruption point */
+  copy?: CopyOptions
+}
+
+const stdio: MigrateIo = { out: (l) => process.stdout.write(l + '\n'), err: (l) => process.stderr.write(l + '\n') }
+
+export async function runMigrate(argv: string[], env: NodeJS.ProcessEnv, io: MigrateIo = stdio): Promise<number> {
+  const { values, rest } = takeFlags(argv, ['from-data-dir'])
+  const from = values.get('from-data-dir')
+  const config = loadConfig(rest, env)
+  if (!from || !config.postgresUrl) {
+    io.err(`tandem migrate: --from-data-dir and --postgres-url are required\n${USAGE}`)
+    return 2
+  }
+  const db = new Level<string, unknown>(join(from, 'db'), { valueEncoding: 'json' }) as RootDb
+  try {
+    await db.open({ createIfMissing: false })
+  } catch (err) {
+    io.err(`tandem migrate: cannot open ${join(from, 'db')}: no data dir there, or a server still runs on it (${(err as Error).message})`)
+    return 1
+  }
+  let pool
+  try {
+    pool = await openPgPool(config, 'tandem-migrate')
+  } catch (err) {
+    await db.close()
+    throw err
+  }
+  try {
+    const started = Date.now()
+    const src: CopySource = { docs: new LevelDocStore(db), control: new LevelControlStore(db), keys: await readDataDirKeys(from) }
+    const dst: CopyTarget = {
+      docs: new PgDocStore(pool),
+      control: new PgControlStore(pool, { schema: config.postgresSchema, maxSerial: 1 }),
+      keys: { read: () => readPgKeys(pool), add: (keys) => addPgKeys(pool, keys) },
+    }
+    let reported = 0
+    const copied = await copyStorage(src, dst, {
+      ...io.copy,
+      onProgress: (p) => {
+        io.copy?.onProgress?.(p)
+        if (p.kind === 'document' && (p.index + 1 === p.total || Date.now() - reported > 2_000)) {
+          reported = Date.now()
+          io.err(`copied ${p.index + 1}/${p.total} documents`)
+        }
+      },
+    })
+    io.out(
+      `copied: ${copied.documents} documents (${copied.documentsSkipped} already complete, ${copied.appended} log entries appended), ` +
+        `${copied.controlRecords} control records, ${copied.keysAdded} signing keys added`,
+    )
+    if (copied.keysBelowExisting) io.out('note: the database already had signing keys of its own; they keep signing, the data dir keys were added for verification')
+    if (src.keys.length === 0) io.out('note: no signing keys in the data dir (--signing-keys deployments keep passing their file)')
+    const v = await verifyCopy(src, dst)
+    const secs = ((Date.now() - started) / 1000).toFixed(1)
+    if (v.mismatches.length === 0) {
+      io.out(
+        `verified: ${v.documents} documents (state vectors, text, ${v.logEntries} log entries and history records equal), ` +
+          `${v.controlRecords} control records equal, ${v.keys} signing keys present (${secs} s)`,
+      )
+      return 0
+    }
+    io.out(`verification FAILED: ${v.mismatches.length} differences`)
+    for (const m of v.mismatches.slice(0, 50)) io.out(`  ${m}`)
+    if (v.mismatches.length > 50) io.out(`  ... and ${v.mismatches.length - 50} more`)
+    return 1
+  } finally {
+    await pool.end()
+    await db.close()
+  }
+}
