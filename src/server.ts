@@ -17,6 +17,7 @@ import { createMetrics } from './infra/metrics.js'
 import { openPgPool } from './pg/open.js'
 import { describePgError } from './pg/pool.js'
 import { CLOSE } from './protocol/close-codes.js'
+import type { DocStore } from './storage/doc-store.js'
 import { StorageHealth, trackWrites } from './storage/health.js'
 import { openDocStore, type OpenedDocStore } from './storage/open.js'
 
@@ -38,6 +39,8 @@ export interface TandemServer {
   apiPort: number
   deps: ServerDeps
   registry: RoomRegistry
+  /** the document store in use (LevelDB, memory or PostgreSQL), as rooms and history see it */
+  store: DocStore
   close(): Promise<void>
 }
 
@@ -147,6 +150,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     apiPort: api?.port ?? 0,
     deps,
     registry,
+    store,
     // Idempotent: stop accepting, flush every room, close sockets with 1001, close storage.
     close() {
       closing ??= (async () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
+import { BACKENDS, type Backend } from './helpers/backends.js'
 import { rawClient } from './helpers/raw-client.js'
 import { eventually, startTandem, synced, type Harness } from './helpers/tandem.js'
 
@@ -18,9 +19,9 @@ async function harness(over: Parameters<typeof startTandem>[0] = {}, dataDir?: s
   return h
 }
 
-describe('restart', () => {
+describe.each(BACKENDS)('restart ($name)', (backend) => {
   it('a reopened server has the identical state vector and content', async () => {
-    const h = await harness({ compactThreshold: 5 })
+    const h = await harness({ ...(await backend.overrides()), compactThreshold: 5 })
     const t = await h.token('acme', 'restart')
     const a = new Y.Doc()
     const b = new Y.Doc()
@@ -43,7 +44,7 @@ describe('restart', () => {
   })
 
   it('a room unloads after its last client leaves and reloads the same content', async () => {
-    const h = await harness({ roomUnloadDelayMs: 50 })
+    const h = await harness({ ...(await backend.overrides()), roomUnloadDelayMs: 50 })
     const t = await h.token('acme', 'unload')
     const a = new Y.Doc()
     const pa = h.provider('acme', 'unload', t, a)
@@ -58,7 +59,7 @@ describe('restart', () => {
   })
 
   it('concurrent joins share one load of the room', async () => {
-    const h = await harness()
+    const h = await harness(await backend.overrides())
     const t = await h.token('acme', 'shared-load')
     const docs = Array.from({ length: 8 }, () => new Y.Doc())
     const ps = docs.map((d) => h.provider('acme', 'shared-load', t, d))
@@ -72,7 +73,8 @@ describe('restart', () => {
   it('graceful shutdown flushes and closes sockets with 1001', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tandem-shutdown-'))
     cleanups.push(() => rm(dir, { recursive: true, force: true }))
-    const h = await startTandem({}, { api: false }, dir)
+    const over = await backend.overrides()
+    const h = await startTandem(over, { api: false }, dir)
     const t = await h.token('acme', 'shutdown')
     const c = await rawClient(`${h.wsUrl}/acme/shutdown?yauth=${t}`)
     const d = new Y.Doc()
@@ -82,7 +84,7 @@ describe('restart', () => {
     await eventually(() => expect(h.server.registry.loaded('acme/shutdown/main')?.doc.getText('t').toString()).toBe('last words'))
     await h.close()
     expect((await c.closed).code).toBe(1001)
-    const again = await startTandem({}, { api: false }, dir)
+    const again = await startTandem(over, { api: false }, dir)
     cleanups.push(() => again.close())
     const e = new Y.Doc()
     await synced(again.provider('acme', 'shutdown', await again.token('acme', 'shutdown'), e))
@@ -124,13 +126,17 @@ describe('quiet rooms', () => {
   }, 60_000)
 })
 
-describe('crash safety', () => {
+describe.each(BACKENDS)('crash safety ($name)', (backend: Backend) => {
   it('kill -9 right after clients saw their updates loses none of them', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tandem-crash-'))
     cleanups.push(() => rm(dir, { recursive: true, force: true }))
+    const over = await backend.overrides()
+    // the URL goes in through the environment, as a secret should (not argv, which ps shows)
+    const env = { ...process.env, TANDEM_POSTGRES_URL: over.postgresUrl ?? '', TANDEM_POSTGRES_SCHEMA: over.postgresSchema ?? 'tandem' }
     const start = async () => {
       const child = spawn(process.execPath, ['bin/tandem.js', 'serve', '--data-dir', dir, '--collab-port', '0', '--api-port', '0', '--log-level', 'silent'], {
         stdio: ['ignore', 'pipe', 'inherit'],
+        env,
       })
       const port = await new Promise<number>((resolve, reject) => {
         let out = ''

@@ -1,14 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
+import { BACKENDS } from './helpers/backends.js'
 import { eventually, startTandem, synced, type Harness } from './helpers/tandem.js'
 
-let h: Harness
-beforeEach(async () => {
-  h = await startTandem({}, { api: false })
-})
-afterEach(async () => h.close())
+describe.each(BACKENDS)('y-websocket providers on one document ($name)', (backend) => {
+  let h: Harness
+  beforeEach(async () => {
+    h = await startTandem(await backend.overrides(), { api: false })
+  })
+  afterEach(async () => h.close())
 
-describe('y-websocket providers on one document', () => {
   it('three providers converge on text and map edits', async () => {
     const t = await h.token('acme', 'converge')
     const docs = [new Y.Doc(), new Y.Doc(), new Y.Doc()]

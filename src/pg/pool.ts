@@ -22,8 +22,10 @@ export function createPgPool(o: PgOptions): PgPool {
     connectionTimeoutMillis: o.connectTimeoutMs ?? 5_000,
     idleTimeoutMillis: 30_000,
     application_name: o.applicationName ?? 'tandem',
-    // The schema is a checked identifier (config), so quoting it here is safe.
-    options: `-c search_path="${o.schema}"`,
+    // The schema is a checked identifier (config), so quoting it here is safe. synchronous_commit
+    // is forced on: Tandem acknowledges an update once its COMMIT returns, which must mean the
+    // commit is on disk whatever the server's default (it is not for `off`).
+    options: `-c search_path="${o.schema}" -c synchronous_commit=on`,
   })
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => {})

@@ -37,11 +37,23 @@ function freePort(): Promise<number> {
   })
 }
 
-async function cmd(file: string, args: string[]): Promise<void> {
-  await (asRoot ? run('runuser', ['-u', 'postgres', '--', file, ...args]) : run(file, args))
+async function cmd(file: string, args: string[], cpus?: string): Promise<void> {
+  const argv = asRoot ? ['runuser', '-u', 'postgres', '--', file, ...args] : [file, ...args]
+  if (cpus) argv.unshift('taskset', '-c', cpus)
+  await run(argv[0]!, argv.slice(1))
 }
 
-export async function startPostgres(): Promise<PgServer> {
+export interface PostgresOptions {
+  /**
+   * Keep PostgreSQL's own durability defaults (fsync, synchronous_commit, full_page_writes on), as a
+   * production server runs; tests leave it off for speed. The bench uses it.
+   */
+  durable?: boolean
+  /** taskset CPU list for the server and its backends (the bench pins it beside Tandem) */
+  cpus?: string
+}
+
+export async function startPostgres(o: PostgresOptions = {}): Promise<PgServer> {
   const dir = await mkdtemp(join(tmpdir(), 'tandem-pg-'))
   if (asRoot) {
     const { stdout } = await run('id', ['-u', 'postgres'])
@@ -51,8 +63,9 @@ export async function startPostgres(): Promise<PgServer> {
   const data = join(dir, 'data')
   await cmd('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions'])
   const port = await freePort()
-  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`
-  const start = () => cmd('pg_ctl', ['-D', data, '-o', opts, '-l', join(dir, 'log'), '-w', '-t', '60', 'start'])
+  const fast = o.durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off'
+  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${fast}`
+  const start = () => cmd('pg_ctl', ['-D', data, '-o', opts, '-l', join(dir, 'log'), '-w', '-t', '60', 'start'], o.cpus)
   await start()
   const urlOf = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`
   const server: PgServer = {

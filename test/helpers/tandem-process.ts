@@ -1,0 +1,55 @@
+// `tandem serve` as a child process (bin/tandem.js through tsx), on port 0, with its stdout and
+// stderr kept so a test can search them (for secrets that must not appear, for instance).
+import { spawn, type ChildProcess } from 'node:child_process'
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { generateSigningJwk, keyRingFromJwks, type KeyRing } from '../../src/auth/keys.js'
+
+export interface TandemProcess {
+  child: ChildProcess
+  collabPort: number
+  httpUrl: string
+  wsUrl: string
+  /** everything written to stdout and stderr so far */
+  output(): string
+  /** SIGTERM (graceful) or SIGKILL; resolves once the process has exited */
+  stop(signal?: NodeJS.Signals): Promise<void>
+}
+
+export async function spawnTandem(args: string[], env: NodeJS.ProcessEnv = {}): Promise<TandemProcess> {
+  const child = spawn(process.execPath, ['bin/tandem.js', 'serve', '--collab-port', '0', '--api-port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  })
+  let out = ''
+  child.stdout!.on('data', (c: Buffer) => (out += c))
+  child.stderr!.on('data', (c: Buffer) => (out += c))
+  const exited = new Promise<void>((r) => child.once('exit', () => r()))
+  const collabPort = await new Promise<number>((resolve, reject) => {
+    const check = () => {
+      const m = /collab listening on http:\/\/[^:]+:(\d+)/.exec(out)
+      if (m) resolve(Number(m[1]))
+    }
+    child.stdout!.on('data', check)
+    void exited.then(() => reject(new Error(`tandem exited early (${child.exitCode ?? child.signalCode}):\n${out}`)))
+  })
+  return {
+    child,
+    collabPort,
+    httpUrl: `http://127.0.0.1:${collabPort}`,
+    wsUrl: `ws://127.0.0.1:${collabPort}`,
+    output: () => out,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+      await exited
+    },
+  }
+}
+
+/** A signing-keys file shared by several processes, so a token minted once works on each. */
+export async function sharedSigningKeys(dir: string): Promise<{ file: string; keys: KeyRing }> {
+  const jwk = await generateSigningJwk()
+  const file = join(dir, 'shared-signing-keys.json')
+  await writeFile(file, JSON.stringify({ keys: [jwk] }), { mode: 0o600 })
+  return { file, keys: await keyRingFromJwks([jwk], file) }
+}
