@@ -8,6 +8,8 @@ import { generateSigningJwk, keyRingFromJwks, type KeyRing } from '../../src/aut
 export interface TandemProcess {
   child: ChildProcess
   collabPort: number
+  /** the /api/v0 listener's port */
+  apiPort: number
   httpUrl: string
   wsUrl: string
   /** everything written to stdout and stderr so far */
@@ -25,10 +27,11 @@ export async function spawnTandem(args: string[], env: NodeJS.ProcessEnv = {}): 
   child.stdout!.on('data', (c: Buffer) => (out += c))
   child.stderr!.on('data', (c: Buffer) => (out += c))
   const exited = new Promise<void>((r) => child.once('exit', () => r()))
-  const collabPort = await new Promise<number>((resolve, reject) => {
+  const [collabPort, apiPort] = await new Promise<[number, number]>((resolve, reject) => {
     const check = () => {
       const m = /collab listening on http:\/\/[^:]+:(\d+)/.exec(out)
-      if (m) resolve(Number(m[1]))
+      const a = /api listening on http:\/\/[^:]+:(\d+)/.exec(out)
+      if (m && a) resolve([Number(m[1]), Number(a[1])])
     }
     child.stdout!.on('data', check)
     void exited.then(() => reject(new Error(`tandem exited early (${child.exitCode ?? child.signalCode}):\n${out}`)))
@@ -36,6 +39,7 @@ export async function spawnTandem(args: string[], env: NodeJS.ProcessEnv = {}): 
   return {
     child,
     collabPort,
+    apiPort,
     httpUrl: `http://127.0.0.1:${collabPort}`,
     wsUrl: `ws://127.0.0.1:${collabPort}`,
     output: () => out,
