@@ -5,6 +5,7 @@ import * as Y from 'yjs'
 import { addComment, createThread, newThread, setThreadState, toggleReaction, updateComment } from '../../src/control/comments.js'
 import { anchorQuote } from '../../src/control/doc-text.js'
 import { controlPlane } from '../../src/control/plane.js'
+import { BACKENDS } from '../helpers/backends.js'
 import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
 import { asset, call, grant, makeWorld, type World } from './helpers.js'
 
@@ -22,9 +23,9 @@ async function writeDoc(h: Harness, w: World, build: (d: Y.Doc) => void): Promis
   await h.server.deps.docs.applyUpdate({ org: w.workspaceId, doc: w.doc.id }, Y.encodeStateAsUpdate(d), 'test')
 }
 
-describe('asset content', () => {
+describe.each(BACKENDS)('asset content ($name)', (backend) => {
   it('answers 401 and 404 with a message body', async () => {
-    h = await startTandem()
+    h = await startTandem(await backend.overrides())
     const w = await makeWorld(h, 'errors')
     expect(await content(h, undefined, `?asset_id=${w.doc.id}`)).toMatchObject({ status: 401, body: { message: 'Missing API key' } })
     expect(await content(h, 'tdm_0000000000000000_' + 'x'.repeat(43), `?asset_id=${w.doc.id}`)).toMatchObject({ status: 401, body: { message: 'Invalid API key' } })
@@ -36,7 +37,7 @@ describe('asset content', () => {
   })
 
   it('renders a Y.XmlFragment document with one paragraph per line, nested blocks included', async () => {
-    h = await startTandem()
+    h = await startTandem(await backend.overrides())
     const w = await makeWorld(h, 'xml')
     await grant(h, w.doc.id, w.users.member, 'view')
     await writeDoc(h, w, (d) => {
@@ -64,7 +65,7 @@ describe('asset content', () => {
   })
 
   it('renders a Y.Text document as its text', async () => {
-    h = await startTandem()
+    h = await startTandem(await backend.overrides())
     const w = await makeWorld(h, 'text')
     await grant(h, w.doc.id, w.users.owner, 'view')
     await writeDoc(h, w, (d) => d.getText('text').insert(0, 'line one\nline two'))
@@ -72,7 +73,7 @@ describe('asset content', () => {
   })
 
   it('is fresh while an editor is connected', async () => {
-    h = await startTandem()
+    h = await startTandem(await backend.overrides())
     const w = await makeWorld(h, 'live')
     await grant(h, w.doc.id, w.users.owner, 'edit')
     const ydoc = new Y.Doc()
@@ -85,14 +86,14 @@ describe('asset content', () => {
   })
 
   it('returns the stored text of assets that are not documents', async () => {
-    h = await startTandem()
+    h = await startTandem(await backend.overrides())
     const w = await makeWorld(h, 'file')
     const file = await asset(h, { workspaceId: w.workspaceId, type: 'file', title: 'notes.txt', text: 'stored text', defaultAccess: 'view' })
     expect((await content(h, w.keys.member, `?asset_id=${file.id}&include_comments=true`)).body).toEqual({ content: 'stored text', comments: [] })
   })
 
   it('includes comments only on request: null when not asked, [] when none, threads in creation order otherwise', async () => {
-    h = await startTandem()
+    h = await startTandem(await backend.overrides())
     const w = await makeWorld(h, 'comments')
     await grant(h, w.doc.id, w.users.owner, 'edit')
     await writeDoc(h, w, (d) => d.getText('text').insert(0, 'The quick brown fox jumps over the lazy dog'))
@@ -152,7 +153,7 @@ describe('asset content', () => {
   })
 
   it('answers comments: null when the comment data cannot be read', async () => {
-    h = await startTandem()
+    h = await startTandem(await backend.overrides())
     const w = await makeWorld(h, 'broken')
     await grant(h, w.doc.id, w.users.owner, 'view')
     const { store } = await controlPlane(h.server.deps)

@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { verifyToken } from '../../src/auth/capability.js'
+import { BACKENDS } from '../helpers/backends.js'
 import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
 import { asset, call, grant, makeWorld, ROLES } from './helpers.js'
 
@@ -15,9 +16,9 @@ afterEach(async () => {
 
 const mint = (h: Harness, assetId: string, key: string, body?: object) => call(h, 'POST', `/api/v0/assets/${assetId}/collab-token`, { key, ...(body ? { body } : {}) })
 
-describe('collab token', () => {
+describe.each(BACKENDS)('collab token ($name)', (backend) => {
   it('grants by role and clamps by permission: owner/admin x view/edit/none, member and stranger 403', async () => {
-    h = await startTandem()
+    h = await startTandem(await backend.overrides())
     const w = await makeWorld(h, 'matrix')
     const rows: string[] = []
     for (const role of ROLES) {
@@ -46,7 +47,7 @@ describe('collab token', () => {
   })
 
   it('uses the workspace default permission when the caller has no grant, and view when no body is sent', async () => {
-    h = await startTandem()
+    h = await startTandem(await backend.overrides())
     const w = await makeWorld(h, 'default')
     const shared = await asset(h, { workspaceId: w.workspaceId, type: 'generic_doc', title: 'shared', defaultAccess: 'edit' })
     expect((await mint(h, shared.id, w.keys.admin, { access: 'edit' })).body.access_type).toBe('rw')
@@ -54,7 +55,7 @@ describe('collab token', () => {
   })
 
   it('answers a missing asset and a non-generic_doc asset with the same 404', async () => {
-    h = await startTandem()
+    h = await startTandem(await backend.overrides())
     const w = await makeWorld(h, 'types')
     const db = await asset(h, { workspaceId: w.workspaceId, type: 'database', title: 'db', defaultAccess: 'edit', database: { provider: 'pglite' } })
     const file = await asset(h, { workspaceId: w.workspaceId, type: 'file', title: 'f', defaultAccess: 'edit', text: 'x' })
@@ -68,7 +69,7 @@ describe('collab token', () => {
 
   it('returns a token for exactly this document with expiry from the configured TTL and the public URLs', async () => {
     let clock = 1_800_000_000_000
-    h = await startTandem({ tokenTtlSec: 120, publicRestUrl: 'https://collab.example.com', publicWsUrl: 'wss://collab.example.com/ws' }, { now: () => clock })
+    h = await startTandem({ ...(await backend.overrides()), tokenTtlSec: 120, publicRestUrl: 'https://collab.example.com', publicWsUrl: 'wss://collab.example.com/ws' }, { now: () => clock })
     const w = await makeWorld(h, 'claims')
     await grant(h, w.doc.id, w.users.owner, 'edit')
     const r = await mint(h, w.doc.id, w.keys.owner, { access: 'edit' })
@@ -90,7 +91,7 @@ describe('collab token', () => {
   })
 
   it('mints a token that a stock y-websocket provider uses at once to edit the document', async () => {
-    h = await startTandem()
+    h = await startTandem(await backend.overrides())
     const w = await makeWorld(h, 'provider')
     await grant(h, w.doc.id, w.users.admin, 'edit')
     const r = await mint(h, w.doc.id, w.keys.admin, { access: 'edit' })
@@ -106,7 +107,7 @@ describe('collab token', () => {
   })
 
   it('validates the body: a bad access value is a 422 enum error', async () => {
-    h = await startTandem()
+    h = await startTandem(await backend.overrides())
     const w = await makeWorld(h, 'body')
     const r = await mint(h, w.doc.id, w.keys.owner, { access: 'admin' })
     expect(r.status).toBe(422)

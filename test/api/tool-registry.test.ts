@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { BACKENDS } from '../helpers/backends.js'
 import { startTandem, type Harness } from '../helpers/tandem.js'
 import { call, makeWorld, ROLES } from './helpers.js'
 
@@ -15,9 +16,9 @@ afterEach(async () => {
 
 const path = (ws: string) => `/api/v0/workspaces/${ws}/tool-registry`
 
-describe('tool registry', () => {
+describe.each(BACKENDS)('tool registry ($name)', (backend) => {
   it('answers owners and admins, refuses members and strangers with 403 on GET and PATCH', async () => {
-    h = await startTandem()
+    h = await startTandem(await backend.overrides())
     const w = await makeWorld(h, 'roles')
     for (const role of ROLES) {
       const get = await call(h, 'GET', path(w.workspaceId), { key: w.keys[role] })
@@ -29,7 +30,7 @@ describe('tool registry', () => {
   })
 
   it('is 404 for an unknown workspace', async () => {
-    h = await startTandem()
+    h = await startTandem(await backend.overrides())
     const w = await makeWorld(h, 'nows')
     expect((await call(h, 'GET', path('no-such-ws'), { key: w.keys.owner })).status).toBe(404)
     const patch = await call(h, 'PATCH', path('no-such-ws'), { key: w.keys.owner, body: {} })
@@ -37,7 +38,7 @@ describe('tool registry', () => {
   })
 
   it('answers an over-long workspace id with a 422 on GET and PATCH', async () => {
-    h = await startTandem()
+    h = await startTandem(await backend.overrides())
     const w = await makeWorld(h, 'long')
     const id = 'w'.repeat(201)
     for (const method of ['GET', 'PATCH']) {
@@ -50,7 +51,7 @@ describe('tool registry', () => {
   })
 
   it('starts visible with no overrides and applies partial updates idempotently, tools sorted by id', async () => {
-    h = await startTandem()
+    h = await startTandem(await backend.overrides())
     const w = await makeWorld(h, 'partial')
     const key = w.keys.admin
     expect((await call(h, 'GET', path(w.workspaceId), { key })).body).toEqual({ workspace_id: w.workspaceId, default_visibility: 'visible', tools: [] })
@@ -76,7 +77,7 @@ describe('tool registry', () => {
   })
 
   it('refuses to disable a base tool and to name an unknown tool with 400, storing nothing', async () => {
-    h = await startTandem()
+    h = await startTandem(await backend.overrides())
     const w = await makeWorld(h, 'base')
     const key = w.keys.owner
     const base = await call(h, 'PATCH', path(w.workspaceId), { key, body: { default_visibility: 'hidden', tool: { tool_id: 'search', enabled: false } } })
@@ -90,7 +91,7 @@ describe('tool registry', () => {
   })
 
   it('never loses one of many concurrent PATCHes', async () => {
-    h = await startTandem()
+    h = await startTandem(await backend.overrides())
     const w = await makeWorld(h, 'race')
     const tools = ['code_interpreter', 'database_query', 'email_send', 'image_generation', 'web_browse']
     const modes = ['no_approval', 'required_with_override', 'required_no_override'] as const
@@ -107,14 +108,15 @@ describe('tool registry', () => {
   it('answers 400 on GET when the persisted policy breaks the current catalog, and a PATCH repairs it', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tandem-api-'))
     try {
-      h = await startTandem({}, {}, dir)
+      const storage = await backend.overrides()
+      h = await startTandem(storage, {}, dir)
       const w = await makeWorld(h, 'invalid')
       await call(h, 'PATCH', path(w.workspaceId), { key: w.keys.owner, body: { tool: { tool_id: 'web_browse', enabled: false } } })
       await h.close()
       // web_browse becomes a base tool: the stored "disabled" override is now invalid
       const catalog = join(dir, 'catalog.json')
       await writeFile(catalog, JSON.stringify({ tools: [{ tool_id: 'search', base: true }, { tool_id: 'web_browse', base: true }] }))
-      h = await startTandem({ toolCatalogFile: catalog }, {}, dir)
+      h = await startTandem({ ...storage, toolCatalogFile: catalog }, {}, dir)
       const got = await call(h, 'GET', path(w.workspaceId), { key: w.keys.owner })
       expect(got).toMatchObject({ status: 400, body: { detail: expect.stringContaining('persisted tool registry configuration is invalid') } })
       await call(h, 'PATCH', path(w.workspaceId), { key: w.keys.owner, body: { tool: { tool_id: 'web_browse', enabled: true } } })
