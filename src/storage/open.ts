@@ -36,7 +36,7 @@ export async function openPgPool(config: Config): Promise<PgPool> {
 export async function openDocStore(config: Config, db: RootDb): Promise<OpenedDocStore> {
   if (config.postgresUrl) {
     const pool = await openPgPool(config)
-    return { store: new PgDocStore(pool), kind: 'postgres', pool, close: () => pool.end() }
+    return { store: new PgDocStore(pool, { queryTimeoutMs: config.postgresQueryTimeoutMs }), kind: 'postgres', pool, close: () => pool.end() }
   }
   if (config.docStorage === 'memory') return { store: new MemoryDocStore(), kind: 'memory', pool: null, close: async () => {} }
   return { store: new LevelDocStore(db), kind: 'leveldb', pool: null, close: async () => {} }
