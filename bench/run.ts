@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { list, log, num, parseFlags } from './lib/args.js'
 import { openFileLimit, pinSelf, stamp } from './lib/host.js'
 import { machineFacts } from './lib/proc.js'
-import { PEER_NAMES, ROOT, buildTandem, peerVersion, startPeer, type PeerName, type RunningPeer } from './lib/peers.js'
+import { PEER_NAMES, ROOT, TANDEM_PG_SCENARIOS, buildTandem, peerVersion, startPeer, stopBenchPostgres, type PeerName, type RunningPeer } from './lib/peers.js'
 import { markdown, svg, type BenchReport, type RunRecord } from './lib/report.js'
 import { SCENARIOS, needsPersistence, runScenario, sizeFor, type ScenarioName } from './scenarios/index.js'
 
@@ -112,9 +112,14 @@ async function main(argv: string[]): Promise<number> {
   notes.push(
     'Peers keep documents in memory except in the cold scenario (their own persistence). `tandem` persists to LevelDB in every scenario; `tandem-mem` is the same server with --doc-storage memory (not run in cold).',
   )
+  if (peers.includes('tandem-pg')) {
+    notes.push(
+      `\`tandem-pg\` keeps documents in a PostgreSQL the bench starts (fsync and synchronous_commit on, pinned to the server's CPUs, so it shares them with Tandem); run in ${TANDEM_PG_SCENARIOS.join(', ')} only.`,
+    )
+  }
 
   let tandemEntry = flags.get('tandem-entry') ?? join(ROOT, 'bin/tandem.js')
-  if (peers.includes('tandem') && !flags.has('tandem-entry') && !flags.has('no-build')) {
+  if (peers.some((p) => p.startsWith('tandem')) && !flags.has('tandem-entry') && !flags.has('no-build')) {
     log('compiling Tandem into bench/.build/dist (as the production image runs it)')
     tandemEntry = buildTandem(log)
   }
@@ -140,7 +145,9 @@ async function main(argv: string[]): Promise<number> {
   process.once('SIGINT', () => {
     interrupted = true
     log('interrupted: stopping the server under test')
-    void current?.stop().finally(() => process.exit(130))
+    void Promise.allSettled([current?.stop()])
+      .then(() => stopBenchPostgres())
+      .finally(() => process.exit(130))
   })
 
   const repeats = Math.max(1, Math.floor(num(flags, 'repeat') ?? 1))
@@ -152,6 +159,7 @@ async function main(argv: string[]): Promise<number> {
     for (const peerName of peers) {
       if (interrupted) break
       if (peerName === 'tandem-mem' && needsPersistence(scenario)) continue // nothing survives its restart
+      if (peerName === 'tandem-pg' && !TANDEM_PG_SCENARIOS.includes(scenario)) continue
       const dataDir = mkdtempSync(join(tmpdir(), `tandem-bench-${peerName}-`))
       const t0 = Date.now()
       const rec: RunRecord = { scenario, peer: peerName, version: peerVersion(peerName), size, metrics: {}, notes: [], startedAt: new Date().toISOString(), durationSec: 0 }
@@ -160,7 +168,7 @@ async function main(argv: string[]): Promise<number> {
       try {
         current = await startPeer(peerName, {
           dataDir,
-          persistent: peerName === 'tandem' || needsPersistence(scenario),
+          persistent: peerName === 'tandem' || peerName === 'tandem-pg' || needsPersistence(scenario),
           cpus: serverCpus,
           tandemEntry,
           nodeArgs: list(flags, 'server-node-args')?.flatMap((a) => a.split(' ')),
@@ -196,6 +204,7 @@ async function main(argv: string[]): Promise<number> {
       writeFileSync(`${base}.json`, JSON.stringify(report, null, 2))
     }
   }
+  await stopBenchPostgres()
   report.meta.finishedAt = new Date().toISOString()
   writeFileSync(`${base}.json`, JSON.stringify(report, null, 2))
   const md = markdown(report)
@@ -212,9 +221,9 @@ async function main(argv: string[]): Promise<number> {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => stopBenchPostgres().finally(() => process.exit(code)),
   (err: unknown) => {
     process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n${USAGE}`)
-    process.exit(2)
+    void stopBenchPostgres().finally(() => process.exit(2))
   },
 )

@@ -3,17 +3,40 @@
 // only the URL, the framing and the token differ.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, readFileSync, statSync } from 'node:fs'
-import { mkdir } from 'node:fs/promises'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { mintToken } from '../../src/auth/capability.js'
-import { loadKeyRing, type KeyRing } from '../../src/auth/keys.js'
+import { generateSigningJwk, keyRingFromJwks, loadKeyRing, type KeyRing } from '../../src/auth/keys.js'
+import { startPostgres, type PgServer } from '../../test/helpers/postgres.js'
 import type { Target } from './client.js'
 
-/** `tandem-mem` is Tandem with `--doc-storage memory`: the same server without LevelDB, like the peers. */
-export type PeerName = 'tandem' | 'tandem-mem' | 'yws' | 'hocuspocus'
-export const PEER_NAMES: readonly PeerName[] = ['tandem', 'tandem-mem', 'yws', 'hocuspocus']
+/**
+ * `tandem-mem` is Tandem with `--doc-storage memory`: the same server without LevelDB, like the
+ * peers. `tandem-pg` is Tandem with its documents on PostgreSQL (`--postgres-url`), a throwaway
+ * server the bench starts with production durability, pinned to the server's CPUs.
+ */
+export type PeerName = 'tandem' | 'tandem-mem' | 'tandem-pg' | 'yws' | 'hocuspocus'
+export const PEER_NAMES: readonly PeerName[] = ['tandem', 'tandem-mem', 'tandem-pg', 'yws', 'hocuspocus']
+
+/** Scenarios `tandem-pg` runs in: traffic and cold (storm and idle do not touch storage much). */
+export const TANDEM_PG_SCENARIOS: readonly string[] = ['fanout', 'rooms', 'presence', 'cold']
+
+let benchPg: Promise<PgServer> | null = null
+let pgDatabases = 0
+
+/** The bench's PostgreSQL, started on first use (one per bench run; a fresh database per server). */
+function benchPostgres(cpus: string | null): Promise<PgServer> {
+  return (benchPg ??= startPostgres({ durable: true, ...(cpus ? { cpus } : {}) }))
+}
+
+/** Stops the bench's PostgreSQL, if one was started. */
+export async function stopBenchPostgres(): Promise<void> {
+  const pg = benchPg
+  benchPg = null
+  await (await pg?.catch(() => null))?.close()
+}
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
@@ -52,6 +75,7 @@ export function peerVersion(name: PeerName): string {
   const pkg = {
     tandem: 'package.json',
     'tandem-mem': 'package.json',
+    'tandem-pg': 'package.json',
     yws: 'node_modules/y-websocket-server-legacy/package.json',
     hocuspocus: 'node_modules/@hocuspocus/server/package.json',
   }[name]
@@ -139,9 +163,11 @@ export async function startPeer(name: PeerName, opts: StartOptions): Promise<Run
   await mkdir(opts.dataDir, { recursive: true })
   switch (name) {
     case 'tandem':
-      return startTandem(opts, false)
+      return startTandem(opts, 'tandem')
     case 'tandem-mem':
-      return startTandem(opts, true)
+      return startTandem(opts, 'tandem-mem')
+    case 'tandem-pg':
+      return startTandem({ ...opts, postgresUrl: await (await benchPostgres(opts.cpus)).createDatabase(`bench_${process.pid}_${++pgDatabases}`) }, 'tandem-pg')
     case 'yws':
       return startYws(opts)
     case 'hocuspocus':
@@ -149,22 +175,28 @@ export async function startPeer(name: PeerName, opts: StartOptions): Promise<Run
   }
 }
 
-async function startTandem(opts: StartOptions, inMemory: boolean): Promise<RunningPeer> {
+async function startTandem(opts: StartOptions & { postgresUrl?: string }, name: 'tandem' | 'tandem-mem' | 'tandem-pg'): Promise<RunningPeer> {
   const entry = opts.tandemEntry ?? join(ROOT, 'bin/tandem.js')
   const args = [entry, 'serve', '--data-dir', opts.dataDir, '--host', '127.0.0.1', '--collab-port', '0', '--api-port', '0']
-  if (inMemory) args.push('--doc-storage', 'memory')
-  const { child, match } = await spawnNode(
-    args,
-    { TANDEM_LOG_LEVEL: process.env.TANDEM_LOG_LEVEL ?? 'warn' },
-    opts,
-    /collab listening on http:\/\/([^:\s]+):(\d+)/,
-  )
+  if (name === 'tandem-mem') args.push('--doc-storage', 'memory')
+  const env: NodeJS.ProcessEnv = { TANDEM_LOG_LEVEL: process.env.TANDEM_LOG_LEVEL ?? 'warn' }
+  let keys: KeyRing | undefined
+  if (opts.postgresUrl) {
+    // The URL is a secret: through the environment, not argv. Keys from a file the bench writes,
+    // so it can sign wherever the server would otherwise keep them.
+    env.TANDEM_POSTGRES_URL = opts.postgresUrl
+    const keysFile = join(opts.dataDir, 'bench-signing-keys.json')
+    if (!existsSync(keysFile)) await writeFile(keysFile, JSON.stringify({ keys: [await generateSigningJwk()] }), { mode: 0o600 })
+    env.TANDEM_SIGNING_KEYS = keysFile
+    keys = await keyRingFromJwks((JSON.parse(readFileSync(keysFile, 'utf8')) as { keys: [] }).keys, keysFile)
+  }
+  const { child, match } = await spawnNode(args, env, opts, /collab listening on http:\/\/([^:\s]+):(\d+)/)
   const host = match[1]!
   const port = Number(match[2])
   // Signing keys are created in the data dir on first start; the bench signs with the same code.
-  const keys: KeyRing = await loadKeyRing(opts.dataDir, '')
+  keys ??= await loadKeyRing(opts.dataDir, '')
   return {
-    name: inMemory ? 'tandem-mem' : 'tandem',
+    name,
     version: peerVersion('tandem'),
     pid: child.pid!,
     port,
@@ -176,7 +208,7 @@ async function startTandem(opts: StartOptions, inMemory: boolean): Promise<Runni
     killNow: killNow(child),
     async restart() {
       await stopChild(child)
-      return startTandem(opts, inMemory)
+      return startTandem(opts, name)
     },
   }
 }

@@ -104,7 +104,7 @@ export function ratio(t: number | null | undefined, p: number | null | undefined
   return t / p
 }
 
-const SUBJECTS = ['tandem', 'tandem-mem']
+const SUBJECTS = ['tandem', 'tandem-mem', 'tandem-pg']
 
 /** Rows "subject / peer": each Tandem variant against each other server, and Tandem against its in-memory twin. */
 export function ratioRows(report: BenchReport): { scenario: string; label: string; cells: { label: string; better: string; value: number | null; tandemWorse: boolean }[] }[] {
@@ -120,7 +120,9 @@ export function ratioRows(report: BenchReport): { scenario: string; label: strin
     }
     const t = ok.find((r) => r.peer === 'tandem')
     const m = ok.find((r) => r.peer === 'tandem-mem')
+    const pg = ok.find((r) => r.peer === 'tandem-pg')
     if (t && m) pairs.push([t, m])
+    if (pg && t) pairs.push([pg, t]) // PostgreSQL against LevelDB, the same server otherwise
     for (const [a, b] of pairs) {
       const cells = (COLUMNS[s] ?? []).map((c) => {
         const value = ratio(a.metrics[c.key], b.metrics[c.key])
@@ -150,7 +152,7 @@ export function markdown(report: BenchReport): string {
   if (ratios.length) {
     lines.push('## Ratios Tandem / peer', '')
     lines.push(
-      '↑ higher is better, ↓ lower is better; **bold** marks a figure where the first (Tandem) is worse than the second by more than 5%. `tandem` persists to LevelDB; `tandem-mem` keeps documents in memory like the peers.',
+      '↑ higher is better, ↓ lower is better; **bold** marks a figure where the first (Tandem) is worse than the second by more than 5%. `tandem` persists to LevelDB; `tandem-mem` keeps documents in memory like the peers; `tandem-pg` persists to PostgreSQL.',
       '',
     )
     for (const s of [...new Set(ratios.map((r) => r.scenario))]) {
@@ -193,7 +195,7 @@ export function markdown(report: BenchReport): string {
 
 // ---- SVG chart ----
 
-const COLORS: Record<string, string> = { tandem: '#2563eb', 'tandem-mem': '#93c5fd', yws: '#9ca3af', hocuspocus: '#f59e0b' }
+const COLORS: Record<string, string> = { tandem: '#2563eb', 'tandem-mem': '#93c5fd', 'tandem-pg': '#7c3aed', yws: '#9ca3af', hocuspocus: '#f59e0b' }
 
 interface Panel {
   title: string

@@ -24,7 +24,7 @@ export { openPgPool }
 export async function openDocStore(config: Config, db: RootDb | undefined, shared?: PgPool): Promise<OpenedDocStore> {
   if (config.postgresUrl) {
     const pool = shared ?? (await openPgPool(config))
-    return { store: new PgDocStore(pool), kind: 'postgres', pool, close: shared ? async () => {} : () => pool.end() }
+    return { store: new PgDocStore(pool, { queryTimeoutMs: config.postgresQueryTimeoutMs }), kind: 'postgres', pool, close: shared ? async () => {} : () => pool.end() }
   }
   if (!db) throw new Error('document store: no LevelDB was opened for the data dir')
   if (config.docStorage === 'memory') return { store: new MemoryDocStore(), kind: 'memory', pool: null, close: async () => {} }

@@ -2,7 +2,7 @@
 // 127.0.0.1 (unix socket in the same dir), stopped and removed by close(). initdb refuses to run as
 // root, so as root the server runs as the `postgres` user in a directory that user owns.
 import { execFile } from 'node:child_process'
-import { chown, mkdtemp, rm } from 'node:fs/promises'
+import { chown, mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -23,6 +23,10 @@ export interface PgServer {
   createDatabase(name: string): Promise<string>
   stop(): Promise<void>
   start(): Promise<void>
+  /** Freezes the server and its backends (SIGSTOP): connections hang instead of failing, as in a partition. */
+  freeze(): Promise<void>
+  /** Lets a frozen server run again (SIGCONT). */
+  thaw(): Promise<void>
   close(): Promise<void>
 }
 
@@ -51,6 +55,21 @@ export interface PostgresOptions {
   durable?: boolean
   /** taskset CPU list for the server and its backends (the bench pins it beside Tandem) */
   cpus?: string
+}
+
+/** Sends `signal` to this server's postmaster (first line of postmaster.pid) and its children. */
+async function signalServer(data: string, signal: NodeJS.Signals): Promise<void> {
+  const pid = Number((await readFile(join(data, 'postmaster.pid'), 'utf8')).split('\n')[0])
+  const children: number[] = []
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '')
+    // pid (comm) state ppid ...: comm may hold spaces, so split after its closing parenthesis
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+    if (ppid === pid) children.push(Number(entry))
+  }
+  const pids = [pid, ...children]
+  for (const p of signal === 'SIGSTOP' ? pids : pids.reverse()) process.kill(p, signal)
 }
 
 export async function startPostgres(o: PostgresOptions = {}): Promise<PgServer> {
@@ -87,6 +106,8 @@ export async function startPostgres(o: PostgresOptions = {}): Promise<PgServer> 
     },
     stop: () => cmd('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']),
     start,
+    freeze: () => signalServer(data, 'SIGSTOP'),
+    thaw: () => signalServer(data, 'SIGCONT'),
     async close() {
       await server.stop().catch(() => undefined)
       await rm(dir, { recursive: true, force: true })

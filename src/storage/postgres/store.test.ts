@@ -19,17 +19,14 @@ beforeAll(async () => {
 afterAll(async () => pgs?.close())
 
 /** A store over a fresh schema and a count of the statements its pool ran. */
-async function fresh(): Promise<{ store: PgDocStore; pool: PgPool; statements: () => number; done: () => Promise<void> }> {
+async function fresh(queryTimeoutMs = 30_000): Promise<{ store: PgDocStore; pool: PgPool; statements: () => number; done: () => Promise<void> }> {
   const schema = `pgstore_${++schemas}`
   const pool = createPgPool({ url: pgs.url, schema, poolSize: 3, connectTimeoutMs: 1000 })
   await migrate(pool, schema)
+  // the store checks a connection out for each statement it runs
   let n = 0
-  const query = pool.query.bind(pool) as (...a: unknown[]) => unknown
-  ;(pool as unknown as { query: (...a: unknown[]) => unknown }).query = (...a: unknown[]) => {
-    n++
-    return query(...a)
-  }
-  return { store: new PgDocStore(pool), pool, statements: () => n, done: () => pool.end() }
+  pool.on('acquire', () => n++)
+  return { store: new PgDocStore(pool, { queryTimeoutMs }), pool, statements: () => n, done: () => pool.end() }
 }
 
 describe('PgDocStore', () => {
@@ -105,6 +102,27 @@ describe('PgDocStore', () => {
       }
       await t.store.append('o/x/main', 2, [entry(2)])
       expect((await t.store.load('o/x/main')).lastSeq).toBe(2)
+    } finally {
+      await t.done()
+    }
+  })
+
+  it('a server that hangs instead of refusing is `unavailable` after the query timeout, and a write timed out there is not lost', async () => {
+    const t = await fresh(1000)
+    try {
+      await t.store.append('o/h/main', 1, [entry(1)])
+      await pgs.freeze()
+      let err: unknown
+      try {
+        err = await t.store.append('o/h/main', 2, [entry(2)]).catch((e: unknown) => e)
+      } finally {
+        await pgs.thaw()
+      }
+      expect(err).toBeInstanceOf(AppError)
+      expect((err as AppError).code).toBe('unavailable')
+      // the room retries the same cycle, grown; whether or not the first attempt committed, it lands once
+      await t.store.append('o/h/main', 2, [entry(2), entry(3)])
+      expect((await t.store.load('o/h/main')).updates.map((u) => u.seq)).toEqual([1, 2, 3])
     } finally {
       await t.done()
     }

@@ -4,7 +4,7 @@
 // read in keyset pages so a long history never sits in memory at once.
 import type { PgPool } from '../../pg/pool.js'
 import type { AppendWrite, DocState, DocStore, Snapshot, StoredUpdate, UpdateEntry } from '../doc-store.js'
-import { storageError } from './errors.js'
+import { QueryTimeoutError, isUnavailable, storageError } from './errors.js'
 
 const LOG_PAGE_ROWS = 500
 const UNIQUE_VIOLATION = '23505'
@@ -67,14 +67,52 @@ export function prefixUpperBound(prefix: string): string | null {
   return null
 }
 
+export interface PgDocStoreOptions {
+  /**
+   * ms a statement may take before its connection is treated as lost and closed. A server that
+   * hangs (a partition) instead of refusing would otherwise hold a write, and the rooms behind it,
+   * without ever reporting a failure. A write timed out here may still commit; its retry finds
+   * the rows already there (appendMissing).
+   */
+  queryTimeoutMs?: number
+}
+
 export class PgDocStore implements DocStore {
-  constructor(private readonly pool: PgPool) {}
+  private readonly timeoutMs: number
+
+  constructor(
+    private readonly pool: PgPool,
+    o: PgDocStoreOptions = {},
+  ) {
+    this.timeoutMs = o.queryTimeoutMs ?? 30_000
+  }
 
   private async query<R extends object>(text: string, params: unknown[]): Promise<R[]> {
     try {
-      return (await this.pool.query<R>(text, params)).rows
+      return await this.run<R>(text, params)
     } catch (err) {
       throw storageError(err)
+    }
+  }
+
+  /** One statement on a pooled connection, which is closed (not reused) when it timed out or broke. */
+  private async run<R extends object>(text: string, params: unknown[]): Promise<R[]> {
+    const client = await this.pool.connect()
+    let timer: NodeJS.Timeout | undefined
+    const result = client.query<R>(text, params)
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new QueryTimeoutError(this.timeoutMs)), this.timeoutMs)
+    })
+    try {
+      const { rows } = await Promise.race([result, deadline])
+      client.release()
+      return rows
+    } catch (err) {
+      result.catch(() => {}) // a timed-out query settles later (or never); nobody waits for it
+      client.release(err instanceof QueryTimeoutError || isUnavailable(err) ? (err as Error) : undefined)
+      throw err
+    } finally {
+      clearTimeout(timer)
     }
   }
 
@@ -99,7 +137,7 @@ export class PgDocStore implements DocStore {
     const rows = writes.flatMap(({ docId, firstSeq, entries }) => entries.map((e, i) => ({ docId, seq: firstSeq + i, ...e })))
     if (rows.length === 0) return
     try {
-      await this.pool.query(APPEND_SQL, columns(rows))
+      await this.run(APPEND_SQL, columns(rows))
     } catch (err) {
       if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw storageError(err)
       // A retried cycle whose first attempt committed but whose answer was lost (connection
@@ -124,11 +162,7 @@ export class PgDocStore implements DocStore {
       }
     }
     if (missing.length === 0) return
-    try {
-      await this.pool.query(APPEND_SQL, columns(missing))
-    } catch (err) {
-      throw storageError(err)
-    }
+    await this.query(APPEND_SQL, columns(missing))
   }
 
   async writeSnapshot(docId: string, snapshot: Snapshot): Promise<void> {
