@@ -14,6 +14,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type pg from 'pg'
 import type { PgPool } from '../pg/pool.js'
+import { storageError } from '../storage/postgres/errors.js'
 import { KeyQueue } from './key-queue.js'
 import { prefixRange, type ControlRecord, type ControlStore, type Op } from './store.js'
 
@@ -74,16 +75,25 @@ export class PgControlStore implements ControlStore {
     return t?.open ? t.client : this.pool
   }
 
+  /** A statement on the current serial transaction or the pool; losing PostgreSQL is a 503 (retry). */
+  private async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.db().query<R>(text, params)
+    } catch (err) {
+      throw storageError(err, 'control plane storage')
+    }
+  }
+
   async get<T>(k: string): Promise<T | undefined> {
     if (!storable(k)) return undefined
-    const { rows } = await this.db().query<{ value: T }>('SELECT value FROM control_records WHERE key = $1', [k])
+    const { rows } = await this.query<{ value: T }>('SELECT value FROM control_records WHERE key = $1', [k])
     return rows[0]?.value
   }
 
   async getMany<T>(keys: string[]): Promise<(T | undefined)[]> {
     const wanted = keys.filter(storable)
     if (wanted.length === 0) return keys.map(() => undefined)
-    const { rows } = await this.db().query<{ key: string; value: T }>('SELECT key, value FROM control_records WHERE key = ANY($1::text[])', [wanted])
+    const { rows } = await this.query<{ key: string; value: T }>('SELECT key, value FROM control_records WHERE key = ANY($1::text[])', [wanted])
     const found = new Map(rows.map((r) => [r.key, r.value]))
     return keys.map((k) => found.get(k))
   }
@@ -110,7 +120,7 @@ export class PgControlStore implements ControlStore {
         putValues.push(json)
       }
     }
-    await this.db().query(
+    await this.query(
       `WITH gone AS (DELETE FROM control_records WHERE key = ANY($3::text[]))
        INSERT INTO control_records (key, value)
        SELECT k, v::json FROM unnest($1::text[], $2::text[]) AS t(k, v)
@@ -122,12 +132,12 @@ export class PgControlStore implements ControlStore {
   async list<T>(prefix: string, limit = 100_000): Promise<ControlRecord<T>[]> {
     if (!storable(prefix)) return []
     const { gt, lt } = prefixRange(prefix)
-    const { rows } = await this.db().query<ControlRecord<T>>('SELECT key, value FROM control_records WHERE key > $1 AND key < $2 ORDER BY key LIMIT $3', [gt, lt, limit])
+    const { rows } = await this.query<ControlRecord<T>>('SELECT key, value FROM control_records WHERE key > $1 AND key < $2 ORDER BY key LIMIT $3', [gt, lt, limit])
     return rows
   }
 
   async scan(after: string, limit: number): Promise<ControlRecord[]> {
-    const { rows } = await this.db().query<ControlRecord>('SELECT key, value FROM control_records WHERE key > $1 ORDER BY key LIMIT $2', [after, limit])
+    const { rows } = await this.query<ControlRecord>('SELECT key, value FROM control_records WHERE key > $1 ORDER BY key LIMIT $2', [after, limit])
     return rows
   }
 
@@ -145,7 +155,9 @@ export class PgControlStore implements ControlStore {
     return this.queue.run(k, async () => {
       await this.slots.acquire()
       try {
-        return await this.inTransaction(lockName, fn)
+        return await this.inTransaction(lockName, fn).catch((err: unknown) => {
+          throw storageError(err, 'control plane storage')
+        })
       } finally {
         this.slots.release()
       }

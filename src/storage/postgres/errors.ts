@@ -25,9 +25,9 @@ export function isUnavailable(err: unknown): boolean {
   return UNAVAILABLE_STATE.test(code) || UNAVAILABLE_NODE.test(code) || UNAVAILABLE_TEXT.test(String(e?.message ?? ''))
 }
 
-export function storageError(err: unknown): unknown {
+export function storageError(err: unknown, what = 'document storage'): unknown {
   if (!isUnavailable(err)) return err
-  return new AppError('unavailable', 'document storage is unavailable; retry shortly', {
+  return new AppError('unavailable', `${what} is unavailable; retry shortly`, {
     retryAfterSec: RETRY_AFTER_SEC,
     details: describePgError(err),
   })

@@ -1,0 +1,38 @@
+// The control plane while PostgreSQL is down: API calls answer 503 with Retry-After (never a 500,
+// never a 401 for a good key), and work again once it is back, the registry PATCHed before intact.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { call, makeWorld } from '../api/helpers.js'
+import { startPostgres, type PgServer } from '../helpers/postgres.js'
+import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
+
+let pgs: PgServer
+let h: Harness
+beforeAll(async () => {
+  pgs = await startPostgres()
+  h = await startTandem({ postgresUrl: pgs.url, postgresSchema: 'outage' })
+})
+afterAll(async () => {
+  await h?.close()
+  await pgs?.close()
+})
+
+describe('control plane on PostgreSQL, server lost', () => {
+  it('answers 503 with Retry-After while PostgreSQL is down, and serves again when it is back', async () => {
+    const w = await makeWorld(h, 'outage')
+    const path = `/api/v0/workspaces/${w.workspaceId}/tool-registry`
+    expect((await call(h, 'PATCH', path, { key: w.keys.owner, body: { tool: { tool_id: 'web_browse', enabled: false } } })).status).toBe(200)
+    await pgs.stop()
+    try {
+      const patch = await call(h, 'PATCH', path, { key: w.keys.owner, body: { default_visibility: 'hidden' } })
+      expect(patch.status).toBe(503)
+      expect(Number(patch.headers.get('retry-after'))).toBeGreaterThan(0)
+      const get = await call(h, 'GET', '/api/v0/me/sources', { key: w.keys.member })
+      expect(get.status).toBe(503)
+    } finally {
+      await pgs.start()
+    }
+    await eventually(async () => expect((await call(h, 'GET', path, { key: w.keys.owner })).status).toBe(200), 20_000)
+    const after = await call(h, 'PATCH', path, { key: w.keys.owner, body: { default_visibility: 'hidden' } })
+    expect(after.body).toEqual({ workspace_id: w.workspaceId, default_visibility: 'hidden', tools: [{ tool_id: 'web_browse', enabled: false, approval_mode: 'no_approval' }] })
+  }, 60_000)
+})
