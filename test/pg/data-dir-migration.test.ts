@@ -139,7 +139,7 @@ describe('tandem migrate', () => {
     const r = await migrate('full')
     expect(r.code).toBe(0)
     expect(r.out).toMatch(/^verified: 50 documents/m)
-    console.log(`migration of the 50-document data dir (${expected.logEntries} log entries): ${r.ms} ms`)
+    console.log(`migration of the 50-document data dir (${expected.logEntries} log entries): ${r.ms} ms\n${r.out}`)
   }, 120_000)
 
   it('an interrupted run resumes without duplicating anything, and the copy serves what the data dir served', async () => {
