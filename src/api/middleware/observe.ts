@@ -1,6 +1,6 @@
 // Request id (X-Request-Id, the caller's when it is sane, else fresh), one structured access-log
-// line per request and per-route metrics. Only ids and the path reach the log: never headers,
-// query strings or bodies, which is where keys and tokens travel.
+// line per response once it is sent, and per-route metrics. Only ids and the path reach the log:
+// never headers, query strings or bodies, which is where keys and tokens travel.
 import { randomUUID } from 'node:crypto'
 import type { Context, Next } from 'koa'
 import type { Logger } from '../../infra/log.js'
@@ -15,18 +15,20 @@ export function observe(log: Logger, metrics: Metrics) {
     const reqId = SANE_ID.test(given) ? given : randomUUID()
     ctx.state.reqId = reqId
     ctx.set('X-Request-Id', reqId)
-    try {
-      await next()
-    } finally {
+    // Logged when the response is over, with the status the client was sent (or would have been,
+    // had it not gone away first), whatever happened after the middleware returned.
+    ctx.res.once('close', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9
       const route = (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? 'unmatched'
-      const status = ctx.status
+      const status = ctx.res.statusCode
+      const aborted = !ctx.res.writableFinished
       metrics.httpRequests.inc({ listener: 'api', route, method: ctx.method, status: String(status) })
       metrics.httpDuration.observe({ listener: 'api', route }, seconds)
       log.info(
-        { reqId, method: ctx.method, route, path: ctx.path, status, ms: Math.round(seconds * 1e4) / 10, user: ctx.state.user ?? null },
+        { reqId, method: ctx.method, route, path: ctx.path, status, ...(aborted ? { aborted } : {}), ms: Math.round(seconds * 1e4) / 10, user: ctx.state.user ?? null },
         'api request',
       )
-    }
+    })
+    await next()
   }
 }
