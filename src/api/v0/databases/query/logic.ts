@@ -3,7 +3,8 @@ import type { Condition } from './ast.js'
 import { parseOpExpr } from './filter.js'
 import { Scanner } from './scanner.js'
 
-const NESTED = /^(not\.)?(and|or)\(/
+// PostgREST allows spaces and tabs between the operator and its parenthesis (`and (`), not inside `not.`.
+const NESTED = /^(not\.)?(and|or)[ \t]*\(/
 
 /** `param` is the parameter name (`or`, `and`, `not.or`, `not.and`); `value` its `(...)` list. */
 export function parseLogicParam(param: string, value: string): Condition {

@@ -85,8 +85,31 @@ describe('filters', () => {
   it('refuses malformed in-lists', () => {
     expect(failure(() => read('a=in.1,2')).param).toBe('a')
     expect(failure(() => read('a=in.(1,2')).reason).toMatch(/close/)
-    expect(failure(() => read('a=in.("x"y)')).reason).toMatch(/quoted/)
+    expect(failure(() => read('a=in.("x",y')).reason).toMatch(/close/)
     expect(failure(() => read('a=in.(1)junk')).reason).toMatch(/after the list/)
+  })
+  // PostgREST: a value is quoted only when its quotes close and a `,` or `)` follows at once;
+  // any other `"` is an ordinary character (QuerySpec "accepts single double quotes as values").
+  it('reads a quote that does not close, or is not followed by , or ), as a literal character', () => {
+    const values = (v: string) => (read(`a=${encodeURIComponent(v)}`).where[0] as { values: string[] }).values
+    expect(values('in.(")')).toEqual(['"'])
+    expect(values('in.(Double"Quote"McGraw")')).toEqual(['Double"Quote"McGraw"'])
+    expect(values('in.("x"y)')).toEqual(['"x"y'])
+    expect(values('in.("a,b"c,d)')).toEqual(['"a', 'b"c', 'd'])
+    expect(values('in.(1,")')).toEqual(['1', '"'])
+    expect(values('in.("a\\")')).toEqual(['"a\\"'])
+    expect(values('in.("ok",")')).toEqual(['ok', '"'])
+    const t = parseLogicParam('or', '(a.in.("),b.in.("x"y,"z"))')
+    expect(t.kind === 'logic' && t.children.map((c) => (c.kind === 'in' ? c.values : null))).toEqual([['"'], ['"x"y', 'z']])
+  })
+  // PostgREST: spaces after `(` are skipped, the others belong to the element they touch.
+  it('keeps spaces inside in-list elements except those right after the opening parenthesis', () => {
+    const values = (v: string) => (read(`a=${encodeURIComponent(v)}`).where[0] as { values: string[] }).values
+    expect(values('in.( 1, 2 ,3 )')).toEqual(['1', ' 2 ', '3 '])
+    expect(values('in. (1)  ')).toEqual(['1'])
+    expect(values('in.( ,3)')).toEqual(['', '3'])
+    expect(values('in.(    )')).toEqual([])
+    expect(values('in.( "a" , "b")')).toEqual(['"a" ', ' "b"'])
   })
   it('reads is.null, not_null, true, false and unknown in any case', () => {
     const q = read('a=is.null&b=is.NOT_NULL&c=is.True&d=is.false&e=not.is.unknown')
@@ -161,6 +184,48 @@ describe('logic trees', () => {
       { kind: 'in', param: 'not.and', negate: false, column: 'c', values: ['1', '2,3'] },
       { kind: 'compare', param: 'not.and', negate: false, column: 'd', op: 'eq', value: '"un"closed' },
     ])
+  })
+  // PostgREST's own "allows whitespace" case (AndOrParamsSpec): spaces around every `(`, `,` and
+  // `)` of the tree are skipped; spaces that touch a value belong to it.
+  it('allows spaces between and/or/not.and and their parenthesis, and around list items', () => {
+    const t = parseLogicParam('and', '( and ( id.in.( 1, 2, 3 ) , id.eq.3 ) , or ( id.eq.2 , id.eq.3 ) )')
+    expect(t).toEqual({
+      kind: 'logic',
+      param: 'and',
+      negate: false,
+      op: 'and',
+      children: [
+        {
+          kind: 'logic',
+          param: 'and',
+          negate: false,
+          op: 'and',
+          children: [
+            { kind: 'in', param: 'and', negate: false, column: 'id', values: ['1', ' 2', ' 3 '] },
+            { kind: 'compare', param: 'and', negate: false, column: 'id', op: 'eq', value: '3 ' },
+          ],
+        },
+        {
+          kind: 'logic',
+          param: 'and',
+          negate: false,
+          op: 'or',
+          children: [
+            { kind: 'compare', param: 'and', negate: false, column: 'id', op: 'eq', value: '2 ' },
+            { kind: 'compare', param: 'and', negate: false, column: 'id', op: 'eq', value: '3 ' },
+          ],
+        },
+      ],
+    })
+    const n = parseLogicParam('or', ' (\tnot.and\t( a.eq. x ,b.is.null ),not.or (c.eq."q" ) ) ')
+    expect(n.kind === 'logic' && n.children).toMatchObject([
+      { kind: 'logic', negate: true, op: 'and', children: [{ column: 'a', value: ' x ' }, { column: 'b', value: 'null' }] },
+      { kind: 'logic', negate: true, op: 'or', children: [{ column: 'c', value: '"q" ' }] },
+    ])
+    // a space inside `not.and` or between a name and its dot is not a separator
+    expect(failure(() => parseLogicParam('or', '(not. and(a.eq.1))')).param).toBe('or')
+    expect(failure(() => parseLogicParam('or', '(a. eq.1)')).reason).toMatch(/unknown operator/)
+    expect(failure(() => read('a=is. null')).param).toBe('a')
   })
   it('refuses empty, unbalanced or trailing input, naming the logic parameter', () => {
     expect(failure(() => parseLogicParam('or', '()')).param).toBe('or')
