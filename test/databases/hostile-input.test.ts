@@ -1,7 +1,8 @@
-// Hostile JSON bodies through the real listeners: nesting deeper than any stack (10^5 arrays) as
+// Hostile input through the real api listener: JSON nested deeper than any stack (10^5 arrays) as
 // insert data, as a text column's value and as a tool-registry PATCH body; bodies at the depth
-// limit; validation errors whose input is huge. Every answer is JSON with the right status, and the
-// access log records the status the client actually got.
+// limit; validation errors whose input is huge; query strings whose logic trees nest thousands
+// deep. Every answer is JSON with the right status, and the access log records the status the
+// client actually got.
 import { Writable } from 'node:stream'
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -128,5 +129,23 @@ describe('validation errors on huge inputs', () => {
       msg: 'Input should be a valid dictionary or object to extract fields from',
       input: [1, { a: 'b' }],
     })
+  })
+})
+
+describe('query strings nested deeper than max-filter-depth', () => {
+  const nestedOr = (n: number) => `(${'or('.repeat(n)}id.eq.1${')'.repeat(n)})`
+
+  it.each(PROVIDERS)('%s: 3,500 nested or-trees are a 400 naming the parameter, not a stack overflow', async (p) => {
+    const reqId = `deep-or-${p}`
+    const r = await call(w.h, 'GET', `/api/v0/databases/${w.assets[p].id}/data/books?select=id&or=${nestedOr(3500)}`, { key: w.world.keys.member, headers: { 'x-request-id': reqId } })
+    expect(r.status).toBe(400)
+    expect(r.body.detail).toMatch(new RegExp(`^invalid query parameter "or": logic trees nest at most ${w.h.config.maxFilterDepth} levels`))
+    expect(lines.some((l) => l.includes(reqId) && l.includes('"level":50'))).toBe(false)
+  })
+
+  it.each(PROVIDERS)('%s: a tree exactly max-filter-depth deep is read', async (p) => {
+    // the parameter's own list is level 1
+    const r = await call(w.h, 'GET', `/api/v0/databases/${w.assets[p].id}/data/books?select=id&or=${nestedOr(w.h.config.maxFilterDepth - 1)}`, { key: w.world.keys.member })
+    expect(r).toMatchObject({ status: 200, body: { data: [{ id: 1 }] } })
   })
 })
