@@ -117,6 +117,17 @@ describe('validation errors on huge inputs', () => {
     expect(JSON.stringify(r.body).length).toBeLessThan(2000)
   })
 
+  it('500,000 invalid insert rows are a 422 listing the first 100 errors, not a 500', async () => {
+    const body = '{"data":[' + Array(500_000).fill('1').join(',') + ']}'
+    const r = await send('POST', `/api/v0/databases/${w.assets.pglite.id}/data/books`, body)
+    expect(r.status).toBe(422)
+    expect(r.body.detail).toHaveLength(100)
+    expect(r.body.detail[0]).toMatchObject({ type: 'dict_type', loc: ['body', 'data'], msg: 'Input should be a valid dictionary' })
+    expect(r.body.detail[1]).toEqual({ type: 'dict_type', loc: ['body', 'data', 0], msg: 'Input should be a valid dictionary', input: 1 })
+    expect(r.body.detail[99].loc).toEqual(['body', 'data', 98])
+    expect(r.access.status).toBe(422)
+  })
+
   it('a long string input is cut the same way; small inputs are echoed exactly as FastAPI does', async () => {
     const path = `/api/v0/workspaces/${w.world.workspaceId}/tool-registry`
     const long = await send('PATCH', path, JSON.stringify({ default_visibility: 'x'.repeat(100_000) }), w.world.keys.owner)

@@ -1,5 +1,5 @@
-// The one place errors become responses: validation failures are FastAPI/pydantic 422s (with
-// bounded echoes of the input), AppErrors use the error table's status (with Retry-After when set),
+// The one place errors become responses: validation failures are FastAPI/pydantic 422s (bounded:
+// see validation/echo.ts), AppErrors use the error table's status (with Retry-After when set),
 // everything else is a logged 500 whose message never reaches the caller. Asset content answers
 // `{"message"}` instead of `{"detail"}`. JSON bodies are serialised here, not by Koa after every
 // middleware has returned, so a body that cannot be serialised is still a logged JSON 500 and the
@@ -8,7 +8,7 @@ import type { Context, Next } from 'koa'
 import { isAppError } from '../../infra/errors.js'
 import type { Logger } from '../../infra/log.js'
 import { ValidationFailed } from '../route.js'
-import { echoInput } from '../validation/echo.js'
+import { echoInput, MAX_ECHO_ERRORS } from '../validation/echo.js'
 
 const STATUS_TEXT: Record<number, string> = { 404: 'Not Found', 405: 'Method Not Allowed', 501: 'Not Implemented' }
 
@@ -20,7 +20,7 @@ function send(ctx: Context, status: number, message: string): void {
 function mapError(ctx: Context, err: unknown, log: Logger): void {
   if (err instanceof ValidationFailed) {
     ctx.status = 422
-    ctx.body = { detail: err.errors.map((e) => ({ ...e, input: echoInput(e.input) })) }
+    ctx.body = { detail: err.errors.slice(0, MAX_ECHO_ERRORS).map((e) => ({ ...e, input: echoInput(e.input) })) }
   } else if (isAppError(err)) {
     if (err.extra.retryAfterSec !== undefined) ctx.set('Retry-After', String(Math.max(0, Math.ceil(err.extra.retryAfterSec))))
     send(ctx, err.status, err.expose ? err.message : 'Internal Server Error')

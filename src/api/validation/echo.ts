@@ -1,9 +1,12 @@
-// What a 422 echoes of the caller's input. FastAPI copies the whole input into every error; a
-// megabyte body would come back (once per error) and its serialisation is unbounded work. Inputs
-// whose JSON fits in MAX_ECHO_CHARS are echoed exactly as FastAPI does; longer ones become the
-// first MAX_ECHO_CHARS characters (of the string itself, or of the value's JSON text) plus "...".
+// What a 422 echoes of the caller's input. FastAPI copies the whole input into every error and
+// lists every error; a megabyte body would come back many times over (one error per element of a
+// 500,000-item list) and its serialisation is unbounded work. Inputs whose JSON fits in
+// MAX_ECHO_CHARS are echoed exactly as FastAPI does; longer ones become the first MAX_ECHO_CHARS
+// characters (of the string itself, or of the value's JSON text) plus "...". At most
+// MAX_ECHO_ERRORS errors are listed, the first ones in FastAPI's order.
 
 export const MAX_ECHO_CHARS = 1000
+export const MAX_ECHO_ERRORS = 100
 
 /** `s` cut to `n` UTF-16 units without splitting a surrogate pair. */
 function cut(s: string, n: number): string {
