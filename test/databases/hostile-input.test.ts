@@ -3,6 +3,7 @@
 // limit; validation errors whose input is huge; query strings whose logic trees nest thousands
 // deep. Every answer is JSON with the right status, and the access log records the status the
 // client actually got.
+import { connect } from 'node:net'
 import { Writable } from 'node:stream'
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -158,5 +159,26 @@ describe('query strings nested deeper than max-filter-depth', () => {
     // the parameter's own list is level 1
     const r = await call(w.h, 'GET', `/api/v0/databases/${w.assets[p].id}/data/books?select=id&or=${nestedOr(w.h.config.maxFilterDepth - 1)}`, { key: w.world.keys.member })
     expect(r).toMatchObject({ status: 200, body: { data: [{ id: 1 }] } })
+  })
+})
+
+describe('a client that hangs up in the middle of its body', () => {
+  it('is logged as an aborted 400 in the access log, not as a failed request (no error line)', async () => {
+    const reqId = 'hangup-1'
+    const sock = connect(w.h.server.apiPort, '127.0.0.1')
+    await new Promise<void>((r) => sock.once('connect', () => r()))
+    sock.write(
+      `POST /api/v0/databases/${w.assets.pglite.id}/data/books HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${w.world.keys.member}\r\n` +
+        `X-Request-Id: ${reqId}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"data":`,
+    )
+    await new Promise((r) => setTimeout(r, 200))
+    sock.destroy()
+    let access: { status: number; aborted?: boolean } | undefined
+    await eventually(() => {
+      access = lines.map((l) => JSON.parse(l)).find((l) => l.reqId === reqId && l.msg === 'api request')
+      expect(access).toBeDefined()
+    })
+    expect(access).toMatchObject({ status: 400, aborted: true })
+    expect(lines.map((l) => JSON.parse(l)).filter((l) => l.reqId === reqId && l.level >= 50)).toEqual([])
   })
 })

@@ -21,13 +21,19 @@ async function readBytes(ctx: Context, limit: number): Promise<Buffer> {
   }
   const chunks: Buffer[] = []
   let size = 0
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length
-    if (size > limit * DRAIN_FACTOR) {
-      ctx.set('Connection', 'close')
-      throw tooLarge()
+  try {
+    for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+      size += chunk.length
+      if (size > limit * DRAIN_FACTOR) {
+        ctx.set('Connection', 'close')
+        throw tooLarge()
+      }
+      if (size <= limit) chunks.push(chunk)
     }
-    if (size <= limit) chunks.push(chunk)
+  } catch (err) {
+    // The client hung up mid-body: its fault, not a failed request (and nobody reads the answer).
+    if (err instanceof AppError) throw err
+    throw new AppError('bad_request', 'the request body ended before its declared length (connection closed)')
   }
   if (size > limit) throw tooLarge()
   return Buffer.concat(chunks)
