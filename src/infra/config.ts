@@ -59,6 +59,8 @@ export const SETTINGS = {
   maxBodyBytes: s('int', 'max-body-bytes', 1024 * 1024, 'largest /api/v0 request body (bytes); larger is 413', 1024),
   maxLimit: s('int', 'max-limit', 1000, 'largest limit accepted when reading rows', 1),
   maxInsertRows: s('int', 'max-insert-rows', 1000, 'most rows one insert may carry', 1),
+  maxFilterDepth: s('int', 'max-filter-depth', 64, 'deepest nesting of and/or trees in a database read query string (levels); deeper is 400', 1),
+  maxJsonDepth: s('int', 'max-json-depth', 128, 'deepest nesting of arrays and objects in a JSON request body (levels, /api/v0 and collab REST); deeper is refused before parsing', 8),
 
   // database assets
   dbSchemas: s('list', 'db-schemas', ['public'], 'comma list of schemas whose tables database assets expose; others do not exist for callers'),

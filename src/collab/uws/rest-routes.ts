@@ -4,6 +4,7 @@ import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import { DOC_NAME, checkDocument, verifyToken } from '../../auth/capability.js'
 import type { Config } from '../../infra/config.js'
 import { AppError, isAppError, publicMessage } from '../../infra/errors.js'
+import { tooDeepAt } from '../../infra/json-depth.js'
 import type { CollabListenerDeps } from './deps.js'
 import { Reply, copyRequest, readBody } from './http.js'
 
@@ -61,6 +62,13 @@ export function handleRest(res: HttpResponse, req: HttpRequest, d: CollabListene
       const cap = await verifyToken(d.keys, copied.query.get('yauth'), d.now())
       checkDocument(cap, org, doc)
       if (route.access === 'rw' && cap.acc !== 'rw') throw new AppError('read_only', 'this token is read-only')
+      const contentType = copied.headers.get('content-type') ?? ''
+      const bytes = body ? await body : null
+      // Any body but raw bytes may reach JSON.parse: refuse a too-deep one before it can (it would
+      // hold this event loop and build one array per bracket).
+      if (bytes && !contentType.startsWith('application/octet-stream') && tooDeepAt(bytes, d.config.maxJsonDepth) >= 0) {
+        throw new AppError('bad_request', `JSON body nested deeper than ${d.config.maxJsonDepth} levels`)
+      }
       const result = await route.handle(
         {
           method,
@@ -69,8 +77,8 @@ export function handleRest(res: HttpResponse, req: HttpRequest, d: CollabListene
           cap,
           query: copied.query,
           accept: copied.headers.get('accept') ?? '',
-          contentType: copied.headers.get('content-type') ?? '',
-          body: body ? await body : null,
+          contentType,
+          body: bytes,
         },
         { registry: d.registry, store: d.store, storageHealth: d.storageHealth, config: d.config, now: d.now },
       )
