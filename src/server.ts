@@ -3,10 +3,13 @@ import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Level } from 'level'
 import { loadKeyRing } from './auth/keys.js'
+import { REVOKE_PREFIX, RevocationList } from './auth/revocation.js'
 import { RoomRegistry } from './collab/registry.js'
 import type { RestRoutes } from './collab/rest.js'
+import { enforceRevocations } from './collab/revocation-enforcer.js'
 import { startCollabListener, type CollabListener } from './collab/uws/app.js'
 import { ydocRoutes } from './collab/ydoc-rest.js'
+import { controlPlane } from './control/plane.js'
 import { historyRoutes } from './history/routes.js'
 import { historyServiceOf } from './history/service.js'
 import type { RootDb, ServerDeps } from './deps.js'
@@ -91,9 +94,23 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     }),
   }
 
+  // The token deny-list: re-read at once when this process writes to it, and periodically for
+  // writes of other processes sharing the control plane; changes reach live sockets at once.
+  const revocations = new RevocationList((await controlPlane(deps)).store)
+  enforceRevocations(registry, revocations)
+
   try {
+    const control = await controlPlane(deps)
+    control.store.addHook({
+      after: (ops) => {
+        if (ops.some((op) => op.key.startsWith(`${REVOKE_PREFIX}/`))) {
+          void revocations.refresh(true).catch((err) => log.error({ err }, 'token deny-list refresh failed'))
+        }
+      },
+    })
+    await revocations.start(config.revocationRefreshMs, (err) => log.error({ err }, 'token deny-list refresh failed'))
     const restRoutes = { ...(await defaultRestRoutes()), ...opts.restRoutes }
-    collab = await startCollabListener({ config, keys, registry, store, metrics, log, now, restRoutes })
+    collab = await startCollabListener({ config, keys, revocations, registry, store, metrics, log, now, restRoutes })
     transportRef.current = collab.transport
     collabPort = collab.port
     if (opts.api !== false) {
@@ -101,6 +118,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       api = await startApiListener(deps)
     }
   } catch (err) {
+    revocations.stop()
     collab?.stopListening()
     await registry.close()
     await db.close()
@@ -129,6 +147,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     close() {
       closing ??= (async () => {
         collab!.stopListening()
+        revocations.stop()
         clearInterval(retention)
         await sweeping
         await api?.close()

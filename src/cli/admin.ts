@@ -9,6 +9,7 @@ import { ADMIN_ENDPOINT_FILE, type AdminEndpointInfo } from '../admin/endpoint.j
 import { RoomRegistry } from '../collab/registry.js'
 import { LoopTransport } from '../collab/transport.js'
 import { ControlStore } from '../control/store.js'
+import { watchAccessChanges } from '../control/token-revocations.js'
 import { DatabaseRegistry, registryOptions } from '../databases/registry.js'
 import type { RootDb } from '../deps.js'
 import type { Config } from '../infra/config.js'
@@ -75,8 +76,10 @@ async function locally(config: Config, args: string[]): Promise<AdminResult> {
     unloadDelayMs: 0,
   })
   const databases = new DatabaseRegistry(registryOptions(config, createLogger('silent')))
+  const store = new ControlStore(db)
+  watchAccessChanges(store, Date.now)
   try {
-    return await executeAdmin({ store: new ControlStore(db), now: Date.now, docs, databases }, parseAdminArgs(args))
+    return await executeAdmin({ store, now: Date.now, docs, databases }, parseAdminArgs(args))
   } finally {
     await databases.close()
     await docs.close()

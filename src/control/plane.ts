@@ -6,6 +6,7 @@ import type { ConnectorFactory } from '../sources/connector.js'
 import { defaultConnectorFactory } from '../sources/factory.js'
 import { SiteSweeper } from '../sources/sweeper.js'
 import { ControlStore } from './store.js'
+import { watchAccessChanges } from './token-revocations.js'
 import { loadToolCatalog, type ToolCatalog } from './tool-catalog.js'
 
 export interface ControlPlane {
@@ -21,6 +22,7 @@ export function controlPlane(deps: ServerDeps, connectors: ConnectorFactory = de
   if (!plane) {
     plane = (async () => {
       const store = new ControlStore(deps.db)
+      watchAccessChanges(store, deps.now)
       const catalog = await loadToolCatalog(deps.config.toolCatalogFile).catch((err: Error) => {
         throw new Error(`tool-catalog: cannot load ${deps.config.toolCatalogFile}: ${err.message}`)
       })

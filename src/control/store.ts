@@ -10,9 +10,19 @@ export type Op = { type: 'put'; key: string; value: unknown } | { type: 'del'; k
 /** Keys are `<kind>/<id>[/<id>...]`; ids never contain '/', so a prefix scan never crosses kinds. */
 export const key = (...parts: string[]): string => parts.join('/')
 
+/**
+ * Watches every batch, whatever path wrote it: `prepare` may add ops that land atomically with the
+ * batch (derived records), `after` runs once it is written (in-process notification).
+ */
+export interface BatchHook {
+  prepare?(ops: Op[]): Promise<Op[]>
+  after?(ops: Op[]): void
+}
+
 export class ControlStore {
   readonly db: Sub
   private readonly tails = new Map<string, Promise<unknown>>()
+  private readonly hooks: BatchHook[] = []
 
   constructor(root: RootDb) {
     this.db = root.sublevel<string, unknown>('control', { valueEncoding: 'json' })
@@ -29,7 +39,15 @@ export class ControlStore {
 
   /** All writes of one admin action go through one batch: they land together or not at all. */
   async batch(ops: Op[]): Promise<void> {
-    if (ops.length > 0) await this.db.batch(ops)
+    let all = ops
+    for (const h of this.hooks) if (h.prepare) all = [...all, ...(await h.prepare(all))]
+    if (all.length === 0) return
+    await this.db.batch(all)
+    for (const h of this.hooks) h.after?.(all)
+  }
+
+  addHook(hook: BatchHook): void {
+    this.hooks.push(hook)
   }
 
   /** Records whose key starts with `prefix/`, in key order. Bounded by `limit`. */

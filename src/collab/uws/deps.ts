@@ -1,5 +1,6 @@
 // What the collab listener needs from the server that starts it.
 import type { KeyRing } from '../../auth/keys.js'
+import type { RevocationList } from '../../auth/revocation.js'
 import type { Config } from '../../infra/config.js'
 import type { Logger } from '../../infra/log.js'
 import type { Metrics } from '../../infra/metrics.js'
@@ -10,6 +11,8 @@ import type { RestRoutes } from '../rest.js'
 export interface CollabListenerDeps {
   config: Config
   keys: KeyRing
+  /** The token deny-list, checked on upgrade, on open sockets and on every collab REST call. */
+  revocations: RevocationList
   registry: RoomRegistry
   store: DocStore
   metrics: Metrics

@@ -1,0 +1,87 @@
+// Revoking capability tokens. Operators revoke by user (and document, or one token) through
+// `tandem admin tokens revoke`; and every grant or membership change, whatever path writes it,
+// revokes the tokens the user could no longer mint: a batch hook derives the deny-list records and
+// writes them in the same batch, so a token minted before the change is refused from then on, even
+// if no server was running when the change was made.
+import { randomUUID } from 'node:crypto'
+import { REVOKE_PREFIX, REVOKE_VERSION_KEY, revocationKey, type Revocation } from '../auth/revocation.js'
+import type { Asset, Grant } from './assets.js'
+import type { ControlStore, Op } from './store.js'
+import type { Membership } from './workspaces.js'
+
+export type NewRevocation = Omit<Revocation, 'createdAtMs'>
+
+/** The op writing `r`, keeping the later `beforeMs` when the same scope was revoked before. */
+async function revocationOp(store: ControlStore, r: NewRevocation, nowMs: number): Promise<Op> {
+  const k = revocationKey(r)
+  const existing = await store.get<Revocation>(k)
+  const beforeMs = Math.max(existing?.beforeMs ?? 0, r.beforeMs)
+  return { type: 'put', key: k, value: { ...r, beforeMs, createdAtMs: nowMs } satisfies Revocation }
+}
+
+export async function revokeTokens(store: ControlStore, r: NewRevocation, nowMs: number): Promise<Revocation> {
+  const op = await revocationOp(store, r, nowMs)
+  await store.batch([op])
+  return (op as { value: Revocation }).value
+}
+
+export async function listRevocations(store: ControlStore, sub?: string): Promise<Revocation[]> {
+  return (await store.list<Revocation>(REVOKE_PREFIX)).map((r) => r.value).filter((r) => !sub || r.sub === sub)
+}
+
+const MINTING_ROLES = new Set(['owner', 'admin'])
+
+/**
+ * The deny-list records a batch implies. A capability stays what `collab-token` would mint now:
+ * only an owner or admin of the workspace with a permission on the asset gets one, `rw` only with
+ * `edit`. So a membership that no longer mints revokes the user's tokens in the workspace, and a
+ * grant that leaves `view` (or nothing) makes the user's tokens on that document read-only (or
+ * refused). Reads see this batch's own grant and membership writes.
+ */
+async function impliedRevocations(store: ControlStore, ops: Op[], nowMs: number): Promise<NewRevocation[]> {
+  const pending = new Map<string, unknown>()
+  for (const op of ops) pending.set(op.key, op.type === 'put' ? op.value : undefined)
+  const after = async <T>(k: string): Promise<T | undefined> => (pending.has(k) ? (pending.get(k) as T | undefined) : store.get<T>(k))
+  const before = <T>(k: string): Promise<T | undefined> => store.get<T>(k)
+  const permission = async (read: typeof before, asset: Asset, user: string): Promise<Grant> => {
+    const grant = await read<Grant>(`grant/${asset.id}/${user}`)
+    if (grant !== undefined) return grant
+    return (await read<Membership>(`member/${asset.workspaceId}/${user}`)) ? asset.defaultAccess : 'none'
+  }
+  const rank = { none: 0, view: 1, edit: 2 } as const
+  const out: NewRevocation[] = []
+  for (const op of ops) {
+    const [kind, a, b] = op.key.split('/')
+    if (!a || !b) continue
+    if (kind === 'member') {
+      const was = (await before<Membership>(op.key))?.role
+      const is = (await after<Membership>(op.key))?.role
+      if (was && MINTING_ROLES.has(was) && !(is && MINTING_ROLES.has(is))) {
+        out.push({ sub: b, org: a, effect: 'deny', beforeMs: nowMs, reason: `workspace role is now ${is ?? 'none'}` })
+      }
+    } else if (kind === 'grant') {
+      const asset = await after<Asset>(`asset/${a}`)
+      if (!asset) continue
+      const was = await permission(before, asset, b)
+      const is = await permission(after, asset, b)
+      if (rank[is] >= rank[was]) continue
+      const scope = { sub: b, org: asset.workspaceId, doc: asset.id, beforeMs: nowMs }
+      if (is === 'none') out.push({ ...scope, effect: 'deny', reason: 'no permission on the asset any more' })
+      else out.push({ ...scope, effect: 'readonly', reason: 'view permission on the asset' })
+    }
+  }
+  return out
+}
+
+/** Installs the hook on a control store: implied revocations, and the version record readers poll. */
+export function watchAccessChanges(store: ControlStore, now: () => number): void {
+  store.addHook({
+    async prepare(ops) {
+      const nowMs = now()
+      const derived = await Promise.all((await impliedRevocations(store, ops, nowMs)).map((r) => revocationOp(store, r, nowMs)))
+      const touchesDenyList = [...ops, ...derived].some((op) => op.key.startsWith(`${REVOKE_PREFIX}/`))
+      if (touchesDenyList) derived.push({ type: 'put', key: REVOKE_VERSION_KEY, value: { changedAtMs: nowMs, nonce: randomUUID() } })
+      return derived
+    },
+  })
+}
