@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import * as Y from 'yjs'
 import { runAdmin } from '../src/cli/admin.js'
-import { encodeUpdate } from '../src/protocol/messages.js'
+import { encodeAuthRefresh, encodeUpdate } from '../src/protocol/messages.js'
 import { call, makeWorld, type World } from './api/helpers.js'
 import { rawClient, type RawClient } from './helpers/raw-client.js'
-import { eventually, startTandem, type Harness } from './helpers/tandem.js'
+import { eventually, startTandem, synced, type Harness } from './helpers/tandem.js'
 
 let h: Harness
 beforeAll(async () => {
@@ -123,6 +123,45 @@ describe('grant and membership changes reach live sockets', () => {
     console.log(`revocation-to-close (membership removed): ${closed.ms.toFixed(1)} ms`)
     expect(closed.code).toBe(4401)
     expect(closed.ms).toBeLessThan(1000)
+  })
+})
+
+describe('revocation on every path', () => {
+  it('stops the stock provider with 4401 (no retry loop) when the grant is removed', async () => {
+    const w = await makeWorld(h, 'rev-provider')
+    await admin('grants', 'set', '--asset', w.doc.id, '--user', w.users.owner, '--access', 'edit')
+    const t = await mint(w, 'owner')
+    const p = h.provider(t.org, t.doc, t.token)
+    await synced(p)
+    const closed = new Promise<{ code: number; reason: string }>((resolve) => p.on('closed', (e: { code: number; reason: string }) => resolve(e)))
+    await admin('grants', 'set', '--asset', w.doc.id, '--user', w.users.owner, '--access', 'none')
+    expect((await closed).code).toBe(4401)
+    expect(p.shouldConnect).toBe(false)
+  })
+
+  it('refuses an in-band refresh with a revoked token and keeps the current one', async () => {
+    const c = await rawClient(`${h.wsUrl}/acme/rev-refresh?yauth=${await h.token('acme', 'rev-refresh', { sub: 'fay@example.com' })}`)
+    const old = await h.token('acme', 'rev-refresh', { sub: 'fay@example.com' })
+    const [, body] = old.split('.')
+    const jti = JSON.parse(Buffer.from(body!, 'base64url').toString()).jti as string
+    await admin('tokens', 'revoke', '--sub', 'fay@example.com', '--jti', jti)
+    const before = c.messages.length
+    c.send(encodeAuthRefresh(old))
+    await eventually(() => expect(c.messages.slice(before).some((m) => m[0] === 2 && m[1] === 0)).toBe(true))
+    expect(c.ws.readyState).toBe(WebSocket.OPEN)
+    c.ws.close()
+  })
+
+  it('keeps the deny-list across a restart, and derives it from changes made while no server ran', async () => {
+    const w = await makeWorld(h, 'rev-restart')
+    await admin('grants', 'set', '--asset', w.doc.id, '--user', w.users.owner, '--access', 'edit')
+    const t = await mint(w, 'owner')
+    await h.server.close()
+    // no server on the data dir: the admin command opens the LevelDB itself
+    await admin('grants', 'set', '--asset', w.doc.id, '--user', w.users.owner, '--access', 'none')
+    await h.restart()
+    expect(await upgradeStatus(`${h.wsUrl}/${t.org}/${t.doc}?yauth=${t.token}`)).toBe(401)
+    expect((await restGet(t)).status).toBe(401)
   })
 })
 

@@ -64,6 +64,15 @@ describe('expired tokens a browser can see', () => {
     expect(r.close?.reason).toMatch(/expired/)
   })
 
+  it('lets the stock y-websocket provider see the 4401 and its reason (it stops retrying and reports it)', async () => {
+    const now = Math.floor(Date.now() / 1000)
+    const p = h.provider('acme', 'hyg-provider', await signed({ doc: 'hyg-provider', exp: now - 30 }))
+    const closed = await new Promise<{ code: number; reason: string }>((resolve) => p.on('closed', (e: { code: number; reason: string }) => resolve(e)))
+    expect(closed.code).toBe(4401)
+    expect(closed.reason).toMatch(/expired/)
+    expect(p.shouldConnect).toBe(false)
+  })
+
   it('keeps 401 before the upgrade for an expired token that also has another fault', async () => {
     const now = Math.floor(Date.now() / 1000)
     // expired and for another document
@@ -78,7 +87,7 @@ describe('expired tokens a browser can see', () => {
     const now = Math.floor(Date.now() / 1000)
     const statuses: number[] = []
     for (let i = 0; i < 6; i++) statuses.push((await attempt(`/acme/hyg-limit?yauth=${await signed({ doc: 'hyg-limit', exp: now - 30 })}`)).status)
-    // the first test of this file used one of the 3 per minute
+    // the first two tests of this file used two of the 3 per minute
     const accepted = statuses.filter((s) => s === 101).length
     expect(accepted).toBeGreaterThanOrEqual(1)
     expect(accepted).toBeLessThanOrEqual(3)
