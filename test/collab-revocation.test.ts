@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import * as Y from 'yjs'
 import { runAdmin } from '../src/cli/admin.js'
+import { assetOps } from '../src/control/assets.js'
+import { controlPlane } from '../src/control/plane.js'
 import { encodeAuthRefresh, encodeUpdate } from '../src/protocol/messages.js'
 import { call, makeWorld, type World } from './api/helpers.js'
 import { rawClient, type RawClient } from './helpers/raw-client.js'
@@ -112,6 +114,18 @@ describe('grant and membership changes reach live sockets', () => {
     expect((await restGet(t)).status).toBe(200)
     writer.ws.close()
     other.ws.close()
+  })
+
+  it('reaches sockets for a change written straight through the control store (any path): a lowered workspace default', async () => {
+    const w = await makeWorld(h, 'rev-default')
+    const { store } = await controlPlane(h.server.deps)
+    await store.batch(assetOps({ ...w.doc, defaultAccess: 'edit' }))
+    const t = await mint(w, 'admin') // the admin has no grant: the workspace default decides
+    const c = await connect(t)
+    const closed = await closeAfter(c, () => store.batch(assetOps({ ...w.doc, defaultAccess: 'none' })))
+    expect(closed.code).toBe(4401)
+    expect(closed.ms).toBeLessThan(1000)
+    expect(await upgradeStatus(`${h.wsUrl}/${t.org}/${t.doc}?yauth=${t.token}`)).toBe(401)
   })
 
   it('closes the socket with 4401 when the user is removed from the workspace', async () => {

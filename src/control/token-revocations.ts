@@ -35,8 +35,9 @@ const MINTING_ROLES = new Set(['owner', 'admin'])
  * The deny-list records a batch implies. A capability stays what `collab-token` would mint now:
  * only an owner or admin of the workspace with a permission on the asset gets one, `rw` only with
  * `edit`. So a membership that no longer mints revokes the user's tokens in the workspace, and a
- * grant that leaves `view` (or nothing) makes the user's tokens on that document read-only (or
- * refused). Reads see this batch's own grant and membership writes.
+ * permission that drops to `view` (or nothing) — by a grant, or by the asset's workspace default —
+ * makes the user's tokens on that document read-only (or refused); a removed user or asset refuses
+ * them all. "Before" reads the store, "after" sees this batch's own writes.
  */
 async function impliedRevocations(store: ControlStore, ops: Op[], nowMs: number): Promise<NewRevocation[]> {
   const pending = new Map<string, unknown>()
@@ -44,30 +45,44 @@ async function impliedRevocations(store: ControlStore, ops: Op[], nowMs: number)
   const after = async <T>(k: string): Promise<T | undefined> => (pending.has(k) ? (pending.get(k) as T | undefined) : store.get<T>(k))
   const before = <T>(k: string): Promise<T | undefined> => store.get<T>(k)
   const permission = async (read: typeof before, asset: Asset, user: string): Promise<Grant> => {
+    // as permissionOf in assets.ts: an explicit grant, else the workspace default for members
     const grant = await read<Grant>(`grant/${asset.id}/${user}`)
     if (grant !== undefined) return grant
     return (await read<Membership>(`member/${asset.workspaceId}/${user}`)) ? asset.defaultAccess : 'none'
   }
   const rank = { none: 0, view: 1, edit: 2 } as const
   const out: NewRevocation[] = []
+  /** The revocation for a permission that dropped from `was` to `is` (none when it did not drop). */
+  const dropped = (sub: string, asset: Asset, was: Grant, is: Grant): void => {
+    if (rank[is] >= rank[was]) return
+    const scope = { sub, org: asset.workspaceId, doc: asset.id, beforeMs: nowMs }
+    if (is === 'none') out.push({ ...scope, effect: 'deny', reason: 'no permission on the asset any more' })
+    else out.push({ ...scope, effect: 'readonly', reason: 'view permission on the asset' })
+  }
   for (const op of ops) {
     const [kind, a, b] = op.key.split('/')
-    if (!a || !b) continue
-    if (kind === 'member') {
+    if (!a) continue
+    if (kind === 'member' && b) {
       const was = (await before<Membership>(op.key))?.role
       const is = (await after<Membership>(op.key))?.role
       if (was && MINTING_ROLES.has(was) && !(is && MINTING_ROLES.has(is))) {
         out.push({ sub: b, org: a, effect: 'deny', beforeMs: nowMs, reason: `workspace role is now ${is ?? 'none'}` })
       }
-    } else if (kind === 'grant') {
+    } else if (kind === 'grant' && b) {
       const asset = await after<Asset>(`asset/${a}`)
-      if (!asset) continue
-      const was = await permission(before, asset, b)
-      const is = await permission(after, asset, b)
-      if (rank[is] >= rank[was]) continue
-      const scope = { sub: b, org: asset.workspaceId, doc: asset.id, beforeMs: nowMs }
-      if (is === 'none') out.push({ ...scope, effect: 'deny', reason: 'no permission on the asset any more' })
-      else out.push({ ...scope, effect: 'readonly', reason: 'view permission on the asset' })
+      if (asset) dropped(b, asset, await permission(before, asset, b), await permission(after, asset, b))
+    } else if (kind === 'asset' && !b) {
+      // The asset's workspace default changed, or the asset went: every member who could mint.
+      const was = await before<Asset>(op.key)
+      if (!was) continue
+      const is = await after<Asset>(op.key)
+      if (is && rank[is.defaultAccess] >= rank[was.defaultAccess]) continue
+      for (const { value: m } of await store.list<Membership>(`member/${was.workspaceId}`)) {
+        if (!MINTING_ROLES.has(m.role)) continue
+        dropped(m.userId, was, await permission(before, was, m.userId), is ? await permission(after, is, m.userId) : 'none')
+      }
+    } else if (kind === 'user' && !b && op.type === 'del') {
+      out.push({ sub: a, effect: 'deny', beforeMs: nowMs, reason: 'user removed' })
     }
   }
   return out

@@ -20,7 +20,10 @@ function scrubbing(dest: DestinationStream): DestinationStream {
   return { write: (line: string) => dest.write(scrubTokens(line)) }
 }
 
-export function createLogger(level: string, dest: DestinationStream = pino.destination(1)): Logger {
+let stdout: DestinationStream | undefined
+
+/** `dest` defaults to stdout (one shared destination, however many loggers). */
+export function createLogger(level: string, dest: DestinationStream = (stdout ??= pino.destination(1))): Logger {
   return pino(
     {
       level,
