@@ -97,7 +97,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
   // The token deny-list: re-read at once when this process writes to it, and periodically for
   // writes of other processes sharing the control plane; changes reach live sockets at once.
   const revocations = new RevocationList((await controlPlane(deps)).store)
-  enforceRevocations(registry, revocations)
+  enforceRevocations(registry, revocations, metrics)
 
   try {
     const control = await controlPlane(deps)

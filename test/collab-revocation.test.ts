@@ -89,6 +89,10 @@ describe('grant and membership changes reach live sockets', () => {
     // the stock provider reconnects with the same token: refused before the upgrade now
     expect(await upgradeStatus(`${h.wsUrl}/${t.org}/${t.doc}?yauth=${t.token}`)).toBe(401)
     expect((await restGet(t)).status).toBe(401)
+    const metrics = await (await fetch(`${h.httpUrl}/metrics`)).text()
+    expect(metrics).toMatch(/tandem_auth_refusals_total\{where="live",reason="revoked"\} [1-9]/)
+    expect(metrics).toMatch(/tandem_auth_refusals_total\{where="upgrade",reason="revoked"\} [1-9]/)
+    expect(metrics).toMatch(/tandem_token_revocations [1-9]/)
   })
 
   it('downgrades the socket to read-only when edit becomes view: its updates are refused, the socket stays', async () => {

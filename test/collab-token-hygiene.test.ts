@@ -177,6 +177,7 @@ describe('WebSocket Origin allow-list', () => {
         })
       expect(await open('https://evil.example')).toBe(403)
       expect(await open('https://app.example')).toBe(101)
+      expect(await (await fetch(`${g.httpUrl}/metrics`)).text()).toContain('tandem_auth_refusals_total{where="upgrade",reason="origin"} 1')
     } finally {
       await g.close()
     }

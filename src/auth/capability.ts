@@ -44,6 +44,13 @@ export class TokenRefused extends AppError {
 
 const invalid = (reason: string) => new TokenRefused('invalid_token', reason)
 
+export const TOKEN_REVOKED = 'token revoked'
+
+/** The metric/log label of a refusal: invalid, expired or revoked. */
+export function refusalKind(err: TokenRefused): 'invalid' | 'expired' | 'revoked' {
+  return err.reason === TOKEN_REVOKED ? 'revoked' : err.code === 'token_expired' ? 'expired' : 'invalid'
+}
+
 export interface MintRequest {
   sub: string
   org: string

@@ -3,8 +3,7 @@
 // revocation and every `revocation-refresh-ms`, so a record written by another process sharing the
 // control plane takes effect within one period. A version record (`revokemeta/version`, rewritten
 // with every revocation) makes the periodic refresh one `get` while nothing changed.
-import type { Capability } from './capability.js'
-import { TokenRefused } from './capability.js'
+import { TOKEN_REVOKED, TokenRefused, type Capability } from './capability.js'
 
 /** `deny` refuses matching tokens; `readonly` turns matching `rw` tokens into `r`. */
 export type RevocationEffect = 'deny' | 'readonly'
@@ -70,7 +69,7 @@ export class RevocationList {
   /** The capability as the deny-list leaves it: refused (TokenRefused), made read-only, or as is. */
   apply(cap: Capability): Capability {
     const effect = this.effectFor(cap)
-    if (effect === 'deny') throw new TokenRefused('invalid_token', 'token revoked')
+    if (effect === 'deny') throw new TokenRefused('invalid_token', TOKEN_REVOKED)
     if (effect === 'readonly' && cap.acc === 'rw') return { ...cap, acc: 'r' }
     return cap
   }

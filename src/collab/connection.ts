@@ -1,6 +1,6 @@
 // The life of one WebSocket in a room, independent of the socket library: decode each frame,
 // dispatch it, and end this one socket (never the room) on anything malformed.
-import { checkDocument, verifyToken } from '../auth/capability.js'
+import { TokenRefused, checkDocument, refusalKind, verifyToken } from '../auth/capability.js'
 import type { KeyRing } from '../auth/keys.js'
 import type { RevocationList } from '../auth/revocation.js'
 import { ERRORS, isAppError } from '../infra/errors.js'
@@ -40,7 +40,7 @@ export class Connection {
     this.room.join(this.peer)
     this.d.registry.release(this.room)
     // A revocation that landed between the upgrade's check and this join.
-    if (!enforceOn(this.d.revocations, this.peer)) return
+    if (!enforceOn(this.d.revocations, this.peer, this.d.metrics)) return
     this.peer.armExpiry(this.d.now(), () => this.peer.close(CLOSE.tokenExpired, 'token expired: refresh it or reconnect with a new one'))
   }
 
@@ -97,6 +97,7 @@ export class Connection {
       this.peer.armExpiry(this.d.now(), () => this.peer.close(CLOSE.tokenExpired, 'token expired: refresh it or reconnect with a new one'))
       this.peer.send(encodeAuthGranted(cap.acc))
     } catch (err) {
+      if (err instanceof TokenRefused) this.d.metrics.authRefusals.inc({ where: 'refresh', reason: refusalKind(err) })
       if (this.peer.closed) return
       // A bad refresh leaves the current, still valid, capability in place.
       this.peer.send(encodePermissionDenied(`token refresh refused: ${err instanceof Error ? err.message : 'invalid'}`))

@@ -5,15 +5,17 @@
 import type { Revocation, RevocationList } from '../auth/revocation.js'
 import { CLOSE } from '../protocol/close-codes.js'
 import { encodePermissionDenied } from '../protocol/messages.js'
+import type { Metrics } from '../infra/metrics.js'
 import type { Peer } from './peer.js'
 import type { RoomRegistry } from './registry.js'
 
 export const REVOKED_REASON = 'token revoked: reconnect with a new token'
 
 /** Applies the deny-list to one peer; false when the peer was closed. */
-export function enforceOn(list: RevocationList, peer: Peer): boolean {
+export function enforceOn(list: RevocationList, peer: Peer, metrics: Metrics): boolean {
   if (peer.closed) return false
   const effect = list.effectFor(peer.cap)
+  if (effect) metrics.authRefusals.inc({ where: 'live', reason: effect === 'deny' ? 'revoked' : 'readonly' })
   if (effect === 'deny') {
     peer.close(CLOSE.tokenExpired, REVOKED_REASON)
     return false
@@ -25,11 +27,12 @@ export function enforceOn(list: RevocationList, peer: Peer): boolean {
   return true
 }
 
-export function enforceRevocations(registry: RoomRegistry, list: RevocationList): () => void {
+export function enforceRevocations(registry: RoomRegistry, list: RevocationList, metrics: Metrics): () => void {
   return list.onChange((changed: Revocation[]) => {
+    metrics.revocations.set(list.size)
     const subs = new Set(changed.map((r) => r.sub))
     for (const room of registry.all()) {
-      for (const peer of [...room.peers]) if (subs.has(peer.cap.sub)) enforceOn(list, peer)
+      for (const peer of [...room.peers]) if (subs.has(peer.cap.sub)) enforceOn(list, peer, metrics)
     }
   })
 }

@@ -1,7 +1,7 @@
 // HTTP side of the collab REST API on uWS: CORS, token and access checks, body limits, and the
 // `{error, code}` error shape. The handlers themselves live in collab/ and know nothing of uWS.
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
-import { DOC_NAME, TokenRefused, checkDocument, verifyToken } from '../../auth/capability.js'
+import { DOC_NAME, TokenRefused, checkDocument, refusalKind, verifyToken } from '../../auth/capability.js'
 import type { Config } from '../../infra/config.js'
 import { AppError, isAppError, publicMessage } from '../../infra/errors.js'
 import type { CollabListenerDeps } from './deps.js'
@@ -87,7 +87,10 @@ export function handleRest(res: HttpResponse, req: HttpRequest, d: CollabListene
       finish(result.status)
     } catch (err) {
       if (!isAppError(err)) d.log.error({ err, route: name }, 'collab REST request failed')
-      else if (err instanceof TokenRefused) d.log.info({ route: name, reason: err.reason }, 'collab REST refused: token')
+      else if (err instanceof TokenRefused) {
+        d.metrics.authRefusals.inc({ where: 'rest', reason: refusalKind(err) })
+        d.log.info({ route: name, reason: err.reason }, 'collab REST refused: token')
+      }
       const status = isAppError(err) ? err.status : 500
       const headers: Record<string, string> = {}
       if (isAppError(err) && err.extra.retryAfterSec) headers['retry-after'] = String(err.extra.retryAfterSec)

@@ -1,7 +1,7 @@
 // WebSocket side of the collab listener: authenticate and load the room before the upgrade,
 // then hand each socket to a Connection. Native pub/sub carries room broadcasts.
 import type uWS from 'uWebSockets.js'
-import { TokenRefused, type Capability } from '../../auth/capability.js'
+import { TokenRefused, refusalKind, type Capability } from '../../auth/capability.js'
 import { AppError, isAppError, publicMessage } from '../../infra/errors.js'
 import { CLOSE } from '../../protocol/close-codes.js'
 import { Connection } from '../connection.js'
@@ -116,8 +116,10 @@ export function webSocketBehavior(
         } catch (err) {
           if (room) d.registry.release(room)
           if (!isAppError(err)) d.log.error({ err }, 'upgrade failed')
-          else if (err instanceof TokenRefused) d.log.info({ ip, path: url, reason: err.reason }, 'upgrade refused: token')
-          else if (err.status === 403) d.log.info({ ip, path: url, origin, reason: err.message }, 'upgrade refused')
+          else if (err instanceof TokenRefused) {
+            metrics.authRefusals.inc({ where: 'upgrade', reason: refusalKind(err) })
+            d.log.info({ ip, path: url, reason: err.reason }, 'upgrade refused: token')
+          } else if (err.status === 403) d.log.info({ ip, path: url, origin, reason: err.message }, 'upgrade refused')
           const status = isAppError(err) ? err.status : 500
           metrics.httpRequests.inc({ listener: 'collab', route: 'upgrade', method: 'GET', status: String(status) })
           reply.json(status, { error: publicMessage(err), code: isAppError(err) ? err.code : 'internal' })

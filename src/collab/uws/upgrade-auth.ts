@@ -50,7 +50,10 @@ export function upgradeAuthorizer(d: CollabListenerDeps): (req: UpgradeRequest) 
   const expiredBudget = new ClientBudget(config.expiredUpgradesPerMin, d.now)
   return async (req) => {
     // Browsers always send Origin; clients without one (servers, CLIs) are not what it guards against.
-    if (origins.size > 0 && req.origin && !origins.has(req.origin)) throw new AppError('forbidden', 'origin not allowed')
+    if (origins.size > 0 && req.origin && !origins.has(req.origin)) {
+      d.metrics.authRefusals.inc({ where: 'upgrade', reason: 'origin' })
+      throw new AppError('forbidden', 'origin not allowed')
+    }
     const { org, doc } = parseRoomPath(req.url)
     const { token, protocol } = tokenOf(req.query, req.protocols)
     let cap: Capability
@@ -60,6 +63,8 @@ export function upgradeAuthorizer(d: CollabListenerDeps): (req: UpgradeRequest) 
       const expired = err instanceof TokenRefused ? err.expiredCap : undefined
       if (!expired || expired.org !== org || expired.doc !== doc || d.revocations.effectFor(expired) === 'deny') throw err
       if (!expiredBudget.take(req.ip)) throw new TokenRefused('token_expired', 'token expired (accept-and-close budget of this client used up)')
+      d.metrics.authRefusals.inc({ where: 'upgrade', reason: 'expired_accepted_closed' })
+      d.log.info({ ip: req.ip, path: req.url }, 'upgrade accepted to close it with 4401: token expired')
       return { kind: 'close', code: CLOSE.tokenExpired, reason: 'token expired: mint a new one and reconnect', protocol }
     }
     checkDocument(cap, org, doc)
