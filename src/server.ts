@@ -102,9 +102,10 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
   try {
     const control = await controlPlane(deps)
     control.store.addHook({
-      after: (ops) => {
+      // awaited by the batch: when `tokens revoke` returns, this process refuses the tokens
+      after: async (ops) => {
         if (ops.some((op) => op.key.startsWith(`${REVOKE_PREFIX}/`))) {
-          void revocations.refresh(true).catch((err) => log.error({ err }, 'token deny-list refresh failed'))
+          await revocations.refresh(true).catch((err: unknown) => log.error({ err }, 'token deny-list refresh failed'))
         }
       },
     })
@@ -118,7 +119,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       api = await startApiListener(deps)
     }
   } catch (err) {
-    revocations.stop()
+    await revocations.stop()
     collab?.stopListening()
     await registry.close()
     await db.close()
@@ -147,7 +148,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     close() {
       closing ??= (async () => {
         collab!.stopListening()
-        revocations.stop()
+        await revocations.stop()
         clearInterval(retention)
         await sweeping
         await api?.close()

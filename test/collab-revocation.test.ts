@@ -218,6 +218,15 @@ describe('tandem admin tokens revoke', () => {
     c3.ws.close()
   })
 
+  it('tokens unrevoke lifts a mistaken revocation of exactly that scope', async () => {
+    const tok = await h.token('acme', 'rev-lift', { sub: 'liv@example.com' })
+    await admin('tokens', 'revoke', '--sub', 'liv@example.com', '--doc', 'rev-lift', '--before', String(Math.floor(Date.now() / 1000) + 86_400))
+    expect(await upgradeStatus(`${h.wsUrl}/acme/rev-lift?yauth=${tok}`)).toBe(401)
+    await admin('tokens', 'unrevoke', '--sub', 'liv@example.com', '--doc', 'rev-lift')
+    await eventually(async () => expect(await upgradeStatus(`${h.wsUrl}/acme/rev-lift?yauth=${tok}`)).toBe(101), 2000)
+    expect(await runAdmin(['tokens', 'unrevoke', '--sub', 'liv@example.com', '--doc', 'rev-lift'], h.config, () => {})).not.toBe(0)
+  })
+
   it('--before only refuses tokens issued before that time', async () => {
     const old = await h.token('acme', 'rev-before', { sub: 'bo@example.com' })
     await admin('tokens', 'revoke', '--sub', 'bo@example.com', '--before', new Date(Date.now() - 3_600_000).toISOString())

@@ -9,7 +9,7 @@ import { anchorQuote, type TextAnchor } from '../control/doc-text.js'
 import { paragraphsUpdate } from '../control/doc-seed.js'
 import { connectSource, disconnectSource, isGroup, listSources, listSweeps, publicSource, type ConnectorSpec } from '../control/sources.js'
 import type { ControlStore } from '../control/store.js'
-import { listRevocations, revokeTokens } from '../control/token-revocations.js'
+import { liftRevocation, listRevocations, revokeTokens } from '../control/token-revocations.js'
 import { createUser, listUsers } from '../control/users.js'
 import { createWorkspace, isRole, listMembers, listWorkspaces, setMember } from '../control/workspaces.js'
 import type { DocService } from '../collab/doc-service.js'
@@ -149,6 +149,15 @@ const COMMANDS: Record<string, Record<string, Handler>> = {
         now,
       )
       return ok(r, `revoked tokens of ${r.sub}${r.doc ? ` on ${r.doc}` : ''}${r.jti ? ` with jti ${r.jti}` : ` issued before ${new Date(r.beforeMs).toISOString()}`}`)
+    },
+    // Removes the deny record of exactly that scope (same --sub/--org/--doc/--jti as the revoke).
+    unrevoke: async (e, o) => {
+      const [org, doc, jti] = [o.get('org'), o.get('doc'), o.get('jti')]
+      const sub = need(o, 'sub')
+      if (!(await liftRevocation(e.store, { sub, ...(org ? { org } : {}), ...(doc ? { doc } : {}), ...(jti ? { jti } : {}) }))) {
+        throw new AppError('not_found', 'no revocation with exactly this scope (see tokens list)')
+      }
+      return ok({ sub, ...(org ? { org } : {}), ...(doc ? { doc } : {}), ...(jti ? { jti } : {}), lifted: true })
     },
     list: async (e, o) => ok(await listRevocations(e.store, o.get('sub'))),
   },

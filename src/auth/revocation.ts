@@ -122,8 +122,10 @@ export class RevocationList {
     this.timer.unref()
   }
 
-  stop(): void {
+  /** Stops the periodic refresh and waits for one in flight (the store may close next). */
+  async stop(): Promise<void> {
     clearInterval(this.timer)
+    await this.running?.catch(() => undefined)
   }
 
   get size(): number {

@@ -12,11 +12,13 @@ export const key = (...parts: string[]): string => parts.join('/')
 
 /**
  * Watches every batch, whatever path wrote it: `prepare` may add ops that land atomically with the
- * batch (derived records), `after` runs once it is written (in-process notification).
+ * batch (derived records), `after` runs once it is written (in-process notification; the batch
+ * resolves after it, so a caller that wrote knows this process has seen it). `after` must not throw:
+ * the batch is written by then.
  */
 export interface BatchHook {
   prepare?(ops: Op[]): Promise<Op[]>
-  after?(ops: Op[]): void
+  after?(ops: Op[]): void | Promise<void>
 }
 
 export class ControlStore {
@@ -43,7 +45,7 @@ export class ControlStore {
     for (const h of this.hooks) if (h.prepare) all = [...all, ...(await h.prepare(all))]
     if (all.length === 0) return
     await this.db.batch(all)
-    for (const h of this.hooks) h.after?.(all)
+    for (const h of this.hooks) await h.after?.(all)
   }
 
   addHook(hook: BatchHook): void {

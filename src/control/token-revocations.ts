@@ -25,6 +25,14 @@ export async function revokeTokens(store: ControlStore, r: NewRevocation, nowMs:
   return (op as { value: Revocation }).value
 }
 
+/** Lifts the deny record of exactly this scope (a mistaken revocation); false if there was none. */
+export async function liftRevocation(store: ControlStore, scope: Pick<Revocation, 'sub' | 'org' | 'doc' | 'jti'>): Promise<boolean> {
+  const k = revocationKey({ ...scope, effect: 'deny' })
+  if (!(await store.get<Revocation>(k))) return false
+  await store.batch([{ type: 'del', key: k }])
+  return true
+}
+
 export async function listRevocations(store: ControlStore, sub?: string): Promise<Revocation[]> {
   return (await store.list<Revocation>(REVOKE_PREFIX)).map((r) => r.value).filter((r) => !sub || r.sub === sub)
 }
