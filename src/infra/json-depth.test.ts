@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { tooDeepAt } from './json-depth.js'
+import { tooDeepAt as scan } from './json-depth.js'
+
+const tooDeepAt = (text: string, max: number) => scan(new TextEncoder().encode(text), max)
 
 describe('tooDeepAt', () => {
   it('finds the first bracket past the limit, arrays and objects alike', () => {
@@ -19,10 +21,9 @@ describe('tooDeepAt', () => {
     expect(tooDeepAt('["\\\\", [[]]]', 2)).toBe(8)
   })
 
-  it('scans UTF-8 bytes the same way, indexes in bytes', () => {
-    const bytes = new TextEncoder().encode('{"é[":[[')
-    expect(tooDeepAt(bytes, 2)).toBe(8)
-    expect(tooDeepAt(bytes, 3)).toBe(-1)
+  it('indexes in bytes, past multi-byte characters', () => {
+    expect(tooDeepAt('{"é[":[[', 2)).toBe(8)
+    expect(tooDeepAt('{"é[":[[', 3)).toBe(-1)
   })
 
   it('handles 10^6 levels without recursion', () => {

@@ -5,21 +5,19 @@
 export const tooDeepMessage = (max: number): string => `Nesting deeper than ${max} levels`
 
 /**
- * The index of the first `[` or `{` (outside strings) that opens level `max + 1`, or -1: a UTF-16
- * index in a string, a byte index in UTF-8 bytes (every byte the scan looks for is ASCII, and no
- * byte of a multi-byte UTF-8 sequence is). Linear and iterative; the text need not be valid JSON
- * (a parser still judges it afterwards).
+ * The byte index of the first `[` or `{` (outside strings) that opens level `max + 1` in UTF-8
+ * JSON text, or -1. Every byte it looks for is ASCII, and no byte of a multi-byte UTF-8 sequence
+ * is. Linear and iterative; the text need not be valid JSON (a parser still judges it afterwards).
  */
-export function tooDeepAt(text: string | Uint8Array, max: number): number {
-  const at: (i: number) => number = typeof text === 'string' ? (i) => text.charCodeAt(i) : (i) => text[i]!
+export function tooDeepAt(bytes: Uint8Array, max: number): number {
   let depth = 0
-  const n = text.length
+  const n = bytes.length
   for (let i = 0; i < n; i++) {
-    const c = at(i)
+    const c = bytes[i]!
     if (c === 0x22) {
       // skip a string: up to the next quote that is not escaped
       for (i++; i < n; i++) {
-        const d = at(i)
+        const d = bytes[i]!
         if (d === 0x5c) i++
         else if (d === 0x22) break
       }

@@ -65,15 +65,15 @@ export async function readJsonBody(ctx: Context, limits: BodyLimits): Promise<Ra
       // FastAPI hands a non-JSON body to the model as text, which then is "not an object".
       parsed = { kind: 'json', value: text }
     } else {
-      parsed = parseJson(text, limits.maxDepth)
+      parsed = parseJson(bytes, text, limits.maxDepth)
     }
   }
   ctx.state.rawBody = parsed
   return parsed
 }
 
-function parseJson(text: string, maxDepth: number): RawBody {
-  const deepAt = tooDeepAt(text, maxDepth)
+function parseJson(bytes: Uint8Array, text: string, maxDepth: number): RawBody {
+  const deepAt = tooDeepAt(bytes, maxDepth)
   if (deepAt < 0) {
     try {
       return { kind: 'json', value: JSON.parse(text) }
@@ -85,6 +85,6 @@ function parseJson(text: string, maxDepth: number): RawBody {
   // deep (the depth bound also bounds the describing scanner's recursion).
   const problem = pythonJsonError(text, maxDepth)
   if (problem) return { kind: 'invalid', ...problem }
-  if (deepAt >= 0) return { kind: 'invalid', pos: [...text.slice(0, deepAt)].length, msg: tooDeepMessage(maxDepth) }
+  if (deepAt >= 0) return { kind: 'invalid', pos: [...new TextDecoder().decode(bytes.subarray(0, deepAt))].length, msg: tooDeepMessage(maxDepth) }
   return { kind: 'invalid', pos: 0, msg: 'Expecting value' }
 }
