@@ -171,6 +171,11 @@ describe('control plane on PostgreSQL across processes', () => {
       }
       // the unknown kid made a reload: a now signs with the new key too
       expect(h.server.deps.keys.signingKid).toBe(newKid)
+      // tandem token signs with the database's current key, and the servers take its tokens
+      const cli = await exec(process.execPath, ['bin/tandem.js', 'token', '--org', 'acme', '--doc', 'rot', '--access', 'r', '--sub', 'cli@x'], { env: { ...process.env, ...d.env } })
+      const cliToken = cli.stdout.trim()
+      expect(JSON.parse(Buffer.from(cliToken.split('.')[0]!, 'base64url').toString()).kid).toBe(newKid)
+      await synced(provider(b.wsUrl, 'acme', 'rot', cliToken))
       expect((await readPgKeys(pool)).map((k) => k.kid)).toEqual([newKid, before.signingKid])
     } finally {
       await pool.end()
