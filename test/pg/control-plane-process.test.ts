@@ -4,7 +4,7 @@
 // a key rotation done by yet another process is honoured by both; `tandem admin` works on the
 // database with and without a server running.
 import { execFile } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -213,5 +213,14 @@ describe('control plane on PostgreSQL across processes', () => {
     expect(JSON.parse(stdout)).toEqual([expect.objectContaining({ id: 'olga@example.com' })])
     const listed = await admin(running, 'comments', 'list', '--thread', thread.id)
     expect(listed[0].comments.map((c: { text: string }) => c.text)).toEqual(['why offline?', 'because'])
+
+    // a sweep made by the admin process is picked up and finished by the running server
+    const sitesFile = join(dir, `${d.schema}-sites.json`)
+    await writeFile(sitesFile, JSON.stringify({ sites: [1, 2, 3].map((i) => ({ id: `site-${i}`, name: `Site ${i}` })) }))
+    await admin(running, 'sources', 'connect', '--user', 'olga@example.com', '--group', 'sites', '--connector', 'json-file', '--sites-file', sitesFile, '--page-size', '2')
+    await eventually(async () => {
+      const r = await api(s.apiPort, 'GET', '/api/v0/me/sources', { key: second.key })
+      expect(r.body.siteProvisioning).toEqual({ provisionedSites: 3, totalSites: 3, status: 'complete' })
+    }, 45_000)
   }, 90_000)
 })
