@@ -22,6 +22,8 @@ interface Tx {
   client: pg.PoolClient
   /** false once the transaction ended: work fn started in the background falls back to the pool */
   open: boolean
+  /** a statement failed (or timed out, and may yet complete): the transaction must not commit */
+  failed: boolean
 }
 
 /** A counting semaphore: waiters are served in arrival order. */
@@ -49,6 +51,8 @@ const storable = (k: string) => !k.includes('\0') && !LONE_SURROGATE.test(k)
 function checkKey(k: string): void {
   if (!storable(k)) throw new Error(`control store: key ${JSON.stringify(k)} cannot be stored (NUL or unpaired surrogate)`)
 }
+
+const SERIAL_FAILED = 'control store: a statement of this serial update failed, so none of its writes were kept'
 
 export interface PgControlStoreOptions {
   /** Tandem's schema, part of every lock name so deployments sharing a database never contend. */
@@ -87,17 +91,14 @@ export class PgControlStore implements ControlStore {
     return on.query<R>({ text, values: params, query_timeout: this.timeoutMs } as pg.QueryConfig)
   }
 
-  /** The current serial transaction's connection, else the pool. */
-  private db(): pg.Pool | pg.PoolClient {
-    const t = this.tx.getStore()
-    return t?.open ? t.client : this.pool
-  }
-
-  /** A statement on the current serial transaction or the pool; losing PostgreSQL is a 503 (retry). */
+  /** A statement on the current serial transaction, else on the pool; losing PostgreSQL is a 503 (retry). */
   private async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+    const t = this.tx.getStore()
+    const inTx = t?.open ? t : undefined
     try {
-      return await this.run<R>(this.db(), text, params)
+      return await this.run<R>(inTx ? inTx.client : this.pool, text, params)
     } catch (err) {
+      if (inTx) inTx.failed = true
       throw this.unavailable(err)
     }
   }
@@ -186,16 +187,19 @@ export class PgControlStore implements ControlStore {
 
   private async inTransaction<T>(lockName: string, fn: () => Promise<T>): Promise<T> {
     const client = await this.pool.connect()
-    const t: Tx = { client, open: true }
+    const t: Tx = { client, open: true, failed: false }
     let broken: Error | undefined
     try {
       await this.run(client, 'BEGIN')
       await this.run(client, 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lockName])
       const out = await this.tx.run(t, fn)
       t.open = false
-      // COMMIT of a transaction an earlier statement aborted (fn caught that error) rolls back.
+      // A statement fn caught the failure of: nothing of this update is kept (a timed-out one
+      // might still complete, so committing could keep what fn believes failed).
+      if (t.failed) throw new Error(SERIAL_FAILED)
+      // COMMIT of a transaction an earlier statement aborted rolls back.
       const done = await this.run(client, 'COMMIT')
-      if (done.command !== 'COMMIT') throw new Error('control store: a statement of this serial update failed, so none of its writes were kept')
+      if (done.command !== 'COMMIT') throw new Error(SERIAL_FAILED)
       return out
     } catch (err) {
       t.open = false
