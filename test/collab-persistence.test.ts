@@ -160,7 +160,19 @@ describe.each(BACKENDS)('crash safety ($name)', (backend: Backend) => {
     const h = { wsUrl: `ws://127.0.0.1:${port}` }
     const { mintToken } = await import('../src/auth/capability.js')
     const { loadKeyRing } = await import('../src/auth/keys.js')
-    const keys = await loadKeyRing(dir, '')
+    const { loadPgKeyRing } = await import('../src/auth/pg-keys.js')
+    const { createPgPool } = await import('../src/pg/pool.js')
+    // the server's signing keys: in the database on PostgreSQL, else in the data dir
+    const keysOf = async () => {
+      if (!over.postgresUrl) return loadKeyRing(dir, '')
+      const pool = createPgPool({ url: over.postgresUrl, schema: over.postgresSchema ?? 'tandem', poolSize: 2 })
+      try {
+        return await loadPgKeyRing(pool)
+      } finally {
+        await pool.end()
+      }
+    }
+    const keys = await keysOf()
     const { token } = await mintToken(keys, { org: 'acme', doc: 'crash', sub: 'ann@x', acc: 'rw', ttlSec: 600 })
     const { WebsocketProvider } = await import('y-websocket')
     const WebSocket = (await import('ws')).default

@@ -4,12 +4,14 @@
 // rotation done elsewhere through refresh(): on a token with an unknown kid (rate-limited) and
 // periodically (server.ts).
 import type { JWK } from 'jose'
+import type pg from 'pg'
 import type { PgPool } from '../pg/pool.js'
 import { generateSigningJwk, keyRingFromJwks, type KeyRing } from './keys.js'
 
 const WHERE = 'signing keys in postgres-url'
 /** Least time between two reloads a stranger's token can cause. */
 const REFRESH_MIN_INTERVAL_MS = 1_000
+const READ_TIMEOUT_MS = 10_000
 
 export interface StoredKey {
   kid: string
@@ -20,9 +22,11 @@ export interface StoredKey {
 
 /** Newest first: the first signs. */
 export async function readPgKeys(pool: PgPool): Promise<StoredKey[]> {
-  const { rows } = await pool.query<{ kid: string; position: string; created_ms: string; jwk: JWK }>(
-    'SELECT kid, position, created_ms, jwk FROM signing_keys ORDER BY position DESC',
-  )
+  // A hung PostgreSQL must not hold a token check (which waits for this on an unknown kid) forever.
+  const { rows } = await pool.query<{ kid: string; position: string; created_ms: string; jwk: JWK }>({
+    text: 'SELECT kid, position, created_ms, jwk FROM signing_keys ORDER BY position DESC',
+    query_timeout: READ_TIMEOUT_MS,
+  } as pg.QueryConfig)
   return rows.map((r) => ({ kid: r.kid, position: Number(r.position), createdMs: Number(r.created_ms), jwk: r.jwk }))
 }
 

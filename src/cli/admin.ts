@@ -21,6 +21,7 @@ import { createMetrics } from '../infra/metrics.js'
 import { openPgPool } from '../pg/open.js'
 import type { PgPool } from '../pg/pool.js'
 import type { DocStore } from '../storage/doc-store.js'
+import { LevelDocStore } from '../storage/leveldb/store.js'
 import { openDocStore } from '../storage/open.js'
 
 /** The LevelDB folder inside the data dir (as server.ts opens it). */
@@ -80,8 +81,9 @@ async function locally(config: Config, args: string[]): Promise<AdminResult> {
   const store = openControlStore(config, { db, pg })
   watchAccessChanges(store, Date.now)
   try {
-    const opened = await openDocStore(config, db, pg)
-    docStore = opened.store
+    // Documents where the server keeps them: the database, else the data dir's LevelDB (an admin
+    // process never uses --doc-storage memory: what it wrote would be lost on exit).
+    docStore = pg ? (await openDocStore(config, undefined, pg)).store : new LevelDocStore(db!)
     docs = new RoomRegistry({
       store: docStore,
       transport: new LoopTransport(),

@@ -70,7 +70,12 @@ export class RoomRegistry implements DocService {
       branch === 'main'
         ? undefined
         : () => this.withDoc({ org: ref.org, doc: ref.doc, branch: 'main' }, (d) => Y.encodeStateAsUpdate(d))
-    await room.load(seed, `fork:main:${opener}`)
+    try {
+      await room.load(seed, `fork:main:${opener}`)
+    } catch (err) {
+      room.destroy() // storage unavailable: free the document and its awareness timer
+      throw err
+    }
     this.rooms.set(docId, room)
     this.o.metrics.rooms.set(this.rooms.size)
     return room

@@ -15,7 +15,7 @@ export interface ControlBacking {
 export function openControlStore(config: Config, backing: ControlBacking): HookedControlStore {
   if (config.postgresUrl) {
     if (!backing.pg) throw new Error('control store: postgres-url is set but no PostgreSQL pool was opened')
-    return new HookedControlStore(new PgControlStore(backing.pg, { schema: config.postgresSchema, maxSerial: Math.floor(config.postgresPoolSize / 2) }))
+    return new HookedControlStore(new PgControlStore(backing.pg, { schema: config.postgresSchema, maxSerial: Math.floor(config.postgresPoolSize / 2), queryTimeoutMs: config.postgresQueryTimeoutMs }))
   }
   if (!backing.db) throw new Error('control store: no LevelDB was opened for the data dir')
   return new HookedControlStore(new LevelControlStore(backing.db))

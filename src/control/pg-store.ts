@@ -14,7 +14,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type pg from 'pg'
 import type { PgPool } from '../pg/pool.js'
-import { storageError } from '../storage/postgres/errors.js'
+import { QueryTimeoutError, storageError } from '../storage/postgres/errors.js'
 import { KeyQueue } from './key-queue.js'
 import { prefixRange, type ControlRecord, type ControlStore, type Op } from './store.js'
 
@@ -22,6 +22,8 @@ interface Tx {
   client: pg.PoolClient
   /** false once the transaction ended: work fn started in the background falls back to the pool */
   open: boolean
+  /** a statement failed (or timed out, and may yet complete): the transaction must not commit */
+  failed: boolean
 }
 
 /** A counting semaphore: waiters are served in arrival order. */
@@ -50,37 +52,54 @@ function checkKey(k: string): void {
   if (!storable(k)) throw new Error(`control store: key ${JSON.stringify(k)} cannot be stored (NUL or unpaired surrogate)`)
 }
 
+const SERIAL_FAILED = 'control store: a statement of this serial update failed, so none of its writes were kept'
+
 export interface PgControlStoreOptions {
   /** Tandem's schema, part of every lock name so deployments sharing a database never contend. */
   schema: string
   /** serial transactions at once in this process (default: half the pool) */
   maxSerial: number
+  /**
+   * ms a statement may take (lock waits included) before its connection counts as lost and is
+   * closed: a PostgreSQL that hangs (a partition) answers 503 instead of holding requests forever.
+   */
+  queryTimeoutMs?: number
 }
 
 export class PgControlStore implements ControlStore {
   private readonly queue = new KeyQueue()
   private readonly tx = new AsyncLocalStorage<Tx>()
   private readonly slots: Slots
+  private readonly timeoutMs: number
 
   constructor(
     private readonly pool: PgPool,
     private readonly o: PgControlStoreOptions,
   ) {
     this.slots = new Slots(Math.max(1, o.maxSerial))
+    this.timeoutMs = o.queryTimeoutMs ?? 30_000
   }
 
-  /** The current serial transaction's connection, else the pool. */
-  private db(): pg.Pool | pg.PoolClient {
-    const t = this.tx.getStore()
-    return t?.open ? t.client : this.pool
+  /** pg's read timeout, as the error the rest of Tandem knows for a hung PostgreSQL */
+  private unavailable(err: unknown): unknown {
+    const timedOut = err instanceof Error && err.message === 'Query read timeout'
+    return storageError(timedOut ? new QueryTimeoutError(this.timeoutMs) : err, 'control plane storage')
   }
 
-  /** A statement on the current serial transaction or the pool; losing PostgreSQL is a 503 (retry). */
+  /** On a client, with the deadline; a timed-out client is closed by whoever releases it with the error. */
+  private run<R extends pg.QueryResultRow>(on: pg.Pool | pg.PoolClient, text: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+    return on.query<R>({ text, values: params, query_timeout: this.timeoutMs } as pg.QueryConfig)
+  }
+
+  /** A statement on the current serial transaction, else on the pool; losing PostgreSQL is a 503 (retry). */
   private async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+    const t = this.tx.getStore()
+    const inTx = t?.open ? t : undefined
     try {
-      return await this.db().query<R>(text, params)
+      return await this.run<R>(inTx ? inTx.client : this.pool, text, params)
     } catch (err) {
-      throw storageError(err, 'control plane storage')
+      if (inTx) inTx.failed = true
+      throw this.unavailable(err)
     }
   }
 
@@ -148,7 +167,9 @@ export class PgControlStore implements ControlStore {
       // Nested: the same transaction takes the second key's lock too (released at its commit).
       const client = outer.client
       return this.queue.run(k, async () => {
-        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lockName])
+        await this.run(client, 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lockName]).catch((err: unknown) => {
+          throw this.unavailable(err)
+        })
         return fn()
       })
     }
@@ -156,7 +177,7 @@ export class PgControlStore implements ControlStore {
       await this.slots.acquire()
       try {
         return await this.inTransaction(lockName, fn).catch((err: unknown) => {
-          throw storageError(err, 'control plane storage')
+          throw this.unavailable(err)
         })
       } finally {
         this.slots.release()
@@ -166,20 +187,23 @@ export class PgControlStore implements ControlStore {
 
   private async inTransaction<T>(lockName: string, fn: () => Promise<T>): Promise<T> {
     const client = await this.pool.connect()
-    const t: Tx = { client, open: true }
+    const t: Tx = { client, open: true, failed: false }
     let broken: Error | undefined
     try {
-      await client.query('BEGIN')
-      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lockName])
+      await this.run(client, 'BEGIN')
+      await this.run(client, 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lockName])
       const out = await this.tx.run(t, fn)
       t.open = false
-      // COMMIT of a transaction an earlier statement aborted (fn caught that error) rolls back.
-      const done = await client.query('COMMIT')
-      if (done.command !== 'COMMIT') throw new Error('control store: a statement of this serial update failed, so none of its writes were kept')
+      // A statement fn caught the failure of: nothing of this update is kept (a timed-out one
+      // might still complete, so committing could keep what fn believes failed).
+      if (t.failed) throw new Error(SERIAL_FAILED)
+      // COMMIT of a transaction an earlier statement aborted rolls back.
+      const done = await this.run(client, 'COMMIT')
+      if (done.command !== 'COMMIT') throw new Error(SERIAL_FAILED)
       return out
     } catch (err) {
       t.open = false
-      await client.query('ROLLBACK').catch((e: Error) => (broken = e))
+      await this.run(client, 'ROLLBACK').catch((e: Error) => (broken = e))
       throw err
     } finally {
       // A connection that could not roll back is discarded, never reused mid-transaction.

@@ -38,7 +38,7 @@ export const SETTINGS = {
   postgresUrl: s('string', 'postgres-url', '', 'PostgreSQL URL: documents, history, control plane and signing keys live there instead of LevelDB (a secret: never logged)'),
   postgresSchema: s('string', 'postgres-schema', 'tandem', 'schema holding Tandem\'s own tables in --postgres-url'),
   postgresPoolSize: s('int', 'postgres-pool-size', 10, 'connections to --postgres-url held by one process', 2),
-  postgresQueryTimeoutMs: s('int', 'postgres-query-timeout-ms', 30_000, 'ms a document query to --postgres-url may take before its connection counts as lost (closed; writes are retried)', 100),
+  postgresQueryTimeoutMs: s('int', 'postgres-query-timeout-ms', 30_000, 'ms a query to --postgres-url (documents, control plane) may take before its connection counts as lost (closed; document writes are retried, control-plane calls answer 503)', 100),
 
   // collab limits
   maxMessageBytes: s('int', 'max-message-bytes', 16 * 1024 * 1024, 'largest WebSocket message (bytes); larger closes 1009', 1024),

@@ -9,7 +9,7 @@ let pgs: PgServer
 let h: Harness
 beforeAll(async () => {
   pgs = await startPostgres()
-  h = await startTandem({ postgresUrl: pgs.url, postgresSchema: 'outage' })
+  h = await startTandem({ postgresUrl: pgs.url, postgresSchema: 'outage', postgresQueryTimeoutMs: 1500 })
 })
 afterAll(async () => {
   await h?.close()
@@ -34,5 +34,22 @@ describe('control plane on PostgreSQL, server lost', () => {
     await eventually(async () => expect((await call(h, 'GET', path, { key: w.keys.owner })).status).toBe(200), 20_000)
     const after = await call(h, 'PATCH', path, { key: w.keys.owner, body: { default_visibility: 'hidden' } })
     expect(after.body).toEqual({ workspace_id: w.workspaceId, default_visibility: 'hidden', tools: [{ tool_id: 'web_browse', enabled: false, approval_mode: 'no_approval' }] })
+  }, 60_000)
+
+  it('a PostgreSQL that hangs (frozen, as in a partition) answers 503 after the query deadline, not never', async () => {
+    const w = await makeWorld(h, 'frozen')
+    const path = `/api/v0/workspaces/${w.workspaceId}/tool-registry`
+    await pgs.freeze()
+    try {
+      const [patch, get] = await Promise.all([
+        call(h, 'PATCH', path, { key: w.keys.owner, body: { tool: { tool_id: 'web_browse', enabled: false } } }),
+        call(h, 'GET', path, { key: w.keys.owner }),
+      ])
+      expect([patch.status, get.status]).toEqual([503, 503])
+    } finally {
+      await pgs.thaw()
+    }
+    await eventually(async () => expect((await call(h, 'PATCH', path, { key: w.keys.owner, body: { tool: { tool_id: 'web_browse', enabled: false } } })).status).toBe(200), 20_000)
+    expect((await call(h, 'GET', path, { key: w.keys.owner })).body.tools).toEqual([{ tool_id: 'web_browse', enabled: false, approval_mode: 'no_approval' }])
   }, 60_000)
 })

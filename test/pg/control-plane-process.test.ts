@@ -4,7 +4,7 @@
 // a key rotation done by yet another process is honoured by both; `tandem admin` works on the
 // database with and without a server running.
 import { execFile } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -171,6 +171,11 @@ describe('control plane on PostgreSQL across processes', () => {
       }
       // the unknown kid made a reload: a now signs with the new key too
       expect(h.server.deps.keys.signingKid).toBe(newKid)
+      // tandem token signs with the database's current key, and the servers take its tokens
+      const cli = await exec(process.execPath, ['bin/tandem.js', 'token', '--org', 'acme', '--doc', 'rot', '--access', 'r', '--sub', 'cli@x'], { env: { ...process.env, ...d.env } })
+      const cliToken = cli.stdout.trim()
+      expect(JSON.parse(Buffer.from(cliToken.split('.')[0]!, 'base64url').toString()).kid).toBe(newKid)
+      await synced(provider(b.wsUrl, 'acme', 'rot', cliToken))
       expect((await readPgKeys(pool)).map((k) => k.kid)).toEqual([newKid, before.signingKid])
     } finally {
       await pool.end()
@@ -208,5 +213,14 @@ describe('control plane on PostgreSQL across processes', () => {
     expect(JSON.parse(stdout)).toEqual([expect.objectContaining({ id: 'olga@example.com' })])
     const listed = await admin(running, 'comments', 'list', '--thread', thread.id)
     expect(listed[0].comments.map((c: { text: string }) => c.text)).toEqual(['why offline?', 'because'])
+
+    // a sweep made by the admin process is picked up and finished by the running server
+    const sitesFile = join(dir, `${d.schema}-sites.json`)
+    await writeFile(sitesFile, JSON.stringify({ sites: [1, 2, 3].map((i) => ({ id: `site-${i}`, name: `Site ${i}` })) }))
+    await admin(running, 'sources', 'connect', '--user', 'olga@example.com', '--group', 'sites', '--connector', 'json-file', '--sites-file', sitesFile, '--page-size', '2')
+    await eventually(async () => {
+      const r = await api(s.apiPort, 'GET', '/api/v0/me/sources', { key: second.key })
+      expect(r.body.siteProvisioning).toEqual({ provisionedSites: 3, totalSites: 3, status: 'complete' })
+    }, 45_000)
   }, 90_000)
 })

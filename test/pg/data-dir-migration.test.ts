@@ -125,7 +125,8 @@ async function migrate(schema: string, copy?: MigrateIo['copy']) {
 }
 
 beforeAll(async () => {
-  pgs = await startPostgres()
+  // TANDEM_TEST_PG_DURABLE=1: fsync on, to measure the migration time as a deployment would see it
+  pgs = await startPostgres({ durable: process.env.TANDEM_TEST_PG_DURABLE === '1' })
   dataDir = await mkdtemp(join(tmpdir(), 'tandem-migrate-'))
   expected = await buildDataDir(dataDir)
 }, 180_000)

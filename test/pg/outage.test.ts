@@ -1,6 +1,6 @@
 // PostgreSQL stopped for a few seconds under live y-websocket editors and REST PATCH callers,
 // then started again. While it is down nothing is acknowledged (no broadcast, PATCH answers 503
-// with Retry-After, /readyz 503, the failure metric counts); once it is back every held update is
+// with Retry-After, /readyz 503, the failure metric counts, an unloaded document answers 503); once it is back every held update is
 // written: a fresh process on the same database holds exactly what the editor typed.
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -111,6 +111,11 @@ describe('PostgreSQL lost while running', () => {
       expect(editor.getText('t').length).toBeGreaterThan(typedBefore + 20)
       expect(Y.encodeStateVector(observer)).toEqual(seen)
       expect(await failuresCounted(server)).toBeGreaterThan(0)
+      // a document not loaded yet cannot be read meanwhile: 503 with Retry-After, not 500
+      const other = (await mintToken(keys, { org: 'acme', doc: 'not-loaded', sub: 'ann@x', acc: 'r', ttlSec: 600 })).token
+      const cold = await fetch(`${server.httpUrl}/ydoc/v1/acme/not-loaded?yauth=${other}`)
+      expect(cold.status).toBe(503)
+      expect(cold.headers.get('retry-after')).toBe('1')
     } finally {
       await pgs.start()
     }
