@@ -6,6 +6,7 @@ const USAGE = `usage:
   tandem token --org O --doc D --access r|rw --sub USER [--ttl SECONDS] [--branch B] [--data-dir DIR]
   tandem admin <noun> <verb> [...] [--json]
   tandem keys rotate|list [--data-dir DIR]   (a running server reloads keys on SIGHUP)
+  tandem build-console                       (bundles web/ into dist/console/; serve also does it when stale)
 
 settings (flag, environment variable, meaning):
 ${settingsHelp()}
@@ -20,6 +21,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./cli/token.js')).runToken(rest, process.env)
     case 'keys':
       return (await import('./cli/keys.js')).runKeys(rest, process.env)
+    case 'build-console':
+      return (await import('./cli/build-console.js')).runBuildConsole()
     case 'admin': {
       const { loadConfig } = await import('./infra/config.js')
       const { takeFlags } = await import('./cli/args.js')
