@@ -33,7 +33,6 @@ export function serveConsole(log: Logger) {
     }
     if (!file) return next()
     ctx.set('Cache-Control', 'no-cache')
-    ctx.set('ETag', file.etag)
     ctx.set('X-Content-Type-Options', 'nosniff')
     ctx.set('Referrer-Policy', 'no-referrer')
     ctx.vary('Accept-Encoding')
@@ -41,16 +40,16 @@ export function serveConsole(log: Logger) {
       ctx.set('Content-Security-Policy', CSP)
       ctx.set('X-Frame-Options', 'DENY')
     }
-    if (ctx.get('if-none-match') === file.etag) {
+    const gzip = ctx.acceptsEncodings('gzip', 'identity') === 'gzip'
+    // Each encoding is its own representation, so it gets its own tag.
+    const etag = gzip ? file.etag.slice(0, -1) + '-gz"' : file.etag
+    ctx.set('ETag', etag)
+    if (ctx.get('if-none-match') === etag) {
       ctx.status = 304
       return
     }
     ctx.type = file.type
-    if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
-      ctx.set('Content-Encoding', 'gzip')
-      ctx.body = file.gzip
-    } else {
-      ctx.body = file.body
-    }
+    if (gzip) ctx.set('Content-Encoding', 'gzip')
+    ctx.body = gzip ? file.gzip : file.body
   }
 }

@@ -70,7 +70,9 @@ export async function openSession(api: Api, assetId: string, access: 'edit' | 'v
     ws.send(encoding.toUint8Array(enc))
   }
 
-  const renew = (reconnect = false): Promise<void> => {
+  // After a terminal close (4401) the provider stays down (shouldConnect false) until a renewal
+  // succeeds and connects it again.
+  const renew = (): Promise<void> => {
     renewing ??= (async () => {
       try {
         const next = await mint()
@@ -80,12 +82,18 @@ export async function openSession(api: Api, assetId: string, access: 'edit' | 'v
         sendRefresh()
         for (const fn of tokenFns) fn(token)
         schedule()
-        if (reconnect) provider.connect()
+        if (!provider.shouldConnect) provider.connect()
       } catch (err) {
-        setStatus({ kind: 'error', message: `Could not renew the collaboration token: ${(err as Error).message}` })
+        const why = (err as Error).message
+        setStatus({
+          kind: 'error',
+          message: !provider.shouldConnect
+            ? `The collaboration token expired and a new one could not be minted (${why}); retrying in 5 s`
+            : `Could not renew the collaboration token (${why}); retrying in 5 s`,
+        })
         // Try again shortly; the socket may still be open on the old token.
         clearTimeout(timer)
-        timer = setTimeout(() => void renew(reconnect), 5_000)
+        timer = setTimeout(() => void renew(), 5_000)
       } finally {
         renewing = null
       }
@@ -103,7 +111,7 @@ export async function openSession(api: Api, assetId: string, access: 'edit' | 'v
   provider.on('closed', (ev: { code: number; reason: string }) => {
     if (ev.code === CLOSE_TOKEN_EXPIRED) {
       setStatus({ kind: 'offline', reason: 'the collaboration token expired; renewing it' })
-      void renew(true)
+      void renew()
     } else {
       setStatus({ kind: 'error', message: `The server closed the connection (${ev.code}${ev.reason ? `: ${ev.reason}` : ''}).` })
     }
