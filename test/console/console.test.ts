@@ -58,16 +58,13 @@ async function openDoc(key: string, mode: 'Editor' | 'Viewer (read-only)' = 'Edi
 }
 
 /** The document's text, one line per block, without the remote cursors' name labels. */
-const editorText = (page: Page) =>
-  page.locator('.ProseMirror').evaluate((pm) =>
-    [...pm.children]
-      .map((block) => {
-        const copy = block.cloneNode(true) as HTMLElement
-        for (const caret of copy.querySelectorAll('.remote-caret')) caret.remove()
-        return copy.textContent ?? ''
-      })
-      .join('\n'),
-  )
+// Runs in the page (this file is compiled without DOM types, hence the source text).
+const EDITOR_TEXT = `(pm) => [...pm.children].map((block) => {
+  const copy = block.cloneNode(true)
+  for (const caret of copy.querySelectorAll('.remote-caret')) caret.remove()
+  return copy.textContent ?? ''
+}).join('\\n')`
+const editorText = (page: Page) => page.evaluate(`(${EDITOR_TEXT})(document.querySelector('.ProseMirror'))`) as Promise<string>
 const serverText = async () => (await call(h, 'GET', `/api/v0/tools/asset/content?asset_id=${DOC}`, { key: demoKey })).body.content as string
 
 describe.skipIf(!hasChromium())('web console', () => {
@@ -78,17 +75,17 @@ describe.skipIf(!hasChromium())('web console', () => {
     await page.getByLabel('API key').fill('tdm_0000000000000000_not-a-real-key')
     await page.getByRole('button', { name: 'Sign in' }).click()
     await expect.poll(() => page.locator('#signin-error').innerText()).toBe('The API key was not accepted (401): Invalid API key')
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0)
+    expect(await page.evaluate('sessionStorage.length')).toBe(0)
     await screenshot(page, '02-sign-in-wrong-key')
 
     await page.getByLabel('API key').fill(demoKey)
     await page.getByRole('button', { name: 'Sign in' }).click()
     await page.locator('.who').waitFor()
     expect(await page.locator('.who').innerText()).toBe('Signed in as demo@tandem.local')
-    expect(await page.evaluate(() => sessionStorage.getItem('tandem.apiKey'))).toBe(demoKey)
+    expect(await page.evaluate("sessionStorage.getItem('tandem.apiKey')")).toBe(demoKey)
     expect(await context.cookies()).toEqual([])
     expect(page.url()).not.toContain(demoKey)
-    expect(await page.evaluate(() => localStorage.length)).toBe(0)
+    expect(await page.evaluate('localStorage.length')).toBe(0)
     expect(await page.locator('.assets a').allInnerTexts()).toEqual(['file Release notes', 'db Shop database', 'doc Welcome to Tandem'])
     await context.close()
   })
@@ -153,7 +150,7 @@ describe.skipIf(!hasChromium())('web console', () => {
     expect(await editorText(editor.page)).toBe(before + ' Editor still edits.')
     await eventually(async () => expect(await serverText()).toContain('Editor still edits.'))
     expect(await serverText()).not.toContain('VIEWER')
-    await viewer.page.evaluate(() => window.scrollTo(0, 0))
+    await viewer.page.evaluate('window.scrollTo(0, 0)')
     await screenshot(viewer.page, '05-doc-read-only')
     expect([...viewer.errors, ...editor.errors]).toEqual([])
     await viewer.context.close()
@@ -264,7 +261,7 @@ describe.skipIf(!hasChromium())('web console', () => {
     const narrow = await newTab(browser, { width: 390, height: 844 })
     await signIn(narrow.page, demoKey, DOC_URL)
     await narrow.page.locator('.status-line[data-state="synced"]').waitFor()
-    const width = await narrow.page.evaluate(() => document.documentElement.scrollWidth)
+    const width = await narrow.page.evaluate('document.documentElement.scrollWidth')
     expect(width).toBeLessThanOrEqual(390)
     await screenshot(narrow.page, '12-narrow-document')
     await narrow.page.locator('.panels').scrollIntoViewIfNeeded()
