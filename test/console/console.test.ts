@@ -11,6 +11,7 @@ import { createApiKey } from '../../src/control/api-keys.js'
 import { seedDemo } from '../../src/control/demo.js'
 import { controlPlane } from '../../src/control/plane.js'
 import { seedDemoDatabase } from '../../src/databases/demo.js'
+import { registryOf } from '../../src/databases/registry-of.js'
 import { call } from '../api/helpers.js'
 import { hasChromium, launchChromium, newTab, screenshot } from '../helpers/browser.js'
 import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
@@ -27,7 +28,8 @@ let adaKey: string
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'tandem-console-'))
-  h = await startTandem({ siteSweepDelayMs: 0 }, {}, dir)
+  // A request to a database that is still starting answers 503 at once (Retry-After 1 s).
+  h = await startTandem({ siteSweepDelayMs: 0, dbStartWaitMs: 0, dbRetryAfterSec: 1 }, {}, dir)
   const world = await seedDemoDatabase(h.server.deps, await seedDemo(h.server.deps))
   demoKey = world.apiKey
   adaKey = (await createApiKey((await controlPlane(h.server.deps)).store, 'ada@tandem.local', 'console test', Date.now())).key
@@ -74,7 +76,7 @@ describe.skipIf(!hasChromium())('web console', () => {
     await screenshot(page, '01-sign-in')
     await page.getByLabel('API key').fill('tdm_0000000000000000_not-a-real-key')
     await page.getByRole('button', { name: 'Sign in' }).click()
-    await expect.poll(() => page.locator('#signin-error').innerText()).toBe('The API key was not accepted (401): Invalid API key')
+    await expect.poll(() => page.locator('#signin-error').innerText()).toBe('The API key was not accepted (401): Invalid API key.')
     expect(await page.evaluate('sessionStorage.length')).toBe(0)
     await screenshot(page, '02-sign-in-wrong-key')
 
@@ -121,6 +123,10 @@ describe.skipIf(!hasChromium())('web console', () => {
     expect(await a.page.locator('.remote-name').allInnerTexts()).toEqual(['ada@tandem.local'])
     expect(await b.page.locator('.remote-name').allInnerTexts()).toEqual(['demo@tandem.local'])
     expect(await a.page.locator('.people').innerText()).toContain('ada@tandem.local')
+    // The anchored comment thread points at its text: highlighted, and selected on request.
+    expect(await a.page.locator('.ProseMirror .anchored').allInnerTexts()).toEqual(['anchored to a range of text'])
+    await a.page.getByRole('button', { name: 'Show in document' }).click()
+    expect(await a.page.evaluate('String(window.getSelection())')).toBe('anchored to a range of text')
     // A's history panel refreshed by itself with B's edit.
     await a.page.locator('.activity .entry .by', { hasText: 'ada@tandem.local' }).first().waitFor()
     await screenshot(a.page, '03-doc-editing-tab-a')
@@ -203,9 +209,14 @@ describe.skipIf(!hasChromium())('web console', () => {
   })
 
   it('a database table is filtered, ordered and paged through the read rows endpoint', async () => {
+    // Suspended, the database answers 503 while it resumes: the console shows Retry-After and retries by itself.
+    expect(await registryOf(h.server.deps).suspend('demo-shop')).toBe(true)
     const { context, page, errors } = await newTab(browser)
     await signIn(page, demoKey, '#/w/demo/a/demo-shop')
-    await page.locator('table.rows').waitFor()
+    await page.locator('.db-status.warn', { hasText: 'Retry-After: 1 s' }).waitFor()
+    expect(await page.locator('.db-status').innerText()).toMatch(/^The service is unavailable right now \(503\): database is suspended and resuming\. Retry-After: 1 s; retrying the table list in \d s \(attempt \d+ of \d+\)\.$/)
+    await screenshot(page, '09-database-503-retrying')
+    await page.locator('table.rows').waitFor({ timeout: 40_000 })
     await page.getByLabel('Table').selectOption('orders')
     await page.locator('table.rows caption', { hasText: 'orders' }).waitFor()
 
@@ -232,14 +243,14 @@ describe.skipIf(!hasChromium())('web console', () => {
     const page1 = await column('id')
     expect(page1).toEqual(await expected(0))
     expect(page1.map(Number)).toEqual([...page1.map(Number)].sort((x, y) => y - x))
-    await screenshot(page, '09-database-filtered')
+    await screenshot(page, '10-database-filtered')
 
     await page.getByRole('button', { name: 'Next page' }).click()
     await eventually(async () => expect(await page.locator('table.rows caption').innerText()).toBe('orders: rows 11–20'))
     expect(await column('id')).toEqual(await expected(10))
     expect(await column('status')).toEqual(Array(10).fill('paid'))
     expect(await page.locator('.page-info').innerText()).toBe('Page 2 · rows 11–20')
-    await screenshot(page, '10-database-page-2')
+    await screenshot(page, '11-database-page-2')
     await page.getByRole('button', { name: 'Previous page' }).click()
     await eventually(async () => expect(await column('id')).toEqual(page1))
 
@@ -247,6 +258,7 @@ describe.skipIf(!hasChromium())('web console', () => {
     await page.getByRole('group', { name: 'Filter 1' }).getByLabel('Column').fill('no_such_column')
     await page.getByRole('button', { name: 'Apply' }).click()
     await eventually(async () => expect(await page.locator('.db-status').innerText()).toMatch(/^The server answered 400|^The request was not valid|^Not found/))
+
     expect(errors).toEqual([])
     await context.close()
   })
@@ -255,7 +267,7 @@ describe.skipIf(!hasChromium())('web console', () => {
     const wide = await newTab(browser)
     await signIn(wide.page, demoKey, '#/w/demo/a/demo-release-notes')
     await wide.page.locator('.asset-text', { hasText: 'Tandem 0.1' }).waitFor()
-    await screenshot(wide.page, '11-file-asset')
+    await screenshot(wide.page, '12-file-asset')
     await wide.context.close()
 
     const narrow = await newTab(browser, { width: 390, height: 844 })
@@ -263,9 +275,9 @@ describe.skipIf(!hasChromium())('web console', () => {
     await narrow.page.locator('.status-line[data-state="synced"]').waitFor()
     const width = await narrow.page.evaluate('document.documentElement.scrollWidth')
     expect(width).toBeLessThanOrEqual(390)
-    await screenshot(narrow.page, '12-narrow-document')
+    await screenshot(narrow.page, '13-narrow-document')
     await narrow.page.locator('.panels').scrollIntoViewIfNeeded()
-    await screenshot(narrow.page, '13-narrow-panels')
+    await screenshot(narrow.page, '14-narrow-panels')
     expect(narrow.errors).toEqual([])
     await narrow.context.close()
   })

@@ -56,7 +56,8 @@ export async function request<T>(url: string, init: RequestInit & { key?: string
     const retry = res.headers.get('retry-after')
     const detail = detailOf(parsed)
     const lead = EXPLAIN[res.status] ?? `The server answered ${res.status}`
-    throw new ApiError(`${lead} (${res.status})${detail ? `: ${detail}` : '.'}`, res.status, retry !== null && /^\d+$/.test(retry) ? Number(retry) : null)
+    const sentence = detail ? `: ${detail}${/[.!?]$/.test(detail) ? '' : '.'}` : '.'
+    throw new ApiError(`${lead} (${res.status})${sentence}`, res.status, retry !== null && /^\d+$/.test(retry) ? Number(retry) : null)
   }
   return parsed as T
 }

@@ -24,7 +24,7 @@ const OPERATORS: [string, string][] = [
   ['is', 'is null'],
 ]
 const PAGE_SIZES = [10, 25, 50, 100]
-const MAX_RETRIES = 8
+const MAX_RETRIES = 30 // a resuming or starting PGlite may need tens of seconds on a busy machine
 
 interface Filter {
   column: string
@@ -45,8 +45,9 @@ export function databaseView({ api, asset }: ViewContext): View {
   const addFilter = h('button', { type: 'button', class: 'small' }, 'Add filter')
   const apply = h('button', { type: 'submit' }, 'Apply')
   const grid = h('div', { class: 'grid-wrap', tabindex: '0', 'aria-label': 'Rows' })
-  const prev = h('button', { type: 'button' }, 'Previous page')
-  const next = h('button', { type: 'button' }, 'Next page')
+  // Disabled until a page of rows says where it stands.
+  const prev = h('button', { type: 'button', disabled: true }, 'Previous page')
+  const next = h('button', { type: 'button', disabled: true }, 'Next page')
   const pageInfo = h('span', { class: 'page-info', 'aria-live': 'polite' })
   const retryNow = h('button', { type: 'button', class: 'small', hidden: true }, 'Retry now')
 
