@@ -88,7 +88,7 @@ describe.skipIf(!hasChromium())('web console', () => {
     expect(await context.cookies()).toEqual([])
     expect(page.url()).not.toContain(demoKey)
     expect(await page.evaluate('localStorage.length')).toBe(0)
-    expect(await page.locator('.assets a').allInnerTexts()).toEqual(['file Release notes', 'db Shop database', 'doc Welcome to Tandem'])
+    await eventually(async () => expect(await page.locator('.assets a').allInnerTexts()).toEqual(['file Release notes', 'db Shop database', 'doc Welcome to Tandem']))
     await context.close()
   })
 

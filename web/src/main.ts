@@ -20,6 +20,8 @@ function closeView(): void {
 }
 
 function showSignIn(notice?: string): void {
+  // The signed-out app must not react to navigation (it would open views with the old key).
+  window.onhashchange = null
   closeView()
   fill(
     root,

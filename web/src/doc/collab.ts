@@ -88,12 +88,12 @@ export async function openSession(api: Api, assetId: string, access: 'edit' | 'v
         setStatus({
           kind: 'error',
           message: !provider.shouldConnect
-            ? `The collaboration token expired and a new one could not be minted (${why}); retrying in 5 s`
-            : `Could not renew the collaboration token (${why}); retrying in 5 s`,
+            ? `The collaboration token expired and a new one could not be minted (${why}); retrying in 3 s`
+            : `Could not renew the collaboration token (${why}); retrying in 3 s`,
         })
         // Try again shortly; the socket may still be open on the old token.
         clearTimeout(timer)
-        timer = setTimeout(() => void renew(), 5_000)
+        timer = setTimeout(() => void renew(), 3_000)
       } finally {
         renewing = null
       }
