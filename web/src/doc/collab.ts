@@ -120,7 +120,11 @@ export async function openSession(api: Api, assetId: string, access: 'edit' | 'v
   provider.on('connection-close', () => {
     if (Date.now() >= token.expires_at_ms - 1_000) void renew()
   })
-  const online = () => provider.connect()
+  const online = () => {
+    // A socket that survived the outage is still synced; otherwise reconnect now, not after the backoff.
+    if (provider.wsconnected && provider.synced) setStatus({ kind: 'synced', readOnly: token.access_type === 'r' })
+    else provider.connect()
+  }
   const offline = () => setStatus({ kind: 'offline', reason: 'this browser is offline' })
   window.addEventListener('online', online)
   window.addEventListener('offline', offline)
