@@ -25,6 +25,7 @@ let dir: string
 let base: string
 let demoKey: string
 let adaKey: string
+let linKey: string
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'tandem-console-'))
@@ -32,7 +33,9 @@ beforeAll(async () => {
   h = await startTandem({ siteSweepDelayMs: 0, dbStartWaitMs: 0, dbRetryAfterSec: 1 }, {}, dir)
   const world = await seedDemoDatabase(h.server.deps, await seedDemo(h.server.deps))
   demoKey = world.apiKey
-  adaKey = (await createApiKey((await controlPlane(h.server.deps)).store, 'ada@tandem.local', 'console test', Date.now())).key
+  const { store } = await controlPlane(h.server.deps)
+  adaKey = (await createApiKey(store, 'ada@tandem.local', 'console test', Date.now())).key
+  linKey = (await createApiKey(store, 'lin@tandem.local', 'console test', Date.now())).key
   base = `http://127.0.0.1:${h.server.apiPort}/`
   browser = await launchChromium()
 })
@@ -284,14 +287,25 @@ describe.skipIf(!hasChromium())('web console', () => {
     await screenshot(wide.page, '13-file-asset')
     await wide.context.close()
 
+    // A plain member may view the document but not mint collab tokens: its text, and why.
+    const member = await newTab(browser)
+    await signIn(member.page, linKey, DOC_URL)
+    await member.page.locator('.doc-text', { hasText: 'Welcome to Tandem' }).waitFor()
+    expect(await member.page.locator('.status-line').innerText()).toBe(
+      'Text only: You do not have permission for this (403): Workspace owner or admin permission required. Live editing needs a workspace owner or admin; this is the document\'s text now.',
+    )
+    expect(await member.page.locator('.doc-text').innerText()).toBe(await serverText())
+    await screenshot(member.page, '14-doc-text-only-member')
+    await member.context.close()
+
     const narrow = await newTab(browser, { width: 390, height: 844 })
     await signIn(narrow.page, demoKey, DOC_URL)
     await narrow.page.locator('.status-line[data-state="synced"]').waitFor()
     const width = await narrow.page.evaluate('document.documentElement.scrollWidth')
     expect(width).toBeLessThanOrEqual(390)
-    await screenshot(narrow.page, '14-narrow-document')
+    await screenshot(narrow.page, '15-narrow-document')
     await narrow.page.locator('.panels').scrollIntoViewIfNeeded()
-    await screenshot(narrow.page, '15-narrow-panels')
+    await screenshot(narrow.page, '16-narrow-panels')
     expect(narrow.errors).toEqual([])
     await narrow.context.close()
   })

@@ -17,7 +17,7 @@ interface Thread {
 
 const decodeB64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0))
 
-export function commentsPanel(api: Api, assetId: string, hooks: { setAnchors(a: Anchor[]): void; showAnchor(id: string): boolean }) {
+export function commentsPanel(api: Api, assetId: string, hooks: { setAnchors(a: Anchor[]): void; showAnchor(id: string): boolean; noEditor?: boolean }) {
   const status = h('p', { class: 'panel-status', role: 'status' }, 'Loading comments…')
   const list = h('div', { class: 'threads' })
   const reload = h('button', { type: 'button', class: 'small' }, 'Reload')
@@ -55,7 +55,7 @@ export function commentsPanel(api: Api, assetId: string, hooks: { setAnchors(a: 
             { class: `thread ${state}`, 'aria-label': `${state} thread` },
             h('p', { class: 'thread-state' }, state, t.level === 'anchor' ? ' · anchored' : ' · on the asset'),
             anchor ? h('blockquote', { class: 'quote' }, anchor.text ?? '(the anchored text was deleted)') : null,
-            anchor ? h('p', {}, show, note) : null,
+            anchor && !hooks.noEditor ? h('p', {}, show, note) : null,
             h(
               'ul',
               { class: 'comment-list' },

@@ -1,5 +1,6 @@
 // A generic_doc: the editor with its status line and the people present, and beside it the history
 // and comment panels. Edit or view-only is chosen here (a ceiling; the server may grant less).
+import { ApiError } from '../api.js'
 import { colorOf } from '../colors.js'
 import { fill, h } from '../dom.js'
 import type { View, ViewContext } from '../view.js'
@@ -92,6 +93,8 @@ export function docView({ api, me, asset }: ViewContext): View {
     try {
       s = await openSession(api, asset.id, access, me.user_id)
     } catch (err) {
+      if (gen !== generation) return
+      if (err instanceof ApiError && err.status === 403) return showTextOnly(err)
       statusLine.textContent = `Error: cannot open this document. ${(err as Error).message}`
       statusLine.dataset.state = 'error'
       return
@@ -127,6 +130,25 @@ export function docView({ api, me, asset }: ViewContext): View {
     })
     s.provider.awareness.on('change', drawPeople)
     drawPeople()
+  }
+
+  // Live editing needs a collab token, which only workspace owners and admins may mint: anyone else
+  // who may view the document reads its current text instead.
+  const showTextOnly = async (why: ApiError) => {
+    statusLine.textContent = `Text only: ${why.message} Live editing needs a workspace owner or admin; this is the document's text now.`
+    statusLine.dataset.state = 'read-only'
+    modeEdit.disabled = true
+    try {
+      const r = await api.get<{ content: string }>(`/tools/asset/content?asset_id=${encodeURIComponent(asset.id)}`)
+      fill(editorMount, h('pre', { class: 'doc-text', tabindex: '0', 'aria-label': `Text of ${asset.title}` }, r.content))
+      // Threads still list beside the text; their anchors have no editor to point into.
+      const comments = commentsPanel(api, asset.id, { setAnchors: () => undefined, showAnchor: () => false, noEditor: true })
+      fill(panels, comments.el)
+      void comments.load()
+    } catch (err) {
+      statusLine.textContent = `Error: cannot read this document. ${(err as Error).message}`
+      statusLine.dataset.state = 'error'
+    }
   }
 
   for (const r of [modeEdit, modeView]) {
