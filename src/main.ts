@@ -7,6 +7,7 @@ const USAGE = `usage:
   tandem admin <noun> <verb> [...] [--json] [--data-dir DIR | --postgres-url URL]
   tandem keys rotate|list [--data-dir DIR | --postgres-url URL]   (data dir keys: a running server reloads on SIGHUP)
   tandem migrate --from-data-dir DIR --postgres-url URL   (copies a LevelDB data dir into PostgreSQL, then verifies)
+  tandem build-console                       (bundles web/ into dist/console/; serve also does it when stale)
 
 settings (flag, environment variable, meaning):
 ${settingsHelp()}
@@ -23,6 +24,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./cli/keys.js')).runKeys(rest, process.env)
     case 'migrate':
       return (await import('./cli/migrate.js')).runMigrate(rest, process.env)
+    case 'build-console':
+      return (await import('./cli/build-console.js')).runBuildConsole()
     case 'admin': {
       const { loadConfig } = await import('./infra/config.js')
       const { takeFlags } = await import('./cli/args.js')

@@ -1,7 +1,9 @@
 // The Koa app of the API listener: request id + access log + metrics, one error mapper, the public
-// endpoints (health, metrics, JWKS, OpenAPI), then every /api/v0 route with X-API-KEY auth.
+// endpoints (health, metrics, JWKS, OpenAPI), the web console at `/`, then every /api/v0 route with
+// X-API-KEY auth.
 import Router from '@koa/router'
 import Koa from 'koa'
+import { serveConsole } from './console/routes.js'
 import { authenticate } from './middleware/auth.js'
 import { errorMapper } from './middleware/errors.js'
 import { observe } from './middleware/observe.js'
@@ -52,6 +54,7 @@ export function createApiApp(api: ApiContext, modules: RouteModule[] = V0_ROUTES
   const mount = { body: { maxBytes: deps.config.maxBodyBytes, maxDepth: deps.config.maxJsonDepth }, authenticate: (ctx: Koa.Context) => authenticate(ctx, api.control.store) }
   for (const r of routes) mountRoute(v0, r, mount)
 
+  app.use(serveConsole(deps.log))
   app.use(root.routes()).use(root.allowedMethods({ throw: true }))
   app.use(v0.routes()).use(v0.allowedMethods({ throw: true }))
   return app

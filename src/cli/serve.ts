@@ -3,6 +3,24 @@ import { reloadKeyRing } from '../auth/keys.js'
 import { loadConfig } from '../infra/config.js'
 import { createLogger } from '../infra/log.js'
 import { createServer } from '../server.js'
+import { consoleFiles } from '../api/console/bundle.js'
+import type { Logger } from '../infra/log.js'
+
+async function prepareConsole(log: Logger): Promise<boolean> {
+  try {
+    await consoleFiles()
+    return true
+  } catch (err) {
+    log.error({ err }, 'console bundle unavailable; the api keeps serving')
+    return false
+  }
+}
+
+/** A browsable host: a wildcard bind address is reached through loopback. */
+function consoleHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1'
+  return host.includes(':') ? `[${host}]` : host
+}
 
 export async function runServe(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const config = loadConfig(argv, env)
@@ -12,6 +30,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv): Promise<
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
   out(`collab listening on http://${host}:${server.collabPort}`)
   if (server.apiPort) out(`api listening on http://${host}:${server.apiPort}`)
+  // The console bundle is built (or found fresh) before its URL is printed.
+  const consoleReady = server.apiPort ? prepareConsole(log) : Promise.resolve(false)
   if (config.demo) {
     const { seedDemo } = await import('../control/demo.js')
     const { seedDemoDatabase } = await import('../databases/demo.js')
@@ -20,6 +40,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv): Promise<
     out(`demo workspace: ${demo.workspaceId}`)
     for (const a of demo.assets) out(`demo asset: ${a.type} ${a.id} ${a.title}`)
   }
+  if (await consoleReady) out(`console: http://${consoleHost(config.host)}:${server.apiPort}/`)
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info({ signal }, 'shutting down: flushing documents and closing sockets')

@@ -4,9 +4,10 @@ import type { RouteDef } from '../route.js'
 import { assetContentRoutes } from './asset-content/routes.js'
 import { collabTokenRoutes } from './collab-token/routes.js'
 import { databaseRoutes } from './databases/routes.js'
+import { directoryRoutes } from './directory/routes.js'
 import { sourcesRoutes } from './sources/routes.js'
 import { toolRegistryRoutes } from './tool-registry/routes.js'
 
 export type RouteModule = (api: ApiContext) => RouteDef[]
 
-export const V0_ROUTES: RouteModule[] = [toolRegistryRoutes, collabTokenRoutes, assetContentRoutes, sourcesRoutes, databaseRoutes]
+export const V0_ROUTES: RouteModule[] = [toolRegistryRoutes, collabTokenRoutes, assetContentRoutes, sourcesRoutes, databaseRoutes, directoryRoutes]

@@ -1,0 +1,116 @@
+// The history panel: who changed the document, when and how much (the collab `activity` route,
+// refreshed as the document changes); choosing an entry shows its changeset; Restore (rw tokens
+// only) rolls the document back to that entry through the `rollback` route, and the live document
+// (every open editor) shows the result.
+import { request } from '../api.js'
+import { colorOf } from '../colors.js'
+import { fill, h, when } from '../dom.js'
+import { authorsOf, renderChanges, type RootChange } from './changes.js'
+import type { CollabSession } from './collab.js'
+
+interface Entry {
+  from: number
+  to: number
+  by: string
+  inserted: number
+  deleted: number
+}
+
+const REFRESH_DEBOUNCE_MS = 700
+
+export function historyPanel(session: CollabSession): { el: HTMLElement; destroy(): void } {
+  const status = h('p', { class: 'panel-status', role: 'status' })
+  const list = h('ol', { class: 'activity', 'aria-label': 'Changes, newest first' })
+  const detail = h('div', { class: 'changeset', 'aria-live': 'polite' })
+  const el = h('section', { class: 'panel history', 'aria-labelledby': 'history-title' }, h('h3', { id: 'history-title' }, 'History'), status, list, detail)
+
+  let entries: Entry[] = []
+  let selected: string | null = null
+  let destroyed = false
+  const keyOf = (e: Entry) => `${e.from}-${e.to}-${e.by}`
+
+  const drawList = () => {
+    fill(list)
+    for (const e of entries) {
+      const k = keyOf(e)
+      const button = h(
+        'button',
+        { type: 'button', class: 'entry', 'aria-pressed': String(k === selected), 'data-key': k },
+        h('span', { class: 'dot', style: `background-color: ${colorOf(e.by)}`, 'aria-hidden': 'true' }),
+        h('span', { class: 'by' }, e.by || 'unknown'),
+        h('time', { datetime: new Date(e.to).toISOString() }, when(e.to)),
+        h('span', { class: 'counts' }, h('span', { class: 'ins-count' }, `+${e.inserted}`), ' ', h('span', { class: 'del-count' }, `−${e.deleted}`)),
+      )
+      button.setAttribute('aria-label', `${e.by || 'unknown'}, ${when(e.to)}: ${e.inserted} inserted, ${e.deleted} deleted`)
+      button.addEventListener('click', () => void choose(e))
+      list.append(h('li', {}, button))
+    }
+  }
+
+  const refresh = async () => {
+    try {
+      const r = await request<{ entries: Entry[]; more: boolean; truncated: boolean }>(session.restUrl('activity', { limit: 50 }))
+      if (destroyed) return
+      entries = r.entries
+      status.textContent = entries.length ? (r.more ? 'The 50 latest changes.' : '') : 'No changes yet.'
+      drawList()
+    } catch (err) {
+      if (!destroyed) status.textContent = `History unavailable: ${(err as Error).message}`
+    }
+  }
+
+  const choose = async (e: Entry) => {
+    selected = keyOf(e)
+    drawList()
+    fill(detail, h('p', {}, 'Loading the change…'))
+    try {
+      const cs = await request<{ inserted: number; deleted: number; roots: Record<string, RootChange> }>(session.restUrl('changeset', { from: e.from, to: e.to }))
+      if (destroyed || selected !== keyOf(e)) return
+      const authors = authorsOf(cs.roots)
+      const restore = h('button', { type: 'button', class: 'restore' }, 'Restore this version')
+      const result = h('p', { class: 'restore-result', role: 'status' })
+      if (session.readOnly) {
+        restore.disabled = true
+        restore.title = 'Restoring needs edit access'
+      }
+      restore.addEventListener('click', async () => {
+        restore.disabled = true
+        result.textContent = 'Restoring…'
+        try {
+          const r = await request<{ applied: boolean; removed: number; restored: number }>(session.restUrl('rollback'), { method: 'POST', json: { to: e.to } })
+          result.textContent = r.applied ? `Restored: ${r.removed} removed, ${r.restored} brought back. Every open editor shows it.` : 'Nothing to restore: the document already reads like this.'
+        } catch (err) {
+          result.textContent = `Restore failed: ${(err as Error).message}`
+        } finally {
+          restore.disabled = session.readOnly
+        }
+      })
+      fill(
+        detail,
+        h('h4', {}, `Change by ${e.by}, ${when(e.from)}${e.to !== e.from ? ` – ${when(e.to)}` : ''}`),
+        h('p', { class: 'legend' }, `${cs.inserted} inserted, ${cs.deleted} deleted. `, ...authors.map((a) => h('span', { class: 'who-chip', style: `border-color: ${colorOf(a)}` }, a))),
+        renderChanges(cs.roots),
+        h('div', { class: 'restore-row' }, restore, h('span', { class: 'hint' }, session.readOnly ? ' Restoring needs edit access.' : ' Makes the document read as it did right after this change.')),
+        result,
+      )
+    } catch (err) {
+      fill(detail, h('p', { class: 'error' }, `Could not load this change: ${(err as Error).message}`))
+    }
+  }
+
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const onUpdate = () => {
+    clearTimeout(timer)
+    timer = setTimeout(() => void refresh(), REFRESH_DEBOUNCE_MS)
+  }
+  session.ydoc.on('update', onUpdate)
+  void refresh()
+  return {
+    el,
+    destroy() {
+      destroyed = true
+      clearTimeout(timer)
+      session.ydoc.off('update', onUpdate)
+    },
+  }
+}
