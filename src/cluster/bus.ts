@@ -86,6 +86,15 @@ export class DocBus {
     }
   }
 
+  /**
+   * A bus over connections the caller opened (a cluster node shares `pub` with leases and
+   * heartbeats). `pub` must fail commands while disconnected (disableOfflineQueue); the bus owns
+   * both from now on and closes them.
+   */
+  static attach(pub: RedisClient, sub: RedisClient, o: BusOptions): DocBus {
+    return new DocBus(pub, sub, o)
+  }
+
   private constructor(
     private readonly pub: RedisClient,
     private readonly sub: RedisClient,
