@@ -309,7 +309,13 @@ export class DocBus {
    */
   publish(cycle: CycleUpdate[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error('bus is closed'))
-    for (const u of cycle) this.followed.get(u.docId)?.tracker.add(u.fromSeq, u.toSeq)
+    for (const u of cycle) {
+      const f = this.followed.get(u.docId)
+      if (!f) continue
+      f.tracker.add(u.fromSeq, u.toSeq)
+      // Our own commit can reveal a hole too (another node's cycle not received yet).
+      this.checkGap(f)
+    }
     if (cycle.length === 0) return Promise.resolve()
     const frames = cycle.map((u): [string, Buffer] => [
       keys.docChannel(u.docId),

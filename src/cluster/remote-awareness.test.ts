@@ -9,6 +9,7 @@ describe('RemoteAwareness', () => {
     r.note('b', 'o/d/main', { added: [4], updated: [], removed: [] })
     r.note('a', 'o/d/main', { added: [], updated: [5], removed: [2] })
     expect(r.nodes().sort()).toEqual(['a', 'b'])
+    expect([r.owner('o/d/main', 1), r.owner('o/d/main', 4), r.owner('o/d/main', 2), r.owner('o/e/main', 4)]).toEqual(['a', 'b', undefined, undefined])
     const a = r.takeNode('a')
     expect(Object.fromEntries([...a].map(([d, ids]) => [d, ids.sort()]))).toEqual({ 'o/d/main': [1, 5], 'o/e/main': [3] })
     expect(r.takeNode('a').size).toBe(0)

@@ -25,6 +25,12 @@ export class RemoteAwareness {
     return new Map([...(docs ?? new Map<string, Set<number>>())].map(([doc, ids]) => [doc, [...ids]]))
   }
 
+  /** The node owning an awareness client of a document, if another node owns it. */
+  owner(docId: string, clientId: number): string | undefined {
+    for (const [node, docs] of this.byNode) if (docs.get(docId)?.has(clientId)) return node
+    return undefined
+  }
+
   /** A room unloaded: its remote clients go with it. */
   forgetDoc(docId: string): void {
     for (const [node, docs] of this.byNode) {
