@@ -221,7 +221,9 @@ export class DocBus {
     try {
       if (m.type === 'awareness') f.handlers.onAwareness(m)
       else if (m.type === 'awareness-query') f.handlers.onAwarenessQuery?.(m.node)
-      else {
+      else if (m.toSeq <= f.tracker.watermark) {
+        // Already applied (a resync read it first, or a publisher's retry): nothing to broadcast.
+      } else {
         f.handlers.onUpdate(m)
         // Tracked only once applied: an update the room refused stays a hole and is resynced.
         f.tracker.add(m.fromSeq, m.toSeq)
