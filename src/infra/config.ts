@@ -35,10 +35,10 @@ export const SETTINGS = {
   corsOrigins: s('list', 'cors-origins', ['*'], 'comma list of origins allowed by CORS on the collab REST API'),
   logLevel: s('string', 'log-level', 'info', 'pino log level (silent, error, warn, info, debug)'),
   docStorage: s('string', 'doc-storage', 'leveldb', 'where documents live: leveldb (durable) or memory (lost on exit; for benchmarks and tests)'),
+  redisUrl: s('string', 'redis-url', '', 'Redis URL (redis:// or rediss://): makes the process one node of a cluster; needs --postgres-url (a secret: never logged)'),
   postgresUrl: s('string', 'postgres-url', '', 'PostgreSQL URL: documents, history, control plane and signing keys live there instead of LevelDB (a secret: never logged)'),
   postgresSchema: s('string', 'postgres-schema', 'tandem', 'schema holding Tandem\'s own tables in --postgres-url'),
   postgresPoolSize: s('int', 'postgres-pool-size', 10, 'connections to --postgres-url held by one process', 2),
-  redisUrl: s('string', 'redis-url', '', 'Redis URL (redis:// or rediss://): makes the process one node of a cluster; needs --postgres-url (a secret: never logged)'),
 
   // collab limits
   maxMessageBytes: s('int', 'max-message-bytes', 16 * 1024 * 1024, 'largest WebSocket message (bytes); larger closes 1009', 1024),
