@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto'
 import type { Logger } from '../infra/log.js'
 import { keys } from './keys.js'
 import type { ClusterMetrics } from './metrics.js'
-import { describeRedisError, type RedisClient } from './redis.js'
+import { atMost, describeRedisError, type RedisClient } from './redis.js'
 
 const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`
@@ -139,8 +139,9 @@ export class Leases {
 class HeldLease implements Lease {
   private readonly abort = new AbortController()
   private readonly timer: NodeJS.Timeout
-  /** local time the last confirmed write of the TTL was sent (conservative: Redis started it later) */
-  private confirmedAt: number
+  /** fires when no renewal was confirmed for 2/3 of the TTL: it may expire soon, stop first */
+  private watchdog: NodeJS.Timeout
+  private renewing = false
   private released = false
 
   constructor(
@@ -150,7 +151,7 @@ class HeldLease implements Lease {
     private readonly ttlMs: number,
     sentAt: number,
   ) {
-    this.confirmedAt = sentAt
+    this.watchdog = this.armWatchdog(sentAt)
     this.timer = setInterval(() => void this.renew(), Math.max(10, Math.floor(ttlMs / 3)))
     this.timer.unref()
   }
@@ -159,19 +160,30 @@ class HeldLease implements Lease {
     return this.abort.signal
   }
 
+  /**
+   * Counted from when the confirmed write was sent (Redis started its TTL later), and independent
+   * of any reply: a command stuck in a client's offline queue must not keep a holder working.
+   */
+  private armWatchdog(sentAt: number): NodeJS.Timeout {
+    const t = setTimeout(() => this.lost('not renewed in time'), Math.max(0, sentAt + (this.ttlMs * 2) / 3 - performance.now()))
+    t.unref()
+    return t
+  }
+
   private async renew(): Promise<void> {
-    if (this.released) return
+    if (this.released || this.renewing) return
+    this.renewing = true
     const sentAt = performance.now()
     try {
       const ok = await this.owner.eval(RENEW, [keys.lease(this.name)], [this.token, String(this.ttlMs)])
-      if (ok === 1) {
-        this.confirmedAt = sentAt
-        return
-      }
-      this.lost('taken over or expired')
-    } catch (err) {
-      // Unconfirmed: it may still be ours, but once it may have expired, someone else may hold it.
-      if (performance.now() - this.confirmedAt > (this.ttlMs * 2) / 3) this.lost(`not renewed: ${describeRedisError(err)}`)
+      if (this.released) return
+      if (ok !== 1) return this.lost('taken over or expired')
+      clearTimeout(this.watchdog)
+      this.watchdog = this.armWatchdog(sentAt)
+    } catch {
+      // Unconfirmed: the watchdog decides when it may no longer be ours.
+    } finally {
+      this.renewing = false
     }
   }
 
@@ -185,12 +197,14 @@ class HeldLease implements Lease {
   private stop(): void {
     this.released = true
     clearInterval(this.timer)
+    clearTimeout(this.watchdog)
     this.owner.dropped(this)
   }
 
   async release(): Promise<void> {
     if (this.released) return
     this.stop()
-    await this.owner.eval(RELEASE, [keys.lease(this.name)], [this.token]).catch(() => undefined)
+    // Best effort: if Redis is gone, the key expires by itself.
+    await atMost(this.owner.eval(RELEASE, [keys.lease(this.name)], [this.token]), 1_000)
   }
 }

@@ -7,7 +7,7 @@ import { hostname } from 'node:os'
 import type { Logger } from '../infra/log.js'
 import { keys } from './keys.js'
 import type { ClusterMetrics } from './metrics.js'
-import { describeRedisError, type RedisClient } from './redis.js'
+import { atMost, describeRedisError, type RedisClient } from './redis.js'
 
 /** A node id: random per process start (nothing to configure per node), readable in logs. */
 export function newNodeId(): string {
@@ -130,11 +130,7 @@ export class NodeMembership {
     clearInterval(this.heartbeatTimer)
     clearInterval(this.pollTimer)
     if (opts.deregister === false) return
-    await this.redis
-      .multi()
-      .del(keys.node(this.o.nodeId))
-      .sRem(keys.nodes, this.o.nodeId)
-      .execAsPipeline()
-      .catch((err: unknown) => this.o.log.debug({ err: describeRedisError(err) }, 'nodes: deregister failed'))
+    // Best effort: if Redis is gone, the heartbeat expires by itself.
+    await atMost(this.redis.multi().del(keys.node(this.o.nodeId)).sRem(keys.nodes, this.o.nodeId).execAsPipeline(), 1_000)
   }
 }

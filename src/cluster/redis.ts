@@ -68,3 +68,10 @@ export async function connectRedis(o: RedisConnectOptions): Promise<RedisClient>
   }
   return client
 }
+
+/** Waits for a best-effort command at most ms (shutdown must not hang on a Redis that is gone). */
+export async function atMost(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  await Promise.race([p.then(() => undefined, () => undefined), new Promise<void>((r) => (timer = setTimeout(r, ms)))])
+  clearTimeout(timer)
+}

@@ -25,6 +25,7 @@ afterAll(async () => {
   await redis.close()
 })
 afterEach(async () => {
+  if (!redis.running) await redis.start()
   for (const l of leaseSets.splice(0)) await l.close()
   for (const c of clients.splice(0)) c.destroy()
   for (const c of children.splice(0)) await c.kill()
@@ -66,6 +67,22 @@ describe('Leases', () => {
     // Its release does not delete the other holder's key.
     await lease.release()
     expect(await c.get(keys.lease('stolen'))).toBe('someone-else')
+  })
+
+  it('a holder cut off from Redis stops its work before the lease could have expired, and the lease is free after the restart', async () => {
+    const a = await leases('a')
+    const ttl = 900
+    const lease = (await a.tryAcquire('cutoff', ttl))!
+    let abortedAt = 0
+    lease.signal.addEventListener('abort', () => (abortedAt = performance.now()))
+    const killedAt = performance.now()
+    await redis.kill()
+    await until('the holder gives up', () => lease.signal.aborted, 10_000)
+    // Stopped no later than the TTL after its last confirmed renewal, which was before the kill.
+    expect(abortedAt - killedAt).toBeLessThan(ttl)
+    await redis.start() // no persistence: the key is gone, as it would have expired
+    const b = await leases('b')
+    expect(await b.tryAcquire('cutoff', ttl)).not.toBeNull()
   })
 
   it('a holder killed with SIGKILL loses the lease when it expires, and another node takes over', async () => {

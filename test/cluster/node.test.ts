@@ -77,6 +77,16 @@ describe('ClusterNode', () => {
     })
   })
 
+  it('closes (drains) even while Redis is down, holding a lease', async () => {
+    const a = await ClusterNode.start({ redisUrl: redis.url, log, nodeId: 'a' }) // offline queue as in production
+    expect(await a.leases.tryAcquire('job:x', 60_000)).not.toBeNull()
+    await redis.kill()
+    await until('not ready', () => !a.ready)
+    const closed = a.close().then(() => true)
+    // Best-effort deregistration and release give up after a second each; the lease just expires.
+    expect(await Promise.race([closed, new Promise((r) => setTimeout(() => r(false), 10_000))])).toBe(true)
+  })
+
   it('refuses to start against an unreachable Redis, naming the setting and not the URL', async () => {
     const port = await freePort()
     const err = await ClusterNode.start({ redisUrl: `redis://user:pa55word@127.0.0.1:${port}/0`, log, connectTimeoutMs: 300 }).then(
