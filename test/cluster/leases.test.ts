@@ -45,14 +45,14 @@ describe('Leases', () => {
   it('admits one holder, keeps it past the TTL by renewal, and hands over at once on release', async () => {
     const registry = new Registry()
     const [a, b] = [await leases('a', registry), await leases('b')]
-    const [la, lb] = await Promise.all([a.tryAcquire('one', 300), b.tryAcquire('one', 300)])
+    const [la, lb] = await Promise.all([a.tryAcquire('one', 1_000), b.tryAcquire('one', 1_000)])
     expect([la, lb].filter(Boolean)).toHaveLength(1)
     const holder = la ? { lease: la, other: b } : { lease: lb!, other: a }
-    await sleep(900) // three TTLs: only renewal keeps it
-    expect(await holder.other.tryAcquire('one', 300)).toBeNull()
+    await sleep(2_500) // two and a half TTLs: only renewal keeps it
+    expect(await holder.other.tryAcquire('one', 1_000)).toBeNull()
     expect(holder.lease.signal.aborted).toBe(false)
     await holder.lease.release()
-    const taken = await holder.other.tryAcquire('one', 300)
+    const taken = await holder.other.tryAcquire('one', 1_000)
     expect(taken).not.toBeNull()
     await taken!.release()
     expect(await metricValue(registry, 'tandem_leases_held')).toBe(0)
@@ -60,7 +60,7 @@ describe('Leases', () => {
 
   it('aborts the holder\'s signal when the lease is taken from it', async () => {
     const a = await leases('a')
-    const lease = (await a.tryAcquire('stolen', 300))!
+    const lease = (await a.tryAcquire('stolen', 1_500))!
     const c = clients[0]!
     await c.set(keys.lease('stolen'), 'someone-else')
     await until('signal aborted', () => lease.signal.aborted, 5_000)
@@ -71,7 +71,7 @@ describe('Leases', () => {
 
   it('a holder cut off from Redis stops its work before the lease could have expired, and the lease is free after the restart', async () => {
     const a = await leases('a')
-    const ttl = 900
+    const ttl = 3_000
     const lease = (await a.tryAcquire('cutoff', ttl))!
     let abortedAt = 0
     lease.signal.addEventListener('abort', () => (abortedAt = performance.now()))
@@ -86,7 +86,7 @@ describe('Leases', () => {
   })
 
   it('a holder killed with SIGKILL loses the lease when it expires, and another node takes over', async () => {
-    const ttl = 1_000
+    const ttl = 2_000
     const child = await startChild({ url: redis.url, nodeId: 'doomed', lease: 'sweep', leaseTtlMs: ttl, heartbeatTtlMs: 2_000, docId: 'l/x/main' })
     children.push(child)
     expect(child.ready.lease).toBe(true)

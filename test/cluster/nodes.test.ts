@@ -41,8 +41,9 @@ describe('NodeMembership', () => {
 
   it('nodes see each other; a node that stops (drain) is reported lapsed at the next poll', async () => {
     const lapsed: string[] = []
-    const a = await NodeMembership.start(await client('a'), { nodeId: 'a', log, ttlMs: 2_000, everyMs: 400, pollMs: 100, onLapse: (id) => lapsed.push(id) })
-    const b = await NodeMembership.start(await client('b'), { nodeId: 'b', log, ttlMs: 2_000, everyMs: 400, pollMs: 100 })
+    const a = await NodeMembership.start(await client('a'), { nodeId: 'a', log, ttlMs: 10_000, everyMs: 400, pollMs: 100, onLapse: (id) => lapsed.push(id) })
+    // b's heartbeat would outlive the test: only its deregistration can make a notice it.
+    const b = await NodeMembership.start(await client('b'), { nodeId: 'b', log, ttlMs: 60_000, everyMs: 400, pollMs: 100 })
     cleanups.push(() => a.stop(), () => b.stop())
     await until('a sees b', () => a.isLive('b'))
     expect(a.live()).toEqual(['a', 'b'])

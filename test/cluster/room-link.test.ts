@@ -43,7 +43,7 @@ interface Side {
 
 async function side(id: string, docId: string): Promise<Side> {
   const registry = new Registry()
-  const bus = await DocBus.connect(redis.url, { nodeId: id, log: pino({ level: 'silent' }), metrics: createClusterMetrics(registry), gapGraceMs: 100 })
+  const bus = await DocBus.connect(redis.url, { nodeId: id, log: pino({ level: 'silent' }), metrics: createClusterMetrics(registry), gapGraceMs: 1_000 })
   const doc = new Y.Doc()
   const awareness = new awarenessProtocol.Awareness(doc)
   awareness.setLocalState(null) // the server holds no state of its own
