@@ -1,10 +1,12 @@
 // The cluster test helpers work: a real redis-server that can be stopped, killed and restarted, and
 // a real HAProxy that carries WebSockets to several backends and drops a dead one from rotation.
+import { execFile } from 'node:child_process'
 import { createServer, type Server } from 'node:http'
+import { promisify } from 'node:util'
 import { createClient } from '@redis/client'
 import { afterEach, describe, expect, it } from 'vitest'
 import { WebSocket, WebSocketServer } from 'ws'
-import { startHaproxy, type Haproxy } from '../helpers/haproxy.js'
+import { HAPROXY_BIN, startHaproxy, type Haproxy } from '../helpers/haproxy.js'
 import { startRedis, type RedisServer } from '../helpers/redis.js'
 
 const cleanups: (() => Promise<unknown>)[] = []
@@ -120,6 +122,16 @@ describe('test/helpers/haproxy', () => {
       const { ws, name } = await greeting(lb.wsUrl + '/room')
       expect(name).toBe('b')
       ws.close()
+    }
+  })
+})
+
+describe('docs/cluster sample configuration', () => {
+  it('the HAProxy configurations of docs/cluster.md pass haproxy -c', async () => {
+    for (const file of ['docs/cluster/haproxy.cfg', 'docs/cluster/haproxy-compose.cfg']) {
+      // The compose one names servers by service name: unresolvable here, which haproxy warns about.
+      const { stdout } = await promisify(execFile)(HAPROXY_BIN, ['-c', '-f', file])
+      expect(stdout).toContain('Configuration file is valid')
     }
   })
 })
