@@ -35,6 +35,22 @@ describe('configuration', () => {
     expect(() => loadConfig(argv)).toThrow(message)
   })
 
+  it('refuses --redis-url without --postgres-url, naming both, and never echoes the URL', () => {
+    const secret = 'redis://:hunter2@cache.internal:6379'
+    expect(() => loadConfig(['--redis-url', secret])).toThrow(/--redis-url.*--postgres-url/)
+    expect(() => loadConfig([], { TANDEM_REDIS_URL: secret })).toThrow(/--redis-url.*--postgres-url/)
+    try {
+      loadConfig(['--redis-url', 'http://:hunter2@x', '--postgres-url', 'postgres://p@h/d'])
+      expect.unreachable()
+    } catch (err) {
+      expect(String(err)).toMatch(/redis-url: expected a redis:\/\/ or rediss:\/\/ URL/)
+      expect(String(err)).not.toContain('hunter2')
+    }
+    const c = loadConfig(['--redis-url', secret, '--postgres-url', 'postgres://p@h/d'])
+    expect(c.redisUrl).toBe(secret)
+    expect(loadConfig([]).redisUrl).toBe('')
+  })
+
   it('names the environment variable when its value is bad', () => {
     expect(() => loadConfig([], { TANDEM_IDLE_TIMEOUT_SEC: '-1' })).toThrow(/TANDEM_IDLE_TIMEOUT_SEC/)
   })

@@ -35,6 +35,7 @@ export const SETTINGS = {
   corsOrigins: s('list', 'cors-origins', ['*'], 'comma list of origins allowed by CORS on the collab REST API'),
   logLevel: s('string', 'log-level', 'info', 'pino log level (silent, error, warn, info, debug)'),
   docStorage: s('string', 'doc-storage', 'leveldb', 'where documents live: leveldb (durable) or memory (lost on exit; for benchmarks and tests)'),
+  redisUrl: s('string', 'redis-url', '', 'Redis URL (redis:// or rediss://): makes the process one node of a cluster; needs --postgres-url (a secret: never logged)'),
   postgresUrl: s('string', 'postgres-url', '', 'PostgreSQL URL: documents, history, control plane and signing keys live there instead of LevelDB (a secret: never logged)'),
   postgresSchema: s('string', 'postgres-schema', 'tandem', 'schema holding Tandem\'s own tables in --postgres-url'),
   postgresPoolSize: s('int', 'postgres-pool-size', 10, 'connections to --postgres-url held by one process', 2),
@@ -148,6 +149,13 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = {}, ove
   if (cfg.postgresUrl && !/^postgres(ql)?:\/\//.test(cfg.postgresUrl)) {
     // The value is a secret: name the setting, never echo it.
     throw new ConfigError('postgres-url: expected a postgres:// or postgresql:// URL')
+  }
+  if (cfg.redisUrl && !/^rediss?:\/\//.test(cfg.redisUrl)) {
+    throw new ConfigError('redis-url: expected a redis:// or rediss:// URL')
+  }
+  if (cfg.redisUrl && !cfg.postgresUrl) {
+    // Cluster nodes share documents and the control plane: LevelDB admits one process.
+    throw new ConfigError('--redis-url (cluster mode) needs --postgres-url: every node keeps documents and the control plane in PostgreSQL')
   }
   if (!['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'].includes(cfg.logLevel)) {
     throw new ConfigError(`log-level: unknown level ${JSON.stringify(cfg.logLevel)}`)

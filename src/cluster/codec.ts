@@ -1,0 +1,68 @@
+// Bus messages on a document's channel, as bytes (pure, no I/O). An update message carries the
+// seqs its updates were committed under, so a receiver can tell a hole from a duplicate.
+//   update:    [0] varString(node) varUint(fromSeq) varUint(toSeq) varUint8Array(update)
+//   awareness: [1] varString(node) varUint8Array(awareness update)
+//   awareness query: [2] varString(node)   (a node that just followed asks the others to re-announce)
+import * as decoding from 'lib0/decoding'
+import * as encoding from 'lib0/encoding'
+
+export interface UpdateMessage {
+  type: 'update'
+  node: string
+  fromSeq: number
+  toSeq: number
+  /** the committed updates of seqs fromSeq..toSeq, merged into one Yjs update */
+  update: Uint8Array
+}
+
+export interface AwarenessMessage {
+  type: 'awareness'
+  node: string
+  /** a y-protocols awareness update */
+  update: Uint8Array
+}
+
+export interface AwarenessQueryMessage {
+  type: 'awareness-query'
+  node: string
+}
+
+export type BusMessage = UpdateMessage | AwarenessMessage | AwarenessQueryMessage
+
+const UPDATE = 0
+const AWARENESS = 1
+const AWARENESS_QUERY = 2
+
+export function encodeBusMessage(m: BusMessage): Uint8Array {
+  const e = encoding.createEncoder()
+  encoding.writeUint8(e, m.type === 'update' ? UPDATE : m.type === 'awareness' ? AWARENESS : AWARENESS_QUERY)
+  encoding.writeVarString(e, m.node)
+  if (m.type === 'update') {
+    encoding.writeVarUint(e, m.fromSeq)
+    encoding.writeVarUint(e, m.toSeq)
+  }
+  if (m.type !== 'awareness-query') encoding.writeVarUint8Array(e, m.update)
+  return encoding.toUint8Array(e)
+}
+
+/** Throws on anything that is not a well-formed message (a foreign publisher on our channel). */
+export function decodeBusMessage(bytes: Uint8Array): BusMessage {
+  const d = decoding.createDecoder(bytes)
+  const type = decoding.readUint8(d)
+  const node = decoding.readVarString(d)
+  let m: BusMessage
+  if (type === UPDATE) {
+    const fromSeq = decoding.readVarUint(d)
+    const toSeq = decoding.readVarUint(d)
+    if (fromSeq < 1 || toSeq < fromSeq) throw new Error(`bus message: bad seq range ${fromSeq}..${toSeq}`)
+    m = { type: 'update', node, fromSeq, toSeq, update: decoding.readVarUint8Array(d) }
+  } else if (type === AWARENESS) {
+    m = { type: 'awareness', node, update: decoding.readVarUint8Array(d) }
+  } else if (type === AWARENESS_QUERY) {
+    m = { type: 'awareness-query', node }
+  } else {
+    throw new Error(`bus message: unknown type ${type}`)
+  }
+  if (decoding.hasContent(d)) throw new Error('bus message: trailing bytes')
+  return m
+}

@@ -1,0 +1,95 @@
+// One process as a node of a cluster: the document bus, leases for once-per-cluster work and the
+// node's heartbeat, over two Redis connections (commands and subscriptions). This is what the
+// server starts when --redis-url is set, and what it stops last when it drains.
+import type { Registry } from 'prom-client'
+import type { Logger } from '../infra/log.js'
+import { DocBus } from './bus.js'
+import { Leases } from './leases.js'
+import { createClusterMetrics, type ClusterMetrics } from './metrics.js'
+import { NodeMembership, newNodeId } from './nodes.js'
+import { connectRedis } from './redis.js'
+
+export interface ClusterNodeOptions {
+  /** --redis-url: a secret, never logged */
+  redisUrl: string
+  log: Logger
+  /** the server's Prometheus registry */
+  registry?: Registry
+  nodeId?: string
+  connectTimeoutMs?: number
+  heartbeatTtlMs?: number
+  heartbeatEveryMs?: number
+  pollMs?: number
+  gapGraceMs?: number
+  /** another node's heartbeat lapsed: remove its clients' awareness (the bus resyncs by itself) */
+  onNodeLapse?: (nodeId: string) => void
+}
+
+export class ClusterNode {
+  private closing: Promise<void> | null = null
+
+  private constructor(
+    readonly id: string,
+    readonly bus: DocBus,
+    readonly leases: Leases,
+    readonly membership: NodeMembership,
+    readonly metrics: ClusterMetrics | undefined,
+  ) {}
+
+  /** Connects (a clear error naming redis-url if Redis is unreachable), registers the heartbeat. */
+  static async start(o: ClusterNodeOptions): Promise<ClusterNode> {
+    const id = o.nodeId ?? newNodeId()
+    const metrics = o.registry ? createClusterMetrics(o.registry) : undefined
+    const log = o.log.child({ node: id })
+    const pub = await connectRedis({ url: o.redisUrl, name: `tandem-${id}`, connectTimeoutMs: o.connectTimeoutMs, disableOfflineQueue: true })
+    let sub
+    try {
+      sub = await connectRedis({ url: o.redisUrl, name: `tandem-sub-${id}`, connectTimeoutMs: o.connectTimeoutMs })
+    } catch (err) {
+      pub.destroy()
+      throw err
+    }
+    const bus = DocBus.attach(pub, sub, { nodeId: id, log, metrics, gapGraceMs: o.gapGraceMs })
+    const leases = new Leases(pub, { nodeId: id, log, metrics })
+    let membership: NodeMembership
+    try {
+      membership = await NodeMembership.start(pub, {
+        nodeId: id,
+        log,
+        metrics,
+        ttlMs: o.heartbeatTtlMs,
+        everyMs: o.heartbeatEveryMs,
+        pollMs: o.pollMs,
+        onLapse: (node) => {
+          // Its last cycle may be committed but unannounced: read every followed document's tail.
+          bus.resyncAll('node_lapse')
+          o.onNodeLapse?.(node)
+        },
+      })
+    } catch (err) {
+      await bus.close()
+      throw err
+    }
+    log.info('cluster node started')
+    return new ClusterNode(id, bus, leases, membership, metrics)
+  }
+
+  /** Redis reachable on both connections: /readyz answers 503 otherwise. */
+  get ready(): boolean {
+    return this.bus.ready
+  }
+
+  /**
+   * Last step of a drain, after the final write cycle was published: deregisters (others drop
+   * this node's awareness at their next poll), releases leases (others take the work at once),
+   * closes the bus. Idempotent.
+   */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.membership.stop()
+      await this.leases.close()
+      await this.bus.close()
+    })()
+    return this.closing
+  }
+}

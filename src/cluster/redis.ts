@@ -1,0 +1,77 @@
+// Connections to Redis. The URL is a secret: errors name the setting and the cause, never the
+// URL. At start an unreachable Redis is an error after connectTimeoutMs; once connected, a lost
+// connection is retried for ever with capped backoff (the bus reports readiness meanwhile).
+import { createClient } from '@redis/client'
+
+type Strategy = (retries: number, cause: Error) => number | Error
+
+function newClient(o: RedisConnectOptions, reconnectStrategy: Strategy, connectTimeout: number) {
+  return createClient({
+    url: o.url,
+    name: o.name,
+    disableOfflineQueue: o.disableOfflineQueue ?? false,
+    // Detects a silently dead connection (no RST) between commands.
+    pingInterval: 5_000,
+    socket: { connectTimeout, reconnectStrategy },
+  })
+}
+
+export type RedisClient = ReturnType<typeof newClient>
+
+export interface RedisConnectOptions {
+  url: string
+  /** shown in CLIENT LIST, e.g. tandem-bus-pub:<node> */
+  name: string
+  /** ms to reach Redis at start before giving up */
+  connectTimeoutMs?: number
+  /** fail commands at once while disconnected instead of queueing them */
+  disableOfflineQueue?: boolean
+}
+
+/** Words fit for a log or a startup message: no URL, no password. */
+export function describeRedisError(err: unknown): string {
+  const e = err as { code?: string; message?: string } | undefined
+  const msg = (e?.message ?? String(err)).replace(/rediss?:\/\/\S+/g, '<redis-url>')
+  return e?.code && !msg.includes(e.code) ? `${msg} (${e.code})` : msg
+}
+
+export async function connectRedis(o: RedisConnectOptions): Promise<RedisClient> {
+  const started = Date.now()
+  const timeout = o.connectTimeoutMs ?? 5_000
+  let connectedOnce = false
+  let lastError: unknown
+  const client = newClient(
+    o,
+    (retries, cause) => {
+      lastError = cause
+      if (!connectedOnce && Date.now() - started >= timeout) {
+        return new Error(`redis-url: cannot reach Redis: ${describeRedisError(cause)}`)
+      }
+      return Math.min(50 * 2 ** Math.min(retries, 5), 1_000)
+    },
+    Math.min(timeout, 5_000),
+  )
+  // node-redis emits every socket error; the owner watches readiness, and an unhandled 'error'
+  // event would crash the process.
+  client.on('error', (err: unknown) => (lastError = err))
+  client.on('ready', () => (connectedOnce = true))
+  try {
+    await client.connect()
+  } catch (err) {
+    try {
+      client.destroy()
+    } catch {
+      // already closed by the failed connect
+    }
+    const cause = describeRedisError(lastError ?? err)
+    throw new Error(cause.startsWith('redis-url:') ? cause : `redis-url: cannot reach Redis: ${cause}`)
+  }
+  return client
+}
+
+/** Waits for a best-effort command at most ms (shutdown must not hang on a Redis that is gone). */
+export async function atMost(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  await Promise.race([p.then(() => undefined, () => undefined), new Promise<void>((r) => (timer = setTimeout(r, ms)))])
+  clearTimeout(timer)
+}

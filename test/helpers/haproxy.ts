@@ -1,0 +1,87 @@
+// HAProxy (Debian's /usr/sbin/haproxy) in front of N backends for tests: one frontend on a free port
+// of 127.0.0.1, round robin or leastconn, WebSocket-capable (`timeout tunnel`), health-checked with
+// GET /readyz when asked so a drained or dead node leaves the rotation. The config lives in a temp
+// dir; close() stops the process and removes it.
+import { type ChildProcess, spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { freePort, waitForPort } from './redis.js'
+
+export const HAPROXY_BIN = existsSync('/usr/sbin/haproxy') ? '/usr/sbin/haproxy' : 'haproxy'
+
+export interface HaproxyOptions {
+  /** backend ports on 127.0.0.1 */
+  backends: number[]
+  balance?: 'roundrobin' | 'leastconn'
+  /** health check path (e.g. /readyz); without it every backend is always in rotation */
+  check?: string
+}
+
+export interface Haproxy {
+  port: number
+  url: string
+  wsUrl: string
+  config: string
+  close(): Promise<void>
+}
+
+export function haproxyConfig(port: number, o: HaproxyOptions): string {
+  const check = o.check ? ' check' : ''
+  return [
+    'global',
+    '  maxconn 4096',
+    'defaults',
+    '  mode http',
+    '  timeout connect 2s',
+    '  timeout client 60s',
+    '  timeout server 60s',
+    // Once upgraded, a WebSocket is a tunnel: its idle limit is this, not client/server.
+    '  timeout tunnel 1h',
+    'frontend fe',
+    `  bind 127.0.0.1:${port}`,
+    '  default_backend nodes',
+    'backend nodes',
+    `  balance ${o.balance ?? 'roundrobin'}`,
+    ...(o.check ? [`  option httpchk GET ${o.check}`, '  http-check expect status 200', '  default-server inter 500ms fall 1 rise 1'] : []),
+    // A connection refused by a dead backend is retried once on another one.
+    '  retries 2',
+    '  option redispatch',
+    ...o.backends.map((p, i) => `  server n${i + 1} 127.0.0.1:${p}${check}`),
+    '',
+  ].join('\n')
+}
+
+export async function startHaproxy(o: HaproxyOptions): Promise<Haproxy> {
+  const dir = await mkdtemp(join(tmpdir(), 'tandem-haproxy-'))
+  const port = await freePort()
+  const config = haproxyConfig(port, o)
+  const file = join(dir, 'haproxy.cfg')
+  await writeFile(file, config)
+  let output = ''
+  // -db: stay in the foreground, log to stderr; -W master-worker is not needed for one process.
+  const child: ChildProcess = spawn(HAPROXY_BIN, ['-db', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] })
+  child.stdout!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4000)))
+  child.stderr!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4000)))
+  const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  await Promise.race([
+    waitForPort(port),
+    exit.then(() => {
+      throw new Error(`haproxy exited at start (code ${child.exitCode}): ${output}`)
+    }),
+  ])
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    wsUrl: `ws://127.0.0.1:${port}`,
+    config,
+    async close() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM') // hard stop: closes every proxied connection
+        await exit
+      }
+      await rm(dir, { recursive: true, force: true })
+    },
+  }
+}
