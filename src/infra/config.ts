@@ -34,6 +34,7 @@ export const SETTINGS = {
   signingKeys: s('string', 'signing-keys', '', 'JWKS file of private Ed25519 keys with kid; the first signs'),
   corsOrigins: s('list', 'cors-origins', ['*'], 'comma list of origins allowed by CORS on the collab REST API'),
   logLevel: s('string', 'log-level', 'info', 'pino log level (silent, error, warn, info, debug)'),
+  listenRetrySec: s('int', 'listen-retry-sec', 90, 'seconds a listener keeps retrying (with backoff, logged) while its port is busy before start fails; 0 = fail at once', 0),
   docStorage: s('string', 'doc-storage', 'leveldb', 'where documents live: leveldb (durable) or memory (lost on exit; for benchmarks and tests)'),
 
   // collab limits
