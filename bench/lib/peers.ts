@@ -153,6 +153,8 @@ async function startTandem(opts: StartOptions, inMemory: boolean): Promise<Runni
   const entry = opts.tandemEntry ?? join(ROOT, 'bin/tandem.js')
   const args = [entry, 'serve', '--data-dir', opts.dataDir, '--host', '127.0.0.1', '--collab-port', '0', '--api-port', '0']
   if (inMemory) args.push('--doc-storage', 'memory')
+  // One load generator on 127.0.0.1 stands in for thousands of client addresses: no per-address limit.
+  args.push('--upgrades-per-sec-per-ip', '0')
   const { child, match } = await spawnNode(
     args,
     { TANDEM_LOG_LEVEL: process.env.TANDEM_LOG_LEVEL ?? 'warn' },

@@ -43,6 +43,13 @@ export const SETTINGS = {
   maxBackpressureBytes: s('int', 'max-backpressure-bytes', 4 * 1024 * 1024, 'bytes queued to a slow socket before it is closed with 1013', 1024),
   idleTimeoutSec: s('int', 'idle-timeout-sec', 120, 'seconds without any frame before a socket is closed', 8),
   maxConnectionsPerRoom: s('int', 'max-connections-per-room', 2000, 'sockets one room admits; more are refused with 503', 1),
+  wsMessagesPerSec: s('int', 'ws-messages-per-sec', 200, 'frames per second one socket may send on average (token bucket); over it closes 1008; 0 = no limit', 0),
+  wsMessageBurst: s('int', 'ws-message-burst', 2000, 'frames one socket may send at once above the average (bucket size)', 1),
+  wsBytesPerSec: s('int', 'ws-bytes-per-sec', 1024 * 1024, 'bytes per second one socket may send on average (token bucket); over it closes 1008; 0 = no limit', 0),
+  wsByteBurst: s('int', 'ws-byte-burst', 32 * 1024 * 1024, 'bytes one socket may send at once above the average (bucket size; at least max-message-bytes)', 1024),
+  upgradesPerSecPerIp: s('int', 'upgrades-per-sec-per-ip', 50, 'WebSocket upgrade attempts per second one client address may make on average; more get 429 before the upgrade; 0 = no limit', 0),
+  upgradeBurstPerIp: s('int', 'upgrade-burst-per-ip', 500, 'WebSocket upgrade attempts one client address may make at once (bucket size)', 1),
+  authFailuresPerMinPerIp: s('int', 'auth-failures-per-min-per-ip', 30, 'failed authentications (bad token or API key) one client address may make per minute, also the burst; past it 429 with Retry-After on both listeners; 0 = no limit', 0),
   roomUnloadDelayMs: s('int', 'room-unload-delay-ms', 10_000, 'ms a room stays loaded after its last client leaves', 0),
   compactThreshold: s('int', 'compact-threshold', 500, 'updates in a document log before it is compacted into a snapshot', 2),
   maxRestBodyBytes: s('int', 'max-rest-body-bytes', 16 * 1024 * 1024, 'largest collab REST request body (bytes)', 1024),
@@ -131,6 +138,9 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = {}, ove
   const cfg = out as Config
   for (const url of [cfg.publicRestUrl, cfg.publicWsUrl]) {
     if (url && !/^(https?|wss?):\/\/[^\s]+$/.test(url)) throw new ConfigError(`public URL ${JSON.stringify(url)} is not an http(s)/ws(s) URL`)
+  }
+  if (cfg.wsBytesPerSec > 0 && cfg.wsByteBurst < cfg.maxMessageBytes) {
+    throw new ConfigError(`ws-byte-burst (${cfg.wsByteBurst}) must be at least max-message-bytes (${cfg.maxMessageBytes}): a largest message could never pass`)
   }
   if (!['leveldb', 'memory'].includes(cfg.docStorage)) throw new ConfigError(`doc-storage: expected leveldb or memory, got ${JSON.stringify(cfg.docStorage)}`)
   if (!['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'].includes(cfg.logLevel)) {

@@ -10,6 +10,7 @@ import type { Room } from '../room.js'
 import type { PeerSocket, Transport } from '../transport.js'
 import type { CollabListenerDeps } from './deps.js'
 import { Reply } from './http.js'
+import { CollabThrottle, remoteIp } from './throttle.js'
 
 export interface SocketData {
   room: Room
@@ -89,6 +90,7 @@ export function webSocketBehavior(
   sockets: Set<uWS.WebSocket<SocketData>>,
 ): uWS.WebSocketBehavior<SocketData> {
   const { config, metrics } = d
+  const throttle = new CollabThrottle(config, metrics)
   return {
     // uWS drops a frame over its own limit without a close frame (1006). It gets headroom so
     // messages up to 4x our limit are refused by us, properly, with 1009.
@@ -105,10 +107,13 @@ export function webSocketBehavior(
       const key = req.getHeader('sec-websocket-key')
       const protocols = req.getHeader('sec-websocket-protocol')
       const extensions = req.getHeader('sec-websocket-extensions')
+      const ip = remoteIp(res)
       const reply = new Reply(res)
       void (async () => {
         let room: Room | undefined
         try {
+          const refused = throttle.admitUpgrade(ip)
+          if (refused) throw refused
           const { org, doc } = parseRoomPath(url)
           const { token, protocol } = tokenOf(query, protocols)
           const cap = await verifyToken(d.keys, token, d.now())
@@ -128,8 +133,10 @@ export function webSocketBehavior(
           if (room) d.registry.release(room)
           if (!isAppError(err)) d.log.error({ err }, 'upgrade failed')
           const status = isAppError(err) ? err.status : 500
+          if (status === 401) throttle.authFailed(ip)
           metrics.httpRequests.inc({ listener: 'collab', route: 'upgrade', method: 'GET', status: String(status) })
-          reply.json(status, { error: publicMessage(err), code: isAppError(err) ? err.code : 'internal' })
+          const retryAfter = isAppError(err) ? err.extra.retryAfterSec : undefined
+          reply.json(status, { error: publicMessage(err), code: isAppError(err) ? err.code : 'internal' }, retryAfter ? { 'retry-after': String(retryAfter) } : {})
         }
       })()
     },
@@ -152,6 +159,11 @@ export function webSocketBehavior(
 
     message(ws, message) {
       metrics.bytesIn.inc(message.byteLength)
+      const overLimit = throttle.chargeFrame(ws, message.byteLength)
+      if (overLimit) {
+        ws.getUserData().conn?.peer.close(CLOSE.policyViolation, overLimit)
+        return
+      }
       if (message.byteLength > config.maxMessageBytes) {
         ws.getUserData().conn?.peer.close(CLOSE.tooLarge, `message over ${config.maxMessageBytes} bytes`)
         return
