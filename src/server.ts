@@ -53,7 +53,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
   } catch (err) {
     throw new Error(`cannot open ${join(config.dataDir, 'db')}: is another tandem process using this data dir? (${(err as Error).message})`)
   }
-  const store = config.docStorage === 'memory' ? new MemoryDocStore() : new LevelDocStore(db)
+  const store = config.docStorage === 'memory' ? new MemoryDocStore() : new LevelDocStore(db, { sync: config.fsync })
 
   let collab: CollabListener | undefined
   let api: { port: number; close(): Promise<void> } | undefined

@@ -35,6 +35,7 @@ export const SETTINGS = {
   corsOrigins: s('list', 'cors-origins', ['*'], 'comma list of origins allowed by CORS on the collab REST API'),
   logLevel: s('string', 'log-level', 'info', 'pino log level (silent, error, warn, info, debug)'),
   listenRetrySec: s('int', 'listen-retry-sec', 90, 'seconds a listener keeps retrying (with backoff, logged) while its port is busy before start fails; 0 = fail at once', 0),
+  fsync: s('bool', 'fsync', true, 'fsync every document write cycle (LevelDB sync): acknowledged updates survive power loss and kernel crashes, not only a killed process'),
   docStorage: s('string', 'doc-storage', 'leveldb', 'where documents live: leveldb (durable) or memory (lost on exit; for benchmarks and tests)'),
 
   // collab limits
