@@ -142,6 +142,16 @@ describe('per-address limits', () => {
     expect((await counter(hh, 'rateLimited'))['collab/auth_failures']).toBe(1)
   })
 
+  it('bad tokens on the collab REST API count against the same address, and refuse its REST calls too', async () => {
+    const hh = await start({ authFailuresPerMinPerIp: 3 })
+    const good = await hh.token('acme', 'rest-brute')
+    for (let i = 0; i < 3; i++) expect((await fetch(`${hh.httpUrl}/ydoc/v1/acme/rest-brute?yauth=forged.${i}.token`)).status).toBe(401)
+    const rest = await fetch(`${hh.httpUrl}/ydoc/v1/acme/rest-brute?yauth=${good}`)
+    expect(rest.status).toBe(429)
+    expect(Number(rest.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+    expect((await upgrade(`${hh.wsUrl}/acme/rest-brute?yauth=${good}`)).status).toBe(429)
+  })
+
   it('after too many bad API keys from one address the api listener answers 429 with Retry-After', async () => {
     const hh = await start({ authFailuresPerMinPerIp: 3 }, true)
     const api = `http://127.0.0.1:${hh.server.apiPort}/api/v0/me/sources`

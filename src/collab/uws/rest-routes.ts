@@ -6,6 +6,7 @@ import type { Config } from '../../infra/config.js'
 import { AppError, isAppError, publicMessage } from '../../infra/errors.js'
 import type { CollabListenerDeps } from './deps.js'
 import { Reply, copyRequest, readBody } from './http.js'
+import { remoteIp, throttleOf } from './throttle.js'
 
 export function corsHeaders(origin: string | undefined, config: Config): Record<string, string> {
   if (!origin) return {}
@@ -27,6 +28,7 @@ export function preflight(res: HttpResponse, req: HttpRequest, config: Config): 
 
 export function handleRest(res: HttpResponse, req: HttpRequest, d: CollabListenerDeps): void {
   const copied = copyRequest(req)
+  const ip = remoteIp(res)
   const name = req.getParameter(0) ?? ''
   const rawOrg = req.getParameter(1) ?? ''
   const rawDoc = req.getParameter(2) ?? ''
@@ -58,6 +60,8 @@ export function handleRest(res: HttpResponse, req: HttpRequest, d: CollabListene
         ? readBody(res, reply, d.config.maxRestBodyBytes, Number(copied.headers.get('content-length') ?? 0))
         : null
       body?.catch(() => {}) // observed below; avoid an unhandled rejection if auth fails first
+      const refused = throttleOf(d).admitAuth(ip)
+      if (refused) throw refused
       const cap = await verifyToken(d.keys, copied.query.get('yauth'), d.now())
       checkDocument(cap, org, doc)
       if (route.access === 'rw' && cap.acc !== 'rw') throw new AppError('read_only', 'this token is read-only')
@@ -80,6 +84,7 @@ export function handleRest(res: HttpResponse, req: HttpRequest, d: CollabListene
     } catch (err) {
       if (!isAppError(err)) d.log.error({ err, route: name }, 'collab REST request failed')
       const status = isAppError(err) ? err.status : 500
+      if (status === 401) throttleOf(d).authFailed(ip)
       const headers: Record<string, string> = {}
       if (isAppError(err) && err.extra.retryAfterSec) headers['retry-after'] = String(err.extra.retryAfterSec)
       reply.json(status, { error: publicMessage(err), code: isAppError(err) ? err.code : 'internal' }, headers)

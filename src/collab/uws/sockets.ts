@@ -10,7 +10,7 @@ import type { Room } from '../room.js'
 import type { PeerSocket, Transport } from '../transport.js'
 import type { CollabListenerDeps } from './deps.js'
 import { Reply } from './http.js'
-import { CollabThrottle, remoteIp } from './throttle.js'
+import { remoteIp, throttleOf } from './throttle.js'
 
 export interface SocketData {
   room: Room
@@ -90,7 +90,7 @@ export function webSocketBehavior(
   sockets: Set<uWS.WebSocket<SocketData>>,
 ): uWS.WebSocketBehavior<SocketData> {
   const { config, metrics } = d
-  const throttle = new CollabThrottle(config, metrics)
+  const throttle = throttleOf(d)
   return {
     // uWS drops a frame over its own limit without a close frame (1006). It gets headroom so
     // messages up to 4x our limit are refused by us, properly, with 1009.

@@ -52,14 +52,19 @@ export class CollabThrottle {
     return null
   }
 
+  /** The refusal for a request carrying a token from `ip` (too many failures lately), or null. */
+  admitAuth(ip: string): AppError | null {
+    const banned = this.authFailures.waitMs(ip, this.clock())
+    if (banned === 0) return null
+    this.metrics.rateLimited.inc({ listener: 'collab', limit: 'auth_failures' })
+    return tooMany('too many failed authentications from this address', banned)
+  }
+
   /** The refusal for an upgrade attempt from `ip`, or null to go ahead (which counts the attempt). */
   admitUpgrade(ip: string): AppError | null {
     const now = this.clock()
-    const banned = this.authFailures.waitMs(ip, now)
-    if (banned > 0) {
-      this.metrics.rateLimited.inc({ listener: 'collab', limit: 'auth_failures' })
-      return tooMany('too many failed authentications from this address', banned)
-    }
+    const banned = this.admitAuth(ip)
+    if (banned) return banned
     if (!this.upgrades.take(ip, now)) {
       this.metrics.rateLimited.inc({ listener: 'collab', limit: 'upgrades' })
       return tooMany('too many connection attempts from this address', this.upgrades.waitMs(ip, now))
@@ -71,6 +76,15 @@ export class CollabThrottle {
   authFailed(ip: string): void {
     this.authFailures.take(ip, this.clock())
   }
+}
+
+const perListener = new WeakMap<object, CollabThrottle>()
+
+/** The one throttle of a collab listener (its WebSocket and REST paths share the per-address counts). */
+export function throttleOf(d: { config: Config; metrics: Metrics }): CollabThrottle {
+  let t = perListener.get(d)
+  if (!t) perListener.set(d, (t = new CollabThrottle(d.config, d.metrics)))
+  return t
 }
 
 function tooMany(message: string, waitMs: number): AppError {
