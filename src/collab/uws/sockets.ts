@@ -159,13 +159,13 @@ export function webSocketBehavior(
 
     message(ws, message) {
       metrics.bytesIn.inc(message.byteLength)
+      if (message.byteLength > config.maxMessageBytes) {
+        ws.getUserData().conn?.peer.close(CLOSE.tooLarge, `message over ${config.maxMessageBytes} bytes`)
+        return
+      }
       const overLimit = throttle.chargeFrame(ws, message.byteLength)
       if (overLimit) {
         ws.getUserData().conn?.peer.close(CLOSE.policyViolation, overLimit)
-        return
-      }
-      if (message.byteLength > config.maxMessageBytes) {
-        ws.getUserData().conn?.peer.close(CLOSE.tooLarge, `message over ${config.maxMessageBytes} bytes`)
         return
       }
       // The ArrayBuffer is only valid during this call; handlers may keep slices past an await.
