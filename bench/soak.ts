@@ -111,7 +111,7 @@ async function main(): Promise<void> {
   try {
     const result = await runSoak(server, size, (line) => log(`soak: ${line}`))
     const m = result.metrics
-    log(`soak: RSS slope after warm-up ${m.rssSlopeMBPerMin} MiB/min (heap used ${m.heapUsedSlopeMBPerMin}, native ${m.nativeSlopeMBPerMin}); idle ${m.idleRssMB} MiB, peak ${m.peakRssMB} MiB, after cool-down ${m.cooldownRssMB} MiB (${m.cooldownOverIdleMB} over idle)`)
+    log(`soak: RSS slope after warm-up ${m.rssSlopeMBPerMin} MiB/min (heap used ${m.heapUsedSlopeMBPerMin}, native ${m.nativeSlopeMBPerMin}); idle ${m.idleRssMB} MiB, peak under load ${m.peakLoadRssMB} MiB, after cool-down ${m.cooldownRssMB} MiB (${m.cooldownOverIdleMB} over idle)`)
     for (const n of result.notes) log(`soak note: ${n}`)
     const out = flags.get('out') ?? join(ROOT, 'bench', 'results')
     mkdirSync(out, { recursive: true })

@@ -207,7 +207,7 @@ export async function runSoak(server: SoakServer, size: SoakSize, progress: (lin
     apiReadsPerSec: round(apiReads / size.durationSec, 1),
     serverCpuSec: round(cpuSec, 1),
     idleRssMB: idle.rssMB,
-    peakRssMB: Math.max(...samples.map((s) => s.rssMB)),
+    peakLoadRssMB: Math.max(...samples.filter((s) => s.phase !== 'idle').map((s) => s.rssMB)),
     rssSlopeMBPerMin: perMin((s) => s.rssMB),
     heapUsedSlopeMBPerMin: perMin((s) => s.heapUsedMB),
     nativeSlopeMBPerMin: perMin((s) => s.nativeMB),
