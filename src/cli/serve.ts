@@ -59,5 +59,15 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv): Promise<
     process.once('SIGTERM', () => stop('SIGTERM'))
     process.once('SIGINT', () => stop('SIGINT'))
   })
+  exitAfterCloseHandshakes()
   return 0
+}
+
+// Everything is flushed and closed by now. uWS keeps each closed socket until its peer answers the
+// close frame (a peer that never does holds the process ~14 s), and a supervisor that waits for the
+// exit before restarting would wait as long: peers get a short grace, then the process ends.
+const CLOSE_HANDSHAKE_GRACE_MS = 1_000
+
+function exitAfterCloseHandshakes(): void {
+  setTimeout(() => process.exit(), CLOSE_HANDSHAKE_GRACE_MS).unref()
 }

@@ -3,6 +3,7 @@
 export const CLOSE = {
   goingAway: 1001, // server shutting down
   tooLarge: 1009, // message or document over the limit
+  policyViolation: 1008, // over a rate limit (frames or bytes per second)
   internalError: 1011,
   tryAgainLater: 1013, // backpressure limit reached, or room full
   malformed: 4400, // undecodable frame: bad varint, unknown type, truncated update

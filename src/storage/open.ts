@@ -28,5 +28,5 @@ export async function openDocStore(config: Config, db: RootDb | undefined, share
   }
   if (!db) throw new Error('document store: no LevelDB was opened for the data dir')
   if (config.docStorage === 'memory') return { store: new MemoryDocStore(), kind: 'memory', pool: null, close: async () => {} }
-  return { store: new LevelDocStore(db), kind: 'leveldb', pool: null, close: async () => {} }
+  return { store: new LevelDocStore(db, { sync: config.fsync }), kind: 'leveldb', pool: null, close: async () => {} }
 }
