@@ -26,22 +26,9 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv): Promise<
   const config = loadConfig(argv, env)
   const log = createLogger(config.logLevel)
   const server = await createServer(config, { log })
-  const out = (line: string) => process.stdout.write(line + '\n')
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host
-  out(`collab listening on http://${host}:${server.collabPort}`)
-  if (server.apiPort) out(`api listening on http://${host}:${server.apiPort}`)
-  // The console bundle is built (or found fresh) before its URL is printed.
-  const consoleReady = server.apiPort ? prepareConsole(log) : Promise.resolve(false)
-  if (config.demo) {
-    const { seedDemo } = await import('../control/demo.js')
-    const { seedDemoDatabase } = await import('../databases/demo.js')
-    const demo = await seedDemoDatabase(server.deps, await seedDemo(server.deps))
-    out(`demo api key: ${demo.apiKey}`)
-    out(`demo workspace: ${demo.workspaceId}`)
-    for (const a of demo.assets) out(`demo asset: ${a.type} ${a.id} ${a.title}`)
-  }
-  if (await consoleReady) out(`console: http://${consoleHost(config.host)}:${server.apiPort}/`)
-  await new Promise<void>((resolve) => {
+  // Signals are handled from the moment the server exists: a SIGTERM during the demo seed or the
+  // console build still shuts down gracefully.
+  const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info({ signal }, 'shutting down: flushing documents and closing sockets')
       server.close().then(resolve, (err) => {
@@ -59,6 +46,22 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv): Promise<
     process.once('SIGTERM', () => stop('SIGTERM'))
     process.once('SIGINT', () => stop('SIGINT'))
   })
+  const out = (line: string) => process.stdout.write(line + '\n')
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host
+  out(`collab listening on http://${host}:${server.collabPort}`)
+  if (server.apiPort) out(`api listening on http://${host}:${server.apiPort}`)
+  // The console bundle is built (or found fresh) before its URL is printed.
+  const consoleReady = server.apiPort ? prepareConsole(log) : Promise.resolve(false)
+  if (config.demo) {
+    const { seedDemo } = await import('../control/demo.js')
+    const { seedDemoDatabase } = await import('../databases/demo.js')
+    const demo = await seedDemoDatabase(server.deps, await seedDemo(server.deps))
+    out(`demo api key: ${demo.apiKey}`)
+    out(`demo workspace: ${demo.workspaceId}`)
+    for (const a of demo.assets) out(`demo asset: ${a.type} ${a.id} ${a.title}`)
+  }
+  if (await consoleReady) out(`console: http://${consoleHost(config.host)}:${server.apiPort}/`)
+  await stopped
   exitAfterCloseHandshakes()
   return 0
 }
