@@ -4,10 +4,13 @@ import { join } from 'node:path'
 import { Level } from 'level'
 import type { KeyRing } from './auth/keys.js'
 import { openKeyRing } from './auth/open-keys.js'
+import { REVOKE_PREFIX, RevocationList } from './auth/revocation.js'
 import { RoomRegistry } from './collab/registry.js'
 import type { RestRoutes } from './collab/rest.js'
+import { enforceRevocations } from './collab/revocation-enforcer.js'
 import { startCollabListener, type CollabListener } from './collab/uws/app.js'
 import { ydocRoutes } from './collab/ydoc-rest.js'
+import { controlPlane } from './control/plane.js'
 import { historyRoutes } from './history/routes.js'
 import { historyServiceOf } from './history/service.js'
 import type { RootDb, ServerDeps } from './deps.js'
@@ -110,9 +113,24 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     }),
   }
 
+  // The token deny-list: re-read at once when this process writes to it, and periodically for
+  // writes of other processes sharing the control plane; changes reach live sockets at once.
+  const revocations = new RevocationList((await controlPlane(deps)).store)
+  enforceRevocations(registry, revocations, metrics)
+
   try {
+    const control = await controlPlane(deps)
+    control.store.addHook({
+      // awaited by the batch: when `tokens revoke` returns, this process refuses the tokens
+      after: async (ops) => {
+        if (ops.some((op) => op.key.startsWith(`${REVOKE_PREFIX}/`))) {
+          await revocations.refresh(true).catch((err: unknown) => log.error({ err }, 'token deny-list refresh failed'))
+        }
+      },
+    })
+    await revocations.start(config.revocationRefreshMs, (err) => log.error({ err }, 'token deny-list refresh failed'))
     const restRoutes = { ...(await defaultRestRoutes()), ...opts.restRoutes }
-    collab = await startCollabListener({ config, keys, registry, store, storageHealth, metrics, log, now, restRoutes })
+    collab = await startCollabListener({ config, keys, revocations, registry, store, storageHealth, metrics, log, now, restRoutes })
     transportRef.current = collab.transport
     collabPort = collab.port
     if (opts.api !== false) {
@@ -120,6 +138,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       api = await startApiListener(deps)
     }
   } catch (err) {
+    await revocations.stop()
     collab?.stopListening()
     await registry.close()
     await opened.close()
@@ -155,6 +174,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     close() {
       closing ??= (async () => {
         collab!.stopListening()
+        await revocations.stop()
         clearInterval(retention)
         clearInterval(keyReload)
         await sweeping

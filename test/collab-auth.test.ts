@@ -57,7 +57,7 @@ describe.each(BACKENDS)('collab auth ($name)', (backend) => {
     it('refuses a missing token with 401', async () => {
       const r = await upgradeStatus('/acme/d1')
       expect(r.status).toBe(401)
-      expect(JSON.parse(r.body)).toEqual({ error: 'missing yauth token', code: 'invalid_token' })
+      expect(JSON.parse(r.body)).toEqual({ error: 'invalid', code: 'invalid_token' })
     })
 
     it('refuses a malformed token with 401', async () => {
@@ -99,10 +99,12 @@ describe.each(BACKENDS)('collab auth ($name)', (backend) => {
       expect(JSON.parse(r.body).code).toBe('invalid_token')
     })
 
-    it('refuses an expired token with 401 token_expired', async () => {
-      const r = await upgradeStatus(`/acme/d1?yauth=${await signed({}, { exp: Math.floor(Date.now() / 1000) - 120 })}`)
+    // (an expired token for the path's own document is accepted and closed with 4401 at once:
+    // test/collab-token-hygiene.test.ts)
+    it('refuses an expired token for another document with 401 token_expired', async () => {
+      const r = await upgradeStatus(`/acme/other?yauth=${await signed({}, { exp: Math.floor(Date.now() / 1000) - 120 })}`)
       expect(r.status).toBe(401)
-      expect(JSON.parse(r.body).code).toBe('token_expired')
+      expect(JSON.parse(r.body)).toEqual({ error: 'expired', code: 'token_expired' })
     })
 
     it('refuses a token for another audience with 401', async () => {

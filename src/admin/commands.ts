@@ -9,6 +9,7 @@ import { anchorQuote, type TextAnchor } from '../control/doc-text.js'
 import { paragraphsUpdate } from '../control/doc-seed.js'
 import { connectSource, disconnectSource, isGroup, listSources, listSweeps, publicSource, type ConnectorSpec } from '../control/sources.js'
 import type { ControlStore } from '../control/store.js'
+import { liftRevocation, listRevocations, revokeTokens } from '../control/token-revocations.js'
 import { createUser, listUsers } from '../control/users.js'
 import { createWorkspace, isRole, listMembers, listWorkspaces, setMember } from '../control/workspaces.js'
 import type { DocService } from '../collab/doc-service.js'
@@ -52,6 +53,15 @@ function connectorOpt(o: Map<string, string>): ConnectorSpec | undefined {
   if (kind === 'graph') return { kind, baseUrl: o.get('graph-url') ?? 'https://graph.microsoft.com/v1.0', accessToken: need(o, 'graph-token'), ...paging }
   if (kind === 'json-file') return { kind, path: need(o, 'sites-file'), ...paging }
   throw new AppError('bad_request', '--connector must be graph or json-file')
+}
+
+/** `--before`: an ISO date, or epoch seconds; default now. */
+function beforeOpt(o: Map<string, string>, nowMs: number): number {
+  const raw = o.get('before')
+  if (raw === undefined) return nowMs
+  const ms = /^\d+$/.test(raw) ? Number(raw) * 1000 : Date.parse(raw)
+  if (!Number.isFinite(ms)) throw new AppError('bad_request', '--before must be an ISO date or epoch seconds')
+  return ms
 }
 
 const COMMANDS: Record<string, Record<string, Handler>> = {
@@ -126,6 +136,30 @@ const COMMANDS: Record<string, Record<string, Handler>> = {
       await db.script(sql)
       return ok({ asset: asset.id, ok: true }, `ran the SQL on ${asset.id}`)
     },
+  },
+  tokens: {
+    // Refuses the user's capability tokens (on one document, or one token by --jti) issued before
+    // --before (default now): on upgrade, on open sockets and on collab REST.
+    revoke: async (e, o) => {
+      const now = e.now()
+      const [org, doc, jti] = [o.get('org'), o.get('doc'), o.get('jti')]
+      const r = await revokeTokens(
+        e.store,
+        { sub: need(o, 'sub'), ...(org ? { org } : {}), ...(doc ? { doc } : {}), ...(jti ? { jti } : {}), effect: 'deny', beforeMs: beforeOpt(o, now), reason: o.get('reason') ?? 'revoked by an operator' },
+        now,
+      )
+      return ok(r, `revoked tokens of ${r.sub}${r.doc ? ` on ${r.doc}` : ''}${r.jti ? ` with jti ${r.jti}` : ` issued before ${new Date(r.beforeMs).toISOString()}`}`)
+    },
+    // Removes the deny record of exactly that scope (same --sub/--org/--doc/--jti as the revoke).
+    unrevoke: async (e, o) => {
+      const [org, doc, jti] = [o.get('org'), o.get('doc'), o.get('jti')]
+      const sub = need(o, 'sub')
+      if (!(await liftRevocation(e.store, { sub, ...(org ? { org } : {}), ...(doc ? { doc } : {}), ...(jti ? { jti } : {}) }))) {
+        throw new AppError('not_found', 'no revocation with exactly this scope (see tokens list)')
+      }
+      return ok({ sub, ...(org ? { org } : {}), ...(doc ? { doc } : {}), ...(jti ? { jti } : {}), lifted: true })
+    },
+    list: async (e, o) => ok(await listRevocations(e.store, o.get('sub'))),
   },
   grants: {
     set: async (e, o) => {

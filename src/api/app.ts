@@ -12,10 +12,20 @@ import { V0_ROUTES, type RouteModule } from './v0/index.js'
 
 export const API_VERSION = '0.1.0'
 
+/** Socket errors of a client that hung up or sent a broken request: not a failure of ours. */
+function clientWentAway(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code
+  return typeof code === 'string' && (['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE'].includes(code) || code.startsWith('HPE_'))
+}
+
 export function createApiApp(api: ApiContext, modules: RouteModule[] = V0_ROUTES): Koa {
   const { deps } = api
   const app = new Koa({ proxy: false })
-  app.silent = true // errors are logged by the error mapper
+  app.silent = true // errors are logged by the error mapper, and the few that escape it here
+  app.on('error', (err: unknown, ctx?: Koa.Context) => {
+    if (clientWentAway(err)) deps.log.debug({ err, reqId: ctx?.state.reqId }, 'client connection ended early')
+    else deps.log.error({ err, reqId: ctx?.state.reqId }, 'response failed')
+  })
   app.use(observe(deps.log, deps.metrics))
   app.use(errorMapper(deps.log))
 
@@ -39,7 +49,7 @@ export function createApiApp(api: ApiContext, modules: RouteModule[] = V0_ROUTES
   })
 
   const v0 = new Router({ prefix: '/api/v0' })
-  const mount = { maxBodyBytes: deps.config.maxBodyBytes, authenticate: (ctx: Koa.Context) => authenticate(ctx, api.control.store) }
+  const mount = { body: { maxBytes: deps.config.maxBodyBytes, maxDepth: deps.config.maxJsonDepth }, authenticate: (ctx: Koa.Context) => authenticate(ctx, api.control.store) }
   for (const r of routes) mountRoute(v0, r, mount)
 
   app.use(root.routes()).use(root.allowedMethods({ throw: true }))

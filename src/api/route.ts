@@ -5,7 +5,7 @@ import type Router from '@koa/router'
 import type { Context } from 'koa'
 import type { z } from 'zod'
 import { AppError } from '../infra/errors.js'
-import { readJsonBody } from './middleware/body.js'
+import { readJsonBody, type BodyLimits } from './middleware/body.js'
 import { checkParams, check, type PydanticError } from './validation/pydantic.js'
 
 export type Method = 'get' | 'post' | 'patch' | 'put' | 'delete'
@@ -60,13 +60,13 @@ function lastValues(q: Record<string, string | string[] | undefined>): Record<st
 }
 
 /** Validates path, query and body together, so one 422 lists every problem. */
-export async function validateInput(ctx: Context, route: RouteDef, maxBodyBytes: number): Promise<{ params: unknown; query: unknown; body: unknown }> {
+export async function validateInput(ctx: Context, route: RouteDef, limits: BodyLimits): Promise<{ params: unknown; query: unknown; body: unknown }> {
   const errors: PydanticError[] = []
   const params = route.params ? checkParams(route.params, ctx.params ?? {}, 'path', errors) : undefined
   const query = route.query ? checkParams(route.query, lastValues(ctx.query), 'query', errors) : undefined
   let body: unknown
   if (route.body) {
-    const raw = await readJsonBody(ctx, maxBodyBytes)
+    const raw = await readJsonBody(ctx, limits)
     if (raw.kind === 'invalid') errors.push({ type: 'json_invalid', loc: ['body', raw.pos], msg: 'JSON decode error', input: {}, ctx: { error: raw.msg } })
     else if (raw.kind === 'empty' && !route.bodyOptional) errors.push({ type: 'missing', loc: ['body'], msg: 'Field required', input: null })
     else body = check(route.body, raw.kind === 'empty' ? {} : raw.value, ['body'], errors)
@@ -76,7 +76,7 @@ export async function validateInput(ctx: Context, route: RouteDef, maxBodyBytes:
 }
 
 export interface MountOptions {
-  maxBodyBytes: number
+  body: BodyLimits
   /** Resolves the caller from X-API-KEY (throws 401). */
   authenticate(ctx: Context): Promise<string>
 }
@@ -85,7 +85,7 @@ export function mountRoute(router: Router, route: RouteDef, o: MountOptions): vo
   router[route.method](route.operationId, route.path, async (ctx) => {
     ctx.state.errorShape = route.errorShape ?? 'detail'
     const user = route.public ? '' : await o.authenticate(ctx)
-    const input = await validateInput(ctx, route, o.maxBodyBytes)
+    const input = await validateInput(ctx, route, o.body)
     const result = await route.handler(ctx, { ...input, user } as RouteInput<never, never, never>)
     if (ctx.body === undefined) ctx.body = result
   })

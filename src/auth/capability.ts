@@ -1,5 +1,6 @@
 // Capability tokens (`yauth`): EdDSA-signed JWS naming one document, its branch and the access.
-// Verification pins the algorithm and audience; each failure has its own error code.
+// Verification pins the algorithm and audience. Callers see only `invalid` or `expired`; the reason
+// travels in the error's details for the log.
 import { randomUUID } from 'node:crypto'
 import { SignJWT, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose'
 import { AppError } from '../infra/errors.js'
@@ -17,7 +18,37 @@ export interface Capability {
   asset?: string
   /** expiry, epoch seconds */
   exp: number
+  /** Issued at, epoch seconds: revocations refuse tokens issued before a time. Always set by
+   * verifyToken; a capability built without it counts as issued at 0 (the oldest). */
+  iat?: number
   jti: string
+}
+
+/** Default tolerance for clocks ahead of ours, for `iat` (seconds). */
+export const DEFAULT_CLOCK_SKEW_SEC = 60
+
+/**
+ * A refused token. The public message is only `invalid` or `expired`; `reason` is for the log.
+ * An expired token whose signature and claims are otherwise good carries its capability, so the
+ * upgrade can tell a browser why it is closed (see collab/uws/upgrade-auth.ts).
+ */
+export class TokenRefused extends AppError {
+  constructor(
+    code: 'invalid_token' | 'token_expired',
+    readonly reason: string,
+    readonly expiredCap?: Capability,
+  ) {
+    super(code, code === 'token_expired' ? 'expired' : 'invalid', { details: reason })
+  }
+}
+
+const invalid = (reason: string) => new TokenRefused('invalid_token', reason)
+
+export const TOKEN_REVOKED = 'token revoked'
+
+/** The metric/log label of a refusal: invalid, expired or revoked. */
+export function refusalKind(err: TokenRefused): 'invalid' | 'expired' | 'revoked' {
+  return err.reason === TOKEN_REVOKED ? 'revoked' : err.code === 'token_expired' ? 'expired' : 'invalid'
 }
 
 export interface MintRequest {
@@ -48,16 +79,24 @@ export async function mintToken(keys: KeyRing, req: MintRequest, nowMs = Date.no
 
 const NAME = /^[A-Za-z0-9._~-]{1,200}$/
 
-/** Verifies signature, algorithm, audience, expiry and claim shapes. Throws AppError (401). */
-export async function verifyToken(keys: KeyRing, token: string | undefined | null, nowMs = Date.now()): Promise<Capability> {
-  if (!token) throw new AppError('invalid_token', 'missing yauth token')
-  if (token.length > 4096 || token.split('.').length !== 3) throw new AppError('invalid_token', 'malformed token')
+/**
+ * Verifies signature, algorithm, audience, expiry, `iat` (not ahead of our clock by more than
+ * `clockSkewSec`) and claim shapes. Throws TokenRefused (401).
+ */
+export async function verifyToken(
+  keys: KeyRing,
+  token: string | undefined | null,
+  nowMs = Date.now(),
+  clockSkewSec = DEFAULT_CLOCK_SKEW_SEC,
+): Promise<Capability> {
+  if (!token) throw invalid('missing yauth token')
+  if (token.length > 4096 || token.split('.').length !== 3) throw invalid('malformed token')
   let payload: JWTPayload
   try {
     ;({ payload } = await jwtVerify(
       token,
       async (header) => {
-        if (!header.kid) throw new AppError('invalid_token', 'unknown signing key')
+        if (!header.kid) throw invalid('unknown signing key')
         let key = keys.publicKeys.get(header.kid)
         // Another process may have rotated in a key this one has not read yet.
         if (!key && keys.refresh) {
@@ -66,33 +105,44 @@ export async function verifyToken(keys: KeyRing, token: string | undefined | nul
           })
           key = keys.publicKeys.get(header.kid)
         }
-        if (!key) throw new AppError('invalid_token', 'unknown signing key')
+        if (!key) throw invalid('unknown signing key')
         return key
       },
       { algorithms: ['EdDSA'], audience: AUDIENCE, currentDate: new Date(nowMs), requiredClaims: ['sub', 'exp', 'iat'] },
     ))
   } catch (err) {
     if (err instanceof AppError) throw err
-    if (err instanceof joseErrors.JWTExpired) throw new AppError('token_expired', 'token expired')
-    if (err instanceof joseErrors.JOSEAlgNotAllowed) throw new AppError('invalid_token', 'token algorithm not allowed')
-    if (err instanceof joseErrors.JWSSignatureVerificationFailed) throw new AppError('invalid_token', 'bad token signature')
-    if (err instanceof joseErrors.JWTClaimValidationFailed) throw new AppError('invalid_token', `token claim "${err.claim}" invalid`)
-    throw new AppError('invalid_token', 'malformed token')
+    // jose checks `exp` after the signature, audience and every other claim it validates: an
+    // expired token is otherwise sound once our own shape checks pass too.
+    if (err instanceof joseErrors.JWTExpired) throw new TokenRefused('token_expired', 'token expired', claimsOf(err.payload, nowMs, clockSkewSec))
+    if (err instanceof joseErrors.JOSEAlgNotAllowed) throw invalid('token algorithm not allowed')
+    if (err instanceof joseErrors.JWSSignatureVerificationFailed) throw invalid('bad token signature')
+    if (err instanceof joseErrors.JWTClaimValidationFailed) throw invalid(`token claim "${err.claim}" invalid`)
+    throw invalid('malformed token')
   }
-  const { sub, org, doc, acc, asset, exp, jti } = payload as Record<string, unknown>
+  return claimsOf(payload, nowMs, clockSkewSec)
+}
+
+function claimsOf(payload: JWTPayload, nowMs: number, clockSkewSec: number): Capability {
+  const { sub, org, doc, acc, asset, exp, iat, jti } = payload as Record<string, unknown>
   const branch = (payload as Record<string, unknown>).branch ?? 'main'
-  if (typeof sub !== 'string' || !sub) throw new AppError('invalid_token', 'token claim "sub" invalid')
-  if (typeof org !== 'string' || !NAME.test(org)) throw new AppError('invalid_token', 'token claim "org" invalid')
-  if (typeof doc !== 'string' || !NAME.test(doc)) throw new AppError('invalid_token', 'token claim "doc" invalid')
-  if (typeof branch !== 'string' || !NAME.test(branch)) throw new AppError('invalid_token', 'token claim "branch" invalid')
-  if (acc !== 'r' && acc !== 'rw') throw new AppError('invalid_token', 'token claim "acc" invalid')
+  if (typeof sub !== 'string' || !sub) throw invalid('token claim "sub" invalid')
+  if (typeof org !== 'string' || !NAME.test(org)) throw invalid('token claim "org" invalid')
+  if (typeof doc !== 'string' || !NAME.test(doc)) throw invalid('token claim "doc" invalid')
+  if (typeof branch !== 'string' || !NAME.test(branch)) throw invalid('token claim "branch" invalid')
+  if (acc !== 'r' && acc !== 'rw') throw invalid('token claim "acc" invalid')
+  if (typeof exp !== 'number' || !Number.isFinite(exp)) throw invalid('token claim "exp" invalid')
+  if (typeof iat !== 'number' || !Number.isFinite(iat)) throw invalid('token claim "iat" invalid')
+  // A token from the future would outlive its ttl and slip past `--before` revocations.
+  if (iat > nowMs / 1000 + clockSkewSec) throw invalid('token issued in the future')
   return {
     sub,
     org,
     doc,
     branch,
     acc,
-    exp: exp as number,
+    exp,
+    iat,
     jti: typeof jti === 'string' ? jti : '',
     ...(typeof asset === 'string' ? { asset } : {}),
   }

@@ -11,6 +11,7 @@ import { ADMIN_ENDPOINT_FILE, type AdminEndpointInfo } from '../admin/endpoint.j
 import { RoomRegistry } from '../collab/registry.js'
 import { LoopTransport } from '../collab/transport.js'
 import { openControlStore } from '../control/open.js'
+import { watchAccessChanges } from '../control/token-revocations.js'
 import { DatabaseRegistry, registryOptions } from '../databases/registry.js'
 import type { RootDb } from '../deps.js'
 import type { Config } from '../infra/config.js'
@@ -77,6 +78,8 @@ async function locally(config: Config, args: string[]): Promise<AdminResult> {
   let docStore: DocStore | undefined
   let docs: RoomRegistry | undefined
   const databases = new DatabaseRegistry(registryOptions(config, createLogger('silent')))
+  const store = openControlStore(config, { db, pg })
+  watchAccessChanges(store, Date.now)
   try {
     // Documents where the server keeps them: the database, else the data dir's LevelDB (an admin
     // process never uses --doc-storage memory: what it wrote would be lost on exit).
@@ -92,7 +95,7 @@ async function locally(config: Config, args: string[]): Promise<AdminResult> {
       maxBackpressureBytes: config.maxBackpressureBytes,
       unloadDelayMs: 0,
     })
-    return await executeAdmin({ store: openControlStore(config, { db, pg }), now: Date.now, docs, databases }, parseAdminArgs(args))
+    return await executeAdmin({ store, now: Date.now, docs, databases }, parseAdminArgs(args))
   } finally {
     await databases.close()
     await docs?.close()

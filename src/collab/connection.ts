@@ -1,18 +1,23 @@
 // The life of one WebSocket in a room, independent of the socket library: decode each frame,
 // dispatch it, and end this one socket (never the room) on anything malformed.
-import { checkDocument, verifyToken } from '../auth/capability.js'
+import { TokenRefused, checkDocument, refusalKind, verifyToken } from '../auth/capability.js'
 import type { KeyRing } from '../auth/keys.js'
+import type { RevocationList } from '../auth/revocation.js'
 import { ERRORS, isAppError } from '../infra/errors.js'
 import type { Logger } from '../infra/log.js'
 import type { Metrics } from '../infra/metrics.js'
 import { CLOSE } from '../protocol/close-codes.js'
 import { ProtocolError, decodeMessage, encodeAuthGranted, encodePermissionDenied } from '../protocol/messages.js'
 import type { Peer } from './peer.js'
+import { enforceOn } from './revocation-enforcer.js'
 import type { RoomRegistry } from './registry.js'
 import type { Room } from './room.js'
 
 export interface ConnectionDeps {
   keys: KeyRing
+  revocations: RevocationList
+  /** Tolerance for token `iat` ahead of our clock (seconds). */
+  config: { tokenClockSkewSec: number }
   registry: RoomRegistry
   metrics: Metrics
   log: Logger
@@ -34,6 +39,8 @@ export class Connection {
     this.opened = true
     this.room.join(this.peer)
     this.d.registry.release(this.room)
+    // A revocation that landed between the upgrade's check and this join.
+    if (!enforceOn(this.d.revocations, this.peer, this.d.metrics)) return
     this.peer.armExpiry(this.d.now(), () => this.peer.close(CLOSE.tokenExpired, 'token expired: refresh it or reconnect with a new one'))
   }
 
@@ -82,7 +89,7 @@ export class Connection {
   /** In-band refresh: a fresh token for the same document replaces the current capability. */
   private async refresh(token: string): Promise<void> {
     try {
-      const cap = await verifyToken(this.d.keys, token, this.d.now())
+      const cap = this.d.revocations.apply(await verifyToken(this.d.keys, token, this.d.now(), this.d.config.tokenClockSkewSec))
       if (this.peer.closed) return
       checkDocument(cap, this.peer.cap.org, this.peer.cap.doc)
       if (cap.branch !== this.peer.cap.branch) throw new ProtocolError('token is for another branch')
@@ -90,6 +97,7 @@ export class Connection {
       this.peer.armExpiry(this.d.now(), () => this.peer.close(CLOSE.tokenExpired, 'token expired: refresh it or reconnect with a new one'))
       this.peer.send(encodeAuthGranted(cap.acc))
     } catch (err) {
+      if (err instanceof TokenRefused) this.d.metrics.authRefusals.inc({ where: 'refresh', reason: refusalKind(err) })
       if (this.peer.closed) return
       // A bad refresh leaves the current, still valid, capability in place.
       this.peer.send(encodePermissionDenied(`token refresh refused: ${err instanceof Error ? err.message : 'invalid'}`))

@@ -23,6 +23,11 @@ export class RoomRegistry implements DocService {
     return this.rooms.size
   }
 
+  /** Every loaded room (for sweeps over live peers, e.g. revocations). */
+  all(): IterableIterator<Room> {
+    return this.rooms.values()
+  }
+
   loaded(docId: string): Room | undefined {
     return this.rooms.get(docId)
   }

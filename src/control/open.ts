@@ -3,20 +3,20 @@
 import type { RootDb } from '../deps.js'
 import type { Config } from '../infra/config.js'
 import type { PgPool } from '../pg/pool.js'
+import { HookedControlStore } from './hooked-store.js'
 import { LevelControlStore } from './level-store.js'
 import { PgControlStore } from './pg-store.js'
-import type { ControlStore } from './store.js'
 
 export interface ControlBacking {
   db?: RootDb | undefined
   pg?: PgPool | undefined
 }
 
-export function openControlStore(config: Config, backing: ControlBacking): ControlStore {
+export function openControlStore(config: Config, backing: ControlBacking): HookedControlStore {
   if (config.postgresUrl) {
     if (!backing.pg) throw new Error('control store: postgres-url is set but no PostgreSQL pool was opened')
-    return new PgControlStore(backing.pg, { schema: config.postgresSchema, maxSerial: Math.floor(config.postgresPoolSize / 2), queryTimeoutMs: config.postgresQueryTimeoutMs })
+    return new HookedControlStore(new PgControlStore(backing.pg, { schema: config.postgresSchema, maxSerial: Math.floor(config.postgresPoolSize / 2), queryTimeoutMs: config.postgresQueryTimeoutMs }))
   }
   if (!backing.db) throw new Error('control store: no LevelDB was opened for the data dir')
-  return new LevelControlStore(backing.db)
+  return new HookedControlStore(new LevelControlStore(backing.db))
 }

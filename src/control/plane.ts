@@ -6,11 +6,12 @@ import type { ConnectorFactory } from '../sources/connector.js'
 import { defaultConnectorFactory } from '../sources/factory.js'
 import { SiteSweeper } from '../sources/sweeper.js'
 import { openControlStore } from './open.js'
-import type { ControlStore } from './store.js'
+import type { HookedControlStore } from './hooked-store.js'
+import { watchAccessChanges } from './token-revocations.js'
 import { loadToolCatalog, type ToolCatalog } from './tool-catalog.js'
 
 export interface ControlPlane {
-  store: ControlStore
+  store: HookedControlStore
   catalog: ToolCatalog
   sweeper: SiteSweeper
 }
@@ -22,6 +23,7 @@ export function controlPlane(deps: ServerDeps, connectors: ConnectorFactory = de
   if (!plane) {
     plane = (async () => {
       const store = openControlStore(deps.config, deps)
+      watchAccessChanges(store, deps.now)
       const catalog = await loadToolCatalog(deps.config.toolCatalogFile).catch((err: Error) => {
         throw new Error(`tool-catalog: cannot load ${deps.config.toolCatalogFile}: ${err.message}`)
       })

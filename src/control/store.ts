@@ -36,3 +36,14 @@ export interface ControlStore {
    */
   serial<T>(k: string, fn: () => Promise<T>): Promise<T>
 }
+
+/**
+ * Watches every batch, whatever path wrote it: `prepare` may add ops that land atomically with the
+ * batch (derived records), `after` runs once it is written (in-process notification; the batch
+ * resolves after it, so a caller that wrote knows this process has seen it). `after` must not throw:
+ * the batch is written by then.
+ */
+export interface BatchHook {
+  prepare?(ops: Op[]): Promise<Op[]>
+  after?(ops: Op[]): void | Promise<void>
+}

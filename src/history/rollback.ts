@@ -236,7 +236,7 @@ class Reconciler {
           if (!this.want(r)) continue
           const content = contentOf(r)
           if (content && 'type' in content) children.push(this.clone(content.type))
-          else if (content && 'values' in content) children.push(...content.values)
+          else if (content && 'values' in content) for (const v of content.values) children.push(v)
         }
       }
       if (n instanceof Y.XmlFragment) n.insert(0, children as (Y.XmlElement | Y.XmlText)[])

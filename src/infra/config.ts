@@ -50,6 +50,10 @@ export const SETTINGS = {
   compactThreshold: s('int', 'compact-threshold', 500, 'updates in a document log before it is compacted into a snapshot', 2),
   maxRestBodyBytes: s('int', 'max-rest-body-bytes', 16 * 1024 * 1024, 'largest collab REST request body (bytes)', 1024),
   tokenTtlSec: s('int', 'token-ttl-sec', 600, 'lifetime of minted capability tokens (seconds)', 10),
+  tokenClockSkewSec: s('int', 'token-clock-skew-sec', 60, 'seconds a token\'s iat may lie ahead of our clock; further ahead is refused as invalid', 0),
+  expiredUpgradesPerMin: s('int', 'expired-upgrades-per-min', 10, 'upgrades per client IP per minute accepted with an expired token only to be closed with 4401 (browsers cannot read a 401); more get 401 before the upgrade', 0),
+  wsOrigins: s('list', 'ws-origins', [], 'comma list of Origins allowed to open WebSockets (empty = any); others get 403 before the upgrade; requests without Origin (non-browser clients) pass'),
+  revocationRefreshMs: s('int', 'revocation-refresh-ms', 1000, 'ms between re-reads of the token deny-list (catches revocations written by other processes sharing the control plane)', 50),
   historyRetentionDays: s('int', 'history-retention-days', 30, 'days of document history kept for activity/changeset', 1),
   historyMaxLimit: s('int', 'history-max-limit', 1000, 'largest activity limit accepted (entries); larger is capped', 1),
   historyCheckpointEvery: s('int', 'history-checkpoint-every', 1000, 'log entries a document history applies before its checkpoint is rewritten', 1),
@@ -59,6 +63,8 @@ export const SETTINGS = {
   maxBodyBytes: s('int', 'max-body-bytes', 1024 * 1024, 'largest /api/v0 request body (bytes); larger is 413', 1024),
   maxLimit: s('int', 'max-limit', 1000, 'largest limit accepted when reading rows', 1),
   maxInsertRows: s('int', 'max-insert-rows', 1000, 'most rows one insert may carry', 1),
+  maxFilterDepth: s('int', 'max-filter-depth', 64, 'deepest nesting of and/or trees in a database read query string (levels); deeper is 400', 1),
+  maxJsonDepth: s('int', 'max-json-depth', 128, 'deepest nesting of arrays and objects in a JSON request body (levels, /api/v0 and collab REST); deeper is refused before parsing', 8),
 
   // database assets
   dbSchemas: s('list', 'db-schemas', ['public'], 'comma list of schemas whose tables database assets expose; others do not exist for callers'),

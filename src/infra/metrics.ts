@@ -45,6 +45,13 @@ export function createMetrics() {
       buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
       registers: [registry],
     }),
+    authRefusals: new Counter({
+      name: 'tandem_auth_refusals_total',
+      help: 'capability tokens refused (invalid, expired, revoked), made read-only, or upgrades refused for their Origin; by where (upgrade, rest, refresh, live)',
+      labelNames: ['where', 'reason'] as const,
+      registers: [registry],
+    }),
+    revocations: new Gauge({ name: 'tandem_token_revocations', help: 'records in the token deny-list held in memory', registers: [registry] }),
   }
   m.storageHealthy.set(1)
   return m

@@ -10,7 +10,7 @@ import { createApiApp } from '../../src/api/app.js'
 import { defineRoute } from '../../src/api/route.js'
 import { revokeApiKey } from '../../src/control/api-keys.js'
 import { controlPlane } from '../../src/control/plane.js'
-import { startTandem, type Harness } from '../helpers/tandem.js'
+import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
 import { call, makeWorld } from './helpers.js'
 
 let h: Harness | undefined
@@ -133,6 +133,46 @@ describe('422 bodies match FastAPI', () => {
 })
 
 describe('api listener foundation', () => {
+  it('a body that cannot be serialised is a logged JSON 500, and the access log says 500', async () => {
+    const lines: string[] = []
+    const sink = new Writable({ write: (chunk, _enc, cb) => (lines.push(String(chunk)), cb()) })
+    h = await startTandem({ logLevel: 'info' }, { log: pino({ level: 'info' }, sink) })
+    const w = await makeWorld(h, 'unserialisable')
+    let deep: unknown[] = []
+    for (let i = 0; i < 100_000; i++) deep = [deep]
+    const cyclic: Record<string, unknown> = {}
+    cyclic.self = cyclic
+    const bodies: Record<string, unknown> = { deep, cyclic, bigint: { n: 1n } }
+    const route = defineRoute({
+      method: 'get',
+      path: '/test/unserialisable/:kind',
+      operationId: 'test_unserialisable',
+      summary: 'returns a body JSON.stringify throws on',
+      tags: [],
+      params: z.object({ kind: z.string() }),
+      response: z.unknown(),
+      async handler(_ctx, { params }) {
+        return bodies[params.kind]
+      },
+    })
+    const app = createApiApp({ deps: h.server.deps, control: await controlPlane(h.server.deps), onClose: () => undefined }, [() => [route]])
+    extra = createServer(app.callback())
+    await new Promise<void>((r) => extra!.listen(0, '127.0.0.1', r))
+    for (const kind of Object.keys(bodies)) {
+      const res = await fetch(`http://127.0.0.1:${(extra.address() as AddressInfo).port}/api/v0/test/unserialisable/${kind}`, {
+        headers: { 'x-api-key': w.keys.member, 'x-request-id': `unser-${kind}` },
+      })
+      expect(res.status, kind).toBe(500)
+      expect(res.headers.get('content-type'), kind).toMatch(/^application\/json/)
+      expect(await res.json(), kind).toEqual({ detail: 'Internal Server Error' })
+      await eventually(() => {
+        const mine = lines.map((l) => JSON.parse(l)).filter((l) => l.reqId === `unser-${kind}`)
+        expect(mine.find((l) => l.msg === 'api request')?.status, kind).toBe(500)
+        expect(mine.find((l) => l.level === 50)?.err?.message, kind).toBeTruthy()
+      })
+    }
+  })
+
   it('answers unknown routes 404 and wrong methods 405 with a detail body', async () => {
     h = await startTandem()
     const w = await makeWorld(h, 'routes')

@@ -5,6 +5,7 @@ import type { Asset } from '../../src/control/assets.js'
 import { registryOf } from '../../src/databases/registry-of.js'
 import type { Database } from '../../src/databases/registry.js'
 import type { Config } from '../../src/infra/config.js'
+import type { ServerOptions } from '../../src/server.js'
 import { asset, call, grant, makeWorld, type Reply, type World } from '../api/helpers.js'
 import { startPostgres, type PgServer } from '../helpers/postgres.js'
 import { startTandem, type Harness } from '../helpers/tandem.js'
@@ -29,9 +30,9 @@ export interface DbWorld {
   close(): Promise<void>
 }
 
-export async function startDbWorld(tag: string, overrides: Partial<Config> = {}, opts: { pg?: PgServer } = {}): Promise<DbWorld> {
+export async function startDbWorld(tag: string, overrides: Partial<Config> = {}, opts: { pg?: PgServer; server?: ServerOptions } = {}): Promise<DbWorld> {
   const pg = opts.pg ?? (await startPostgres())
-  const h = await startTandem(overrides)
+  const h = await startTandem(overrides, opts.server)
   const world = await makeWorld(h, tag)
   const dbName = `t_${tag.replace(/\W/g, '_')}`.toLowerCase()
   const connectionUrl = await pg.createDatabase(dbName)

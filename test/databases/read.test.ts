@@ -48,6 +48,14 @@ const CASES: [string, [string, string][], string, string][] = [
   ['star plus an alias, timestamps', [['select', '*,ident:id'], ['id', 'eq.1']], 'books', 'SELECT *, id AS ident FROM books WHERE id = 1'],
   ['the other table, text order with nulls', [['order', 'country.desc.nullsfirst,id']], 'authors', 'SELECT * FROM authors ORDER BY country DESC NULLS FIRST, id'],
   ['a view', [], 'slow', 'SELECT * FROM slow'],
+  // PostgREST compatibility: a quote that does not close is a character (QuerySpec), and spaces
+  // around the parentheses of logic trees are allowed while spaces touching a value stay in it
+  // (AndOrParamsSpec "allows whitespace").
+  ['a lone double quote in an in-list is the literal "', [['select', 'id,title'], ['title', 'in.(")']], 'books', `SELECT id, title FROM books WHERE title IN ('"')`],
+  ['unclosed and unseparated quotes in an in-list are characters', [['select', 'id,title'], ['title', 'in.(",Quote "me" 2,"Quote "me" 12)'], ['order', 'id']], 'books', `SELECT id, title FROM books WHERE title IN ('"', 'Quote "me" 2', '"Quote "me" 12') ORDER BY id`],
+  ['spaces around logic parentheses and list items', [['select', 'id'], ['and', '( and ( id.in.( 1, 2, 3 ) , id.eq.3 ) , or ( id.eq.2 , id.eq.3 ) )']], 'books', 'SELECT id FROM books WHERE (id IN (1, 2, 3) AND id = 3) AND (id = 2 OR id = 3)'],
+  ['spaces touching a value stay in it', [['select', 'id,title'], ['or', '( title.eq.plain 9 , title.eq.plain 19,title.in.( plain 29, plain 39,plain 49 ) )'], ['order', 'id']], 'books', `SELECT id, title FROM books WHERE title = 'plain 9 ' OR title = 'plain 19' OR title IN ('plain 29', ' plain 39', 'plain 49 ') ORDER BY id`],
+  ['not.and with a space before its parenthesis', [['select', 'id'], ['not.and', ' (id.gt.3, id.lt.58 )'], ['order', 'id']], 'books', 'SELECT id FROM books WHERE NOT (id > 3 AND id < 58) ORDER BY id'],
 ]
 
 describe.each(PROVIDERS)('%s: reading rows', (p) => {

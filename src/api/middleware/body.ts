@@ -1,7 +1,9 @@
 // Request bodies: read up to the configured limit (larger is 413 before any parsing), decoded as
 // UTF-8, parsed as JSON; a body that is not JSON is described the way CPython's json module would.
+// Nesting deeper than the configured depth is refused before JSON.parse builds anything from it.
 import type { Context } from 'koa'
 import { AppError } from '../../infra/errors.js'
+import { tooDeepAt, tooDeepMessage } from '../../infra/json-depth.js'
 import { pythonJsonError } from '../validation/python-json.js'
 
 export type RawBody = { kind: 'empty' } | { kind: 'json'; value: unknown } | { kind: 'invalid'; pos: number; msg: string }
@@ -19,13 +21,19 @@ async function readBytes(ctx: Context, limit: number): Promise<Buffer> {
   }
   const chunks: Buffer[] = []
   let size = 0
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length
-    if (size > limit * DRAIN_FACTOR) {
-      ctx.set('Connection', 'close')
-      throw tooLarge()
+  try {
+    for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+      size += chunk.length
+      if (size > limit * DRAIN_FACTOR) {
+        ctx.set('Connection', 'close')
+        throw tooLarge()
+      }
+      if (size <= limit) chunks.push(chunk)
     }
-    if (size <= limit) chunks.push(chunk)
+  } catch (err) {
+    // The client hung up mid-body: its fault, not a failed request (and nobody reads the answer).
+    if (err instanceof AppError) throw err
+    throw new AppError('bad_request', 'the request body ended before its declared length (connection closed)')
   }
   if (size > limit) throw tooLarge()
   return Buffer.concat(chunks)
@@ -33,9 +41,16 @@ async function readBytes(ctx: Context, limit: number): Promise<Buffer> {
 
 const PARSE_FAILED = 'There was an error parsing the body'
 
-export async function readJsonBody(ctx: Context, limit: number): Promise<RawBody> {
+export interface BodyLimits {
+  /** bytes */
+  maxBytes: number
+  /** levels of arrays and objects */
+  maxDepth: number
+}
+
+export async function readJsonBody(ctx: Context, limits: BodyLimits): Promise<RawBody> {
   if (ctx.state.rawBody) return ctx.state.rawBody as RawBody
-  const bytes = await readBytes(ctx, limit)
+  const bytes = await readBytes(ctx, limits.maxBytes)
   let parsed: RawBody
   if (bytes.length === 0) parsed = { kind: 'empty' }
   else {
@@ -50,19 +65,26 @@ export async function readJsonBody(ctx: Context, limit: number): Promise<RawBody
       // FastAPI hands a non-JSON body to the model as text, which then is "not an object".
       parsed = { kind: 'json', value: text }
     } else {
-      try {
-        parsed = { kind: 'json', value: JSON.parse(text) }
-      } catch {
-        let problem: ReturnType<typeof pythonJsonError>
-        try {
-          problem = pythonJsonError(text)
-        } catch {
-          throw new AppError('bad_request', PARSE_FAILED) // nesting deeper than a parser's stack
-        }
-        parsed = problem ? { kind: 'invalid', ...problem } : { kind: 'invalid', pos: 0, msg: 'Expecting value' }
-      }
+      parsed = parseJson(bytes, text, limits.maxDepth)
     }
   }
   ctx.state.rawBody = parsed
   return parsed
+}
+
+function parseJson(bytes: Uint8Array, text: string, maxDepth: number): RawBody {
+  const deepAt = tooDeepAt(bytes, maxDepth)
+  if (deepAt < 0) {
+    try {
+      return { kind: 'json', value: JSON.parse(text) }
+    } catch {
+      // described below
+    }
+  }
+  // The first problem reading left to right: a syntax error, or the bracket that is one level too
+  // deep (the depth bound also bounds the describing scanner's recursion).
+  const problem = pythonJsonError(text, maxDepth)
+  if (problem) return { kind: 'invalid', ...problem }
+  if (deepAt >= 0) return { kind: 'invalid', pos: [...new TextDecoder().decode(bytes.subarray(0, deepAt))].length, msg: tooDeepMessage(maxDepth) }
+  return { kind: 'invalid', pos: 0, msg: 'Expecting value' }
 }

@@ -165,14 +165,15 @@ export function check(schema: z.ZodType, input: unknown, loc: Loc, out: Pydantic
       return Object.fromEntries(Object.entries(input).map(([k, v]) => [k, check(d.valueType!, v, [...loc, k], out)]))
     }
     case 'union': {
-      const all: PydanticError[] = []
+      const all: PydanticError[][] = []
       for (const option of d.options!) {
         const errors: PydanticError[] = []
         const v = check(option, input, loc, errors)
         if (errors.length === 0) return v
-        all.push(...errors)
+        all.push(errors)
       }
-      out.push(...all)
+      // one error per element of a long list: no spread, whose argument count is bounded
+      for (const errors of all) for (const e of errors) out.push(e)
       return undefined
     }
     default: // unknown, any, and anything else is taken as is

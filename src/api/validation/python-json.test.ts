@@ -23,10 +23,18 @@ describe('pythonJsonError', () => {
     ['{"é": ]', 6, 'Expecting value'],
     ['{"😀": ]', 6, 'Expecting value'],
   ])('%j fails at %i with %j', (text, pos, msg) => {
-    expect(pythonJsonError(text)).toEqual({ pos, msg })
+    expect(pythonJsonError(text, 128)).toEqual({ pos, msg })
   })
 
   it('finds nothing wrong in valid JSON', () => {
-    expect(pythonJsonError('{"a": [1, -2.5e3, true, null, "x\\n"]}')).toBeNull()
+    expect(pythonJsonError('{"a": [1, -2.5e3, true, null, "x\\n"]}', 128)).toBeNull()
+  })
+
+  it('stops at the first container past maxDepth, in code points, without recursing further', () => {
+    expect(pythonJsonError('[[1], {"a": [2]}]', 3)).toBeNull()
+    expect(pythonJsonError('{"😀": [[[]]]}', 3)).toEqual({ pos: 8, msg: 'Nesting deeper than 3 levels' })
+    expect(pythonJsonError('['.repeat(100_000), 128)).toEqual({ pos: 128, msg: 'Nesting deeper than 128 levels' })
+    // a syntax error before the deep part is reported first
+    expect(pythonJsonError('[1 2, ' + '['.repeat(100_000), 128)).toEqual({ pos: 3, msg: "Expecting ',' delimiter" })
   })
 })

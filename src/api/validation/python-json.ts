@@ -1,7 +1,10 @@
 // Where and why CPython's json module rejects a document: FastAPI reports a body that does not parse
 // as `json_invalid` with loc ["body", <position>] and ctx.error = the json module's message. JSON.parse
 // says neither in the same words, so on a parse failure this scanner (CPython's C scanner rules,
-// positions in code points) finds them. It is never used for successful parses.
+// positions in code points) finds them. It is never used for successful parses. Containers nested
+// deeper than `maxDepth` fail at their opening bracket, the way CPython's recursion limit stops its
+// scanner, which also bounds this scanner's own recursion.
+import { tooDeepMessage } from '../../infra/json-depth.js'
 
 export interface JsonProblem {
   pos: number
@@ -14,7 +17,7 @@ class Fail {
 
 const WS = new Set([' ', '\t', '\n', '\r'])
 
-export function pythonJsonError(text: string): JsonProblem | null {
+export function pythonJsonError(text: string, maxDepth: number): JsonProblem | null {
   const s = Array.from(text)
   const n = s.length
   const ws = (i: number) => {
@@ -64,35 +67,37 @@ export function pythonJsonError(text: string): JsonProblem | null {
 
   const word = (i: number, w: string) => s.slice(i, i + w.length).join('') === w
 
-  const value = (i: number): number => {
+  /** A value at `i` inside `depth` open containers. */
+  const value = (i: number, depth: number): number => {
     const c = s[i]
     if (c === '"') return str(i)
-    if (c === '{') return object(i + 1)
-    if (c === '[') return array(i + 1)
+    if ((c === '{' || c === '[') && depth >= maxDepth) throw new Fail(i, tooDeepMessage(maxDepth))
+    if (c === '{') return object(i + 1, depth + 1)
+    if (c === '[') return array(i + 1, depth + 1)
     for (const w of ['null', 'true', 'false', 'NaN', 'Infinity', '-Infinity']) if (word(i, w)) return i + w.length
     if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) return number(i)
     throw expectValue(i)
   }
 
-  const object = (i: number): number => {
+  const object = (i: number, depth: number): number => {
     i = ws(i)
     if (s[i] === '}') return i + 1
     for (;;) {
       if (s[i] !== '"') throw new Fail(i, 'Expecting property name enclosed in double quotes')
       i = ws(str(i))
       if (s[i] !== ':') throw new Fail(i, "Expecting ':' delimiter")
-      i = ws(value(ws(i + 1)))
+      i = ws(value(ws(i + 1), depth))
       if (s[i] === '}') return i + 1
       if (s[i] !== ',') throw new Fail(i, "Expecting ',' delimiter")
       i = ws(i + 1)
     }
   }
 
-  const array = (i: number): number => {
+  const array = (i: number, depth: number): number => {
     i = ws(i)
     if (s[i] === ']') return i + 1
     for (;;) {
-      i = ws(value(i))
+      i = ws(value(i, depth))
       if (s[i] === ']') return i + 1
       if (s[i] !== ',') throw new Fail(i, "Expecting ',' delimiter")
       i = ws(i + 1)
@@ -100,7 +105,7 @@ export function pythonJsonError(text: string): JsonProblem | null {
   }
 
   try {
-    const end = ws(value(ws(0)))
+    const end = ws(value(ws(0), 0))
     return end === n ? null : { pos: end, msg: 'Extra data' }
   } catch (e) {
     if (e instanceof Fail) return { pos: e.pos, msg: e.msg }

@@ -1,5 +1,6 @@
 // What the collab listener needs from the server that starts it.
 import type { KeyRing } from '../../auth/keys.js'
+import type { RevocationList } from '../../auth/revocation.js'
 import type { Config } from '../../infra/config.js'
 import type { Logger } from '../../infra/log.js'
 import type { Metrics } from '../../infra/metrics.js'
@@ -11,6 +12,8 @@ import type { RestRoutes } from '../rest.js'
 export interface CollabListenerDeps {
   config: Config
   keys: KeyRing
+  /** The token deny-list, checked on upgrade, on open sockets and on every collab REST call. */
+  revocations: RevocationList
   registry: RoomRegistry
   store: DocStore
   /** failing while document writes fail: /readyz answers 503, REST writes answer 503 */

@@ -1,11 +1,12 @@
 // HTTP side of the collab REST API on uWS: CORS, token and access checks, body limits, and the
 // `{error, code}` error shape. The handlers themselves live in collab/ and know nothing of uWS.
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
-import { DOC_NAME, checkDocument, verifyToken } from '../../auth/capability.js'
+import { DOC_NAME, TokenRefused, checkDocument, refusalKind, verifyToken } from '../../auth/capability.js'
 import type { Config } from '../../infra/config.js'
 import { AppError, isAppError, publicMessage } from '../../infra/errors.js'
+import { tooDeepAt } from '../../infra/json-depth.js'
 import type { CollabListenerDeps } from './deps.js'
-import { Reply, copyRequest, readBody } from './http.js'
+import { Reply, copyRequest, readBody, type CopiedRequest } from './http.js'
 
 export function corsHeaders(origin: string | undefined, config: Config): Record<string, string> {
   if (!origin) return {}
@@ -20,9 +21,17 @@ export function preflight(res: HttpResponse, req: HttpRequest, config: Config): 
   reply.send(204, '', 'text/plain', {
     ...corsHeaders(origin, config),
     'access-control-allow-methods': 'GET, PATCH, POST, OPTIONS',
-    'access-control-allow-headers': 'content-type, accept',
+    'access-control-allow-headers': 'content-type, accept, authorization',
     'access-control-max-age': '600',
   })
+}
+
+/** `?yauth=`, else `Authorization: Bearer <token>`. */
+function tokenOf(req: CopiedRequest): string | null {
+  const fromQuery = req.query.get('yauth')
+  if (fromQuery !== null) return fromQuery
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.get('authorization') ?? '')
+  return m ? m[1]! : null
 }
 
 export function handleRest(res: HttpResponse, req: HttpRequest, d: CollabListenerDeps): void {
@@ -58,9 +67,16 @@ export function handleRest(res: HttpResponse, req: HttpRequest, d: CollabListene
         ? readBody(res, reply, d.config.maxRestBodyBytes, Number(copied.headers.get('content-length') ?? 0))
         : null
       body?.catch(() => {}) // observed below; avoid an unhandled rejection if auth fails first
-      const cap = await verifyToken(d.keys, copied.query.get('yauth'), d.now())
+      const cap = d.revocations.apply(await verifyToken(d.keys, tokenOf(copied), d.now(), d.config.tokenClockSkewSec))
       checkDocument(cap, org, doc)
       if (route.access === 'rw' && cap.acc !== 'rw') throw new AppError('read_only', 'this token is read-only')
+      const contentType = copied.headers.get('content-type') ?? ''
+      const bytes = body ? await body : null
+      // Any body but raw bytes may reach JSON.parse: refuse a too-deep one before it can (it would
+      // hold this event loop and build one array per bracket).
+      if (bytes && !contentType.startsWith('application/octet-stream') && tooDeepAt(bytes, d.config.maxJsonDepth) >= 0) {
+        throw new AppError('bad_request', `JSON body nested deeper than ${d.config.maxJsonDepth} levels`)
+      }
       const result = await route.handle(
         {
           method,
@@ -69,8 +85,8 @@ export function handleRest(res: HttpResponse, req: HttpRequest, d: CollabListene
           cap,
           query: copied.query,
           accept: copied.headers.get('accept') ?? '',
-          contentType: copied.headers.get('content-type') ?? '',
-          body: body ? await body : null,
+          contentType,
+          body: bytes,
         },
         { registry: d.registry, store: d.store, storageHealth: d.storageHealth, config: d.config, now: d.now },
       )
@@ -79,6 +95,10 @@ export function handleRest(res: HttpResponse, req: HttpRequest, d: CollabListene
       finish(result.status)
     } catch (err) {
       if (!isAppError(err)) d.log.error({ err, route: name }, 'collab REST request failed')
+      else if (err instanceof TokenRefused) {
+        d.metrics.authRefusals.inc({ where: 'rest', reason: refusalKind(err) })
+        d.log.info({ route: name, reason: err.reason }, 'collab REST refused: token')
+      }
       const status = isAppError(err) ? err.status : 500
       const headers: Record<string, string> = {}
       if (isAppError(err) && err.extra.retryAfterSec) headers['retry-after'] = String(err.extra.retryAfterSec)

@@ -1,7 +1,7 @@
 // WebSocket side of the collab listener: authenticate and load the room before the upgrade,
 // then hand each socket to a Connection. Native pub/sub carries room broadcasts.
 import type uWS from 'uWebSockets.js'
-import { DOC_NAME, checkDocument, verifyToken, type Capability } from '../../auth/capability.js'
+import { TokenRefused, refusalKind, type Capability } from '../../auth/capability.js'
 import { AppError, isAppError, publicMessage } from '../../infra/errors.js'
 import { CLOSE } from '../../protocol/close-codes.js'
 import { Connection } from '../connection.js'
@@ -10,11 +10,14 @@ import type { Room } from '../room.js'
 import type { PeerSocket, Transport } from '../transport.js'
 import type { CollabListenerDeps } from './deps.js'
 import { Reply } from './http.js'
+import { upgradeAuthorizer } from './upgrade-auth.js'
 
 export interface SocketData {
-  room: Room
-  cap: Capability
+  /** Null for a socket accepted only to be closed at once (`closeAtOnce`). */
+  room: Room | null
+  cap: Capability | null
   conn: Connection | null
+  closeAtOnce?: { code: number; reason: string }
 }
 
 class UwsSocket implements PeerSocket {
@@ -60,35 +63,13 @@ export class UwsTransport implements Transport {
   }
 }
 
-/** The token from `?yauth=` or from a `yauth-<token>` entry of Sec-WebSocket-Protocol. */
-function tokenOf(query: URLSearchParams, protocols: string): { token: string | null; protocol: string } {
-  const fromProtocol = protocols
-    .split(',')
-    .map((p) => p.trim())
-    .find((p) => p.startsWith('yauth-'))
-  return { token: query.get('yauth') ?? fromProtocol?.slice(6) ?? null, protocol: fromProtocol ?? '' }
-}
-
-function parseRoomPath(url: string): { org: string; doc: string } {
-  const m = /^\/([^/]+)\/([^/]+)\/?$/.exec(url)
-  if (!m) throw new AppError('not_found', 'connect to /{org}/{doc_id}')
-  let org: string, doc: string
-  try {
-    org = decodeURIComponent(m[1]!)
-    doc = decodeURIComponent(m[2]!)
-  } catch {
-    throw new AppError('not_found', 'bad document path')
-  }
-  if (!DOC_NAME.test(org) || !DOC_NAME.test(doc)) throw new AppError('not_found', 'bad document path')
-  return { org, doc }
-}
-
 export function webSocketBehavior(
   d: CollabListenerDeps,
   transport: Transport,
   sockets: Set<uWS.WebSocket<SocketData>>,
 ): uWS.WebSocketBehavior<SocketData> {
   const { config, metrics } = d
+  const authorize = upgradeAuthorizer(d)
   return {
     // uWS drops a frame over its own limit without a close frame (1006). It gets headroom so
     // messages up to 4x our limit are refused by us, properly, with 1009.
@@ -105,14 +86,22 @@ export function webSocketBehavior(
       const key = req.getHeader('sec-websocket-key')
       const protocols = req.getHeader('sec-websocket-protocol')
       const extensions = req.getHeader('sec-websocket-extensions')
+      const origin = req.getHeader('origin')
+      const ip = Buffer.from(res.getRemoteAddressAsText()).toString()
       const reply = new Reply(res)
       void (async () => {
         let room: Room | undefined
         try {
-          const { org, doc } = parseRoomPath(url)
-          const { token, protocol } = tokenOf(query, protocols)
-          const cap = await verifyToken(d.keys, token, d.now())
-          checkDocument(cap, org, doc)
+          const decision = await authorize({ url, query, protocols, origin, ip })
+          if (decision.kind === 'close') {
+            if (reply.aborted) return
+            reply.done = true
+            const data: SocketData = { room: null, cap: null, conn: null, closeAtOnce: { code: decision.code, reason: decision.reason } }
+            await new Promise((r) => setImmediate(r)) // a fresh turn, as below
+            if (!reply.aborted) res.cork(() => res.upgrade(data, key, decision.protocol, extensions, context))
+            return
+          }
+          const { org, doc, cap, protocol } = decision
           room = await d.registry.acquire({ org, doc, branch: cap.branch }, cap.sub)
           if (room.peers.size >= config.maxConnectionsPerRoom) throw new AppError('room_full', 'room is full')
           if (reply.aborted) throw new AppError('bad_request', 'client went away')
@@ -127,6 +116,10 @@ export function webSocketBehavior(
         } catch (err) {
           if (room) d.registry.release(room)
           if (!isAppError(err)) d.log.error({ err }, 'upgrade failed')
+          else if (err instanceof TokenRefused) {
+            metrics.authRefusals.inc({ where: 'upgrade', reason: refusalKind(err) })
+            d.log.info({ ip, path: url, reason: err.reason }, 'upgrade refused: token')
+          } else if (err.status === 403) d.log.info({ ip, path: url, origin, reason: err.message }, 'upgrade refused')
           const status = isAppError(err) ? err.status : 500
           metrics.httpRequests.inc({ listener: 'collab', route: 'upgrade', method: 'GET', status: String(status) })
           reply.json(status, { error: publicMessage(err), code: isAppError(err) ? err.code : 'internal' })
@@ -136,6 +129,11 @@ export function webSocketBehavior(
 
     open(ws) {
       const data = ws.getUserData()
+      if (data.closeAtOnce || !data.room || !data.cap) {
+        const { code, reason } = data.closeAtOnce ?? { code: CLOSE.internalError, reason: 'no room' }
+        ws.end(code, reason)
+        return
+      }
       const socket = new UwsSocket(ws, (n) => {
         metrics.messagesOut.inc()
         metrics.bytesOut.inc(n)
@@ -161,6 +159,10 @@ export function webSocketBehavior(
     },
 
     close(ws, code) {
+      if (!ws.getUserData().conn) {
+        metrics.closes.inc({ code: String(code) })
+        return
+      }
       sockets.delete(ws)
       metrics.connections.dec()
       metrics.closes.inc({ code: String(code) })

@@ -110,7 +110,7 @@ export function databaseRoutes({ deps, control, onClose }: ApiContext): RouteDef
       errors: ERRORS,
       async handler(ctx, { params, query, user }) {
         const db = await openDatabase(store, registry, user, params.asset_id, 'view')
-        const q = parseReadParams(new URLSearchParams(ctx.querystring), { maxLimit: config.maxLimit, limit: query.limit, offset: query.offset })
+        const q = parseReadParams(new URLSearchParams(ctx.querystring), { maxLimit: config.maxLimit, maxLogicDepth: config.maxFilterDepth, limit: query.limit, offset: query.offset })
         const stmt = await compile(db, params.table_name, (t) => compileRead(t, q))
         sendRows(ctx, await runJson(db, params.table_name, stmt))
       },

@@ -15,7 +15,7 @@ const table: TableInfo = {
   kind: 'r',
   columns: new Map([col('id', 'integer', { hasDefault: true }), col('name'), col('tags', 'text[]'), col('meta', 'jsonb'), col('we"ird')]),
 }
-const read = (qs: string) => compileRead(table, parseReadParams(new URLSearchParams(qs), { maxLimit: 1000 }))
+const read = (qs: string) => compileRead(table, parseReadParams(new URLSearchParams(qs), { maxLimit: 1000, maxLogicDepth: 64 }))
 const WRAP = (inner: string) => `SELECT coalesce('[' || string_agg(row_to_json(_rows.*)::text, ',') || ']', '[]') FROM (${inner}) _rows`
 
 describe('compileRead', () => {

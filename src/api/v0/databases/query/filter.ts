@@ -3,6 +3,10 @@
 //
 // At the top level the value is everything after the operator, verbatim (quotes included, as in
 // PostgREST). Inside a logic tree it ends at `,` or `)` unless double-quoted or a `{...}` array.
+// Whitespace as PostgREST treats it: spaces and tabs around the parentheses of an in-list and
+// after its `(` are skipped; any other space belongs to the value it touches (`in.( 1, 2 )` is
+// "1" and " 2 "). A `"` starts a quoted value only when the quotes close and `,`, `)` or the end
+// follows at once; otherwise it is an ordinary character (`in.(")` is the value `"`).
 import type { CompareOp, Condition, IsValue } from './ast.js'
 import type { Scanner } from './scanner.js'
 
@@ -24,7 +28,8 @@ export function parseOpExpr(s: Scanner, column: string, ctx: Context): Condition
   if (op === 'in') return { kind: 'in', param, negate, column, values: parseList(s, ctx) }
   if (op === 'is') {
     const at = s.pos
-    const word = (ctx === 'root' ? s.rest() : s.until(',)')).trim().toLowerCase()
+    // no space before the word (PostgREST refuses `is. null`); spaces after it end the value
+    const word = (ctx === 'root' ? s.rest() : s.until(',)')).trimEnd().toLowerCase()
     if (!IS_VALUES.has(word)) {
       s.pos = at
       s.fail('is expects null, not_null, true, false or unknown')
@@ -41,6 +46,23 @@ export function parseOpExpr(s: Scanner, column: string, ctx: Context): Condition
   s.fail(`unknown operator ${JSON.stringify(op)} (supported: ${OPERATORS})`)
 }
 
+/**
+ * A double-quoted value (backslash escapes any character) at the cursor, when its quotes close
+ * and a `,`, `)` or the end follows; otherwise undefined, with the cursor left where it was.
+ */
+function closedQuoted(s: Scanner): string | undefined {
+  if (s.peek() !== '"') return undefined
+  const at = s.pos
+  try {
+    const q = s.quoted()
+    if (s.done || s.peek() === ',' || s.peek() === ')') return q
+  } catch {
+    // the quotes never close
+  }
+  s.pos = at
+  return undefined
+}
+
 /** `(a,"b,c",d)`: elements are verbatim up to `,`/`)`, or double-quoted with backslash escapes. */
 function parseList(s: Scanner, ctx: Context): string[] {
   s.skipSpaces()
@@ -49,10 +71,7 @@ function parseList(s: Scanner, ctx: Context): string[] {
   s.skipSpaces()
   if (s.eat(')')) return finishList(s, ctx, values)
   for (;;) {
-    if (s.peek() === '"') {
-      values.push(s.quoted())
-      if (s.peek() !== ',' && s.peek() !== ')') s.fail("expected ',' or ')' after a quoted value")
-    } else values.push(s.until(',)'))
+    values.push(closedQuoted(s) ?? s.until(',)'))
     if (s.eat(',')) continue
     if (s.eat(')')) return finishList(s, ctx, values)
     s.fail("expected ')' to close the list of in")
@@ -68,16 +87,8 @@ function finishList(s: Scanner, ctx: Context, values: string[]): string[] {
 }
 
 function logicValue(s: Scanner): string {
-  if (s.peek() === '"') {
-    const at = s.pos
-    try {
-      const q = s.quoted()
-      if (s.done || s.peek() === ',' || s.peek() === ')') return q
-    } catch {
-      // not a well-formed quoted value: read it verbatim below
-    }
-    s.pos = at
-  }
+  const quoted = closedQuoted(s)
+  if (quoted !== undefined) return quoted
   if (s.peek() === '{') {
     const at = s.pos
     s.pos++

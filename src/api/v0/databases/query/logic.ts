@@ -3,25 +3,29 @@ import type { Condition } from './ast.js'
 import { parseOpExpr } from './filter.js'
 import { Scanner } from './scanner.js'
 
-const NESTED = /^(not\.)?(and|or)\(/
+// PostgREST allows spaces and tabs between the operator and its parenthesis (`and (`), not inside `not.`.
+const NESTED = /(not\.)?(and|or)[ \t]*\(/y
 
-/** `param` is the parameter name (`or`, `and`, `not.or`, `not.and`); `value` its `(...)` list. */
-export function parseLogicParam(param: string, value: string): Condition {
+/**
+ * `param` is the parameter name (`or`, `and`, `not.or`, `not.and`); `value` its `(...)` list, which
+ * is level 1 of at most `maxDepth` (parsing and compiling recurse once per level).
+ */
+export function parseLogicParam(param: string, value: string, maxDepth: number): Condition {
   const negate = param.startsWith('not.')
   const op = param.slice(negate ? 4 : 0) as 'and' | 'or'
   const s = new Scanner(value, param)
   s.skipSpaces()
   s.expect('(', `'(' to open the ${op} list`)
-  const children = parseChildren(s)
+  const children = parseChildren(s, 1, maxDepth)
   s.skipSpaces()
   if (!s.done) s.fail(`unexpected text after the ${op} list`)
   return { kind: 'logic', param, negate, op, children }
 }
 
-function parseChildren(s: Scanner): Condition[] {
+function parseChildren(s: Scanner, depth: number, maxDepth: number): Condition[] {
   const children: Condition[] = []
   for (;;) {
-    children.push(parseNode(s))
+    children.push(parseNode(s, depth, maxDepth))
     s.skipSpaces()
     if (s.eat(',')) continue
     s.expect(')', "',' or ')'")
@@ -29,12 +33,14 @@ function parseChildren(s: Scanner): Condition[] {
   }
 }
 
-function parseNode(s: Scanner): Condition {
+function parseNode(s: Scanner, depth: number, maxDepth: number): Condition {
   s.skipSpaces()
-  const m = NESTED.exec(s.text.slice(s.pos))
+  NESTED.lastIndex = s.pos
+  const m = NESTED.exec(s.text)
   if (m) {
+    if (depth >= maxDepth) s.fail(`logic trees nest at most ${maxDepth} levels`)
     s.pos += m[0].length
-    return { kind: 'logic', param: s.param, negate: Boolean(m[1]), op: m[2] as 'and' | 'or', children: parseChildren(s) }
+    return { kind: 'logic', param: s.param, negate: Boolean(m[1]), op: m[2] as 'and' | 'or', children: parseChildren(s, depth + 1, maxDepth) }
   }
   const column = s.name('.,()', 'a column name')
   s.expect('.', "'.' after the column name")

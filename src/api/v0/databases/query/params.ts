@@ -14,6 +14,8 @@ export const DEFAULT_LIMIT = 100
 export interface ReadLimits {
   /** a larger `limit` is lowered to this */
   maxLimit: number
+  /** deepest and/or tree (levels) */
+  maxLogicDepth: number
   limit?: number
   offset?: number
 }
@@ -41,7 +43,7 @@ export function parseReadParams(entries: Iterable<[string, string]>, limits: Rea
       case 'or':
       case 'not.and':
       case 'not.or':
-        if (value !== '') q.where.push(parseLogicParam(key, value))
+        if (value !== '') q.where.push(parseLogicParam(key, value, limits.maxLogicDepth))
         break
       default:
         // PostgREST ignores parameters with an empty value

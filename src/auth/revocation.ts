@@ -1,0 +1,134 @@
+// The token deny-list: records in the control plane (`revoke/...`), read into memory so checking a
+// capability is a map lookup, never a store read. The cache re-reads when this process writes a
+// revocation and every `revocation-refresh-ms`, so a record written by another process sharing the
+// control plane takes effect within one period. A version record (`revokemeta/version`, rewritten
+// with every revocation) makes the periodic refresh one `get` while nothing changed.
+import { TOKEN_REVOKED, TokenRefused, type Capability } from './capability.js'
+
+/** `deny` refuses matching tokens; `readonly` turns matching `rw` tokens into `r`. */
+export type RevocationEffect = 'deny' | 'readonly'
+
+export interface Revocation {
+  sub: string
+  org?: string
+  doc?: string
+  /** One token. Without it, tokens issued before `beforeMs` match. */
+  jti?: string
+  effect: RevocationEffect
+  beforeMs: number
+  createdAtMs: number
+  reason: string
+}
+
+export const REVOKE_PREFIX = 'revoke'
+export const REVOKE_VERSION_KEY = 'revokemeta/version'
+
+const part = (s: string) => encodeURIComponent(s)
+
+/** One record per (user, scope, effect): a later revocation of the same scope moves `beforeMs`. */
+export function revocationKey(r: Pick<Revocation, 'sub' | 'org' | 'doc' | 'jti' | 'effect'>): string {
+  const scope = [r.org && `org:${part(r.org)}`, r.doc && `doc:${part(r.doc)}`, r.jti && `jti:${part(r.jti)}`].filter(Boolean).join(',') || 'all'
+  return `${REVOKE_PREFIX}/${part(r.sub)}/${scope}/${r.effect}`
+}
+
+export function matches(r: Revocation, cap: Capability): boolean {
+  if (r.sub !== cap.sub) return false
+  if (r.org !== undefined && r.org !== cap.org) return false
+  if (r.doc !== undefined && r.doc !== cap.doc) return false
+  // `iat` has second resolution: a token of the revocation's own second counts as before it.
+  return r.jti !== undefined ? r.jti === cap.jti : (cap.iat ?? 0) * 1000 < r.beforeMs
+}
+
+/** What the control plane offers the cache: the get/list half of the control store's API. */
+export interface RevocationSource {
+  get<T>(key: string): Promise<T | undefined>
+  list<T>(prefix: string): Promise<{ key: string; value: T }[]>
+}
+
+export class RevocationList {
+  private bySub = new Map<string, Revocation[]>()
+  private byKey = new Map<string, string>()
+  private version: string | null = null
+  private running: Promise<Revocation[]> | null = null
+  private timer: NodeJS.Timeout | undefined
+  private readonly listeners = new Set<(changed: Revocation[]) => void>()
+
+  constructor(private readonly source: RevocationSource) {}
+
+  /** The strongest revocation that applies to `cap`, if any. */
+  effectFor(cap: Capability): RevocationEffect | null {
+    let effect: RevocationEffect | null = null
+    for (const r of this.bySub.get(cap.sub) ?? []) {
+      if (!matches(r, cap)) continue
+      if (r.effect === 'deny') return 'deny'
+      effect = 'readonly'
+    }
+    return effect
+  }
+
+  /** The capability as the deny-list leaves it: refused (TokenRefused), made read-only, or as is. */
+  apply(cap: Capability): Capability {
+    const effect = this.effectFor(cap)
+    if (effect === 'deny') throw new TokenRefused('invalid_token', TOKEN_REVOKED)
+    if (effect === 'readonly' && cap.acc === 'rw') return { ...cap, acc: 'r' }
+    return cap
+  }
+
+  /** Called with the records that are new or changed after each refresh. */
+  onChange(fn: (changed: Revocation[]) => void): () => void {
+    this.listeners.add(fn)
+    return () => this.listeners.delete(fn)
+  }
+
+  /**
+   * Re-reads the deny-list (only when the version record moved, unless `force`). Refreshes run one
+   * at a time; one asked for while another runs runs again after it, so no write is missed.
+   */
+  refresh(force = false): Promise<Revocation[]> {
+    if (this.running) return this.running.then(() => this.refresh(force))
+    this.running = this.load(force).finally(() => {
+      this.running = null
+    })
+    return this.running
+  }
+
+  private async load(force: boolean): Promise<Revocation[]> {
+    const v = await this.source.get<unknown>(REVOKE_VERSION_KEY)
+    const version = v === undefined ? '' : JSON.stringify(v)
+    if (!force && version === this.version) return []
+    const rows = await this.source.list<Revocation>(REVOKE_PREFIX)
+    const bySub = new Map<string, Revocation[]>()
+    const byKey = new Map<string, string>()
+    const changed: Revocation[] = []
+    for (const { key, value } of rows) {
+      const json = JSON.stringify(value)
+      byKey.set(key, json)
+      if (this.byKey.get(key) !== json) changed.push(value)
+      const list = bySub.get(value.sub)
+      if (list) list.push(value)
+      else bySub.set(value.sub, [value])
+    }
+    this.bySub = bySub
+    this.byKey = byKey
+    this.version = version
+    if (changed.length > 0) for (const fn of this.listeners) fn(changed)
+    return changed
+  }
+
+  /** Loads once, then refreshes every `periodMs` (errors are reported, the last list stays). */
+  async start(periodMs: number, onError: (err: unknown) => void): Promise<void> {
+    await this.refresh(true)
+    this.timer = setInterval(() => void this.refresh().catch(onError), periodMs)
+    this.timer.unref()
+  }
+
+  /** Stops the periodic refresh and waits for one in flight (the store may close next). */
+  async stop(): Promise<void> {
+    clearInterval(this.timer)
+    await this.running?.catch(() => undefined)
+  }
+
+  get size(): number {
+    return this.byKey.size
+  }
+}

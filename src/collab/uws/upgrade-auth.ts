@@ -1,0 +1,73 @@
+// Who may upgrade, decided before the 101: the Origin allow-list (403), the token (401), its
+// document (403) and the deny-list. One exception a browser needs: it cannot read a 401 on an
+// upgrade (the provider sees 1006 and retries forever), so a token whose only fault is expiry is
+// accepted and the socket closed at once with 4401 and a reason, a bounded number of times per
+// client per minute; past that budget it is a 401 like every other refusal.
+import { DOC_NAME, TokenRefused, checkDocument, verifyToken, type Capability } from '../../auth/capability.js'
+import { AppError } from '../../infra/errors.js'
+import { CLOSE } from '../../protocol/close-codes.js'
+import { ClientBudget } from '../client-budget.js'
+import type { CollabListenerDeps } from './deps.js'
+
+export interface UpgradeRequest {
+  url: string
+  query: URLSearchParams
+  protocols: string
+  origin: string
+  ip: string
+}
+
+export type UpgradeDecision =
+  | { kind: 'open'; org: string; doc: string; cap: Capability; protocol: string }
+  | { kind: 'close'; code: number; reason: string; protocol: string }
+
+/** The token from `?yauth=` or from a `yauth-<token>` entry of Sec-WebSocket-Protocol. */
+function tokenOf(query: URLSearchParams, protocols: string): { token: string | null; protocol: string } {
+  const fromProtocol = protocols
+    .split(',')
+    .map((p) => p.trim())
+    .find((p) => p.startsWith('yauth-'))
+  return { token: query.get('yauth') ?? fromProtocol?.slice(6) ?? null, protocol: fromProtocol ?? '' }
+}
+
+function parseRoomPath(url: string): { org: string; doc: string } {
+  const m = /^\/([^/]+)\/([^/]+)\/?$/.exec(url)
+  if (!m) throw new AppError('not_found', 'connect to /{org}/{doc_id}')
+  let org: string, doc: string
+  try {
+    org = decodeURIComponent(m[1]!)
+    doc = decodeURIComponent(m[2]!)
+  } catch {
+    throw new AppError('not_found', 'bad document path')
+  }
+  if (!DOC_NAME.test(org) || !DOC_NAME.test(doc)) throw new AppError('not_found', 'bad document path')
+  return { org, doc }
+}
+
+export function upgradeAuthorizer(d: CollabListenerDeps): (req: UpgradeRequest) => Promise<UpgradeDecision> {
+  const { config } = d
+  const origins = new Set(config.wsOrigins)
+  const expiredBudget = new ClientBudget(config.expiredUpgradesPerMin, d.now)
+  return async (req) => {
+    // Browsers always send Origin; clients without one (servers, CLIs) are not what it guards against.
+    if (origins.size > 0 && req.origin && !origins.has(req.origin)) {
+      d.metrics.authRefusals.inc({ where: 'upgrade', reason: 'origin' })
+      throw new AppError('forbidden', 'origin not allowed')
+    }
+    const { org, doc } = parseRoomPath(req.url)
+    const { token, protocol } = tokenOf(req.query, req.protocols)
+    let cap: Capability
+    try {
+      cap = await verifyToken(d.keys, token, d.now(), config.tokenClockSkewSec)
+    } catch (err) {
+      const expired = err instanceof TokenRefused ? err.expiredCap : undefined
+      if (!expired || expired.org !== org || expired.doc !== doc || d.revocations.effectFor(expired) === 'deny') throw err
+      if (!expiredBudget.take(req.ip)) throw new TokenRefused('token_expired', 'token expired (accept-and-close budget of this client used up)')
+      d.metrics.authRefusals.inc({ where: 'upgrade', reason: 'expired_accepted_closed' })
+      d.log.info({ ip: req.ip, path: req.url }, 'upgrade accepted to close it with 4401: token expired')
+      return { kind: 'close', code: CLOSE.tokenExpired, reason: 'token expired: mint a new one and reconnect', protocol }
+    }
+    checkDocument(cap, org, doc)
+    return { kind: 'open', org, doc, cap: d.revocations.apply(cap), protocol }
+  }
+}
