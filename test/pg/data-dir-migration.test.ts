@@ -41,7 +41,7 @@ interface Expected {
 let expected: Expected
 
 async function activity(h: Harness, org: string, doc: string): Promise<unknown> {
-  const token = (await mintToken(h.server.deps.keys, { org, doc, sub: 'reader', acc: 'r', ttlSec: 600 })).token
+  const token = (await mintToken(h.server.deps.keys, { org, doc, sub: 'reader', acc: 'r', ttlSec: 600 }, clock)).token
   const res = await fetch(`${h.httpUrl}/activity/v1/${org}/${doc}?yauth=${token}&delta=true`)
   expect(res.status).toBe(200)
   return res.json()
@@ -88,7 +88,7 @@ async function buildDataDir(dir: string): Promise<Expected> {
     // one document edited live through a provider too
     clock = t0 + 5000
     const live = new Y.Doc()
-    const p = h.provider(w.workspaceId, w.doc.id, (await mintToken(h.server.deps.keys, { org: w.workspaceId, doc: w.doc.id, sub: w.users.owner, acc: 'rw', ttlSec: 600 })).token, live)
+    const p = h.provider(w.workspaceId, w.doc.id, (await mintToken(h.server.deps.keys, { org: w.workspaceId, doc: w.doc.id, sub: w.users.owner, acc: 'rw', ttlSec: 600 }, clock)).token, live)
     await synced(p)
     live.getText('t').insert(0, 'live ')
     docs[0]!.text = 'live ' + docs[0]!.text
@@ -108,7 +108,8 @@ async function buildDataDir(dir: string): Promise<Expected> {
     expect(await firstLogged(docs[3]!)).not.toBe(1) // pruned
 
     const contentWithComments = (await call(h, 'GET', `/api/v0/tools/asset/content?asset_id=demo-welcome&include_comments=true`, { key: demo.apiKey })).body
-    const oldToken = (await mintToken(h.server.deps.keys, { org: w.workspaceId, doc: w.doc.id, sub: w.users.owner, acc: 'rw', ttlSec: 3600 })).token
+    // tokens carry the server's (simulated) time: a token issued in its future is refused
+    const oldToken = (await mintToken(h.server.deps.keys, { org: w.workspaceId, doc: w.doc.id, sub: w.users.owner, acc: 'rw', ttlSec: 3600 }, clock)).token
     const kinds = new Set((await store.scan('', 100_000)).map((r) => r.key.split('/')[0]))
     expect([...kinds].sort()).toEqual(KINDS)
     return { apiKey: demo.apiKey, workspaceId: w.workspaceId, docs, activity: act, contentWithComments, oldToken, logEntries }
