@@ -18,8 +18,6 @@ export interface OpenedDocStore {
   close(): Promise<void>
 }
 
-export { openPgPool }
-
 /** `shared`: the process's pool, opened by the caller (who closes it); otherwise one is opened here. */
 export async function openDocStore(config: Config, db: RootDb | undefined, shared?: PgPool): Promise<OpenedDocStore> {
   if (config.postgresUrl) {

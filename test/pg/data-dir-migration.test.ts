@@ -40,7 +40,6 @@ interface Expected {
 }
 let expected: Expected
 
-// Tokens are minted on the servers' clock (`clock`, in the past): an `iat` ahead of it is refused.
 async function activity(h: Harness, org: string, doc: string): Promise<unknown> {
   const token = (await mintToken(h.server.deps.keys, { org, doc, sub: 'reader', acc: 'r', ttlSec: 600 }, clock)).token
   const res = await fetch(`${h.httpUrl}/activity/v1/${org}/${doc}?yauth=${token}&delta=true`)
@@ -109,6 +108,7 @@ async function buildDataDir(dir: string): Promise<Expected> {
     expect(await firstLogged(docs[3]!)).not.toBe(1) // pruned
 
     const contentWithComments = (await call(h, 'GET', `/api/v0/tools/asset/content?asset_id=demo-welcome&include_comments=true`, { key: demo.apiKey })).body
+    // tokens carry the server's (simulated) time: a token issued in its future is refused
     const oldToken = (await mintToken(h.server.deps.keys, { org: w.workspaceId, doc: w.doc.id, sub: w.users.owner, acc: 'rw', ttlSec: 3600 }, clock)).token
     const kinds = new Set((await store.scan('', 100_000)).map((r) => r.key.split('/')[0]))
     expect([...kinds].sort()).toEqual(KINDS)
