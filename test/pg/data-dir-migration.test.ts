@@ -156,7 +156,10 @@ describe('tandem migrate', () => {
       },
     })
     await expect(crash).rejects.toThrow('simulated crash')
-    const partial = await pgs.sql('SELECT count(DISTINCT doc_id)::int AS docs, count(*)::int AS rows FROM resumed.doc_updates')
+    // A finished document whose whole log was pruned has only its snapshot: count documents by both.
+    const partial = await pgs.sql(
+      'SELECT count(*)::int AS docs FROM (SELECT doc_id FROM resumed.doc_updates UNION SELECT doc_id FROM resumed.doc_snapshots) AS d',
+    )
     expect(partial.rows[0].docs).toBeGreaterThan(20)
     expect(partial.rows[0].docs).toBeLessThan(50)
 
