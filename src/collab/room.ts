@@ -12,7 +12,7 @@ import { encodeAwareness, encodePermissionDenied, encodeSyncStep1, encodeSyncSte
 import { scanUpdate } from '../protocol/update-scan.js'
 import type { AppendWrite, DocStore, UpdateEntry } from '../storage/doc-store.js'
 import type { CommitSource, GroupCommitter } from './group-commit.js'
-import type { Peer } from './peer.js'
+import { Peer } from './peer.js'
 import type { Transport } from './transport.js'
 
 export interface RoomOptions {
@@ -75,8 +75,8 @@ export class Room implements CommitSource {
     this.awareness.on('update', ({ added, updated, removed }: Record<string, number[]>, origin: unknown) => {
       const changed = [...added!, ...updated!, ...removed!]
       if (isPeer(origin)) {
-        for (const id of added!) origin.awarenessIds.add(id)
-        for (const id of removed!) origin.awarenessIds.delete(id)
+        if (added!.length > 0) for (const id of added!) origin.awarenessIds.add(id)
+        if (removed!.length > 0 && origin.hasAwareness) for (const id of removed!) origin.awarenessIds.delete(id)
       }
       for (const id of changed) this.awarenessChanged.add(id)
       this.scheduleAwarenessFlush()
@@ -140,7 +140,7 @@ export class Room implements CommitSource {
   leave(peer: Peer): void {
     if (!this.peers.delete(peer)) return
     this.o.transport.leave(peer.socket, this.o.docId)
-    if (peer.awarenessIds.size > 0) awarenessProtocol.removeAwarenessStates(this.awareness, [...peer.awarenessIds], null)
+    if (peer.hasAwareness) awarenessProtocol.removeAwarenessStates(this.awareness, [...peer.awarenessIds], null)
   }
 
   /** Sync step 1 from a peer: answer with what it lacks, once everything applied is durable. */
@@ -367,5 +367,5 @@ function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {
 }
 
 function isPeer(x: unknown): x is Peer {
-  return typeof x === 'object' && x !== null && 'awarenessIds' in x && 'socket' in x
+  return x instanceof Peer
 }

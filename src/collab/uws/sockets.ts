@@ -19,14 +19,16 @@ export interface SocketData {
 
 class UwsSocket implements PeerSocket {
   closed = false
+  // The process's metrics, not a closure per socket: thousands of idle sockets each pay for it.
   constructor(
     readonly ws: uWS.WebSocket<SocketData>,
-    private readonly onSend: (bytes: number) => void,
+    private readonly metrics: CollabListenerDeps['metrics'],
   ) {}
 
   send(bytes: Uint8Array): boolean {
     if (this.closed) return false
-    this.onSend(bytes.length)
+    this.metrics.messagesOut.inc()
+    this.metrics.bytesOut.inc(bytes.length)
     return this.ws.send(bytes, true) !== 2
   }
 
@@ -136,10 +138,7 @@ export function webSocketBehavior(
 
     open(ws) {
       const data = ws.getUserData()
-      const socket = new UwsSocket(ws, (n) => {
-        metrics.messagesOut.inc()
-        metrics.bytesOut.inc(n)
-      })
+      const socket = new UwsSocket(ws, metrics)
       const peer = new Peer(socket, data.cap)
       data.conn = new Connection(data.room, peer, d)
       sockets.add(ws)
