@@ -39,6 +39,8 @@ const EMPTY_UPDATE_MAX = 2 // an update with no structs and no deletions encodes
 
 /** How often a room looks for peers past the backpressure limit after broadcasting. */
 const SLOW_PEER_CHECK_MS = 50
+/** Sync answers larger than this go out paced (fragments, each after a drain). */
+const PACED_SYNC_BYTES = 64 * 1024
 
 export class Room implements CommitSource {
   readonly doc = new Y.Doc()
@@ -57,6 +59,10 @@ export class Room implements CommitSource {
   private lastSlowPeerCheck = 0
   /** set by the transaction listener: the last applyUpdate changed the document */
   private changed = false
+  /** counts document changes, so a paced sync knows whether it must catch its peer up */
+  private version = 0
+  /** peers receiving a paced sync answer, outside the room's topic meanwhile */
+  private pacing = new Set<Peer>()
   private awarenessChanged = new Set<number>()
   private awarenessScheduled = false
   destroyed = false
@@ -67,6 +73,7 @@ export class Room implements CommitSource {
     this.doc.on('afterTransaction', (tr: Y.Transaction) => {
       if (!transactionChanged(tr)) return
       this.changed = true
+      this.version++
       this.fullStateMessage = null
     })
     // Awareness changes made by a peer's message are remembered per peer, so its states can be
@@ -147,18 +154,45 @@ export class Room implements CommitSource {
   async answerSyncStep1(peer: Peer, stateVector: Uint8Array): Promise<void> {
     await this.flushed()
     if (peer.closed) return
-    let diff: Uint8Array
+    let message: Uint8Array
     if (stateVector.length === 1 && stateVector[0] === 0) {
-      this.fullStateMessage ??= encodeSyncStep2(Y.encodeStateAsUpdate(this.doc))
-      peer.send(this.fullStateMessage)
+      message = this.fullStateMessage ??= encodeSyncStep2(Y.encodeStateAsUpdate(this.doc))
+    } else {
+      try {
+        message = encodeSyncStep2(Y.encodeStateAsUpdate(this.doc, stateVector))
+      } catch {
+        throw new AppError('malformed_message', 'invalid state vector')
+      }
+    }
+    if (message.length <= PACED_SYNC_BYTES || !peer.socket.sendPaced || this.pacing.has(peer)) {
+      peer.send(message) // (behind a paced answer still going out, the socket queues it)
       return
     }
+    await this.sendPacedSync(peer, message)
+  }
+
+  /**
+   * A large sync answer in fragments. No broadcast may land between the fragments of one
+   * message, so the peer leaves the room's topic meanwhile; afterwards it gets what changed (once
+   * durable) and the awareness states, and rejoins.
+   */
+  private async sendPacedSync(peer: Peer, message: Uint8Array): Promise<void> {
+    const stateVector = Y.encodeStateVector(this.doc)
+    const version = this.version
+    this.pacing.add(peer)
+    this.o.transport.leave(peer.socket, this.o.docId)
     try {
-      diff = Y.encodeStateAsUpdate(this.doc, stateVector)
-    } catch {
-      throw new AppError('malformed_message', 'invalid state vector')
+      if (!(await peer.socket.sendPaced!(message))) return
+      await this.flushed()
+    } finally {
+      this.pacing.delete(peer)
     }
-    peer.send(encodeSyncStep2(diff))
+    if (peer.closed || this.destroyed || !this.peers.has(peer)) return
+    // Synchronous from here: everything applied is durable, so the catch-up shows nothing a
+    // crash could lose, and updates after it arrive through the topic.
+    if (this.version !== version) peer.send(encodeUpdate(Y.encodeStateAsUpdate(this.doc, stateVector)))
+    this.o.transport.join(peer.socket, this.o.docId)
+    this.sendAwarenessTo(peer)
   }
 
   /**
@@ -233,7 +267,10 @@ export class Room implements CommitSource {
       throw new AppError('malformed_message', 'Yjs update could not be applied')
     }
     const pendingMoved = pendingChanged(pendingBefore, pendingState(this.doc))
-    if (pendingMoved) this.fullStateMessage = null // the full state carries pending structs too
+    if (pendingMoved) {
+      this.fullStateMessage = null // the full state carries pending structs too
+      this.version++
+    }
     if (!this.changed && !pendingMoved) {
       this.o.metrics.updatesUnchanged.inc()
       return null
