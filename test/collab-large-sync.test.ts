@@ -75,7 +75,7 @@ describe('large documents sync in paced fragments', () => {
       }
       expect(got.getMap('m').size).toBe(20)
       expect(got.getText('t').length).toBe(writer.getText('t').length)
-    }, 60_000)
+    }, 40_000)
     expect(Y.encodeStateVector(got)).toEqual(Y.encodeStateVector(writer))
     raw.ws.close()
   })

@@ -7,10 +7,9 @@ import { createServer } from '../server.js'
 export async function runServe(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const config = loadConfig(argv, env)
   const log = createLogger(config.logLevel)
-  const server = await createServer(config, { log })
   const out = (line: string) => process.stdout.write(line + '\n')
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
-  out(`collab listening on http://${host}:${server.collabPort}`)
+  const server = await createServer(config, { log, onCollabListening: (port) => out(`collab listening on http://${host}:${port}`) })
   if (server.apiPort) out(`api listening on http://${host}:${server.apiPort}`)
   if (config.demo) {
     const { seedDemo } = await import('../control/demo.js')
