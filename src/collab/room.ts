@@ -319,7 +319,7 @@ export class Room implements CommitSource {
       this.o.metrics.updateLatency.observe((now - p.receivedAt) / 1000)
       p.done?.resolve()
     }
-    if (this.lastSeq - this.snapshotSeq >= this.o.compactThreshold) return this.compact()
+    if (!this.destroyed && this.lastSeq - this.snapshotSeq >= this.o.compactThreshold) return this.compact()
   }
 
   /** One message per write cycle for everyone: the batch merged, skipped only for a sole author. */
