@@ -25,30 +25,35 @@ function consoleHost(host: string): string {
 export async function runServe(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const config = loadConfig(argv, env)
   const log = createLogger(config.logLevel)
-  const server = await createServer(config, { log })
-  // Signals are handled from the moment the server exists: a SIGTERM during the demo seed or the
-  // console build still shuts down gracefully.
+  const out = (line: string) => process.stdout.write(line + '\n')
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host
+  // The collab line is printed the moment that listener accepts (a cold restart is measured by it),
+  // so signals are handled from before the server exists: a SIGTERM while it starts, seeds the demo
+  // or builds the console still shuts down gracefully once it is up.
+  const starting = createServer(config, { log, onCollabListening: (port) => out(`collab listening on http://${host}:${port}`) })
   const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info({ signal }, 'shutting down: flushing documents and closing sockets')
-      server.close().then(resolve, (err) => {
-        log.error({ err }, 'shutdown failed')
-        resolve()
-      })
+      starting
+        .then((server) => server.close())
+        .then(resolve, (err) => {
+          log.error({ err }, 'shutdown failed')
+          resolve()
+        })
     }
     process.on('SIGHUP', () => {
-      const keys = server.deps.keys
-      ;(keys.refresh ? keys.refresh() : reloadKeyRing(keys, config.dataDir, config.signingKeys)).then(
-        () => log.info({ kid: server.deps.keys.signingKid }, 'signing keys reloaded'),
-        (err) => log.error({ err }, 'signing keys reload failed; the previous keys stay in force'),
-      )
+      void starting.then((server) => {
+        const keys = server.deps.keys
+        ;(keys.refresh ? keys.refresh() : reloadKeyRing(keys, config.dataDir, config.signingKeys)).then(
+          () => log.info({ kid: server.deps.keys.signingKid }, 'signing keys reloaded'),
+          (err) => log.error({ err }, 'signing keys reload failed; the previous keys stay in force'),
+        )
+      })
     })
     process.once('SIGTERM', () => stop('SIGTERM'))
     process.once('SIGINT', () => stop('SIGINT'))
   })
-  const out = (line: string) => process.stdout.write(line + '\n')
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host
-  out(`collab listening on http://${host}:${server.collabPort}`)
+  const server = await starting
   if (server.apiPort) out(`api listening on http://${host}:${server.apiPort}`)
   // The console bundle is built (or found fresh) before its URL is printed.
   const consoleReady = server.apiPort ? prepareConsole(log) : Promise.resolve(false)
