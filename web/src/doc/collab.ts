@@ -55,8 +55,9 @@ export async function openSession(api: Api, assetId: string, access: 'edit' | 'v
   const schedule = () => {
     clearTimeout(timer)
     const left = token.expires_at_ms - Date.now()
-    // Renew when a fifth of the lifetime is left (at most a minute early, at least two seconds).
-    const early = Math.min(60_000, Math.max(2_000, left / 5))
+    // Renew when a fifth of the lifetime is left (at most a minute early, at least five seconds: a
+    // mint plus the in-band refresh must land before expiry even on a busy machine or network).
+    const early = Math.min(60_000, Math.max(5_000, left / 5))
     timer = setTimeout(() => void renew(), Math.max(0, left - early))
   }
 
