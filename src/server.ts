@@ -11,8 +11,7 @@ import { enforceRevocations } from './collab/revocation-enforcer.js'
 import { startCollabListener, type CollabListener } from './collab/uws/app.js'
 import { ydocRoutes } from './collab/ydoc-rest.js'
 import { controlPlane } from './control/plane.js'
-import { historyRoutes } from './history/routes.js'
-import { historyServiceOf } from './history/service.js'
+import { lazyHistoryRoutes } from './history/lazy-routes.js'
 import type { RootDb, ServerDeps } from './deps.js'
 import type { Config } from './infra/config.js'
 import { createLogger, type Logger } from './infra/log.js'
@@ -54,7 +53,7 @@ export interface TandemServer {
 
 /** Collab REST routes every server mounts; history routes register here too. */
 export async function defaultRestRoutes(): Promise<RestRoutes> {
-  return { ...ydocRoutes, ...historyRoutes }
+  return { ...ydocRoutes, ...lazyHistoryRoutes }
 }
 
 export async function createServer(config: Config, opts: ServerOptions = {}): Promise<TandemServer> {
@@ -158,8 +157,8 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
   let sweeping: Promise<unknown> | null = null
   const retention = setInterval(() => {
     if (sweeping) return
-    sweeping = historyServiceOf({ store, config, now, log })
-      .sweep()
+    sweeping = import('./history/service.js')
+      .then(({ historyServiceOf }) => historyServiceOf({ store, config, now, log }).sweep())
       .catch((err) => log.error({ err }, 'history retention sweep failed'))
       .finally(() => (sweeping = null))
   }, RETENTION_SWEEP_MS)
