@@ -16,7 +16,6 @@ import type { RootDb, ServerDeps } from './deps.js'
 import type { Config } from './infra/config.js'
 import { createLogger, type Logger } from './infra/log.js'
 import { createMetrics } from './infra/metrics.js'
-import { openPgPool } from './pg/open.js'
 import { describePgError } from './pg/pool.js'
 import { CLOSE } from './protocol/close-codes.js'
 import type { DocStore } from './storage/doc-store.js'
@@ -63,7 +62,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
   await mkdir(config.dataDir, { recursive: true })
   // --postgres-url: documents, control plane and signing keys live in PostgreSQL (one pool per
   // process) and the data dir's LevelDB is not opened at all; otherwise everything is in LevelDB.
-  const pg = config.postgresUrl ? await openPgPool(config) : undefined
+  const pg = config.postgresUrl ? await (await import('./pg/open.js')).openPgPool(config) : undefined
   let db: RootDb | undefined
   let keys: KeyRing
   let opened: OpenedDocStore
