@@ -11,13 +11,11 @@ import { enforceRevocations } from './collab/revocation-enforcer.js'
 import { startCollabListener, type CollabListener } from './collab/uws/app.js'
 import { ydocRoutes } from './collab/ydoc-rest.js'
 import { controlPlane } from './control/plane.js'
-import { historyRoutes } from './history/routes.js'
-import { historyServiceOf } from './history/service.js'
+import { lazyHistoryRoutes } from './history/lazy-routes.js'
 import type { RootDb, ServerDeps } from './deps.js'
 import type { Config } from './infra/config.js'
 import { createLogger, type Logger } from './infra/log.js'
 import { createMetrics } from './infra/metrics.js'
-import { openPgPool } from './pg/open.js'
 import { describePgError } from './pg/pool.js'
 import { CLOSE } from './protocol/close-codes.js'
 import type { DocStore } from './storage/doc-store.js'
@@ -54,7 +52,7 @@ export interface TandemServer {
 
 /** Collab REST routes every server mounts; history routes register here too. */
 export async function defaultRestRoutes(): Promise<RestRoutes> {
-  return { ...ydocRoutes, ...historyRoutes }
+  return { ...ydocRoutes, ...lazyHistoryRoutes }
 }
 
 export async function createServer(config: Config, opts: ServerOptions = {}): Promise<TandemServer> {
@@ -64,7 +62,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
   await mkdir(config.dataDir, { recursive: true })
   // --postgres-url: documents, control plane and signing keys live in PostgreSQL (one pool per
   // process) and the data dir's LevelDB is not opened at all; otherwise everything is in LevelDB.
-  const pg = config.postgresUrl ? await openPgPool(config) : undefined
+  const pg = config.postgresUrl ? await (await import('./pg/open.js')).openPgPool(config) : undefined
   let db: RootDb | undefined
   let keys: KeyRing
   let opened: OpenedDocStore
@@ -158,8 +156,8 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
   let sweeping: Promise<unknown> | null = null
   const retention = setInterval(() => {
     if (sweeping) return
-    sweeping = historyServiceOf({ store, config, now, log })
-      .sweep()
+    sweeping = import('./history/service.js')
+      .then(({ historyServiceOf }) => historyServiceOf({ store, config, now, log }).sweep())
       .catch((err) => log.error({ err }, 'history retention sweep failed'))
       .finally(() => (sweeping = null))
   }, RETENTION_SWEEP_MS)

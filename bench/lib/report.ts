@@ -80,6 +80,7 @@ export const COLUMNS: Record<string, Col[]> = {
     { key: 'openP99Ms', label: 'open p99 ms', better: 'lower' },
     { key: 'cpuMsPerDoc', label: 'CPU ms / doc', better: 'lower' },
     { key: 'restartMs', label: 'restart ms', better: 'lower' },
+    { key: 'stopMs', label: 'of it stop ms', better: 'lower' },
     { key: 'serverPeakRssMB', label: 'peak RSS MB', better: 'lower' },
   ],
 }

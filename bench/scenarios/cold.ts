@@ -32,7 +32,10 @@ export async function runCold(first: RunningPeer, size: ColdSize, ctx: Ctx): Pro
   // Let debounced stores (Hocuspocus) and asynchronous log writes (y-leveldb) land before the stop.
   await sleep(4000)
   ctx.progress(`cold/${first.name}: restarting`)
+  // Restart time = graceful stop (SIGTERM until the process exits) + start (spawn until it accepts).
   const r0 = now()
+  await first.stop()
+  const stopMs = now() - r0
   const peer = await first.restart()
   const restartMs = now() - r0
   await sleep(500)
@@ -54,6 +57,8 @@ export async function runCold(first: RunningPeer, size: ColdSize, ctx: Ctx): Pro
       loaded: ok,
       loadRatio: round(ok / size.docs, 4),
       restartMs: round(restartMs, 0),
+      stopMs: round(stopMs, 0),
+      startMs: round(restartMs - stopMs, 0),
       wallSec: round(w.wallSec, 2),
       docsPerSec: round(ok / w.wallSec, 1),
       openP50Ms: w.sync.p50,

@@ -2,7 +2,11 @@
 // Verification pins the algorithm and audience. Callers see only `invalid` or `expired`; the reason
 // travels in the error's details for the log.
 import { randomUUID } from 'node:crypto'
-import { SignJWT, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose'
+// jose's subpaths, not its index: the index loads every JWE/JWKS module too (~60 files at start).
+import type { JWTPayload } from 'jose'
+import * as joseErrors from 'jose/errors'
+import { SignJWT } from 'jose/jwt/sign'
+import { jwtVerify } from 'jose/jwt/verify'
 import { AppError } from '../infra/errors.js'
 import type { KeyRing } from './keys.js'
 

@@ -3,7 +3,10 @@
 import { randomUUID, type webcrypto } from 'node:crypto'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose'
+import type { JWK } from 'jose'
+import { exportJWK } from 'jose/key/export'
+import { generateKeyPair } from 'jose/key/generate/keypair'
+import { importJWK } from 'jose/key/import'
 
 type CryptoKey = webcrypto.CryptoKey
 

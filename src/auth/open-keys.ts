@@ -3,13 +3,12 @@
 import type { Config } from '../infra/config.js'
 import type { PgPool } from '../pg/pool.js'
 import { loadKeyRing, type KeyRing } from './keys.js'
-import { loadPgKeyRing } from './pg-keys.js'
 
 export async function openKeyRing(config: Config, pg: PgPool | undefined): Promise<KeyRing> {
   if (config.signingKeys) return loadKeyRing(config.dataDir, config.signingKeys)
   if (config.postgresUrl) {
     if (!pg) throw new Error('signing keys: postgres-url is set but no PostgreSQL pool was opened')
-    return loadPgKeyRing(pg)
+    return (await import('./pg-keys.js')).loadPgKeyRing(pg)
   }
   return loadKeyRing(config.dataDir, '')
 }

@@ -41,3 +41,34 @@ export interface RestRoute {
 }
 
 export type RestRoutes = Record<string, Partial<Record<'GET' | 'PATCH' | 'POST', RestRoute>>>
+
+/** A route's access and body, known before its module is loaded. */
+export type RouteShape = Record<string, Partial<Record<'GET' | 'PATCH' | 'POST', Omit<RestRoute, 'handle'>>>>
+
+/**
+ * Routes whose module is imported on their first request, so a start does not load it. `shape`
+ * answers the adapter's access and body checks up front; a loaded route that disagrees with it
+ * is refused rather than served with the wrong access.
+ */
+export function lazyRoutes(shape: RouteShape, load: () => Promise<RestRoutes>): RestRoutes {
+  let loaded: Promise<RestRoutes> | undefined
+  const routes: RestRoutes = {}
+  for (const [name, methods] of Object.entries(shape)) {
+    const entry: RestRoutes[string] = {}
+    for (const [method, meta] of Object.entries(methods) as ['GET' | 'PATCH' | 'POST', Omit<RestRoute, 'handle'>][]) {
+      entry[method] = {
+        ...meta,
+        async handle(req, ctx) {
+          loaded ??= load()
+          const route = (await loaded)[name]?.[method]
+          if (!route || route.access !== meta.access || Boolean(route.body) !== Boolean(meta.body)) {
+            throw new Error(`collab REST route ${method} ${name} does not match its declared shape`)
+          }
+          return route.handle(req, ctx)
+        },
+      }
+    }
+    routes[name] = entry
+  }
+  return routes
+}

@@ -1,7 +1,14 @@
 // One pg pool per process for Tandem's own tables. Every connection has search_path set to
 // Tandem's schema, so queries name tables unqualified. The URL is a secret: errors raised here
 // name the setting and the cause, never the URL.
-import pg from 'pg'
+import { createRequire } from 'node:module'
+import type pg from 'pg'
+
+// pg takes ~80 ms of a start to load; a server without --postgres-url never uses it, so it is
+// required on the first pool (synchronously, so creating a pool stays synchronous).
+const require = createRequire(import.meta.url)
+let pgModule: typeof pg | undefined
+const loadPg = (): typeof pg => (pgModule ??= require('pg') as typeof pg)
 
 export interface PgOptions {
   url: string
@@ -16,7 +23,7 @@ export interface PgOptions {
 export type PgPool = pg.Pool
 
 export function createPgPool(o: PgOptions): PgPool {
-  const pool = new pg.Pool({
+  const pool = new (loadPg().Pool)({
     connectionString: o.url,
     max: o.poolSize,
     connectionTimeoutMillis: o.connectTimeoutMs ?? 5_000,

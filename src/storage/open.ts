@@ -2,12 +2,10 @@
 // and migrations applied before anything is served), otherwise LevelDB in the data dir, or memory.
 import type { RootDb } from '../deps.js'
 import type { Config } from '../infra/config.js'
-import { openPgPool } from '../pg/open.js'
 import type { PgPool } from '../pg/pool.js'
 import type { DocStore } from './doc-store.js'
 import { LevelDocStore } from './leveldb/store.js'
 import { MemoryDocStore } from './memory.js'
-import { PgDocStore } from './postgres/store.js'
 
 export interface OpenedDocStore {
   store: DocStore
@@ -21,7 +19,9 @@ export interface OpenedDocStore {
 /** `shared`: the process's pool, opened by the caller (who closes it); otherwise one is opened here. */
 export async function openDocStore(config: Config, db: RootDb | undefined, shared?: PgPool): Promise<OpenedDocStore> {
   if (config.postgresUrl) {
-    const pool = shared ?? (await openPgPool(config))
+    // imported here: a server on LevelDB or memory does not load the PostgreSQL modules at start
+    const pool = shared ?? (await (await import('../pg/open.js')).openPgPool(config))
+    const { PgDocStore } = await import('./postgres/store.js')
     return { store: new PgDocStore(pool, { queryTimeoutMs: config.postgresQueryTimeoutMs }), kind: 'postgres', pool, close: shared ? async () => {} : () => pool.end() }
   }
   if (!db) throw new Error('document store: no LevelDB was opened for the data dir')
