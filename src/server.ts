@@ -35,6 +35,11 @@ export interface ServerOptions {
   api?: boolean
   /** Extra collab REST routes (activity, changeset, ...) by name. */
   restRoutes?: RestRoutes
+  /**
+   * Called once the collab listener accepts connections, before the API listener has loaded
+   * (its modules take most of a start): a restart serves documents that much sooner.
+   */
+  onCollabListening?: (port: number) => void
 }
 
 export interface TandemServer {
@@ -133,6 +138,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     collab = await startCollabListener({ config, keys, revocations, registry, store, storageHealth, metrics, log, now, restRoutes })
     transportRef.current = collab.transport
     collabPort = collab.port
+    opts.onCollabListening?.(collabPort)
     if (opts.api !== false) {
       const { startApiListener } = await import('./api/server.js')
       api = await startApiListener(deps)

@@ -25,10 +25,9 @@ function consoleHost(host: string): string {
 export async function runServe(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const config = loadConfig(argv, env)
   const log = createLogger(config.logLevel)
-  const server = await createServer(config, { log })
   const out = (line: string) => process.stdout.write(line + '\n')
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
-  out(`collab listening on http://${host}:${server.collabPort}`)
+  const server = await createServer(config, { log, onCollabListening: (port) => out(`collab listening on http://${host}:${port}`) })
   if (server.apiPort) out(`api listening on http://${host}:${server.apiPort}`)
   // The console bundle is built (or found fresh) before its URL is printed.
   const consoleReady = server.apiPort ? prepareConsole(log) : Promise.resolve(false)

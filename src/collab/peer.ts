@@ -4,7 +4,8 @@ import type { Capability } from '../auth/capability.js'
 import type { PeerSocket } from './transport.js'
 
 export class Peer {
-  readonly awarenessIds = new Set<number>()
+  /** made on the first awareness state this peer introduces: most sockets never need one */
+  private awarenessSet: Set<number> | null = null
   closed = false
   deniedOnce = false
   private expiryTimer: NodeJS.Timeout | undefined
@@ -13,6 +14,15 @@ export class Peer {
     readonly socket: PeerSocket,
     public cap: Capability,
   ) {}
+
+  /** Awareness client ids this peer introduced (empty until it sends awareness). */
+  get awarenessIds(): Set<number> {
+    return (this.awarenessSet ??= new Set())
+  }
+
+  get hasAwareness(): boolean {
+    return this.awarenessSet !== null && this.awarenessSet.size > 0
+  }
 
   get canWrite(): boolean {
     return this.cap.acc === 'rw'

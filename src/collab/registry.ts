@@ -4,20 +4,28 @@ import * as Y from 'yjs'
 import { CLOSE } from '../protocol/close-codes.js'
 import { docIdOf } from '../storage/doc-store.js'
 import type { DocRef, DocService } from './doc-service.js'
+import { GroupCommitter } from './group-commit.js'
 import { Room, type RoomOptions } from './room.js'
 
 const SHUTDOWN_FLUSH_MS = 15_000
 
-/** What every room gets (less its id), plus how long an idle room stays loaded. */
-export type RegistryOptions = Omit<RoomOptions, 'docId'> & { unloadDelayMs: number }
+/**
+ * What every room gets (less its id and the writer), plus how long an idle room stays loaded.
+ * The registry owns the process's one group committer unless one is given.
+ */
+export type RegistryOptions = Omit<RoomOptions, 'docId' | 'committer'> & { unloadDelayMs: number; committer?: GroupCommitter }
 
 export class RoomRegistry implements DocService {
   private rooms = new Map<string, Room>()
   private loading = new Map<string, Promise<Room>>()
   private unloadTimers = new Map<string, NodeJS.Timeout>()
   private closing = false
+  /** one storage write in flight for every room of the process */
+  readonly committer: GroupCommitter
 
-  constructor(private readonly o: RegistryOptions) {}
+  constructor(private readonly o: RegistryOptions) {
+    this.committer = o.committer ?? new GroupCommitter({ store: o.store, log: o.log, metrics: o.metrics })
+  }
 
   get size(): number {
     return this.rooms.size
@@ -64,7 +72,7 @@ export class RoomRegistry implements DocService {
 
   private async load(ref: DocRef, docId: string, opener: string): Promise<Room> {
     if (this.closing) throw new Error('server is shutting down')
-    const room = new Room({ docId, ...this.o })
+    const room = new Room({ docId, ...this.o, committer: this.committer })
     const branch = ref.branch ?? 'main'
     const seed =
       branch === 'main'

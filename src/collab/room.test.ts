@@ -4,6 +4,7 @@ import { createLogger } from '../infra/log.js'
 import { createMetrics } from '../infra/metrics.js'
 import { decodeMessage } from '../protocol/messages.js'
 import { MemoryDocStore } from '../storage/memory.js'
+import { GroupCommitter } from './group-commit.js'
 import { Peer } from './peer.js'
 import { Room } from './room.js'
 import { LoopTransport, type PeerSocket } from './transport.js'
@@ -23,10 +24,11 @@ class MemorySocket implements PeerSocket {
   }
 }
 
-function setup(store = new MemoryDocStore()) {
+function setup(store = new MemoryDocStore(), docId = 'o/d/main', committer = new GroupCommitter({ store, log: createLogger('silent'), metrics: createMetrics() })) {
   const room = new Room({
-    docId: 'o/d/main',
+    docId,
     store,
+    committer,
     transport: new LoopTransport(),
     log: createLogger('silent'),
     metrics: createMetrics(),
@@ -42,7 +44,7 @@ function setup(store = new MemoryDocStore()) {
     s.sent = []
     return { s, p }
   }
-  return { room, store, peer }
+  return { room, store, peer, committer }
 }
 
 const insert = (text: string, clientID: number) => {
@@ -93,15 +95,19 @@ describe('Room', () => {
 
   it('keeps updates in memory and retries when the store fails, broadcasting only once written', async () => {
     const store = new MemoryDocStore()
-    const realAppend = store.append.bind(store)
+    const realAppend = store.appendMany.bind(store)
     let failures = 2
-    store.append = async (...args) => {
-      if (failures-- > 0) throw new Error('disk full')
+    store.appendMany = async (...args) => {
+      if (failures-- > 0) {
+        expect(b.s.sent).toHaveLength(0) // nothing was acknowledged or sent by the failed writes
+        throw new Error('disk full')
+      }
       return realAppend(...args)
     }
     const { room, peer } = setup(store)
     const b = peer()
     await room.applyUpdate(insert('retry', 1), 'ann', null)
+    expect(failures).toBe(-1)
     expect((await store.load('o/d/main')).updates).toHaveLength(1)
     expect(b.s.sent).toHaveLength(1)
   })
@@ -141,5 +147,144 @@ describe('Room sync for new clients', () => {
     const got = new Y.Doc()
     Y.applyUpdate(got, (decodeMessage(c.s.sent[0]!) as { update: Uint8Array }).update)
     expect(got.getText('t').length).toBe('large document'.length + 'more'.length)
+  })
+})
+
+describe('Room updates that change nothing', () => {
+  const deleteFirst = (base: Uint8Array) => {
+    const d = new Y.Doc()
+    d.clientID = 99
+    Y.applyUpdate(d, base)
+    const sv = Y.encodeStateVector(d)
+    d.getText('t').delete(0, 1)
+    return Y.encodeStateAsUpdate(d, sv)
+  }
+
+  it('a re-sent update, a re-sent deletion and an empty update are neither stored nor broadcast', async () => {
+    const { room, store, peer } = setup()
+    const a = peer()
+    const b = peer()
+    const first = insert('hello', 1)
+    await room.applyUpdate(first, 'ann', a.p)
+    const del = deleteFirst(first)
+    await room.applyUpdate(del, 'ann', a.p)
+    expect(b.s.sent).toHaveLength(2)
+    for (let i = 0; i < 20; i++) {
+      await room.applyUpdate(first, 'ann', a.p)
+      await room.applyUpdate(del, 'ann', a.p)
+      await room.applyUpdate(Uint8Array.of(0, 0), 'ann', a.p)
+    }
+    expect((await store.load('o/d/main')).updates).toHaveLength(2)
+    expect(b.s.sent).toHaveLength(2)
+    expect(room.doc.getText('t').toString()).toBe('ello')
+  })
+
+  it('an update waiting for a missing dependency is stored once, and its re-send is not', async () => {
+    const { room, store } = setup()
+    const d = new Y.Doc()
+    d.clientID = 7
+    d.getText('t').insert(0, 'a')
+    const sv = Y.encodeStateVector(d)
+    d.getText('t').insert(1, 'b')
+    const second = Y.encodeStateAsUpdate(d, sv) // depends on the first, not sent yet
+    await room.applyUpdate(second, 'ann', null)
+    await room.applyUpdate(second, 'ann', null)
+    expect((await store.load('o/d/main')).updates).toHaveLength(1)
+    await room.applyUpdate(Y.encodeStateAsUpdate(d), 'ann', null)
+    expect(room.doc.getText('t').toString()).toBe('ab')
+    const again = setup(store).room
+    await again.load()
+    expect(again.doc.getText('t').toString()).toBe('ab')
+  })
+})
+
+describe('Group commit across rooms', () => {
+  it('writes the updates of every room that arrived together in one store call, in order per room', async () => {
+    const store = new MemoryDocStore()
+    const committer = new GroupCommitter({ store, log: createLogger('silent'), metrics: createMetrics() })
+    const calls: string[][] = []
+    const realAppendMany = store.appendMany.bind(store)
+    store.appendMany = async (writes) => {
+      calls.push(writes.map((w) => `${w.docId}:${w.firstSeq}+${w.entries.length}`))
+      return realAppendMany(writes)
+    }
+    const rooms = ['o/a/main', 'o/b/main', 'o/c/main'].map((id) => setup(store, id, committer))
+    const watchers = rooms.map((r) => r.peer())
+    const done = rooms.flatMap((r, i) => [
+      r.room.applyUpdate(insert('x', 10 + i), 'ann', null),
+      r.room.applyUpdate(insert('y', 20 + i), 'bob', null),
+    ])
+    for (const w of watchers) expect(w.s.sent).toHaveLength(0)
+    await Promise.all(done)
+    expect(calls).toEqual([['o/a/main:1+2', 'o/b/main:1+2', 'o/c/main:1+2']])
+    for (const w of watchers) expect(w.s.sent).toHaveLength(1) // one merged frame per room per cycle
+    expect((await store.load('o/b/main')).updates.map((u) => u.user)).toEqual(['ann', 'bob'])
+  })
+
+  it('keeps one write in flight: what arrives meanwhile, in any room, goes into the next one', async () => {
+    const store = new MemoryDocStore()
+    const committer = new GroupCommitter({ store, log: createLogger('silent'), metrics: createMetrics() })
+    const realAppendMany = store.appendMany.bind(store)
+    let inFlight = 0
+    let maxInFlight = 0
+    const sizes: number[] = []
+    let release: (() => void) | null = null
+    store.appendMany = async (writes) => {
+      inFlight++
+      maxInFlight = Math.max(maxInFlight, inFlight)
+      sizes.push(writes.length)
+      if (sizes.length === 1) await new Promise<void>((r) => (release = r))
+      try {
+        return await realAppendMany(writes)
+      } finally {
+        inFlight--
+      }
+    }
+    const a = setup(store, 'o/a/main', committer).room
+    const b = setup(store, 'o/b/main', committer).room
+    const first = a.applyUpdate(insert('1', 1), 'ann', null)
+    await new Promise((r) => setImmediate(r))
+    const later = [a.applyUpdate(insert('2', 2), 'ann', null), b.applyUpdate(insert('3', 3), 'bob', null)]
+    await new Promise((r) => setTimeout(r, 20))
+    expect(sizes).toEqual([1]) // the second cycle waits for the first
+    release!()
+    await Promise.all([first, ...later])
+    expect(maxInFlight).toBe(1)
+    expect(sizes).toEqual([1, 2])
+    expect((await store.load('o/a/main')).updates.map((u) => u.seq)).toEqual([1, 2])
+  })
+
+  it('a failed cycle acknowledges nothing in any room and is retried whole', async () => {
+    const store = new MemoryDocStore()
+    const failed: unknown[] = []
+    const committed: number[] = []
+    const committer = new GroupCommitter({
+      store,
+      log: createLogger('silent'),
+      metrics: createMetrics(),
+      sinks: [{ failed: (e) => failed.push(e), committed: (w) => committed.push(w.length) }],
+    })
+    const realAppendMany = store.appendMany.bind(store)
+    let failures = 1
+    store.appendMany = async (writes) => {
+      if (failures-- > 0) throw new Error('disk full')
+      return realAppendMany(writes)
+    }
+    const a = setup(store, 'o/a/main', committer)
+    const b = setup(store, 'o/b/main', committer)
+    const wa = a.peer()
+    const wb = b.peer()
+    let acknowledged = 0
+    const done = [a.room.applyUpdate(insert('1', 1), 'ann', null), b.room.applyUpdate(insert('2', 2), 'bob', null)].map((p) => p.then(() => acknowledged++))
+    await new Promise((r) => setTimeout(r, 10))
+    expect(failed).toHaveLength(1)
+    expect(acknowledged).toBe(0)
+    expect(wa.s.sent.length + wb.s.sent.length).toBe(0)
+    expect(a.room.hasUnflushed && b.room.hasUnflushed).toBe(true)
+    await Promise.all(done)
+    expect(committed).toEqual([2])
+    expect(wa.s.sent).toHaveLength(1)
+    expect(wb.s.sent).toHaveLength(1)
+    expect((await store.load('o/a/main')).lastSeq).toBe(1)
   })
 })

@@ -1,6 +1,7 @@
 // A room: one loaded document, its peers and its write queue. Updates are validated, applied,
-// written to the log in one batch per tick, and only then broadcast, so nothing a client has seen
-// from another can be lost by a crash. Writes are serialised per room, never globally.
+// queued for the process's group commit (one storage write per cycle across rooms), and only
+// broadcast once written, so nothing a client has seen from another can be lost by a crash.
+// Updates that change nothing (already known, deleting nothing new) are neither stored nor sent.
 import * as awarenessProtocol from 'y-protocols/awareness'
 import * as Y from 'yjs'
 import { AppError } from '../infra/errors.js'
@@ -8,13 +9,17 @@ import type { Logger } from '../infra/log.js'
 import type { Metrics } from '../infra/metrics.js'
 import { CLOSE } from '../protocol/close-codes.js'
 import { encodeAwareness, encodePermissionDenied, encodeSyncStep1, encodeSyncStep2, encodeUpdate } from '../protocol/messages.js'
-import type { DocStore, UpdateEntry } from '../storage/doc-store.js'
-import type { Peer } from './peer.js'
+import { scanUpdate } from '../protocol/update-scan.js'
+import type { AppendWrite, DocStore, UpdateEntry } from '../storage/doc-store.js'
+import type { CommitSource, GroupCommitter } from './group-commit.js'
+import { Peer } from './peer.js'
 import type { Transport } from './transport.js'
 
 export interface RoomOptions {
   docId: string
   store: DocStore
+  /** the process's one writer; every room of a registry shares it */
+  committer: GroupCommitter
   transport: Transport
   log: Logger
   metrics: Metrics
@@ -32,7 +37,12 @@ interface Pending extends UpdateEntry {
 
 const EMPTY_UPDATE_MAX = 2 // an update with no structs and no deletions encodes as [0, 0]
 
-export class Room {
+/** How often a room looks for peers past the backpressure limit after broadcasting. */
+const SLOW_PEER_CHECK_MS = 50
+/** Sync answers larger than this go out paced (fragments, each after a drain). */
+const PACED_SYNC_BYTES = 64 * 1024
+
+export class Room implements CommitSource {
   readonly doc = new Y.Doc()
   readonly awareness = new awarenessProtocol.Awareness(this.doc)
   readonly peers = new Set<Peer>()
@@ -42,17 +52,28 @@ export class Room {
   private snapshotSeq = 0
   /** upper bound on the encoded document size: snapshot plus updates since */
   private approxBytes = 0
+  /** applied, waiting for the next write cycle */
   private pending: Pending[] = []
-  private flushing: Promise<void> | null = null
-  private flushScheduled = false
-  private failedWrites = 0
+  /** applied, in the write cycle in flight */
+  private inFlight: Pending[] | null = null
+  private lastSlowPeerCheck = 0
+  /** set by the transaction listener: the last applyUpdate changed the document */
+  private changed = false
+  /** counts document changes, so a paced sync knows whether it must catch its peer up */
+  private version = 0
+  /** peers receiving a paced sync answer, outside the room's topic meanwhile */
+  private pacing = new Set<Peer>()
   private awarenessChanged = new Set<number>()
   private awarenessScheduled = false
   destroyed = false
 
   constructor(private readonly o: RoomOptions) {
     this.awareness.setLocalState(null)
-    this.doc.on('update', () => {
+    // afterTransaction, not 'update': an 'update' listener makes Yjs encode every transaction.
+    this.doc.on('afterTransaction', (tr: Y.Transaction) => {
+      if (!transactionChanged(tr)) return
+      this.changed = true
+      this.version++
       this.fullStateMessage = null
     })
     // Awareness changes made by a peer's message are remembered per peer, so its states can be
@@ -61,8 +82,8 @@ export class Room {
     this.awareness.on('update', ({ added, updated, removed }: Record<string, number[]>, origin: unknown) => {
       const changed = [...added!, ...updated!, ...removed!]
       if (isPeer(origin)) {
-        for (const id of added!) origin.awarenessIds.add(id)
-        for (const id of removed!) origin.awarenessIds.delete(id)
+        if (added!.length > 0) for (const id of added!) origin.awarenessIds.add(id)
+        if (removed!.length > 0 && origin.hasAwareness) for (const id of removed!) origin.awarenessIds.delete(id)
       }
       for (const id of changed) this.awarenessChanged.add(id)
       this.scheduleAwarenessFlush()
@@ -91,7 +112,7 @@ export class Room {
   }
 
   get hasUnflushed(): boolean {
-    return this.pending.length > 0 || this.flushing !== null
+    return this.pending.length > 0 || this.inFlight !== null
   }
 
   /** Rebuilds the document from storage. Runs once, before any peer joins. */
@@ -126,25 +147,52 @@ export class Room {
   leave(peer: Peer): void {
     if (!this.peers.delete(peer)) return
     this.o.transport.leave(peer.socket, this.o.docId)
-    if (peer.awarenessIds.size > 0) awarenessProtocol.removeAwarenessStates(this.awareness, [...peer.awarenessIds], null)
+    if (peer.hasAwareness) awarenessProtocol.removeAwarenessStates(this.awareness, [...peer.awarenessIds], null)
   }
 
   /** Sync step 1 from a peer: answer with what it lacks, once everything applied is durable. */
   async answerSyncStep1(peer: Peer, stateVector: Uint8Array): Promise<void> {
     await this.flushed()
     if (peer.closed) return
-    let diff: Uint8Array
+    let message: Uint8Array
     if (stateVector.length === 1 && stateVector[0] === 0) {
-      this.fullStateMessage ??= encodeSyncStep2(Y.encodeStateAsUpdate(this.doc))
-      peer.send(this.fullStateMessage)
+      message = this.fullStateMessage ??= encodeSyncStep2(Y.encodeStateAsUpdate(this.doc))
+    } else {
+      try {
+        message = encodeSyncStep2(Y.encodeStateAsUpdate(this.doc, stateVector))
+      } catch {
+        throw new AppError('malformed_message', 'invalid state vector')
+      }
+    }
+    if (message.length <= PACED_SYNC_BYTES || !peer.socket.sendPaced || this.pacing.has(peer)) {
+      peer.send(message) // (behind a paced answer still going out, the socket queues it)
       return
     }
+    await this.sendPacedSync(peer, message)
+  }
+
+  /**
+   * A large sync answer in fragments. No broadcast may land between the fragments of one
+   * message, so the peer leaves the room's topic meanwhile; afterwards it gets what changed (once
+   * durable) and the awareness states, and rejoins.
+   */
+  private async sendPacedSync(peer: Peer, message: Uint8Array): Promise<void> {
+    const stateVector = Y.encodeStateVector(this.doc)
+    const version = this.version
+    this.pacing.add(peer)
+    this.o.transport.leave(peer.socket, this.o.docId)
     try {
-      diff = Y.encodeStateAsUpdate(this.doc, stateVector)
-    } catch {
-      throw new AppError('malformed_message', 'invalid state vector')
+      if (!(await peer.socket.sendPaced!(message))) return
+      await this.flushed()
+    } finally {
+      this.pacing.delete(peer)
     }
-    peer.send(encodeSyncStep2(diff))
+    if (peer.closed || this.destroyed || !this.peers.has(peer)) return
+    // Synchronous from here: everything applied is durable, so the catch-up shows nothing a
+    // crash could lose, and updates after it arrive through the topic.
+    if (this.version !== version) peer.send(encodeUpdate(Y.encodeStateAsUpdate(this.doc, stateVector)))
+    this.o.transport.join(peer.socket, this.o.docId)
+    this.sendAwarenessTo(peer)
   }
 
   /**
@@ -161,7 +209,8 @@ export class Room {
       peer.send(encodePermissionDenied('read-only: this token does not allow changes'))
       return
     }
-    void this.applyUpdate(update, peer.cap.sub, peer).catch(() => {})
+    // No promise per update from a socket: nobody waits on it, the broadcast is the answer.
+    if (!this.destroyed) this.ingest(update, peer.cap.sub, peer)
   }
 
   receiveAwareness(peer: Peer, update: Uint8Array): void {
@@ -185,9 +234,24 @@ export class Room {
    */
   applyUpdate(update: Uint8Array, user: string, origin: Peer | null): Promise<void> {
     if (this.destroyed) return Promise.reject(new AppError('unavailable', 'room is closing'))
+    const queued = this.ingest(update, user, origin)
+    // Nothing new: the caller still learns of success only once what it may have duplicated
+    // (applied by someone else, not yet written) is durable.
+    if (!queued) return this.flushed()
+    return new Promise<void>((resolve, reject) => {
+      queued.done = { resolve, reject }
+    })
+  }
+
+  /**
+   * Validates, applies and queues an update; null when it changed nothing (a re-sent or empty
+   * update), which is neither stored nor broadcast. Throws on a malformed or oversized update.
+   */
+  private ingest(update: Uint8Array, user: string, origin: Peer | null): Pending | null {
     try {
-      // Full decode first: Yjs may integrate structs before it fails on a truncated delete set.
-      Y.decodeUpdate(update)
+      // Checked whole first: Yjs may integrate structs before it fails on a truncated delete set.
+      // The scan reads what Y.decodeUpdate reads without building its objects (half the CPU).
+      scanUpdate(update)
     } catch {
       throw new AppError('malformed_message', 'malformed Yjs update')
     }
@@ -195,84 +259,82 @@ export class Room {
       throw new AppError('doc_too_large', `document would exceed ${this.o.maxDocBytes} bytes`)
     }
     const receivedAt = performance.now()
+    const pendingBefore = pendingState(this.doc)
+    this.changed = false
     try {
       Y.applyUpdate(this.doc, update, origin ?? 'rest')
     } catch {
       throw new AppError('malformed_message', 'Yjs update could not be applied')
     }
+    const pendingMoved = pendingChanged(pendingBefore, pendingState(this.doc))
+    if (pendingMoved) {
+      this.fullStateMessage = null // the full state carries pending structs too
+      this.version++
+    }
+    if (!this.changed && !pendingMoved) {
+      this.o.metrics.updatesUnchanged.inc()
+      return null
+    }
     this.approxBytes += update.length
-    return new Promise<void>((resolve, reject) => {
-      this.pending.push({ user, at: this.o.now(), update, origin, receivedAt, done: { resolve, reject } })
-      this.scheduleFlush()
-    })
-  }
-
-  private scheduleFlush(): void {
-    if (this.flushScheduled || this.flushing) return
-    this.flushScheduled = true
-    setImmediate(() => {
-      this.flushScheduled = false
-      void this.flush()
-    })
+    const queued: Pending = { user, at: this.o.now(), update, origin, receivedAt }
+    this.pending.push(queued)
+    this.o.committer.enqueue(this)
+    return queued
   }
 
   /** Resolves when every update applied so far is durable. */
   async flushed(): Promise<void> {
-    while (this.pending.length > 0 || this.flushing) {
-      if (this.flushing) await this.flushing.catch(() => {})
-      else await this.flush()
+    while (this.hasUnflushed) {
+      if (this.pending.length > 0) this.o.committer.enqueue(this)
+      await this.o.committer.nextCycle()
     }
   }
 
-  private flush(): Promise<void> {
-    if (this.flushing) return this.flushing
-    if (this.pending.length === 0) return Promise.resolve()
-    const batch = this.pending
+  // ---- group commit (CommitSource) -----------------------------------------------------------
+
+  takeBatch(): AppendWrite | null {
+    if (this.inFlight || this.pending.length === 0) return null
+    const batch = (this.inFlight = this.pending)
     this.pending = []
-    this.flushing = this.writeAndBroadcast(batch).finally(() => {
-      this.flushing = null
-      if (this.pending.length > 0) this.scheduleFlush()
-    })
-    return this.flushing
+    return { docId: this.o.docId, firstSeq: this.lastSeq + 1, entries: batch.map(({ user, at, update }) => ({ user, at, update })) }
   }
 
-  private async writeAndBroadcast(batch: Pending[]): Promise<void> {
-    const firstSeq = this.lastSeq + 1
-    const t0 = performance.now()
-    try {
-      await this.o.store.append(
-        this.o.docId,
-        firstSeq,
-        batch.map(({ user, at, update }) => ({ user, at, update })),
-      )
-    } catch (err) {
-      // The document keeps the updates in memory; the batch goes back to the front and is
-      // retried with backoff, so the room never unloads holding them.
-      this.failedWrites++
-      this.o.log.error({ err, docId: this.o.docId, attempt: this.failedWrites }, 'update log write failed')
-      this.pending = batch.concat(this.pending)
-      await new Promise((r) => setTimeout(r, Math.min(5000, 50 * 2 ** Math.min(this.failedWrites, 7))))
-      return
-    }
-    this.failedWrites = 0
-    this.lastSeq = firstSeq + batch.length - 1
-    this.o.metrics.persistLatency.observe((performance.now() - t0) / 1000)
-    this.broadcast(batch)
+  restore(_write: AppendWrite): void {
+    // Back in front of anything queued since; the document keeps them applied in memory, so the
+    // room never unloads holding them (hasUnflushed).
+    if (!this.inFlight) return
+    this.pending = this.inFlight.concat(this.pending)
+    this.inFlight = null
+  }
+
+  committed(write: AppendWrite): Promise<void> | void {
+    const batch = this.inFlight
+    if (!batch) return
+    this.inFlight = null
+    this.lastSeq = write.firstSeq + write.entries.length - 1
+    if (!this.destroyed) this.broadcast(batch)
     const now = performance.now()
     for (const p of batch) {
       this.o.metrics.updateLatency.observe((now - p.receivedAt) / 1000)
       p.done?.resolve()
     }
-    if (this.lastSeq - this.snapshotSeq >= this.o.compactThreshold) await this.compact()
+    if (this.lastSeq - this.snapshotSeq >= this.o.compactThreshold) return this.compact()
   }
 
-  /** One message per tick for everyone: the batch merged, skipped only for a sole author. */
+  /** One message per write cycle for everyone: the batch merged, skipped only for a sole author. */
   private broadcast(batch: Pending[]): void {
     const only = batch[0]!.origin
-    const soleAuthor = batch.every((p) => p.origin === only) ? only : null
+    let soleAuthor: Peer | null = only
+    for (let i = 1; i < batch.length && soleAuthor; i++) if (batch[i]!.origin !== only) soleAuthor = null
     const update = batch.length === 1 ? batch[0]!.update : Y.mergeUpdates(batch.map((p) => p.update))
     this.o.transport.publish(this.o.docId, encodeUpdate(update), soleAuthor?.socket)
-    this.closeSlowPeers()
+    // Walking every peer after every broadcast costs O(peers) per update; once per interval is
+    // enough (uWS's own limit, 4x ours, is the hard stop in between).
+    const now = performance.now()
+    if (now - this.lastSlowPeerCheck >= SLOW_PEER_CHECK_MS) {
+      this.lastSlowPeerCheck = now
+      this.closeSlowPeers()
+    }
   }
 
   /** A peer whose queue passed the limit is closed (1013) rather than let fall behind silently. */
@@ -314,6 +376,33 @@ export class Room {
   }
 }
 
+/** Whether a transaction integrated structs or deleted something not deleted before. */
+function transactionChanged(tr: Y.Transaction): boolean {
+  if (tr.deleteSet.clients.size > 0) return true
+  if (tr.afterState.size !== tr.beforeState.size) return true
+  for (const [client, clock] of tr.afterState) if (tr.beforeState.get(client) !== clock) return true
+  return false
+}
+
+/** Structs and deletions Yjs keeps until what they depend on arrives; they are content too. */
+type PendingState = [Uint8Array | null, Uint8Array | null]
+
+function pendingState(doc: Y.Doc): PendingState {
+  const store = doc.store as unknown as { pendingStructs: { update: Uint8Array } | null; pendingDs: Uint8Array | null }
+  return [store.pendingStructs?.update ?? null, store.pendingDs]
+}
+
+function pendingChanged(a: PendingState, b: PendingState): boolean {
+  return !sameBytes(a[0], b[0]) || !sameBytes(a[1], b[1])
+}
+
+function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {
+  if (a === b) return true
+  if (!a || !b || a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
 function isPeer(x: unknown): x is Peer {
-  return typeof x === 'object' && x !== null && 'awarenessIds' in x && 'socket' in x
+  return x instanceof Peer
 }

@@ -13,6 +13,11 @@ export function createMetrics() {
     messagesOut: new Counter({ name: 'tandem_ws_messages_out_total', help: 'WebSocket messages sent', registers: [registry] }),
     bytesOut: new Counter({ name: 'tandem_ws_bytes_out_total', help: 'WebSocket bytes sent', registers: [registry] }),
     closes: new Counter({ name: 'tandem_ws_closes_total', help: 'WebSocket closes by code', labelNames: ['code'] as const, registers: [registry] }),
+    updatesUnchanged: new Counter({
+      name: 'tandem_updates_unchanged_total',
+      help: 'updates that changed nothing (already known, empty): neither stored nor broadcast',
+      registers: [registry],
+    }),
     updateLatency: new Histogram({
       name: 'tandem_update_apply_seconds',
       help: 'time from receiving an update to broadcasting it',

@@ -20,16 +20,29 @@ export interface SocketData {
   closeAtOnce?: { code: number; reason: string }
 }
 
+/** Paced messages go out in fragments of this size, each after the previous one drained. */
+const FRAGMENT_BYTES = 32 * 1024
+const DRAIN_RECHECK_MS = 10
+
 class UwsSocket implements PeerSocket {
   closed = false
+  /** sends waiting behind a paced message (null when none is going out) */
+  private waiting: Uint8Array[] | null = null
+  private onDrain: (() => void) | null = null
+  // The process's metrics, not a closure per socket: thousands of idle sockets each pay for it.
   constructor(
     readonly ws: uWS.WebSocket<SocketData>,
-    private readonly onSend: (bytes: number) => void,
+    private readonly metrics: CollabListenerDeps['metrics'],
   ) {}
 
   send(bytes: Uint8Array): boolean {
     if (this.closed) return false
-    this.onSend(bytes.length)
+    if (this.waiting) {
+      this.waiting.push(bytes)
+      return true
+    }
+    this.metrics.messagesOut.inc()
+    this.metrics.bytesOut.inc(bytes.length)
     return this.ws.send(bytes, true) !== 2
   }
 
@@ -37,10 +50,62 @@ class UwsSocket implements PeerSocket {
     return this.closed ? 0 : this.ws.getBufferedAmount()
   }
 
+  // uWS keeps the capacity of a socket's send buffer after it drains: one 1 MB sync step 2
+  // that the kernel did not take at once left ~1.4 MB per socket (connect storms: GBs). In
+  // fragments that each wait for the previous one, the buffer stays a fragment's size.
+  async sendPaced(bytes: Uint8Array): Promise<boolean> {
+    if (this.closed) return false
+    if (this.waiting || bytes.length <= FRAGMENT_BYTES) return this.send(bytes)
+    this.waiting = []
+    try {
+      this.metrics.messagesOut.inc()
+      this.metrics.bytesOut.inc(bytes.length)
+      for (let off = 0; off < bytes.length; off += FRAGMENT_BYTES) {
+        // Next fragment once less than one is queued. uWS does not always call drain after a
+        // partial write (seen with fragments), so a short timer re-checks too.
+        while (!this.closed && this.ws.getBufferedAmount() >= FRAGMENT_BYTES) await this.drainOrTimeout()
+        if (this.closed) return false
+        const end = Math.min(bytes.length, off + FRAGMENT_BYTES)
+        const part = bytes.subarray(off, end)
+        if (off === 0) this.ws.sendFirstFragment(part, true)
+        else if (end === bytes.length) this.ws.sendLastFragment(part)
+        else this.ws.sendFragment(part)
+      }
+      return true
+    } finally {
+      const waiting = this.waiting
+      this.waiting = null
+      if (!this.closed) for (const b of waiting) this.send(b)
+    }
+  }
+
+  private drainOrTimeout(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, DRAIN_RECHECK_MS)
+      this.onDrain = () => {
+        clearTimeout(timer)
+        resolve()
+      }
+    })
+  }
+
+  /** uWS drain callback, and close: wakes a paced send waiting for room in the buffer. */
+  drained(): void {
+    const wake = this.onDrain
+    this.onDrain = null
+    wake?.()
+  }
+
+  markClosed(): void {
+    this.closed = true
+    this.drained()
+  }
+
   close(code: number, reason: string): void {
     if (this.closed) return
     this.closed = true
     this.ws.end(code, reason)
+    this.drained()
   }
 }
 
@@ -134,10 +199,7 @@ export function webSocketBehavior(
         ws.end(code, reason)
         return
       }
-      const socket = new UwsSocket(ws, (n) => {
-        metrics.messagesOut.inc()
-        metrics.bytesOut.inc(n)
-      })
+      const socket = new UwsSocket(ws, metrics)
       const peer = new Peer(socket, data.cap)
       data.conn = new Connection(data.room, peer, d)
       sockets.add(ws)
@@ -168,9 +230,13 @@ export function webSocketBehavior(
       metrics.closes.inc({ code: String(code) })
       const conn = ws.getUserData().conn
       if (conn) {
-        ;(conn.peer.socket as UwsSocket).closed = true
+        ;(conn.peer.socket as UwsSocket).markClosed()
         conn.close()
       }
+    },
+
+    drain(ws) {
+      ;(ws.getUserData().conn?.peer.socket as UwsSocket | undefined)?.drained()
     },
   }
 }

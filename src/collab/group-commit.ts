@@ -1,0 +1,143 @@
+// Group commit: one storage write in flight for the whole process. Rooms queue their updates;
+// each cycle takes everything queued across rooms into one `appendMany` (one LevelDB batch, one
+// multi-row INSERT), and only once it is durable do the rooms number and broadcast their share.
+// Whatever arrives while a write is in flight waits for the next cycle, so under load the number
+// of storage writes per second stays bounded by the store's latency, not by the update rate.
+import type { Logger } from '../infra/log.js'
+import type { Metrics } from '../infra/metrics.js'
+import type { AppendWrite, DocStore } from '../storage/doc-store.js'
+
+/** What the committer needs from a room (one per document). */
+export interface CommitSource {
+  readonly docId: string
+  /** Moves everything queued, in order, into one write, or null when nothing is queued. */
+  takeBatch(): AppendWrite | null
+  /** The write is durable: number, broadcast, acknowledge. A promise returned (compaction) ends the cycle. */
+  committed(write: AppendWrite): void | Promise<void>
+  /** The write failed: the batch goes back in front of anything queued since, unacknowledged. */
+  restore(write: AppendWrite): void
+}
+
+/** Something else told about every cycle (a store-health check, a cluster bus publishing the updates). */
+export interface CommitSink {
+  /** Called once per durable cycle, after the rooms broadcast. */
+  committed?(writes: readonly AppendWrite[]): void
+  /** Called once per failed cycle; the cycle is retried with backoff. */
+  failed?(err: unknown): void
+}
+
+export interface GroupCommitOptions {
+  store: DocStore
+  log: Logger
+  metrics: Metrics
+  sinks?: CommitSink[]
+}
+
+const MAX_BACKOFF_MS = 5000
+
+export class GroupCommitter {
+  /** rooms with queued updates, in the order they first queued */
+  private dirty = new Set<CommitSource>()
+  private running = false
+  private scheduled = false
+  private failures = 0
+  private cycleWaiters: (() => void)[] = []
+  private readonly sinks: CommitSink[]
+
+  constructor(private readonly o: GroupCommitOptions) {
+    this.sinks = [...(o.sinks ?? [])]
+  }
+
+  addSink(sink: CommitSink): void {
+    this.sinks.push(sink)
+  }
+
+  /** A room queued something: it joins the next cycle. */
+  enqueue(source: CommitSource): void {
+    this.dirty.add(source)
+    if (this.running || this.scheduled) return
+    // The first update after a quiet spell waits one turn, so a tick's messages share the write.
+    this.scheduled = true
+    setImmediate(() => {
+      this.scheduled = false
+      void this.run()
+    })
+  }
+
+  /** Resolves when the cycle in flight (or about to start) has ended, written or failed. */
+  nextCycle(): Promise<void> {
+    if (!this.running && !this.scheduled) return Promise.resolve()
+    return new Promise((resolve) => this.cycleWaiters.push(resolve))
+  }
+
+  get idle(): boolean {
+    return !this.running && !this.scheduled && this.dirty.size === 0
+  }
+
+  private async run(): Promise<void> {
+    if (this.running) return
+    this.running = true
+    try {
+      while (this.dirty.size > 0) {
+        const sources = [...this.dirty]
+        this.dirty.clear()
+        const taken: [CommitSource, AppendWrite][] = []
+        for (const s of sources) {
+          const w = s.takeBatch()
+          if (w) taken.push([s, w])
+        }
+        if (taken.length > 0) await this.cycle(taken)
+        this.wakeWaiters()
+      }
+    } finally {
+      this.running = false
+      this.wakeWaiters()
+    }
+  }
+
+  private async cycle(taken: [CommitSource, AppendWrite][]): Promise<void> {
+    const writes = taken.map(([, w]) => w)
+    const t0 = performance.now()
+    try {
+      await this.o.store.appendMany(writes)
+    } catch (err) {
+      // Nothing is acknowledged: every room keeps its updates (in memory, applied) and the whole
+      // cycle is retried after a backoff, with whatever arrived meanwhile.
+      this.failures++
+      this.o.log.error({ err, docs: writes.length, attempt: this.failures }, 'update log write failed')
+      for (const [s, w] of taken) {
+        s.restore(w)
+        this.dirty.add(s)
+      }
+      for (const sink of this.sinks) callSink(() => sink.failed?.(err), this.o.log)
+      await new Promise((r) => setTimeout(r, Math.min(MAX_BACKOFF_MS, 50 * 2 ** Math.min(this.failures, 7))))
+      return
+    }
+    this.failures = 0
+    this.o.metrics.persistLatency.observe((performance.now() - t0) / 1000)
+    const followUps: Promise<void>[] = []
+    for (const [s, w] of taken) {
+      const after = s.committed(w)
+      if (after) followUps.push(after)
+    }
+    for (const sink of this.sinks) callSink(() => sink.committed?.(writes), this.o.log)
+    // Compactions of this cycle end before the next one starts, so each room's snapshot and
+    // appends stay in order.
+    if (followUps.length > 0) await Promise.allSettled(followUps)
+  }
+
+  private wakeWaiters(): void {
+    const waiters = this.cycleWaiters
+    this.cycleWaiters = []
+    for (const w of waiters) w()
+  }
+}
+
+/** A sink's failure is logged, never allowed to undo or stall the cycle. */
+function callSink(fn: () => void, log: Logger): void {
+  try {
+    fn()
+  } catch (err) {
+    log.error({ err }, 'commit sink failed')
+  }
+}

@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+import { scanUpdate } from './update-scan.js'
+
+/** Updates with every kind of content Yjs encodes: strings, formats, embeds, any, JSON, binary, types, subdocs, deletions, GC. */
+function corpus(): Uint8Array[] {
+  const out: Uint8Array[] = []
+  const d = new Y.Doc()
+  d.clientID = 1
+  const capture = (fn: () => void) => {
+    const sv = Y.encodeStateVector(d)
+    fn()
+    out.push(Y.encodeStateAsUpdate(d, sv))
+  }
+  capture(() => d.getText('t').insert(0, 'hello wörld 👋'))
+  capture(() => d.getText('t').format(0, 5, { bold: true, link: { href: 'x' } }))
+  capture(() => d.getText('t').insertEmbed(3, { image: 'a.png' }))
+  capture(() => d.getMap('m').set('n', 1.5))
+  capture(() => d.getMap('m').set('o', { a: [1, 'two', null, true, { deep: [new Uint8Array([1, 2])] }], b: -7, c: 2n ** 40n }))
+  capture(() => d.getMap('m').set('bin', new Uint8Array([9, 8, 7])))
+  capture(() => d.getArray('a').insert(0, [1, 'x', { y: 2 }]))
+  capture(() => d.getMap('m').set('nested', new Y.Map()))
+  capture(() => d.getXmlFragment('x').insert(0, [new Y.XmlElement('p'), new Y.XmlText('t')]))
+  capture(() => d.getMap('m').set('sub', new Y.Doc({ guid: 'sub-1' })))
+  capture(() => d.getText('t').delete(1, 4))
+  capture(() => d.getArray('a').delete(0, 3))
+  capture(() => d.getMap('m').delete('n'))
+  out.push(Y.encodeStateAsUpdate(d)) // everything, with deletions and GC'd content
+  out.push(Uint8Array.of(0, 0))
+  // JSON content (ref 2), which Yjs still decodes but no longer writes: ['1', 'undefined'] in root 'j'
+  const undef = Array.from('undefined', (c) => c.charCodeAt(0))
+  out.push(Uint8Array.of(1, 1, 2, 0, 2, 1, 1, 106, 2, 1, 49, 9, ...undef, 0))
+  return out
+}
+
+const accepts = (f: () => unknown) => {
+  try {
+    f()
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Deterministic PRNG (mulberry32) so a failure reproduces. */
+function prng(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+describe('scanUpdate', () => {
+  it('accepts every well-formed update of every content kind', () => {
+    for (const u of corpus()) {
+      expect(accepts(() => Y.decodeUpdate(u))).toBe(true)
+      expect(() => scanUpdate(u)).not.toThrow()
+    }
+  })
+
+  it('refuses exactly what Y.decodeUpdate refuses, over thousands of truncated and mutated updates', () => {
+    const rand = prng(42)
+    const base = corpus()
+    let refused = 0
+    for (let i = 0; i < 20_000; i++) {
+      const src = base[Math.floor(rand() * base.length)]!
+      let u: Uint8Array
+      const kind = rand()
+      if (kind < 0.3) {
+        u = src.slice(0, Math.floor(rand() * src.length)) // truncated
+      } else if (kind < 0.8) {
+        u = src.slice()
+        const flips = 1 + Math.floor(rand() * 3)
+        for (let f = 0; f < flips; f++) u[Math.floor(rand() * u.length)] = Math.floor(rand() * 256)
+      } else {
+        const at = Math.floor(rand() * src.length)
+        const extra = Uint8Array.from({ length: 1 + Math.floor(rand() * 4) }, () => Math.floor(rand() * 256))
+        u = new Uint8Array([...src.subarray(0, at), ...extra, ...src.subarray(at)])
+      }
+      // A fresh buffer of exactly the update's size, as the server hands it over.
+      const decoded = accepts(() => Y.decodeUpdate(u))
+      const scanned = accepts(() => scanUpdate(u))
+      if (decoded !== scanned) throw new Error(`scan ${scanned} but decode ${decoded} for [${Array.from(u)}]`)
+      if (!decoded) refused++
+    }
+    expect(refused).toBeGreaterThan(1000)
+  })
+
+  it('refuses content refs and type refs Yjs does not know, and a subdocument without options', () => {
+    // one client, one struct, client 1 clock 0, info = ref 11 with a root parent 'x'
+    const unknownContent = Uint8Array.of(1, 1, 1, 0, 11, 1, 1, 120, 0, 0)
+    expect(accepts(() => Y.decodeUpdate(unknownContent))).toBe(false)
+    expect(() => scanUpdate(unknownContent)).toThrow()
+    const unknownType = Uint8Array.of(1, 1, 1, 0, 7, 1, 1, 120, 9, 0)
+    expect(accepts(() => Y.decodeUpdate(unknownType))).toBe(false)
+    expect(() => scanUpdate(unknownType)).toThrow()
+    // content 9 (doc): guid 'g', options `null` (any tag 126)
+    const nullOpts = Uint8Array.of(1, 1, 1, 0, 9, 1, 1, 120, 1, 103, 126, 0)
+    expect(accepts(() => Y.decodeUpdate(nullOpts))).toBe(false)
+    expect(() => scanUpdate(nullOpts)).toThrow()
+  })
+})
