@@ -1,7 +1,7 @@
 // LevelDB document store. Appends are one atomic batch; callers (rooms) serialise their own
 // writes, so different documents never wait on one another.
 import type { RootDb } from '../../deps.js'
-import type { AppendWrite, DocState, DocStore, Snapshot, StoredUpdate, UpdateEntry } from '../doc-store.js'
+import { assignsSeqs, type AppendedSeqs, type AppendWrite, type DocState, type DocStore, type Snapshot, type StoredUpdate, type UpdateEntry } from '../doc-store.js'
 import {
   SUBLEVEL,
   decodeSnapshotValue,
@@ -52,15 +52,28 @@ export class LevelDocStore implements DocStore {
   }
 
   append(docId: string, firstSeq: number, entries: UpdateEntry[]): Promise<void> {
-    return this.appendMany([{ docId, firstSeq, entries }])
+    return this.appendMany([{ docId, firstSeq, entries }]).then(() => undefined)
   }
 
-  async appendMany(writes: AppendWrite[]): Promise<void> {
+  async appendMany(writes: AppendWrite[]): Promise<AppendedSeqs[]> {
+    const assign = assignsSeqs(writes)
+    const next = new Map<string, number>()
+    const seqs: AppendedSeqs[] = []
     const batch = this.db.batch()
     for (const { docId, firstSeq, entries } of writes) {
-      entries.forEach((e, i) => batch.put(updateKey(docId, firstSeq + i), encodeUpdateValue(e.user, e.at, e.update)))
+      // One process owns a LevelDB data dir: the head is the log's (or snapshot's) last seq.
+      let first = firstSeq ?? 0
+      if (assign) first = (next.get(docId) ?? (await this.head(docId))) + 1
+      next.set(docId, first + entries.length - 1)
+      seqs.push({ docId, firstSeq: first, lastSeq: first + entries.length - 1 })
+      entries.forEach((e, i) => batch.put(updateKey(docId, first + i), encodeUpdateValue(e.user, e.at, e.update)))
     }
     await batch.write()
+    return seqs
+  }
+
+  private async head(docId: string): Promise<number> {
+    return Math.max(await this.lastLoggedSeq(docId), (await this.readSnapshot(docId))?.seq ?? 0)
   }
 
   async writeSnapshot(docId: string, snapshot: Snapshot): Promise<void> {
