@@ -131,7 +131,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     compactThreshold: config.compactThreshold,
     maxBackpressureBytes: config.maxBackpressureBytes,
     unloadDelayMs: config.roomUnloadDelayMs,
-    cluster: cluster && { bus: cluster.bus, remote, cycleIdPrefix: cluster.id },
+    cluster: cluster && { bus: cluster.bus, leases: cluster.leases, remote, cycleIdPrefix: cluster.id },
   })
   lapsed.registry = registry
 
@@ -190,15 +190,21 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
 
   // Retention: fold history older than the window and prune the log, for every stored document,
   // hourly (requests also do it for the documents they touch). One sweep at a time.
+  // In a cluster the sweep runs once per hour somewhere in the cluster, under a lease.
   let sweeping: Promise<unknown> | null = null
-  const retention = setInterval(() => {
-    if (sweeping) return
+  const sweep = () => {
+    if (sweeping) return sweeping
     sweeping = historyServiceOf({ store, config, now, log })
       .sweep()
       .catch((err) => log.error({ err }, 'history retention sweep failed'))
       .finally(() => (sweeping = null))
-  }, RETENTION_SWEEP_MS)
-  retention.unref()
+    return sweeping
+  }
+  const retention = cluster ? undefined : setInterval(sweep, RETENTION_SWEEP_MS)
+  retention?.unref()
+  cluster?.leases.every('history-retention', RETENTION_SWEEP_MS, async () => {
+    await sweep()
+  })
   const keyReload = keys.refresh
     ? setInterval(() => keys.refresh!().catch((err) => log.warn({ err: describePgError(err) }, 'signing keys reload failed')), KEY_RELOAD_MS)
     : undefined

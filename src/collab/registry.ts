@@ -5,12 +5,15 @@ import { CLOSE } from '../protocol/close-codes.js'
 import { docIdOf } from '../storage/doc-store.js'
 import type { DocRef, DocService } from './doc-service.js'
 import type { DocBus } from '../cluster/bus.js'
+import type { Leases } from '../cluster/leases.js'
 import type { RemoteAwareness } from '../cluster/remote-awareness.js'
 import { RoomLink } from '../cluster/room-link.js'
 import { GroupCommitter } from './group-commit.js'
 import { Room, type RoomOptions } from './room.js'
 
 const SHUTDOWN_FLUSH_MS = 15_000
+/** A snapshot write takes far less; the lease outlives a slow one and expires soon after a crash. */
+const COMPACT_LEASE_MS = 30_000
 
 /**
  * What every room gets (less its id and the writer), plus how long an idle room stays loaded.
@@ -20,7 +23,7 @@ export type RegistryOptions = Omit<RoomOptions, 'docId' | 'committer' | 'cluster
   unloadDelayMs: number
   committer?: GroupCommitter
   /** cluster mode: every loaded room follows its document on the bus */
-  cluster?: { bus: DocBus; remote: RemoteAwareness; cycleIdPrefix: string }
+  cluster?: { bus: DocBus; leases: Leases; remote: RemoteAwareness; cycleIdPrefix: string }
 }
 
 export class RoomRegistry implements DocService {
@@ -83,8 +86,13 @@ export class RoomRegistry implements DocService {
 
   private async load(ref: DocRef, docId: string, opener: string): Promise<Room> {
     if (this.closing) throw new Error('server is shutting down')
-    const bus = this.o.cluster?.bus
-    const room = new Room({ docId, ...this.o, committer: this.committer, cluster: bus && { watermark: (id) => bus.watermark(id) } })
+    const c = this.o.cluster
+    const room = new Room({
+      docId,
+      ...this.o,
+      committer: this.committer,
+      cluster: c && { watermark: (id) => c.bus.watermark(id), compactLease: (id) => c.leases.tryAcquire(`compact:${id}`, COMPACT_LEASE_MS) },
+    })
     const branch = ref.branch ?? 'main'
     const seed =
       branch === 'main'

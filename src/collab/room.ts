@@ -31,7 +31,11 @@ export interface RoomOptions {
    * Cluster mode: the store numbers appends (several nodes write one document) and the bus
    * watermark (every seq up to it applied here) is what a snapshot may cover.
    */
-  cluster?: { watermark(docId: string): number | undefined }
+  cluster?: {
+    watermark(docId: string): number | undefined
+    /** the document's compaction lease (null: another node compacts it now; skip) */
+    compactLease(docId: string): Promise<{ release(): Promise<void> } | null>
+  }
 }
 
 interface Pending extends UpdateEntry {
@@ -364,10 +368,21 @@ export class Room implements CommitSource {
    * applied but not yet logged; replaying them from the log after a restart is a no-op in Yjs.
    */
   async compact(): Promise<void> {
-    const state = Y.encodeStateAsUpdate(this.doc)
-    // In a cluster another node's seq below ours may not be applied yet: cover only the watermark.
-    const seq = this.o.cluster ? (this.o.cluster.watermark(this.o.docId) ?? 0) : this.lastSeq
+    if (!this.o.cluster) return this.writeSnapshot(this.lastSeq)
+    // Once per cluster: two nodes with the document loaded would write the same snapshot twice.
+    const lease = await this.o.cluster.compactLease(this.o.docId).catch(() => null)
+    if (!lease) return
+    try {
+      // Another node's seq below ours may not be applied yet here: cover only the watermark.
+      await this.writeSnapshot(this.o.cluster.watermark(this.o.docId) ?? 0)
+    } finally {
+      await lease.release().catch(() => undefined)
+    }
+  }
+
+  private async writeSnapshot(seq: number): Promise<void> {
     if (seq <= this.snapshotSeq) return
+    const state = Y.encodeStateAsUpdate(this.doc)
     try {
       await this.o.store.writeSnapshot(this.o.docId, { seq, at: this.o.now(), state })
       this.snapshotSeq = seq
