@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import type { WebsocketProvider } from 'y-websocket'
 import { call, grant, makeWorld } from '../api/helpers.js'
+import { PGLITE_IN_CLUSTER } from '../../src/cluster/pglite-guard.js'
+import { registryOf } from '../../src/databases/registry-of.js'
 import { startPostgres, type PgServer } from '../helpers/postgres.js'
 import { startRedis, type RedisServer } from '../helpers/redis.js'
 import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
@@ -112,4 +114,48 @@ describe('three cluster nodes', () => {
       expect(await res.json()).toEqual({ status: 'ready' })
     }
   })
+
+  it('PGlite database assets are refused on a cluster node with a message that says what to use instead', () => {
+    const [, b] = nodes as [Harness, Harness]
+    expect(() => registryOf(b.server.deps).database({ id: 'local-only', provider: 'pglite' })).toThrow(PGLITE_IN_CLUSTER)
+  })
+
+  it('Redis killed and restarted under writers: /readyz says so meanwhile, nodes resync, nothing is lost, providers converge', async () => {
+    const docs = [new Y.Doc(), new Y.Doc(), new Y.Doc()]
+    const ps = await Promise.all(nodes.map(async (n, i) => n.provider('acme', 'redis-restart', await n.token('acme', 'redis-restart'), docs[i])))
+    for (const p of ps) await synced(p)
+    let n = 0
+    const writer = setInterval(() => {
+      const k = n++ % 3
+      docs[k]!.getArray<string>('items').push([`d${k}:${n}`])
+    }, 20)
+    try {
+      await new Promise((r) => setTimeout(r, 500))
+      await redis.kill()
+      await eventually(async () => {
+        const res = await fetch(`${nodes[0]!.httpUrl}/readyz`)
+        expect(res.status).toBe(503)
+        expect(await res.json()).toEqual({ status: 'cluster bus unavailable' })
+      })
+      await new Promise((r) => setTimeout(r, 1_000))
+      await redis.start()
+      await new Promise((r) => setTimeout(r, 1_000))
+    } finally {
+      clearInterval(writer)
+    }
+    const written = n
+    await eventually(() => {
+      for (const d of docs) expect(d.getArray('items').length).toBe(written)
+      const want = docs[0]!.getArray('items').toJSON()
+      for (const d of docs) expect(d.getArray('items').toJSON()).toEqual(want)
+    }, 30_000)
+    await eventually(async () => {
+      const state = await nodes[1]!.server.store.load('acme/redis-restart/main')
+      const stored = new Y.Doc()
+      if (state.snapshot) Y.applyUpdate(stored, state.snapshot.state)
+      for (const u of state.updates) Y.applyUpdate(stored, u.update)
+      expect(stored.getArray('items').length).toBe(written)
+    })
+    for (const node of nodes) await eventually(async () => expect((await fetch(`${node.httpUrl}/readyz`)).status).toBe(200))
+  }, 60_000)
 })
