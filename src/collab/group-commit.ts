@@ -131,8 +131,13 @@ export class GroupCommitter {
     if (cluster) await this.publish(cluster, writes, seqs)
     const followUps: Promise<void>[] = []
     for (const [i, [s, w]] of taken.entries()) {
-      const after = s.committed(w, seqs[i]!)
-      if (after) followUps.push(after)
+      // One room's failure after the write (a broadcast, a snapshot) must not stall the others.
+      try {
+        const after = s.committed(w, seqs[i]!)
+        if (after) followUps.push(after)
+      } catch (err) {
+        this.o.log.error({ err, docId: s.docId }, 'room failed after its updates were written')
+      }
     }
     for (const sink of this.sinks) callSink(() => sink.committed?.(writes), this.o.log)
     // Compactions of this cycle end before the next one starts, so each room's snapshot and

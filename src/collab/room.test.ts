@@ -287,4 +287,22 @@ describe('Group commit across rooms', () => {
     expect(wb.s.sent).toHaveLength(1)
     expect((await store.load('o/a/main')).lastSeq).toBe(1)
   })
+
+  it("one room failing after the write does not hold back the other rooms of the cycle", async () => {
+    const store = new MemoryDocStore()
+    const committer = new GroupCommitter({ store, log: createLogger('silent'), metrics: createMetrics() })
+    let taken = false
+    committer.enqueue({
+      docId: 'o/broken/main',
+      takeBatch: () => (taken ? null : ((taken = true), { docId: 'o/broken/main', firstSeq: 1, entries: [{ user: 'x', at: 1, update: insert('x', 5) }] })),
+      committed: () => {
+        throw new Error('broadcast failed')
+      },
+      restore: () => {},
+    })
+    const { room } = setup(store, 'o/ok/main', committer)
+    await room.applyUpdate(insert('fine', 6), 'ann', null)
+    expect((await store.load('o/ok/main')).lastSeq).toBe(1)
+    expect((await store.load('o/broken/main')).lastSeq).toBe(1)
+  })
 })
