@@ -3,6 +3,9 @@
 // 1012) of every node. Every update a client had seen, and in the end every update any writer
 // made, is in PostgreSQL and in every writer's document: nothing lost.
 import { afterEach, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
+import * as Y from 'yjs'
+import { WebsocketProvider } from 'y-websocket'
 import { eventually } from '../helpers/tandem.js'
 import { seenFromOthers, startProcessCluster, Writers, type ProcessCluster } from './process-cluster.js'
 
@@ -78,4 +81,30 @@ describe('cluster failover through HAProxy', () => {
     // drained sockets were told to reconnect elsewhere
     expect(w.providers.flatMap((x) => x.closes)).toContain(1012)
   }, 240_000)
+
+  it("a SIGKILLed node's clients leave everyone else's awareness within 30 s (default heartbeat)", async () => {
+    c = await startProcessCluster(3)
+    const token = await c.token('aware-kill')
+    // connected to the nodes directly: the victim's provider cannot reconnect elsewhere and renew
+    const direct = (i: number) =>
+      new WebsocketProvider(`${c!.nodes[i]!.wsUrl}/acme`, 'aware-kill', new Y.Doc(), {
+        params: { yauth: token },
+        WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket,
+        disableBc: true,
+      })
+    const victim = direct(0)
+    const watcher = direct(1)
+    try {
+      await eventually(() => expect(victim.synced && watcher.synced).toBe(true), 30_000)
+      victim.awareness.setLocalStateField('user', { name: 'on the doomed node' })
+      await eventually(() => expect(watcher.awareness.getStates().has(victim.awareness.clientID)).toBe(true))
+      const t0 = Date.now()
+      await c.stop(0, 'SIGKILL')
+      await eventually(() => expect(watcher.awareness.getStates().has(victim.awareness.clientID)).toBe(false), 30_000)
+      console.log(`dead node's awareness gone after ${Date.now() - t0} ms`)
+    } finally {
+      victim.destroy()
+      watcher.destroy()
+    }
+  }, 120_000)
 })
