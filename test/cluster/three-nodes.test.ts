@@ -115,6 +115,24 @@ describe('three cluster nodes', () => {
     }
   })
 
+  it('concurrent tool-registry PATCHes sent to different nodes never lose one another', async () => {
+    const w = await makeWorld(nodes[0]!, 'registry-race')
+    const path = `/api/v0/workspaces/${w.workspaceId}/tool-registry`
+    const tools = ['code_interpreter', 'database_query', 'email_send', 'image_generation', 'web_browse']
+    const modes = ['no_approval', 'required_with_override', 'required_no_override'] as const
+    const replies = await Promise.all(
+      tools.flatMap((tool_id, i) => [
+        call(nodes[i % 3]!, 'PATCH', path, { key: w.keys.owner, body: { tool: { tool_id, enabled: false } } }),
+        call(nodes[(i + 1) % 3]!, 'PATCH', path, { key: w.keys.admin, body: { tool: { tool_id, approval_mode: modes[i % 3] } } }),
+      ]),
+    )
+    expect(replies.map((r) => r.status)).toEqual(replies.map(() => 200))
+    for (const n of nodes) {
+      const got = await call(n, 'GET', path, { key: w.keys.owner })
+      expect(got.body.tools).toEqual(tools.map((tool_id, i) => ({ tool_id, enabled: false, approval_mode: modes[i % 3] })))
+    }
+  }, 30_000)
+
   it('PGlite database assets are refused on a cluster node with a message that says what to use instead', () => {
     const [, b] = nodes as [Harness, Harness]
     expect(() => registryOf(b.server.deps).database({ id: 'local-only', provider: 'pglite' })).toThrow(PGLITE_IN_CLUSTER)
