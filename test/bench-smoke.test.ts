@@ -9,6 +9,7 @@ import { MarkWriter, readMarks } from '../bench/lib/marks.js'
 import { startPeer, type PeerName } from '../bench/lib/peers.js'
 import { markdown, ratio, svg, type BenchReport } from '../bench/lib/report.js'
 import { Samples } from '../bench/lib/stats.js'
+import { slope } from '../bench/scenarios/soak.js'
 import { runTraffic } from '../bench/scenarios/traffic.js'
 import { Framing, decodeAwareness, encodeAwarenessState } from '../bench/lib/wire.js'
 
@@ -30,6 +31,18 @@ describe('bench harness', () => {
       expect(f.decode(f.awareness(aw))).toEqual({ kind: 'awareness', payload: aw })
     }
     expect(decodeAwareness(encodeAwarenessState(5, 2, { b: 1 }))).toEqual([{ clientId: 5, clock: 2, state: { b: 1 } }])
+    w.destroy()
+  })
+
+  it('soak: the slope is the least-squares fit, and the soak load keeps documents the same size', () => {
+    expect(slope([{ x: 0, y: 1 }, { x: 1, y: 3 }, { x: 2, y: 5 }])).toBe(2)
+    expect(slope([{ x: 0, y: 10 }, { x: 1, y: 12 }, { x: 2, y: 10 }, { x: 3, y: 12 }])).toBeCloseTo(0.4)
+    expect(slope([{ x: 1, y: 1 }])).toBeNull()
+    const w = new MarkWriter(3)
+    w.overwrite()
+    const first = w.diff(new Uint8Array([0])).length
+    for (let i = 0; i < 5_000; i++) w.overwrite()
+    expect(w.diff(new Uint8Array([0])).length).toBeLessThan(first + 64)
     w.destroy()
   })
 

@@ -3,7 +3,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { decodeMessage, encodeUpdate } from '../src/protocol/messages.js'
-import { LevelDocStore } from '../src/storage/leveldb/store.js'
 import { rawClient, type RawClient } from './helpers/raw-client.js'
 import { eventually, startTandem, type Harness } from './helpers/tandem.js'
 
@@ -18,7 +17,7 @@ const updatesReceived = (c: RawClient) => c.messages.filter((m) => m[0] === 0 &&
 
 async function logLength(docId: string): Promise<number> {
   let n = 0
-  for await (const _ of new LevelDocStore(h.server.deps.db!).readLog(docId)) n++
+  for await (const _ of h.server.store.readLog(docId)) n++
   return n
 }
 

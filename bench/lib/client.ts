@@ -178,6 +178,14 @@ export class BenchClient {
     }
   }
 
+  /** Sends an update that replaces this client's one entry (documents do not grow); false if not open. */
+  sendOverwrite(): boolean {
+    if (!this.open) return false
+    this.ws!.send(this.framing.update(this.getWriter().overwrite()))
+    this.sent++
+    return true
+  }
+
   /** Sends one marked document update; returns false if the socket is not open. */
   sendMark(): boolean {
     if (!this.open) return false

@@ -37,6 +37,18 @@ export class MarkWriter {
     return u
   }
 
+  /**
+   * Overwrites this sender's one entry (not a mark: never counted as a delivery). Yjs merges the
+   * replaced entries, so the document stays the same size however long this goes on (soak).
+   */
+  overwrite(ts = now()): Uint8Array {
+    this.last = null
+    this.map.set(`s${this.sender}`, ts)
+    const u = this.last as Uint8Array | null
+    if (!u) throw new Error('no update produced')
+    return u
+  }
+
   stateVector(): Uint8Array {
     return Y.encodeStateVector(this.doc)
   }

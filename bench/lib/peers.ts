@@ -179,6 +179,8 @@ async function startTandem(opts: StartOptions & { postgresUrl?: string }, name: 
   const entry = opts.tandemEntry ?? join(ROOT, 'bin/tandem.js')
   const args = [entry, 'serve', '--data-dir', opts.dataDir, '--host', '127.0.0.1', '--collab-port', '0', '--api-port', '0']
   if (name === 'tandem-mem') args.push('--doc-storage', 'memory')
+  // One load generator on 127.0.0.1 stands in for thousands of client addresses: no per-address limit.
+  args.push('--upgrades-per-sec-per-ip', '0')
   const env: NodeJS.ProcessEnv = { TANDEM_LOG_LEVEL: process.env.TANDEM_LOG_LEVEL ?? 'warn' }
   let keys: KeyRing | undefined
   if (opts.postgresUrl) {

@@ -5,6 +5,7 @@ import Router from '@koa/router'
 import Koa from 'koa'
 import { serveConsole } from './console/routes.js'
 import { authenticate } from './middleware/auth.js'
+import { throttleAuthFailures } from './middleware/auth-throttle.js'
 import { errorMapper } from './middleware/errors.js'
 import { observe } from './middleware/observe.js'
 import { openApiDocument } from './openapi.js'
@@ -51,7 +52,8 @@ export function createApiApp(api: ApiContext, modules: RouteModule[] = V0_ROUTES
   })
 
   const v0 = new Router({ prefix: '/api/v0' })
-  const mount = { body: { maxBytes: deps.config.maxBodyBytes, maxDepth: deps.config.maxJsonDepth }, authenticate: (ctx: Koa.Context) => authenticate(ctx, api.control.store) }
+  const authenticateThrottled = throttleAuthFailures(deps.config.authFailuresPerMinPerIp, deps.metrics, (ctx) => authenticate(ctx, api.control.store))
+  const mount = { body: { maxBytes: deps.config.maxBodyBytes, maxDepth: deps.config.maxJsonDepth }, authenticate: authenticateThrottled }
   for (const r of routes) mountRoute(v0, r, mount)
 
   app.use(serveConsole(deps.log))

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net'
 import { startAdminEndpoint } from '../admin/endpoint.js'
 import { controlPlane } from '../control/plane.js'
 import type { ServerDeps } from '../deps.js'
+import { bindWithRetry } from '../infra/listen-retry.js'
 import { createApiApp } from './app.js'
 import type { ApiContext } from './context.js'
 
@@ -31,7 +32,13 @@ export async function startApiListener(deps: ServerDeps): Promise<{ port: number
   server.keepAliveTimeout = 5_000
   let admin: Awaited<ReturnType<typeof startAdminEndpoint>> | undefined
   try {
-    const port = await listen(server, deps.config.apiPort, deps.config.host)
+    const { host, apiPort } = deps.config
+    const port = await bindWithRetry(() => listen(server, apiPort, host), {
+      retryMs: deps.config.listenRetrySec * 1000,
+      log: deps.log,
+      what: `api ${host}:${apiPort}`,
+      retryable: (err) => (err as NodeJS.ErrnoException).code === 'EADDRINUSE',
+    })
     admin = await startAdminEndpoint(deps, control)
     await control.sweeper.start()
     // Each sweep step runs under the control store's serial lock, so several processes picking up

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startPostgres, type PgServer } from '../../test/helpers/postgres.js'
 import { migrate } from '../pg/migrate.js'
 import { createPgPool, type PgPool } from '../pg/pool.js'
-import { mintToken, verifyToken, type TokenRefused } from './capability.js'
+import { mintToken, TokenRefused, verifyToken } from './capability.js'
 import { generateSigningJwk, keyRingFromJwks } from './keys.js'
 import { loadPgKeyRing, readPgKeys, rotatePgKeys } from './pg-keys.js'
 
@@ -53,9 +53,10 @@ describe('signing keys in PostgreSQL', () => {
     const stranger = await keyRingFromJwks([await generateSigningJwk()], 'test')
     const { token } = await mintToken(stranger, { org: 'o', doc: 'd', sub: 's', acc: 'r', ttlSec: 60 })
     const started = Date.now()
-    const results = await Promise.all(Array.from({ length: 3 }, () => verifyToken(ring, token).catch((e: TokenRefused) => e.reason)))
+    const reason = (e: unknown) => (e instanceof TokenRefused ? e.reason : String(e))
+    const results = await Promise.all(Array.from({ length: 3 }, () => verifyToken(ring, token).catch(reason)))
     expect(results).toEqual(['unknown signing key', 'unknown signing key', 'unknown signing key'])
-    await expect(verifyToken(ring, token)).rejects.toMatchObject({ reason: 'unknown signing key' })
+    expect(await verifyToken(ring, token).catch(reason)).toBe('unknown signing key')
     // the first reload is immediate; the ones asked for after it wait their turn (>= 1 s apart)
     expect(Date.now() - started).toBeGreaterThanOrEqual(900)
     expect(ring.publicKeys.size).toBe(1)

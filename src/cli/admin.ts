@@ -83,7 +83,7 @@ async function locally(config: Config, args: string[]): Promise<AdminResult> {
   try {
     // Documents where the server keeps them: the database, else the data dir's LevelDB (an admin
     // process never uses --doc-storage memory: what it wrote would be lost on exit).
-    docStore = pg ? (await openDocStore(config, undefined, pg)).store : new LevelDocStore(db!)
+    docStore = pg ? (await openDocStore(config, undefined, pg)).store : new LevelDocStore(db!, { sync: config.fsync })
     docs = new RoomRegistry({
       store: docStore,
       transport: new LoopTransport(),

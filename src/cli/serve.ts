@@ -28,7 +28,34 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv): Promise<
   const log = createLogger(config.logLevel)
   const out = (line: string) => process.stdout.write(line + '\n')
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
-  const server = await createServer(config, { log, onCollabListening: (port) => out(`collab listening on http://${host}:${port}`) })
+  // The collab line is printed the moment that listener accepts (a cold restart is measured by it),
+  // so signals are handled from before the server exists: a SIGTERM while it starts, seeds the demo
+  // or builds the console still shuts down gracefully once it is up.
+  const starting = createServer(config, { log, onCollabListening: (port) => out(`collab listening on http://${host}:${port}`) })
+  const stopped = new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      log.info({ signal }, 'shutting down: flushing documents and closing sockets')
+      starting
+        // A cluster node drains: 1012 tells providers to reconnect (to another node) at once.
+        .then((server) => (server.cluster ? server.close(CLOSE.serviceRestart, 'service restart') : server.close()))
+        .then(resolve, (err) => {
+          log.error({ err }, 'shutdown failed')
+          resolve()
+        })
+    }
+    process.on('SIGHUP', () => {
+      void starting.then((server) => {
+        const keys = server.deps.keys
+        ;(keys.refresh ? keys.refresh() : reloadKeyRing(keys, config.dataDir, config.signingKeys)).then(
+          () => log.info({ kid: server.deps.keys.signingKid }, 'signing keys reloaded'),
+          (err) => log.error({ err }, 'signing keys reload failed; the previous keys stay in force'),
+        )
+      })
+    })
+    process.once('SIGTERM', () => stop('SIGTERM'))
+    process.once('SIGINT', () => stop('SIGINT'))
+  })
+  const server = await starting
   if (server.apiPort) out(`api listening on http://${host}:${server.apiPort}`)
   // The console bundle is built (or found fresh) before its URL is printed.
   const consoleReady = server.apiPort ? prepareConsole(log) : Promise.resolve(false)
@@ -41,25 +68,16 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv): Promise<
     for (const a of demo.assets) out(`demo asset: ${a.type} ${a.id} ${a.title}`)
   }
   if (await consoleReady) out(`console: http://${consoleHost(config.host)}:${server.apiPort}/`)
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      log.info({ signal }, 'shutting down: flushing documents and closing sockets')
-      // A cluster node drains: 1012 tells providers to reconnect (to another node) at once.
-      const closing = server.cluster ? server.close(CLOSE.serviceRestart, 'service restart') : server.close()
-      closing.then(resolve, (err) => {
-        log.error({ err }, 'shutdown failed')
-        resolve()
-      })
-    }
-    process.on('SIGHUP', () => {
-      const keys = server.deps.keys
-      ;(keys.refresh ? keys.refresh() : reloadKeyRing(keys, config.dataDir, config.signingKeys)).then(
-        () => log.info({ kid: server.deps.keys.signingKid }, 'signing keys reloaded'),
-        (err) => log.error({ err }, 'signing keys reload failed; the previous keys stay in force'),
-      )
-    })
-    process.once('SIGTERM', () => stop('SIGTERM'))
-    process.once('SIGINT', () => stop('SIGINT'))
-  })
+  await stopped
+  exitAfterCloseHandshakes()
   return 0
+}
+
+// Everything is flushed and closed by now. uWS keeps each closed socket until its peer answers the
+// close frame (a peer that never does holds the process ~14 s), and a supervisor that waits for the
+// exit before restarting would wait as long: peers get a short grace, then the process ends.
+const CLOSE_HANDSHAKE_GRACE_MS = 1_000
+
+function exitAfterCloseHandshakes(): void {
+  setTimeout(() => process.exit(), CLOSE_HANDSHAKE_GRACE_MS).unref()
 }

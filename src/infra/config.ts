@@ -34,6 +34,8 @@ export const SETTINGS = {
   signingKeys: s('string', 'signing-keys', '', 'JWKS file of private Ed25519 keys with kid; the first signs'),
   corsOrigins: s('list', 'cors-origins', ['*'], 'comma list of origins allowed by CORS on the collab REST API'),
   logLevel: s('string', 'log-level', 'info', 'pino log level (silent, error, warn, info, debug)'),
+  listenRetrySec: s('int', 'listen-retry-sec', 90, 'seconds a listener keeps retrying (with backoff, logged) while its port is busy before start fails; 0 = fail at once', 0),
+  fsync: s('bool', 'fsync', true, 'fsync every document write cycle (LevelDB sync): acknowledged updates survive power loss and kernel crashes, not only a killed process'),
   docStorage: s('string', 'doc-storage', 'leveldb', 'where documents live: leveldb (durable) or memory (lost on exit; for benchmarks and tests)'),
   redisUrl: s('string', 'redis-url', '', 'Redis URL (redis:// or rediss://): makes the process one node of a cluster; needs --postgres-url (a secret: never logged)'),
   postgresUrl: s('string', 'postgres-url', '', 'PostgreSQL URL: documents, history, control plane and signing keys live there instead of LevelDB (a secret: never logged)'),
@@ -47,6 +49,13 @@ export const SETTINGS = {
   maxBackpressureBytes: s('int', 'max-backpressure-bytes', 4 * 1024 * 1024, 'bytes queued to a slow socket before it is closed with 1013', 1024),
   idleTimeoutSec: s('int', 'idle-timeout-sec', 120, 'seconds without any frame before a socket is closed', 8),
   maxConnectionsPerRoom: s('int', 'max-connections-per-room', 2000, 'sockets one room admits; more are refused with 503', 1),
+  wsMessagesPerSec: s('int', 'ws-messages-per-sec', 200, 'frames per second one socket may send on average (token bucket); over it closes 1008; 0 = no limit', 0),
+  wsMessageBurst: s('int', 'ws-message-burst', 2000, 'frames one socket may send at once above the average (bucket size)', 1),
+  wsBytesPerSec: s('int', 'ws-bytes-per-sec', 1024 * 1024, 'bytes per second one socket may send on average (token bucket); over it closes 1008; 0 = no limit', 0),
+  wsByteBurst: s('int', 'ws-byte-burst', 32 * 1024 * 1024, 'bytes one socket may send at once above the average (bucket size; at least max-message-bytes)', 1024),
+  upgradesPerSecPerIp: s('int', 'upgrades-per-sec-per-ip', 50, 'WebSocket upgrade attempts per second one client address may make on average; more get 429 before the upgrade; 0 = no limit', 0),
+  upgradeBurstPerIp: s('int', 'upgrade-burst-per-ip', 500, 'WebSocket upgrade attempts one client address may make at once (bucket size)', 1),
+  authFailuresPerMinPerIp: s('int', 'auth-failures-per-min-per-ip', 30, 'failed authentications (bad token or API key) one client address may make per minute, also the burst; past it 429 with Retry-After on both listeners; 0 = no limit', 0),
   roomUnloadDelayMs: s('int', 'room-unload-delay-ms', 10_000, 'ms a room stays loaded after its last client leaves', 0),
   compactThreshold: s('int', 'compact-threshold', 500, 'updates in a document log before it is compacted into a snapshot', 2),
   maxRestBodyBytes: s('int', 'max-rest-body-bytes', 16 * 1024 * 1024, 'largest collab REST request body (bytes)', 1024),
@@ -141,6 +150,9 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = {}, ove
   const cfg = out as Config
   for (const url of [cfg.publicRestUrl, cfg.publicWsUrl]) {
     if (url && !/^(https?|wss?):\/\/[^\s]+$/.test(url)) throw new ConfigError(`public URL ${JSON.stringify(url)} is not an http(s)/ws(s) URL`)
+  }
+  if (cfg.wsBytesPerSec > 0 && cfg.wsByteBurst < cfg.maxMessageBytes) {
+    throw new ConfigError(`ws-byte-burst (${cfg.wsByteBurst}) must be at least max-message-bytes (${cfg.maxMessageBytes}): a largest message could never pass`)
   }
   if (!['leveldb', 'memory'].includes(cfg.docStorage)) throw new ConfigError(`doc-storage: expected leveldb or memory, got ${JSON.stringify(cfg.docStorage)}`)
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(cfg.postgresSchema)) {

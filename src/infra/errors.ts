@@ -16,6 +16,7 @@ export const ERRORS = {
   doc_too_large: { status: 413, expose: true, close: 1009 },
   malformed_message: { status: 400, expose: true, close: 4400 },
   room_full: { status: 503, expose: true, close: 1013 },
+  rate_limited: { status: 429, expose: true, close: 1008 },
   unavailable: { status: 503, expose: true },
   not_implemented: { status: 501, expose: true },
   internal: { status: 500, expose: false, close: 1011 },

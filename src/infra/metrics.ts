@@ -12,6 +12,12 @@ export function createMetrics() {
     bytesIn: new Counter({ name: 'tandem_ws_bytes_in_total', help: 'WebSocket bytes received', registers: [registry] }),
     messagesOut: new Counter({ name: 'tandem_ws_messages_out_total', help: 'WebSocket messages sent', registers: [registry] }),
     bytesOut: new Counter({ name: 'tandem_ws_bytes_out_total', help: 'WebSocket bytes sent', registers: [registry] }),
+    rateLimited: new Counter({
+      name: 'tandem_rate_limited_total',
+      help: 'requests, upgrades and sockets refused by a rate limit, by listener and limit',
+      labelNames: ['listener', 'limit'] as const,
+      registers: [registry],
+    }),
     closes: new Counter({ name: 'tandem_ws_closes_total', help: 'WebSocket closes by code', labelNames: ['code'] as const, registers: [registry] }),
     updatesUnchanged: new Counter({
       name: 'tandem_updates_unchanged_total',

@@ -29,6 +29,11 @@ export function createPgPool(o: PgOptions): PgPool {
   })
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => {})
+  // Nor may a checked-out one between two queries (a serial transaction waiting on other work, or
+  // a query's last message arriving with the server's shutdown notice): pg-pool drops its own
+  // listener while a client is out, and an 'error' event with no listener kills the process. The
+  // client's next query fails, and the pool discards it when it comes back.
+  pool.on('connect', (client) => client.on('error', () => {}))
   return pool
 }
 

@@ -3,6 +3,7 @@
 export const CLOSE = {
   goingAway: 1001, // server shutting down
   tooLarge: 1009, // message or document over the limit
+  policyViolation: 1008, // over a rate limit (frames or bytes per second)
   internalError: 1011,
   serviceRestart: 1012, // a cluster node draining: reconnect (through the load balancer) to another node
   tryAgainLater: 1013, // backpressure limit reached, or room full

@@ -18,8 +18,6 @@ export interface OpenedDocStore {
   close(): Promise<void>
 }
 
-export { openPgPool }
-
 /** `shared`: the process's pool, opened by the caller (who closes it); otherwise one is opened here. */
 export async function openDocStore(config: Config, db: RootDb | undefined, shared?: PgPool): Promise<OpenedDocStore> {
   if (config.postgresUrl) {
@@ -28,5 +26,5 @@ export async function openDocStore(config: Config, db: RootDb | undefined, share
   }
   if (!db) throw new Error('document store: no LevelDB was opened for the data dir')
   if (config.docStorage === 'memory') return { store: new MemoryDocStore(), kind: 'memory', pool: null, close: async () => {} }
-  return { store: new LevelDocStore(db), kind: 'leveldb', pool: null, close: async () => {} }
+  return { store: new LevelDocStore(db, { sync: config.fsync }), kind: 'leveldb', pool: null, close: async () => {} }
 }

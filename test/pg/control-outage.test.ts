@@ -1,6 +1,7 @@
 // The control plane while PostgreSQL is down: API calls answer 503 with Retry-After (never a 500,
 // never a 401 for a good key), and work again once it is back, the registry PATCHed before intact.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { controlPlane } from '../../src/control/plane.js'
 import { call, makeWorld } from '../api/helpers.js'
 import { startPostgres, type PgServer } from '../helpers/postgres.js'
 import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
@@ -34,6 +35,35 @@ describe('control plane on PostgreSQL, server lost', () => {
     await eventually(async () => expect((await call(h, 'GET', path, { key: w.keys.owner })).status).toBe(200), 20_000)
     const after = await call(h, 'PATCH', path, { key: w.keys.owner, body: { default_visibility: 'hidden' } })
     expect(after.body).toEqual({ workspace_id: w.workspaceId, default_visibility: 'hidden', tools: [{ tool_id: 'web_browse', enabled: false, approval_mode: 'no_approval' }] })
+  }, 60_000)
+
+  it('a serial update holding its connection while PostgreSQL goes away fails with 503, and the process lives on', async () => {
+    const { store } = await controlPlane(h.server.deps)
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    let inside!: () => void
+    const entered = new Promise<void>((r) => (inside = r))
+    const update = store.serial('held/1', async () => {
+      await store.get('held/1')
+      inside()
+      await gate // the transaction's connection sits checked out and idle meanwhile
+      await store.batch([{ type: 'put', key: 'held/1', value: 'lost' }])
+    })
+    const settled = update.then(
+      () => 'committed',
+      (err: { status?: number }) => err.status,
+    )
+    await entered
+    // the server's shutdown message reaches the idle checked-out connection as an 'error' event
+    await pgs.stop()
+    await new Promise((r) => setTimeout(r, 500))
+    release()
+    try {
+      expect(await settled).toBe(503)
+    } finally {
+      await pgs.start()
+    }
+    await eventually(async () => expect(await store.get('held/1')).toBeUndefined(), 20_000)
   }, 60_000)
 
   it('a PostgreSQL that hangs (frozen, as in a partition) answers 503 after the query deadline, not never', async () => {

@@ -6,6 +6,8 @@ import { corsHeaders, handleRest, preflight } from './rest-routes.js'
 import { UwsTransport, webSocketBehavior, type SocketData } from './sockets.js'
 import type { CollabListenerDeps } from './deps.js'
 import { Reply, copyRequest } from './http.js'
+import { listenExclusive } from './listen.js'
+import { bindWithRetry } from '../../infra/listen-retry.js'
 
 export type { CollabListenerDeps }
 
@@ -65,8 +67,10 @@ export async function startCollabListener(d: CollabListenerDeps): Promise<Collab
   }, 1000)
   sweep.unref()
 
-  const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
-    app.listen(d.config.host, d.config.collabPort, (s) => (s ? resolve(s) : reject(new Error(`collab listener could not bind ${d.config.host}:${d.config.collabPort}`))))
+  const listenSocket = await bindWithRetry(() => listenExclusive(app, d.config.host, d.config.collabPort), {
+    retryMs: d.config.listenRetrySec * 1000,
+    log: d.log,
+    what: `collab ${d.config.host}:${d.config.collabPort}`,
   })
   const port = uWS.us_socket_local_port(listenSocket as unknown as uWS.us_socket)
 

@@ -7,6 +7,7 @@ import { AppError, isAppError, publicMessage } from '../../infra/errors.js'
 import { tooDeepAt } from '../../infra/json-depth.js'
 import type { CollabListenerDeps } from './deps.js'
 import { Reply, copyRequest, readBody, type CopiedRequest } from './http.js'
+import { remoteIp, throttleOf } from './throttle.js'
 
 export function corsHeaders(origin: string | undefined, config: Config): Record<string, string> {
   if (!origin) return {}
@@ -36,6 +37,7 @@ function tokenOf(req: CopiedRequest): string | null {
 
 export function handleRest(res: HttpResponse, req: HttpRequest, d: CollabListenerDeps): void {
   const copied = copyRequest(req)
+  const ip = remoteIp(res)
   const name = req.getParameter(0) ?? ''
   const rawOrg = req.getParameter(1) ?? ''
   const rawDoc = req.getParameter(2) ?? ''
@@ -67,6 +69,8 @@ export function handleRest(res: HttpResponse, req: HttpRequest, d: CollabListene
         ? readBody(res, reply, d.config.maxRestBodyBytes, Number(copied.headers.get('content-length') ?? 0))
         : null
       body?.catch(() => {}) // observed below; avoid an unhandled rejection if auth fails first
+      const refused = throttleOf(d).admitAuth(ip)
+      if (refused) throw refused
       const cap = d.revocations.apply(await verifyToken(d.keys, tokenOf(copied), d.now(), d.config.tokenClockSkewSec))
       checkDocument(cap, org, doc)
       if (route.access === 'rw' && cap.acc !== 'rw') throw new AppError('read_only', 'this token is read-only')
@@ -100,6 +104,7 @@ export function handleRest(res: HttpResponse, req: HttpRequest, d: CollabListene
         d.log.info({ route: name, reason: err.reason }, 'collab REST refused: token')
       }
       const status = isAppError(err) ? err.status : 500
+      if (status === 401) throttleOf(d).authFailed(ip)
       const headers: Record<string, string> = {}
       if (isAppError(err) && err.extra.retryAfterSec) headers['retry-after'] = String(err.extra.retryAfterSec)
       reply.json(status, { error: publicMessage(err), code: isAppError(err) ? err.code : 'internal' }, headers)

@@ -11,6 +11,7 @@ import type { PeerSocket, Transport } from '../transport.js'
 import type { CollabListenerDeps } from './deps.js'
 import { Reply } from './http.js'
 import { upgradeAuthorizer } from './upgrade-auth.js'
+import { remoteIp, throttleOf } from './throttle.js'
 
 export interface SocketData {
   /** Null for a socket accepted only to be closed at once (`closeAtOnce`). */
@@ -135,6 +136,7 @@ export function webSocketBehavior(
 ): uWS.WebSocketBehavior<SocketData> {
   const { config, metrics } = d
   const authorize = upgradeAuthorizer(d)
+  const throttle = throttleOf(d)
   return {
     // uWS drops a frame over its own limit without a close frame (1006). It gets headroom so
     // messages up to 4x our limit are refused by us, properly, with 1009.
@@ -152,11 +154,13 @@ export function webSocketBehavior(
       const protocols = req.getHeader('sec-websocket-protocol')
       const extensions = req.getHeader('sec-websocket-extensions')
       const origin = req.getHeader('origin')
-      const ip = Buffer.from(res.getRemoteAddressAsText()).toString()
+      const ip = remoteIp(res)
       const reply = new Reply(res)
       void (async () => {
         let room: Room | undefined
         try {
+          const refused = throttle.admitUpgrade(ip)
+          if (refused) throw refused
           const decision = await authorize({ url, query, protocols, origin, ip })
           if (decision.kind === 'close') {
             if (reply.aborted) return
@@ -186,8 +190,10 @@ export function webSocketBehavior(
             d.log.info({ ip, path: url, reason: err.reason }, 'upgrade refused: token')
           } else if (err.status === 403) d.log.info({ ip, path: url, origin, reason: err.message }, 'upgrade refused')
           const status = isAppError(err) ? err.status : 500
+          if (status === 401) throttle.authFailed(ip)
           metrics.httpRequests.inc({ listener: 'collab', route: 'upgrade', method: 'GET', status: String(status) })
-          reply.json(status, { error: publicMessage(err), code: isAppError(err) ? err.code : 'internal' })
+          const retryAfter = isAppError(err) ? err.extra.retryAfterSec : undefined
+          reply.json(status, { error: publicMessage(err), code: isAppError(err) ? err.code : 'internal' }, retryAfter ? { 'retry-after': String(retryAfter) } : {})
         }
       })()
     },
@@ -214,6 +220,11 @@ export function webSocketBehavior(
       metrics.bytesIn.inc(message.byteLength)
       if (message.byteLength > config.maxMessageBytes) {
         ws.getUserData().conn?.peer.close(CLOSE.tooLarge, `message over ${config.maxMessageBytes} bytes`)
+        return
+      }
+      const overLimit = throttle.chargeFrame(ws, message.byteLength)
+      if (overLimit) {
+        ws.getUserData().conn?.peer.close(CLOSE.policyViolation, overLimit)
         return
       }
       // The ArrayBuffer is only valid during this call; handlers may keep slices past an await.

@@ -1,5 +1,7 @@
 // LevelDB document store. Appends are one atomic batch; callers (rooms) serialise their own
-// writes, so different documents never wait on one another.
+// writes, so different documents never wait on one another. With `sync`, every append and
+// snapshot is fsynced before it resolves (survives power loss and kernel crashes); without, it is
+// in the OS page cache when it resolves (survives the process being killed, not the host).
 import type { RootDb } from '../../deps.js'
 import { assignsSeqs, type AppendedSeqs, type AppendWrite, type DocState, type DocStore, type Snapshot, type StoredUpdate, type UpdateEntry } from '../doc-store.js'
 import {
@@ -23,11 +25,19 @@ function openSublevel(root: RootDb) {
   return root.sublevel<string, Uint8Array>(SUBLEVEL, { keyEncoding: 'utf8', valueEncoding: 'view' })
 }
 
+export interface LevelDocStoreOptions {
+  /** fsync each write cycle (LevelDB `sync: true`). */
+  sync?: boolean
+}
+
 export class LevelDocStore implements DocStore {
   private readonly db: DocsDb
+  /** Options of every write that makes updates durable (appends, snapshots). */
+  private readonly durable: { sync: boolean }
 
-  constructor(root: RootDb) {
+  constructor(root: RootDb, opts: LevelDocStoreOptions = {}) {
     this.db = openSublevel(root)
+    this.durable = { sync: opts.sync ?? false }
   }
 
   async load(docId: string): Promise<DocState> {
@@ -68,7 +78,7 @@ export class LevelDocStore implements DocStore {
       seqs.push({ docId, firstSeq: first, lastSeq: first + entries.length - 1 })
       entries.forEach((e, i) => batch.put(updateKey(docId, first + i), encodeUpdateValue(e.user, e.at, e.update)))
     }
-    await batch.write()
+    await batch.write(this.durable)
     return seqs
   }
 
@@ -77,7 +87,7 @@ export class LevelDocStore implements DocStore {
   }
 
   async writeSnapshot(docId: string, snapshot: Snapshot): Promise<void> {
-    await this.db.put(snapshotKey(docId), encodeSnapshotValue(snapshot.seq, snapshot.at, snapshot.state))
+    await this.db.put(snapshotKey(docId), encodeSnapshotValue(snapshot.seq, snapshot.at, snapshot.state), this.durable as object)
   }
 
   async *readLog(docId: string, from = 1, to = Number.MAX_SAFE_INTEGER): AsyncIterable<StoredUpdate> {

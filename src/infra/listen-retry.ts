@@ -1,0 +1,43 @@
+// Binding a listener port, retried with backoff while the port is busy. Both listeners set
+// SO_REUSEADDR, so sockets a previous process left in TIME_WAIT/FIN_WAIT never block a restart;
+// what can is a socket without it on the same port — typically a client connection whose ephemeral
+// port happens to be ours (ports inside net.ipv4.ip_local_port_range, or a reconnecting client
+// connecting to itself while nothing listens), which then sits in TIME_WAIT for 60 s. The kernel
+// offers no option to bind over it, so we wait it out and say so in the log.
+import type { Logger } from './log.js'
+
+export interface BindRetry {
+  /** Give up (and rethrow the last error) after this many ms of retrying; 0 = one attempt. */
+  retryMs: number
+  log: Logger
+  /** Name and address for the log lines, e.g. "collab 127.0.0.1:1234". */
+  what: string
+  /** Whether a failure is worth retrying (a busy port); others are thrown at once. */
+  retryable?: (err: unknown) => boolean
+  sleep?: (ms: number) => Promise<void>
+}
+
+const FIRST_DELAY_MS = 100
+const MAX_DELAY_MS = 2_000
+
+export async function bindWithRetry<T>(attempt: () => Promise<T>, opts: BindRetry): Promise<T> {
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)))
+  const started = Date.now()
+  let delay = FIRST_DELAY_MS
+  for (let tries = 1; ; tries++) {
+    try {
+      const bound = await attempt()
+      if (tries > 1) opts.log.warn({ listener: opts.what, tries, waitedMs: Date.now() - started }, 'listener bound after the port was busy')
+      return bound
+    } catch (err) {
+      const waited = Date.now() - started
+      if (!(opts.retryable?.(err) ?? true) || waited + delay > opts.retryMs) throw err
+      opts.log.warn(
+        { listener: opts.what, tries, retryInMs: delay, waitedMs: waited, giveUpAfterMs: opts.retryMs },
+        'port busy (another process, or a connection in TIME_WAIT holding it): retrying the bind',
+      )
+      await sleep(delay)
+      delay = Math.min(delay * 2, MAX_DELAY_MS)
+    }
+  }
+}
