@@ -12,7 +12,7 @@ import { markdown, svg, type BenchReport, type RunRecord } from './lib/report.js
 import { SCENARIOS, needsPersistence, runScenario, sizeFor, type ScenarioName } from './scenarios/index.js'
 
 const USAGE = `usage: npm run bench -- [options]
-  --scenario a,b      ${SCENARIOS.join(',')} (default: all)
+  --scenario a,b      ${SCENARIOS.join(',')} (default: all); or cluster (three nodes vs one, alone)
   --peers a,b         ${PEER_NAMES.join(',')} (default: all; alias: yws = y-websocket reference server)
   --quick             small sizes, for a first look (minutes -> seconds)
   --duration S        traffic scenarios: seconds of sending
@@ -79,6 +79,20 @@ async function main(argv: string[]): Promise<number> {
   const flags = parseFlags(argv)
   if (flags.has('help')) {
     process.stdout.write(USAGE)
+    return 0
+  }
+  if ((list(flags, 'scenario') ?? list(flags, 'scenarios'))?.includes('cluster')) {
+    // Three cluster nodes vs one (real processes, PostgreSQL, redis-server): its own runner.
+    const { runClusterBench } = await import('./cluster.js')
+    const results = await runClusterBench(flags)
+    const out = flags.get('out') ?? join(ROOT, 'bench/results')
+    mkdirSync(out, { recursive: true })
+    const file = join(out, `${stamp(new Date())}-cluster.json`)
+    writeFileSync(file, JSON.stringify({ machine: machineFacts(), loadavg: loadavg(), results }, null, 2))
+    const rows = results.map(
+      (r) => `| ${r.nodes} | ${r.latencyMs.p50} | ${r.latencyMs.p99} | ${r.deliveryRatio} | ${r.cpuMsPerDelivery} | ${r.delivered} |`,
+    )
+    process.stdout.write(['| nodes | p50 ms | p99 ms | delivery ratio | server CPU ms per delivery | deliveries |', '|---|---|---|---|---|---|', ...rows, '', `written: ${file}`, ''].join('\n'))
     return 0
   }
   const scenarios = (list(flags, 'scenario') ?? list(flags, 'scenarios') ?? [...SCENARIOS]) as ScenarioName[]

@@ -5,6 +5,8 @@ import { Level } from 'level'
 import type { KeyRing } from './auth/keys.js'
 import { openKeyRing } from './auth/open-keys.js'
 import { REVOKE_PREFIX, RevocationList } from './auth/revocation.js'
+import { ClusterNode, type ClusterNodeOptions } from './cluster/node.js'
+import { RemoteAwareness } from './cluster/remote-awareness.js'
 import { RoomRegistry } from './collab/registry.js'
 import type { RestRoutes } from './collab/rest.js'
 import { enforceRevocations } from './collab/revocation-enforcer.js'
@@ -38,6 +40,8 @@ export interface ServerOptions {
    * (its modules take most of a start): a restart serves documents that much sooner.
    */
   onCollabListening?: (port: number) => void
+  /** cluster mode timings (tests shorten the heartbeat to see a lapse sooner) */
+  cluster?: Pick<ClusterNodeOptions, 'heartbeatTtlMs' | 'heartbeatEveryMs' | 'pollMs' | 'gapGraceMs' | 'nodeId'>
 }
 
 export interface TandemServer {
@@ -47,7 +51,13 @@ export interface TandemServer {
   registry: RoomRegistry
   /** the document store in use (LevelDB, memory or PostgreSQL), as rooms and history see it */
   store: DocStore
-  close(): Promise<void>
+  /** cluster mode only */
+  cluster?: ClusterNode
+  /**
+   * Idempotent. Stop accepting, flush every room, close sockets with `code` (1001 by default;
+   * a draining cluster node uses 1012 so providers reconnect to another node), close storage.
+   */
+  close(code?: number, reason?: string): Promise<void>
 }
 
 /** Collab REST routes every server mounts; history routes register here too. */
@@ -79,6 +89,27 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
   const store = trackWrites(opened.store, storageHealth)
   log.info({ storage: opened.kind }, 'document storage open')
 
+  // --redis-url: this process is one node of a cluster (docs/cluster.md). Rooms follow their
+  // documents on the bus; a lapsed node's clients leave every room's awareness.
+  let cluster: ClusterNode | undefined
+  const remote = new RemoteAwareness()
+  const lapsed: { registry?: RoomRegistry } = {}
+  if (config.redisUrl) {
+    try {
+      cluster = await ClusterNode.start({
+        redisUrl: config.redisUrl,
+        log,
+        registry: metrics.registry,
+        ...opts.cluster,
+        onNodeLapse: (node) => lapsed.registry?.dropNode(node),
+      })
+    } catch (err) {
+      await opened.close()
+      await pg?.end()
+      throw err
+    }
+  }
+
   let collab: CollabListener | undefined
   let api: { port: number; close(): Promise<void> } | undefined
   // The transport needs the uWS app, which needs the registry: the registry gets a transport
@@ -98,7 +129,9 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     compactThreshold: config.compactThreshold,
     maxBackpressureBytes: config.maxBackpressureBytes,
     unloadDelayMs: config.roomUnloadDelayMs,
+    cluster: cluster && { bus: cluster.bus, leases: cluster.leases, remote, cycleIdPrefix: cluster.id },
   })
+  lapsed.registry = registry
 
   let collabPort = 0
   const deps: ServerDeps = {
@@ -133,7 +166,8 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     })
     await revocations.start(config.revocationRefreshMs, (err) => log.error({ err }, 'token deny-list refresh failed'))
     const restRoutes = { ...(await defaultRestRoutes()), ...opts.restRoutes }
-    collab = await startCollabListener({ config, keys, revocations, registry, store, storageHealth, metrics, log, now, restRoutes })
+    const clusterReady = cluster && (() => cluster.ready)
+    collab = await startCollabListener({ config, keys, revocations, registry, store, storageHealth, clusterReady, metrics, log, now, restRoutes })
     transportRef.current = collab.transport
     collabPort = collab.port
     opts.onCollabListening?.(collabPort)
@@ -145,6 +179,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     await revocations.stop()
     collab?.stopListening()
     await registry.close()
+    await cluster?.close()
     await opened.close()
     await db?.close()
     await pg?.end()
@@ -153,15 +188,21 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
 
   // Retention: fold history older than the window and prune the log, for every stored document,
   // hourly (requests also do it for the documents they touch). One sweep at a time.
+  // In a cluster the sweep runs once per hour somewhere in the cluster, under a lease.
   let sweeping: Promise<unknown> | null = null
-  const retention = setInterval(() => {
-    if (sweeping) return
+  const sweep = () => {
+    if (sweeping) return sweeping
     sweeping = import('./history/service.js')
       .then(({ historyServiceOf }) => historyServiceOf({ store, config, now, log }).sweep())
       .catch((err) => log.error({ err }, 'history retention sweep failed'))
       .finally(() => (sweeping = null))
-  }, RETENTION_SWEEP_MS)
-  retention.unref()
+    return sweeping
+  }
+  const retention = cluster ? undefined : setInterval(sweep, RETENTION_SWEEP_MS)
+  retention?.unref()
+  cluster?.leases.every('history-retention', RETENTION_SWEEP_MS, async () => {
+    await sweep()
+  })
   const keyReload = keys.refresh
     ? setInterval(() => keys.refresh!().catch((err) => log.warn({ err: describePgError(err) }, 'signing keys reload failed')), KEY_RELOAD_MS)
     : undefined
@@ -174,8 +215,8 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     deps,
     registry,
     store,
-    // Idempotent: stop accepting, flush every room, close sockets with 1001, close storage.
-    close() {
+    cluster,
+    close(code: number = CLOSE.goingAway, reason = 'server shutting down') {
       closing ??= (async () => {
         collab!.stopListening()
         await revocations.stop()
@@ -183,8 +224,10 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
         clearInterval(keyReload)
         await sweeping
         await api?.close()
-        await registry.close()
-        collab!.closeAll(CLOSE.goingAway, 'server shutting down')
+        // The rooms' last cycles commit and publish before the bus closes.
+        await registry.close(code, reason)
+        collab!.closeAll(code, reason)
+        await cluster?.close()
         await store.close()
         await opened.close()
         await db?.close()

@@ -1,6 +1,7 @@
 // The admin command set over the control plane. The same code runs in the CLI process (no server on
 // the data dir) and inside a running server (through the loopback admin endpoint), so both paths
 // behave identically. Every command's writes are one LevelDB batch.
+import { assertProviderAllowed } from '../cluster/pglite-guard.js'
 import { readFile } from 'node:fs/promises'
 import { createApiKey, listApiKeys, revokeApiKey } from '../control/api-keys.js'
 import { createAsset, isGrant, listAssets, listGrants, publicAsset, requireAsset, setGrant, type Grant } from '../control/assets.js'
@@ -27,6 +28,8 @@ export interface AdminEnv {
   sweeper?: SiteSweeper
   /** The open databases of database assets (the server's own registry when it runs). */
   databases?: DatabaseRegistry
+  /** A cluster node's server (--redis-url): PGlite assets are refused (src/cluster/pglite-guard.ts). */
+  clusterMode?: boolean
 }
 
 export interface AdminResult {
@@ -99,6 +102,7 @@ const COMMANDS: Record<string, Record<string, Handler>> = {
       // pglite (embedded, in the data dir) is the default provider of new database assets
       const provider = o.get('provider') ?? 'pglite'
       const connectionUrl = o.get('connection-url')
+      if (type === 'database') assertProviderAllowed(provider, e.clusterMode === true)
       if (type === 'database' && provider === 'postgres' && !connectionUrl) throw new AppError('bad_request', '--connection-url is required for a postgres database asset')
       const id = o.get('id')
       const asset = await createAsset(

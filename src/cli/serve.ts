@@ -1,4 +1,5 @@
 // `tandem serve`: both listeners, the demo world on request, graceful shutdown on SIGTERM/SIGINT.
+import { CLOSE } from '../protocol/close-codes.js'
 import { reloadKeyRing } from '../auth/keys.js'
 import { loadConfig } from '../infra/config.js'
 import { createLogger } from '../infra/log.js'
@@ -35,7 +36,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv): Promise<
     const stop = (signal: string) => {
       log.info({ signal }, 'shutting down: flushing documents and closing sockets')
       starting
-        .then((server) => server.close())
+        // A cluster node drains: 1012 tells providers to reconnect (to another node) at once.
+        .then((server) => (server.cluster ? server.close(CLOSE.serviceRestart, 'service restart') : server.close()))
         .then(resolve, (err) => {
           log.error({ err }, 'shutdown failed')
           resolve()

@@ -183,7 +183,13 @@ export class DocBus {
       gone: false,
     }
     this.followed.set(docId, f)
-    await this.sub.subscribe(keys.docChannel(docId), f.listener, true)
+    try {
+      await this.sub.subscribe(keys.docChannel(docId), f.listener, true)
+    } catch (err) {
+      // The room's load fails with it; a later load must be able to follow again.
+      if (this.followed.get(docId) === f) this.forget(f)
+      throw err
+    }
     if (f.gone) return
     this.queryAwareness(docId)
     this.requestResync(f, 'follow')

@@ -5,15 +5,16 @@
 // of storage writes per second stays bounded by the store's latency, not by the update rate.
 import type { Logger } from '../infra/log.js'
 import type { Metrics } from '../infra/metrics.js'
-import type { AppendWrite, DocStore } from '../storage/doc-store.js'
+import * as Y from 'yjs'
+import type { AppendedSeqs, AppendWrite, DocStore } from '../storage/doc-store.js'
 
 /** What the committer needs from a room (one per document). */
 export interface CommitSource {
   readonly docId: string
   /** Moves everything queued, in order, into one write, or null when nothing is queued. */
   takeBatch(): AppendWrite | null
-  /** The write is durable: number, broadcast, acknowledge. A promise returned (compaction) ends the cycle. */
-  committed(write: AppendWrite): void | Promise<void>
+  /** The write is durable (under `seqs`): broadcast, acknowledge. A promise returned (compaction) ends the cycle. */
+  committed(write: AppendWrite, seqs: AppendedSeqs): void | Promise<void>
   /** The write failed: the batch goes back in front of anything queued since, unacknowledged. */
   restore(write: AppendWrite): void
 }
@@ -31,6 +32,15 @@ export interface GroupCommitOptions {
   log: Logger
   metrics: Metrics
   sinks?: CommitSink[]
+  /**
+   * Cluster mode: each committed cycle (one merged update per document, under its store-assigned
+   * seqs) goes to the bus, and the cycle is acknowledged only once the bus accepted it.
+   */
+  cluster?: {
+    /** unique per node: cycle ids are `<prefix>:<counter>`, so a lost answer can be looked up */
+    cycleIdPrefix: string
+    publish(cycle: { docId: string; fromSeq: number; toSeq: number; update: Uint8Array }[]): Promise<void>
+  }
 }
 
 const MAX_BACKOFF_MS = 5000
@@ -43,6 +53,7 @@ export class GroupCommitter {
   private failures = 0
   private cycleWaiters: (() => void)[] = []
   private readonly sinks: CommitSink[]
+  private cycles = 0
 
   constructor(private readonly o: GroupCommitOptions) {
     this.sinks = [...(o.sinks ?? [])]
@@ -98,8 +109,10 @@ export class GroupCommitter {
   private async cycle(taken: [CommitSource, AppendWrite][]): Promise<void> {
     const writes = taken.map(([, w]) => w)
     const t0 = performance.now()
+    let seqs: AppendedSeqs[]
+    const cluster = this.o.cluster
     try {
-      await this.o.store.appendMany(writes)
+      seqs = await this.o.store.appendMany(writes, cluster ? `${cluster.cycleIdPrefix}:${++this.cycles}` : undefined)
     } catch (err) {
       // Nothing is acknowledged: every room keeps its updates (in memory, applied) and the whole
       // cycle is retried after a backoff, with whatever arrived meanwhile.
@@ -115,11 +128,12 @@ export class GroupCommitter {
     }
     this.failures = 0
     this.o.metrics.persistLatency.observe((performance.now() - t0) / 1000)
+    if (cluster) await this.publish(cluster, writes, seqs)
     const followUps: Promise<void>[] = []
-    for (const [s, w] of taken) {
+    for (const [i, [s, w]] of taken.entries()) {
       // One room's failure after the write (a broadcast, a snapshot) must not stall the others.
       try {
-        const after = s.committed(w)
+        const after = s.committed(w, seqs[i]!)
         if (after) followUps.push(after)
       } catch (err) {
         this.o.log.error({ err, docId: s.docId }, 'room failed after its updates were written')
@@ -129,6 +143,28 @@ export class GroupCommitter {
     // Compactions of this cycle end before the next one starts, so each room's snapshot and
     // appends stay in order.
     if (followUps.length > 0) await Promise.allSettled(followUps)
+  }
+
+  /**
+   * Durable, now visible to the other nodes before anyone is acknowledged. While Redis is down
+   * this waits (the bus's outbox holds the cycle); rooms keep applying meanwhile. A refusal means
+   * the bus closed (drain): the cycle is committed, and other nodes read it from storage on their
+   * resync, so it is acknowledged anyway.
+   */
+  private async publish(cluster: NonNullable<GroupCommitOptions['cluster']>, writes: AppendWrite[], seqs: AppendedSeqs[]): Promise<void> {
+    const cycle = writes
+      .map((w, i) => ({
+        docId: w.docId,
+        fromSeq: seqs[i]!.firstSeq,
+        toSeq: seqs[i]!.lastSeq,
+        update: w.entries.length === 1 ? w.entries[0]!.update : Y.mergeUpdates(w.entries.map((e) => e.update)),
+      }))
+      .filter((u) => u.toSeq >= u.fromSeq)
+    try {
+      await cluster.publish(cycle)
+    } catch (err) {
+      this.o.log.error({ err, docs: cycle.length }, 'bus publish refused; peers will read the cycle from storage')
+    }
   }
 
   private wakeWaiters(): void {

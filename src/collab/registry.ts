@@ -4,27 +4,41 @@ import * as Y from 'yjs'
 import { CLOSE } from '../protocol/close-codes.js'
 import { docIdOf } from '../storage/doc-store.js'
 import type { DocRef, DocService } from './doc-service.js'
+import type { DocBus } from '../cluster/bus.js'
+import type { Leases } from '../cluster/leases.js'
+import type { RemoteAwareness } from '../cluster/remote-awareness.js'
+import { RoomLink } from '../cluster/room-link.js'
 import { GroupCommitter } from './group-commit.js'
 import { Room, type RoomOptions } from './room.js'
 
 const SHUTDOWN_FLUSH_MS = 15_000
+/** A snapshot write takes far less; the lease outlives a slow one and expires soon after a crash. */
+const COMPACT_LEASE_MS = 30_000
 
 /**
  * What every room gets (less its id and the writer), plus how long an idle room stays loaded.
  * The registry owns the process's one group committer unless one is given.
  */
-export type RegistryOptions = Omit<RoomOptions, 'docId' | 'committer'> & { unloadDelayMs: number; committer?: GroupCommitter }
+export type RegistryOptions = Omit<RoomOptions, 'docId' | 'committer' | 'cluster'> & {
+  unloadDelayMs: number
+  committer?: GroupCommitter
+  /** cluster mode: every loaded room follows its document on the bus */
+  cluster?: { bus: DocBus; leases: Leases; remote: RemoteAwareness; cycleIdPrefix: string }
+}
 
 export class RoomRegistry implements DocService {
   private rooms = new Map<string, Room>()
   private loading = new Map<string, Promise<Room>>()
   private unloadTimers = new Map<string, NodeJS.Timeout>()
   private closing = false
+  /** a loaded room's side of the bus (cluster mode) */
+  private links = new Map<string, RoomLink>()
   /** one storage write in flight for every room of the process */
   readonly committer: GroupCommitter
 
   constructor(private readonly o: RegistryOptions) {
-    this.committer = o.committer ?? new GroupCommitter({ store: o.store, log: o.log, metrics: o.metrics })
+    const cluster = o.cluster && { cycleIdPrefix: o.cluster.cycleIdPrefix, publish: o.cluster.bus.publish.bind(o.cluster.bus) }
+    this.committer = o.committer ?? new GroupCommitter({ store: o.store, log: o.log, metrics: o.metrics, cluster })
   }
 
   get size(): number {
@@ -72,7 +86,13 @@ export class RoomRegistry implements DocService {
 
   private async load(ref: DocRef, docId: string, opener: string): Promise<Room> {
     if (this.closing) throw new Error('server is shutting down')
-    const room = new Room({ docId, ...this.o, committer: this.committer })
+    const c = this.o.cluster
+    const room = new Room({
+      docId,
+      ...this.o,
+      committer: this.committer,
+      cluster: c && { watermark: (id) => c.bus.watermark(id), compactLease: (id) => c.leases.tryAcquire(`compact:${id}`, COMPACT_LEASE_MS) },
+    })
     const branch = ref.branch ?? 'main'
     const seed =
       branch === 'main'
@@ -80,6 +100,22 @@ export class RoomRegistry implements DocService {
         : () => this.withDoc({ org: ref.org, doc: ref.doc, branch: 'main' }, (d) => Y.encodeStateAsUpdate(d))
     try {
       await room.load(seed, `fork:main:${opener}`)
+      if (this.o.cluster) {
+        // Subscribed and caught up with storage before anyone joins: nothing committed elsewhere
+        // between the load and the subscription is missed.
+        const { bus, remote } = this.o.cluster
+        const link = await RoomLink.open({
+          docId,
+          doc: room.doc,
+          awareness: room.awareness,
+          lastSeq: room.headSeq,
+          store: this.o.store,
+          bus,
+          remote,
+          broadcast: (update) => room.remoteApplied(update),
+        })
+        this.links.set(docId, link)
+      }
     } catch (err) {
       room.destroy() // storage unavailable: free the document and its awareness timer
       throw err
@@ -107,7 +143,22 @@ export class RoomRegistry implements DocService {
     }
     this.rooms.delete(room.docId)
     this.o.metrics.rooms.set(this.rooms.size)
+    await this.unlink(room.docId)
     room.destroy()
+  }
+
+  /** The room stops following its document (unload, shutdown). */
+  private async unlink(docId: string): Promise<void> {
+    const link = this.links.get(docId)
+    if (!link) return
+    this.links.delete(docId)
+    await link.close().catch((err: unknown) => this.o.log.warn({ err, docId }, 'bus: unfollow failed'))
+  }
+
+  /** Another node's heartbeat lapsed: its clients' awareness leaves every room here. */
+  dropNode(node: string): void {
+    if (!this.o.cluster) return
+    for (const [docId, ids] of this.o.cluster.remote.takeNode(node)) this.links.get(docId)?.dropNode(node, ids)
   }
 
   // ---- DocService ----------------------------------------------------------------------------
@@ -130,8 +181,11 @@ export class RoomRegistry implements DocService {
     }
   }
 
-  /** Flushes every room, then closes every socket with 1001. Safe to call twice. */
-  async close(): Promise<void> {
+  /**
+   * Flushes every room, then closes every socket with `code` (1001 going away; a cluster node's
+   * drain uses 1012 service restart so providers reconnect elsewhere). Safe to call twice.
+   */
+  async close(code: number = CLOSE.goingAway, reason = 'server shutting down'): Promise<void> {
     this.closing = true
     for (const t of this.unloadTimers.values()) clearTimeout(t)
     this.unloadTimers.clear()
@@ -151,7 +205,10 @@ export class RoomRegistry implements DocService {
         if (outcome === 'timeout') this.o.log.error({ docId: r.docId }, 'shutdown: updates could not be written in time')
       }),
     )
-    for (const r of rooms) r.destroy(CLOSE.goingAway, 'server shutting down')
+    for (const r of rooms) {
+      await this.unlink(r.docId)
+      r.destroy(code, reason)
+    }
     this.rooms.clear()
     this.o.metrics.rooms.set(0)
   }

@@ -10,7 +10,7 @@ import type { Metrics } from '../infra/metrics.js'
 import { CLOSE } from '../protocol/close-codes.js'
 import { encodeAwareness, encodePermissionDenied, encodeSyncStep1, encodeSyncStep2, encodeUpdate } from '../protocol/messages.js'
 import { scanUpdate } from '../protocol/update-scan.js'
-import type { AppendWrite, DocStore, UpdateEntry } from '../storage/doc-store.js'
+import type { AppendedSeqs, AppendWrite, DocStore, UpdateEntry } from '../storage/doc-store.js'
 import type { CommitSource, GroupCommitter } from './group-commit.js'
 import { Peer } from './peer.js'
 import type { Transport } from './transport.js'
@@ -27,6 +27,15 @@ export interface RoomOptions {
   maxDocBytes: number
   compactThreshold: number
   maxBackpressureBytes: number
+  /**
+   * Cluster mode: the store numbers appends (several nodes write one document) and the bus
+   * watermark (every seq up to it applied here) is what a snapshot may cover.
+   */
+  cluster?: {
+    watermark(docId: string): number | undefined
+    /** the document's compaction lease (null: another node compacts it now; skip) */
+    compactLease(docId: string): Promise<{ release(): Promise<void> } | null>
+  }
 }
 
 interface Pending extends UpdateEntry {
@@ -106,6 +115,11 @@ export class Room implements CommitSource {
 
   get docId(): string {
     return this.o.docId
+  }
+
+  /** the highest seq this room wrote or loaded */
+  get headSeq(): number {
+    return this.lastSeq
   }
 
   get idle(): boolean {
@@ -297,7 +311,9 @@ export class Room implements CommitSource {
     if (this.inFlight || this.pending.length === 0) return null
     const batch = (this.inFlight = this.pending)
     this.pending = []
-    return { docId: this.o.docId, firstSeq: this.lastSeq + 1, entries: batch.map(({ user, at, update }) => ({ user, at, update })) }
+    const entries = batch.map(({ user, at, update }) => ({ user, at, update }))
+    if (this.o.cluster) return { docId: this.o.docId, entries }
+    return { docId: this.o.docId, firstSeq: this.lastSeq + 1, entries }
   }
 
   restore(_write: AppendWrite): void {
@@ -308,11 +324,11 @@ export class Room implements CommitSource {
     this.inFlight = null
   }
 
-  committed(write: AppendWrite): Promise<void> | void {
+  committed(_write: AppendWrite, seqs: AppendedSeqs): Promise<void> | void {
     const batch = this.inFlight
     if (!batch) return
     this.inFlight = null
-    this.lastSeq = write.firstSeq + write.entries.length - 1
+    this.lastSeq = Math.max(this.lastSeq, seqs.lastSeq)
     if (!this.destroyed) this.broadcast(batch)
     const now = performance.now()
     for (const p of batch) {
@@ -358,14 +374,43 @@ export class Room implements CommitSource {
    * applied but not yet logged; replaying them from the log after a restart is a no-op in Yjs.
    */
   async compact(): Promise<void> {
+    if (!this.o.cluster) return this.writeSnapshot(this.lastSeq)
+    // Once per cluster: two nodes with the document loaded would write the same snapshot twice.
+    const lease = await this.o.cluster.compactLease(this.o.docId).catch(() => null)
+    if (!lease) return
+    try {
+      // Another node's seq below ours may not be applied yet here: cover only the watermark.
+      await this.writeSnapshot(this.o.cluster.watermark(this.o.docId) ?? 0)
+    } finally {
+      await lease.release().catch(() => undefined)
+    }
+  }
+
+  private async writeSnapshot(seq: number): Promise<void> {
+    if (seq <= this.snapshotSeq) return
     const state = Y.encodeStateAsUpdate(this.doc)
-    const seq = this.lastSeq
     try {
       await this.o.store.writeSnapshot(this.o.docId, { seq, at: this.o.now(), state })
       this.snapshotSeq = seq
       this.approxBytes = state.length + this.pending.reduce((n, p) => n + p.update.length, 0)
     } catch (err) {
       this.o.log.error({ err, docId: this.o.docId }, 'snapshot write failed; the log still holds every update')
+    }
+  }
+
+  /**
+   * An update another node committed (or one read back from storage by a resync) was applied to
+   * the document: this node's sockets get it. It is never appended again here.
+   */
+  remoteApplied(update: Uint8Array, seq?: number): void {
+    if (this.destroyed) return
+    this.approxBytes += update.length
+    if (seq !== undefined) this.lastSeq = Math.max(this.lastSeq, seq)
+    this.o.transport.publish(this.o.docId, encodeUpdate(update))
+    const now = performance.now()
+    if (now - this.lastSlowPeerCheck >= SLOW_PEER_CHECK_MS) {
+      this.lastSlowPeerCheck = now
+      this.closeSlowPeers()
     }
   }
 

@@ -27,6 +27,8 @@ export interface RegistryOptions {
   idleMs: number
   pgliteSharedBuffersMb: number
   log: Logger
+  /** a cluster node (--redis-url): PGlite assets, local to one node's data dir, are refused */
+  clusterMode?: boolean
   now?: () => number
   /** Told of every 503, with its reason (metrics). */
   onUnavailable?: (reason: Unavailable) => void
@@ -38,6 +40,7 @@ export type Unavailable = 'starting' | 'suspended' | 'saturated' | 'unreachable'
 export function registryOptions(config: Config, log: Logger): RegistryOptions {
   return {
     dataDir: config.dataDir,
+    clusterMode: Boolean(config.redisUrl),
     schemas: config.dbSchemas,
     deadlineMs: config.dbStatementTimeoutMs,
     concurrency: config.dbConcurrency,

@@ -5,6 +5,7 @@
 //              request resumes it
 // A request that finds its database starting or suspended waits up to `startWaitMs`, then answers
 // 503 with Retry-After (the resume goes on). A refused statement (gate full, not started) never ran.
+import { assertProviderAllowed } from '../cluster/pglite-guard.js'
 import { createHash } from 'node:crypto'
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -55,6 +56,7 @@ export class DatabaseRegistry {
     if (!(PROVIDERS as readonly string[]).includes(asset.provider)) {
       throw new AppError('not_implemented', `database provider ${JSON.stringify(asset.provider)} is not supported`)
     }
+    assertProviderAllowed(asset.provider, this.o.clusterMode === true)
     if (asset.provider === 'postgres' && !asset.connectionUrl) throw this.unavailable('unconfigured', 'database asset has no connection URL configured')
     if (this.closed) throw this.unavailable('closing', 'server is shutting down')
     const fingerprint = createHash('sha256').update(`${asset.provider}\0${asset.connectionUrl ?? ''}`).digest('hex')

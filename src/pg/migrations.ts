@@ -1,5 +1,7 @@
 // Tandem's schema, as versioned migrations applied in order at start (src/pg/migrate.ts). A
 // migration is never edited once released: changes go into a new version appended here.
+import { DOC_HEADS_MIGRATION } from '../storage/postgres/assign-seqs.js'
+
 export interface Migration {
   version: number
   name: string
@@ -64,4 +66,6 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  // Store-assigned seqs for cluster mode (src/storage/postgres/assign-seqs.ts, docs/cluster.md).
+  { version: 4, ...DOC_HEADS_MIGRATION },
 ]

@@ -5,6 +5,7 @@ export const CLOSE = {
   tooLarge: 1009, // message or document over the limit
   policyViolation: 1008, // over a rate limit (frames or bytes per second)
   internalError: 1011,
+  serviceRestart: 1012, // a cluster node draining: reconnect (through the load balancer) to another node
   tryAgainLater: 1013, // backpressure limit reached, or room full
   malformed: 4400, // undecodable frame: bad varint, unknown type, truncated update
   tokenExpired: 4401, // re-mint and reconnect, or refresh in band before expiry

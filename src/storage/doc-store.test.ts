@@ -117,6 +117,29 @@ describe.each(impls)('DocStore contract: %s', (_name, make) => {
     expect(b.updates.map((u) => u.at)).toEqual([1, 2])
   })
 
+  it('writes without firstSeq get the next seqs after the head (also after a pruned log), answered per write', async () => {
+    const e = (n: number) => ({ user: 'ann@x', at: n, update: bytes(n) })
+    await ctx.store.append('o/p/main', 1, [e(1), e(2)])
+    await ctx.store.writeSnapshot('o/p/main', { seq: 2, at: 5, state: bytes(9) })
+    await ctx.store.prune('o/p/main', 2)
+    const seqs = await ctx.store.appendMany([
+      { docId: 'o/p/main', entries: [e(3)] },
+      { docId: 'o/q/main', entries: [e(1), e(2)] },
+      { docId: 'o/p/main', entries: [e(4), e(5)] },
+    ])
+    expect(seqs).toEqual([
+      { docId: 'o/p/main', firstSeq: 3, lastSeq: 3 },
+      { docId: 'o/q/main', firstSeq: 1, lastSeq: 2 },
+      { docId: 'o/p/main', firstSeq: 4, lastSeq: 5 },
+    ])
+    expect((await ctx.store.load('o/p/main')).updates.map((u) => [u.seq, u.at])).toEqual([[3, 3], [4, 4], [5, 5]])
+    expect((await ctx.store.load('o/q/main')).lastSeq).toBe(2)
+    // named seqs answer themselves; mixing both in one cycle is refused, writing nothing
+    expect(await ctx.store.appendMany([{ docId: 'o/q/main', firstSeq: 3, entries: [e(3)] }])).toEqual([{ docId: 'o/q/main', firstSeq: 3, lastSeq: 3 }])
+    await expect(ctx.store.appendMany([{ docId: 'o/q/main', firstSeq: 4, entries: [e(4)] }, { docId: 'o/r/main', entries: [e(1)] }])).rejects.toThrow(/firstSeq/)
+    expect(await ctx.store.exists('o/r/main')).toBe(false)
+  })
+
   it('a snapshot replaces the log on load, keeps it for history, and prune drops only covered entries', async () => {
     await ctx.store.append('o/d/main', 1, [1, 2, 3, 4].map((n) => ({ user: 'u', at: n, update: bytes(n) })))
     await ctx.store.writeSnapshot('o/d/main', { seq: 3, at: 99, state: bytes(9, 9) })

@@ -28,11 +28,29 @@ export interface DocState {
   lastSeq: number
 }
 
-/** One document's share of a write cycle: entries get seqs firstSeq, firstSeq+1, ... */
+/**
+ * One document's share of a write cycle: entries get seqs firstSeq, firstSeq+1, ... Without
+ * firstSeq the store assigns the next seqs after the document's head (cluster mode: several
+ * nodes append to one document, so no node can know the next seq; docs/cluster.md "Sequences").
+ */
 export interface AppendWrite {
   docId: string
-  firstSeq: number
+  firstSeq?: number
   entries: UpdateEntry[]
+}
+
+/** The seqs one write got: firstSeq..lastSeq, in the order of its entries. */
+export interface AppendedSeqs {
+  docId: string
+  firstSeq: number
+  lastSeq: number
+}
+
+/** Every write of a cycle either names its seqs or none does. */
+export function assignsSeqs(writes: readonly AppendWrite[]): boolean {
+  const without = writes.filter((w) => w.firstSeq === undefined).length
+  if (without !== 0 && without !== writes.length) throw new Error('appendMany: either every write names its firstSeq or none does')
+  return without > 0
 }
 
 export interface DocStore {
@@ -43,8 +61,10 @@ export interface DocStore {
   /**
    * The appends of one write cycle, across documents, in one atomic write (one round trip for a
    * server-backed store): all land or none does. Group commit calls this once per cycle.
+   * Answers the seqs each write got, in the order of `writes`. `cycleId` (unique in the cluster)
+   * lets a server-backed store find a cycle that committed although its answer was lost.
    */
-  appendMany(writes: AppendWrite[]): Promise<void>
+  appendMany(writes: AppendWrite[], cycleId?: string): Promise<AppendedSeqs[]>
   /** Records a snapshot; earlier snapshots are replaced. Log entries stay (see prune). */
   writeSnapshot(docId: string, snapshot: Snapshot): Promise<void>
   /** Log entries with from <= seq <= to, in seq order (history, attribution). */

@@ -75,7 +75,7 @@ export function trackWrites(store: DocStore, health: StorageHealth): DocStore {
   return {
     load: (docId) => store.load(docId),
     append: (docId: string, firstSeq: number, entries: UpdateEntry[]) => track('append', () => store.append(docId, firstSeq, entries)),
-    appendMany: (writes: AppendWrite[]) => track('append', () => store.appendMany(writes)),
+    appendMany: (writes: AppendWrite[], cycleId?: string) => track('append', () => store.appendMany(writes, cycleId)),
     writeSnapshot: (docId: string, snapshot: Snapshot) => track('snapshot', () => store.writeSnapshot(docId, snapshot)),
     readLog: (docId, from, to) => store.readLog(docId, from, to),
     // a refused prune is a caller's mistake, not storage failing

@@ -1,5 +1,5 @@
 // In-memory twin of the LevelDB store: same contract, used by tests and memory-only runs.
-import type { AppendWrite, DocState, DocStore, Snapshot, StoredUpdate, UpdateEntry } from './doc-store.js'
+import { assignsSeqs, type AppendedSeqs, type AppendWrite, type DocState, type DocStore, type Snapshot, type StoredUpdate, type UpdateEntry } from './doc-store.js'
 
 interface MemDoc {
   log: StoredUpdate[]
@@ -25,22 +25,28 @@ export class MemoryDocStore implements DocStore {
   }
 
   append(docId: string, firstSeq: number, entries: UpdateEntry[]): Promise<void> {
-    return this.appendMany([{ docId, firstSeq, entries }])
+    return this.appendMany([{ docId, firstSeq, entries }]).then(() => undefined)
   }
 
-  async appendMany(writes: AppendWrite[]): Promise<void> {
+  async appendMany(writes: AppendWrite[]): Promise<AppendedSeqs[]> {
     // Check every write before applying any, so a bad one leaves the store untouched (atomic).
+    const assign = assignsSeqs(writes)
     const next = new Map<string, number>()
+    const seqs: AppendedSeqs[] = []
     for (const { docId, firstSeq, entries } of writes) {
       const last = next.get(docId) ?? this.docs.get(docId)?.lastSeq ?? 0
-      if (firstSeq !== last + 1) throw new Error(`append out of order: ${firstSeq} after ${last} (${docId})`)
-      next.set(docId, firstSeq + entries.length - 1)
+      const first = assign ? last + 1 : firstSeq!
+      if (first !== last + 1) throw new Error(`append out of order: ${first} after ${last} (${docId})`)
+      next.set(docId, first + entries.length - 1)
+      seqs.push({ docId, firstSeq: first, lastSeq: first + entries.length - 1 })
     }
-    for (const { docId, firstSeq, entries } of writes) {
+    writes.forEach(({ docId, entries }, w) => {
       const d = this.get(docId)
-      entries.forEach((e, i) => d.log.push({ ...e, update: e.update.slice(), seq: firstSeq + i }))
-      d.lastSeq = firstSeq + entries.length - 1
-    }
+      const first = seqs[w]!.firstSeq
+      entries.forEach((e, i) => d.log.push({ ...e, update: e.update.slice(), seq: first + i }))
+      d.lastSeq = first + entries.length - 1
+    })
+    return seqs
   }
 
   async writeSnapshot(docId: string, snapshot: Snapshot): Promise<void> {

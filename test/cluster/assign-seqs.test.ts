@@ -9,7 +9,8 @@ import { appendAssigningSeqs, DOC_HEADS_MIGRATION, findCycle } from '../../src/s
 import { startPostgres, type PgServer } from '../helpers/postgres.js'
 
 let pgs: PgServer
-const withHeads = [...MIGRATIONS, { version: Math.max(...MIGRATIONS.map((m) => m.version)) + 1, ...DOC_HEADS_MIGRATION }]
+const withHeads = MIGRATIONS
+const before = MIGRATIONS.filter((m) => m.name !== DOC_HEADS_MIGRATION.name)
 
 beforeAll(async () => {
   pgs = await startPostgres()
@@ -80,7 +81,7 @@ describe('appendAssigningSeqs', () => {
     const url = await pgs.createDatabase('seq_backfill')
     const p = createPgPool({ url, schema: 'tandem', poolSize: 2 })
     try {
-      await migrate(p, 'tandem') // today's schema, written the single-node way
+      await migrate(p, 'tandem', before) // the schema before heads, written the single-node way
       await p.query(`INSERT INTO doc_updates (doc_id, seq, user_id, at_ms, body) VALUES ('o/x/main', 1, 'u', 1, '\\x00'), ('o/x/main', 2, 'u', 1, '\\x00')`)
       await p.query(`INSERT INTO doc_snapshots (doc_id, seq, at_ms, state) VALUES ('o/pruned/main', 9, 1, '\\x00')`)
       await migrate(p, 'tandem', withHeads)

@@ -17,7 +17,7 @@ import { RoomLink } from '../../src/cluster/room-link.js'
 import { migrate } from '../../src/pg/migrate.js'
 import { MIGRATIONS } from '../../src/pg/migrations.js'
 import { createPgPool } from '../../src/pg/pool.js'
-import { appendAssigningSeqs, DOC_HEADS_MIGRATION } from '../../src/storage/postgres/assign-seqs.js'
+import { appendAssigningSeqs } from '../../src/storage/postgres/assign-seqs.js'
 import type { DocStore } from '../../src/storage/doc-store.js'
 import type { PgPool } from '../../src/pg/pool.js'
 import { startPostgres, type PgServer } from '../helpers/postgres.js'
@@ -42,7 +42,7 @@ afterAll(async () => {
 it.skipIf(!hasPgDocStore)('writers on three nodes, one SIGKILLed mid-write, three times: survivors converge with PostgreSQL and nothing acknowledged is lost', async () => {
   const url = await pgs.createDatabase('cluster_kill')
   const pool = createPgPool({ url, schema: 'tandem', poolSize: 6 })
-  await migrate(pool, 'tandem', [...MIGRATIONS, { version: Math.max(...MIGRATIONS.map((m) => m.version)) + 1, ...DOC_HEADS_MIGRATION }])
+  await migrate(pool, 'tandem', MIGRATIONS)
   const { PgDocStore } = (await import(STORE)) as { PgDocStore: new (pool: PgPool) => DocStore }
   const store = new PgDocStore(pool)
   const docId = 'cluster/kill/main'

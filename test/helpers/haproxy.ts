@@ -44,7 +44,11 @@ export function haproxyConfig(port: number, o: HaproxyOptions): string {
     '  default_backend nodes',
     'backend nodes',
     `  balance ${o.balance ?? 'roundrobin'}`,
-    ...(o.check ? [`  option httpchk GET ${o.check}`, '  http-check expect status 200', '  default-server inter 500ms fall 1 rise 1'] : []),
+    // HTTP/1.1 with a Host header: uWS does not answer HAProxy's default HTTP/1.0 check request,
+    // which would mark every node down.
+    ...(o.check
+      ? ['  option httpchk', `  http-check send meth GET uri ${o.check} ver HTTP/1.1 hdr Host tandem`, '  http-check expect status 200', '  default-server inter 500ms fall 1 rise 1']
+      : []),
     // A connection refused by a dead backend is retried once on another one.
     '  retries 2',
     '  option redispatch',

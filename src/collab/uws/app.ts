@@ -32,7 +32,13 @@ export async function startCollabListener(d: CollabListenerDeps): Promise<Collab
     new Reply(res).json(200, { status: 'ok' })
   })
   app.get('/readyz', (res) => {
-    const status = !ready ? 'shutting down' : d.storageHealth.ok ? 'ready' : 'storage unavailable'
+    const status = !ready
+      ? 'shutting down'
+      : !d.storageHealth.ok
+        ? 'storage unavailable'
+        : d.clusterReady && !d.clusterReady()
+          ? 'cluster bus unavailable'
+          : 'ready'
     new Reply(res).json(status === 'ready' ? 200 : 503, { status })
   })
   app.get('/metrics', (res) => {

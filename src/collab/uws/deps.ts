@@ -18,6 +18,8 @@ export interface CollabListenerDeps {
   store: DocStore
   /** failing while document writes fail: /readyz answers 503, REST writes answer 503 */
   storageHealth: StorageHealth
+  /** cluster mode: the bus is connected to Redis (/readyz answers 503 otherwise) */
+  clusterReady?: () => boolean
   metrics: Metrics
   log: Logger
   now: () => number

@@ -3,7 +3,7 @@
 // snapshot is fsynced before it resolves (survives power loss and kernel crashes); without, it is
 // in the OS page cache when it resolves (survives the process being killed, not the host).
 import type { RootDb } from '../../deps.js'
-import type { AppendWrite, DocState, DocStore, Snapshot, StoredUpdate, UpdateEntry } from '../doc-store.js'
+import { assignsSeqs, type AppendedSeqs, type AppendWrite, type DocState, type DocStore, type Snapshot, type StoredUpdate, type UpdateEntry } from '../doc-store.js'
 import {
   SUBLEVEL,
   decodeSnapshotValue,
@@ -62,15 +62,28 @@ export class LevelDocStore implements DocStore {
   }
 
   append(docId: string, firstSeq: number, entries: UpdateEntry[]): Promise<void> {
-    return this.appendMany([{ docId, firstSeq, entries }])
+    return this.appendMany([{ docId, firstSeq, entries }]).then(() => undefined)
   }
 
-  async appendMany(writes: AppendWrite[]): Promise<void> {
+  async appendMany(writes: AppendWrite[]): Promise<AppendedSeqs[]> {
+    const assign = assignsSeqs(writes)
+    const next = new Map<string, number>()
+    const seqs: AppendedSeqs[] = []
     const batch = this.db.batch()
     for (const { docId, firstSeq, entries } of writes) {
-      entries.forEach((e, i) => batch.put(updateKey(docId, firstSeq + i), encodeUpdateValue(e.user, e.at, e.update)))
+      // One process owns a LevelDB data dir: the head is the log's (or snapshot's) last seq.
+      let first = firstSeq ?? 0
+      if (assign) first = (next.get(docId) ?? (await this.head(docId))) + 1
+      next.set(docId, first + entries.length - 1)
+      seqs.push({ docId, firstSeq: first, lastSeq: first + entries.length - 1 })
+      entries.forEach((e, i) => batch.put(updateKey(docId, first + i), encodeUpdateValue(e.user, e.at, e.update)))
     }
     await batch.write(this.durable)
+    return seqs
+  }
+
+  private async head(docId: string): Promise<number> {
+    return Math.max(await this.lastLoggedSeq(docId), (await this.readSnapshot(docId))?.seq ?? 0)
   }
 
   async writeSnapshot(docId: string, snapshot: Snapshot): Promise<void> {

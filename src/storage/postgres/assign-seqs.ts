@@ -5,13 +5,11 @@
 // heads back with the rows, so committed seqs are always a dense prefix 1..head: a hole seen on
 // the bus is a message not yet received, never a seq that will not exist.
 //
-// Meant to become PgDocStore.appendMany once that store is on main; kept here, with its own
-// migration text and tests, so the wiring is a move, not a rewrite.
-import type { PgPool } from '../../pg/pool.js'
+// PgDocStore.appendMany uses it for writes without firstSeq (cluster mode).
 import type { UpdateEntry } from '../doc-store.js'
 
 /**
- * Migration body (the lead assigns its version): the head table, backfilled from the log and the
+ * Migration body (version 4 in src/pg/migrations.ts): the head table, backfilled from the log and the
  * snapshots (a fully pruned log leaves the snapshot's seq as the head), and the cycle id column a
  * retried cycle is found by.
  */
@@ -30,6 +28,11 @@ export const DOC_HEADS_MIGRATION = {
     ALTER TABLE doc_updates ADD COLUMN cycle text;
     CREATE INDEX doc_updates_cycle ON doc_updates (cycle) WHERE cycle IS NOT NULL;
   `,
+}
+
+/** A pool, or a store's one-statement runner: each call is one statement on its own. */
+export interface Queryable {
+  query<R extends object>(text: string, params: unknown[]): Promise<{ rows: R[] }>
 }
 
 export interface AssignWrite {
@@ -70,7 +73,7 @@ const buf = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)
  * statement and returns the seqs assigned per document, in doc_id order. `cycleId` must be unique in the cluster
  * (node id + counter): a caller that lost the answer asks findCycle before retrying.
  */
-export async function appendAssigningSeqs(pool: PgPool, writes: AssignWrite[], cycleId: string): Promise<Assigned[]> {
+export async function appendAssigningSeqs(pool: Queryable, writes: AssignWrite[], cycleId: string): Promise<Assigned[]> {
   const perDoc = new Map<string, UpdateEntry[]>()
   for (const w of writes) {
     if (w.entries.length === 0) continue
@@ -108,7 +111,7 @@ export async function appendAssigningSeqs(pool: PgPool, writes: AssignWrite[], c
 }
 
 /** The seqs a cycle got if it committed (its answer was lost), or null if it did not. */
-export async function findCycle(pool: PgPool, cycleId: string): Promise<Assigned[] | null> {
+export async function findCycle(pool: Queryable, cycleId: string): Promise<Assigned[] | null> {
   const { rows } = await pool.query<{ doc_id: string; first_seq: string; last_seq: string }>(FIND_SQL, [cycleId])
   if (rows.length === 0) return null
   return rows.map((r) => ({ docId: r.doc_id, firstSeq: Number(r.first_seq), lastSeq: Number(r.last_seq) }))

@@ -3,7 +3,9 @@
 // load is one statement (snapshot and the log after it read from one MVCC snapshot); the log is
 // read in keyset pages so a long history never sits in memory at once.
 import type { PgPool } from '../../pg/pool.js'
-import type { AppendWrite, DocState, DocStore, Snapshot, StoredUpdate, UpdateEntry } from '../doc-store.js'
+import { randomUUID } from 'node:crypto'
+import { assignsSeqs, type AppendedSeqs, type AppendWrite, type DocState, type DocStore, type Snapshot, type StoredUpdate, type UpdateEntry } from '../doc-store.js'
+import { appendAssigningSeqs, findCycle, type Assigned } from './assign-seqs.js'
 import { QueryTimeoutError, isUnavailable, storageError } from './errors.js'
 
 const LOG_PAGE_ROWS = 500
@@ -20,9 +22,17 @@ interface Row {
   body: Buffer
 }
 
+// Entries under the caller's seqs (one process per document: single node, migration copy); the
+// head row follows, so a later cluster node assigns after them.
 const APPEND_SQL = `
-  INSERT INTO doc_updates (doc_id, seq, user_id, at_ms, body)
-  SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::bytea[])`
+  WITH ins AS (
+    INSERT INTO doc_updates (doc_id, seq, user_id, at_ms, body)
+    SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::bytea[])
+    RETURNING doc_id, seq
+  )
+  INSERT INTO doc_heads AS dh (doc_id, last_seq)
+    SELECT doc_id, max(seq) FROM ins GROUP BY doc_id ORDER BY doc_id COLLATE "C"
+  ON CONFLICT (doc_id) DO UPDATE SET last_seq = GREATEST(dh.last_seq, excluded.last_seq)`
 
 // kind 0: the snapshot (if any); kind 1: log entries after it. One statement, one consistent read.
 const LOAD_SQL = `
@@ -130,12 +140,14 @@ export class PgDocStore implements DocStore {
   }
 
   append(docId: string, firstSeq: number, entries: UpdateEntry[]): Promise<void> {
-    return this.appendMany([{ docId, firstSeq, entries }])
+    return this.appendMany([{ docId, firstSeq, entries }]).then(() => undefined)
   }
 
-  async appendMany(writes: AppendWrite[]): Promise<void> {
-    const rows = writes.flatMap(({ docId, firstSeq, entries }) => entries.map((e, i) => ({ docId, seq: firstSeq + i, ...e })))
-    if (rows.length === 0) return
+  async appendMany(writes: AppendWrite[], cycleId?: string): Promise<AppendedSeqs[]> {
+    if (assignsSeqs(writes)) return this.appendAssigning(writes, cycleId ?? `${randomUUID()}`)
+    const seqs = writes.map(({ docId, firstSeq, entries }) => ({ docId, firstSeq: firstSeq!, lastSeq: firstSeq! + entries.length - 1 }))
+    const rows = writes.flatMap(({ docId, firstSeq, entries }) => entries.map((e, i) => ({ docId, seq: firstSeq! + i, ...e })))
+    if (rows.length === 0) return seqs
     try {
       await this.run(APPEND_SQL, columns(rows))
     } catch (err) {
@@ -144,6 +156,26 @@ export class PgDocStore implements DocStore {
       // dropped after COMMIT): rows already there must be these very rows; the rest go in now.
       await this.appendMissing(rows)
     }
+    return seqs
+  }
+
+  /**
+   * Cluster mode: the database assigns seqs under the head row lock (assign-seqs.ts). If the
+   * answer is lost (connection dropped, timeout) the cycle may still have committed: it is looked
+   * up by its id, so a retry never appends it a second time under new seqs.
+   */
+  private async appendAssigning(writes: AppendWrite[], cycleId: string): Promise<AppendedSeqs[]> {
+    const db = { query: async <R extends object>(text: string, params: unknown[]) => ({ rows: await this.run<R>(text, params) }) }
+    let assigned
+    try {
+      assigned = await appendAssigningSeqs(db, writes, cycleId)
+    } catch (err) {
+      if (!(err instanceof QueryTimeoutError || isUnavailable(err))) throw storageError(err)
+      const found = await findCycle(db, cycleId).catch(() => null)
+      if (!found) throw storageError(err)
+      assigned = found
+    }
+    return seqsPerWrite(writes, assigned)
   }
 
   private async appendMissing(rows: PendingRow[]): Promise<void> {
@@ -168,7 +200,8 @@ export class PgDocStore implements DocStore {
   async writeSnapshot(docId: string, snapshot: Snapshot): Promise<void> {
     await this.query(
       `INSERT INTO doc_snapshots (doc_id, seq, at_ms, state) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (doc_id) DO UPDATE SET seq = excluded.seq, at_ms = excluded.at_ms, state = excluded.state`,
+       ON CONFLICT (doc_id) DO UPDATE SET seq = excluded.seq, at_ms = excluded.at_ms, state = excluded.state
+       WHERE doc_snapshots.seq <= excluded.seq`,
       [docId, snapshot.seq, snapshot.at, buf(snapshot.state)],
     )
   }
@@ -236,4 +269,17 @@ function columns(rows: PendingRow[]): unknown[] {
     rows.map((r) => String(r.at)),
     rows.map((r) => buf(r.update)),
   ]
+}
+
+/**
+ * Per write, the seqs it got: a cycle's writes of one document (normally one) were numbered in
+ * order, so each takes the next slice of its document's range.
+ */
+function seqsPerWrite(writes: AppendWrite[], assigned: Assigned[]): AppendedSeqs[] {
+  const next = new Map(assigned.map((a) => [a.docId, a.firstSeq]))
+  return writes.map(({ docId, entries }) => {
+    const first = next.get(docId) ?? 0
+    next.set(docId, first + entries.length)
+    return { docId, firstSeq: first, lastSeq: first + entries.length - 1 }
+  })
 }

@@ -1,0 +1,179 @@
+// Three real Tandem nodes (in-process servers, each its own data dir and listeners) over one
+// PostgreSQL and one redis-server: stock y-websocket providers on different nodes converge,
+// awareness crosses nodes and leaves with its client, a REST PATCH on one node reaches a provider
+// on another, and a collab token minted by one node's API opens the document on another.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+import type { WebsocketProvider } from 'y-websocket'
+import { call, grant, makeWorld } from '../api/helpers.js'
+import { PGLITE_IN_CLUSTER } from '../../src/cluster/pglite-guard.js'
+import { registryOf } from '../../src/databases/registry-of.js'
+import { startPostgres, type PgServer } from '../helpers/postgres.js'
+import { startRedis, type RedisServer } from '../helpers/redis.js'
+import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
+
+let pgs: PgServer
+let redis: RedisServer
+let nodes: Harness[] = []
+
+beforeAll(async () => {
+  ;[pgs, redis] = await Promise.all([startPostgres(), startRedis()])
+  // one after the other: the first runs the migrations
+  for (let i = 0; i < 3; i++) {
+    nodes.push(await startTandem({ postgresUrl: pgs.url, postgresSchema: 'tandem_cluster', redisUrl: redis.url }, { cluster: { heartbeatTtlMs: 3_000, heartbeatEveryMs: 500, pollMs: 500 } }))
+  }
+}, 60_000)
+
+afterAll(async () => {
+  for (const n of nodes) await n.close()
+  nodes = []
+  await redis?.close()
+  await pgs?.close()
+})
+
+const synced = (p: WebsocketProvider) => eventually(() => expect(p.synced).toBe(true))
+
+describe('three cluster nodes', () => {
+  it('providers on different nodes converge on text and map edits', async () => {
+    const [a, b, c] = nodes as [Harness, Harness, Harness]
+    const docs = [new Y.Doc(), new Y.Doc(), new Y.Doc()]
+    const ps = await Promise.all([a, b, c].map(async (n, i) => n.provider('acme', 'converge', await n.token('acme', 'converge'), docs[i])))
+    for (const p of ps) await synced(p)
+    docs[0]!.getText('t').insert(0, 'from A ')
+    docs[1]!.getText('t').insert(0, 'from B ')
+    docs[2]!.getMap('m').set('c', 3)
+    docs[0]!.getMap('m').set('a', 1)
+    for (let i = 0; i < 30; i++) docs[i % 3]!.getText('t').insert(0, String(i % 10))
+    await eventually(() => {
+      const want = docs[0]!.getText('t').toString()
+      expect(want).toContain('from A')
+      expect(want).toContain('from B')
+      expect(want.length).toBe('from A from B '.length + 30)
+      for (const d of docs) {
+        expect(d.getText('t').toString()).toBe(want)
+        expect(d.getMap('m').toJSON()).toEqual({ a: 1, c: 3 })
+      }
+    }, 20_000)
+    // and what every node committed is one dense log in PostgreSQL
+    const state = await c.server.store.load('acme/converge/main')
+    const log = Y.mergeUpdates([...(state.snapshot ? [state.snapshot.state] : []), ...state.updates.map((u) => u.update)])
+    const stored = new Y.Doc()
+    Y.applyUpdate(stored, log)
+    expect(stored.getText('t').toString()).toBe(docs[0]!.getText('t').toString())
+    expect(state.updates.map((u) => u.seq)).toEqual(state.updates.map((_, i) => (state.snapshot?.seq ?? 0) + i + 1))
+  }, 60_000)
+
+  it('awareness crosses nodes and disappears everywhere when its client closes', async () => {
+    const [a, , c] = nodes as [Harness, Harness, Harness]
+    const pa = a.provider('acme', 'aware', await a.token('acme', 'aware'))
+    const pc = c.provider('acme', 'aware', await c.token('acme', 'aware'))
+    await Promise.all([synced(pa), synced(pc)])
+    pa.awareness.setLocalStateField('user', { name: 'ann on A' })
+    const annId = pa.awareness.clientID
+    await eventually(() => expect(pc.awareness.getStates().get(annId)).toEqual({ user: { name: 'ann on A' } }))
+    pc.awareness.setLocalStateField('user', { name: 'cid on C' })
+    await eventually(() => expect(pa.awareness.getStates().get(pc.awareness.clientID)).toEqual({ user: { name: 'cid on C' } }))
+    pa.destroy()
+    await eventually(() => expect(pc.awareness.getStates().has(annId)).toBe(false))
+  }, 30_000)
+
+  it('a PATCH of the ydoc on node A reaches a provider on node C', async () => {
+    const [a, , c] = nodes as [Harness, Harness, Harness]
+    const pc = c.provider('acme', 'patched', await c.token('acme', 'patched'))
+    await synced(pc)
+    const d = new Y.Doc()
+    d.getText('t').insert(0, 'patched on A')
+    const res = await fetch(`${a.httpUrl}/ydoc/v1/acme/patched?yauth=${await a.token('acme', 'patched')}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: Y.encodeStateAsUpdate(d),
+    })
+    expect(res.status).toBe(200)
+    await eventually(() => expect(pc.doc.getText('t').toString()).toBe('patched on A'))
+  }, 30_000)
+
+  it("a collab token minted through node B's API opens the document on node C", async () => {
+    const [a, b, c] = nodes as [Harness, Harness, Harness]
+    const w = await makeWorld(b, 'cluster')
+    await grant(b, w.doc.id, w.users.admin, 'edit')
+    const r = await call(b, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, { key: w.keys.admin, body: { access: 'edit' } })
+    expect(r.status).toBe(200)
+    const pc = c.provider(r.body.org, r.body.doc_id, r.body.token)
+    await synced(pc)
+    pc.doc.getText('text').insert(0, 'typed on C')
+    // ... and the document's content, read through node A's API, has it
+    await eventually(async () => {
+      const content = await call(a, 'GET', `/api/v0/tools/asset/content?asset_id=${w.doc.id}`, { key: w.keys.admin })
+      expect(content.body.content).toBe('typed on C')
+    })
+  }, 30_000)
+
+  it('/readyz answers ready on every node while Redis and PostgreSQL are up', async () => {
+    for (const n of nodes) {
+      const res = await fetch(`${n.httpUrl}/readyz`)
+      expect(await res.json()).toEqual({ status: 'ready' })
+    }
+  })
+
+  it('concurrent tool-registry PATCHes sent to different nodes never lose one another', async () => {
+    const w = await makeWorld(nodes[0]!, 'registry-race')
+    const path = `/api/v0/workspaces/${w.workspaceId}/tool-registry`
+    const tools = ['code_interpreter', 'database_query', 'email_send', 'image_generation', 'web_browse']
+    const modes = ['no_approval', 'required_with_override', 'required_no_override'] as const
+    const replies = await Promise.all(
+      tools.flatMap((tool_id, i) => [
+        call(nodes[i % 3]!, 'PATCH', path, { key: w.keys.owner, body: { tool: { tool_id, enabled: false } } }),
+        call(nodes[(i + 1) % 3]!, 'PATCH', path, { key: w.keys.admin, body: { tool: { tool_id, approval_mode: modes[i % 3] } } }),
+      ]),
+    )
+    expect(replies.map((r) => r.status)).toEqual(replies.map(() => 200))
+    for (const n of nodes) {
+      const got = await call(n, 'GET', path, { key: w.keys.owner })
+      expect(got.body.tools).toEqual(tools.map((tool_id, i) => ({ tool_id, enabled: false, approval_mode: modes[i % 3] })))
+    }
+  }, 30_000)
+
+  it('PGlite database assets are refused on a cluster node with a message that says what to use instead', () => {
+    const [, b] = nodes as [Harness, Harness]
+    expect(() => registryOf(b.server.deps).database({ id: 'local-only', provider: 'pglite' })).toThrow(PGLITE_IN_CLUSTER)
+  })
+
+  it('Redis killed and restarted under writers: /readyz says so meanwhile, nodes resync, nothing is lost, providers converge', async () => {
+    const docs = [new Y.Doc(), new Y.Doc(), new Y.Doc()]
+    const ps = await Promise.all(nodes.map(async (n, i) => n.provider('acme', 'redis-restart', await n.token('acme', 'redis-restart'), docs[i])))
+    for (const p of ps) await synced(p)
+    let n = 0
+    const writer = setInterval(() => {
+      const k = n++ % 3
+      docs[k]!.getArray<string>('items').push([`d${k}:${n}`])
+    }, 20)
+    try {
+      await new Promise((r) => setTimeout(r, 500))
+      await redis.kill()
+      await eventually(async () => {
+        const res = await fetch(`${nodes[0]!.httpUrl}/readyz`)
+        expect(res.status).toBe(503)
+        expect(await res.json()).toEqual({ status: 'cluster bus unavailable' })
+      })
+      await new Promise((r) => setTimeout(r, 1_000))
+      await redis.start()
+      await new Promise((r) => setTimeout(r, 1_000))
+    } finally {
+      clearInterval(writer)
+    }
+    const written = n
+    await eventually(() => {
+      for (const d of docs) expect(d.getArray('items').length).toBe(written)
+      const want = docs[0]!.getArray('items').toJSON()
+      for (const d of docs) expect(d.getArray('items').toJSON()).toEqual(want)
+    }, 30_000)
+    await eventually(async () => {
+      const state = await nodes[1]!.server.store.load('acme/redis-restart/main')
+      const stored = new Y.Doc()
+      if (state.snapshot) Y.applyUpdate(stored, state.snapshot.state)
+      for (const u of state.updates) Y.applyUpdate(stored, u.update)
+      expect(stored.getArray('items').length).toBe(written)
+    })
+    for (const node of nodes) await eventually(async () => expect((await fetch(`${node.httpUrl}/readyz`)).status).toBe(200))
+  }, 60_000)
+})
