@@ -11,7 +11,7 @@ import { assetOps } from '../src/control/assets.js'
 import { controlPlane } from '../src/control/plane.js'
 import { encodeAuthRefresh, encodeUpdate } from '../src/protocol/messages.js'
 import { call, makeWorld, type World } from './api/helpers.js'
-import { rawClient, type RawClient } from './helpers/raw-client.js'
+import { rawClient, upgradeStatus, type RawClient } from './helpers/raw-client.js'
 import { eventually, startTandem, synced, type Harness } from './helpers/tandem.js'
 
 const run = promisify(execFile)
@@ -36,21 +36,6 @@ async function mint(w: World, who: 'owner' | 'admin', access: 'edit' | 'view' = 
 }
 
 const connect = (t: { token: string; org: string; doc: string }): Promise<RawClient> => rawClient(`${h.wsUrl}/${t.org}/${t.doc}?yauth=${t.token}`)
-
-function upgradeStatus(url: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url)
-    ws.on('open', () => {
-      ws.close()
-      resolve(101)
-    })
-    ws.on('unexpected-response', (_q, res) => {
-      res.resume()
-      resolve(res.statusCode ?? 0)
-    })
-    ws.on('error', reject)
-  })
-}
 
 const restGet = (t: { token: string; org: string; doc: string }, bearer = false) =>
   fetch(bearer ? `${h.httpUrl}/ydoc/v1/${t.org}/${t.doc}` : `${h.httpUrl}/ydoc/v1/${t.org}/${t.doc}?yauth=${t.token}`, {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { createLogger } from '../src/infra/log.js'
 import { eventually, startTandem, type Harness } from './helpers/tandem.js'
+import { upgradeStatus } from './helpers/raw-client.js'
 
 let h: Harness
 const logLines: string[] = []
@@ -162,19 +163,7 @@ describe('WebSocket Origin allow-list', () => {
     const g = await startTandem({ wsOrigins: ['https://app.example'] }, { api: false })
     try {
       const t = await g.token('acme', 'hyg-origin')
-      const open = (origin: string) =>
-        new Promise<number>((resolve, reject) => {
-          const ws = new WebSocket(`${g.wsUrl}/acme/hyg-origin?yauth=${t}`, { headers: { origin } })
-          ws.on('open', () => {
-            ws.close()
-            resolve(101)
-          })
-          ws.on('unexpected-response', (_q, res) => {
-            res.resume()
-            resolve(res.statusCode ?? 0)
-          })
-          ws.on('error', reject)
-        })
+      const open = (origin: string) => upgradeStatus(`${g.wsUrl}/acme/hyg-origin?yauth=${t}`, { origin })
       expect(await open('https://evil.example')).toBe(403)
       expect(await open('https://app.example')).toBe(101)
       expect(await (await fetch(`${g.httpUrl}/metrics`)).text()).toContain('tandem_auth_refusals_total{where="upgrade",reason="origin"} 1')

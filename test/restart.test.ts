@@ -16,20 +16,13 @@ import { loadConfig } from '../src/infra/config.js'
 import { pino } from 'pino'
 import { createServer, type TandemServer } from '../src/server.js'
 import { eventually } from './helpers/tandem.js'
+import { freePort } from './helpers/ports.js'
 
 let dir: string
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'tandem-restart-'))
 })
 afterAll(async () => rm(dir, { recursive: true, force: true }))
-
-async function freePort(): Promise<number> {
-  const s = net.createServer().listen(0, '127.0.0.1')
-  await new Promise((r) => s.once('listening', r))
-  const port = (s.address() as net.AddressInfo).port
-  await new Promise((r) => s.close(r))
-  return port
-}
 
 /**
  * A client connection whose local (ephemeral) port is returned: the socket is bound there without

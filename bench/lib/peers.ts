@@ -4,13 +4,13 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { mintToken } from '../../src/auth/capability.js'
 import { generateSigningJwk, keyRingFromJwks, loadKeyRing, type KeyRing } from '../../src/auth/keys.js'
 import { startPostgres, type PgServer } from '../../test/helpers/postgres.js'
 import type { Target } from './client.js'
+import { freePort } from '../../test/helpers/ports.js'
 
 /**
  * `tandem-mem` is Tandem with `--doc-storage memory`: the same server without LevelDB, like the
@@ -84,18 +84,6 @@ export function peerVersion(name: PeerName): string {
   } catch {
     return 'unknown'
   }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address()
-      const port = typeof addr === 'object' && addr ? addr.port : 0
-      s.close(() => resolve(port))
-    })
-  })
 }
 
 let tasksetOk: boolean | null = null

@@ -3,11 +3,11 @@
 // root, so as root the server runs as the `postgres` user in a directory that user owns.
 import { execFile } from 'node:child_process'
 import { chown, mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import pg from 'pg'
+import { freePort } from './ports.js'
 
 const run = promisify(execFile)
 const asRoot = process.getuid?.() === 0
@@ -28,17 +28,6 @@ export interface PgServer {
   /** Lets a frozen server run again (SIGCONT). */
   thaw(): Promise<void>
   close(): Promise<void>
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
 }
 
 async function cmd(file: string, args: string[], cpus?: string): Promise<void> {

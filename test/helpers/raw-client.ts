@@ -27,3 +27,19 @@ export function rawClient(url: string): Promise<RawClient> {
     ws.on('error', reject)
   })
 }
+
+/** The HTTP status an upgrade to `url` gets: 101 when it is accepted (then closed at once). */
+export function upgradeStatus(url: string, headers: Record<string, string> = {}): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers })
+    ws.on('open', () => {
+      ws.close()
+      resolve(101)
+    })
+    ws.on('unexpected-response', (_q, res) => {
+      res.resume()
+      resolve(res.statusCode ?? 0)
+    })
+    ws.on('error', reject)
+  })
+}

@@ -3,7 +3,7 @@
 // start() brings it back on the same port; close() stops it and removes the dir.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { connect, createServer } from 'node:net'
+import { freePort, waitForPort } from './ports.js'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -23,34 +23,7 @@ export interface RedisOptions {
   persist?: boolean
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
-}
-
-/** Resolves once something accepts TCP connections on the port (or rejects after timeoutMs). */
-export async function waitForPort(port: number, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const sock = connect(port, '127.0.0.1')
-      sock.once('connect', () => {
-        sock.destroy()
-        resolve(true)
-      })
-      sock.once('error', () => resolve(false))
-    })
-    if (ok) return
-    if (Date.now() > deadline) throw new Error(`nothing listens on 127.0.0.1:${port} after ${timeoutMs} ms`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
+export { freePort, waitForPort } from './ports.js'
 
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
