@@ -53,6 +53,22 @@ export function assignsSeqs(writes: readonly AppendWrite[]): boolean {
   return without > 0
 }
 
+/**
+ * Seqs of a cycle's writes for a store one process owns: named ones as given, else each document
+ * continues from `head` (its last seq) and from earlier writes of the same cycle.
+ */
+export async function numberWrites(writes: readonly AppendWrite[], head: (docId: string) => number | Promise<number>): Promise<AppendedSeqs[]> {
+  const assign = assignsSeqs(writes)
+  const next = new Map<string, number>()
+  const seqs: AppendedSeqs[] = []
+  for (const { docId, firstSeq, entries } of writes) {
+    const first = assign ? (next.get(docId) ?? (await head(docId))) + 1 : firstSeq!
+    next.set(docId, first + entries.length - 1)
+    seqs.push({ docId, firstSeq: first, lastSeq: first + entries.length - 1 })
+  }
+  return seqs
+}
+
 export interface DocStore {
   /** Everything needed to rebuild the current state. */
   load(docId: string): Promise<DocState>

@@ -1,5 +1,5 @@
 // In-memory twin of the LevelDB store: same contract, used by tests and memory-only runs.
-import { assignsSeqs, type AppendedSeqs, type AppendWrite, type DocState, type DocStore, type Snapshot, type StoredUpdate, type UpdateEntry } from './doc-store.js'
+import { numberWrites, type AppendedSeqs, type AppendWrite, type DocState, type DocStore, type Snapshot, type StoredUpdate, type UpdateEntry } from './doc-store.js'
 
 interface MemDoc {
   log: StoredUpdate[]
@@ -30,15 +30,12 @@ export class MemoryDocStore implements DocStore {
 
   async appendMany(writes: AppendWrite[]): Promise<AppendedSeqs[]> {
     // Check every write before applying any, so a bad one leaves the store untouched (atomic).
-    const assign = assignsSeqs(writes)
-    const next = new Map<string, number>()
-    const seqs: AppendedSeqs[] = []
-    for (const { docId, firstSeq, entries } of writes) {
-      const last = next.get(docId) ?? this.docs.get(docId)?.lastSeq ?? 0
-      const first = assign ? last + 1 : firstSeq!
-      if (first !== last + 1) throw new Error(`append out of order: ${first} after ${last} (${docId})`)
-      next.set(docId, first + entries.length - 1)
-      seqs.push({ docId, firstSeq: first, lastSeq: first + entries.length - 1 })
+    const seqs = await numberWrites(writes, (docId) => this.docs.get(docId)?.lastSeq ?? 0)
+    const last = new Map<string, number>()
+    for (const { docId, firstSeq, lastSeq } of seqs) {
+      const prev = last.get(docId) ?? this.docs.get(docId)?.lastSeq ?? 0
+      if (firstSeq !== prev + 1) throw new Error(`append out of order: ${firstSeq} after ${prev} (${docId})`)
+      last.set(docId, lastSeq)
     }
     writes.forEach(({ docId, entries }, w) => {
       const d = this.get(docId)

@@ -3,7 +3,7 @@
 // snapshot is fsynced before it resolves (survives power loss and kernel crashes); without, it is
 // in the OS page cache when it resolves (survives the process being killed, not the host).
 import type { RootDb } from '../../deps.js'
-import { assignsSeqs, type AppendedSeqs, type AppendWrite, type DocState, type DocStore, type Snapshot, type StoredUpdate, type UpdateEntry } from '../doc-store.js'
+import { numberWrites, type AppendedSeqs, type AppendWrite, type DocState, type DocStore, type Snapshot, type StoredUpdate, type UpdateEntry } from '../doc-store.js'
 import {
   SUBLEVEL,
   decodeSnapshotValue,
@@ -66,18 +66,13 @@ export class LevelDocStore implements DocStore {
   }
 
   async appendMany(writes: AppendWrite[]): Promise<AppendedSeqs[]> {
-    const assign = assignsSeqs(writes)
-    const next = new Map<string, number>()
-    const seqs: AppendedSeqs[] = []
+    // One process owns a LevelDB data dir: the head is the log's (or snapshot's) last seq.
+    const seqs = await numberWrites(writes, (docId) => this.head(docId))
     const batch = this.db.batch()
-    for (const { docId, firstSeq, entries } of writes) {
-      // One process owns a LevelDB data dir: the head is the log's (or snapshot's) last seq.
-      let first = firstSeq ?? 0
-      if (assign) first = (next.get(docId) ?? (await this.head(docId))) + 1
-      next.set(docId, first + entries.length - 1)
-      seqs.push({ docId, firstSeq: first, lastSeq: first + entries.length - 1 })
+    writes.forEach(({ docId, entries }, w) => {
+      const first = seqs[w]!.firstSeq
       entries.forEach((e, i) => batch.put(updateKey(docId, first + i), encodeUpdateValue(e.user, e.at, e.update)))
-    }
+    })
     await batch.write(this.durable)
     return seqs
   }
