@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { list, log, num, parseFlags } from './lib/args.js'
 import { openFileLimit, pinSelf, stamp } from './lib/host.js'
 import { machineFacts } from './lib/proc.js'
-import { PEER_NAMES, ROOT, TANDEM_PG_SCENARIOS, buildTandem, peerVersion, startPeer, stopBenchPostgres, type PeerName, type RunningPeer } from './lib/peers.js'
+import { PEER_NAMES, RELAY_SCENARIOS, ROOT, TANDEM_PG_SCENARIOS, buildTandem, peerVersion, startPeer, stopBenchPostgres, type PeerName, type RunningPeer } from './lib/peers.js'
 import { markdown, svg, type BenchReport, type RunRecord } from './lib/report.js'
 import { SCENARIOS, needsPersistence, runScenario, sizeFor, type ScenarioName } from './scenarios/index.js'
 
@@ -132,6 +132,12 @@ async function main(argv: string[]): Promise<number> {
     )
   }
 
+  if (peers.includes('relay')) {
+    notes.push(
+      `\`relay\` is not a Yjs server: a bare uWS relay that parses nothing (bench/peers/uws-relay.mjs), the floor of socket work; run in ${RELAY_SCENARIOS.join(', ')} only.`,
+    )
+  }
+
   let tandemEntry = flags.get('tandem-entry') ?? join(ROOT, 'bin/tandem.js')
   if (peers.some((p) => p.startsWith('tandem')) && !flags.has('tandem-entry') && !flags.has('no-build')) {
     log('compiling Tandem into bench/.build/dist (as the production image runs it)')
@@ -174,6 +180,7 @@ async function main(argv: string[]): Promise<number> {
       if (interrupted) break
       if (peerName === 'tandem-mem' && needsPersistence(scenario)) continue // nothing survives its restart
       if (peerName === 'tandem-pg' && !TANDEM_PG_SCENARIOS.includes(scenario)) continue
+      if (peerName === 'relay' && !RELAY_SCENARIOS.includes(scenario)) continue
       const dataDir = mkdtempSync(join(tmpdir(), `tandem-bench-${peerName}-`))
       const t0 = Date.now()
       const rec: RunRecord = { scenario, peer: peerName, version: peerVersion(peerName), size, metrics: {}, notes: [], startedAt: new Date().toISOString(), durationSec: 0 }

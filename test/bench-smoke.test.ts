@@ -46,7 +46,7 @@ describe('bench harness', () => {
     w.destroy()
   })
 
-  for (const name of ['yws', 'hocuspocus'] as PeerName[]) {
+  for (const name of ['yws', 'hocuspocus', 'relay'] as PeerName[]) {
     it(`delivers every update and awareness state through ${name}`, async () => {
       const dataDir = mkdtempSync(join(tmpdir(), `bench-smoke-${name}-`))
       const peer = await startPeer(name, { dataDir, persistent: false, cpus: null })

@@ -17,8 +17,15 @@ import { freePort } from '../../test/helpers/ports.js'
  * peers. `tandem-pg` is Tandem with its documents on PostgreSQL (`--postgres-url`), a throwaway
  * server the bench starts with production durability, pinned to the server's CPUs.
  */
-export type PeerName = 'tandem' | 'tandem-mem' | 'tandem-pg' | 'yws' | 'hocuspocus'
-export const PEER_NAMES: readonly PeerName[] = ['tandem', 'tandem-mem', 'tandem-pg', 'yws', 'hocuspocus']
+export type PeerName = 'tandem' | 'tandem-mem' | 'tandem-pg' | 'yws' | 'hocuspocus' | 'relay'
+export const PEER_NAMES: readonly PeerName[] = ['tandem', 'tandem-mem', 'tandem-pg', 'yws', 'hocuspocus', 'relay']
+
+/**
+ * Scenarios the `relay` (a bare uWS relay that parses nothing, bench/peers/uws-relay.mjs) runs in:
+ * the floor of socket work under the traffic and idle scenarios. It keeps no document, so a sync
+ * carries nothing and it has no place in storm or cold.
+ */
+export const RELAY_SCENARIOS: readonly string[] = ['fanout', 'rooms', 'presence', 'idle']
 
 /** Scenarios `tandem-pg` runs in: traffic and cold (storm and idle do not touch storage much). */
 export const TANDEM_PG_SCENARIOS: readonly string[] = ['fanout', 'rooms', 'presence', 'cold']
@@ -78,6 +85,7 @@ export function peerVersion(name: PeerName): string {
     'tandem-pg': 'package.json',
     yws: 'node_modules/y-websocket-server-legacy/package.json',
     hocuspocus: 'node_modules/@hocuspocus/server/package.json',
+    relay: 'node_modules/uWebSockets.js/package.json',
   }[name]
   try {
     return (JSON.parse(readFileSync(join(ROOT, pkg), 'utf8')) as { version: string }).version
@@ -160,6 +168,8 @@ export async function startPeer(name: PeerName, opts: StartOptions): Promise<Run
       return startYws(opts)
     case 'hocuspocus':
       return startHocuspocus(opts)
+    case 'relay':
+      return startRelay(opts)
   }
 }
 
@@ -243,6 +253,26 @@ async function startHocuspocus(opts: StartOptions): Promise<RunningPeer> {
     async restart() {
       await stopChild(child)
       return startHocuspocus(opts)
+    },
+  }
+}
+
+async function startRelay(opts: StartOptions): Promise<RunningPeer> {
+  const { child, match } = await spawnNode([join(ROOT, 'bench/peers/uws-relay.mjs'), '--port', '0'], {}, opts, /listening on http:\/\/127\.0\.0\.1:(\d+)/)
+  const port = Number(match[1])
+  return {
+    name: 'relay',
+    version: peerVersion('relay'),
+    pid: child.pid!,
+    port,
+    async target(org, doc) {
+      return { url: `ws://127.0.0.1:${port}/${org}/${doc}`, dialect: 'yws', docName: `${org}/${doc}`, token: '' }
+    },
+    stop: () => stopChild(child),
+    killNow: killNow(child),
+    async restart() {
+      await stopChild(child)
+      return startRelay(opts)
     },
   }
 }
