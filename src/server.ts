@@ -128,6 +128,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     maxDocBytes: config.maxDocBytes,
     compactThreshold: config.compactThreshold,
     maxBackpressureBytes: config.maxBackpressureBytes,
+    fullStateKeepMs: config.syncCacheMs,
     unloadDelayMs: config.roomUnloadDelayMs,
     cluster: cluster && { bus: cluster.bus, leases: cluster.leases, remote, cycleIdPrefix: cluster.id },
   })

@@ -24,7 +24,12 @@ class MemorySocket implements PeerSocket {
   }
 }
 
-function setup(store = new MemoryDocStore(), docId = 'o/d/main', committer = new GroupCommitter({ store, log: createLogger('silent'), metrics: createMetrics() })) {
+function setup(
+  store = new MemoryDocStore(),
+  docId = 'o/d/main',
+  committer = new GroupCommitter({ store, log: createLogger('silent'), metrics: createMetrics() }),
+  fullStateKeepMs = 0,
+) {
   const room = new Room({
     docId,
     store,
@@ -36,6 +41,7 @@ function setup(store = new MemoryDocStore(), docId = 'o/d/main', committer = new
     maxDocBytes: 1 << 20,
     compactThreshold: 3,
     maxBackpressureBytes: 1 << 20,
+    fullStateKeepMs,
   })
   const peer = (acc: 'r' | 'rw' = 'rw') => {
     const s = new MemorySocket()
@@ -133,8 +139,8 @@ describe('Room', () => {
 })
 
 describe('Room sync for new clients', () => {
-  it('encodes the full state once for every empty client until the document changes', async () => {
-    const { room, peer } = setup()
+  it('encodes the full state once for the empty clients joining within sync-cache-ms, until the document changes', async () => {
+    const { room, peer } = setup(undefined, undefined, undefined, 60_000)
     await room.applyUpdate(insert('large document', 1), 'ann', null)
     const a = peer()
     const b = peer()
@@ -147,6 +153,17 @@ describe('Room sync for new clients', () => {
     const got = new Y.Doc()
     Y.applyUpdate(got, (decodeMessage(c.s.sent[0]!) as { update: Uint8Array }).update)
     expect(got.getText('t').length).toBe('large document'.length + 'more'.length)
+  })
+
+  it('with sync-cache-ms 0, keeps no full state once the joins that used it are answered', async () => {
+    const { room, peer } = setup()
+    await room.applyUpdate(insert('large document', 1), 'ann', null)
+    const a = peer()
+    await room.answerSyncStep1(a.p, Uint8Array.of(0))
+    expect(room.holdsFullState).toBe(false)
+    const b = peer()
+    await room.answerSyncStep1(b.p, Uint8Array.of(0))
+    expect(b.s.sent[0]).toEqual(a.s.sent[0])
   })
 })
 

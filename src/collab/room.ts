@@ -11,6 +11,7 @@ import { CLOSE } from '../protocol/close-codes.js'
 import { encodeAwareness, encodePermissionDenied, encodeSyncStep1, encodeSyncStep2, encodeUpdate } from '../protocol/messages.js'
 import { scanUpdate } from '../protocol/update-scan.js'
 import type { AppendedSeqs, AppendWrite, DocStore, UpdateEntry } from '../storage/doc-store.js'
+import { FullStateCache } from './full-state-cache.js'
 import type { CommitSource, GroupCommitter } from './group-commit.js'
 import { Peer } from './peer.js'
 import type { Transport } from './transport.js'
@@ -27,6 +28,8 @@ export interface RoomOptions {
   maxDocBytes: number
   compactThreshold: number
   maxBackpressureBytes: number
+  /** how long a room keeps its framed full state after the last join that used it (ms) */
+  fullStateKeepMs?: number
   /**
    * Cluster mode: the store numbers appends (several nodes write one document) and the bus
    * watermark (every seq up to it applied here) is what a snapshot may cover.
@@ -78,13 +81,14 @@ export class Room implements CommitSource {
   destroyed = false
 
   constructor(private readonly o: RoomOptions) {
+    this.fullState = new FullStateCache(() => encodeSyncStep2(Y.encodeStateAsUpdate(this.doc)), o.fullStateKeepMs ?? 0)
     this.awareness.setLocalState(null)
     // afterTransaction, not 'update': an 'update' listener makes Yjs encode every transaction.
     this.doc.on('afterTransaction', (tr: Y.Transaction) => {
       if (!transactionChanged(tr)) return
       this.changed = true
       this.version++
-      this.fullStateMessage = null
+      this.fullState.invalidate()
     })
     // Awareness changes made by a peer's message are remembered per peer, so its states can be
     // removed when it leaves; every change goes out to every peer (the sender too: its own echo
@@ -124,6 +128,11 @@ export class Room implements CommitSource {
 
   get idle(): boolean {
     return this.peers.size === 0 && this.holds === 0
+  }
+
+  /** whether the encoded full state is held (dropped sync-cache-ms after the last join using it) */
+  get holdsFullState(): boolean {
+    return this.fullState.held
   }
 
   get hasUnflushed(): boolean {
@@ -169,16 +178,24 @@ export class Room implements CommitSource {
   async answerSyncStep1(peer: Peer, stateVector: Uint8Array): Promise<void> {
     await this.flushed()
     if (peer.closed) return
-    let message: Uint8Array
     if (stateVector.length === 1 && stateVector[0] === 0) {
-      message = this.fullStateMessage ??= encodeSyncStep2(Y.encodeStateAsUpdate(this.doc))
-    } else {
+      const message = this.fullState.acquire()
       try {
-        message = encodeSyncStep2(Y.encodeStateAsUpdate(this.doc, stateVector))
-      } catch {
-        throw new AppError('malformed_message', 'invalid state vector')
+        return await this.sendSyncAnswer(peer, message)
+      } finally {
+        this.fullState.release()
       }
     }
+    let message: Uint8Array
+    try {
+      message = encodeSyncStep2(Y.encodeStateAsUpdate(this.doc, stateVector))
+    } catch {
+      throw new AppError('malformed_message', 'invalid state vector')
+    }
+    await this.sendSyncAnswer(peer, message)
+  }
+
+  private async sendSyncAnswer(peer: Peer, message: Uint8Array): Promise<void> {
     if (message.length <= PACED_SYNC_BYTES || !peer.socket.sendPaced || this.pacing.has(peer)) {
       peer.send(message) // (behind a paced answer still going out, the socket queues it)
       return
@@ -211,10 +228,10 @@ export class Room implements CommitSource {
   }
 
   /**
-   * Sync step 2 for a client that has nothing yet, framed, kept until the document changes:
-   * a storm of joins to a large document encodes it once, not once per socket.
+   * Sync step 2 for a client that has nothing yet, framed, kept until the document changes or
+   * joins stop using it: a storm of joins to a large document encodes it once, not once per socket.
    */
-  private fullStateMessage: Uint8Array | null = null
+  private readonly fullState: FullStateCache
 
   /** A document update from a peer (sync step 2 or update). */
   receiveUpdate(peer: Peer, update: Uint8Array, isStep2: boolean): void {
@@ -283,7 +300,7 @@ export class Room implements CommitSource {
     }
     const pendingMoved = pendingChanged(pendingBefore, pendingState(this.doc))
     if (pendingMoved) {
-      this.fullStateMessage = null // the full state carries pending structs too
+      this.fullState.invalidate() // the full state carries pending structs too
       this.version++
     }
     if (!this.changed && !pendingMoved) {

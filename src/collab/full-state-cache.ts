@@ -1,0 +1,54 @@
+// A room's framed full state (sync step 2 for a client that has nothing), shared by the joins
+// that overlap and by those that follow within `keepMs`: a storm of joins to a large document
+// encodes it once, not once per socket. It is released once no join has used it for `keepMs`,
+// so a room that stopped receiving joins does not hold a second copy of its document (200 rooms
+// of 1 MB: 200 MB) for the rest of its life.
+
+export class FullStateCache {
+  private frame: Uint8Array | null = null
+  /** joins sending the frame now */
+  private users = 0
+  private timer: NodeJS.Timeout | null = null
+
+  constructor(
+    private readonly encode: () => Uint8Array,
+    private readonly keepMs: number,
+  ) {}
+
+  /** The frame (encoded unless held); pair with `release` once it went out. */
+  acquire(): Uint8Array {
+    this.users++
+    this.stopTimer()
+    return (this.frame ??= this.encode())
+  }
+
+  /** The join that acquired the frame has sent it. */
+  release(): void {
+    if (--this.users > 0 || this.frame === null) return
+    if (this.keepMs <= 0) {
+      this.frame = null
+      return
+    }
+    this.timer = setTimeout(() => {
+      this.timer = null
+      if (this.users === 0) this.frame = null
+    }, this.keepMs)
+    this.timer.unref()
+  }
+
+  /** The document changed: the next join encodes again (joins still sending keep their copy). */
+  invalidate(): void {
+    this.frame = null
+    this.stopTimer()
+  }
+
+  /** whether a frame is held (tests, metrics) */
+  get held(): boolean {
+    return this.frame !== null
+  }
+
+  private stopTimer(): void {
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = null
+  }
+}
