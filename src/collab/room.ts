@@ -439,6 +439,7 @@ export class Room implements CommitSource {
       this.leave(peer)
       peer.close(code, reason)
     }
+    this.fullState.invalidate()
     this.awareness.destroy()
     this.doc.destroy()
   }
