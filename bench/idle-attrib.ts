@@ -6,7 +6,7 @@
 // snapshots before and after (node's --heapsnapshot-signal) into the data dir.
 //
 //   node --import tsx bench/idle-attrib.ts [--peer tandem|relay|...] [--clients 5000] [--rooms 500]
-//        [--hold 5] [--malloc-info] [--heap-snapshot] [--server-node-args "--max-semi-space-size=1"]
+//        [--hold 5] [--warmup N] [--malloc-info] [--heap-snapshot] [--server-node-args "--max-semi-space-size=1"]
 // The server's environment passes through, so `MALLOC_ARENA_MAX=2 node ... bench/idle-attrib.ts`
 // measures it under that setting.
 import { execFileSync } from 'node:child_process'
@@ -184,6 +184,15 @@ const peer = await startPeer(peerName, {
 try {
   const clients: BenchClient[] = []
   for (let i = 0; i < clientsN; i++) clients.push(new BenchClient(i, await peer.target('bench', `idle-${i % roomsN}`, `u${i}`), { connectTimeoutMs: 60_000 }))
+  // --warmup N: N sockets to other rooms connected and closed first, so the baseline has paid the
+  // process's one-time costs (JIT code, V8's young generation paged in, first-use native state)
+  const warmN = Number(opt('warmup', '0'))
+  if (warmN > 0) {
+    const warm: BenchClient[] = []
+    for (let i = 0; i < warmN; i++) warm.push(new BenchClient(clientsN + i, await peer.target('bench', `warm-${i % roomsN}`, `w${i}`), { connectTimeoutMs: 60_000 }))
+    await pool(warm, 200, (c) => c.connect())
+    await pool(warm, 500, (c) => c.close())
+  }
   await sleep(1000)
   const before = await snapshot(peer)
   if (flag('dump')) writeFileSync(join(dataDir, 'smaps-before'), readFileSync(`/proc/${peer.pid}/smaps`))
@@ -210,7 +219,7 @@ try {
     afterGc = await snapshot(peer)
   }
   const per = (a: number, b: number): string => ((b - a) / KB / open).toFixed(2)
-  const lines: string[] = [`peer ${peerName}, ${open} open (${failed} failed), connect ${connectSec.toFixed(1)} s, MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '-'}, node args: ${nodeArgs.join(' ') || '-'}`]
+  const lines: string[] = [`peer ${peerName}, ${open} open (${failed} failed), connect ${connectSec.toFixed(1)} s, server MALLOC_ARENA_MAX=${/^MALLOC_ARENA_MAX=(.*)$/m.exec(readFileSync(`/proc/${peer.pid}/environ`, 'utf8').replaceAll('\0', '\n'))?.[1] ?? '-'}, node args: ${nodeArgs.join(' ') || '-'}`]
   lines.push(`KB per socket: rss ${per(before.rss, after.rss)} = anon ${per(before.anon, after.anon)} + file ${per(before.file, after.file)}; anon: brk [heap] ${per(before.brk, after.brk)}, other anon ${per(before.otherAnon, after.otherAnon)} (of it 64MB-aligned arenas ${per(before.arenas, after.arenas)}, V8 256 KB pages ${per(before.v8Pages, after.v8Pages)})`)
   lines.push(`MB before/after: rss ${(before.rss / KB / KB).toFixed(1)} / ${(after.rss / KB / KB).toFixed(1)}`)
   const keys = Object.keys(after.v8).sort()
