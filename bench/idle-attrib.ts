@@ -150,8 +150,22 @@ function mallocInfo(pid: number): Snapshot['malloc'] {
   }
 }
 
+/** V8's heap spaces as the server sees them, physical (resident) sizes included (--gc only). */
+async function physicalSpaces(): Promise<Record<string, number>> {
+  const r = (await cdp('Runtime.evaluate', {
+    expression: `import('node:v8').then((v) => JSON.stringify(Object.fromEntries(v.getHeapSpaceStatistics().map((s) => [s.space_name, s.physical_space_size]))))`,
+    awaitPromise: true,
+    returnByValue: true,
+  })) as { result?: { value?: string } }
+  return r.result?.value ? (JSON.parse(r.result.value) as Record<string, number>) : {}
+}
+
 async function snapshot(peer: RunningPeer): Promise<Snapshot> {
   const s = { ...status(peer.pid), ...smaps(peer.pid) }
+  if (flag('gc')) {
+    const phys = await physicalSpaces()
+    console.log(`V8 physical MB: ${Object.entries(phys).map(([k, v]) => `${k} ${(v / KB / KB).toFixed(1)}`).join(', ')}`)
+  }
   const malloc = flag('malloc-info') ? mallocInfo(peer.pid) : null
   return { ...s, v8: await v8Spaces(peer), malloc }
 }
