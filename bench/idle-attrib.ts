@@ -6,7 +6,7 @@
 // snapshots before and after (node's --heapsnapshot-signal) into the data dir.
 //
 //   node --import tsx bench/idle-attrib.ts [--peer tandem|relay|...] [--clients 5000] [--rooms 500]
-//        [--hold 5] [--warmup N] [--malloc-info] [--heap-snapshot] [--server-node-args "--max-semi-space-size=1"]
+//        [--hold 5] [--warmup N] [--malloc-info] [--phys: V8's resident space sizes through an inspector] [--heap-snapshot] [--server-node-args "--max-semi-space-size=1"]
 // The server's environment passes through, so `MALLOC_ARENA_MAX=2 node ... bench/idle-attrib.ts`
 // measures it under that setting.
 import { execFileSync } from 'node:child_process'
@@ -153,16 +153,16 @@ function mallocInfo(pid: number): Snapshot['malloc'] {
 /** V8's heap spaces as the server sees them, physical (resident) sizes included (--gc only). */
 async function physicalSpaces(): Promise<Record<string, number>> {
   const r = (await cdp('Runtime.evaluate', {
-    expression: `import('node:v8').then((v) => JSON.stringify(Object.fromEntries(v.getHeapSpaceStatistics().map((s) => [s.space_name, s.physical_space_size]))))`,
-    awaitPromise: true,
+    expression: `JSON.stringify(Object.fromEntries(require('v8').getHeapSpaceStatistics().map((s) => [s.space_name, s.physical_space_size])))`,
+    includeCommandLineAPI: true,
     returnByValue: true,
   })) as { result?: { value?: string } }
-  return r.result?.value ? (JSON.parse(r.result.value) as Record<string, number>) : {}
+  return typeof r.result?.value === 'string' ? (JSON.parse(r.result.value) as Record<string, number>) : {}
 }
 
 async function snapshot(peer: RunningPeer): Promise<Snapshot> {
   const s = { ...status(peer.pid), ...smaps(peer.pid) }
-  if (flag('gc')) {
+  if (flag('gc') || flag('phys')) {
     const phys = await physicalSpaces()
     console.log(`V8 physical MB: ${Object.entries(phys).map(([k, v]) => `${k} ${(v / KB / KB).toFixed(1)}`).join(', ')}`)
   }
@@ -193,7 +193,7 @@ const peer = await startPeer(peerName, {
   persistent: false,
   cpus: process.env.BENCH_NO_PIN ? null : '0',
   ...(entry ? { tandemEntry: entry } : {}),
-  nodeArgs: [...nodeArgs, ...(flag('gc') ? [`--inspect=127.0.0.1:${INSPECT_PORT}`] : []), ...(snapDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapDir}`] : [])],
+  nodeArgs: [...nodeArgs, ...(flag('gc') || flag('phys') ? [`--inspect=127.0.0.1:${INSPECT_PORT}`] : []), ...(snapDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapDir}`] : [])],
 })
 try {
   const clients: BenchClient[] = []
