@@ -6,7 +6,8 @@
 // snapshots before and after (node's --heapsnapshot-signal) into the data dir.
 //
 //   node --import tsx bench/idle-attrib.ts [--peer tandem|relay|...] [--clients 5000] [--rooms 500]
-//        [--hold 5] [--warmup N] [--malloc-info] [--phys: V8's resident space sizes through an inspector] [--heap-snapshot] [--server-node-args "--max-semi-space-size=1"]
+//        [--hold 5] [--warmup N] [--malloc-info] [--phys: V8's resident space sizes through an inspector]
+//        [--alloc: sampled allocations during the upgrades, by the nearest frame of Tandem's code] [--heap-snapshot] [--server-node-args "--max-semi-space-size=1"]
 // The server's environment passes through, so `MALLOC_ARENA_MAX=2 node ... bench/idle-attrib.ts`
 // measures it under that setting.
 import { execFileSync } from 'node:child_process'
@@ -34,6 +35,52 @@ const nodeArgs = opt('server-node-args', '').split(' ').filter(Boolean)
 const KB = 1024
 /** --gc: the server runs with an inspector on this port; a full GC through it splits V8 garbage from live objects */
 const INSPECT_PORT = 9000 + (process.pid % 500)
+
+/** A DevTools session kept open (sampling lives as long as its session). */
+async function cdpSession(): Promise<{ call: (method: string, params?: object) => Promise<unknown>; close: () => void }> {
+  const list = (await (await fetch(`http://127.0.0.1:${INSPECT_PORT}/json/list`)).json()) as { webSocketDebuggerUrl: string }[]
+  const ws = new WebSocket(list[0]!.webSocketDebuggerUrl, { maxPayload: 1024 * 1024 * 1024 })
+  await new Promise((r, j) => ws.once('open', r).once('error', j))
+  let id = 0
+  const waiting = new Map<number, (r: unknown) => void>()
+  ws.on('message', (m) => {
+    const msg = JSON.parse(m.toString()) as { id?: number; result?: unknown }
+    if (msg.id !== undefined) waiting.get(msg.id)?.(msg.result)
+  })
+  return {
+    call: (method, params = {}) =>
+      new Promise((resolve) => {
+        waiting.set(++id, resolve)
+        ws.send(JSON.stringify({ id, method, params }))
+      }),
+    close: () => ws.close(),
+  }
+}
+
+/** Sampled allocations (collected ones included) summed by the nearest frame of our own code. */
+function allocationTable(profile: { head: AllocNode }, total: number): string {
+  const byFrame = new Map<string, number>()
+  const walk = (n: AllocNode, owner: string): void => {
+    const f = n.callFrame
+    const ours = f.url && !f.url.includes('node_modules') && !f.url.startsWith('node:')
+    const pkg = /node_modules\/((@[^/]+\/)?[^/]+)/.exec(f.url)?.[1] ?? (f.url.startsWith('node:') ? f.url : null)
+    // outside our code: named by the first package (or node: module) on the way down
+    const here = ours ? `${f.functionName || '(anon)'} ${f.url.replace(/^.*\/dist\//, '')}:${f.lineNumber + 1}` : owner === '(outside our code)' && pkg ? `(outside our code: ${pkg})` : owner
+    byFrame.set(here, (byFrame.get(here) ?? 0) + n.selfSize)
+    for (const c of n.children) walk(c, here)
+  }
+  walk(profile.head, '(outside our code)')
+  return [...byFrame]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 25)
+    .map(([k, v]) => `${(v / KB / clientsN).toFixed(2).padStart(7)} KB/upgrade ${((v / total) * 100).toFixed(1).padStart(5)}%  ${k}`)
+    .join('\n')
+}
+interface AllocNode {
+  callFrame: { functionName: string; url: string; lineNumber: number }
+  selfSize: number
+  children: AllocNode[]
+}
 
 /** One Chrome DevTools Protocol call on the server's inspector. */
 async function cdp(method: string, params: object = {}): Promise<unknown> {
@@ -193,7 +240,7 @@ const peer = await startPeer(peerName, {
   persistent: false,
   cpus: process.env.BENCH_NO_PIN ? null : '0',
   ...(entry ? { tandemEntry: entry } : {}),
-  nodeArgs: [...nodeArgs, ...(flag('gc') || flag('phys') ? [`--inspect=127.0.0.1:${INSPECT_PORT}`] : []), ...(snapDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapDir}`] : [])],
+  nodeArgs: [...nodeArgs, ...(flag('gc') || flag('phys') || flag('alloc') ? [`--inspect=127.0.0.1:${INSPECT_PORT}`] : []), ...(snapDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapDir}`] : [])],
 })
 try {
   const clients: BenchClient[] = []
@@ -217,8 +264,21 @@ try {
     beforeGc = await snapshot(peer)
   }
   if (snapDir) await heapSnapshot(peer.pid, snapDir)
+  const sampler = flag('alloc') ? await cdpSession() : null
+  await sampler?.call('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true })
   const t0 = Date.now()
   const results = await pool(clients, 200, (c) => c.connect())
+  if (sampler) {
+    const { profile } = (await sampler.call('HeapProfiler.stopSampling')) as { profile: { head: AllocNode } }
+    sampler.close()
+    let total = 0
+    const sum = (n: AllocNode): void => {
+      total += n.selfSize
+      n.children.forEach(sum)
+    }
+    sum(profile.head)
+    console.log(`allocated during the upgrades (sampled): ${(total / KB / clientsN).toFixed(1)} KB per upgrade\n${allocationTable(profile, total)}`)
+  }
   const failed = results.filter((r) => r.status === 'rejected').length
   const connectSec = (Date.now() - t0) / 1000
   await sleep(holdSec * 1000)
