@@ -179,7 +179,9 @@ async function startTandem(opts: StartOptions & { postgresUrl?: string }, name: 
   if (name === 'tandem-mem') args.push('--doc-storage', 'memory')
   // One load generator on 127.0.0.1 stands in for thousands of client addresses: no per-address limit.
   args.push('--upgrades-per-sec-per-ip', '0')
-  const env: NodeJS.ProcessEnv = { TANDEM_LOG_LEVEL: process.env.TANDEM_LOG_LEVEL ?? 'warn' }
+  // glibc's arena count as the production image sets it (Dockerfile): without it each libuv pool
+  // thread keeps its own arena of freed memory (~1 KB per socket in the idle scenario).
+  const env: NodeJS.ProcessEnv = { TANDEM_LOG_LEVEL: process.env.TANDEM_LOG_LEVEL ?? 'warn', MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' }
   let keys: KeyRing | undefined
   if (opts.postgresUrl) {
     // The URL is a secret: through the environment, not argv. Keys from a file the bench writes,

@@ -69,6 +69,7 @@ export const COLUMNS: Record<string, Col[]> = {
   ],
   idle: [
     { key: 'rssPerConnKB', label: 'RSS KB / conn', better: 'lower' },
+    { key: 'rssPerConnSecondHalfKB', label: 'KB / conn, 2nd half', better: 'lower' },
     { key: 'openRatio', label: 'open ratio', better: 'higher' },
     { key: 'connectPerSec', label: 'connects/s', better: 'higher' },
     { key: 'serverRssMB', label: 'RSS MB', better: 'lower' },

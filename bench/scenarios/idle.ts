@@ -30,13 +30,24 @@ export async function runIdle(peer: RunningPeer, size: IdleSize, ctx: Ctx): Prom
   const foreign = new ForeignLoad(ctx.serverCores ?? null)
   foreign.start()
   ctx.progress(`idle: connecting ${size.connections} clients over ${size.rooms} rooms`)
-  const t0 = now()
   let done = 0
-  const results = await pool(clients, size.concurrency, async (c) => {
+  const connect = async (c: BenchClient): Promise<void> => {
     await c.connect()
     if (++done % 1000 === 0) ctx.progress(`idle/${peer.name}: ${done}/${size.connections} connected`)
-  })
-  const connectSec = (now() - t0) / 1000
+  }
+  // In two halves, RSS read between them: the second half's growth is the cost of one more socket
+  // once every room exists and the process has warmed up (JIT code, V8's young generation paged
+  // in), which the growth from the start charges to the sockets too.
+  const half = Math.floor(clients.length / 2)
+  let t0 = now()
+  const results = await pool(clients.slice(0, half), size.concurrency, connect)
+  let connectSec = (now() - t0) / 1000
+  await sleep(1000)
+  const openHalf = clients.filter((c) => c.open).length
+  const memHalf = alive(peer.pid) ? memory(peer.pid) : { rss: 0, hwm: 0 }
+  t0 = now()
+  results.push(...(await pool(clients.slice(half), size.concurrency, connect)))
+  connectSec += (now() - t0) / 1000
   ctx.progress(`idle/${peer.name}: holding ${size.holdSec} s`)
   await sleep(size.holdSec * 1000)
   const serverAlive = alive(peer.pid)
@@ -62,6 +73,8 @@ export async function runIdle(peer: RunningPeer, size: IdleSize, ctx: Ctx): Prom
       serverRssMB: round(mem1.rss / MB, 1),
       serverPeakRssMB: round(mem1.hwm / MB, 1),
       rssPerConnKB: open ? round((mem1.rss - mem0.rss) / 1024 / open, 2) : null,
+      serverRssHalfMB: round(memHalf.rss / MB, 1),
+      rssPerConnSecondHalfKB: open > openHalf ? round((mem1.rss - memHalf.rss) / 1024 / (open - openHalf), 2) : null,
       serverCpuSec: round(cpuSec, 2),
       foreignLoadServerCore: foreignLoad,
     },

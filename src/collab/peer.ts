@@ -1,14 +1,18 @@
 // One connected editor: its socket, its (refreshable) capability and the awareness client ids it
 // introduced, so they can be removed for everyone when it leaves.
 import type { Capability } from '../auth/capability.js'
+import { CLOSE } from '../protocol/close-codes.js'
+import type { ExpiryClock, Expiring } from './expiry-clock.js'
 import type { PeerSocket } from './transport.js'
 
-export class Peer {
+export class Peer implements Expiring {
   /** made on the first awareness state this peer introduces: most sockets never need one */
   private awarenessSet: Set<number> | null = null
   closed = false
   deniedOnce = false
-  private expiryTimer: NodeJS.Timeout | undefined
+  /** the clock this peer's expiry is on, and the expiry second it was put there for */
+  private expiry: ExpiryClock | null = null
+  private armedExp = 0
 
   constructor(
     readonly socket: PeerSocket,
@@ -39,20 +43,21 @@ export class Peer {
     this.socket.close(code, reason)
   }
 
-  /** Arms the expiry timer for the current capability; `onExpire` runs when it passes. */
-  armExpiry(nowMs: number, onExpire: () => void): void {
+  /** Puts this peer on `clock` for the current capability's expiry (replacing an earlier one). */
+  armExpiry(clock: ExpiryClock): void {
     this.clearExpiry()
-    const delay = Math.max(0, this.cap.exp * 1000 - nowMs)
-    // setTimeout caps at ~24.8 days; a token that long-lived is re-armed when it fires early.
-    this.expiryTimer = setTimeout(() => {
-      if (this.cap.exp * 1000 > Date.now() + 1000) this.armExpiry(Date.now(), onExpire)
-      else onExpire()
-    }, Math.min(delay, 2 ** 31 - 1))
-    this.expiryTimer.unref()
+    this.expiry = clock
+    this.armedExp = this.cap.exp
+    clock.add(this, this.armedExp)
   }
 
   clearExpiry(): void {
-    if (this.expiryTimer) clearTimeout(this.expiryTimer)
-    this.expiryTimer = undefined
+    this.expiry?.remove(this, this.armedExp)
+    this.expiry = null
+  }
+
+  expired(): void {
+    this.expiry = null
+    this.close(CLOSE.tokenExpired, 'token expired: refresh it or reconnect with a new one')
   }
 }
