@@ -24,6 +24,9 @@ const flags = parseFlags(process.argv.slice(2))
 const scenario = flags.get('scenario') ?? 'rooms'
 const storage = flags.get('storage') ?? 'leveldb'
 const seconds = num(flags, 'seconds') ?? 8
+const fsync = flags.get('fsync') === 'on'
+const commitIntervalMs = num(flags, 'commit-interval-ms') ?? 0
+const levelOpts = JSON.parse(process.env.WP_LEVEL_OPTS ?? '{}')
 const shape = scenario === 'fanout' ? { rooms: 1, peers: 200, rate: 1 } : { rooms: 1000, peers: 4, rate: 2 }
 
 class CountingSocket implements PeerSocket {
@@ -54,9 +57,9 @@ function updatesOf(clientID: number, count: number): Uint8Array[] {
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'tandem-write-path-'))
-  const db = new Level<string, unknown>(join(dir, 'db'), { valueEncoding: 'json' }) as RootDb
+  const db = new Level<string, unknown>(join(dir, 'db'), { valueEncoding: 'json', ...levelOpts }) as RootDb
   await db.open()
-  const store: DocStore = storage === 'memory' ? new MemoryDocStore() : new LevelDocStore(db)
+  const store: DocStore = storage === 'memory' ? new MemoryDocStore() : new LevelDocStore(db, { sync: fsync })
   let writes = 0
   const append = store.append.bind(store)
   const appendMany = store.appendMany.bind(store)
@@ -73,6 +76,7 @@ async function main(): Promise<void> {
     compactThreshold: 500,
     maxBackpressureBytes: 1 << 30,
     unloadDelayMs: 60_000,
+    commitIntervalMs,
   })
   const perClient = Math.ceil(seconds * shape.rate) + 1
   const clients: { peer: Peer; room: Awaited<ReturnType<RoomRegistry['acquire']>>; updates: Uint8Array[] }[] = []
@@ -115,6 +119,8 @@ async function main(): Promise<void> {
     JSON.stringify({
       scenario,
       storage,
+      fsync,
+      commitIntervalMs,
       updates: sent,
       deliveries,
       framesSent: CountingSocket.frames,

@@ -129,6 +129,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     compactThreshold: config.compactThreshold,
     maxBackpressureBytes: config.maxBackpressureBytes,
     unloadDelayMs: config.roomUnloadDelayMs,
+    commitIntervalMs: config.commitIntervalMs,
     cluster: cluster && { bus: cluster.bus, leases: cluster.leases, remote, cycleIdPrefix: cluster.id },
   })
   lapsed.registry = registry
