@@ -1,4 +1,5 @@
-// `node --import tsx bench/write-path.ts [--scenario rooms|fanout] [--storage leveldb|memory] [--seconds S]`
+// `node --import tsx bench/write-path.ts [--scenario rooms|fanout] [--storage leveldb|memory] [--seconds S]
+//   [--fsync on|off (default off)] [--commit-interval-ms N (default 0)]`
 // Tandem's write path alone, in this process, without sockets: real rooms (RoomRegistry), real
 // LevelDB in a temp dir, updates shaped like the bench client's (one new key in a Y.Map each),
 // arriving on a real-time schedule. Reports CPU time (user + system, every thread: LevelDB's
@@ -26,7 +27,6 @@ const storage = flags.get('storage') ?? 'leveldb'
 const seconds = num(flags, 'seconds') ?? 8
 const fsync = flags.get('fsync') === 'on'
 const commitIntervalMs = num(flags, 'commit-interval-ms') ?? 0
-const levelOpts = JSON.parse(process.env.WP_LEVEL_OPTS ?? '{}')
 const shape = scenario === 'fanout' ? { rooms: 1, peers: 200, rate: 1 } : { rooms: 1000, peers: 4, rate: 2 }
 
 class CountingSocket implements PeerSocket {
@@ -57,7 +57,7 @@ function updatesOf(clientID: number, count: number): Uint8Array[] {
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'tandem-write-path-'))
-  const db = new Level<string, unknown>(join(dir, 'db'), { valueEncoding: 'json', ...levelOpts }) as RootDb
+  const db = new Level<string, unknown>(join(dir, 'db'), { valueEncoding: 'json' }) as RootDb
   await db.open()
   const store: DocStore = storage === 'memory' ? new MemoryDocStore() : new LevelDocStore(db, { sync: fsync })
   let writes = 0
