@@ -1,4 +1,5 @@
-// `node --import tsx bench/write-path.ts [--scenario rooms|fanout] [--storage leveldb|memory] [--seconds S]`
+// `node --import tsx bench/write-path.ts [--scenario rooms|fanout] [--storage leveldb|memory] [--seconds S]
+//   [--fsync on|off (default off)] [--commit-interval-ms N (default 0)]`
 // Tandem's write path alone, in this process, without sockets: real rooms (RoomRegistry), real
 // LevelDB in a temp dir, updates shaped like the bench client's (one new key in a Y.Map each),
 // arriving on a real-time schedule. Reports CPU time (user + system, every thread: LevelDB's
@@ -24,6 +25,8 @@ const flags = parseFlags(process.argv.slice(2))
 const scenario = flags.get('scenario') ?? 'rooms'
 const storage = flags.get('storage') ?? 'leveldb'
 const seconds = num(flags, 'seconds') ?? 8
+const fsync = flags.get('fsync') === 'on'
+const commitIntervalMs = num(flags, 'commit-interval-ms') ?? 0
 const shape = scenario === 'fanout' ? { rooms: 1, peers: 200, rate: 1 } : { rooms: 1000, peers: 4, rate: 2 }
 
 class CountingSocket implements PeerSocket {
@@ -56,7 +59,7 @@ async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'tandem-write-path-'))
   const db = new Level<string, unknown>(join(dir, 'db'), { valueEncoding: 'json' }) as RootDb
   await db.open()
-  const store: DocStore = storage === 'memory' ? new MemoryDocStore() : new LevelDocStore(db)
+  const store: DocStore = storage === 'memory' ? new MemoryDocStore() : new LevelDocStore(db, { sync: fsync })
   let writes = 0
   const append = store.append.bind(store)
   const appendMany = store.appendMany.bind(store)
@@ -73,6 +76,7 @@ async function main(): Promise<void> {
     compactThreshold: 500,
     maxBackpressureBytes: 1 << 30,
     unloadDelayMs: 60_000,
+    commitIntervalMs,
   })
   const perClient = Math.ceil(seconds * shape.rate) + 1
   const clients: { peer: Peer; room: Awaited<ReturnType<RoomRegistry['acquire']>>; updates: Uint8Array[] }[] = []
@@ -115,6 +119,8 @@ async function main(): Promise<void> {
     JSON.stringify({
       scenario,
       storage,
+      fsync,
+      commitIntervalMs,
       updates: sent,
       deliveries,
       framesSent: CountingSocket.frames,

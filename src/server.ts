@@ -130,6 +130,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     maxBackpressureBytes: config.maxBackpressureBytes,
     fullStateKeepMs: config.syncCacheMs,
     unloadDelayMs: config.roomUnloadDelayMs,
+    commitIntervalMs: config.commitIntervalMs,
     cluster: cluster && { bus: cluster.bus, leases: cluster.leases, remote, cycleIdPrefix: cluster.id },
   })
   lapsed.registry = registry

@@ -22,6 +22,8 @@ const COMPACT_LEASE_MS = 30_000
 export type RegistryOptions = Omit<RoomOptions, 'docId' | 'committer' | 'cluster'> & {
   unloadDelayMs: number
   committer?: GroupCommitter
+  /** least ms between the starts of two write cycles (GroupCommitOptions.minIntervalMs) */
+  commitIntervalMs?: number
   /** cluster mode: every loaded room follows its document on the bus */
   cluster?: { bus: DocBus; leases: Leases; remote: RemoteAwareness; cycleIdPrefix: string }
 }
@@ -38,7 +40,7 @@ export class RoomRegistry implements DocService {
 
   constructor(private readonly o: RegistryOptions) {
     const cluster = o.cluster && { cycleIdPrefix: o.cluster.cycleIdPrefix, publish: o.cluster.bus.publish.bind(o.cluster.bus) }
-    this.committer = o.committer ?? new GroupCommitter({ store: o.store, log: o.log, metrics: o.metrics, cluster })
+    this.committer = o.committer ?? new GroupCommitter({ store: o.store, log: o.log, metrics: o.metrics, cluster, minIntervalMs: o.commitIntervalMs })
   }
 
   get size(): number {

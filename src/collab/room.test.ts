@@ -305,6 +305,40 @@ describe('Group commit across rooms', () => {
     expect((await store.load('o/a/main')).lastSeq).toBe(1)
   })
 
+  it('with a commit interval, the first update after a quiet spell goes at once and what follows within the interval shares one cycle and one frame', async () => {
+    const store = new MemoryDocStore()
+    const committer = new GroupCommitter({ store, log: createLogger('silent'), metrics: createMetrics(), minIntervalMs: 1000 })
+    const entries: number[] = []
+    const realAppendMany = store.appendMany.bind(store)
+    store.appendMany = async (writes) => {
+      entries.push(writes.reduce((n, w) => n + w.entries.length, 0))
+      return realAppendMany(writes)
+    }
+    const { room, peer } = setup(store, 'o/a/main', committer)
+    const watcher = peer()
+    const start = performance.now()
+    await room.applyUpdate(insert('1', 1), 'ann', null)
+    expect(performance.now() - start).toBeLessThan(1000) // not held for the interval
+    expect(watcher.s.sent).toHaveLength(1)
+    const later = [room.applyUpdate(insert('2', 2), 'ann', null)]
+    await new Promise((r) => setTimeout(r, 20))
+    later.push(room.applyUpdate(insert('3', 3), 'bob', null))
+    await new Promise((r) => setTimeout(r, 20))
+    expect(entries).toEqual([1]) // both wait for the interval, unsent
+    expect(watcher.s.sent).toHaveLength(1)
+    await Promise.all(later)
+    expect(entries).toEqual([1, 2])
+    expect(watcher.s.sent).toHaveLength(2) // the two updates in one merged frame
+    const doc = new Y.Doc()
+    for (const f of watcher.s.sent) {
+      Y.applyUpdate(doc, (decodeMessage(f) as { update: Uint8Array }).update)
+    }
+    expect(doc.getText('t').toString()).toHaveLength(3)
+    const log: string[] = []
+    for await (const u of store.readLog('o/a/main')) log.push(u.user)
+    expect(log).toEqual(['ann', 'ann', 'bob'])
+  })
+
   it("one room failing after the write does not hold back the other rooms of the cycle", async () => {
     const store = new MemoryDocStore()
     const committer = new GroupCommitter({ store, log: createLogger('silent'), metrics: createMetrics() })
