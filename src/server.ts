@@ -173,6 +173,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     transportRef.current = collab.transport
     collabPort = collab.port
     opts.onCollabListening?.(collabPort)
+    await metrics.withDefaults()
     if (opts.api !== false) {
       const { startApiListener } = await import('./api/server.js')
       api = await startApiListener(deps)
