@@ -1,5 +1,6 @@
 // `node --import tsx bench/restart.ts [--peers tandem,yws,hocuspocus] [--rounds 10] [--docs 1000]
-//   [--doc-kb 100] [--touch 200] [--entry dist/tandem.mjs] [--no-build] [--cpus 0] [--keep DIR]`
+//   [--doc-kb 100] [--touch 200] [--entry dist/tandem.mjs] [--no-build] [--cpus 0] [--keep DIR]
+//   [--server-node-args --cpu-prof,--cpu-prof-dir=DIR]`
 // Restart time alone, repeated (the cold scenario measures it once per run, and a shared machine
 // swings one figure by 2-10x). Each peer gets `docs` documents of `doc-kb` written once; then, for
 // `rounds` rounds, peers interleaved: `touch` documents are opened whole (so the stop has loaded
@@ -62,7 +63,8 @@ async function main(): Promise<void> {
     for (const name of peers) {
       const dataDir = join(base, name)
       mkdirSync(dataDir, { recursive: true })
-      const peer = await startPeer(name, { dataDir, persistent: true, cpus, tandemEntry })
+      const nodeArgs = list(flags, 'server-node-args') ?? []
+      const peer = await startPeer(name, { dataDir, persistent: true, cpus, tandemEntry, nodeArgs })
       running.set(name, peer)
       log(`${name}: writing ${docs} documents of ${docKB} KB`)
       const seeded = await seedRooms(peer, names, seed, 20, false, ctx)
