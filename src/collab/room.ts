@@ -424,7 +424,8 @@ export class Room implements CommitSource {
       this.leave(peer)
       peer.close(code, reason)
     }
-    this.awareness.destroy()
+    // Destroys the awareness too (y-protocols listens for its document's destroy; room.test.ts
+    // checks it): destroying it first as well cost a second round of its events per room.
     this.doc.destroy()
   }
 }
