@@ -1,9 +1,12 @@
-# Production image: compiled JavaScript, production dependencies only, non-root, one data volume.
+# Production image: the bundle (dist/tandem.mjs and its chunks, scripts/bundle.ts), production
+# dependencies only (the bundle loads its native and asset-carrying packages from node_modules),
+# non-root, one data volume.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
 COPY src ./src
 COPY web ./web
 RUN npm run build && npm prune --omit=dev

@@ -43,7 +43,7 @@ async function main(argv: string[]): Promise<number> {
   const pinned = pin && pinSelf('1')
   const nofile = openFileLimit()
   if (nofile < size.rooms * size.clientsPerRoom + 500) log(`warning: ulimit -n is ${nofile}; raise it for this many clients`)
-  const entry = flags.has('no-build') ? join(ROOT, 'bin/tandem.js') : buildTandem(log)
+  const entry = flags.has('no-build') ? join(ROOT, 'bin/tandem.js') : await buildTandem(log)
   const out = flags.get('out') ?? join(ROOT, 'bench/results')
   mkdirSync(out, { recursive: true })
   const dataDir = mkdtempSync(join(tmpdir(), 'tandem-bench-collab-'))

@@ -12,7 +12,7 @@ rm -f $dir/$out.log $dir/$out.data
 npm run bench -- --peers tandem --server-node-args=--perf-basic-prof --out $dir/$out "$@" > $dir/$out.log 2>&1 &
 bpid=$!; sleep 2
 for i in $(seq 1 400); do grep -Eq '/tandem: [0-9]+ s' $dir/$out.log && break; sleep 0.25; done
-pid=$(pgrep -f "$root/bench/.build/dist/main.js" | head -1)
+pid=$(pgrep -f "$root/bench/.build/dist/tandem.mjs" | head -1)
 perf record -e cpu-clock -F 999 -g -p "$pid" -o $dir/$out.data -- sleep 6 > /dev/null 2>&1
 wait $bpid
 perf report -i $dir/$out.data --no-children --sort dso --stdio -g none 2>/dev/null | grep -v '^#' | grep -v '^$' | head -12 > $dir/$out.dso.txt

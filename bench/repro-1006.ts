@@ -9,7 +9,7 @@ import { buildTandem, startPeer } from './lib/peers.js'
 
 const n = Number(process.argv[2] ?? 50)
 const dataDir = mkdtempSync(join(tmpdir(), 'tandem-repro-1006-'))
-const peer = await startPeer('tandem', { dataDir, persistent: true, cpus: null, tandemEntry: buildTandem(() => {}) })
+const peer = await startPeer('tandem', { dataDir, persistent: true, cpus: null, tandemEntry: await buildTandem(() => {}) })
 const closed: string[] = []
 let shuttingDown = false
 const sockets: WebSocket[] = []

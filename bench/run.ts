@@ -24,7 +24,7 @@ const USAGE = `usage: npm run bench -- [options]
   --server-cpus L     taskset CPU list for the server (default 0)
   --client-cpus L     taskset CPU list for this load generator (default 1)
   --no-pin            no taskset pinning
-  --tandem-entry F    Tandem script to run (default: sources compiled into bench/.build/dist)
+  --tandem-entry F    Tandem script to run (default: the bundle built into bench/.build/dist)
   --no-build          run bin/tandem.js (through tsx) instead of compiling
   --server-node-args A  extra node flags for every server, comma separated (e.g. --cpu-prof)
   --out DIR           results directory (default bench/results)
@@ -140,8 +140,8 @@ async function main(argv: string[]): Promise<number> {
 
   let tandemEntry = flags.get('tandem-entry') ?? join(ROOT, 'bin/tandem.js')
   if (peers.some((p) => p.startsWith('tandem')) && !flags.has('tandem-entry') && !flags.has('no-build')) {
-    log('compiling Tandem into bench/.build/dist (as the production image runs it)')
-    tandemEntry = buildTandem(log)
+    log('bundling Tandem into bench/.build/dist (as the production image runs it)')
+    tandemEntry = await buildTandem(log)
   }
   const startedAt = new Date()
   const base = join(out, stamp(startedAt))

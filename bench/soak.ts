@@ -104,7 +104,7 @@ async function main(): Promise<void> {
     process.exit(2)
   }, limitMs).unref()
 
-  const entry = flags.has('no-build') ? join(ROOT, 'bin/tandem.js') : buildTandem(log)
+  const entry = flags.has('no-build') ? join(ROOT, 'bin/tandem.js') : await buildTandem(log)
   const dataDir = mkdtempSync(join(tmpdir(), 'tandem-soak-'))
   log(`soak: ${size.sockets} sockets on ${size.docs} documents at ${size.rate} update/s each, ${size.apiRps} API reads/s, ${durationMin} min (+${size.cooldownSec / 60} min cool-down)` + (arenas !== undefined ? `, MALLOC_ARENA_MAX=${arenas}` : ''))
   const { child, server } = await startServer(entry, dataDir, env, nodeArgs, extra)

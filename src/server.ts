@@ -5,7 +5,7 @@ import { Level } from 'level'
 import type { KeyRing } from './auth/keys.js'
 import { openKeyRing } from './auth/open-keys.js'
 import { REVOKE_PREFIX, RevocationList } from './auth/revocation.js'
-import { ClusterNode, type ClusterNodeOptions } from './cluster/node.js'
+import type { ClusterNode, ClusterNodeOptions } from './cluster/node.js'
 import { RemoteAwareness } from './cluster/remote-awareness.js'
 import { RoomRegistry } from './collab/registry.js'
 import type { RestRoutes } from './collab/rest.js'
@@ -96,6 +96,8 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
   const lapsed: { registry?: RoomRegistry } = {}
   if (config.redisUrl) {
     try {
+      // Imported only here: the Redis client is ~480 files, which a plain start never needs.
+      const { ClusterNode } = await import('./cluster/node.js')
       cluster = await ClusterNode.start({
         redisUrl: config.redisUrl,
         log,
@@ -173,6 +175,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     transportRef.current = collab.transport
     collabPort = collab.port
     opts.onCollabListening?.(collabPort)
+    await metrics.withDefaults()
     if (opts.api !== false) {
       const { startApiListener } = await import('./api/server.js')
       api = await startApiListener(deps)

@@ -126,6 +126,9 @@ describe.each(BACKENDS)('collab REST ($name)', (backend) => {
       const metrics = await (await fetch(`${h.httpUrl}/metrics`)).text()
       expect(metrics).toContain('tandem_ws_connections')
       expect(metrics).toContain('tandem_http_requests_total')
+      // process and Node.js defaults, registered after the listener came up (src/infra/metrics.ts)
+      expect(metrics).toContain('tandem_process_cpu_user_seconds_total')
+      expect(metrics).toContain('tandem_nodejs_heap_size_total_bytes')
       const jwks = (await (await fetch(`${h.httpUrl}/.well-known/jwks.json`)).json()) as { keys: Record<string, unknown>[] }
       expect(jwks.keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', kid: h.server.deps.keys.signingKid })
       expect(jwks.keys[0]).not.toHaveProperty('d')

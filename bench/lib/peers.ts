@@ -1,13 +1,14 @@
 // The servers under test, each started by the bench as its own process (pinned with taskset when
 // asked), on 127.0.0.1 and a free port, and stopped by it. The same client code drives all three;
 // only the URL, the framing and the token differ.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { mintToken } from '../../src/auth/capability.js'
 import { generateSigningJwk, keyRingFromJwks, loadKeyRing, type KeyRing } from '../../src/auth/keys.js'
+import { bundleServer } from '../../scripts/bundle.js'
 import { startPostgres, type PgServer } from '../../test/helpers/postgres.js'
 import type { Target } from './client.js'
 import { freePort } from '../../test/helpers/ports.js'
@@ -280,22 +281,15 @@ async function startRelay(opts: StartOptions): Promise<RunningPeer> {
 }
 
 /**
- * Compiles Tandem's sources into bench/.build/dist, as the production image runs them (no loader
- * in the server process). tsc emits despite type errors elsewhere in the tree; returns the entry,
- * or bin/tandem.js (tsx) when nothing was emitted.
+ * Bundles Tandem into bench/.build/dist as the production image runs it (`npm run build`:
+ * scripts/bundle.ts, no loader in the server process). Returns the bundle's entry, or bin/tandem.js
+ * (tsx) when the bundle could not be built.
  */
-export function buildTandem(log: (l: string) => void): string {
-  const outDir = join(ROOT, 'bench/.build/dist')
-  const entry = join(outDir, 'main.js')
+export async function buildTandem(log: (l: string) => void): Promise<string> {
   try {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', outDir, '--sourceMap', 'false'], {
-      cwd: ROOT,
-      stdio: 'ignore',
-    })
-  } catch {
-    // type errors in the tree do not stop the emit
+    return (await bundleServer(join(ROOT, 'bench/.build/dist'))).entry
+  } catch (err) {
+    log(`warning: could not bundle Tandem (${(err as Error).message}); running bin/tandem.js through tsx`)
+    return join(ROOT, 'bin/tandem.js')
   }
-  if (existsSync(entry) && statSync(entry).mtimeMs > Date.now() - 120_000) return entry
-  log('warning: could not compile Tandem; running bin/tandem.js through tsx')
-  return join(ROOT, 'bin/tandem.js')
 }

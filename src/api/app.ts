@@ -40,6 +40,7 @@ export function createApiApp(api: ApiContext, modules: RouteModule[] = V0_ROUTES
     ctx.body = { status: 'ok' }
   })
   root.get('metrics', '/metrics', async (ctx) => {
+    await deps.metrics.withDefaults()
     ctx.type = deps.metrics.registry.contentType
     ctx.body = await deps.metrics.registry.metrics()
   })

@@ -193,20 +193,23 @@ export class RoomRegistry implements DocService {
     this.unloadTimers.clear()
     await Promise.allSettled([...this.loading.values()])
     const rooms = [...this.rooms.values()]
-    // A store that keeps failing must not hang shutdown forever: wait a bounded time, and say
-    // which documents could not be written.
-    await Promise.all(
-      rooms.map(async (r) => {
-        let timer: NodeJS.Timeout | undefined
-        const gaveUp = new Promise<'timeout'>((res) => (timer = setTimeout(() => res('timeout'), SHUTDOWN_FLUSH_MS)))
-        const outcome = await Promise.race([r.flushed().then(() => 'ok' as const), gaveUp]).catch((err) => {
+    // A store that keeps failing must not hang shutdown forever: wait a bounded time (one timer
+    // for all rooms, not one each), and say which documents could not be written.
+    const unwritten = new Set(rooms)
+    let timer: NodeJS.Timeout | undefined
+    const gaveUp = new Promise<void>((res) => (timer = setTimeout(res, SHUTDOWN_FLUSH_MS)))
+    const flushes = rooms.map((r) =>
+      r.flushed().then(
+        () => unwritten.delete(r),
+        (err: unknown) => {
+          unwritten.delete(r)
           this.o.log.error({ err, docId: r.docId }, 'flush on shutdown failed')
-          return 'error' as const
-        })
-        clearTimeout(timer)
-        if (outcome === 'timeout') this.o.log.error({ docId: r.docId }, 'shutdown: updates could not be written in time')
-      }),
+        },
+      ),
     )
+    await Promise.race([Promise.all(flushes), gaveUp])
+    clearTimeout(timer)
+    for (const r of unwritten) this.o.log.error({ docId: r.docId }, 'shutdown: updates could not be written in time')
     for (const r of rooms) {
       await this.unlink(r.docId)
       r.destroy(code, reason)

@@ -61,6 +61,17 @@ const insert = (text: string, clientID: number) => {
 }
 
 describe('Room', () => {
+  it('destroy closes every peer with the code and destroys the document and its awareness (its check timer with it)', () => {
+    const { room, peer } = setup()
+    const a = peer()
+    let awarenessDestroyed = 0
+    room.awareness.on('destroy', () => awarenessDestroyed++)
+    room.destroy(1001, 'bye')
+    expect(a.s.closedWith).toBe(1001)
+    expect(room.doc.isDestroyed).toBe(true)
+    expect(awarenessDestroyed).toBe(1)
+  })
+
   it('writes a tick of updates in one batch, then sends one merged message to everyone', async () => {
     const { room, store, peer } = setup()
     const a = peer()

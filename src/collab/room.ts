@@ -94,6 +94,8 @@ export class Room implements CommitSource {
     // removed when it leaves; every change goes out to every peer (the sender too: its own echo
     // is what keeps a quiet provider from timing out).
     this.awareness.on('update', ({ added, updated, removed }: Record<string, number[]>, origin: unknown) => {
+      // destroy() clears the local state: nobody is left to tell (a thousand rooms at shutdown)
+      if (this.destroyed) return
       const changed = [...added!, ...updated!, ...removed!]
       if (isPeer(origin)) {
         if (added!.length > 0) for (const id of added!) origin.awarenessIds.add(id)
@@ -446,7 +448,8 @@ export class Room implements CommitSource {
       peer.close(code, reason)
     }
     this.fullState.invalidate()
-    this.awareness.destroy()
+    // Destroys the awareness too (y-protocols listens for its document's destroy; room.test.ts
+    // checks it): destroying it first as well cost a second round of its events per room.
     this.doc.destroy()
   }
 }

@@ -1,11 +1,27 @@
 // Prometheus metrics, one registry per server instance (tests run several servers in one process).
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+// prom-client's parts are imported one by one and its process/Node.js default metrics on first
+// use: the whole package (Pushgateway with http/https/zlib, @opentelemetry/api for the CPU
+// counter, event-loop and GC observers) cost ~40 ms of CPU before a start accepted a socket.
+import Counter from 'prom-client/lib/counter.js'
+import Gauge from 'prom-client/lib/gauge.js'
+import Histogram from 'prom-client/lib/histogram.js'
+import Registry from 'prom-client/lib/registry.js'
 
 export function createMetrics() {
   const registry = new Registry()
-  collectDefaultMetrics({ register: registry, prefix: 'tandem_' })
+  let defaults: Promise<void> | undefined
   const m = {
     registry,
+    /**
+     * Registers the default metrics once (the server does it right after the collab listener is
+     * up); a scrape awaits it, so no exposition ever lacks them.
+     */
+    withDefaults(): Promise<void> {
+      defaults ??= import('prom-client/lib/defaultMetrics.js').then(({ default: collectDefaultMetrics }) => {
+        collectDefaultMetrics({ register: registry, prefix: 'tandem_' })
+      })
+      return defaults
+    },
     connections: new Gauge({ name: 'tandem_ws_connections', help: 'open WebSocket connections', registers: [registry] }),
     rooms: new Gauge({ name: 'tandem_rooms_loaded', help: 'rooms loaded in memory', registers: [registry] }),
     messagesIn: new Counter({ name: 'tandem_ws_messages_in_total', help: 'WebSocket messages received', labelNames: ['type'] as const, registers: [registry] }),

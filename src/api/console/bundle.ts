@@ -5,11 +5,21 @@
 import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
-import { join, relative } from 'node:path'
+import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-/** The package root, from src/api/console/ (tsx) or dist/api/console/ (compiled) alike. */
-export const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+/**
+ * The package root: the nearest directory up with a package.json, from src/api/console/ (tsx) and
+ * from dist/ (the bundle, where this module's own place says nothing about the tree) alike.
+ */
+export const PACKAGE_ROOT = packageRoot(dirname(fileURLToPath(import.meta.url)))
+
+function packageRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir
+    if (dirname(dir) === dir) return from
+  }
+}
 /** Bump when the build options change, so old bundles count as stale. */
 const BUILD_VERSION = 1
 const FILES = ['index.html', 'app.js', 'app.css'] as const

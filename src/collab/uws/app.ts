@@ -43,7 +43,16 @@ export async function startCollabListener(d: CollabListenerDeps): Promise<Collab
   })
   app.get('/metrics', (res) => {
     const reply = new Reply(res)
-    void d.metrics.registry.metrics().then((text) => reply.send(200, text, d.metrics.registry.contentType))
+    void d.metrics
+      .withDefaults()
+      .then(() => d.metrics.registry.metrics())
+      .then(
+        (text) => reply.send(200, text, d.metrics.registry.contentType),
+        (err: unknown) => {
+          d.log.error({ err }, 'metrics exposition failed')
+          reply.json(500, { error: 'internal error', code: 'internal' })
+        },
+      )
   })
   app.get('/.well-known/jwks.json', (res) => {
     new Reply(res).json(200, d.keys.jwks, { 'cache-control': 'max-age=300' })

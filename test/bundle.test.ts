@@ -1,0 +1,134 @@
+// The production bundle (scripts/bundle.ts: what `npm run build`, the image and the bench run): it
+// keeps what a plain start does not need behind dynamic imports, and the bundled server serves a
+// document to real providers, the API, and a PGlite database through the worker's own entry, and
+// keeps the document across a graceful restart.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import WebSocket from 'ws'
+import { WebsocketProvider } from 'y-websocket'
+import * as Y from 'yjs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bundleServer, ROOT, type Bundle } from '../scripts/bundle.js'
+import { mintToken } from '../src/auth/capability.js'
+import { loadKeyRing } from '../src/auth/keys.js'
+import { DEMO_DATABASE_ID } from '../src/databases/demo.js'
+import { eventually } from './helpers/tandem.js'
+
+let dir: string
+let bundle: Bundle
+beforeAll(async () => {
+  // Inside the repository: the bundle loads its external packages from node_modules up the tree.
+  await mkdir(join(ROOT, 'test-artifacts'), { recursive: true })
+  dir = await mkdtemp(join(ROOT, 'test-artifacts', 'server-bundle-'))
+  bundle = await bundleServer(join(dir, 'dist'))
+}, 60_000)
+afterAll(async () => rm(dir, { recursive: true, force: true }))
+
+/** Output files a start reaches through static imports alone, from the output holding `input`. */
+function staticallyLoaded(b: Bundle, input: string): Set<string> {
+  const outputs = b.metafile.outputs
+  const start = Object.keys(outputs).find((o) => outputs[o]!.inputs[input])
+  expect(start, `no output holds ${input}`).toBeDefined()
+  const seen = new Set<string>()
+  const visit = (o: string) => {
+    if (seen.has(o)) return
+    seen.add(o)
+    for (const i of outputs[o]!.imports) if (!i.external && i.kind === 'import-statement') visit(i.path)
+  }
+  visit(start!)
+  return seen
+}
+
+describe('production bundle', () => {
+  it('loads on a plain start neither the cluster (Redis), PostgreSQL, the API listener, history nor the default metrics, only the collab path', () => {
+    const loaded = new Set<string>()
+    for (const entry of ['src/main.ts', 'src/cli/serve.ts']) {
+      for (const o of staticallyLoaded(bundle, entry)) for (const input of Object.keys(bundle.metafile.outputs[o]!.inputs)) loaded.add(input)
+    }
+    const has = (prefix: string) => [...loaded].some((i) => i.startsWith(prefix))
+    for (const needed of ['src/server.ts', 'src/collab/uws/app.ts', 'src/collab/room.ts', 'node_modules/classic-level/', 'node_modules/yjs/']) expect(has(needed), needed).toBe(true)
+    for (const lazy of ['node_modules/@redis/', 'node_modules/pg/', 'src/cluster/node.ts', 'src/pg/open.ts', 'src/pg/migrate.ts', 'src/api/server.ts', 'node_modules/koa/', 'src/history/service.ts', 'src/databases/', 'node_modules/prom-client/lib/pushgateway.js', 'node_modules/prom-client/lib/defaultMetrics.js', 'node_modules/@opentelemetry/']) {
+      expect(has(lazy), lazy).toBe(false)
+    }
+    expect(bundle.files).toContain('tandem.mjs')
+    expect(bundle.files).toContain('pglite-worker.mjs')
+  })
+
+  it('serves a document to providers, the API and a PGlite database, and keeps the document across a SIGTERM restart', async () => {
+    const dataDir = join(dir, 'data')
+    const first = await serve(dataDir, '--demo')
+    let second: Serving | undefined
+    const docs = [new Y.Doc(), new Y.Doc()]
+    const providers: WebsocketProvider[] = []
+    try {
+      const apiKey = /demo api key: (\S+)/.exec(first.output())![1]!
+      const tables = await fetch(`http://127.0.0.1:${first.apiPort}/api/v0/databases/${DEMO_DATABASE_ID}/data`, { headers: { 'x-api-key': apiKey } })
+      expect(tables.status).toBe(200)
+      expect(((await tables.json()) as { tables: { name: string }[] }).tables.map((t) => t.name)).toEqual(['customers', 'orders'])
+
+      const { token } = await mintToken(await loadKeyRing(dataDir, ''), { org: 'o', doc: 'bundled', sub: 'ann@example.com', acc: 'rw', ttlSec: 600 })
+      const connect = (port: number, d: Y.Doc) => {
+        const p = new WebsocketProvider(`ws://127.0.0.1:${port}/o`, 'bundled', d, {
+          params: { yauth: token },
+          WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket,
+          disableBc: true,
+        })
+        providers.push(p)
+        return p
+      }
+      connect(first.collabPort, docs[0]!)
+      connect(first.collabPort, docs[1]!)
+      await eventually(() => expect(providers.every((p) => p.synced)).toBe(true), 20_000)
+      docs[0]!.getText('t').insert(0, 'written through the bundle')
+      await eventually(() => expect(docs[1]!.getText('t').toString()).toBe('written through the bundle'))
+      for (const p of providers) p.destroy()
+
+      await first.stop()
+      expect(first.child.exitCode).toBe(0)
+      second = await serve(dataDir)
+      const fresh = new Y.Doc()
+      connect(second.collabPort, fresh)
+      await eventually(() => expect(fresh.getText('t').toString()).toBe('written through the bundle'), 20_000)
+    } finally {
+      for (const p of providers) p.destroy()
+      await first.stop()
+      await second?.stop()
+    }
+  }, 90_000)
+})
+
+interface Serving {
+  child: ChildProcess
+  collabPort: number
+  apiPort: number
+  output(): string
+  stop(): Promise<void>
+}
+
+/** `node dist/tandem.mjs serve` on port 0; resolves once both listeners (and `--demo`) are up. */
+async function serve(dataDir: string, ...args: string[]): Promise<Serving> {
+  const child = spawn(process.execPath, [bundle.entry, 'serve', '--data-dir', dataDir, '--collab-port', '0', '--api-port', '0', '--log-level', 'warn', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  child.stdout!.on('data', (d) => (out += d))
+  child.stderr!.on('data', (d) => (out += d))
+  const exited = new Promise<void>((r) => child.once('exit', () => r()))
+  const ready = args.includes('--demo') ? /demo asset: database/ : /api listening/
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', () => ready.test(out) && resolve())
+    void exited.then(() => reject(new Error(`bundled tandem exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${out}`)))
+  })
+  const port = (name: string) => Number(new RegExp(`${name} listening on http://[^:]+:(\\d+)`).exec(out)![1])
+  return {
+    child,
+    collabPort: port('collab'),
+    apiPort: port('api'),
+    output: () => out,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+      await exited
+    },
+  }
+}
