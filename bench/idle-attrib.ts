@@ -234,7 +234,7 @@ function heapSnapshot(pid: number, dir: string): Promise<void> {
 
 const dataDir = mkdtempSync(join(tmpdir(), 'idle-attrib-'))
 const snapDir = flag('heap-snapshot') ? dataDir : ''
-const entry = peerName.startsWith('tandem') ? buildTandem((l) => console.error(l)) : undefined
+const entry = peerName.startsWith('tandem') ? await buildTandem((l) => console.error(l)) : undefined
 const peer = await startPeer(peerName, {
   dataDir,
   persistent: false,

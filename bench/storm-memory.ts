@@ -50,7 +50,7 @@ async function main(argv: string[]): Promise<void> {
   const probe = join(dir, 'probe.jsonl')
   process.env.TANDEM_MEM_PROBE = probe
   pinSelf('1')
-  const entry = peerName.startsWith('tandem') ? buildTandem(log) : undefined
+  const entry = peerName.startsWith('tandem') ? await buildTandem(log) : undefined
   const peer = await startPeer(peerName, {
     dataDir: join(dir, 'data'),
     persistent: false,
