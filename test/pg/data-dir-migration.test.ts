@@ -164,8 +164,10 @@ describe('tandem migrate', () => {
       (SELECT count(*)::int FROM resumed.doc_updates u WHERE NOT EXISTS (SELECT 1 FROM resumed.doc_snapshots s WHERE s.doc_id = u.doc_id)) AS unfinished_rows`)
     expect(partial.rows[0].docs).toBeGreaterThan(20)
     expect(partial.rows[0].docs).toBeLessThan(50)
-    // the document cut short holds part of its log and no snapshot yet
-    expect(partial.rows[0].unfinished_rows).toBeGreaterThanOrEqual(6)
+    // the document cut short holds its first two chunks of 3 and no snapshot yet (the second chunk
+    // may be short: how many updates each document's log kept depends on write-cycle timing)
+    expect(partial.rows[0].unfinished_rows).toBeGreaterThan(3)
+    expect(partial.rows[0].unfinished_rows).toBeLessThanOrEqual(6)
 
     const again = await migrate('resumed', { chunkEntries: 3 })
     expect(again.out).toMatch(/already complete/)
