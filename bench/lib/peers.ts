@@ -198,20 +198,27 @@ async function startTandem(opts: StartOptions & { postgresUrl?: string }, name: 
   const port = Number(match[2])
   // Signing keys are created in the data dir on first start; the bench signs with the same code.
   keys ??= await loadKeyRing(opts.dataDir, '')
+  const ring = keys
+  const target: RunningPeer['target'] = async (org, doc, user) => {
+    const { token } = await mintToken(ring, { sub: user, org, doc, acc: 'rw', ttlSec: 3600 })
+    return { url: `ws://${host}:${port}/${org}/${doc}?yauth=${token}`, dialect: 'yws', docName: `${org}/${doc}`, token }
+  }
+  return runningPeer(name, child, port, target, () => startTandem(opts, name), peerVersion('tandem'))
+}
+
+/** A started server as the scenarios see it; `again` starts it anew on the same data dir. */
+function runningPeer(name: PeerName, child: ChildProcess, port: number, target: RunningPeer['target'], again: () => Promise<RunningPeer>, version = peerVersion(name)): RunningPeer {
   return {
     name,
-    version: peerVersion('tandem'),
+    version,
     pid: child.pid!,
     port,
-    async target(org, doc, user) {
-      const { token } = await mintToken(keys, { sub: user, org, doc, acc: 'rw', ttlSec: 3600 })
-      return { url: `ws://${host}:${port}/${org}/${doc}?yauth=${token}`, dialect: 'yws', docName: `${org}/${doc}`, token }
-    },
+    target,
     stop: () => stopChild(child),
     killNow: killNow(child),
     async restart() {
       await stopChild(child)
-      return startTandem(opts, name)
+      return again()
     },
   }
 }
@@ -221,21 +228,7 @@ async function startYws(opts: StartOptions): Promise<RunningPeer> {
   const env: NodeJS.ProcessEnv = { HOST: '127.0.0.1', PORT: String(port) }
   if (opts.persistent) env.YPERSISTENCE = opts.dataDir
   const { child } = await spawnNode([join(ROOT, 'node_modules/y-websocket-server-legacy/bin/server.js')], env, opts, /running at/)
-  return {
-    name: 'yws',
-    version: peerVersion('yws'),
-    pid: child.pid!,
-    port,
-    async target(org, doc) {
-      return { url: `ws://127.0.0.1:${port}/${org}/${doc}`, dialect: 'yws', docName: `${org}/${doc}`, token: '' }
-    },
-    stop: () => stopChild(child),
-    killNow: killNow(child),
-    async restart() {
-      await stopChild(child)
-      return startYws(opts)
-    },
-  }
+  return runningPeer('yws', child, port, async (org, doc) => ({ url: `ws://127.0.0.1:${port}/${org}/${doc}`, dialect: 'yws', docName: `${org}/${doc}`, token: '' }), () => startYws(opts))
 }
 
 async function startHocuspocus(opts: StartOptions): Promise<RunningPeer> {
@@ -243,41 +236,14 @@ async function startHocuspocus(opts: StartOptions): Promise<RunningPeer> {
   if (opts.persistent) args.push('--data-dir', opts.dataDir)
   const { child, match } = await spawnNode(args, {}, opts, /listening on http:\/\/127\.0\.0\.1:(\d+)/)
   const port = Number(match[1])
-  return {
-    name: 'hocuspocus',
-    version: peerVersion('hocuspocus'),
-    pid: child.pid!,
-    port,
-    async target(org, doc, user) {
-      return { url: `ws://127.0.0.1:${port}/`, dialect: 'hocuspocus', docName: `${org}/${doc}`, token: `bench-${user}` }
-    },
-    stop: () => stopChild(child),
-    killNow: killNow(child),
-    async restart() {
-      await stopChild(child)
-      return startHocuspocus(opts)
-    },
-  }
+  const target: RunningPeer['target'] = async (org, doc, user) => ({ url: `ws://127.0.0.1:${port}/`, dialect: 'hocuspocus', docName: `${org}/${doc}`, token: `bench-${user}` })
+  return runningPeer('hocuspocus', child, port, target, () => startHocuspocus(opts))
 }
 
 async function startRelay(opts: StartOptions): Promise<RunningPeer> {
   const { child, match } = await spawnNode([join(ROOT, 'bench/peers/uws-relay.mjs'), '--port', '0'], {}, opts, /listening on http:\/\/127\.0\.0\.1:(\d+)/)
   const port = Number(match[1])
-  return {
-    name: 'relay',
-    version: peerVersion('relay'),
-    pid: child.pid!,
-    port,
-    async target(org, doc) {
-      return { url: `ws://127.0.0.1:${port}/${org}/${doc}`, dialect: 'yws', docName: `${org}/${doc}`, token: '' }
-    },
-    stop: () => stopChild(child),
-    killNow: killNow(child),
-    async restart() {
-      await stopChild(child)
-      return startRelay(opts)
-    },
-  }
+  return runningPeer('relay', child, port, async (org, doc) => ({ url: `ws://127.0.0.1:${port}/${org}/${doc}`, dialect: 'yws', docName: `${org}/${doc}`, token: '' }), () => startRelay(opts))
 }
 
 /**
