@@ -26,16 +26,21 @@ describe('FullStateCache', () => {
     expect(e.count()).toBe(2)
   })
 
-  it('keeps the frame for keepMs after the last join, for the next one, then drops it', () => {
+  it('keeps nothing for a document joined once; once joins repeat within keepMs it keeps the frame for keepMs after the last, then drops it', () => {
     vi.useFakeTimers()
     const e = counting()
     const c = new FullStateCache(e.encode, 1000)
     c.acquire()
     c.release()
+    expect(c.held).toBe(false) // one join: no second copy of the document
+    vi.advanceTimersByTime(500)
+    c.acquire() // a second join within keepMs of the first: joins repeat
+    expect(e.count()).toBe(2)
+    c.release()
     vi.advanceTimersByTime(900)
     expect(c.held).toBe(true)
     c.acquire() // a join within the window: no encode, and the window restarts when it is sent
-    expect(e.count()).toBe(1)
+    expect(e.count()).toBe(2)
     vi.advanceTimersByTime(5000)
     expect(c.held).toBe(true) // never dropped while a join is sending it
     c.release()
@@ -43,8 +48,26 @@ describe('FullStateCache', () => {
     expect(c.held).toBe(true)
     vi.advanceTimersByTime(1)
     expect(c.held).toBe(false)
+    vi.advanceTimersByTime(5000)
+    c.acquire() // long after the last join: a single join again
+    expect(e.count()).toBe(3)
+    c.release()
+    expect(c.held).toBe(false)
+  })
+
+  it('keeps the frame after joins that overlapped, even the first ones', () => {
+    vi.useFakeTimers()
+    const e = counting()
+    const c = new FullStateCache(e.encode, 1000)
     c.acquire()
-    expect(e.count()).toBe(2)
+    vi.advanceTimersByTime(5000) // the first join is still sending when the second comes
+    c.acquire()
+    c.release()
+    c.release()
+    expect(e.count()).toBe(1)
+    expect(c.held).toBe(true)
+    vi.advanceTimersByTime(1000)
+    expect(c.held).toBe(false)
   })
 
   it('after a change the next join gets a fresh encoding; joins still sending keep the old one', () => {

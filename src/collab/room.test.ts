@@ -150,14 +150,19 @@ describe('Room', () => {
 })
 
 describe('Room sync for new clients', () => {
-  it('encodes the full state once for the empty clients joining within sync-cache-ms, until the document changes', async () => {
+  it('once empty clients join repeatedly within sync-cache-ms, they share one encoding of the full state, until the document changes', async () => {
     const { room, peer } = setup(undefined, undefined, undefined, 60_000)
     await room.applyUpdate(insert('large document', 1), 'ann', null)
     const a = peer()
     const b = peer()
+    const b2 = peer()
     await room.answerSyncStep1(a.p, Uint8Array.of(0))
+    expect(room.holdsFullState).toBe(false) // joined once: no copy kept
     await room.answerSyncStep1(b.p, Uint8Array.of(0))
-    expect(a.s.sent[0]).toBe(b.s.sent[0])
+    expect(room.holdsFullState).toBe(true) // joins repeat
+    await room.answerSyncStep1(b2.p, Uint8Array.of(0))
+    expect(b.s.sent[0]).toBe(b2.s.sent[0])
+    expect(a.s.sent[0]).toEqual(b.s.sent[0])
     await room.applyUpdate(insert('more', 2), 'bob', null)
     const c = peer()
     await room.answerSyncStep1(c.p, Uint8Array.of(0))
