@@ -3,35 +3,27 @@
 // is noticed and read back from storage; Redis killed and restarted loses nothing: held cycles go
 // out after the restart and every follower resyncs.
 import { createClient } from '@redis/client'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { pino } from 'pino'
 import { DocBus } from '../../src/cluster/bus.js'
 import { keys } from '../../src/cluster/keys.js'
 import { MemoryDocStore } from '../../src/storage/memory.js'
-import { freePort } from '../helpers/redis.js'
-import { startRedis, type RedisServer } from '../helpers/redis.js'
+import { freePort, redisPerFile } from '../helpers/redis.js'
 import { HeadLocks, metricValue, startNode, type TestNode, until } from './bus-node.js'
 
-let redis: RedisServer
+const redis = redisPerFile()
 const nodes: TestNode[] = []
 let store: MemoryDocStore
 let locks: HeadLocks
 
-beforeAll(async () => {
-  redis = await startRedis()
-})
-afterAll(async () => {
-  await redis.close()
-})
 afterEach(async () => {
   for (const n of nodes.splice(0)) await n.close()
-  if (!redis.running) await redis.start()
 })
 
 async function node(id: string): Promise<TestNode> {
   store ??= new MemoryDocStore()
   // A generous grace period: on a loaded 2-core CI machine a delivery can be late without being lost.
-  const n = await startNode(id, redis.url, store, locks, 1_000)
+  const n = await startNode(id, redis().url, store, locks, 1_000)
   nodes.push(n)
   return n
 }
@@ -42,7 +34,7 @@ function fresh(): void {
 }
 
 async function numsub(channel: string): Promise<number> {
-  const c = createClient({ url: redis.url })
+  const c = createClient({ url: redis().url })
   await c.connect()
   try {
     const r = (await c.pubSubNumSub(channel)) as Record<string, number>
@@ -156,7 +148,7 @@ describe('DocBus', () => {
     await until('b has the first', () => b.text(doc) === 'before ')
     // Cut b's subscription connection and keep it from coming back while a publishes: with the
     // default user switched off, new connections cannot authenticate (open ones keep working).
-    const admin = createClient({ url: redis.url })
+    const admin = createClient({ url: redis().url })
     await admin.connect()
     await admin.sendCommand(['ACL', 'SETUSER', 'default', 'off'])
     try {
@@ -189,7 +181,7 @@ describe('DocBus', () => {
     await (await a.write(doc, 'start ')).published
     await until('b has start', () => b.text(doc) === 'start ')
 
-    await redis.kill()
+    await redis().kill()
     await until('a sees Redis gone', () => !a.bus.ready)
     let acked = 0
     const held = []
@@ -202,7 +194,7 @@ describe('DocBus', () => {
     expect(a.bus.pending).toBeGreaterThan(0)
     expect(await metricValue(a.registry, 'tandem_bus_connected')).toBe(0)
 
-    await redis.start()
+    await redis().start()
     await Promise.all(held)
     expect(acked).toBe(10)
     await until('both ready', () => a.bus.ready && b.bus.ready)
@@ -220,14 +212,14 @@ describe('DocBus', () => {
     const [a, b] = [await node('a'), await node('b')]
     await a.follow(doc)
     await (await a.write(doc, 'before ')).published
-    await redis.kill()
+    await redis().kill()
     await until('b sees Redis gone', () => !b.bus.ready)
     let followed = false
     const following = b.follow(doc).then(() => (followed = true)) // loads 'before ', then waits for Redis
     const during = await a.write(doc, 'during ') // committed while Redis is down, held unacknowledged
     await new Promise((r) => setTimeout(r, 200))
     expect(followed).toBe(false)
-    await redis.start()
+    await redis().start()
     await following
     await during.published
     await until('b caught up', () => b.text(doc) === 'before during ')

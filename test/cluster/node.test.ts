@@ -3,34 +3,27 @@
 import { createClient } from '@redis/client'
 import { pino } from 'pino'
 import { Registry } from 'prom-client'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { ClusterNode } from '../../src/cluster/node.js'
-import { freePort, startRedis, type RedisServer } from '../helpers/redis.js'
+import { freePort, redisPerFile } from '../helpers/redis.js'
 import { metricValue, until } from './bus-node.js'
 
 const log = pino({ level: 'silent' })
-let redis: RedisServer
+const redis = redisPerFile()
 const nodes: ClusterNode[] = []
 
-beforeAll(async () => {
-  redis = await startRedis()
-})
-afterAll(async () => {
-  await redis.close()
-})
 afterEach(async () => {
   for (const n of nodes.splice(0)) await n.close()
-  if (!redis.running) await redis.start()
 })
 
 async function start(nodeId: string, extra: Partial<Parameters<typeof ClusterNode.start>[0]> = {}): Promise<ClusterNode> {
-  const n = await ClusterNode.start({ redisUrl: redis.url, log, nodeId, heartbeatTtlMs: 3_000, heartbeatEveryMs: 500, pollMs: 200, ...extra })
+  const n = await ClusterNode.start({ redisUrl: redis().url, log, nodeId, heartbeatTtlMs: 3_000, heartbeatEveryMs: 500, pollMs: 200, ...extra })
   nodes.push(n)
   return n
 }
 
 async function clientNames(): Promise<string[]> {
-  const c = createClient({ url: redis.url })
+  const c = createClient({ url: redis().url })
   await c.connect()
   try {
     return (await c.clientList()).map((x) => x.name).filter((n) => n.startsWith('tandem'))
@@ -64,10 +57,10 @@ describe('ClusterNode', () => {
     const registry = new Registry()
     const a = await start('a', { registry })
     expect(a.ready).toBe(true)
-    await redis.kill()
+    await redis().kill()
     await until('not ready', () => !a.ready)
     expect(await metricValue(registry, 'tandem_bus_connected')).toBe(0)
-    await redis.start()
+    await redis().start()
     await until('ready again', () => a.ready)
     expect(await metricValue(registry, 'tandem_bus_connected')).toBe(1)
     // Its heartbeat is back too.
@@ -78,9 +71,9 @@ describe('ClusterNode', () => {
   })
 
   it('closes (drains) even while Redis is down, holding a lease', async () => {
-    const a = await ClusterNode.start({ redisUrl: redis.url, log, nodeId: 'a' }) // offline queue as in production
+    const a = await ClusterNode.start({ redisUrl: redis().url, log, nodeId: 'a' }) // offline queue as in production
     expect(await a.leases.tryAcquire('job:x', 60_000)).not.toBeNull()
-    await redis.kill()
+    await redis().kill()
     await until('not ready', () => !a.ready)
     const closed = a.close().then(() => true)
     // Best-effort deregistration and release give up after a second each; the lease just expires.

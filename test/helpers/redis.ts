@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { freePort, waitForPort } from './ports.js'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { afterAll, afterEach, beforeAll } from 'vitest'
 
 export interface RedisServer {
   port: number
@@ -77,4 +78,23 @@ export async function startRedis(opts: RedisOptions = {}): Promise<RedisServer> 
     },
   }
   return server
+}
+
+/**
+ * One redis-server for a test file: started before its tests, closed after them, and started
+ * again after any test that stopped or killed it. Call it at the top level before the file's own
+ * afterEach: vitest runs after-hooks in reverse, so a test's clients close before Redis is back.
+ */
+export function redisPerFile(opts: RedisOptions = {}): () => RedisServer {
+  let server: RedisServer | undefined
+  beforeAll(async () => {
+    server = await startRedis(opts)
+  })
+  afterAll(async () => {
+    await server?.close()
+  })
+  afterEach(async () => {
+    if (server && !server.running) await server.start()
+  })
+  return () => server!
 }
