@@ -311,6 +311,18 @@ describe.skipIf(!hasChromium())('web console', () => {
   })
 })
 
+const CLOSE_TOKEN_EXPIRED = 4401
+const CLOSE_RECORDER = `{
+  const Native = window.WebSocket
+  window.__closes = []
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args)
+      this.addEventListener('close', (e) => window.__closes.push({ code: e.code, reason: e.reason }))
+    }
+  }
+}`
+
 describe.skipIf(!hasChromium())('web console token renewal', () => {
   let short: Harness
   let shortBase: string
@@ -328,6 +340,8 @@ describe.skipIf(!hasChromium())('web console token renewal', () => {
 
   async function open() {
     const tab = await newTab(browser)
+    // Close codes as the page saw them (playwright reports only that a socket closed).
+    await tab.context.addInitScript(CLOSE_RECORDER)
     const sockets: { opened: number; closed?: number }[] = []
     tab.page.on('websocket', (ws) => {
       const s: { opened: number; closed?: number } = { opened: Date.now() }
@@ -374,8 +388,15 @@ describe.skipIf(!hasChromium())('web console token renewal', () => {
     await eventually(() => expect(live.mints.length).toBeGreaterThanOrEqual(2), 15_000)
     expect(live.mints[1]! - live.mints[0]!).toBeLessThan(10_000)
     await new Promise((r) => setTimeout(r, Math.max(0, live.openedAt + 11_000 - Date.now())))
-    expect(live.sockets).toHaveLength(1)
-    expect(live.sockets[0]!.closed).toBeUndefined()
+    // One socket is open, and it was opened on the first token: the in-band refresh carried it past
+    // that token's expiry. Nothing was closed for expiry. (A socket this uWS build drops with 1006
+    // right after an asynchronous upgrade, 1 in ~300, reconnects on the first token and still counts.)
+    const closes = (await live.page.evaluate('window.__closes')) as { code: number; reason: string }[]
+    const seenBy = JSON.stringify({ closes, sockets: live.sockets, mints: live.mints })
+    expect(closes.filter((c) => c.code === CLOSE_TOKEN_EXPIRED), seenBy).toEqual([])
+    const stillOpen = live.sockets.filter((s) => s.closed === undefined)
+    expect(stillOpen, seenBy).toHaveLength(1)
+    expect(stillOpen[0]!.opened, seenBy).toBeLessThan(live.mints[1]!)
     await type(live.page, ' Still live after expiry.')
     await eventually(async () => expect(await shortText()).toContain('Still live after expiry.'))
 
