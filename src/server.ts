@@ -56,8 +56,9 @@ export interface TandemServer {
   /**
    * Idempotent. Stop accepting, flush every room, close sockets with `code` (1001 by default;
    * a draining cluster node uses 1012 so providers reconnect to another node), close storage.
+   * `exiting`: the process ends right after, so loaded documents are left to its exit.
    */
-  close(code?: number, reason?: string): Promise<void>
+  close(code?: number, reason?: string, opts?: { exiting?: boolean }): Promise<void>
 }
 
 /** Collab REST routes every server mounts; history routes register here too. */
@@ -221,7 +222,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     registry,
     store,
     cluster,
-    close(code: number = CLOSE.goingAway, reason = 'server shutting down') {
+    close(code: number = CLOSE.goingAway, reason = 'server shutting down', opts: { exiting?: boolean } = {}) {
       closing ??= (async () => {
         collab!.stopListening()
         await revocations.stop()
@@ -230,7 +231,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
         await sweeping
         await api?.close()
         // The rooms' last cycles commit and publish before the bus closes.
-        await registry.close(code, reason)
+        await registry.close(code, reason, opts.exiting)
         collab!.closeAll(code, reason)
         await cluster?.close()
         await store.close()

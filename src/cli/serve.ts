@@ -37,7 +37,11 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv): Promise<
       log.info({ signal }, 'shutting down: flushing documents and closing sockets')
       starting
         // A cluster node drains: 1012 tells providers to reconnect (to another node) at once.
-        .then((server) => (server.cluster ? server.close(CLOSE.serviceRestart, 'service restart') : server.close()))
+        .then((server) =>
+          server.cluster
+            ? server.close(CLOSE.serviceRestart, 'service restart', { exiting: true })
+            : server.close(CLOSE.goingAway, 'server shutting down', { exiting: true }),
+        )
         .then(resolve, (err) => {
           log.error({ err }, 'shutdown failed')
           resolve()

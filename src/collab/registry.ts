@@ -186,8 +186,9 @@ export class RoomRegistry implements DocService {
   /**
    * Flushes every room, then closes every socket with `code` (1001 going away; a cluster node's
    * drain uses 1012 service restart so providers reconnect elsewhere). Safe to call twice.
+   * `exiting`: the process ends next, so documents are not freed one by one (see Room.destroy).
    */
-  async close(code: number = CLOSE.goingAway, reason = 'server shutting down'): Promise<void> {
+  async close(code: number = CLOSE.goingAway, reason = 'server shutting down', exiting = false): Promise<void> {
     this.closing = true
     for (const t of this.unloadTimers.values()) clearTimeout(t)
     this.unloadTimers.clear()
@@ -212,7 +213,7 @@ export class RoomRegistry implements DocService {
     for (const r of unwritten) this.o.log.error({ docId: r.docId }, 'shutdown: updates could not be written in time')
     for (const r of rooms) {
       await this.unlink(r.docId)
-      r.destroy(code, reason)
+      r.destroy(code, reason, exiting)
     }
     this.rooms.clear()
     this.o.metrics.rooms.set(0)

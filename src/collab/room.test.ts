@@ -72,6 +72,18 @@ describe('Room', () => {
     expect(awarenessDestroyed).toBe(1)
   })
 
+  it('destroy before the process exits closes every peer and stops the awareness timer, leaving the document to the exit', () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length
+    const before = timers()
+    const { room, peer } = setup()
+    const a = peer()
+    expect(timers()).toBe(before + 1) // the awareness's outdated-state check
+    room.destroy(1012, 'service restart', true)
+    expect(a.s.closedWith).toBe(1012)
+    expect(timers()).toBe(before) // nothing left that keeps the process alive
+    expect(room.doc.isDestroyed).toBe(false)
+  })
+
   it('writes a tick of updates in one batch, then sends one merged message to everyone', async () => {
     const { room, store, peer } = setup()
     const a = peer()
