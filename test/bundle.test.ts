@@ -96,6 +96,39 @@ describe('production bundle', () => {
       await second?.stop()
     }
   }, 90_000)
+
+  // Upgrades into a loaded room happen inside uWS's upgrade handler. After an await an upgrade has
+  // to go through cork(), which in this uWS build sometimes closes the fresh socket with 1006 and
+  // no close frame: through the bundle, socket 12 of 1,000 every time (the sources under tsx lay
+  // out the heap differently and do not show it).
+  it('keeps 1,000 sockets opened one after another into one room open', async () => {
+    const dataDir = join(dir, 'upgrades')
+    const server = await serve(dataDir, '--upgrades-per-sec-per-ip', '0')
+    const sockets: WebSocket[] = []
+    const dropped: string[] = []
+    let done = false
+    try {
+      const keys = await loadKeyRing(dataDir, '')
+      for (let i = 0; i < 1_000; i++) {
+        const { token } = await mintToken(keys, { org: 'up', doc: 'grade', sub: `u${i}@example.com`, acc: 'rw', ttlSec: 600 })
+        const ws = new WebSocket(`ws://127.0.0.1:${server.collabPort}/up/grade?yauth=${token}`, { perMessageDeflate: false })
+        sockets.push(ws)
+        ws.on('close', (code) => done || dropped.push(`socket ${i}: ${code}`))
+        await new Promise<void>((resolve, reject) => {
+          ws.once('open', () => resolve())
+          ws.once('error', reject)
+        })
+      }
+      await new Promise((r) => setTimeout(r, 1_000))
+      expect(dropped).toEqual([])
+      const metrics = await (await fetch(`http://127.0.0.1:${server.collabPort}/metrics`)).text()
+      expect(metrics.split('\n').filter((l) => l.startsWith('tandem_ws_closes_total'))).toEqual([])
+    } finally {
+      done = true
+      for (const ws of sockets) ws.terminate()
+      await server.stop()
+    }
+  }, 90_000)
 })
 
 interface Serving {

@@ -56,14 +56,20 @@ export class RoomRegistry implements DocService {
     return this.rooms.get(docId)
   }
 
+  /** The room for a document if it is loaded (held until `release`, as `acquire`), else null. */
+  acquireLoaded(ref: DocRef): Room | null {
+    const docId = docIdOf(ref.org, ref.doc, ref.branch)
+    const room = this.rooms.get(docId)
+    if (!room) return null
+    this.keep(docId)
+    room.holds++
+    return room
+  }
+
   /** The room for a document, loading it once; the caller holds it until `release`. */
   async acquire(ref: DocRef, opener = 'system'): Promise<Room> {
     const docId = docIdOf(ref.org, ref.doc, ref.branch)
-    const timer = this.unloadTimers.get(docId)
-    if (timer) {
-      clearTimeout(timer)
-      this.unloadTimers.delete(docId)
-    }
+    this.keep(docId)
     let room = this.rooms.get(docId)
     if (!room) {
       let loading = this.loading.get(docId)
@@ -79,6 +85,14 @@ export class RoomRegistry implements DocService {
     }
     room.holds++
     return room
+  }
+
+  /** Cancels a pending unload: the room is wanted again. */
+  private keep(docId: string): void {
+    const timer = this.unloadTimers.get(docId)
+    if (!timer) return
+    clearTimeout(timer)
+    this.unloadTimers.delete(docId)
   }
 
   release(room: Room): void {

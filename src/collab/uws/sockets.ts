@@ -10,7 +10,7 @@ import type { Room } from '../room.js'
 import type { PeerSocket, Transport } from '../transport.js'
 import type { CollabListenerDeps } from './deps.js'
 import { Reply } from './http.js'
-import { upgradeAuthorizer } from './upgrade-auth.js'
+import { upgradeAuthorizer, type UpgradeDecision } from './upgrade-auth.js'
 import { remoteIp, throttleOf } from './throttle.js'
 
 export interface SocketData {
@@ -129,6 +129,11 @@ export class UwsTransport implements Transport {
   }
 }
 
+/** The socket of an upgrade accepted only to be closed at once (an expired token, see upgrade-auth.ts). */
+function closingData(decision: { code: number; reason: string }): SocketData {
+  return { room: null, cap: null, conn: null, closeAtOnce: { code: decision.code, reason: decision.reason } }
+}
+
 export function webSocketBehavior(
   d: CollabListenerDeps,
   transport: Transport,
@@ -156,23 +161,67 @@ export function webSocketBehavior(
       const origin = req.getHeader('origin')
       const ip = remoteIp(res)
       const reply = new Reply(res)
+
+      const refuse = (err: unknown, room?: Room): void => {
+        if (room) d.registry.release(room)
+        if (!isAppError(err)) d.log.error({ err }, 'upgrade failed')
+        else if (err instanceof TokenRefused) {
+          metrics.authRefusals.inc({ where: 'upgrade', reason: refusalKind(err) })
+          d.log.info({ ip, path: url, reason: err.reason }, 'upgrade refused: token')
+        } else if (err.status === 403) d.log.info({ ip, path: url, origin, reason: err.message }, 'upgrade refused')
+        const status = isAppError(err) ? err.status : 500
+        if (status === 401) throttle.authFailed(ip)
+        metrics.httpRequests.inc({ listener: 'collab', route: 'upgrade', method: 'GET', status: String(status) })
+        const retryAfter = isAppError(err) ? err.extra.retryAfterSec : undefined
+        reply.json(status, { error: publicMessage(err), code: isAppError(err) ? err.code : 'internal' }, retryAfter ? { 'retry-after': String(retryAfter) } : {})
+      }
+      const roomFull = (room: Room) => room.peers.size >= config.maxConnectionsPerRoom
+
+      // Upgrade inside this handler whenever nothing has to be waited for (the token's key is in
+      // the ring, the room is loaded): uWS upgrades the socket itself. After an await the upgrade
+      // has to go through cork(), which in this uWS build closes about one fresh socket in
+      // 300-2,000 (bench/README.md, "1006"); that path remains for a room's first join.
+      let decision: UpgradeDecision | Promise<UpgradeDecision>
+      try {
+        const refused = throttle.admitUpgrade(ip)
+        if (refused) throw refused
+        decision = authorize({ url, query, protocols, origin, ip })
+        if (!(decision instanceof Promise)) {
+          if (decision.kind === 'close') {
+            reply.done = true
+            res.upgrade(closingData(decision), key, decision.protocol, extensions, context)
+            return
+          }
+          const room = d.registry.acquireLoaded({ org: decision.org, doc: decision.doc, branch: decision.cap.branch })
+          if (room) {
+            if (roomFull(room)) {
+              refuse(new AppError('room_full', 'room is full'), room)
+              return
+            }
+            reply.done = true
+            res.upgrade({ room, cap: decision.cap, conn: null } satisfies SocketData, key, decision.protocol, extensions, context)
+            return
+          }
+        }
+      } catch (err) {
+        refuse(err)
+        return
+      }
+
       void (async () => {
         let room: Room | undefined
         try {
-          const refused = throttle.admitUpgrade(ip)
-          if (refused) throw refused
-          const decision = await authorize({ url, query, protocols, origin, ip })
-          if (decision.kind === 'close') {
+          const decided = await decision
+          if (decided.kind === 'close') {
             if (reply.aborted) return
             reply.done = true
-            const data: SocketData = { room: null, cap: null, conn: null, closeAtOnce: { code: decision.code, reason: decision.reason } }
             await new Promise((r) => setImmediate(r)) // a fresh turn, as below
-            if (!reply.aborted) res.cork(() => res.upgrade(data, key, decision.protocol, extensions, context))
+            if (!reply.aborted) res.cork(() => res.upgrade(closingData(decided), key, decided.protocol, extensions, context))
             return
           }
-          const { org, doc, cap, protocol } = decision
+          const { org, doc, cap, protocol } = decided
           room = await d.registry.acquire({ org, doc, branch: cap.branch }, cap.sub)
-          if (room.peers.size >= config.maxConnectionsPerRoom) throw new AppError('room_full', 'room is full')
+          if (roomFull(room)) throw new AppError('room_full', 'room is full')
           if (reply.aborted) throw new AppError('bad_request', 'client went away')
           const data: SocketData = { room, cap, conn: null }
           reply.done = true
@@ -183,17 +232,7 @@ export function webSocketBehavior(
           if (reply.aborted) throw new AppError('bad_request', 'client went away')
           res.cork(() => res.upgrade(data, key, protocol, extensions, context))
         } catch (err) {
-          if (room) d.registry.release(room)
-          if (!isAppError(err)) d.log.error({ err }, 'upgrade failed')
-          else if (err instanceof TokenRefused) {
-            metrics.authRefusals.inc({ where: 'upgrade', reason: refusalKind(err) })
-            d.log.info({ ip, path: url, reason: err.reason }, 'upgrade refused: token')
-          } else if (err.status === 403) d.log.info({ ip, path: url, origin, reason: err.message }, 'upgrade refused')
-          const status = isAppError(err) ? err.status : 500
-          if (status === 401) throttle.authFailed(ip)
-          metrics.httpRequests.inc({ listener: 'collab', route: 'upgrade', method: 'GET', status: String(status) })
-          const retryAfter = isAppError(err) ? err.extra.retryAfterSec : undefined
-          reply.json(status, { error: publicMessage(err), code: isAppError(err) ? err.code : 'internal' }, retryAfter ? { 'retry-after': String(retryAfter) } : {})
+          refuse(err, room)
         }
       })()
     },

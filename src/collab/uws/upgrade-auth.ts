@@ -3,7 +3,7 @@
 // upgrade (the provider sees 1006 and retries forever), so a token whose only fault is expiry is
 // accepted and the socket closed at once with 4401 and a reason, a bounded number of times per
 // client per minute; past that budget it is a 401 like every other refusal.
-import { DOC_NAME, TokenRefused, checkDocument, verifyToken, type Capability } from '../../auth/capability.js'
+import { DOC_NAME, TokenRefused, checkDocument, verifyToken, verifyTokenNow, type Capability } from '../../auth/capability.js'
 import { AppError } from '../../infra/errors.js'
 import { CLOSE } from '../../protocol/close-codes.js'
 import { ClientBudget } from '../client-budget.js'
@@ -44,11 +44,32 @@ function parseRoomPath(url: string): { org: string; doc: string } {
   return { org, doc }
 }
 
-export function upgradeAuthorizer(d: CollabListenerDeps): (req: UpgradeRequest) => Promise<UpgradeDecision> {
+/**
+ * Decides an upgrade at once when it can (every check is synchronous once the token's signing key
+ * is in the ring), so the caller can upgrade inside uWS's handler; a promise only when the token
+ * names a key this process must first re-read from a shared ring.
+ */
+export function upgradeAuthorizer(d: CollabListenerDeps): (req: UpgradeRequest) => UpgradeDecision | Promise<UpgradeDecision> {
   const { config } = d
   const origins = new Set(config.wsOrigins)
   const expiredBudget = new ClientBudget(config.expiredUpgradesPerMin, d.now)
-  return async (req) => {
+
+  const opened = (org: string, doc: string, cap: Capability, protocol: string): UpgradeDecision => {
+    checkDocument(cap, org, doc)
+    return { kind: 'open', org, doc, cap: d.revocations.apply(cap), protocol }
+  }
+
+  /** A refused token stays refused, except one whose only fault is expiry (see the top). */
+  const refused = (req: UpgradeRequest, org: string, doc: string, protocol: string, err: unknown): UpgradeDecision => {
+    const expired = err instanceof TokenRefused ? err.expiredCap : undefined
+    if (!expired || expired.org !== org || expired.doc !== doc || d.revocations.effectFor(expired) === 'deny') throw err
+    if (!expiredBudget.take(req.ip)) throw new TokenRefused('token_expired', 'token expired (accept-and-close budget of this client used up)')
+    d.metrics.authRefusals.inc({ where: 'upgrade', reason: 'expired_accepted_closed' })
+    d.log.info({ ip: req.ip, path: req.url }, 'upgrade accepted to close it with 4401: token expired')
+    return { kind: 'close', code: CLOSE.tokenExpired, reason: 'token expired: mint a new one and reconnect', protocol }
+  }
+
+  return (req) => {
     // Browsers always send Origin; clients without one (servers, CLIs) are not what it guards against.
     if (origins.size > 0 && req.origin && !origins.has(req.origin)) {
       d.metrics.authRefusals.inc({ where: 'upgrade', reason: 'origin' })
@@ -56,18 +77,17 @@ export function upgradeAuthorizer(d: CollabListenerDeps): (req: UpgradeRequest) 
     }
     const { org, doc } = parseRoomPath(req.url)
     const { token, protocol } = tokenOf(req.query, req.protocols)
-    let cap: Capability
+    const now = d.now()
+    let cap: Capability | null
     try {
-      cap = await verifyToken(d.keys, token, d.now(), config.tokenClockSkewSec)
+      cap = verifyTokenNow(d.keys, token, now, config.tokenClockSkewSec)
     } catch (err) {
-      const expired = err instanceof TokenRefused ? err.expiredCap : undefined
-      if (!expired || expired.org !== org || expired.doc !== doc || d.revocations.effectFor(expired) === 'deny') throw err
-      if (!expiredBudget.take(req.ip)) throw new TokenRefused('token_expired', 'token expired (accept-and-close budget of this client used up)')
-      d.metrics.authRefusals.inc({ where: 'upgrade', reason: 'expired_accepted_closed' })
-      d.log.info({ ip: req.ip, path: req.url }, 'upgrade accepted to close it with 4401: token expired')
-      return { kind: 'close', code: CLOSE.tokenExpired, reason: 'token expired: mint a new one and reconnect', protocol }
+      return refused(req, org, doc, protocol, err)
     }
-    checkDocument(cap, org, doc)
-    return { kind: 'open', org, doc, cap: d.revocations.apply(cap), protocol }
+    if (cap) return opened(org, doc, cap, protocol)
+    return verifyToken(d.keys, token, now, config.tokenClockSkewSec).then(
+      (c) => opened(org, doc, c, protocol),
+      (err: unknown) => refused(req, org, doc, protocol, err),
+    )
   }
 }
