@@ -1,12 +1,26 @@
 #!/usr/bin/env node
 // Entry point of the `tandem` command. Runs the production bundle when present (`npm run build`,
 // the production image: dist/tandem.mjs, scripts/bundle.ts), otherwise loads the TypeScript sources
-// through tsx so a fresh checkout works after `npm ci`.
-import { existsSync } from 'node:fs'
+// through tsx so a fresh checkout works after `npm ci`. A bundle older than the sources beside it
+// (built, then edited) is not run: `npm start` and the tests would silently run yesterday's code.
+import { existsSync, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const built = fileURLToPath(new URL('../dist/tandem.mjs', import.meta.url))
-if (existsSync(built)) {
+const sources = fileURLToPath(new URL('../src', import.meta.url))
+
+/** The first source file changed after `time` (ms), if any (~300 stats, a few ms). */
+function changedSince(dir, time) {
+  for (const name of readdirSync(dir, { recursive: true })) {
+    if (name.endsWith('.ts') && statSync(join(dir, name)).mtimeMs > time) return name
+  }
+  return null
+}
+
+const stale = existsSync(built) && existsSync(sources) ? changedSince(sources, statSync(built).mtimeMs) : null
+if (stale) process.stderr.write(`dist/tandem.mjs is older than src/${stale}: running the sources (npm run build refreshes the bundle)\n`)
+if (existsSync(built) && !stale) {
   await import(pathToFileURL(built).href)
 } else {
   const { register } = await import('tsx/esm/api')
