@@ -182,6 +182,7 @@ export function webSocketBehavior(
       // has to go through cork(), which in this uWS build closes about one fresh socket in
       // 300-2,000 (bench/README.md, "1006"); that path remains for a room's first join.
       let decision: UpgradeDecision | Promise<UpgradeDecision>
+      let held: Room | undefined
       try {
         const refused = throttle.admitUpgrade(ip)
         if (refused) throw refused
@@ -192,19 +193,16 @@ export function webSocketBehavior(
             res.upgrade(closingData(decision), key, decision.protocol, extensions, context)
             return
           }
-          const room = d.registry.acquireLoaded({ org: decision.org, doc: decision.doc, branch: decision.cap.branch })
-          if (room) {
-            if (roomFull(room)) {
-              refuse(new AppError('room_full', 'room is full'), room)
-              return
-            }
+          held = d.registry.acquireLoaded({ org: decision.org, doc: decision.doc, branch: decision.cap.branch }) ?? undefined
+          if (held) {
+            if (roomFull(held)) throw new AppError('room_full', 'room is full')
             reply.done = true
-            res.upgrade({ room, cap: decision.cap, conn: null } satisfies SocketData, key, decision.protocol, extensions, context)
+            res.upgrade({ room: held, cap: decision.cap, conn: null } satisfies SocketData, key, decision.protocol, extensions, context)
             return
           }
         }
       } catch (err) {
-        refuse(err)
+        refuse(err, held)
         return
       }
 
