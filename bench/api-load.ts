@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { seedDemo } from '../src/control/demo.js'
+import { seedDemo } from '../src/demo/world.js'
 import { loadConfig } from '../src/infra/config.js'
 import { createServer } from '../src/server.js'
 

@@ -2,7 +2,6 @@
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Level } from 'level'
-import type { KeyRing } from './auth/keys.js'
 import { openKeyRing } from './auth/open-keys.js'
 import { REVOKE_PREFIX, RevocationList } from './auth/revocation.js'
 import type { ClusterNode, ClusterNodeOptions } from './cluster/node.js'
@@ -10,11 +9,12 @@ import { RemoteAwareness } from './cluster/remote-awareness.js'
 import { RoomRegistry } from './collab/registry.js'
 import type { RestRoutes } from './collab/rest.js'
 import { enforceRevocations } from './collab/revocation-enforcer.js'
-import { startCollabListener, type CollabListener } from './collab/uws/app.js'
+import { createCollabApp } from './collab/uws/app.js'
 import { ydocRoutes } from './collab/ydoc-rest.js'
-import { controlPlane } from './control/plane.js'
+import { controlPlane } from './plane.js'
 import { lazyHistoryRoutes } from './history/lazy-routes.js'
 import type { RootDb, ServerDeps } from './deps.js'
+import { Resources } from './infra/resources.js'
 import type { Config } from './infra/config.js'
 import { createLogger, type Logger } from './infra/log.js'
 import { createMetrics } from './infra/metrics.js'
@@ -22,7 +22,7 @@ import { describePgError } from './pg/pool.js'
 import { CLOSE } from './protocol/close-codes.js'
 import type { DocStore } from './storage/doc-store.js'
 import { StorageHealth, trackWrites } from './storage/health.js'
-import { openDocStore, type OpenedDocStore } from './storage/open.js'
+import { openDocStore } from './storage/open.js'
 
 const RETENTION_SWEEP_MS = 60 * 60 * 1000 // hourly
 /** How soon a key rotated by another process signs here too (verification reloads at once). */
@@ -71,96 +71,78 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
   const now = opts.now ?? Date.now
   const metrics = createMetrics()
   await mkdir(config.dataDir, { recursive: true })
-  // --postgres-url: documents, control plane and signing keys live in PostgreSQL (one pool per
-  // process) and the data dir's LevelDB is not opened at all; otherwise everything is in LevelDB.
-  const pg = config.postgresUrl ? await (await import('./pg/open.js')).openPgPool(config) : undefined
-  let db: RootDb | undefined
-  let keys: KeyRing
-  let opened: OpenedDocStore
+  // Everything opened below registers its close here once; a failed start unwinds the same stack.
+  const resources = new Resources()
+  // How the registry and the sockets close: set by close(), read when the stack unwinds.
+  let shutdown = { code: CLOSE.goingAway as number, reason: 'server shutting down', exiting: false }
   try {
-    keys = await openKeyRing(config, pg)
-    if (!pg) db = await openDataDirDb(config.dataDir)
-    opened = await openDocStore(config, db, pg)
-  } catch (err) {
-    await db?.close()
-    await pg?.end()
-    throw err
-  }
-  const storageHealth = new StorageHealth(metrics)
-  const store = trackWrites(opened.store, storageHealth)
-  log.info({ storage: opened.kind }, 'document storage open')
+    // --postgres-url: documents, control plane and signing keys live in PostgreSQL (one pool per
+    // process) and the data dir's LevelDB is not opened at all; otherwise everything is in LevelDB.
+    const pg = config.postgresUrl
+      ? resources.add('postgres pool', await (await import('./pg/open.js')).openPgPool(config), (p) => p.end())
+      : undefined
+    const keys = await openKeyRing(config, pg)
+    const db = pg ? undefined : resources.add('data dir LevelDB', await openDataDirDb(config.dataDir), (d) => d.close())
+    const opened = resources.add('document storage', await openDocStore(config, db, pg), (o) => o.close())
+    const storageHealth = new StorageHealth(metrics)
+    const store = resources.add('document store', trackWrites(opened.store, storageHealth), (s) => s.close())
+    log.info({ storage: opened.kind }, 'document storage open')
 
-  // --redis-url: this process is one node of a cluster (docs/cluster.md). Rooms follow their
-  // documents on the bus; a lapsed node's clients leave every room's awareness.
-  let cluster: ClusterNode | undefined
-  const remote = new RemoteAwareness()
-  const lapsed: { registry?: RoomRegistry } = {}
-  if (config.redisUrl) {
-    try {
-      // Imported only here: the Redis client is ~480 files, which a plain start never needs.
-      const { ClusterNode } = await import('./cluster/node.js')
-      cluster = await ClusterNode.start({
-        redisUrl: config.redisUrl,
-        log,
-        registry: metrics.registry,
-        ...opts.cluster,
-        onNodeLapse: (node) => lapsed.registry?.dropNode(node),
-      })
-    } catch (err) {
-      await opened.close()
-      await pg?.end()
-      throw err
+    // --redis-url: this process is one node of a cluster (docs/cluster.md). Rooms follow their
+    // documents on the bus. Imported only here: the Redis client is ~480 files a plain start never needs.
+    const cluster = config.redisUrl
+      ? resources.add(
+          'cluster node',
+          await (await import('./cluster/node.js')).ClusterNode.start({ redisUrl: config.redisUrl, log, registry: metrics.registry, ...opts.cluster }),
+          (c) => c.close(),
+        )
+      : undefined
+
+    // The collab app exists before its routes: rooms publish through its transport. Its sockets
+    // close after the registry's shutdown has flushed and closed every room.
+    const collabApp = createCollabApp()
+    resources.defer('collab sockets', () => collabApp.closeAll(shutdown.code, shutdown.reason))
+    const remote = new RemoteAwareness()
+    const registry = new RoomRegistry({
+      store,
+      transport: collabApp.transport,
+      log,
+      metrics,
+      now,
+      maxDocBytes: config.maxDocBytes,
+      compactThreshold: config.compactThreshold,
+      maxBackpressureBytes: config.maxBackpressureBytes,
+      fullStateKeepMs: config.syncCacheMs,
+      unloadDelayMs: config.roomUnloadDelayMs,
+      commitIntervalMs: config.commitIntervalMs,
+      cluster: cluster && { bus: cluster.bus, leases: cluster.leases, remote, cycleIdPrefix: cluster.id },
+    })
+    // The rooms' last cycles commit and publish before the bus closes.
+    resources.defer('rooms', () => registry.close(shutdown.code, shutdown.reason, shutdown.exiting))
+    // A lapsed node's clients leave every room's awareness.
+    cluster?.onNodeLapse((node) => registry.dropNode(node))
+
+    let collabPort = 0
+    const deps: ServerDeps = {
+      config,
+      log,
+      metrics,
+      db,
+      pg,
+      keys,
+      docs: registry,
+      now,
+      publicUrls: () => ({
+        restUrl: config.publicRestUrl || `http://${hostForUrl(config.host)}:${collabPort}`,
+        wsUrl: config.publicWsUrl || `ws://${hostForUrl(config.host)}:${collabPort}`,
+      }),
     }
-  }
 
-  let collab: CollabListener | undefined
-  let api: { port: number; close(): Promise<void> } | undefined
-  // The transport needs the uWS app, which needs the registry: the registry gets a transport
-  // that forwards to the listener's once it exists.
-  const transportRef: { current?: import('./collab/transport.js').Transport } = {}
-  const registry = new RoomRegistry({
-    store,
-    transport: {
-      join: (s, t) => transportRef.current!.join(s, t),
-      leave: (s, t) => transportRef.current!.leave(s, t),
-      publish: (t, b, e) => transportRef.current!.publish(t, b, e),
-    },
-    log,
-    metrics,
-    now,
-    maxDocBytes: config.maxDocBytes,
-    compactThreshold: config.compactThreshold,
-    maxBackpressureBytes: config.maxBackpressureBytes,
-    fullStateKeepMs: config.syncCacheMs,
-    unloadDelayMs: config.roomUnloadDelayMs,
-    commitIntervalMs: config.commitIntervalMs,
-    cluster: cluster && { bus: cluster.bus, leases: cluster.leases, remote, cycleIdPrefix: cluster.id },
-  })
-  lapsed.registry = registry
-
-  let collabPort = 0
-  const deps: ServerDeps = {
-    config,
-    log,
-    metrics,
-    db,
-    pg,
-    keys,
-    docs: registry,
-    now,
-    publicUrls: () => ({
-      restUrl: config.publicRestUrl || `http://${hostForUrl(config.host)}:${collabPort}`,
-      wsUrl: config.publicWsUrl || `ws://${hostForUrl(config.host)}:${collabPort}`,
-    }),
-  }
-
-  // The token deny-list: re-read at once when this process writes to it, and periodically for
-  // writes of other processes sharing the control plane; changes reach live sockets at once.
-  const revocations = new RevocationList((await controlPlane(deps)).store)
-  enforceRevocations(registry, revocations, metrics)
-
-  try {
+    // The token deny-list: re-read at once when this process writes to it, and periodically for
+    // writes of other processes sharing the control plane; changes reach live sockets at once.
     const control = await controlPlane(deps)
+    const revocations = resources.add('token deny-list', new RevocationList(control.store), (r) => r.stop())
+    enforceRevocations(registry, revocations, metrics)
     control.store.addHook({
       // awaited by the batch: when `tokens revoke` returns, this process refuses the tokens
       after: async (ops) => {
@@ -170,77 +152,69 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       },
     })
     await revocations.start(config.revocationRefreshMs, (err) => log.error({ err }, 'token deny-list refresh failed'))
+
     const restRoutes = { ...(await defaultRestRoutes()), ...opts.restRoutes }
     const clusterReady = cluster && (() => cluster.ready)
-    collab = await startCollabListener({ config, keys, revocations, registry, store, storageHealth, clusterReady, metrics, log, now, restRoutes })
-    transportRef.current = collab.transport
+    const collab = await collabApp.listen({ config, keys, revocations, registry, store, storageHealth, clusterReady, metrics, log, now, restRoutes })
+    resources.defer('collab listener', () => collab.stopListening())
     collabPort = collab.port
     opts.onCollabListening?.(collabPort)
     await metrics.withDefaults()
-    if (opts.api !== false) {
-      const { startApiListener } = await import('./api/server.js')
-      api = await startApiListener(deps)
+    const api = opts.api === false ? undefined : resources.add('api listener', await (await import('./api/server.js')).startApiListener(deps), (a) => a.close())
+
+    scheduleRetention(resources, { store, config, now, log, cluster })
+    if (keys.refresh) {
+      const reload = keys.refresh
+      const keyReload = setInterval(() => reload().catch((err) => log.warn({ err: describePgError(err) }, 'signing keys reload failed')), KEY_RELOAD_MS)
+      keyReload.unref()
+      resources.defer('signing key reload', () => clearInterval(keyReload))
+    }
+
+    return {
+      collabPort,
+      apiPort: api?.port ?? 0,
+      deps,
+      registry,
+      store,
+      cluster,
+      close(code: number = CLOSE.goingAway, reason = 'server shutting down', closeOpts: { exiting?: boolean } = {}) {
+        collab.stopListening()
+        shutdown = { code, reason, exiting: closeOpts.exiting ?? false }
+        return resources.close()
+      },
     }
   } catch (err) {
-    await revocations.stop()
-    collab?.stopListening()
-    await registry.close()
-    await cluster?.close()
-    await opened.close()
-    await db?.close()
-    await pg?.end()
+    await resources.close().catch((closeErr: unknown) => log.error({ err: closeErr }, 'closing a half-started server failed'))
     throw err
   }
+}
 
-  // Retention: fold history older than the window and prune the log, for every stored document,
-  // hourly (requests also do it for the documents they touch). One sweep at a time.
-  // In a cluster the sweep runs once per hour somewhere in the cluster, under a lease.
+/**
+ * Retention: fold history older than the window and prune the log, for every stored document,
+ * hourly (requests also do it for the documents they touch). One sweep at a time; in a cluster
+ * once per hour somewhere in the cluster, under a lease.
+ */
+function scheduleRetention(
+  resources: Resources,
+  o: { store: DocStore; config: Config; now: () => number; log: Logger; cluster: ClusterNode | undefined },
+): void {
   let sweeping: Promise<unknown> | null = null
   const sweep = () => {
-    if (sweeping) return sweeping
-    sweeping = import('./history/service.js')
-      .then(({ historyServiceOf }) => historyServiceOf({ store, config, now, log }).sweep())
-      .catch((err) => log.error({ err }, 'history retention sweep failed'))
+    sweeping ??= import('./history/service.js')
+      .then(({ historyServiceOf }) => historyServiceOf({ store: o.store, config: o.config, now: o.now, log: o.log }).sweep())
+      .catch((err) => o.log.error({ err }, 'history retention sweep failed'))
       .finally(() => (sweeping = null))
     return sweeping
   }
-  const retention = cluster ? undefined : setInterval(sweep, RETENTION_SWEEP_MS)
-  retention?.unref()
-  cluster?.leases.every('history-retention', RETENTION_SWEEP_MS, async () => {
-    await sweep()
-  })
-  const keyReload = keys.refresh
-    ? setInterval(() => keys.refresh!().catch((err) => log.warn({ err: describePgError(err) }, 'signing keys reload failed')), KEY_RELOAD_MS)
-    : undefined
-  keyReload?.unref()
-
-  let closing: Promise<void> | undefined
-  return {
-    collabPort,
-    apiPort: api?.port ?? 0,
-    deps,
-    registry,
-    store,
-    cluster,
-    close(code: number = CLOSE.goingAway, reason = 'server shutting down', opts: { exiting?: boolean } = {}) {
-      closing ??= (async () => {
-        collab!.stopListening()
-        await revocations.stop()
-        clearInterval(retention)
-        clearInterval(keyReload)
-        await sweeping
-        await api?.close()
-        // The rooms' last cycles commit and publish before the bus closes.
-        await registry.close(code, reason, opts.exiting)
-        collab!.closeAll(code, reason)
-        await cluster?.close()
-        await store.close()
-        await opened.close()
-        await db?.close()
-        await pg?.end()
-      })()
-      return closing
-    },
+  resources.defer('retention sweep', () => sweeping)
+  if (o.cluster) {
+    o.cluster.leases.every('history-retention', RETENTION_SWEEP_MS, async () => {
+      await sweep()
+    })
+  } else {
+    const timer = setInterval(sweep, RETENTION_SWEEP_MS)
+    timer.unref()
+    resources.defer('retention timer', () => clearInterval(timer))
   }
 }
 

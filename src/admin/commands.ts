@@ -8,7 +8,7 @@ import { createAsset, isGrant, listAssets, listGrants, publicAsset, requireAsset
 import { addComment, createThread, listComments, listThreads, newThread, requireThread, setThreadState, toggleReaction, updateComment } from '../control/comments.js'
 import { anchorQuote, type TextAnchor } from '../control/doc-text.js'
 import { paragraphsUpdate } from '../control/doc-seed.js'
-import { connectSource, disconnectSource, isGroup, listSources, listSweeps, publicSource, type ConnectorSpec } from '../control/sources.js'
+import { connectSource, disconnectSource, isGroup, listSources, listSweeps, publicSource, type ConnectorSpec } from '../sources/records.js'
 import type { ControlStore } from '../control/store.js'
 import { liftRevocation, listRevocations, revokeTokens } from '../control/token-revocations.js'
 import { createUser, listUsers } from '../control/users.js'

@@ -1,6 +1,6 @@
 // What route modules receive: the server's shared deps, the control plane, and a place to register
 // cleanup that must run when the API listener closes (e.g. a database registry).
-import type { ControlPlane } from '../control/plane.js'
+import type { ControlPlane } from '../plane.js'
 import type { ServerDeps } from '../deps.js'
 
 export interface ApiContext {

@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { startAdminEndpoint } from '../admin/endpoint.js'
-import { controlPlane } from '../control/plane.js'
+import { controlPlane } from '../plane.js'
 import type { ServerDeps } from '../deps.js'
 import { bindWithRetry } from '../infra/listen-retry.js'
 import { createApiApp } from './app.js'

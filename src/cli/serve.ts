@@ -64,7 +64,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv): Promise<
   // The console bundle is built (or found fresh) before its URL is printed.
   const consoleReady = server.apiPort ? prepareConsole(log) : Promise.resolve(false)
   if (config.demo) {
-    const { seedDemo } = await import('../control/demo.js')
+    const { seedDemo } = await import('../demo/world.js')
     const { seedDemoDatabase } = await import('../databases/demo.js')
     const demo = await seedDemoDatabase(server.deps, await seedDemo(server.deps))
     out(`demo api key: ${demo.apiKey}`)

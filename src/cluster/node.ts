@@ -21,8 +21,6 @@ export interface ClusterNodeOptions {
   heartbeatEveryMs?: number
   pollMs?: number
   gapGraceMs?: number
-  /** another node's heartbeat lapsed: remove its clients' awareness (the bus resyncs by itself) */
-  onNodeLapse?: (nodeId: string) => void
 }
 
 export class ClusterNode {
@@ -34,6 +32,8 @@ export class ClusterNode {
     readonly leases: Leases,
     readonly membership: NodeMembership,
     readonly metrics: ClusterMetrics | undefined,
+    /** called by the membership's lapse callback, filled through onNodeLapse() */
+    private readonly lapseListeners: Array<(nodeId: string) => void>,
   ) {}
 
   /** Connects (a clear error naming redis-url if Redis is unreachable), registers the heartbeat. */
@@ -51,6 +51,7 @@ export class ClusterNode {
     }
     const bus = DocBus.attach(pub, sub, { nodeId: id, log, metrics, gapGraceMs: o.gapGraceMs })
     const leases = new Leases(pub, { nodeId: id, log, metrics })
+    const lapseListeners: Array<(nodeId: string) => void> = []
     let membership: NodeMembership
     try {
       membership = await NodeMembership.start(pub, {
@@ -63,7 +64,7 @@ export class ClusterNode {
         onLapse: (node) => {
           // Its last cycle may be committed but unannounced: read every followed document's tail.
           bus.resyncAll('node_lapse')
-          o.onNodeLapse?.(node)
+          for (const listener of lapseListeners) listener(node)
         },
       })
     } catch (err) {
@@ -71,7 +72,12 @@ export class ClusterNode {
       throw err
     }
     log.info('cluster node started')
-    return new ClusterNode(id, bus, leases, membership, metrics)
+    return new ClusterNode(id, bus, leases, membership, metrics, lapseListeners)
+  }
+
+  /** Another node's heartbeat lapsed: e.g. remove its clients' awareness (the bus resyncs by itself). */
+  onNodeLapse(listener: (nodeId: string) => void): void {
+    this.lapseListeners.push(listener)
   }
 
   /** Redis reachable on both connections: /readyz answers 503 otherwise. */

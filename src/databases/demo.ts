@@ -1,9 +1,9 @@
 // The demo world's database asset: an embedded (PGlite) database with two related tables, customers
 // and their orders, a few hundred rows, analysed so the table list shows row estimates. Idempotent:
 // a start that finds the asset listed in the demo world does nothing; a half-done seed is redone.
-import { addDemoAsset, DEMO_USER, type DemoWorld } from '../control/demo.js'
+import { addDemoAsset, DEMO_USER, type DemoWorld } from '../demo/world.js'
 import { assetOps, getAsset, type Asset } from '../control/assets.js'
-import { controlPlane } from '../control/plane.js'
+import { controlPlane } from '../plane.js'
 import type { ServerDeps } from '../deps.js'
 import { registryOf } from './registry-of.js'
 

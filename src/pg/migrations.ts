@@ -1,6 +1,5 @@
 // Tandem's schema, as versioned migrations applied in order at start (src/pg/migrate.ts). A
 // migration is never edited once released: changes go into a new version appended here.
-import { DOC_HEADS_MIGRATION } from '../storage/postgres/assign-seqs.js'
 
 export interface Migration {
   version: number
@@ -66,6 +65,24 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
-  // Store-assigned seqs for cluster mode (src/storage/postgres/assign-seqs.ts, docs/cluster.md).
-  { version: 4, ...DOC_HEADS_MIGRATION },
+  {
+    version: 4,
+    // Store-assigned seqs for cluster mode (src/storage/postgres/assign-seqs.ts, docs/cluster.md):
+    // the head table, backfilled from the log and the snapshots (a fully pruned log leaves the
+    // snapshot's seq as the head), and the cycle id column a retried cycle is found by.
+    name: 'doc-heads',
+    sql: `
+      CREATE TABLE doc_heads (
+        doc_id   text COLLATE "C" PRIMARY KEY,
+        last_seq bigint NOT NULL
+      );
+      INSERT INTO doc_heads (doc_id, last_seq)
+        SELECT doc_id, max(seq) FROM (
+          SELECT doc_id, max(seq) AS seq FROM doc_updates GROUP BY doc_id
+          UNION ALL SELECT doc_id, seq FROM doc_snapshots
+        ) s GROUP BY doc_id;
+      ALTER TABLE doc_updates ADD COLUMN cycle text;
+      CREATE INDEX doc_updates_cycle ON doc_updates (cycle) WHERE cycle IS NOT NULL;
+    `,
+  },
 ]

@@ -1,6 +1,6 @@
 // A connector enumerates the sites an account can reach, one page at a time. The cursor is opaque
 // to the sweep and persisted between pages, so a sweep resumes after a restart.
-import type { ConnectorSpec } from '../control/sources.js'
+import type { ConnectorSpec } from './records.js'
 
 export interface SiteRef {
   id: string

@@ -2,7 +2,7 @@
 // page and the next cursor in one batch), then mark the sites searchable one by one (persisting each
 // step). A restarted server calls start() and every sweep continues from its last persisted step.
 import type { Logger } from '../infra/log.js'
-import { getSource, listSweeps, siteKey, sweepKey, sweepLock, type Site, type Sweep } from '../control/sources.js'
+import { getSource, listSweeps, siteKey, sweepKey, sweepLock, type Site, type Sweep } from './records.js'
 import type { ControlStore } from '../control/store.js'
 import type { ConnectorFactory } from './connector.js'
 import { sleep } from './graph-connector.js'

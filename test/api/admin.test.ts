@@ -106,7 +106,7 @@ describe('tandem admin', () => {
     h = await startTandem()
     await json(h.config, 'users', 'create', '--email', 'lee@example.com')
     const { key, id } = await json(h.config, 'keys', 'create', '--user', 'lee@example.com')
-    const { controlPlane } = await import('../../src/control/plane.js')
+    const { controlPlane } = await import('../../src/plane.js')
     const rec = await (await controlPlane(h.server.deps)).store.get<{ hash: string }>(`apikey/${id}`)
     expect(rec!.hash).toBe(createHash('sha256').update(key).digest('hex'))
   })

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { seedDemo } from '../../src/control/demo.js'
+import { seedDemo } from '../../src/demo/world.js'
 import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
 import { call } from './helpers.js'
 

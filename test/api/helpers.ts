@@ -2,7 +2,7 @@
 // workspace with owner/admin/member, assets) created through the control plane of a real server.
 import { createApiKey } from '../../src/control/api-keys.js'
 import { createAsset, setGrant, type Asset, type Grant } from '../../src/control/assets.js'
-import { controlPlane } from '../../src/control/plane.js'
+import { controlPlane } from '../../src/plane.js'
 import { createUser } from '../../src/control/users.js'
 import { createWorkspace, setMember } from '../../src/control/workspaces.js'
 import type { Harness } from '../helpers/tandem.js'

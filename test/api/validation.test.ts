@@ -9,7 +9,7 @@ import { z } from 'zod'
 import { createApiApp } from '../../src/api/app.js'
 import { defineRoute } from '../../src/api/route.js'
 import { revokeApiKey } from '../../src/control/api-keys.js'
-import { controlPlane } from '../../src/control/plane.js'
+import { controlPlane } from '../../src/plane.js'
 import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
 import { call, makeWorld } from './helpers.js'
 

@@ -5,12 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { migrate } from '../../src/pg/migrate.js'
 import { MIGRATIONS } from '../../src/pg/migrations.js'
 import { createPgPool, type PgPool } from '../../src/pg/pool.js'
-import { appendAssigningSeqs, DOC_HEADS_MIGRATION, findCycle } from '../../src/storage/postgres/assign-seqs.js'
+import { appendAssigningSeqs, findCycle } from '../../src/storage/postgres/assign-seqs.js'
 import { startPostgres, type PgServer } from '../helpers/postgres.js'
 
 let pgs: PgServer
 const withHeads = MIGRATIONS
-const before = MIGRATIONS.filter((m) => m.name !== DOC_HEADS_MIGRATION.name)
+const before = MIGRATIONS.filter((m) => m.name !== 'doc-heads')
 
 beforeAll(async () => {
   pgs = await startPostgres()

@@ -36,7 +36,8 @@ describe('ClusterNode', () => {
   it('holds two Redis connections, sees its peers, and on close hands its lease and awareness over at once', async () => {
     const lapsed: string[] = []
     const registry = new Registry()
-    const a = await start('a', { registry, onNodeLapse: (id) => lapsed.push(id) })
+    const a = await start('a', { registry })
+    a.onNodeLapse((id) => lapsed.push(id))
     // b's heartbeat would outlive the test: only its deregistration on close can make a notice.
     const b = await start('b', { heartbeatTtlMs: 60_000 })
     expect((await clientNames()).sort()).toEqual(['tandem-a', 'tandem-b', 'tandem-sub-a', 'tandem-sub-b'])

@@ -1,7 +1,7 @@
 // The control plane while PostgreSQL is down: API calls answer 503 with Retry-After (never a 500,
 // never a 401 for a good key), and work again once it is back, the registry PATCHed before intact.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { controlPlane } from '../../src/control/plane.js'
+import { controlPlane } from '../../src/plane.js'
 import { call, makeWorld } from '../api/helpers.js'
 import { startPostgres, type PgServer } from '../helpers/postgres.js'
 import { eventually, startTandem, type Harness } from '../helpers/tandem.js'

@@ -11,19 +11,43 @@ import { bindWithRetry } from '../../infra/listen-retry.js'
 
 export type { CollabListenerDeps }
 
-export interface CollabListener {
-  port: number
+/**
+ * The collab listener's app before it listens: its transport (which the room registry needs) and
+ * its sockets exist first, so the registry is built on them and the routes on the registry.
+ */
+export interface CollabApp {
   transport: Transport
-  /** Stops accepting connections; sockets are closed by the registry's shutdown. */
-  stopListening(): void
-  /** Closes every remaining socket. */
+  /** Mounts the routes and binds the port. */
+  listen(d: CollabListenerDeps): Promise<CollabListener>
+  /** Closes every remaining socket (after the registry's shutdown flushed and closed its rooms). */
   closeAll(code: number, reason: string): void
 }
 
-export async function startCollabListener(d: CollabListenerDeps): Promise<CollabListener> {
+export interface CollabListener {
+  port: number
+  /** Stops accepting connections and answers /readyz 503; sockets are closed by the registry's shutdown. */
+  stopListening(): void
+}
+
+export function createCollabApp(): CollabApp {
   const app = uWS.App()
   const transport = new UwsTransport(app)
   const sockets = new Set<uWS.WebSocket<SocketData>>()
+  return {
+    transport,
+    listen: (d) => listen(app, transport, sockets, d),
+    closeAll(code, reason) {
+      for (const ws of [...sockets]) ws.end(code, reason)
+    },
+  }
+}
+
+async function listen(
+  app: uWS.TemplatedApp,
+  transport: UwsTransport,
+  sockets: Set<uWS.WebSocket<SocketData>>,
+  d: CollabListenerDeps,
+): Promise<CollabListener> {
   let ready = true
 
   app.ws<SocketData>('/*', webSocketBehavior(d, transport, sockets))
@@ -85,14 +109,11 @@ export async function startCollabListener(d: CollabListenerDeps): Promise<Collab
 
   return {
     port,
-    transport,
     stopListening() {
+      if (!ready) return
       ready = false
       clearInterval(sweep)
       uWS.us_listen_socket_close(listenSocket)
-    },
-    closeAll(code, reason) {
-      for (const ws of [...sockets]) ws.end(code, reason)
     },
   }
 }

@@ -8,28 +8,6 @@
 // PgDocStore.appendMany uses it for writes without firstSeq (cluster mode).
 import type { UpdateEntry } from '../doc-store.js'
 
-/**
- * Migration body (version 4 in src/pg/migrations.ts): the head table, backfilled from the log and the
- * snapshots (a fully pruned log leaves the snapshot's seq as the head), and the cycle id column a
- * retried cycle is found by.
- */
-export const DOC_HEADS_MIGRATION = {
-  name: 'doc-heads',
-  sql: `
-    CREATE TABLE doc_heads (
-      doc_id   text COLLATE "C" PRIMARY KEY,
-      last_seq bigint NOT NULL
-    );
-    INSERT INTO doc_heads (doc_id, last_seq)
-      SELECT doc_id, max(seq) FROM (
-        SELECT doc_id, max(seq) AS seq FROM doc_updates GROUP BY doc_id
-        UNION ALL SELECT doc_id, seq FROM doc_snapshots
-      ) s GROUP BY doc_id;
-    ALTER TABLE doc_updates ADD COLUMN cycle text;
-    CREATE INDEX doc_updates_cycle ON doc_updates (cycle) WHERE cycle IS NOT NULL;
-  `,
-}
-
 /** A pool, or a store's one-statement runner: each call is one statement on its own. */
 export interface Queryable {
   query<R extends object>(text: string, params: unknown[]): Promise<{ rows: R[] }>

@@ -1,5 +1,5 @@
 // GET /me/sources: the caller's connected sources by group, and the live site sweep if any.
-import { GROUPS, listSources, listSweeps } from '../../../control/sources.js'
+import { GROUPS, listSources, listSweeps } from '../../../sources/records.js'
 import { provisioningView } from '../../../sources/sweeper.js'
 import type { ApiContext } from '../../context.js'
 import { defineRoute, type RouteDef } from '../../route.js'

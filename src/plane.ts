@@ -1,14 +1,14 @@
 // The control plane of one server: its store, the tool catalog and the site sweeper. One per
 // ServerDeps, shared by the API listener, the admin endpoint and the demo seed, so per-key locks
 // and the sweeper are never duplicated.
-import type { ServerDeps } from '../deps.js'
-import type { ConnectorFactory } from '../sources/connector.js'
-import { defaultConnectorFactory } from '../sources/factory.js'
-import { SiteSweeper } from '../sources/sweeper.js'
-import { openControlStore } from './open.js'
-import type { HookedControlStore } from './hooked-store.js'
-import { watchAccessChanges } from './token-revocations.js'
-import { loadToolCatalog, type ToolCatalog } from './tool-catalog.js'
+import type { ServerDeps } from './deps.js'
+import type { ConnectorFactory } from './sources/connector.js'
+import { defaultConnectorFactory } from './sources/factory.js'
+import { SiteSweeper } from './sources/sweeper.js'
+import { openControlStore } from './control/open.js'
+import type { HookedControlStore } from './control/hooked-store.js'
+import { watchAccessChanges } from './control/token-revocations.js'
+import { loadToolCatalog, type ToolCatalog } from './control/tool-catalog.js'
 
 export interface ControlPlane {
   store: HookedControlStore

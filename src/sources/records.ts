@@ -1,9 +1,9 @@
 // Connected office-suite sources of a user, and the site sweeps that connecting a files or sites
 // account starts. Sweep progress lives here so a restarted server resumes where it stopped.
 import { AppError } from '../infra/errors.js'
-import { newId, normalizeEmail } from './ids.js'
-import { key, type ControlStore, type Op } from './store.js'
-import { requireUser } from './users.js'
+import { newId, normalizeEmail } from '../control/ids.js'
+import { key, type ControlStore, type Op } from '../control/store.js'
+import { requireUser } from '../control/users.js'
 
 export const GROUPS = ['mail', 'files', 'sites', 'chats'] as const
 export type Group = (typeof GROUPS)[number]
