@@ -172,6 +172,16 @@ describe.each(BACKENDS)('asset delete and restore on $name', (backend) => {
     expect(await h.server.store.exists(docId)).toBe(false)
   }, 60_000)
 
+  it('both operations are in the OpenAPI document', async () => {
+    const doc = (await call(h, 'GET', '/api/v0/openapi.json')).body
+    const del = doc.paths['/api/v0/assets/{asset_id}'].delete
+    expect(del.operationId).toBe('delete_asset')
+    expect(del.parameters).toContainEqual({ name: 'hard', in: 'query', required: false, schema: expect.objectContaining({ type: 'boolean', default: false }) })
+    expect(Object.keys(del.responses).sort()).toEqual(['200', '401', '403', '404', '422'])
+    expect(doc.components.schemas.AssetDeleted.required.sort()).toEqual(['by', 'deleted_at_ms', 'hard'])
+    expect(doc.paths['/api/v0/assets/{asset_id}/restore'].post.operationId).toBe('restore_asset')
+  })
+
   it('a file asset deletes and restores by the same rules', async () => {
     const w = await makeWorld(h, `${backend.name}-file-${++tags}`)
     const file = await asset(h, { workspaceId: w.workspaceId, type: 'file', title: 'notes.txt', text: 'file body', defaultAccess: 'view' })
