@@ -42,7 +42,7 @@ describe('delete across cluster nodes', () => {
     await synced(provider)
     ydoc.getText('t').insert(0, 'typed on C')
     const codes: number[] = []
-    provider.on('connection-close', (e: CloseEvent | null) => void (e && codes.push(e.code)))
+    provider.on('connection-close', (e: { code: number } | null) => void (e && codes.push(e.code)))
     const raw = await rawClient(url)
 
     expect((await call(a, 'DELETE', `/api/v0/assets/${w.doc.id}`, { key: w.keys.owner })).status).toBe(200)
