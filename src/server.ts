@@ -13,6 +13,7 @@ import { createCollabApp } from './collab/uws/app.js'
 import { ydocRoutes } from './collab/ydoc-rest.js'
 import { controlPlane } from './plane.js'
 import { lazyHistoryRoutes } from './history/lazy-routes.js'
+import { startDocLifecycle } from './lifecycle/server.js'
 import type { RootDb, ServerDeps } from './deps.js'
 import { Resources } from './infra/resources.js'
 import type { Config } from './infra/config.js'
@@ -152,10 +153,12 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       },
     })
     await revocations.start(config.revocationRefreshMs, (err) => log.error({ err }, 'token deny-list refresh failed'))
+    // Deleted documents: refused on upgrade and collab REST, their sockets closed (src/lifecycle/).
+    const deleted = await startDocLifecycle(resources, { deps, control, registry, store })
 
     const restRoutes = { ...(await defaultRestRoutes()), ...opts.restRoutes }
     const clusterReady = cluster && (() => cluster.ready)
-    const collab = await collabApp.listen({ config, keys, revocations, registry, store, storageHealth, clusterReady, metrics, log, now, restRoutes })
+    const collab = await collabApp.listen({ config, keys, revocations, deleted, registry, store, storageHealth, clusterReady, metrics, log, now, restRoutes })
     resources.defer('collab listener', () => collab.stopListening())
     collabPort = collab.port
     opts.onCollabListening?.(collabPort)

@@ -1,5 +1,5 @@
-// `tandem admin <noun> <verb> --opt value ...`: positional noun and verb, `--name value` or
-// `--name=value` options, and `--json`.
+// `tandem admin <noun> <verb> [ID] --opt value ...`: positional noun and verb, an optional id (the
+// same as `--id ID`), `--name value` or `--name=value` options, and the flags `--json`, `--hard`.
 import { AppError } from '../infra/errors.js'
 
 export interface AdminArgs {
@@ -8,7 +8,8 @@ export interface AdminArgs {
   opts: Map<string, string>
 }
 
-const BOOLEAN = new Set(['json'])
+/** Flags take no value (`--hard`, `--hard=false`); `json` is the output mode, the others options. */
+const FLAGS = new Set(['json', 'hard'])
 
 export function parseAdminArgs(args: string[]): AdminArgs & { json: boolean } {
   const positional: string[] = []
@@ -22,15 +23,21 @@ export function parseAdminArgs(args: string[]): AdminArgs & { json: boolean } {
     }
     const eq = a.indexOf('=')
     const name = eq > 0 ? a.slice(2, eq) : a.slice(2)
-    if (BOOLEAN.has(name)) {
-      json = eq > 0 ? a.slice(eq + 1) !== 'false' : true
+    if (FLAGS.has(name)) {
+      const on = eq > 0 ? a.slice(eq + 1) !== 'false' : true
+      if (name === 'json') json = on
+      else opts.set(name, String(on))
       continue
     }
     const value = eq > 0 ? a.slice(eq + 1) : args[++i]
     if (value === undefined) throw new AppError('bad_request', `--${name} needs a value`)
     opts.set(name, value)
   }
-  if (positional.length !== 2) throw new AppError('bad_request', 'expected: tandem admin <noun> <verb> [--option value ...] [--json]')
+  if (positional.length < 2 || positional.length > 3) throw new AppError('bad_request', 'expected: tandem admin <noun> <verb> [ID] [--option value ...] [--json]')
+  if (positional[2] !== undefined) {
+    if (opts.has('id')) throw new AppError('bad_request', 'give the id once: positional or --id')
+    opts.set('id', positional[2])
+  }
   return { noun: positional[0]!, verb: positional[1]!, opts, json }
 }
 

@@ -17,6 +17,7 @@ import type { DocService } from '../collab/doc-service.js'
 import { AppError } from '../infra/errors.js'
 import { DEFAULT_PROVIDER, type DatabaseRegistry } from '../databases/registry.js'
 import type { SiteSweeper } from '../sources/sweeper.js'
+import type { AssetLifecycle } from '../lifecycle/asset-lifecycle.js'
 import { need, type AdminArgs } from './args.js'
 
 export interface AdminEnv {
@@ -30,6 +31,13 @@ export interface AdminEnv {
   databases?: DatabaseRegistry
   /** A cluster node's server (--redis-url): PGlite assets are refused (src/cluster/pglite-guard.ts). */
   clusterMode?: boolean
+  /** Deleting and restoring assets (the server's own when it runs: its rooms close at once). */
+  lifecycle?: AssetLifecycle
+}
+
+function lifecycleOf(e: AdminEnv): AssetLifecycle {
+  if (!e.lifecycle) throw new AppError('unavailable', 'asset lifecycle not available here')
+  return e.lifecycle
 }
 
 export interface AdminResult {
@@ -122,6 +130,15 @@ const COMMANDS: Record<string, Record<string, Handler>> = {
       return ok(publicAsset(asset))
     },
     list: async (e, o) => ok((await listAssets(e.store, o.get('workspace'))).map(publicAsset)),
+    // An operator acts as `admin`; the owner/admin rule is the API's, for API callers.
+    delete: async (e, o) => {
+      const d = await lifecycleOf(e).deleteAsset(need(o, 'id'), 'admin', o.get('hard') === 'true')
+      return ok(d, `asset ${d.assetId} ${d.hard ? 'hard deleted: its document, history and data are erased' : 'deleted (restore with: tandem admin assets restore ' + d.assetId + ')'}`)
+    },
+    restore: async (e, o) => {
+      const r = await lifecycleOf(e).restoreAsset(need(o, 'id'), 'admin')
+      return ok(r, r.restored ? `asset ${r.assetId} restored` : `asset ${r.assetId} was not deleted`)
+    },
     show: async (e, o) => {
       const asset = await requireAsset(e.store, need(o, 'id'))
       return ok({ ...publicAsset(asset), grants: await listGrants(e.store, asset.id) })

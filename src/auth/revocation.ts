@@ -1,9 +1,11 @@
 // The token deny-list: records in the control plane (`revoke/...`), read into memory so checking a
-// capability is a map lookup, never a store read. The cache re-reads when this process writes a
-// revocation and every `revocation-refresh-ms`, so a record written by another process sharing the
-// control plane takes effect within one period. A version record (`revokemeta/version`, rewritten
-// with every revocation) makes the periodic refresh one `get` while nothing changed.
+// capability is a map lookup, never a store read. The cache (polled-records.ts) re-reads when this
+// process writes a revocation and every `revocation-refresh-ms`, so a record written by another
+// process sharing the control plane takes effect within one period. A version record
+// (`revokemeta/version`, rewritten with every revocation) makes the periodic refresh one `get`
+// while nothing changed.
 import { TOKEN_REVOKED, TokenRefused, type Capability } from './capability.js'
+import { PolledRecords, type RecordSource } from './polled-records.js'
 
 /** `deny` refuses matching tokens; `readonly` turns matching `rw` tokens into `r`. */
 export type RevocationEffect = 'deny' | 'readonly'
@@ -40,20 +42,23 @@ export function matches(r: Revocation, cap: Capability): boolean {
 }
 
 /** What the control plane offers the cache: the get/list half of the control store's API. */
-export interface RevocationSource {
-  get<T>(key: string): Promise<T | undefined>
-  list<T>(prefix: string): Promise<{ key: string; value: T }[]>
-}
+export type RevocationSource = RecordSource
 
 export class RevocationList {
   private bySub = new Map<string, Revocation[]>()
-  private byKey = new Map<string, string>()
-  private version: string | null = null
-  private running: Promise<Revocation[]> | null = null
-  private timer: NodeJS.Timeout | undefined
-  private readonly listeners = new Set<(changed: Revocation[]) => void>()
+  private readonly records: PolledRecords<Revocation>
 
-  constructor(private readonly source: RevocationSource) {}
+  constructor(source: RevocationSource) {
+    this.records = new PolledRecords<Revocation>(source, REVOKE_PREFIX, REVOKE_VERSION_KEY, (rows) => {
+      const bySub = new Map<string, Revocation[]>()
+      for (const r of rows) {
+        const list = bySub.get(r.sub)
+        if (list) list.push(r)
+        else bySub.set(r.sub, [r])
+      }
+      this.bySub = bySub
+    })
+  }
 
   /** The strongest revocation that applies to `cap`, if any. */
   effectFor(cap: Capability): RevocationEffect | null {
@@ -76,59 +81,25 @@ export class RevocationList {
 
   /** Called with the records that are new or changed after each refresh. */
   onChange(fn: (changed: Revocation[]) => void): () => void {
-    this.listeners.add(fn)
-    return () => this.listeners.delete(fn)
+    return this.records.onChange((changed) => fn(changed))
   }
 
-  /**
-   * Re-reads the deny-list (only when the version record moved, unless `force`). Refreshes run one
-   * at a time; one asked for while another runs runs again after it, so no write is missed.
-   */
+  /** Re-reads the deny-list (only when the version record moved, unless `force`); see PolledRecords. */
   refresh(force = false): Promise<Revocation[]> {
-    if (this.running) return this.running.then(() => this.refresh(force))
-    this.running = this.load(force).finally(() => {
-      this.running = null
-    })
-    return this.running
-  }
-
-  private async load(force: boolean): Promise<Revocation[]> {
-    const v = await this.source.get<unknown>(REVOKE_VERSION_KEY)
-    const version = v === undefined ? '' : JSON.stringify(v)
-    if (!force && version === this.version) return []
-    const rows = await this.source.list<Revocation>(REVOKE_PREFIX)
-    const bySub = new Map<string, Revocation[]>()
-    const byKey = new Map<string, string>()
-    const changed: Revocation[] = []
-    for (const { key, value } of rows) {
-      const json = JSON.stringify(value)
-      byKey.set(key, json)
-      if (this.byKey.get(key) !== json) changed.push(value)
-      const list = bySub.get(value.sub)
-      if (list) list.push(value)
-      else bySub.set(value.sub, [value])
-    }
-    this.bySub = bySub
-    this.byKey = byKey
-    this.version = version
-    if (changed.length > 0) for (const fn of this.listeners) fn(changed)
-    return changed
+    return this.records.refresh(force)
   }
 
   /** Loads once, then refreshes every `periodMs` (errors are reported, the last list stays). */
-  async start(periodMs: number, onError: (err: unknown) => void): Promise<void> {
-    await this.refresh(true)
-    this.timer = setInterval(() => void this.refresh().catch(onError), periodMs)
-    this.timer.unref()
+  start(periodMs: number, onError: (err: unknown) => void): Promise<void> {
+    return this.records.start(periodMs, onError)
   }
 
   /** Stops the periodic refresh and waits for one in flight (the store may close next). */
-  async stop(): Promise<void> {
-    clearInterval(this.timer)
-    await this.running?.catch(() => undefined)
+  stop(): Promise<void> {
+    return this.records.stop()
   }
 
   get size(): number {
-    return this.byKey.size
+    return this.records.size
   }
 }

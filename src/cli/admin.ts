@@ -18,6 +18,7 @@ import type { Config } from '../infra/config.js'
 import { isAppError } from '../infra/errors.js'
 import { createLogger } from '../infra/log.js'
 import { createMetrics } from '../infra/metrics.js'
+import { AssetLifecycle } from '../lifecycle/asset-lifecycle.js'
 import { openPgPool } from '../pg/open.js'
 import type { PgPool } from '../pg/pool.js'
 import type { DocStore } from '../storage/doc-store.js'
@@ -95,7 +96,8 @@ async function locally(config: Config, args: string[]): Promise<AdminResult> {
       maxBackpressureBytes: config.maxBackpressureBytes,
       unloadDelayMs: 0,
     })
-    return await executeAdmin({ store, now: Date.now, docs, databases }, parseAdminArgs(args))
+    const lifecycle = new AssetLifecycle({ control: store, docs: docStore, rooms: docs, databases: async () => databases, now: Date.now })
+    return await executeAdmin({ store, now: Date.now, docs, databases, lifecycle }, parseAdminArgs(args))
   } finally {
     await databases.close()
     await docs?.close()

@@ -171,6 +171,37 @@ export class RoomRegistry implements DocService {
     await link.close().catch((err: unknown) => this.o.log.warn({ err, docId }, 'bus: unfollow failed'))
   }
 
+  /** Loaded rooms of every branch of `{org}/{doc}`. */
+  private roomsOf(org: string, doc: string): Room[] {
+    const prefix = `${org}/${doc}/`
+    return [...this.rooms.values()].filter((r) => r.docId.startsWith(prefix))
+  }
+
+  /** Closes every socket of the document (every branch) with `code`; its rooms unload as usual. */
+  closeDocument(org: string, doc: string, code: number, reason: string): void {
+    for (const room of this.roomsOf(org, doc)) for (const peer of [...room.peers]) peer.close(code, reason)
+  }
+
+  /**
+   * Drops the document's rooms (every branch) at once without writing what they hold, closing
+   * their sockets with `code` (hard delete). Resolves once no write of theirs is in flight, so
+   * an erase that follows is the last word.
+   */
+  async dropDocument(org: string, doc: string, code: number, reason: string): Promise<void> {
+    const rooms = this.roomsOf(org, doc)
+    for (const room of rooms) {
+      this.keep(room.docId)
+      this.rooms.delete(room.docId)
+      room.discard(code, reason)
+    }
+    this.o.metrics.rooms.set(this.rooms.size)
+    const settled = async (room: Room) => {
+      await this.unlink(room.docId)
+      await room.flushed()
+    }
+    await Promise.all(rooms.map(settled))
+  }
+
   /** Another node's heartbeat lapsed: its clients' awareness leaves every room here. */
   dropNode(node: string): void {
     if (!this.o.cluster) return

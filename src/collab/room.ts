@@ -342,6 +342,7 @@ export class Room implements CommitSource {
   }
 
   restore(_write: AppendWrite): void {
+    if (this.discarded) return this.dropUnwritten(this.inFlight ?? [])
     // Back in front of anything queued since; the document keeps them applied in memory, so the
     // room never unloads holding them (hasUnflushed).
     if (!this.inFlight) return
@@ -437,6 +438,26 @@ export class Room implements CommitSource {
       this.lastSlowPeerCheck = now
       this.closeSlowPeers()
     }
+  }
+
+  /**
+   * The document was erased (hard delete): what is queued is dropped unwritten, its callers fail,
+   * the peers are closed with `code`. A write already in flight still lands (the eraser waits for
+   * it with `flushed()` and erases after); a failed one is not retried.
+   */
+  discard(code: number, reason: string): void {
+    this.discarded = true
+    const queued = this.pending
+    this.pending = []
+    this.dropUnwritten(queued)
+    this.destroy(code, reason)
+  }
+
+  private discarded = false
+
+  private dropUnwritten(batch: Pending[]): void {
+    if (batch === this.inFlight) this.inFlight = null
+    for (const p of batch) p.done?.reject(new AppError('doc_deleted', 'document deleted'))
   }
 
   /**

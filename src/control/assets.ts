@@ -2,6 +2,9 @@
 // wins; otherwise workspace members get the asset's workspace default; strangers get nothing.
 // Workspace owners and admins get no implicit grant: their role lets them administer (tool registry,
 // collab tokens), their grant decides what they may read or write.
+// A deleted asset (a `deleted/{id}` record beside it, src/lifecycle/) is not found by any reader
+// here; only the lifecycle sees it, through getAssetRecord.
+import { deletionKey, type DocDeletion } from '../auth/deleted-docs.js'
 import { AppError } from '../infra/errors.js'
 import { checkId, newId } from './ids.js'
 import { key, type ControlStore, type Op } from './store.js'
@@ -36,8 +39,22 @@ const wsAssetKey = (ws: string, asset: string) => key('wsasset', ws, asset)
 
 export const isGrant = (g: string): g is Grant => g === 'view' || g === 'edit' || g === 'none'
 
+/** The asset unless it is deleted (soft or hard): what every reader of assets sees. */
 export async function getAsset(store: ControlStore, id: string): Promise<Asset | undefined> {
-  return store.get<Asset>(assetKey(id))
+  const [asset, deletion] = await store.getMany<Asset | DocDeletion>([assetKey(id), deletionKey(id)])
+  return deletion ? undefined : (asset as Asset | undefined)
+}
+
+/** The asset record and its deletion record, if any (the lifecycle's view: a deleted asset too). */
+export async function getAssetRecord(store: ControlStore, id: string): Promise<{ asset: Asset | undefined; deletion: DocDeletion | undefined }> {
+  const [asset, deletion] = await store.getMany<Asset | DocDeletion>([assetKey(id), deletionKey(id)])
+  return { asset: asset as Asset | undefined, deletion: deletion as DocDeletion | undefined }
+}
+
+/** Every record kept for the asset itself: the asset, its workspace index entry and its grants. */
+export async function assetRecordKeys(store: ControlStore, asset: Asset): Promise<string[]> {
+  const grants = await store.list(key('grant', asset.id))
+  return [assetKey(asset.id), wsAssetKey(asset.workspaceId, asset.id), ...grants.map((g) => g.key)]
 }
 
 export async function requireAsset(store: ControlStore, id: string): Promise<Asset> {
@@ -67,7 +84,8 @@ export interface NewAsset {
 export async function createAsset(store: ControlStore, a: NewAsset, nowMs: number): Promise<Asset> {
   await requireWorkspace(store, a.workspaceId)
   const id = a.id ? checkId(a.id, 'asset id') : newId('as')
-  if (await getAsset(store, id)) throw new AppError('conflict', `asset ${id} exists`)
+  const existing = await getAssetRecord(store, id)
+  if (existing.asset || existing.deletion) throw new AppError('conflict', `asset ${id} exists${existing.deletion ? ' (deleted)' : ''}`)
   if (!/^[a-z][a-z0-9_]{0,63}$/.test(a.type)) throw new AppError('bad_request', 'asset type must be lower_snake_case')
   if (a.type === 'database' && !a.database?.provider) throw new AppError('bad_request', 'a database asset needs a provider')
   const asset: Asset = {
@@ -108,8 +126,15 @@ export function publicAsset(a: Asset): Omit<Asset, 'database'> & { database?: { 
   return database ? { ...rest, database: { provider: database.provider, hasConnectionUrl: Boolean(database.connectionUrl) } } : rest
 }
 
-export async function listAssets(store: ControlStore, workspaceId?: string): Promise<Asset[]> {
-  if (!workspaceId) return (await store.list<Asset>('asset')).map((r) => r.value)
-  const ids = (await store.list<true>(key('wsasset', workspaceId))).map((r) => r.key.slice(r.key.lastIndexOf('/') + 1))
-  return (await store.getMany<Asset>(ids.map(assetKey))).filter((a): a is Asset => a !== undefined)
+/** Assets (of one workspace, or all), deleted ones left out unless `withDeleted`. */
+export async function listAssets(store: ControlStore, workspaceId?: string, withDeleted = false): Promise<Asset[]> {
+  let assets: Asset[]
+  if (!workspaceId) assets = (await store.list<Asset>('asset')).map((r) => r.value)
+  else {
+    const ids = (await store.list<true>(key('wsasset', workspaceId))).map((r) => r.key.slice(r.key.lastIndexOf('/') + 1))
+    assets = (await store.getMany<Asset>(ids.map(assetKey))).filter((a): a is Asset => a !== undefined)
+  }
+  if (withDeleted || assets.length === 0) return assets
+  const deleted = await store.getMany<DocDeletion>(assets.map((a) => deletionKey(a.id)))
+  return assets.filter((_, i) => deleted[i] === undefined)
 }

@@ -146,3 +146,12 @@ export function toggleReaction(c: Comment, emoji: string, user: string): Comment
   else delete reactions[emoji]
   return { ...c, reactions }
 }
+
+/** Keys of every thread and comment of the asset (a hard delete erases them with the asset). */
+export async function threadRecordKeys(store: ControlStore, assetId: string): Promise<string[]> {
+  const out: string[] = []
+  for (const t of await listThreads(store, assetId)) {
+    out.push(threadKey(assetId, t.id), threadIndex(t.id), ...(await store.list(key('comment', t.id))).map((c) => c.key))
+  }
+  return out
+}

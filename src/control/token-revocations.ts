@@ -4,6 +4,7 @@
 // writes them in the same batch, so a token minted before the change is refused from then on, even
 // if no server was running when the change was made.
 import { randomUUID } from 'node:crypto'
+import { deletionKey } from '../auth/deleted-docs.js'
 import { REVOKE_PREFIX, REVOKE_VERSION_KEY, revocationKey, type Revocation } from '../auth/revocation.js'
 import type { Asset, Grant } from './assets.js'
 import type { HookedControlStore } from './hooked-store.js'
@@ -84,6 +85,9 @@ async function impliedRevocations(store: ControlStore, ops: Op[], nowMs: number)
       // The asset's workspace default changed, or the asset went: every member who could mint.
       const was = await before<Asset>(op.key)
       if (!was) continue
+      // A deleted asset's tokens are refused by the deleted-documents set (404, close 4404) for
+      // as long as it stays deleted (for ever after a hard delete): no deny records on top.
+      if (await after(deletionKey(a))) continue
       const is = await after<Asset>(op.key)
       if (is && rank[is.defaultAccess] >= rank[was.defaultAccess]) continue
       for (const { value: m } of await store.list<Membership>(`member/${was.workspaceId}`)) {

@@ -7,7 +7,7 @@
 // 503 with Retry-After (the resume goes on). A refused statement (gate full, not started) never ran.
 import { assertProviderAllowed } from '../cluster/pglite-guard.js'
 import { createHash } from 'node:crypto'
-import { mkdir } from 'node:fs/promises'
+import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { AppError } from '../infra/errors.js'
 import type { CatalogStatement } from './catalog.js'
@@ -115,6 +115,18 @@ export class DatabaseRegistry {
     if (!e || !e.gate.idle || e.opening) return false
     await this.suspendEntry(e)
     return true
+  }
+
+  /**
+   * Drops a database asset's data for good (hard delete): its instance is closed, then a PGlite
+   * asset's directory is removed. A `postgres` asset's connection URL names a database its owner
+   * runs: only the pool closes, the database is theirs. Where Tandem keeps database assets in its
+   * own PostgreSQL, their schema is dropped here too.
+   */
+  async dropData(asset: DatabaseAsset): Promise<void> {
+    const entry = this.entries.get(asset.id)
+    if (entry) await this.retire(entry)
+    if (asset.provider === 'pglite') await rm(join(this.o.dataDir, 'pglite', pgliteDirName(asset.id)), { recursive: true, force: true })
   }
 
   async close(): Promise<void> {

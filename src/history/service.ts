@@ -27,6 +27,11 @@ export function historyServiceOf(o: HistoryServiceOptions): HistoryService {
   return s
 }
 
+/** Drops what the store's history service holds of a document in memory (it was erased). */
+export async function forgetHistory(store: DocStore, docId: string): Promise<void> {
+  await services.get(store)?.forget(docId)
+}
+
 export class HistoryService {
   private cache = new Map<string, DocHistory>()
   private queues = new Map<string, Promise<unknown>>()
@@ -45,6 +50,15 @@ export class HistoryService {
       n++
     }
     return n
+  }
+
+  /** After what is queued for the document: its cached history is dropped. */
+  forget(docId: string): Promise<void> {
+    const prev = this.queues.get(docId) ?? Promise.resolve()
+    return prev.then(() => {
+      this.cache.delete(docId)
+      this.pruneCheckedAt.delete(docId)
+    })
   }
 
   /** Runs `fn` on the document's history, up to date with its log. */

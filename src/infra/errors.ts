@@ -8,6 +8,7 @@ export const ERRORS = {
   forbidden: { status: 403, expose: true, close: 4403 },
   read_only: { status: 403, expose: true },
   not_found: { status: 404, expose: true },
+  doc_deleted: { status: 404, expose: true, close: 4404 },
   method_not_allowed: { status: 405, expose: true },
   conflict: { status: 409, expose: true },
   payload_too_large: { status: 413, expose: true, close: 1009 },

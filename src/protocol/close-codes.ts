@@ -10,6 +10,7 @@ export const CLOSE = {
   malformed: 4400, // undecodable frame: bad varint, unknown type, truncated update
   tokenExpired: 4401, // re-mint and reconnect, or refresh in band before expiry
   forbidden: 4403,
+  docDeleted: 4404, // the document was deleted (an owner or admin may restore it): do not reconnect
 } as const
 
 export type CloseCode = (typeof CLOSE)[keyof typeof CLOSE]

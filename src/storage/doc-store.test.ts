@@ -208,6 +208,33 @@ describe.each(impls)('DocStore contract: %s', (_name, make) => {
     expect(await collect(ctx.store.listDocs())).toEqual(['o/d/main'])
   })
 
+  it('erasing a document removes its log, snapshot and side records, and nothing of its neighbours', async () => {
+    const e = (n: number) => ({ user: 'u', at: n, update: bytes(n) })
+    for (const id of ['o/d/main', 'o/d/draft', 'o/d2/main']) {
+      await ctx.store.append(id, 1, [e(1), e(2), e(3)])
+      await ctx.store.writeSnapshot(id, { seq: 2, at: 2, state: bytes(2) })
+      await ctx.store.writeMeta(id, 'history', bytes(5))
+    }
+    await ctx.store.eraseDocument('o/d/main')
+    expect(await ctx.store.load('o/d/main')).toEqual({ snapshot: null, updates: [], lastSeq: 0 })
+    expect(await ctx.store.exists('o/d/main')).toBe(false)
+    expect(await collect(ctx.store.readLog('o/d/main'))).toEqual([])
+    expect(await ctx.store.readMeta('o/d/main', 'history')).toBeNull()
+    expect(await collect(ctx.store.listDocs())).toEqual(['o/d/draft', 'o/d2/main'])
+    for (const id of ['o/d/draft', 'o/d2/main']) {
+      expect((await ctx.store.load(id)).lastSeq).toBe(3)
+      expect(await ctx.store.readMeta(id, 'history')).toEqual(bytes(5))
+    }
+    // idempotent, and the id starts afresh from seq 1 (no head left behind)
+    await ctx.store.eraseDocument('o/d/main')
+    await ctx.store.eraseDocument('o/never/main')
+    expect(await ctx.store.appendMany([{ docId: 'o/d/main', entries: [e(9)] }])).toEqual([{ docId: 'o/d/main', firstSeq: 1, lastSeq: 1 }])
+    if (ctx.reopen) {
+      const again = await ctx.reopen()
+      expect((await again.load('o/d/main')).updates.map((u) => u.at)).toEqual([9])
+    }
+  })
+
   it('state survives reopening the store', async () => {
     if (!ctx.reopen) return
     await ctx.store.append('o/d/main', 1, [{ user: 'u', at: 5, update: bytes(7) }])

@@ -95,6 +95,12 @@ export interface DocStore {
   exists(docId: string): Promise<boolean>
   /** Ids of stored documents, optionally under a prefix. */
   listDocs(prefix?: string): AsyncIterable<string>
+  /**
+   * Erases everything stored for the document: its log, snapshot, side records (history) and, on
+   * PostgreSQL, its seq head. Irreversible; idempotent (erasing nothing is no error). Afterwards
+   * the document loads empty and does not exist, as if it had never been written.
+   */
+  eraseDocument(docId: string): Promise<void>
   close(): Promise<void>
 }
 

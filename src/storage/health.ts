@@ -84,6 +84,7 @@ export function trackWrites(store: DocStore, health: StorageHealth): DocStore {
     writeMeta: (docId, name, value) => track('meta', () => store.writeMeta(docId, name, value)),
     exists: (docId) => store.exists(docId),
     listDocs: (prefix) => store.listDocs(prefix),
+    eraseDocument: (docId) => track('erase', () => store.eraseDocument(docId)),
     close: () => store.close(),
   }
 }

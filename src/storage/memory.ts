@@ -77,5 +77,10 @@ export class MemoryDocStore implements DocStore {
     for (const id of [...this.docs.keys()].sort()) if (id.startsWith(prefix)) yield id
   }
 
+  async eraseDocument(docId: string): Promise<void> {
+    this.docs.delete(docId)
+    for (const k of [...this.meta.keys()]) if (k.startsWith(`${docId}!`)) this.meta.delete(k)
+  }
+
   async close(): Promise<void> {}
 }

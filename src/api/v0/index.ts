@@ -2,6 +2,7 @@
 import type { ApiContext } from '../context.js'
 import type { RouteDef } from '../route.js'
 import { assetContentRoutes } from './asset-content/routes.js'
+import { assetLifecycleRoutes } from './assets/routes.js'
 import { collabTokenRoutes } from './collab-token/routes.js'
 import { databaseRoutes } from './databases/routes.js'
 import { directoryRoutes } from './directory/routes.js'
@@ -10,4 +11,4 @@ import { toolRegistryRoutes } from './tool-registry/routes.js'
 
 export type RouteModule = (api: ApiContext) => RouteDef[]
 
-export const V0_ROUTES: RouteModule[] = [toolRegistryRoutes, collabTokenRoutes, assetContentRoutes, sourcesRoutes, databaseRoutes, directoryRoutes]
+export const V0_ROUTES: RouteModule[] = [toolRegistryRoutes, collabTokenRoutes, assetContentRoutes, sourcesRoutes, databaseRoutes, directoryRoutes, assetLifecycleRoutes]

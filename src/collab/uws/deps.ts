@@ -1,5 +1,6 @@
 // What the collab listener needs from the server that starts it.
 import type { KeyRing } from '../../auth/keys.js'
+import type { DeletedDocs } from '../../auth/deleted-docs.js'
 import type { RevocationList } from '../../auth/revocation.js'
 import type { Config } from '../../infra/config.js'
 import type { Logger } from '../../infra/log.js'
@@ -14,6 +15,8 @@ export interface CollabListenerDeps {
   keys: KeyRing
   /** The token deny-list, checked on upgrade, on open sockets and on every collab REST call. */
   revocations: RevocationList
+  /** Deleted documents: refused on upgrade (404) and on every collab REST call (404 doc_deleted). */
+  deleted: DeletedDocs
   registry: RoomRegistry
   store: DocStore
   /** failing while document writes fail: /readyz answers 503, REST writes answer 503 */

@@ -71,8 +71,11 @@ export function handleRest(res: HttpResponse, req: HttpRequest, d: CollabListene
       body?.catch(() => {}) // observed below; avoid an unhandled rejection if auth fails first
       const refused = throttleOf(d).admitAuth(ip)
       if (refused) throw refused
-      const cap = d.revocations.apply(await verifyToken(d.keys, tokenOf(copied), d.now(), d.config.tokenClockSkewSec))
-      checkDocument(cap, org, doc)
+      const verified = await verifyToken(d.keys, tokenOf(copied), d.now(), d.config.tokenClockSkewSec)
+      checkDocument(verified, org, doc)
+      // One check for every collab REST route: a deleted document is 404 doc_deleted.
+      d.deleted.check(org, doc)
+      const cap = d.revocations.apply(verified)
       if (route.access === 'rw' && cap.acc !== 'rw') throw new AppError('read_only', 'this token is read-only')
       const contentType = copied.headers.get('content-type') ?? ''
       const bytes = body ? await body : null

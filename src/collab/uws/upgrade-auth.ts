@@ -1,5 +1,5 @@
 // Who may upgrade, decided before the 101: the Origin allow-list (403), the token (401), its
-// document (403) and the deny-list. One exception a browser needs: it cannot read a 401 on an
+// document (403), whether the document was deleted (404) and the deny-list. One exception a browser needs: it cannot read a 401 on an
 // upgrade (the provider sees 1006 and retries forever), so a token whose only fault is expiry is
 // accepted and the socket closed at once with 4401 and a reason, a bounded number of times per
 // client per minute; past that budget it is a 401 like every other refusal.
@@ -56,6 +56,7 @@ export function upgradeAuthorizer(d: CollabListenerDeps): (req: UpgradeRequest) 
 
   const opened = (org: string, doc: string, cap: Capability, protocol: string): UpgradeDecision => {
     checkDocument(cap, org, doc)
+    d.deleted.check(org, doc)
     return { kind: 'open', org, doc, cap: d.revocations.apply(cap), protocol }
   }
 
@@ -63,6 +64,7 @@ export function upgradeAuthorizer(d: CollabListenerDeps): (req: UpgradeRequest) 
   const refused = (req: UpgradeRequest, org: string, doc: string, protocol: string, err: unknown): UpgradeDecision => {
     const expired = err instanceof TokenRefused ? err.expiredCap : undefined
     if (!expired || expired.org !== org || expired.doc !== doc || d.revocations.effectFor(expired) === 'deny') throw err
+    d.deleted.check(org, doc)
     if (!expiredBudget.take(req.ip)) throw new TokenRefused('token_expired', 'token expired (accept-and-close budget of this client used up)')
     d.metrics.authRefusals.inc({ where: 'upgrade', reason: 'expired_accepted_closed' })
     d.log.info({ ip: req.ip, path: req.url }, 'upgrade accepted to close it with 4401: token expired')

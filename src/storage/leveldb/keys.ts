@@ -13,6 +13,7 @@ export const snapshotKey = (docId: string) => `s!${docId}`
 export const updateKey = (docId: string, seq: number) => `u!${docId}!${seq.toString(16).padStart(SEQ_DIGITS, '0')}`
 export const metaKey = (docId: string, name: string) => `m!${docId}!${name}`
 export const updatePrefix = (docId: string) => `u!${docId}!`
+export const metaPrefix = (docId: string) => `m!${docId}!`
 /** Upper bound of a prefix range: '~' sorts above hex digits and every docId character. */
 export const prefixEnd = (prefix: string) => prefix + '~'
 

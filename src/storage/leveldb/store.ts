@@ -12,6 +12,7 @@ import {
   encodeSnapshotValue,
   encodeUpdateValue,
   metaKey,
+  metaPrefix,
   prefixEnd,
   seqOfUpdateKey,
   snapshotKey,
@@ -131,6 +132,16 @@ export class LevelDocStore implements DocStore {
       from = prefixEnd(updatePrefix(id))
     }
     yield* [...ids].sort()
+  }
+
+  async eraseDocument(docId: string): Promise<void> {
+    // One batch: the document is whole or gone, never half erased.
+    const batch = this.db.batch()
+    batch.del(snapshotKey(docId))
+    for (const prefix of [updatePrefix(docId), metaPrefix(docId)]) {
+      for await (const key of this.db.keys({ gt: prefix, lt: prefixEnd(prefix) })) batch.del(key)
+    }
+    await batch.write(this.durable)
   }
 
   async close(): Promise<void> {

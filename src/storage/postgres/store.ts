@@ -62,6 +62,13 @@ const LIST_SQL = `
   SELECT doc_id FROM doc_snapshots WHERE doc_id >= $1 AND ($2::text IS NULL OR doc_id < $2) AND starts_with(doc_id, $1)
   ORDER BY 1`
 
+// Every table that holds a document's rows, in one statement (one transaction).
+const ERASE_SQL = `
+  WITH u AS (DELETE FROM doc_updates WHERE doc_id = $1),
+  s AS (DELETE FROM doc_snapshots WHERE doc_id = $1),
+  m AS (DELETE FROM doc_meta WHERE doc_id = $1)
+  DELETE FROM doc_heads WHERE doc_id = $1`
+
 /**
  * The least string above every string starting with `prefix`, under bytewise (COLLATE "C")
  * order: the last code point incremented. UTF-8 byte order is code point order. null: no bound.
@@ -248,6 +255,10 @@ export class PgDocStore implements DocStore {
   async *listDocs(prefix = ''): AsyncIterable<string> {
     const rows = await this.query<{ doc_id: string }>(LIST_SQL, [prefix, prefixUpperBound(prefix)])
     for (const r of rows) yield r.doc_id
+  }
+
+  async eraseDocument(docId: string): Promise<void> {
+    await this.query(ERASE_SQL, [docId])
   }
 
   async close(): Promise<void> {

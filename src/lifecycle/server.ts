@@ -1,0 +1,62 @@
+// The document lifecycle inside a server: the deleted-documents deny-set, kept fresh like the token
+// deny-list (re-read at once when this process writes a deletion, periodically for other
+// processes), and what a change does to this process's live rooms: a deleted document's sockets
+// close with 4404; a hard-deleted one's rooms are dropped unwritten and its stores erased.
+import { DELETED_PREFIX, DOC_DELETED_MESSAGE, DeletedDocs, type DocDeletion } from '../auth/deleted-docs.js'
+import type { RoomRegistry } from '../collab/registry.js'
+import type { ServerDeps } from '../deps.js'
+import type { Resources } from '../infra/resources.js'
+import type { ControlPlane } from '../plane.js'
+import { CLOSE } from '../protocol/close-codes.js'
+import type { DocStore } from '../storage/doc-store.js'
+import { AssetLifecycle } from './asset-lifecycle.js'
+
+const lifecycles = new WeakMap<ServerDeps, AssetLifecycle>()
+
+/** The lifecycle of the server these deps belong to (the API and admin endpoint use it). */
+export function lifecycleOf(deps: ServerDeps): AssetLifecycle {
+  const l = lifecycles.get(deps)
+  if (!l) throw new Error('document lifecycle: not started for this server')
+  return l
+}
+
+export interface LifecycleParts {
+  deps: ServerDeps
+  control: ControlPlane
+  registry: RoomRegistry
+  /** the document store rooms and history use */
+  store: DocStore
+}
+
+/** Starts the deny-set (loaded before the collab listener serves) and the lifecycle of this server. */
+export async function startDocLifecycle(resources: Resources, { deps, control, registry, store }: LifecycleParts): Promise<DeletedDocs> {
+  const { config, log } = deps
+  const deleted = resources.add('deleted documents', new DeletedDocs(control.store), (d) => d.records.stop())
+  const lifecycle = new AssetLifecycle({
+    control: control.store,
+    docs: store,
+    rooms: registry,
+    databases: async () => (await import('../databases/registry-of.js')).registryOf(deps),
+    now: deps.now,
+  })
+  lifecycles.set(deps, lifecycle)
+
+  const purge = (d: DocDeletion) => lifecycle.purge(d).catch((err: unknown) => log.error({ err, asset: d.assetId }, 'hard delete: erasing failed'))
+  deleted.records.onChange((changed, initial) => {
+    for (const d of changed) {
+      registry.closeDocument(d.org, d.doc, CLOSE.docDeleted, DOC_DELETED_MESSAGE)
+      // At start no room is loaded: only an erase that never finished (the writer died) is redone.
+      if (d.hard && !(initial && d.erasedAtMs)) void purge(d)
+    }
+  })
+  control.store.addHook({
+    // awaited by the batch: when a delete answers, this process refuses the document
+    after: async (ops) => {
+      if (ops.some((op) => op.key.startsWith(`${DELETED_PREFIX}/`))) {
+        await deleted.records.refresh(true).catch((err: unknown) => log.error({ err }, 'deleted documents refresh failed'))
+      }
+    },
+  })
+  await deleted.records.start(config.revocationRefreshMs, (err) => log.error({ err }, 'deleted documents refresh failed'))
+  return deleted
+}
