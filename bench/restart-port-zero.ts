@@ -1,0 +1,60 @@
+// A restart on the port a `--collab-port 0` start was given, with half-open peers left behind
+// (upgraded clients that never answer the close frame, as a browser in CLOSE-WAIT): how long the new
+// process takes to bind, and what the kernel shows on that port meanwhile.
+// `node --import tsx bench/restart-port-zero.ts [peers] [zero|fixed]` (fixed: the first start names
+// a free port itself, for comparison).
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import net from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { mintToken } from '../src/auth/capability.js'
+import { loadKeyRing } from '../src/auth/keys.js'
+import { freePort } from '../test/helpers/ports.js'
+
+const peers = Number(process.argv[2] ?? 4)
+const mode = process.argv[3] ?? 'zero'
+const dataDir = mkdtempSync(join(tmpdir(), 'tandem-restart-port-zero-'))
+
+function serve(collabPort: number): { child: ChildProcess; port: Promise<number>; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ['bin/tandem.js', 'serve', '--data-dir', dataDir, '--collab-port', String(collabPort), '--api-port', '0', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  child.stderr!.on('data', (d) => (out += d))
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
+  const port = new Promise<number>((resolve, reject) => {
+    child.stdout!.on('data', (d) => {
+      out += d
+      const m = /collab listening on http:\/\/[^:]+:(\d+)/.exec(out)
+      if (m) resolve(Number(m[1]))
+    })
+    void exited.then((code) => reject(new Error(`exited ${code}:\n${out}`)))
+  })
+  return { child, port, exited }
+}
+
+const first = serve(mode === 'zero' ? 0 : await freePort())
+const port = await first.port
+const keys = await loadKeyRing(dataDir, '')
+const { token } = await mintToken(keys, { org: 'o', doc: 'd', sub: 'ann@example.com', acc: 'rw', ttlSec: 600 })
+const held: net.Socket[] = []
+for (let i = 0; i < peers; i++) {
+  const c = net.connect({ host: '127.0.0.1', port, allowHalfOpen: true })
+  c.on('error', () => undefined)
+  await new Promise((r) => c.once('connect', r))
+  c.write(`GET /o/d?yauth=${token} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`)
+  await new Promise((r) => c.once('data', r))
+  c.pause() // never reads, answers or closes
+  held.push(c)
+}
+first.child.kill('SIGTERM')
+await first.exited
+console.log(`first start (${mode}) on port ${port}, ${peers} half-open peers; after its exit:`)
+console.log(execFileSync('ss', ['-tan', `sport = :${port}`]).toString().trimEnd())
+const started = performance.now()
+const second = serve(port)
+await second.port
+console.log(`restarted on port ${port} in ${Math.round(performance.now() - started)} ms`)
+second.child.kill('SIGTERM')
+await second.exited
+for (const c of held) c.destroy()
+rmSync(dataDir, { recursive: true, force: true })
