@@ -3,7 +3,7 @@
 // process takes to bind, and what the kernel shows on that port meanwhile.
 // `node --import tsx bench/restart-port-zero.ts [peers] [zero|fixed]` (fixed: the first start names
 // a free port itself, for comparison).
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
@@ -11,29 +11,15 @@ import { join } from 'node:path'
 import { mintToken } from '../src/auth/capability.js'
 import { loadKeyRing } from '../src/auth/keys.js'
 import { freePort } from '../test/helpers/ports.js'
+import { spawnTandem } from '../test/helpers/tandem-process.js'
 
 const peers = Number(process.argv[2] ?? 4)
 const mode = process.argv[3] ?? 'zero'
 const dataDir = mkdtempSync(join(tmpdir(), 'tandem-restart-port-zero-'))
 
-function serve(collabPort: number): { child: ChildProcess; port: Promise<number>; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['bin/tandem.js', 'serve', '--data-dir', dataDir, '--collab-port', String(collabPort), '--api-port', '0', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  child.stderr!.on('data', (d) => (out += d))
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
-  const port = new Promise<number>((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      out += d
-      const m = /collab listening on http:\/\/[^:]+:(\d+)/.exec(out)
-      if (m) resolve(Number(m[1]))
-    })
-    void exited.then((code) => reject(new Error(`exited ${code}:\n${out}`)))
-  })
-  return { child, port, exited }
-}
-
-const first = serve(mode === 'zero' ? 0 : await freePort())
-const port = await first.port
+const serve = (collabPort: number) => spawnTandem(['--data-dir', dataDir, '--log-level', 'warn', '--collab-port', String(collabPort)])
+const first = await serve(mode === 'zero' ? 0 : await freePort())
+const port = first.collabPort
 const keys = await loadKeyRing(dataDir, '')
 const { token } = await mintToken(keys, { org: 'o', doc: 'd', sub: 'ann@example.com', acc: 'rw', ttlSec: 600 })
 const held: net.Socket[] = []
@@ -46,15 +32,12 @@ for (let i = 0; i < peers; i++) {
   c.pause() // never reads, answers or closes
   held.push(c)
 }
-first.child.kill('SIGTERM')
-await first.exited
+await first.stop('SIGTERM')
 console.log(`first start (${mode}) on port ${port}, ${peers} half-open peers; after its exit:`)
 console.log(execFileSync('ss', ['-tan', `sport = :${port}`]).toString().trimEnd())
 const started = performance.now()
-const second = serve(port)
-await second.port
-console.log(`restarted on port ${port} in ${Math.round(performance.now() - started)} ms`)
-second.child.kill('SIGTERM')
-await second.exited
+const second = await serve(port)
+console.log(`restarted on port ${port} in ${Math.round(performance.now() - started)} ms (until both listeners accept)`)
+await second.stop()
 for (const c of held) c.destroy()
 rmSync(dataDir, { recursive: true, force: true })

@@ -2,7 +2,6 @@
 // that left their connections half-open (a browser in CLOSE-WAIT). uWS binds a port-0 listener
 // without SO_REUSEADDR and the connections it accepts inherit that, so their orphaned FIN-WAIT-2
 // ends kept the port from a new bind for tcp_fin_timeout (60 s). The restart must bind at once.
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
@@ -10,36 +9,13 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mintToken } from '../src/auth/capability.js'
 import { loadKeyRing } from '../src/auth/keys.js'
+import { spawnTandem, type TandemProcess } from './helpers/tandem-process.js'
 
 let dir: string
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'tandem-restart-port-zero-'))
 })
 afterAll(async () => rm(dir, { recursive: true, force: true }))
-
-interface Serving {
-  child: ChildProcess
-  collabPort: Promise<number>
-  exited: Promise<number | null>
-  output(): string
-}
-
-function serve(dataDir: string, collabPort: number, ...extra: string[]): Serving {
-  const args = ['bin/tandem.js', 'serve', '--data-dir', dataDir, '--collab-port', String(collabPort), '--api-port', '0', '--log-level', 'warn', ...extra]
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  child.stderr!.on('data', (d) => (out += d))
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
-  const port = new Promise<number>((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      out += d
-      const m = /collab listening on http:\/\/[^:]+:(\d+)/.exec(out)
-      if (m) resolve(Number(m[1]))
-    })
-    void exited.then((code) => reject(new Error(`tandem serve exited (${code}) before listening:\n${out}`)))
-  })
-  return { child, collabPort: port, exited, output: () => out }
-}
 
 /** Upgrades, then never reads, answers or closes: after the server's FIN its end stays in FIN-WAIT-2. */
 async function halfOpenPeer(port: number, token: string): Promise<net.Socket> {
@@ -55,26 +31,25 @@ async function halfOpenPeer(port: number, token: string): Promise<net.Socket> {
 describe('restart on the port a port-0 start was given', () => {
   it('binds at once although half-open peers of the first process still hold connections on the port', async () => {
     const dataDir = join(dir, 'zero')
-    const first = serve(dataDir, 0)
+    const first = await spawnTandem(['--data-dir', dataDir, '--log-level', 'warn'])
     const peers: net.Socket[] = []
-    let second: Serving | undefined
+    let second: TandemProcess | undefined
     try {
-      const port = await first.collabPort
+      const port = first.collabPort
       const keys = await loadKeyRing(dataDir, '')
       const { token } = await mintToken(keys, { org: 'o', doc: 'd', sub: 'ann@example.com', acc: 'rw', ttlSec: 600 })
       for (let i = 0; i < 4; i++) peers.push(await halfOpenPeer(port, token))
-      first.child.kill('SIGTERM')
-      expect(await first.exited).toBe(0)
+      await first.stop('SIGTERM')
+      expect(first.child.exitCode).toBe(0)
       // No retrying: a port the old connections still held would fail this start outright.
-      second = serve(dataDir, port, '--listen-retry-sec', '0')
-      expect(await second.collabPort).toBe(port)
+      second = await spawnTandem(['--data-dir', dataDir, '--log-level', 'warn', '--collab-port', String(port), '--listen-retry-sec', '0'])
+      expect(second.collabPort).toBe(port)
       expect(second.output()).not.toMatch(/could not bind|port busy/)
       expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200)
     } finally {
       for (const c of peers) c.destroy()
-      first.child.kill('SIGKILL')
-      second?.child.kill('SIGTERM')
-      await second?.exited
+      await first.stop('SIGKILL')
+      await second?.stop()
     }
   }, 60_000)
 })
