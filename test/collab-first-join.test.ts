@@ -18,7 +18,7 @@ let h: Harness
 let pg: PgServer
 beforeAll(async () => {
   pg = await testPostgres()
-  h = await startTandem({ postgresUrl: pg.url, postgresSchema: 'tandem_first_join', maxConnectionsPerRoom: 2, roomUnloadDelayMs: 1_000 }, { api: false })
+  h = await startTandem({ postgresUrl: pg.url, postgresSchema: 'tandem_first_join', maxConnectionsPerRoom: 2, roomUnloadDelayMs: 1_000, maxMessageBytes: 64 * 1024 }, { api: false })
 })
 afterAll(async () => h?.close())
 
@@ -97,6 +97,21 @@ describe('a room first joined through its socket', () => {
     expect(closed).toEqual({ code: 1013, reason: 'room is full' })
     await eventually(() => expect(h.server.registry.loaded(docIdOf('acme', 'full', 'main'))?.peers.size).toBe(2))
     for (const c of clients) c.ws.close()
+  }, 60_000)
+
+  it('closes with 1008 a socket that sends more than it may hold before its room loaded', async () => {
+    const big = new Y.Doc()
+    const frames = [0, 1, 2].map((i) => {
+      const before = Y.encodeStateVector(big)
+      big.getText('t').insert(0, String(i).repeat(50 * 1024))
+      return encodeUpdate(Y.encodeStateAsUpdate(big, before))
+    })
+    const closed = await whileStorageFrozen(async () => {
+      const c = await connect('flooded')
+      for (const f of frames) c.send(f) // 150 KiB waiting; two 64 KiB messages' worth may
+      return c.closed
+    })
+    expect(closed).toEqual({ code: 1008, reason: 'too many messages before the document was loaded' })
   }, 60_000)
 
   it('gives back the hold of a socket that closed before its room loaded: the room unloads', async () => {
