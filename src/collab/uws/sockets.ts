@@ -23,16 +23,13 @@ import { remoteIp, throttleOf } from './throttle.js'
 export { UwsTransport } from './socket.js'
 
 /** What the upgrade decided, for open: join a held room, wait for one, or close at once. */
-type Start = { room: Room; cap: Capability } | { decided: Promise<Decided> } | Refused
+type Start = { room: Room; cap: Capability } | { admit: () => Promise<Admitted | Refused> } | Refused
 
 export interface SocketData {
   start: Start
   /** from open on, unless the socket was accepted only to be closed */
   socket: UwsSocket | null
   session: Session | null
-  /** the client's address and path, for the log lines of a refusal after the open */
-  ip: string
-  url: string
 }
 
 /** Close code and reason for a failure after the open, as the HTTP refusal would have said it. */
@@ -98,11 +95,11 @@ export function webSocketBehavior(
         const decision = authorize({ url, query: new URLSearchParams(req.getQuery() ?? ''), protocols: req.getHeader('sec-websocket-protocol'), origin, ip })
         protocol = decision.protocol
         if (decision.kind === 'close') start = decision
-        else if (decision.kind === 'verify') start = { decided: decision.decided }
+        else if (decision.kind === 'verify') start = { admit: () => admit(decision.decided, ip, url) }
         else {
           held = d.registry.acquireLoaded({ org: decision.org, doc: decision.doc, branch: decision.cap.branch })
           if (held && held.peers.size >= config.maxConnectionsPerRoom) throw new AppError('room_full', 'room is full')
-          start = held ? { room: held, cap: decision.cap } : { decided: Promise.resolve(decision) }
+          start = held ? { room: held, cap: decision.cap } : { admit: () => admit(Promise.resolve(decision), ip, url) }
         }
       } catch (err) {
         if (held) d.registry.release(held)
@@ -113,7 +110,7 @@ export function webSocketBehavior(
         new Reply(res).json(status, { error: publicMessage(err), code: isAppError(err) ? err.code : 'internal' }, retryAfter ? { 'retry-after': String(retryAfter) } : {})
         return
       }
-      const data: SocketData = { start, socket: null, session: null, ip, url }
+      const data: SocketData = { start, socket: null, session: null }
       res.upgrade(data, req.getHeader('sec-websocket-key'), protocol, req.getHeader('sec-websocket-extensions'), context)
     },
 
@@ -137,7 +134,7 @@ export function webSocketBehavior(
       } else {
         // Loaded (or the token verified) only now that the socket is open: nothing is held for a
         // socket that never opened.
-        data.session = new PendingConnection(socket, admit(start.decided, data.ip, data.url), d)
+        data.session = new PendingConnection(socket, start.admit(), d)
       }
     },
 
