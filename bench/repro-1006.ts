@@ -1,6 +1,8 @@
 // Reproduces the abrupt server-side closes (1006, no close frame) seen in the bench: starts Tandem,
-// opens N sockets to one room one at a time, sends nothing, and reports any socket the server shut
-// down. `node --import tsx bench/repro-1006.ts [N]`; exits 1 when some were closed.
+// opens N sockets one at a time, sends nothing, and reports any socket the server shut down.
+// `node --import tsx bench/repro-1006.ts [N] [one-room|new-rooms]`; exits 1 when some were closed.
+// one-room (the default): every socket joins the same, already loaded room. new-rooms: every socket
+// is its room's first visitor, so each upgrade comes before that room is loaded.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -8,6 +10,8 @@ import WebSocket from 'ws'
 import { buildTandem, startPeer } from './lib/peers.js'
 
 const n = Number(process.argv[2] ?? 50)
+const mode = process.argv[3] ?? 'one-room'
+if (mode !== 'one-room' && mode !== 'new-rooms') throw new Error(`mode is one-room or new-rooms, not ${mode}`)
 const dataDir = mkdtempSync(join(tmpdir(), 'tandem-repro-1006-'))
 const peer = await startPeer('tandem', { dataDir, persistent: true, cpus: null, tandemEntry: await buildTandem(() => {}) })
 const closed: string[] = []
@@ -15,7 +19,7 @@ let shuttingDown = false
 const sockets: WebSocket[] = []
 try {
   for (let i = 0; i < n; i++) {
-    const t = await peer.target('repro', 'doc', `u${i}`)
+    const t = await peer.target('repro', mode === 'one-room' ? 'doc' : `doc-${i}`, `u${i}`)
     const ws = new WebSocket(t.url, { perMessageDeflate: false })
     sockets.push(ws)
     let messages = 0
@@ -37,6 +41,5 @@ try {
   await peer.stop()
   rmSync(dataDir, { recursive: true, force: true })
 }
-console.log(closed.length ? closed.join('\n') : `all ${n} sockets stayed open`)
+console.log(closed.length ? closed.join('\n') : `all ${n} sockets (${mode}) stayed open`)
 process.exit(closed.length ? 1 : 0)
-

@@ -5,6 +5,7 @@ import * as Y from 'yjs'
 import { mintToken } from '../src/auth/capability.js'
 import { generateSigningJwk, keyRingFromJwks } from '../src/auth/keys.js'
 import { BACKENDS } from './helpers/backends.js'
+import { rawClient } from './helpers/raw-client.js'
 import { eventually, startTandem, synced, type Harness } from './helpers/tandem.js'
 
 let h: Harness
@@ -111,7 +112,15 @@ describe.each(BACKENDS)('collab auth ($name)', (backend) => {
       expect((await upgradeStatus(`/acme/d1?yauth=${await signed({}, { aud: 'someone-else' })}`)).status).toBe(401)
     })
 
-    it('refuses a token with an unknown kid with 401', async () => {
+    // A ring other processes can add keys to (PostgreSQL) is re-read for a kid not seen yet, after
+    // the upgrade (an upgrade after an await meets the uWS cork() bug): the socket is closed with 4401.
+    it.skipIf(backend.name !== 'postgres')('closes the socket of a token with an unknown kid with 4401 once the shared ring was re-read', async () => {
+      const c = await rawClient(`${h.wsUrl}/acme/d1?yauth=${await signed({}, { kid: 'nope' })}`)
+      expect(await c.closed).toEqual({ code: 4401, reason: 'token invalid' })
+      expect(c.messages).toEqual([])
+    })
+
+    it.skipIf(backend.name === 'postgres')('refuses a token with an unknown kid with 401', async () => {
       expect((await upgradeStatus(`/acme/d1?yauth=${await signed({}, { kid: 'nope' })}`)).status).toBe(401)
     })
 

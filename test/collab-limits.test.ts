@@ -72,6 +72,8 @@ describe('room capacity', () => {
   it('refuses connections past max-connections-per-room with 503', async () => {
     const t = await h.token('acme', 'full')
     const clients = await Promise.all([1, 2, 3].map(() => rawClient(`${h.wsUrl}/acme/full?yauth=${t}`)))
+    // Joined once the room (loaded after these first opens) sent each its sync step 1.
+    await eventually(() => expect(clients.every((c) => c.messages.length > 0)).toBe(true))
     await expect(rawClient(`${h.wsUrl}/acme/full?yauth=${t}`)).rejects.toThrow(/503/)
     clients[0]!.ws.close()
     await clients[0]!.closed

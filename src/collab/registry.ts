@@ -1,6 +1,7 @@
 // Loaded rooms. A room loads once (concurrent joins share the load), unloads after its last
 // holder leaves plus an idle delay, and never with unflushed updates. Shutdown is idempotent.
 import * as Y from 'yjs'
+import { AppError } from '../infra/errors.js'
 import { CLOSE } from '../protocol/close-codes.js'
 import { docIdOf } from '../storage/doc-store.js'
 import type { DocRef, DocService } from './doc-service.js'
@@ -101,7 +102,7 @@ export class RoomRegistry implements DocService {
   }
 
   private async load(ref: DocRef, docId: string, opener: string): Promise<Room> {
-    if (this.closing) throw new Error('server is shutting down')
+    if (this.closing) throw new AppError('unavailable', 'server is shutting down')
     const c = this.o.cluster
     const room = new Room({
       docId,

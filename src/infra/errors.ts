@@ -18,7 +18,7 @@ export const ERRORS = {
   malformed_message: { status: 400, expose: true, close: 4400 },
   room_full: { status: 503, expose: true, close: 1013 },
   rate_limited: { status: 429, expose: true, close: 1008 },
-  unavailable: { status: 503, expose: true },
+  unavailable: { status: 503, expose: true, close: 1013 },
   not_implemented: { status: 501, expose: true },
   internal: { status: 500, expose: false, close: 1011 },
 } as const satisfies Record<string, { status: number; expose: boolean; close?: number }>

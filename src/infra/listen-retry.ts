@@ -1,9 +1,10 @@
 // Binding a listener port, retried with backoff while the port is busy. Both listeners set
-// SO_REUSEADDR, so sockets a previous process left in TIME_WAIT/FIN_WAIT never block a restart;
-// what can is a socket without it on the same port — typically a client connection whose ephemeral
-// port happens to be ours (ports inside net.ipv4.ip_local_port_range, or a reconnecting client
-// connecting to itself while nothing listens), which then sits in TIME_WAIT for 60 s. The kernel
-// offers no option to bind over it, so we wait it out and say so in the log.
+// SO_REUSEADDR (the collab one also for port 0, see collab/uws/listen.ts), and the connections they
+// accept inherit it, so sockets a previous process left in TIME_WAIT/FIN_WAIT never block a restart.
+// What can is another socket on the same port without it: typically a local outgoing connection
+// given our port as its ephemeral one while nothing listened (ports inside
+// net.ipv4.ip_local_port_range). The kernel offers no option to bind over it, so we wait it out and
+// say so in the log.
 import type { Logger } from './log.js'
 
 export interface BindRetry {

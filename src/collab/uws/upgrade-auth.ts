@@ -2,7 +2,10 @@
 // document (403), whether the document was deleted (404) and the deny-list. One exception a browser needs: it cannot read a 401 on an
 // upgrade (the provider sees 1006 and retries forever), so a token whose only fault is expiry is
 // accepted and the socket closed at once with 4401 and a reason, a bounded number of times per
-// client per minute; past that budget it is a 401 like every other refusal.
+// client per minute; past that budget it is a 401 like every other refusal. A token naming a
+// signing key this process has not read yet is the other exception: its key is re-read after the
+// upgrade (an upgrade after an await meets the uWS cork() bug), and a refusal then closes the socket
+// with 4401 (4403 for another document) and a reason.
 import { DOC_NAME, TokenRefused, checkDocument, verifyToken, verifyTokenNow, type Capability } from '../../auth/capability.js'
 import { AppError } from '../../infra/errors.js'
 import { CLOSE } from '../../protocol/close-codes.js'
@@ -17,9 +20,13 @@ export interface UpgradeRequest {
   ip: string
 }
 
-export type UpgradeDecision =
+/** What to do with the socket once it is open: join the document, or close it with a reason. */
+export type Decided =
   | { kind: 'open'; org: string; doc: string; cap: Capability; protocol: string }
   | { kind: 'close'; code: number; reason: string; protocol: string }
+
+/** A decision, or (for a token naming a key not read yet) the protocol to answer and the decision to come. */
+export type UpgradeDecision = Decided | { kind: 'verify'; protocol: string; decided: Promise<Decided> }
 
 /** The token from `?yauth=` or from a `yauth-<token>` entry of Sec-WebSocket-Protocol. */
 function tokenOf(query: URLSearchParams, protocols: string): { token: string | null; protocol: string } {
@@ -46,22 +53,23 @@ function parseRoomPath(url: string): { org: string; doc: string } {
 
 /**
  * Decides an upgrade at once when it can (every check is synchronous once the token's signing key
- * is in the ring), so the caller can upgrade inside uWS's handler; a promise only when the token
- * names a key this process must first re-read from a shared ring.
+ * is in the ring); throws the refusals answered before the 101. A token naming a key this process
+ * must first re-read from a shared ring is decided after the upgrade (`verify`): the caller upgrades
+ * inside uWS's handler either way, and closes the socket with 4401 if that token is refused.
  */
-export function upgradeAuthorizer(d: CollabListenerDeps): (req: UpgradeRequest) => UpgradeDecision | Promise<UpgradeDecision> {
+export function upgradeAuthorizer(d: CollabListenerDeps): (req: UpgradeRequest) => UpgradeDecision {
   const { config } = d
   const origins = new Set(config.wsOrigins)
   const expiredBudget = new ClientBudget(config.expiredUpgradesPerMin, d.now)
 
-  const opened = (org: string, doc: string, cap: Capability, protocol: string): UpgradeDecision => {
+  const opened = (org: string, doc: string, cap: Capability, protocol: string): Decided => {
     checkDocument(cap, org, doc)
     d.deleted.check(org, doc)
     return { kind: 'open', org, doc, cap: d.revocations.apply(cap), protocol }
   }
 
   /** A refused token stays refused, except one whose only fault is expiry (see the top). */
-  const refused = (req: UpgradeRequest, org: string, doc: string, protocol: string, err: unknown): UpgradeDecision => {
+  const refused = (req: UpgradeRequest, org: string, doc: string, protocol: string, err: unknown): Decided => {
     const expired = err instanceof TokenRefused ? err.expiredCap : undefined
     if (!expired || expired.org !== org || expired.doc !== doc || d.revocations.effectFor(expired) === 'deny') throw err
     d.deleted.check(org, doc)
@@ -87,9 +95,11 @@ export function upgradeAuthorizer(d: CollabListenerDeps): (req: UpgradeRequest) 
       return refused(req, org, doc, protocol, err)
     }
     if (cap) return opened(org, doc, cap, protocol)
-    return verifyToken(d.keys, token, now, config.tokenClockSkewSec).then(
+    const decided = verifyToken(d.keys, token, now, config.tokenClockSkewSec).then(
       (c) => opened(org, doc, c, protocol),
       (err: unknown) => refused(req, org, doc, protocol, err),
     )
+    decided.catch(() => undefined) // handled once the socket opens; never an unhandled rejection meanwhile
+    return { kind: 'verify', protocol, decided }
   }
 }
