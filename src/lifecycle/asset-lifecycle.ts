@@ -9,8 +9,7 @@ import { DELETED_VERSION_KEY, DOC_DELETED_MESSAGE, deletionKey, type DocDeletion
 import { assetRecordKeys, getAssetRecord, type Asset } from '../control/assets.js'
 import { threadRecordKeys } from '../control/comments.js'
 import type { ControlStore, Op } from '../control/store.js'
-import { DEFAULT_PROVIDER, type DatabaseAsset } from '../databases/options.js'
-import { forgetHistory } from '../history/service.js'
+import type { DatabaseAsset } from '../databases/options.js'
 import { AppError } from '../infra/errors.js'
 import { CLOSE } from '../protocol/close-codes.js'
 import { docIdOf, type DocStore } from '../storage/doc-store.js'
@@ -24,7 +23,8 @@ export type DocumentEraser = (docs: DocStore, docId: string) => Promise<void>
  */
 export const DOCUMENT_ERASERS: readonly DocumentEraser[] = [
   (docs, docId) => docs.eraseDocument(docId), // log, snapshot, side records (history checkpoints)
-  (docs, docId) => forgetHistory(docs, docId), // the history service's copy in memory
+  // the history service's copy in memory (imported here, not at the top: a plain start never loads history)
+  async (docs, docId) => (await import('../history/service.js')).forgetHistory(docs, docId),
 ]
 
 /** The loaded rooms of this process (the room registry). */
@@ -115,7 +115,11 @@ export class AssetLifecycle {
     const docIds = new Set([docIdOf(org, doc)])
     for await (const id of this.d.docs.listDocs(`${org}/${doc}/`)) docIds.add(id)
     for (const docId of docIds) for (const erase of DOCUMENT_ERASERS) await erase(this.d.docs, docId)
-    if (type === 'database' && this.d.databases) await (await this.d.databases()).dropData({ id: assetId, provider: provider ?? DEFAULT_PROVIDER })
+    if (type === 'database' && this.d.databases) {
+      // imported here: a plain start never loads the databases folder
+      const { DEFAULT_PROVIDER } = await import('../databases/options.js')
+      await (await this.d.databases()).dropData({ id: assetId, provider: provider ?? DEFAULT_PROVIDER })
+    }
   }
 
   /** The asset's own control-plane records: the asset, its index entry, grants, comment threads. */
