@@ -17,6 +17,7 @@ import { Gate, GateRefused } from './gate.js'
 import type { DbInstance, SqlResult } from './instance.js'
 import { PgliteInstance } from './pglite/instance.js'
 import { PostgresInstance } from './postgres/instance.js'
+import type { ManagedPostgres } from './managed/provision.js'
 import { pgliteDirName, PROVIDERS, type DatabaseAsset, type RegistryOptions, type Unavailable } from './options.js'
 import { SchemaCache } from './schema-cache.js'
 
@@ -49,6 +50,20 @@ export class DatabaseRegistry {
 
   constructor(private readonly o: RegistryOptions) {
     this.now = o.now ?? Date.now
+  }
+
+  /** Tandem's own PostgreSQL, where new database assets are made by default; absent without --postgres-url. */
+  get managed(): ManagedPostgres | undefined {
+    return this.o.managed
+  }
+
+  /** What a new database asset gets when no provider is asked for. */
+  get defaultProvider(): string {
+    return this.o.managed ? 'postgres' : 'pglite'
+  }
+
+  get clusterMode(): boolean {
+    return this.o.clusterMode === true
   }
 
   /** The database of an asset. 501 for a provider this server does not run. */
