@@ -1,0 +1,65 @@
+// `--demo` on cluster nodes (and on any PostgreSQL-backed process): nodes seeding at the same moment
+// make one world and one Shop database on the shared PostgreSQL; the demo key works on every node and
+// the Shop database answers from each, filled exactly once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { seedDemo } from '../../src/control/demo.js'
+import { DEMO_DATABASE_ID, seedDemoDatabase } from '../../src/databases/demo.js'
+import { call } from '../api/helpers.js'
+import { startPostgres, type PgServer } from '../helpers/postgres.js'
+import { startRedis, type RedisServer } from '../helpers/redis.js'
+import { startTandem, type Harness } from '../helpers/tandem.js'
+
+let pgs: PgServer
+let redis: RedisServer
+const nodes: Harness[] = []
+
+beforeAll(async () => {
+  ;[pgs, redis] = await Promise.all([startPostgres(), startRedis()])
+  for (let i = 0; i < 3; i++) {
+    nodes.push(await startTandem({ postgresUrl: pgs.url, postgresSchema: 'tandem_demo', redisUrl: redis.url }, { cluster: { heartbeatTtlMs: 3_000, heartbeatEveryMs: 500, pollMs: 500 } }))
+  }
+}, 60_000)
+
+afterAll(async () => {
+  for (const n of nodes.splice(0)) await n.close()
+  await redis?.close()
+  await pgs?.close()
+})
+
+describe('--demo on cluster nodes', () => {
+  it('three nodes seeding at once make one world: the demo key works on every node and the Shop database answers from each', async () => {
+    const worlds = await Promise.all(nodes.map(async (n) => seedDemoDatabase(n.server.deps, await seedDemo(n.server.deps))))
+    const key = worlds[0]!.apiKey
+    for (const w of worlds) {
+      expect(w.apiKey).toBe(key)
+      expect(w.assets.filter((a) => a.id === DEMO_DATABASE_ID)).toEqual([{ type: 'database', id: DEMO_DATABASE_ID, title: 'Shop database' }])
+    }
+    for (const n of nodes) {
+      const tables = await call(n, 'GET', `/api/v0/databases/${DEMO_DATABASE_ID}/data`, { key })
+      expect(tables.body).toEqual({
+        tables: [
+          { name: 'customers', row_count: 150, schema: 'public' },
+          { name: 'orders', row_count: 450, schema: 'public' },
+        ],
+      })
+      // seeded once: no node added its rows a second time
+      const ids = await call(n, 'GET', `/api/v0/databases/${DEMO_DATABASE_ID}/data/orders?select=id&order=id&limit=1000`, { key })
+      expect(ids.body.data).toHaveLength(450)
+      expect((await call(n, 'GET', `/api/v0/databases/${DEMO_DATABASE_ID}/data/customers?id=eq.14&select=id`, { key })).body).toEqual({ data: [{ id: 14 }] })
+    }
+    // a row written through one node is read through the others
+    const added = await call(nodes[0]!, 'POST', `/api/v0/databases/${DEMO_DATABASE_ID}/data/orders`, {
+      key,
+      body: { data: { customer_id: 7, product: 'Cable', quantity: 1, unit_price: 2.5 }, return_representation: true },
+    })
+    expect(added.status).toBe(200)
+    for (const n of nodes.slice(1)) {
+      const r = await call(n, 'GET', `/api/v0/databases/${DEMO_DATABASE_ID}/data/orders?id=eq.${added.body.data[0].id}&select=product`, { key })
+      expect(r.body).toEqual({ data: [{ product: 'Cable' }] })
+    }
+    // a later start finds the world: same key, nothing seeded again
+    const again = await seedDemoDatabase(nodes[2]!.server.deps, await seedDemo(nodes[2]!.server.deps))
+    expect(again.apiKey).toBe(key)
+    expect((await call(nodes[1]!, 'GET', `/api/v0/databases/${DEMO_DATABASE_ID}/data/orders?select=id&limit=1000`, { key })).body.data).toHaveLength(451)
+  }, 60_000)
+})
