@@ -35,9 +35,10 @@ export class ManagedPostgres {
   /**
    * Creates the asset's role and database, or repairs them after an interrupted creation (the role
    * gets a new password, a missing database is created). Callers hold the asset's serial lock, so
-   * two creations of one asset never interleave.
+   * two creations of one asset never interleave. `fresh`: an existing database of that name (a
+   * copy `tandem migrate` did not finish) is dropped first.
    */
-  async provision(assetId: string): Promise<ManagedLogin> {
+  async provision(assetId: string, o: { fresh?: boolean } = {}): Promise<ManagedLogin> {
     const name = managedName(this.o.schema, assetId)
     const password = randomBytes(24).toString('base64url')
     const client = new pg.Client({ connectionString: this.o.url, connectionTimeoutMillis: this.o.connectTimeoutMs, application_name: 'tandem-provision' })
@@ -53,6 +54,7 @@ export class ManagedPostgres {
       // CREATE DATABASE ... OWNER needs membership in the owner unless Tandem's user is a superuser.
       const { rows } = await client.query<{ rolsuper: boolean }>('SELECT rolsuper FROM pg_roles WHERE rolname = current_user')
       if (!rows[0]?.rolsuper) await client.query(`GRANT ${role} TO CURRENT_USER`)
+      if (o.fresh) await client.query(`DROP DATABASE IF EXISTS ${ident(name)} WITH (FORCE)`)
       if (!(await has('SELECT 1 FROM pg_database WHERE datname = $1'))) await client.query(`CREATE DATABASE ${ident(name)} OWNER ${role}`)
       await client.query(`REVOKE ALL ON DATABASE ${ident(name)} FROM PUBLIC`)
       return { database: name, role: name, password }
