@@ -10,7 +10,12 @@ import pg from 'pg'
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runAdmin } from '../../src/cli/admin.js'
+import { getAsset } from '../../src/control/assets.js'
 import { controlPlane } from '../../src/control/plane.js'
+import { createDatabaseAsset } from '../../src/databases/create.js'
+import { DatabaseRegistry, registryOptions } from '../../src/databases/registry.js'
+import { assetDatabase } from '../../src/databases/resolve.js'
+import { createLogger } from '../../src/infra/log.js'
 import { managedLoginOf } from '../../src/databases/managed/login-record.js'
 import type { ManagedLogin } from '../../src/databases/managed/provision.js'
 import { registryOf } from '../../src/databases/registry-of.js'
@@ -144,6 +149,30 @@ describe('database assets on Tandem\'s own PostgreSQL', () => {
     } finally {
       await tandemDb.end()
     }
+  })
+
+  it("need CREATEDB and CREATEROLE of Tandem's user (not superuser): with them the asset is made and served, without them a 503 says so and no asset exists", async () => {
+    const { store } = await controlPlane(a.server.deps)
+    await server.sql(`CREATE ROLE provisioner LOGIN CREATEDB CREATEROLE; CREATE ROLE limited LOGIN`)
+    const registryAs = (user: string) =>
+      new DatabaseRegistry(registryOptions(loadConfig([], {}, { dataDir: adminDir, postgresUrl: server.url.replace('postgres@', `${user}@`), postgresSchema: SCHEMA }), createLogger('silent')))
+    const refused = registryAs('limited')
+    try {
+      const err = await createDatabaseAsset(store, refused, { workspaceId: world.workspaceId, title: 'Refused', id: 'refused-db' }, Date.now()).catch((e: unknown) => e)
+      expect(err).toMatchObject({ status: 503, message: expect.stringMatching(/needs CREATEDB and CREATEROLE/) })
+      expect(await getAsset(store, 'refused-db')).toBeUndefined()
+    } finally {
+      await refused.close()
+    }
+    const allowed = registryAs('provisioner')
+    try {
+      const made = await createDatabaseAsset(store, allowed, { workspaceId: world.workspaceId, title: 'Made', id: 'made-db' }, Date.now())
+      await grant(a, made.id, world.users.member, 'edit')
+      await (await assetDatabase(store, allowed, made)).script(`CREATE TABLE t (id integer); INSERT INTO t VALUES (7)`)
+    } finally {
+      await allowed.close()
+    }
+    expect((await member(b, 'GET', `/api/v0/databases/made-db/data/t`)).body).toEqual({ data: [{ id: 7 }] })
   })
 
   it('never log, show or return a login: not the password, not a connection URL', async () => {
