@@ -1,13 +1,17 @@
 // `--demo` on cluster nodes (and on any PostgreSQL-backed process): nodes seeding at the same moment
 // make one world and one Shop database on the shared PostgreSQL; the demo key works on every node and
 // the Shop database answers from each, filled exactly once.
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { seedDemo } from '../../src/control/demo.js'
 import { DEMO_DATABASE_ID, seedDemoDatabase } from '../../src/databases/demo.js'
 import { call } from '../api/helpers.js'
 import { startPostgres, type PgServer } from '../helpers/postgres.js'
 import { startRedis, type RedisServer } from '../helpers/redis.js'
-import { startTandem, type Harness } from '../helpers/tandem.js'
+import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
+import { spawnTandem, type TandemProcess } from '../helpers/tandem-process.js'
 
 let pgs: PgServer
 let redis: RedisServer
@@ -62,4 +66,30 @@ describe('--demo on cluster nodes', () => {
     expect(again.apiKey).toBe(key)
     expect((await call(nodes[1]!, 'GET', `/api/v0/databases/${DEMO_DATABASE_ID}/data/orders?select=id&limit=1000`, { key })).body.data).toHaveLength(451)
   }, 60_000)
+
+  it('`tandem serve --demo` as two cluster processes started together: both print the same key, the Shop database answers from each, no secret printed', async () => {
+    const dirs = await Promise.all([0, 1].map(() => mkdtemp(join(tmpdir(), 'tandem-demo-node-'))))
+    const env = { TANDEM_POSTGRES_URL: pgs.url, TANDEM_REDIS_URL: redis.url, TANDEM_POSTGRES_SCHEMA: 'tandem_demo_procs' }
+    const procs: TandemProcess[] = []
+    try {
+      // the first runs the migrations; the second starts while the first seeds
+      procs.push(await spawnTandem(['--demo', '--data-dir', dirs[0]!], env))
+      procs.push(await spawnTandem(['--demo', '--data-dir', dirs[1]!], env))
+      const keys: string[] = []
+      for (const p of procs) {
+        await eventually(() => expect(p.output()).toMatch(/demo asset: database demo-shop Shop database/), 60_000)
+        keys.push(/demo api key: (\S+)/.exec(p.output())![1]!)
+      }
+      expect(keys[1]).toBe(keys[0])
+      for (const p of procs) {
+        const res = await fetch(`http://127.0.0.1:${p.apiPort}/api/v0/databases/${DEMO_DATABASE_ID}/data/orders?select=id&limit=1000`, { headers: { 'x-api-key': keys[0]! } })
+        expect(res.status).toBe(200)
+        expect(((await res.json()) as { data: unknown[] }).data).toHaveLength(450)
+        expect(p.output()).not.toMatch(/postgres:\/\/|redis:\/\/|password/i)
+      }
+    } finally {
+      for (const p of procs) await p.stop()
+      for (const d of dirs) await rm(d, { recursive: true, force: true })
+    }
+  }, 180_000)
 })
