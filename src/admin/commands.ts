@@ -29,8 +29,6 @@ export interface AdminEnv {
   sweeper?: SiteSweeper
   /** The open databases of database assets (the server's own registry when it runs). */
   databases?: DatabaseRegistry
-  /** A cluster node's server (--redis-url): PGlite assets are refused (src/cluster/pglite-guard.ts). */
-  clusterMode?: boolean
 }
 
 export interface AdminResult {
