@@ -1,9 +1,10 @@
 // `tandem migrate --from-data-dir DIR --postgres-url URL [--postgres-schema S]`: copies a LevelDB
 // data dir (documents with their attributed logs, snapshots and history records, the control
 // plane, the signing keys, and each PGlite database asset into a database of its own on that
-// server) into PostgreSQL, then verifies the copy and says so. Resumable: run it
+// server) into PostgreSQL, then verifies the copy and says so. A data dir without LevelDB (its
+// server ran on PostgreSQL already) has only its PGlite database assets moved. Resumable: run it
 // again after an interruption. Exit 0 only when the verification found no difference.
-import { readFile } from 'node:fs/promises'
+import { access, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { JWK } from 'jose'
 import { Level } from 'level'
@@ -12,9 +13,9 @@ import { addPgKeys, readPgKeys } from '../auth/pg-keys.js'
 import { LevelControlStore } from '../control/level-store.js'
 import { PgControlStore } from '../control/pg-store.js'
 import type { RootDb } from '../deps.js'
-import { loadConfig } from '../infra/config.js'
+import { loadConfig, type Config } from '../infra/config.js'
 import { copyStorage, type CopyOptions, type CopySource, type CopyTarget } from '../migrate/copy.js'
-import { movedRecords, moveDatabases, pgliteAssets } from '../migrate/database-assets.js'
+import { movedRecords, moveDatabases, moveDatabasesInPlace, pgliteAssets } from '../migrate/database-assets.js'
 import { verifyCopy } from '../migrate/verify.js'
 import { ManagedPostgres } from '../databases/managed/provision.js'
 import { openPgPool } from '../pg/open.js'
@@ -42,6 +43,28 @@ export interface MigrateIo {
   copy?: CopyOptions
 }
 
+const exists = (p: string) => access(p).then(() => true, () => false)
+
+const managedOn = (config: Config) => new ManagedPostgres({ url: config.postgresUrl, schema: config.postgresSchema, connectTimeoutMs: config.dbConnectTimeoutMs })
+
+async function migrateDatabasesOnly(from: string, config: Config, io: MigrateIo): Promise<number> {
+  const pool = await openPgPool(config, 'tandem-migrate')
+  try {
+    const control = new PgControlStore(pool, { schema: config.postgresSchema, maxSerial: 1 })
+    const r = await moveDatabasesInPlace(control, from, managedOn(config), io.err)
+    io.out(`database assets: ${r.moved} moved (${r.rows} rows), ${r.skipped} already moved, ${r.assets - r.ids.size} left as PGlite`)
+    if (r.mismatches.length === 0) {
+      io.out(`verified: ${r.ids.size} database assets equal (tables, rows, sequences)`)
+      return 0
+    }
+    io.out(`verification FAILED: ${r.mismatches.length} differences`)
+    for (const m of r.mismatches) io.out(`  ${m}`)
+    return 1
+  } finally {
+    await pool.end()
+  }
+}
+
 const stdio: MigrateIo = { out: (l) => process.stdout.write(l + '\n'), err: (l) => process.stderr.write(l + '\n') }
 
 export async function runMigrate(argv: string[], env: NodeJS.ProcessEnv, io: MigrateIo = stdio): Promise<number> {
@@ -52,6 +75,8 @@ export async function runMigrate(argv: string[], env: NodeJS.ProcessEnv, io: Mig
     io.err(`tandem migrate: --from-data-dir and --postgres-url are required\n${USAGE}`)
     return 2
   }
+  // A data dir with no LevelDB: its server ran on --postgres-url already; only PGlite assets move.
+  if (!(await exists(join(from, 'db'))) && (await exists(join(from, 'pglite')))) return migrateDatabasesOnly(from, config, io)
   const db = new Level<string, unknown>(join(from, 'db'), { valueEncoding: 'json' }) as RootDb
   try {
     await db.open({ createIfMissing: false })
@@ -77,8 +102,7 @@ export async function runMigrate(argv: string[], env: NodeJS.ProcessEnv, io: Mig
     // PGlite database assets become databases of their own on the target server, first: their
     // asset records are copied switched to postgres only once their data verified there.
     const pglite = await pgliteAssets(src.control, from)
-    const managed = new ManagedPostgres({ url: config.postgresUrl, schema: config.postgresSchema, connectTimeoutMs: config.dbConnectTimeoutMs })
-    const dbs = await moveDatabases(pglite, dst.control, managed, io.err)
+    const dbs = await moveDatabases(pglite, dst.control, managedOn(config), io.err)
     const moved = movedRecords(dbs.ids)
     let reported = 0
     const copied = await copyStorage(src, dst, {

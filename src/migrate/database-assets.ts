@@ -103,3 +103,22 @@ export async function moveDatabases(dirs: Map<string, string>, target: ControlSt
   }
   return report
 }
+
+/**
+ * A data dir whose server already kept its control plane on PostgreSQL (--postgres-url) and its
+ * database assets as PGlite (the default before managed databases): only the databases move, and
+ * each moved asset's record switches to postgres in place, under its serial lock.
+ */
+export async function moveDatabasesInPlace(control: ControlStore, dataDir: string, managed: ManagedPostgres, log: (line: string) => void): Promise<DatabaseReport & { assets: number }> {
+  const dirs = await pgliteAssets(control, dataDir)
+  const report = await moveDatabases(dirs, control, managed, log)
+  const { transform } = movedRecords(report.ids)
+  for (const id of report.ids) {
+    const k = `asset/${id}`
+    await control.serial(k, async () => {
+      const value = await control.get(k)
+      if (value !== undefined) await control.batch([{ type: 'put', key: k, value: transform({ key: k, value }).value }])
+    })
+  }
+  return { ...report, assets: dirs.size }
+}

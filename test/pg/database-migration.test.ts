@@ -177,4 +177,39 @@ describe('tandem migrate with PGlite database assets', () => {
       await pgServer.close()
     }
   }, 120_000)
+
+  it('a data dir whose server already ran on PostgreSQL: only its PGlite assets move, switched in place, and a server with another data dir serves them', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tandem-dbmig-pg-'))
+    const settings = { postgresUrl: pgs.url, postgresSchema: 'tandem_inplace' }
+    try {
+      const h = await startTandem(settings, {}, dir)
+      let id: string
+      let w: World
+      try {
+        w = await makeWorld(h, 'inplace')
+        const { store } = await controlPlane(h.server.deps)
+        const registry = registryOf(h.server.deps)
+        const a = await createDatabaseAsset(store, registry, { workspaceId: w.workspaceId, title: 'Old', provider: 'pglite' }, Date.now())
+        id = a.id
+        await grant(h, id, w.users.member, 'edit')
+        await (await assetDatabase(store, registry, a)).script(`CREATE TABLE notes (id serial PRIMARY KEY, body text); INSERT INTO notes (body) VALUES ('kept')`)
+      } finally {
+        await h.close()
+      }
+      const lines: string[] = []
+      const code = await runMigrate(['--from-data-dir', dir, '--postgres-url', pgs.url, '--postgres-schema', 'tandem_inplace'], {}, { out: (l) => lines.push(l), err: (l) => lines.push(l) })
+      expect(code, lines.join('\n')).toBe(0)
+      expect(lines.join('\n')).toMatch(/database assets: 1 moved .*0 left as PGlite/)
+      const other = await startTandem(settings)
+      try {
+        const r = await call(other, 'POST', `/api/v0/databases/${id}/data/notes`, { key: w.keys.member, body: { data: { body: 'new' }, return_representation: true } })
+        expect(r.body).toEqual({ data: [{ id: 2, body: 'new' }] })
+        expect((await rows(other, id, 'notes', '&order=id&select=body', w.keys.member)).body).toEqual({ data: [{ body: 'kept' }, { body: 'new' }] })
+      } finally {
+        await other.close()
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  }, 120_000)
 })
