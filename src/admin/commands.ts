@@ -1,7 +1,6 @@
 // The admin command set over the control plane. The same code runs in the CLI process (no server on
 // the data dir) and inside a running server (through the loopback admin endpoint), so both paths
 // behave identically. Every command's writes are one LevelDB batch.
-import { assertProviderAllowed } from '../cluster/pglite-guard.js'
 import { readFile } from 'node:fs/promises'
 import { createApiKey, listApiKeys, revokeApiKey } from '../control/api-keys.js'
 import { createAsset, isGrant, listAssets, listGrants, publicAsset, requireAsset, setGrant, type Grant } from '../control/assets.js'
@@ -15,7 +14,9 @@ import { createUser, listUsers } from '../control/users.js'
 import { createWorkspace, isRole, listMembers, listWorkspaces, setMember } from '../control/workspaces.js'
 import type { DocService } from '../collab/doc-service.js'
 import { AppError } from '../infra/errors.js'
-import { DEFAULT_PROVIDER, type DatabaseRegistry } from '../databases/registry.js'
+import { createDatabaseAsset } from '../databases/create.js'
+import type { DatabaseRegistry } from '../databases/registry.js'
+import { assetDatabase } from '../databases/resolve.js'
 import type { SiteSweeper } from '../sources/sweeper.js'
 import type { AssetLifecycle } from '../lifecycle/asset-lifecycle.js'
 import { need, type AdminArgs } from './args.js'
@@ -29,8 +30,6 @@ export interface AdminEnv {
   sweeper?: SiteSweeper
   /** The open databases of database assets (the server's own registry when it runs). */
   databases?: DatabaseRegistry
-  /** A cluster node's server (--redis-url): PGlite assets are refused (src/cluster/pglite-guard.ts). */
-  clusterMode?: boolean
   /** Deleting and restoring assets (the server's own when it runs: its rooms close at once). */
   lifecycle?: AssetLifecycle
 }
@@ -107,25 +106,20 @@ const COMMANDS: Record<string, Record<string, Handler>> = {
     create: async (e, o) => {
       const type = need(o, 'type')
       const text = o.has('text-file') ? await readFile(need(o, 'text-file'), 'utf8') : o.get('text')
-      // pglite (embedded, in the data dir) is the default provider of new database assets
-      const provider = o.get('provider') ?? 'pglite'
-      const connectionUrl = o.get('connection-url')
-      if (type === 'database') assertProviderAllowed(provider, e.clusterMode === true)
-      if (type === 'database' && provider === 'postgres' && !connectionUrl) throw new AppError('bad_request', '--connection-url is required for a postgres database asset')
       const id = o.get('id')
-      const asset = await createAsset(
-        e.store,
-        {
-          workspaceId: need(o, 'workspace'),
-          type,
-          title: need(o, 'title'),
-          defaultAccess: grantOpt(o, 'default-access', 'none'),
-          ...(id ? { id } : {}),
-          ...(text !== undefined && type !== 'generic_doc' ? { text } : {}),
-          ...(type === 'database' ? { database: { provider, ...(connectionUrl ? { connectionUrl } : {}) } } : {}),
-        },
-        e.now(),
-      )
+      const fields = {
+        workspaceId: need(o, 'workspace'),
+        title: need(o, 'title'),
+        defaultAccess: grantOpt(o, 'default-access', 'none'),
+        ...(id ? { id } : {}),
+        ...(text !== undefined && type !== 'generic_doc' ? { text } : {}),
+      }
+      let asset
+      if (type === 'database') {
+        // Without --provider: postgres on the server's own --postgres-url when it has one, else pglite.
+        if (!e.databases) throw new AppError('bad_request', 'no database registry available')
+        asset = await createDatabaseAsset(e.store, e.databases, { ...fields, provider: o.get('provider'), connectionUrl: o.get('connection-url') }, e.now())
+      } else asset = await createAsset(e.store, { ...fields, type }, e.now())
       if (type === 'generic_doc' && text) await e.docs.applyUpdate({ org: asset.workspaceId, doc: asset.id }, paragraphsUpdate(text), 'admin')
       return ok(publicAsset(asset))
     },
@@ -151,8 +145,7 @@ const COMMANDS: Record<string, Record<string, Handler>> = {
       if (asset.type !== 'database') throw new AppError('bad_request', `asset ${asset.id} is not a database asset`)
       if (!e.databases) throw new AppError('bad_request', 'no database registry available')
       const sql = o.has('file') ? await readFile(need(o, 'file'), 'utf8') : need(o, 'sql')
-      const settings = asset.database ?? { provider: DEFAULT_PROVIDER }
-      const db = e.databases.database({ id: asset.id, provider: settings.provider, ...(settings.connectionUrl ? { connectionUrl: settings.connectionUrl } : {}) })
+      const db = await assetDatabase(e.store, e.databases, asset)
       await db.ready()
       await db.script(sql)
       return ok({ asset: asset.id, ok: true }, `ran the SQL on ${asset.id}`)

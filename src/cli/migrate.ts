@@ -1,8 +1,10 @@
 // `tandem migrate --from-data-dir DIR --postgres-url URL [--postgres-schema S]`: copies a LevelDB
 // data dir (documents with their attributed logs, snapshots and history records, the control
-// plane, the signing keys) into PostgreSQL, then verifies the copy and says so. Resumable: run it
+// plane, the signing keys, and each PGlite database asset into a database of its own on that
+// server) into PostgreSQL, then verifies the copy and says so. A data dir without LevelDB (its
+// server ran on PostgreSQL already) has only its PGlite database assets moved. Resumable: run it
 // again after an interruption. Exit 0 only when the verification found no difference.
-import { readFile } from 'node:fs/promises'
+import { access, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { JWK } from 'jose'
 import { Level } from 'level'
@@ -11,9 +13,11 @@ import { addPgKeys, readPgKeys } from '../auth/pg-keys.js'
 import { LevelControlStore } from '../control/level-store.js'
 import { PgControlStore } from '../control/pg-store.js'
 import type { RootDb } from '../deps.js'
-import { loadConfig } from '../infra/config.js'
+import { loadConfig, type Config } from '../infra/config.js'
 import { copyStorage, type CopyOptions, type CopySource, type CopyTarget } from '../migrate/copy.js'
+import { movedRecords, moveDatabases, moveDatabasesInPlace, pgliteAssets } from '../migrate/database-assets.js'
 import { verifyCopy } from '../migrate/verify.js'
+import { ManagedPostgres } from '../databases/managed/provision.js'
 import { openPgPool } from '../pg/open.js'
 import { LevelDocStore } from '../storage/leveldb/store.js'
 import { PgDocStore } from '../storage/postgres/store.js'
@@ -39,6 +43,28 @@ export interface MigrateIo {
   copy?: CopyOptions
 }
 
+const exists = (p: string) => access(p).then(() => true, () => false)
+
+const managedOn = (config: Config) => new ManagedPostgres({ url: config.postgresUrl, schema: config.postgresSchema, connectTimeoutMs: config.dbConnectTimeoutMs })
+
+async function migrateDatabasesOnly(from: string, config: Config, io: MigrateIo): Promise<number> {
+  const pool = await openPgPool(config, 'tandem-migrate')
+  try {
+    const control = new PgControlStore(pool, { schema: config.postgresSchema, maxSerial: 1 })
+    const r = await moveDatabasesInPlace(control, from, managedOn(config), io.err)
+    io.out(`database assets: ${r.moved} moved (${r.rows} rows), ${r.skipped} already moved, ${r.assets - r.ids.size} left as PGlite`)
+    if (r.mismatches.length === 0) {
+      io.out(`verified: ${r.ids.size} database assets equal (tables, rows, sequences)`)
+      return 0
+    }
+    io.out(`verification FAILED: ${r.mismatches.length} differences`)
+    for (const m of r.mismatches) io.out(`  ${m}`)
+    return 1
+  } finally {
+    await pool.end()
+  }
+}
+
 const stdio: MigrateIo = { out: (l) => process.stdout.write(l + '\n'), err: (l) => process.stderr.write(l + '\n') }
 
 export async function runMigrate(argv: string[], env: NodeJS.ProcessEnv, io: MigrateIo = stdio): Promise<number> {
@@ -49,6 +75,8 @@ export async function runMigrate(argv: string[], env: NodeJS.ProcessEnv, io: Mig
     io.err(`tandem migrate: --from-data-dir and --postgres-url are required\n${USAGE}`)
     return 2
   }
+  // A data dir with no LevelDB: its server ran on --postgres-url already; only PGlite assets move.
+  if (!(await exists(join(from, 'db'))) && (await exists(join(from, 'pglite')))) return migrateDatabasesOnly(from, config, io)
   const db = new Level<string, unknown>(join(from, 'db'), { valueEncoding: 'json' }) as RootDb
   try {
     await db.open({ createIfMissing: false })
@@ -71,9 +99,15 @@ export async function runMigrate(argv: string[], env: NodeJS.ProcessEnv, io: Mig
       control: new PgControlStore(pool, { schema: config.postgresSchema, maxSerial: 1 }),
       keys: { read: () => readPgKeys(pool), add: (keys) => addPgKeys(pool, keys) },
     }
+    // PGlite database assets become databases of their own on the target server, first: their
+    // asset records are copied switched to postgres only once their data verified there.
+    const pglite = await pgliteAssets(src.control, from)
+    const dbs = await moveDatabases(pglite, dst.control, managedOn(config), io.err)
+    const moved = movedRecords(dbs.ids)
     let reported = 0
     const copied = await copyStorage(src, dst, {
       ...io.copy,
+      transform: moved.transform,
       onProgress: (p) => {
         io.copy?.onProgress?.(p)
         if (p.kind === 'document' && (p.index + 1 === p.total || Date.now() - reported > 2_000)) {
@@ -88,12 +122,16 @@ export async function runMigrate(argv: string[], env: NodeJS.ProcessEnv, io: Mig
     )
     if (copied.keysBelowExisting) io.out('note: the database already had signing keys of its own; they keep signing, the data dir keys were added for verification')
     if (src.keys.length === 0) io.out('note: no signing keys in the data dir (--signing-keys deployments keep passing their file)')
-    const v = await verifyCopy(src, dst)
+    if (pglite.size) io.out(`database assets: ${dbs.moved} moved (${dbs.rows} rows), ${dbs.skipped} already moved, ${pglite.size - dbs.ids.size} left as PGlite`)
+    const v = await verifyCopy(src, dst, { transform: moved.transform, targetOnly: moved.targetOnly })
+    v.mismatches.push(...dbs.mismatches)
     const secs = ((Date.now() - started) / 1000).toFixed(1)
     if (v.mismatches.length === 0) {
       io.out(
         `verified: ${v.documents} documents (state vectors, text, ${v.logEntries} log entries and history records equal), ` +
-          `${v.controlRecords} control records equal, ${v.keys} signing keys present (${secs} s)`,
+          `${v.controlRecords} control records equal, ${v.keys} signing keys present` +
+          (pglite.size ? `, ${dbs.ids.size} database assets equal (tables, rows, sequences)` : '') +
+          ` (${secs} s)`,
       )
       return 0
     }

@@ -1,14 +1,19 @@
-// The demo world's database asset: an embedded (PGlite) database with two related tables, customers
-// and their orders, a few hundred rows, analysed so the table list shows row estimates. Idempotent:
-// a start that finds the asset listed in the demo world does nothing; a half-done seed is redone.
+// The demo world's database asset: two related tables, customers and their orders, a few hundred
+// rows, analysed so the table list shows row estimates. Made where new database assets go: on
+// Tandem's own PostgreSQL with --postgres-url (so every process and cluster node serves it), else
+// an embedded (PGlite) database in the data dir.
 import { addDemoAsset, DEMO_USER, type DemoWorld } from '../demo/world.js'
-import { assetOps, getAsset, type Asset } from '../control/assets.js'
+import { getAsset, setGrant } from '../control/assets.js'
 import { controlPlane } from '../plane.js'
+import { key } from '../control/store.js'
 import type { ServerDeps } from '../deps.js'
+import { createDatabaseAsset } from './create.js'
 import { registryOf } from './registry-of.js'
+import { assetDatabase } from './resolve.js'
 
 export const DEMO_DATABASE_ID = 'demo-shop'
 const TITLE = 'Shop database'
+const SEED_LOCK = key('demo', 'database')
 
 const SETUP = [
   `CREATE TABLE IF NOT EXISTS customers (
@@ -51,27 +56,27 @@ const SETUP = [
   `ANALYZE orders`,
 ]
 
-/** Adds the demo database to the demo world (once per data dir) and returns the world. */
+/**
+ * Adds the demo database to the demo world (once per control plane) and returns the world. Nodes
+ * starting together take turns under one serial lock: the first creates and fills it, the others
+ * find it listed; a half-done seed (the asset made, the rows not) is finished by the next start.
+ */
 export async function seedDemoDatabase(deps: ServerDeps, world: DemoWorld): Promise<DemoWorld> {
   if (world.assets.some((a) => a.id === DEMO_DATABASE_ID)) return world
   const { store } = await controlPlane(deps)
-  let asset = await getAsset(store, DEMO_DATABASE_ID)
-  if (!asset) {
-    asset = {
-      id: DEMO_DATABASE_ID,
-      workspaceId: world.workspaceId,
-      type: 'database',
-      title: TITLE,
-      defaultAccess: 'view',
-      database: { provider: 'pglite' },
-      createdAtMs: deps.now(),
-    } satisfies Asset
-    await store.batch(assetOps(asset, { [DEMO_USER]: 'edit' }))
-  }
-  const db = registryOf(deps).database({ id: asset.id, provider: 'pglite' })
-  await db.ready()
-  for (const text of SETUP) await db.run({ text, values: [] })
-  const entry = { type: asset.type, id: asset.id, title: asset.title }
-  await addDemoAsset(deps, entry)
-  return { ...world, assets: [...world.assets, entry] }
+  const registry = registryOf(deps)
+  return store.serial(SEED_LOCK, async () => {
+    let asset = await getAsset(store, DEMO_DATABASE_ID)
+    if (!asset) {
+      const fields = { id: DEMO_DATABASE_ID, workspaceId: world.workspaceId, title: TITLE, defaultAccess: 'view' as const }
+      asset = await createDatabaseAsset(store, registry, fields, deps.now())
+      await setGrant(store, asset.id, DEMO_USER, 'edit')
+    }
+    const db = await assetDatabase(store, registry, asset)
+    await db.ready()
+    for (const text of SETUP) await db.run({ text, values: [] })
+    const entry = { type: asset.type, id: asset.id, title: asset.title }
+    await addDemoAsset(deps, entry)
+    return { ...world, assets: [...world.assets.filter((a) => a.id !== entry.id), entry] }
+  })
 }

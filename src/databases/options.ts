@@ -3,8 +3,10 @@
 import { createHash } from 'node:crypto'
 import type { Config } from '../infra/config.js'
 import type { Logger } from '../infra/log.js'
+import { ManagedPostgres } from './managed/provision.js'
 
 export const PROVIDERS = ['pglite', 'postgres'] as const
+/** The provider of a database asset recorded without settings (created before providers existed). */
 export const DEFAULT_PROVIDER = 'pglite'
 
 export interface DatabaseAsset {
@@ -29,6 +31,8 @@ export interface RegistryOptions {
   log: Logger
   /** a cluster node (--redis-url): PGlite assets, local to one node's data dir, are refused */
   clusterMode?: boolean
+  /** Tandem's own PostgreSQL (--postgres-url): new database assets get a database there by default */
+  managed?: ManagedPostgres
   now?: () => number
   /** Told of every 503, with its reason (metrics). */
   onUnavailable?: (reason: Unavailable) => void
@@ -52,6 +56,9 @@ export function registryOptions(config: Config, log: Logger): RegistryOptions {
     idleMs: config.pgliteIdleMs,
     pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
     log,
+    ...(config.postgresUrl
+      ? { managed: new ManagedPostgres({ url: config.postgresUrl, schema: config.postgresSchema, connectTimeoutMs: config.dbConnectTimeoutMs }) }
+      : {}),
   }
 }
 

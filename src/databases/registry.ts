@@ -17,6 +17,7 @@ import { Gate, GateRefused } from './gate.js'
 import type { DbInstance, SqlResult } from './instance.js'
 import { PgliteInstance } from './pglite/instance.js'
 import { PostgresInstance } from './postgres/instance.js'
+import type { ManagedPostgres } from './managed/provision.js'
 import { pgliteDirName, PROVIDERS, type DatabaseAsset, type RegistryOptions, type Unavailable } from './options.js'
 import { SchemaCache } from './schema-cache.js'
 
@@ -49,6 +50,20 @@ export class DatabaseRegistry {
 
   constructor(private readonly o: RegistryOptions) {
     this.now = o.now ?? Date.now
+  }
+
+  /** Tandem's own PostgreSQL, where new database assets are made by default; absent without --postgres-url. */
+  get managed(): ManagedPostgres | undefined {
+    return this.o.managed
+  }
+
+  /** What a new database asset gets when no provider is asked for. */
+  get defaultProvider(): string {
+    return this.o.managed ? 'postgres' : 'pglite'
+  }
+
+  get clusterMode(): boolean {
+    return this.o.clusterMode === true
   }
 
   /** The database of an asset. 501 for a provider this server does not run. */
@@ -127,6 +142,8 @@ export class DatabaseRegistry {
     const entry = this.entries.get(asset.id)
     if (entry) await this.retire(entry)
     if (asset.provider === 'pglite') await rm(join(this.o.dataDir, 'pglite', pgliteDirName(asset.id)), { recursive: true, force: true })
+    // a managed asset's database and role are Tandem's (named after the asset): an external one's are its owner's
+    if (asset.provider === 'postgres' && this.o.managed) await this.o.managed.drop(asset.id)
   }
 
   async close(): Promise<void> {

@@ -11,8 +11,8 @@ import { paragraphsUpdate } from '../control/doc-seed.js'
 import { anchorQuote, renderDocText } from '../control/doc-text.js'
 import { newId } from '../control/ids.js'
 import { controlPlane } from '../plane.js'
-import { sourceOps, type Source } from '../sources/records.js'
-import { key, type Op } from '../control/store.js'
+import { sourceOps, type Source, type Sweep } from '../sources/records.js'
+import { key, type ControlStore, type Op } from '../control/store.js'
 import { userOps } from '../control/users.js'
 import { workspaceOps, memberOps } from '../control/workspaces.js'
 
@@ -41,11 +41,20 @@ const DOC_TEXT = [
 ].join('\n')
 const ANCHOR_QUOTE = 'anchored to a range of text'
 
-/** Loads the demo world if this data dir has none; returns the world either way. */
+/** Loads the demo world if the control plane has none; returns the world either way. */
 export async function seedDemo(deps: ServerDeps): Promise<DemoWorld> {
   const { store, sweeper } = await controlPlane(deps)
   const existing = await store.get<DemoWorld>(WORLD_KEY)
   if (existing) return existing
+  // Cluster nodes started together take turns: one seeds, the others find its world (and its key).
+  const { world, sweeps } = await store.serial(WORLD_KEY, () => seedWorld(deps, store))
+  for (const sw of sweeps) sweeper.kick(sw)
+  return world
+}
+
+async function seedWorld(deps: ServerDeps, store: ControlStore): Promise<{ world: DemoWorld; sweeps: Sweep[] }> {
+  const existing = await store.get<DemoWorld>(WORLD_KEY)
+  if (existing) return { world: existing, sweeps: [] }
   const now = deps.now()
 
   const ops: Op[] = []
@@ -126,7 +135,7 @@ export async function seedDemo(deps: ServerDeps): Promise<DemoWorld> {
     { id: newId('src'), userId: DEMO_USER, group: 'sites', provider: 'microsoft', name: 'SharePoint', connectedAtMs: now },
     { id: newId('src'), userId: DEMO_USER, group: 'chats', provider: 'microsoft', name: 'Teams', connectedAtMs: now },
   ]
-  const sweeps = []
+  const sweeps: Sweep[] = []
   for (const s of sources) {
     const { sweep, ops: sOps } = sourceOps(s, now)
     ops.push(...sOps)
@@ -141,8 +150,7 @@ export async function seedDemo(deps: ServerDeps): Promise<DemoWorld> {
   if (await getAsset(store, DOC_ID)) throw new Error('the data dir has demo assets but no demo record; use a fresh data dir')
   ops.push({ type: 'put', key: WORLD_KEY, value: world })
   await store.batch(ops)
-  for (const sw of sweeps) sweeper.kick(sw)
-  return world
+  return { world, sweeps }
 }
 
 /** Lets other parts (database assets) add themselves to the demo world's list of assets. */

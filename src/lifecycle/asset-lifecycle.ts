@@ -124,6 +124,8 @@ export class AssetLifecycle {
 
   /** The asset's own control-plane records: the asset, its index entry, grants, comment threads. */
   private async recordKeys(asset: Asset): Promise<string[]> {
-    return [...(await assetRecordKeys(this.d.control, asset)), ...(await threadRecordKeys(this.d.control, asset.id))]
+    // a managed database asset's login (imported here: a plain start never loads the databases folder)
+    const login = asset.type === 'database' ? (await import('../databases/managed/login-record.js')).managedLoginKeys(asset.id) : []
+    return [...(await assetRecordKeys(this.d.control, asset)), ...(await threadRecordKeys(this.d.control, asset.id)), ...login]
   }
 }

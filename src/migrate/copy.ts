@@ -8,7 +8,7 @@
 // complete. Control records are upserted in pages. Signing keys are added by kid.
 import type { JWK } from 'jose'
 import type { StoredKey } from '../auth/pg-keys.js'
-import type { ControlStore } from '../control/store.js'
+import type { ControlRecord, ControlStore } from '../control/store.js'
 import { RECORD_NAME as HISTORY_RECORD } from '../history/service.js'
 import type { DocStore, StoredUpdate } from '../storage/doc-store.js'
 
@@ -47,6 +47,8 @@ export interface CopyOptions {
   chunkEntries?: number
   /** called after every step; throwing stops the copy there (tests interrupt a run with it) */
   onProgress?: (p: Progress) => void
+  /** a control record as the target keeps it (moved database assets change provider) */
+  transform?: (r: ControlRecord) => ControlRecord
 }
 
 export interface CopyReport {
@@ -92,12 +94,12 @@ async function copyDocument(src: DocStore, dst: DocStore, docId: string, o: Requ
   return { appended, skipped: appended === 0 && t.lastSeq === s.lastSeq }
 }
 
-async function copyControl(src: ControlStore, dst: ControlStore, onProgress?: (p: Progress) => void): Promise<number> {
+async function copyControl(src: ControlStore, dst: ControlStore, onProgress?: (p: Progress) => void, transform = (r: ControlRecord) => r): Promise<number> {
   let copied = 0
   for (let after = ''; ; ) {
     const page = await src.scan(after, CONTROL_PAGE)
     if (page.length === 0) return copied
-    await dst.batch(page.map((r) => ({ type: 'put' as const, key: r.key, value: r.value })))
+    await dst.batch(page.map(transform).map((r) => ({ type: 'put' as const, key: r.key, value: r.value })))
     copied += page.length
     after = page[page.length - 1]!.key
     onProgress?.({ kind: 'control', copied })
@@ -129,7 +131,7 @@ export async function copyStorage(src: CopySource, dst: CopyTarget, opts: CopyOp
   report.keysAdded = keys.added
   report.keysBelowExisting = keys.below
   o.onProgress?.({ kind: 'keys', added: keys.added })
-  report.controlRecords = await copyControl(src.control, dst.control, o.onProgress)
+  report.controlRecords = await copyControl(src.control, dst.control, o.onProgress, o.transform)
   for (const [index, docId] of ids.entries()) {
     const r = await copyDocument(src.docs, dst.docs, docId, o)
     report.appended += r.appended

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto'
 import type { JWK } from 'jose'
 import * as Y from 'yjs'
 import { renderDocText } from '../control/doc-text.js'
-import type { ControlStore } from '../control/store.js'
+import type { ControlRecord, ControlStore } from '../control/store.js'
 import type { DocStore } from '../storage/doc-store.js'
 import { META_NAMES, type KeyTarget } from './copy.js'
 
@@ -67,16 +67,29 @@ async function allIds(store: DocStore): Promise<string[]> {
   return ids
 }
 
-async function* records(store: ControlStore): AsyncIterable<{ key: string; json: string }> {
+async function* records(store: ControlStore, transform: (r: ControlRecord) => ControlRecord, skip: (key: string) => boolean): AsyncIterable<{ key: string; json: string }> {
   for (let after = ''; ; ) {
     const page = await store.scan(after, 1000)
     if (page.length === 0) return
-    for (const r of page) yield { key: r.key, json: JSON.stringify(r.value) }
+    for (const r of page.map(transform)) if (!skip(r.key)) yield { key: r.key, json: JSON.stringify(r.value) }
     after = page[page.length - 1]!.key
   }
 }
 
-export async function verifyCopy(src: { docs: DocStore; control: ControlStore; keys: JWK[] }, dst: { docs: DocStore; control: ControlStore; keys: KeyTarget }): Promise<VerifyReport> {
+export interface VerifyOptions {
+  /** a source record as the target should hold it (the copy's own transform) */
+  transform?: (r: ControlRecord) => ControlRecord
+  /** records only the target holds, by design (moved database assets' logins) */
+  targetOnly?: (key: string) => boolean
+}
+
+export async function verifyCopy(
+  src: { docs: DocStore; control: ControlStore; keys: JWK[] },
+  dst: { docs: DocStore; control: ControlStore; keys: KeyTarget },
+  o: VerifyOptions = {},
+): Promise<VerifyReport> {
+  const same = (r: ControlRecord) => r
+  const none = () => false
   const mismatches: string[] = []
   const [srcIds, dstIds] = [await allIds(src.docs), await allIds(dst.docs)]
   if (srcIds.length !== dstIds.length) mismatches.push(`documents: ${srcIds.length} in the data dir, ${dstIds.length} in the database`)
@@ -93,9 +106,9 @@ export async function verifyCopy(src: { docs: DocStore; control: ControlStore; k
   }
 
   let controlRecords = 0
-  const it = records(dst.control)[Symbol.asyncIterator]()
+  const it = records(dst.control, same, o.targetOnly ?? none)[Symbol.asyncIterator]()
   let next = await it.next()
-  for await (const r of records(src.control)) {
+  for await (const r of records(src.control, o.transform ?? same, none)) {
     controlRecords++
     while (!next.done && bytewise(next.value.key, r.key) < 0) {
       mismatches.push(`control record ${next.value.key}: only in the database`)

@@ -29,7 +29,7 @@ beforeAll(async () => {
     dbStatementTimeoutMs: 3_000,
     dbRetryAfterSec: 2,
     pgliteMaxOpen: 1,
-  })
+  }, { separateServers: true })
   for (const p of PROVIDERS) {
     await w.db(p).ready()
     for (const sql of SETUP) await w.exec(p, sql)
@@ -111,7 +111,7 @@ describe('availability', () => {
     const text = (await w.api('GET', '/metrics')).body as string
     expect(text).toMatch(/tandem_db_unavailable_total\{reason="saturated"\} [1-9]/)
     expect(text).toMatch(/tandem_db_unavailable_total\{reason="deadline"\} [1-9]/)
-    expect(text).toMatch(/tandem_db_open\{provider="postgres"\} 1/)
+    expect(text).toMatch(/tandem_db_open\{provider="postgres"\} 2/)
   })
 
   it('answers 503 with Retry-After while PostgreSQL is stopped and serves again once it is back', async () => {
@@ -124,5 +124,19 @@ describe('availability', () => {
       await w.pg.start()
     }
     expect((await served(notes('postgres'))).body.data.length).toBeGreaterThanOrEqual(2)
+  })
+
+  it("answers 503 while Tandem's own PostgreSQL (control plane and managed assets) is stopped and serves again once it is back", async () => {
+    expect((await served(notes('managed'))).status).toBe(200)
+    await w.tandemPg.stop()
+    try {
+      const r = await w.api('GET', notes('managed'))
+      expect(r.status, JSON.stringify(r.body)).toBe(503)
+      expect(r.headers.get('retry-after')).toMatch(/^\d+$/)
+      expect(JSON.stringify(r.body)).not.toMatch(/postgres:\/\/|password/)
+    } finally {
+      await w.tandemPg.start()
+    }
+    expect((await served(notes('managed'))).body.data.length).toBeGreaterThanOrEqual(2)
   })
 })

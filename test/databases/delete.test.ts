@@ -6,6 +6,7 @@ import { stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runAdmin } from '../../src/cli/admin.js'
+import { managedName } from '../../src/databases/managed/names.js'
 import { pgliteDirName } from '../../src/databases/registry.js'
 import { startDbWorld, type DbWorld } from './fixture.js'
 
@@ -64,5 +65,24 @@ describe('database asset delete and restore', () => {
     const pg = w.assets.postgres.id
     expect((await w.api('DELETE', `/api/v0/assets/${pg}?hard=true`, { key: w.world.keys.owner })).status).toBe(200)
     expect((await rows(pg)).status).toBe(404)
+  }, 60_000)
+
+  it('a hard delete of a managed asset drops its database, its role and its login; the rows are gone for good', async () => {
+    const id = w.assets.managed.id
+    await w.exec('managed', 'CREATE TABLE notes (id int PRIMARY KEY, body text)')
+    await w.exec('managed', "INSERT INTO notes VALUES (1, 'kept')")
+    const name = managedName(w.h.config.postgresSchema, id)
+    const present = async () => ({
+      database: (await w.tandemPg.sql('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount,
+      role: (await w.tandemPg.sql('SELECT 1 FROM pg_roles WHERE rolname = $1', [name])).rowCount,
+      login: (await w.tandemPg.sql(`SELECT 1 FROM ${w.h.config.postgresSchema}.control_records WHERE key = $1`, [`dblogin/${id}`])).rowCount,
+    })
+    expect(await present()).toEqual({ database: 1, role: 1, login: 1 })
+    // a soft delete keeps them: restore must serve the same rows
+    expect((await w.api('DELETE', `/api/v0/assets/${id}`, { key: w.world.keys.owner })).status).toBe(200)
+    expect(await present()).toEqual({ database: 1, role: 1, login: 1 })
+    expect((await w.api('DELETE', `/api/v0/assets/${id}?hard=true`, { key: w.world.keys.owner })).status).toBe(200)
+    expect(await present()).toEqual({ database: 0, role: 0, login: 0 })
+    expect((await rows(id)).status).toBe(404)
   }, 60_000)
 })

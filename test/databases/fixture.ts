@@ -1,8 +1,13 @@
-// A Tandem server with database assets of both providers over the same schema and data: a PGlite
-// asset (embedded, in the server's data dir) and a postgres asset on a throwaway PostgreSQL server.
-// The member may edit both, the admin may view them, the owner and the stranger have no grant.
+// A Tandem server on a throwaway PostgreSQL (--postgres-url) with database assets of every kind over
+// the same schema and data: a PGlite asset (embedded, in the server's data dir), a postgres asset
+// with a connection URL of its own (a database of the same server, as its superuser), and a managed
+// one (created without a provider: a database and role of its own on Tandem's PostgreSQL). The
+// member may edit them all, the admin may view them, the owner and the stranger have no grant.
 import type { Asset } from '../../src/control/assets.js'
+import { controlPlane } from '../../src/plane.js'
+import { createDatabaseAsset } from '../../src/databases/create.js'
 import { registryOf } from '../../src/databases/registry-of.js'
+import { assetDatabase } from '../../src/databases/resolve.js'
 import type { Database } from '../../src/databases/registry.js'
 import type { Config } from '../../src/infra/config.js'
 import type { ServerOptions } from '../../src/server.js'
@@ -10,12 +15,15 @@ import { asset, call, grant, makeWorld, type Reply, type World } from '../api/he
 import { startPostgres, type PgServer } from '../helpers/postgres.js'
 import { startTandem, type Harness } from '../helpers/tandem.js'
 
-export const PROVIDERS = ['pglite', 'postgres'] as const
+export const PROVIDERS = ['pglite', 'postgres', 'managed'] as const
 export type Provider = (typeof PROVIDERS)[number]
 
 export interface DbWorld {
   h: Harness
+  /** the server of the `postgres` asset (by default Tandem's own too) */
   pg: PgServer
+  /** Tandem's own server (--postgres-url): control plane and managed assets */
+  tandemPg: PgServer
   world: World
   assets: Record<Provider, Asset>
   /** The asset's database through the server's own registry, for setup SQL and hand-written queries. */
@@ -30,27 +38,33 @@ export interface DbWorld {
   close(): Promise<void>
 }
 
-export async function startDbWorld(tag: string, overrides: Partial<Config> = {}, opts: { pg?: PgServer; server?: ServerOptions } = {}): Promise<DbWorld> {
+/** `separateServers`: the `postgres` asset on a server of its own, so stopping it leaves Tandem's running. */
+export async function startDbWorld(tag: string, overrides: Partial<Config> = {}, opts: { pg?: PgServer; server?: ServerOptions; separateServers?: boolean } = {}): Promise<DbWorld> {
   const pg = opts.pg ?? (await startPostgres())
-  const h = await startTandem(overrides, opts.server)
-  const world = await makeWorld(h, tag)
+  const tandemPg = opts.separateServers ? await startPostgres() : pg
   const dbName = `t_${tag.replace(/\W/g, '_')}`.toLowerCase()
+  const h = await startTandem({ postgresUrl: tandemPg.url, postgresSchema: `tandem_${dbName}`, ...overrides }, opts.server)
+  const world = await makeWorld(h, tag)
   const connectionUrl = await pg.createDatabase(dbName)
+  const registry = registryOf(h.server.deps)
+  const { store } = await controlPlane(h.server.deps)
   const assets = {
     pglite: await asset(h, { workspaceId: world.workspaceId, type: 'database', title: `pglite ${tag}`, database: { provider: 'pglite' } }),
     postgres: await asset(h, { workspaceId: world.workspaceId, type: 'database', title: `postgres ${tag}`, database: { provider: 'postgres', connectionUrl } }),
+    managed: await createDatabaseAsset(store, registry, { workspaceId: world.workspaceId, title: `managed ${tag}` }, Date.now()),
   }
   for (const a of Object.values(assets)) {
     await grant(h, a.id, world.users.member, 'edit')
     await grant(h, a.id, world.users.admin, 'view')
   }
-  const registry = registryOf(h.server.deps)
+  const databases = Object.fromEntries(await Promise.all(PROVIDERS.map(async (p) => [p, await assetDatabase(store, registry, assets[p])]))) as Record<Provider, Database>
   const w: DbWorld = {
     h,
     pg,
+    tandemPg,
     world,
     assets,
-    db: (p) => registry.database({ id: assets[p].id, provider: p, ...(assets[p].database?.connectionUrl ? { connectionUrl: assets[p].database!.connectionUrl! } : {}) }),
+    db: (p) => databases[p],
     async exec(p, sql, values = []) {
       await w.db(p).run({ text: sql, values })
     },
@@ -62,6 +76,7 @@ export async function startDbWorld(tag: string, overrides: Partial<Config> = {},
     },
     async close() {
       await h.close()
+      if (tandemPg !== pg) await tandemPg.close()
       if (!opts.pg) await pg.close()
     },
   }
