@@ -66,6 +66,8 @@ export async function startDbWorld(tag: string, overrides: Partial<Config> = {},
     assets,
     db: (p) => databases[p],
     async exec(p, sql, values = []) {
+      // setup SQL waits for a starting database (a loaded machine can take longer than a request may)
+      await w.db(p).ready()
       await w.db(p).run({ text: sql, values })
     },
     rowsJson: (p, select, values = []) => w.db(p).json({ text: `SELECT coalesce('[' || string_agg(row_to_json(t)::text, ',') || ']', '[]') FROM (${select}) t`, values }),
