@@ -11,7 +11,7 @@ import type { PeerSocket, Transport } from '../transport.js'
 import type { CollabListenerDeps } from './deps.js'
 import { Reply } from './http.js'
 import { upgradeAuthorizer, type UpgradeDecision } from './upgrade-auth.js'
-import { remoteIp, throttleOf } from './throttle.js'
+import { throttleOf } from './throttle.js'
 
 export interface SocketData {
   /** Null for a socket accepted only to be closed at once (`closeAtOnce`). */
@@ -159,7 +159,7 @@ export function webSocketBehavior(
       const protocols = req.getHeader('sec-websocket-protocol')
       const extensions = req.getHeader('sec-websocket-extensions')
       const origin = req.getHeader('origin')
-      const ip = remoteIp(res)
+      const ip = throttle.clientIp(res, req)
       const reply = new Reply(res)
 
       const refuse = (err: unknown, room?: Room): void => {
