@@ -22,6 +22,8 @@ export interface HaproxyOptions {
 }
 
 export interface Haproxy {
+  /** the haproxy process (CPU figures in bench/cluster.ts) */
+  pid: number
   port: number
   url: string
   wsUrl: string
@@ -74,20 +76,20 @@ export interface ShippedHaproxy extends Haproxy {
 }
 
 /**
- * docs/cluster/haproxy.cfg unchanged but for its ports: the frontends on free ports, node i's
- * collab and api ports as given (three nodes, as the file has).
+ * docs/cluster/haproxy.cfg (or `file` written for the same ports) unchanged but for its ports: the
+ * frontends on free ports, node i's collab and api ports as given (three nodes, as the file has).
  */
-export async function startShippedHaproxy(nodes: readonly (readonly [collab: number, api: number])[]): Promise<ShippedHaproxy> {
+export async function startShippedHaproxy(nodes: readonly (readonly [collab: number, api: number])[], file = SHIPPED_CONFIG): Promise<ShippedHaproxy> {
   const [collab, api] = [await freePort(), await freePort()]
   const map = new Map<number, number>([[SHIPPED_PORTS.collab, collab], [SHIPPED_PORTS.api, api]])
   SHIPPED_PORTS.nodes.forEach(([c, a], i) => {
     map.set(c, nodes[i]![0])
     map.set(a, nodes[i]![1])
   })
-  const text = await readFile(SHIPPED_CONFIG, 'utf8')
+  const text = await readFile(file, 'utf8')
   const config = text.replace(/(127\.0\.0\.1:|check port )(\d+)/g, (all, pre: string, p: string) => {
     const to = map.get(Number(p))
-    if (to === undefined) throw new Error(`${SHIPPED_CONFIG}: unexpected port ${p}`)
+    if (to === undefined) throw new Error(`${file}: unexpected port ${p}`)
     return pre + to
   })
   const lb = await run(collab, config, 20_000)
@@ -115,6 +117,7 @@ async function run(port: number, config: string, hardFdLimit?: number): Promise<
     }),
   ])
   return {
+    pid: child.pid!,
     port,
     url: `http://127.0.0.1:${port}`,
     wsUrl: `ws://127.0.0.1:${port}`,
