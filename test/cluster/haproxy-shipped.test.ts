@@ -38,9 +38,12 @@ function upgradeStatus(url: string, path: string, from: string, headers: Record<
   })
 }
 
-async function apiStatus(url: string, from: string): Promise<number> {
+const apiStatus = (url: string, from: string) => getStatus(`${url}/api/v0/me`, from, { 'x-api-key': 'not-a-key' })
+const restStatus = (url: string, path: string, from: string) => getStatus(`${url}${path}`, from, { authorization: 'Bearer not-a-token' })
+
+async function getStatus(url: string, from: string, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}/api/v0/me`, { localAddress: from, headers: { 'x-api-key': 'not-a-key' } }, (res) => {
+    const req = request(url, { localAddress: from, headers }, (res) => {
       res.resume()
       resolve(res.statusCode!)
     })
@@ -76,6 +79,9 @@ describe('the shipped HAProxy configuration', () => {
     // ...and so it is when it talks to the nodes directly (its headers are not trusted there).
     const direct = await Promise.all(c.nodes.map((n) => upgradeStatus(n!.httpUrl, path, '127.0.0.2', { 'x-forwarded-for': '127.0.0.3' })))
     expect(direct).toContain(429)
+    // Collab REST on the same document reaches the same node (same hash key), which knows the client.
+    expect(await restStatus(c.lb.url, '/ydoc/v1/acme/lockout', '127.0.0.2')).toBe(429)
+    expect(await restStatus(c.lb.url, '/ydoc/v1/acme/lockout', '127.0.0.3')).toBe(401)
     // Another client of the same document, through the same HAProxy, is served.
     expect(await upgradeStatus(c.lb.url, path, '127.0.0.3')).toBe(401)
     const ws = new WebSocket(`${c.lb.wsUrl}/acme/lockout?yauth=${await c.token('lockout')}`, { localAddress: '127.0.0.3' })
