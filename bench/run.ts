@@ -12,7 +12,9 @@ import { markdown, svg, type BenchReport, type RunRecord } from './lib/report.js
 import { SCENARIOS, needsPersistence, runScenario, sizeFor, type ScenarioName } from './scenarios/index.js'
 
 const USAGE = `usage: npm run bench -- [options]
-  --scenario a,b      ${SCENARIOS.join(',')} (default: all); or cluster (three nodes vs one, alone)
+  --scenario a,b      ${SCENARIOS.join(',')} (default: all); or cluster (one node, three behind
+                      docs/cluster/haproxy.cfg, three with clients split; alone; --haproxy-config FILE
+                      runs another config written for the same ports)
   --peers a,b         ${PEER_NAMES.join(',')} (default: all; alias: yws = y-websocket reference server)
   --quick             small sizes, for a first look (minutes -> seconds)
   --duration S        traffic scenarios: seconds of sending
@@ -83,16 +85,28 @@ async function main(argv: string[]): Promise<number> {
   }
   if ((list(flags, 'scenario') ?? list(flags, 'scenarios'))?.includes('cluster')) {
     // Three cluster nodes vs one (real processes, PostgreSQL, redis-server): its own runner.
-    const { runClusterBench } = await import('./cluster.js')
+    const { cpuRatio, runClusterBench } = await import('./cluster.js')
     const results = await runClusterBench(flags)
     const out = flags.get('out') ?? join(ROOT, 'bench/results')
     mkdirSync(out, { recursive: true })
     const file = join(out, `${stamp(new Date())}-cluster.json`)
-    writeFileSync(file, JSON.stringify({ machine: machineFacts(), loadavg: loadavg(), results }, null, 2))
+    const ratio = cpuRatio(results)
+    writeFileSync(file, JSON.stringify({ machine: machineFacts(), loadavg: loadavg(), results, cpuRatio: ratio }, null, 2))
     const rows = results.map(
-      (r) => `| ${r.nodes} | ${r.latencyMs.p50} | ${r.latencyMs.p99} | ${r.deliveryRatio} | ${r.cpuMsPerDelivery} | ${r.delivered} |`,
+      (r) =>
+        `| ${r.setup} | ${r.latencyMs.p50} | ${r.latencyMs.p99} | ${r.crossNodeLatencyMs?.p99 ?? '-'} | ${r.deliveryRatio} | ${r.cpuMsPerDelivery} | ${r.haproxyCpuMsPerDelivery ?? '-'} | ${r.delivered} | ${r.roomsLoaded.join('/')} |`,
     )
-    process.stdout.write(['| nodes | p50 ms | p99 ms | delivery ratio | server CPU ms per delivery | deliveries |', '|---|---|---|---|---|---|', ...rows, '', `written: ${file}`, ''].join('\n'))
+    process.stdout.write(
+      [
+        '| setup | p50 ms | p99 ms | cross-node p99 ms | delivery ratio | nodes\' CPU ms per delivery | HAProxy CPU ms per delivery | deliveries | rooms loaded per node |',
+        '|---|---|---|---|---|---|---|---|---|',
+        ...rows,
+        '',
+        `CPU per delivery, haproxy / one node: ${ratio ?? '-'} (target at most 1.3); load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+        `written: ${file}`,
+        '',
+      ].join('\n'),
+    )
     return 0
   }
   const scenarios = (list(flags, 'scenario') ?? list(flags, 'scenarios') ?? [...SCENARIOS]) as ScenarioName[]

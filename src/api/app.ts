@@ -5,6 +5,7 @@ import Router from '@koa/router'
 import Koa from 'koa'
 import { serveConsole } from './console/routes.js'
 import { authenticate } from './middleware/auth.js'
+import { clientAddress } from './middleware/client-address.js'
 import { throttleAuthFailures } from './middleware/auth-throttle.js'
 import { errorMapper } from './middleware/errors.js'
 import { observe } from './middleware/observe.js'
@@ -29,6 +30,7 @@ export function createApiApp(api: ApiContext, modules: RouteModule[] = V0_ROUTES
     if (clientWentAway(err)) deps.log.debug({ err, reqId: ctx?.state.reqId }, 'client connection ended early')
     else deps.log.error({ err, reqId: ctx?.state.reqId }, 'response failed')
   })
+  app.use(clientAddress(deps.config.trustedProxies))
   app.use(observe(deps.log, deps.metrics))
   app.use(errorMapper(deps.log))
 

@@ -166,6 +166,9 @@ export class DocBus {
   /**
    * Follows a document loaded up to lastSeq. Resolves once Redis confirmed the subscription and
    * the room resynced from lastSeq + 1, which closes the window between loading and subscribing.
+   * While Redis is down it resolves at once: the room serves what it loaded from storage, and the
+   * subscription and its catch-up follow when Redis is back (a load never waits for the bus; a
+   * write cycle still does, see publish).
    */
   async follow(docId: string, lastSeq: number, handlers: FollowHandlers): Promise<void> {
     if (this.closed) throw new Error('bus is closed')
@@ -183,6 +186,10 @@ export class DocBus {
       gone: false,
     }
     this.followed.set(docId, f)
+    if (!this.sub.isReady) {
+      this.subscribeLater(f)
+      return
+    }
     try {
       await this.sub.subscribe(keys.docChannel(docId), f.listener, true)
     } catch (err) {
@@ -191,9 +198,34 @@ export class DocBus {
       throw err
     }
     if (f.gone) return
-    this.queryAwareness(docId)
-    this.requestResync(f, 'follow')
+    this.subscribed(f)
     await f.resyncing
+  }
+
+  private subscribed(f: Followed): void {
+    this.queryAwareness(f.docId)
+    this.requestResync(f, 'follow')
+  }
+
+  /**
+   * Redis is down: subscribe in the background (node-redis sends it on reconnect), then catch up
+   * from storage. A refused subscription is tried again: a loaded room must not stay unfollowed.
+   */
+  private subscribeLater(f: Followed): void {
+    this.sub.subscribe(keys.docChannel(f.docId), f.listener, true).then(
+      () => {
+        if (!f.gone) this.subscribed(f)
+      },
+      (err: unknown) => {
+        if (f.gone || this.closed) return
+        this.o.log.warn({ docId: f.docId, err: describeRedisError(err) }, 'bus: subscribing failed; retrying')
+        f.retryTimer = setTimeout(() => {
+          f.retryTimer = null
+          if (!f.gone && !this.closed) this.subscribeLater(f)
+        }, this.resyncRetryMs)
+        f.retryTimer.unref()
+      },
+    )
   }
 
   async unfollow(docId: string): Promise<void> {

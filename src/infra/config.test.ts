@@ -51,6 +51,12 @@ describe('configuration', () => {
     expect(loadConfig([]).redisUrl).toBe('')
   })
 
+  it('reads --trusted-proxies as addresses and CIDRs and refuses one it cannot read, naming it', () => {
+    expect(loadConfig([], { TANDEM_TRUSTED_PROXIES: '127.0.0.1, 10.0.0.0/8,fd00::/8' }).trustedProxies).toEqual(['127.0.0.1', '10.0.0.0/8', 'fd00::/8'])
+    expect(loadConfig().trustedProxies).toEqual([])
+    expect(() => loadConfig(['--trusted-proxies', '10.0.0.0/8,lb.internal'])).toThrow(/^trusted-proxies: not an address or CIDR: "lb.internal"$/)
+  })
+
   it('names the environment variable when its value is bad', () => {
     expect(() => loadConfig([], { TANDEM_IDLE_TIMEOUT_SEC: '-1' })).toThrow(/TANDEM_IDLE_TIMEOUT_SEC/)
   })

@@ -1,6 +1,7 @@
 // Configuration: one table of settings, read once (flags > TANDEM_* environment > defaults),
 // validated, frozen and passed down. No other module reads process.env.
 import { resolve } from 'node:path'
+import { TrustedProxies } from './client-address.js'
 
 type Kind = 'string' | 'int' | 'bool' | 'list'
 
@@ -64,6 +65,7 @@ export const SETTINGS = {
   tokenTtlSec: s('int', 'token-ttl-sec', 600, 'lifetime of minted capability tokens (seconds)', 10),
   tokenClockSkewSec: s('int', 'token-clock-skew-sec', 60, 'seconds a token\'s iat may lie ahead of our clock; further ahead is refused as invalid', 0),
   expiredUpgradesPerMin: s('int', 'expired-upgrades-per-min', 10, 'upgrades per client IP per minute accepted with an expired token only to be closed with 4401 (browsers cannot read a 401); more get 401 before the upgrade', 0),
+  trustedProxies: s('list', 'trusted-proxies', [], 'comma list of load balancer addresses and CIDRs (IPv4, IPv6) whose X-Forwarded-For / Forwarded: for= name the client; every per-address limit and the access log then use that client address (empty = the peer address is the client; headers are ignored)'),
   wsOrigins: s('list', 'ws-origins', [], 'comma list of Origins allowed to open WebSockets (empty = any); others get 403 before the upgrade; requests without Origin (non-browser clients) pass'),
   revocationRefreshMs: s('int', 'revocation-refresh-ms', 1000, 'ms between re-reads of the token deny-list (catches revocations written by other processes sharing the control plane)', 50),
   historyRetentionDays: s('int', 'history-retention-days', 30, 'days of document history kept for activity/changeset', 1),
@@ -170,6 +172,11 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = {}, ove
   if (cfg.redisUrl && !cfg.postgresUrl) {
     // Cluster nodes share documents and the control plane: LevelDB admits one process.
     throw new ConfigError('--redis-url (cluster mode) needs --postgres-url: every node keeps documents and the control plane in PostgreSQL')
+  }
+  try {
+    TrustedProxies.parse(cfg.trustedProxies)
+  } catch (err) {
+    throw new ConfigError(`trusted-proxies: ${(err as Error).message}`)
   }
   if (!['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'].includes(cfg.logLevel)) {
     throw new ConfigError(`log-level: unknown level ${JSON.stringify(cfg.logLevel)}`)

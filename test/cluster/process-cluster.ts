@@ -1,6 +1,8 @@
 // A cluster of real `tandem serve` processes for failure tests: one PostgreSQL, one redis-server,
 // N nodes (each its own data dir, fixed ports so a restarted node comes back where HAProxy looks)
-// behind HAProxy health-checking /readyz, and y-websocket writers connected through HAProxy.
+// behind HAProxy health-checking /readyz (a generated round-robin config, so one document's clients
+// split over the nodes, or the shipped docs/cluster/haproxy.cfg with its document affinity), and
+// y-websocket writers connected through HAProxy.
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,7 +13,7 @@ import { mintToken } from '../../src/auth/capability.js'
 import type { KeyRing } from '../../src/auth/keys.js'
 import { createPgPool } from '../../src/pg/pool.js'
 import { PgDocStore } from '../../src/storage/postgres/store.js'
-import { startHaproxy, type Haproxy } from '../helpers/haproxy.js'
+import { startHaproxy, startShippedHaproxy, type Haproxy } from '../helpers/haproxy.js'
 import { startPostgres, type PgServer } from '../helpers/postgres.js'
 import { freePort, startRedis, type RedisServer } from '../helpers/redis.js'
 import { sharedSigningKeys, spawnTandem, type TandemProcess } from '../helpers/tandem-process.js'
@@ -20,6 +22,8 @@ export interface ProcessCluster {
   pg: PgServer
   redis: RedisServer
   lb: Haproxy
+  /** the api frontend of the shipped config (null with the generated one, which has none) */
+  apiLbUrl: string | null
   nodes: (TandemProcess | null)[]
   keys: KeyRing
   /** (re)starts node i on its ports */
@@ -31,7 +35,12 @@ export interface ProcessCluster {
   close(): Promise<void>
 }
 
-export async function startProcessCluster(n = 3, env: NodeJS.ProcessEnv = {}): Promise<ProcessCluster> {
+export interface ProcessClusterOptions {
+  /** 'shipped': docs/cluster/haproxy.cfg (three nodes) instead of the generated round robin */
+  lb?: 'generated' | 'shipped'
+}
+
+export async function startProcessCluster(n = 3, env: NodeJS.ProcessEnv = {}, o: ProcessClusterOptions = {}): Promise<ProcessCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'tandem-cluster-'))
   const [pg, redis] = await Promise.all([startPostgres(), startRedis()])
   const { file, keys } = await sharedSigningKeys(dir)
@@ -52,13 +61,15 @@ export async function startProcessCluster(n = 3, env: NodeJS.ProcessEnv = {}): P
   }
   await start(0) // the first migrates; the others then start together
   await Promise.all(Array.from({ length: n - 1 }, (_, i) => start(i + 1)))
-  const lb = await startHaproxy({ backends: ports.map(([c]) => c), check: '/readyz' })
+  const shipped = o.lb === 'shipped' ? await startShippedHaproxy(ports) : null
+  const lb = shipped ?? (await startHaproxy({ backends: ports.map(([c]) => c), check: '/readyz' }))
   const pool = createPgPool({ url: pg.url, schema: 'tandem', poolSize: 2 })
   const store = new PgDocStore(pool)
   return {
     pg,
     redis,
     lb,
+    apiLbUrl: shipped?.apiUrl ?? null,
     nodes,
     keys,
     start,

@@ -176,4 +176,37 @@ describe('three cluster nodes', () => {
     })
     for (const node of nodes) await eventually(async () => expect((await fetch(`${node.httpUrl}/readyz`)).status).toBe(200))
   }, 60_000)
+
+  it('a room loaded while Redis is down is served from PostgreSQL at once and resyncs when the bus is back', async () => {
+    const [a, b] = nodes as [Harness, Harness]
+    const docB = new Y.Doc()
+    const pb = b.provider('acme', 'redis-down-load', await b.token('acme', 'redis-down-load'), docB)
+    await synced(pb)
+    docB.getText('t').insert(0, 'before ')
+    await eventually(async () => {
+      const state = await a.server.store.load('acme/redis-down-load/main')
+      expect(state.updates.length + (state.snapshot ? 1 : 0)).toBeGreaterThan(0)
+    })
+    const tokenA = await a.token('acme', 'redis-down-load')
+    await redis.kill()
+    try {
+      await eventually(async () => expect((await fetch(`${a.httpUrl}/readyz`)).status).toBe(503))
+      // A has never loaded the document: it loads it from PostgreSQL without waiting for Redis.
+      const docA = new Y.Doc()
+      const pa = a.provider('acme', 'redis-down-load', tokenA, docA)
+      await synced(pa)
+      expect(docA.getText('t').toString()).toBe('before ')
+      expect((await fetch(`${a.httpUrl}/readyz`)).status).toBe(503) // still down: it did not wait
+      docB.getText('t').insert(7, 'during ') // committed on B, held unacknowledged until Redis is back
+      await redis.start()
+      await eventually(() => {
+        expect(docA.getText('t').toString()).toBe('before during ')
+        expect(docB.getText('t').toString()).toBe('before during ')
+      }, 30_000)
+      docA.getText('t').insert(14, 'after')
+      await eventually(() => expect(docB.getText('t').toString()).toBe('before during after'), 30_000)
+    } finally {
+      if (!redis.running) await redis.start()
+    }
+  }, 60_000)
 })

@@ -1,6 +1,7 @@
 // Failed X-API-KEY authentications per client address: past the limit every authenticated request
 // from that address is 429 with Retry-After, before the key is even looked at (Hocuspocus's
-// throttle does the same for its connections). Koa runs with proxy: false, so ctx.ip is the peer.
+// throttle does the same for its connections). ctx.ip is the client address
+// (middleware/client-address.ts: the peer, or the client a trusted proxy names).
 import type { Context } from 'koa'
 import { AppError, isAppError } from '../../infra/errors.js'
 import type { Metrics } from '../../infra/metrics.js'

@@ -1,6 +1,6 @@
 // Request id (X-Request-Id, the caller's when it is sane, else fresh), one structured access-log
-// line per response once it is sent, and per-route metrics. Only ids and the path reach the log:
-// never headers, query strings or bodies, which is where keys and tokens travel.
+// line per response once it is sent, and per-route metrics. Only ids, the client address and the
+// path reach the log: never headers, query strings or bodies, which is where keys and tokens travel.
 import { randomUUID } from 'node:crypto'
 import type { Context, Next } from 'koa'
 import type { Logger } from '../../infra/log.js'
@@ -29,7 +29,7 @@ export function observe(log: Logger, metrics: Metrics) {
         metrics.httpRequests.inc({ listener: 'api', route, method: ctx.method, status: String(status) })
         metrics.httpDuration.observe({ listener: 'api', route }, seconds)
         log.info(
-          { reqId, method: ctx.method, route, path: ctx.path, status, ...(aborted ? { aborted } : {}), ms: Math.round(seconds * 1e4) / 10, user: ctx.state.user ?? null },
+          { reqId, ip: ctx.ip, method: ctx.method, route, path: ctx.path, status, ...(aborted ? { aborted } : {}), ms: Math.round(seconds * 1e4) / 10, user: ctx.state.user ?? null },
           'api request',
         )
       })

@@ -7,7 +7,7 @@ import { AppError, isAppError, publicMessage } from '../../infra/errors.js'
 import { tooDeepAt } from '../../infra/json-depth.js'
 import type { CollabListenerDeps } from './deps.js'
 import { Reply, copyRequest, readBody, type CopiedRequest } from './http.js'
-import { remoteIp, throttleOf } from './throttle.js'
+import { throttleOf } from './throttle.js'
 
 export function corsHeaders(origin: string | undefined, config: Config): Record<string, string> {
   if (!origin) return {}
@@ -37,7 +37,7 @@ function tokenOf(req: CopiedRequest): string | null {
 
 export function handleRest(res: HttpResponse, req: HttpRequest, d: CollabListenerDeps): void {
   const copied = copyRequest(req)
-  const ip = remoteIp(res)
+  const ip = throttleOf(d).clientIp(res, req)
   const name = req.getParameter(0) ?? ''
   const rawOrg = req.getParameter(1) ?? ''
   const rawDoc = req.getParameter(2) ?? ''

@@ -18,7 +18,7 @@ import type { CollabListenerDeps } from './deps.js'
 import { Reply } from './http.js'
 import { UwsSocket } from './socket.js'
 import { upgradeAuthorizer, type Decided } from './upgrade-auth.js'
-import { remoteIp, throttleOf } from './throttle.js'
+import { throttleOf } from './throttle.js'
 
 export { UwsTransport } from './socket.js'
 
@@ -93,7 +93,7 @@ export function webSocketBehavior(
     upgrade(res, req, context) {
       const url = req.getUrl()
       const origin = req.getHeader('origin')
-      const ip = remoteIp(res)
+      const ip = throttle.clientIp(res, req)
       let held: Room | null = null
       let start: Start
       let protocol: string

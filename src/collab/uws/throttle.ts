@@ -3,6 +3,7 @@
 // closed with 1008 and a reason. Per client address: upgrade attempts, and failed authentications
 // (bad tokens); past either, upgrades get 429 with Retry-After before any token work is done.
 import type uWS from 'uWebSockets.js'
+import { TrustedProxies } from '../../infra/client-address.js'
 import type { Config } from '../../infra/config.js'
 import { AppError } from '../../infra/errors.js'
 import type { Metrics } from '../../infra/metrics.js'
@@ -24,6 +25,7 @@ export class CollabThrottle {
   private readonly sockets = new WeakMap<object, FrameBudget>()
   private readonly upgrades: KeyedBuckets
   private readonly authFailures: KeyedBuckets
+  private readonly proxies: TrustedProxies
 
   constructor(
     private readonly config: Config,
@@ -32,6 +34,25 @@ export class CollabThrottle {
   ) {
     this.upgrades = new KeyedBuckets(config.upgradeBurstPerIp, config.upgradesPerSecPerIp)
     this.authFailures = new KeyedBuckets(config.authFailuresPerMinPerIp, config.authFailuresPerMinPerIp / 60)
+    this.proxies = TrustedProxies.parse(config.trustedProxies)
+  }
+
+  /**
+   * The client address of an HTTP request or upgrade (read before any await): the peer, or behind
+   * a trusted proxy the client it names (src/infra/client-address.ts).
+   */
+  clientIp(res: uWS.HttpResponse, req: uWS.HttpRequest): string {
+    const peer = Buffer.from(res.getRemoteAddressAsText()).toString()
+    if (this.proxies.empty) return peer
+    // Every occurrence, in order: a proxy adds its own X-Forwarded-For after the one a client sent,
+    // and req.getHeader() would answer the client's.
+    const forwardedFor: string[] = []
+    const forwarded: string[] = []
+    req.forEach((k, v) => {
+      if (k === 'x-forwarded-for') forwardedFor.push(v)
+      else if (k === 'forwarded') forwarded.push(v)
+    })
+    return this.proxies.clientOf(peer, forwardedFor.join(','), forwarded.join(','))
   }
 
   /**
@@ -104,9 +125,4 @@ export function throttleOf(d: { config: Config; metrics: Metrics }): CollabThrot
 
 function tooMany(message: string, waitMs: number): AppError {
   return new AppError('rate_limited', message, { retryAfterSec: Math.max(1, Math.ceil(waitMs / 1000)) })
-}
-
-/** The client address of an HTTP request or upgrade (read before any await). */
-export function remoteIp(res: uWS.HttpResponse): string {
-  return Buffer.from(res.getRemoteAddressAsText()).toString()
 }
