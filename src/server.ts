@@ -23,6 +23,9 @@ import { CLOSE } from './protocol/close-codes.js'
 import type { DocStore } from './storage/doc-store.js'
 import { StorageHealth, trackWrites } from './storage/health.js'
 import { openDocStore } from './storage/open.js'
+import { openVersionStore, versionState } from './versions/open.js'
+import { versionRoutes } from './versions/routes.js'
+import type { VersionStore } from './versions/store.js'
 
 const RETENTION_SWEEP_MS = 60 * 60 * 1000 // hourly
 /** How soon a key rotated by another process signs here too (verification reloads at once). */
@@ -51,6 +54,8 @@ export interface TandemServer {
   registry: RoomRegistry
   /** the document store in use (LevelDB, memory or PostgreSQL), as rooms and history see it */
   store: DocStore
+  /** named versions, beside the document store (src/versions/) */
+  versions: VersionStore
   /** cluster mode only */
   cluster?: ClusterNode
   /**
@@ -87,6 +92,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     const storageHealth = new StorageHealth(metrics)
     const store = resources.add('document store', trackWrites(opened.store, storageHealth), (s) => s.close())
     log.info({ storage: opened.kind }, 'document storage open')
+    const versions = await openVersionStore(opened.kind, config, db, opened.pool)
 
     // --redis-url: this process is one node of a cluster (docs/cluster.md). Rooms follow their
     // documents on the bus. Imported only here: the Redis client is ~480 files a plain start never needs.
@@ -153,9 +159,9 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     })
     await revocations.start(config.revocationRefreshMs, (err) => log.error({ err }, 'token deny-list refresh failed'))
 
-    const restRoutes = { ...(await defaultRestRoutes()), ...opts.restRoutes }
+    const restRoutes = { ...(await defaultRestRoutes()), ...versionRoutes(versions), ...opts.restRoutes }
     const clusterReady = cluster && (() => cluster.ready)
-    const collab = await collabApp.listen({ config, keys, revocations, registry, store, storageHealth, clusterReady, metrics, log, now, restRoutes })
+    const collab = await collabApp.listen({ config, keys, revocations, registry, store, storageHealth, clusterReady, metrics, log, now, restRoutes, versionState: (docId, id) => versionState(versions, docId, id) })
     resources.defer('collab listener', () => collab.stopListening())
     collabPort = collab.port
     opts.onCollabListening?.(collabPort)
@@ -176,6 +182,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       deps,
       registry,
       store,
+      versions,
       cluster,
       close(code: number = CLOSE.goingAway, reason = 'server shutting down', closeOpts: { exiting?: boolean } = {}) {
         collab.stopListening()

@@ -51,9 +51,12 @@ export function limitParam(q: URLSearchParams, cap: number, fallback = 100): num
   return Math.min(n, cap)
 }
 
-export type RollbackSpec = { kind: 'to'; to: number } | { kind: 'window'; from: number; to: number; by: ReadonlySet<string> | null }
+export type RollbackSpec =
+  | { kind: 'to'; to: number }
+  | { kind: 'version'; version: string }
+  | { kind: 'window'; from: number; to: number; by: ReadonlySet<string> | null }
 
-/** `{to}` restores the document at `to`; `{from, to, by?}` undoes that window's changes. */
+/** `{to}` restores the document at `to`; `{version}` a named version; `{from, to, by?}` undoes that window's changes. */
 export function rollbackSpec(body: Uint8Array | null): RollbackSpec {
   let parsed: unknown
   try {
@@ -63,6 +66,11 @@ export function rollbackSpec(body: Uint8Array | null): RollbackSpec {
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw bad('body must be a JSON object')
   const o = parsed as Record<string, unknown>
+  if (o.version !== undefined) {
+    if (typeof o.version !== 'string' || o.version.length === 0) throw bad('version must be the id of a named version')
+    if (Object.keys(o).length > 1) throw bad('version goes alone: {"version": id}')
+    return { kind: 'version', version: o.version }
+  }
   const time = (name: string) => {
     const v = o[name]
     if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw bad(`${name} must be a non-negative integer (ms)`)

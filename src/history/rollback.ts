@@ -13,6 +13,21 @@ export type Want = (r: Run) => boolean
 /** The document as it was at `time`. */
 export const wantAt = (time: number): Want => (r) => visibleAt(r, time)
 
+/**
+ * The document as a named version holds it: an item is wanted when the version's state vector
+ * covers it and its delete set does not. Read off the version's own bytes, so it holds however
+ * far history retention has folded the log since.
+ */
+export function wantVersion(state: Uint8Array): Want {
+  const sv = Y.decodeStateVector(Y.encodeStateVectorFromUpdate(state))
+  const { ds } = Y.decodeUpdate(state)
+  return (r) => {
+    const { client } = r.item.id
+    const clock = r.item.id.clock + r.offset
+    return clock < (sv.get(client) ?? 0) && !Y.isDeleted(ds, Y.createID(client, clock))
+  }
+}
+
 /** The document as it is, minus the changes made in [from, to] by `by` (everyone when null). */
 export function wantWithout(from: number, to: number, by: ReadonlySet<string> | null): Want {
   const undone = (m: Mark) => m.at >= from && m.at <= to && (by === null || (m.user !== null && by.has(m.user)))

@@ -9,7 +9,7 @@ import { changeset } from './changeset.js'
 import { documentAt } from './document-at.js'
 import { entryDelta } from './entry-delta.js'
 import { boolParam, intParam, limitParam, orderParam, rollbackSpec, usersParam, windowParams } from './query.js'
-import { rollback, wantAt, wantWithout } from './rollback.js'
+import { rollback, wantAt, wantVersion, wantWithout } from './rollback.js'
 import { historyServiceOf } from './service.js'
 import type { DocHistory } from './timeline.js'
 
@@ -94,16 +94,25 @@ export const historyRoutes: RestRoutes = {
       async handle(req, ctx) {
         const spec = rollbackSpec(req.body)
         const { ref, docId, history } = await target(req, ctx)
+        const version = spec.kind === 'version' ? await ctx.versionState(docId, spec.version) : null
+        if (spec.kind === 'version' && !version) throw new AppError('not_found', 'no such version')
+        const versionSeq = version?.seq
         // Computed and applied in the document's queue: a second rollback arriving meanwhile sees
         // the first one's change in the log instead of restoring the same content twice.
         // The same rollback again with nothing changed since (a double click) is a no-op: restored
         // content is new content, so an undo of a window would otherwise restore it a second time.
-        const key = JSON.stringify(spec.kind === 'to' ? spec : { ...spec, by: spec.by && [...spec.by].sort() })
+        const key = JSON.stringify(spec.kind === 'window' ? { ...spec, by: spec.by && [...spec.by].sort() } : spec)
         const result = await history.use(docId, async (h) => {
-          notBeforeBase(h, spec.kind === 'to' ? spec.to : spec.from)
+          if (spec.kind !== 'version') notBeforeBase(h, spec.kind === 'to' ? spec.to : spec.from)
+          // Content deleted before the base is garbage-collected in the history: a version older
+          // than it can still be read, but no longer be brought back as a change.
+          else if (h.base.seq > 0 && versionSeq! < h.base.seq) {
+            throw new AppError('bad_request', 'this version predates the retained history: read it (GET versions) and PATCH ydoc with it instead')
+          }
           const last = h.lastRollback
           if (last && last.key === key && h.quietSince(last.seq, last.user)) return { update: null, removed: 0, restored: 0, reformatted: 0 }
-          const r = rollback(h, spec.kind === 'to' ? wantAt(spec.to) : wantWithout(spec.from, spec.to, spec.by))
+          const want = spec.kind === 'to' ? wantAt(spec.to) : spec.kind === 'version' ? wantVersion(version!.state) : wantWithout(spec.from, spec.to, spec.by)
+          const r = rollback(h, want)
           if (r.update) {
             h.lastRollback = { key, seq: h.lastSeq, user: req.cap.sub }
             await ctx.storageHealth.untilDurable(ctx.registry.applyUpdate(ref, r.update, req.cap.sub))
