@@ -7,6 +7,7 @@ import * as Y from 'yjs'
 import { rootKind, rootsOf, type AnyType, typeKind, type RootKind } from './roots.js'
 import { contentOf, itemsOf, runsOf, visibleAt, type Mark, type Run } from './runs.js'
 import type { DocHistory } from './timeline.js'
+import { whoMatches, type AttrFilter } from './who.js'
 
 export type Want = (r: Run) => boolean
 
@@ -28,9 +29,12 @@ export function wantVersion(state: Uint8Array): Want {
   }
 }
 
-/** The document as it is, minus the changes made in [from, to] by `by` (everyone when null). */
-export function wantWithout(from: number, to: number, by: ReadonlySet<string> | null): Want {
-  const undone = (m: Mark) => m.at >= from && m.at <= to && (by === null || (m.user !== null && by.has(m.user)))
+/**
+ * The document as it is, minus the changes made in [from, to] by `by` (everyone when null)
+ * carrying all of `attr` (any when null): an agent's work undone, everyone's other edits kept.
+ */
+export function wantWithout(from: number, to: number, by: ReadonlySet<string> | null, attr: AttrFilter = null): Want {
+  const undone = (m: Mark) => m.at >= from && m.at <= to && ((by === null && attr === null) || (m.user !== null && whoMatches(m.user, by, attr)))
   return (r) => !undone(r.ins) && !(r.del && !undone(r.del))
 }
 

@@ -105,4 +105,11 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    // Custom attributions of an update (`{"source": "ai"}`), beside its user; NULL (the common
+    // case, and every row written before) reads as none.
+    name: 'update-attributions',
+    sql: `ALTER TABLE doc_updates ADD COLUMN attrs jsonb;`,
+  },
 ]

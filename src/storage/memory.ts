@@ -40,7 +40,7 @@ export class MemoryDocStore implements DocStore {
     writes.forEach(({ docId, entries }, w) => {
       const d = this.get(docId)
       const first = seqs[w]!.firstSeq
-      entries.forEach((e, i) => d.log.push({ ...e, update: e.update.slice(), seq: first + i }))
+      entries.forEach((e, i) => d.log.push({ ...e, update: e.update.slice(), seq: first + i, ...(e.attrs ? { attrs: { ...e.attrs } } : {}) }))
       d.lastSeq = first + entries.length - 1
     })
     return seqs
