@@ -30,7 +30,7 @@ function statesOf(b64: string): Map<number, unknown> {
 }
 
 /** A REST caller's own presence, as a bare awareness update. */
-function restPresence(state: unknown): { clientID: number; b64: string } {
+function restPresence(state: Record<string, unknown>): { clientID: number; b64: string } {
   const aw = new awarenessProtocol.Awareness(new Y.Doc())
   aw.setLocalState(state)
   const b64 = Buffer.from(awarenessProtocol.encodeAwarenessUpdate(aw, [aw.clientID])).toString('base64')
