@@ -137,6 +137,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       pg,
       keys,
       docs: registry,
+      versions,
       now,
       publicUrls: () => ({
         restUrl: config.publicRestUrl || `http://${hostForUrl(config.host)}:${collabPort}`,
