@@ -30,6 +30,19 @@ export function wantVersion(state: Uint8Array): Want {
 }
 
 /**
+ * The history document with a version's own content put back under it: retention garbage-collects
+ * what was deleted before its base, and a version older than the base may hold some of that. The
+ * version's items go in first (with their content), the history after (its deletions then mark
+ * them deleted, gc off, so they keep their content for the rollback to restore).
+ */
+export function withVersionContent(h: DocHistory, state: Uint8Array): RollbackSource & { destroy(): void } {
+  const doc = new Y.Doc({ gc: false })
+  Y.applyUpdate(doc, state)
+  Y.applyUpdate(doc, Y.encodeStateAsUpdate(h.doc))
+  return { doc, index: h.index, destroy: () => doc.destroy() }
+}
+
+/**
  * The document as it is, minus the changes made in [from, to] by `by` (everyone when null)
  * carrying all of `attr` (any when null): an agent's work undone, everyone's other edits kept.
  */
@@ -47,7 +60,10 @@ export interface RollbackResult {
   reformatted: number
 }
 
-export function rollback(h: DocHistory, want: Want): RollbackResult {
+/** What a rollback reads: the history document (deleted content kept) and its attribution index. */
+export type RollbackSource = Pick<DocHistory, 'doc' | 'index'>
+
+export function rollback(h: RollbackSource, want: Want): RollbackResult {
   const copy = new Y.Doc({ gc: false })
   Y.applyUpdate(copy, Y.encodeStateAsUpdate(h.doc))
   const r = new Reconciler(h, want, copy)
@@ -86,7 +102,7 @@ class Reconciler {
   reformatted = 0
 
   constructor(
-    private readonly h: DocHistory,
+    private readonly h: RollbackSource,
     private readonly want: Want,
     private readonly copy: Y.Doc,
   ) {}

@@ -10,7 +10,7 @@ import { documentAt } from './document-at.js'
 import { entryDelta } from './entry-delta.js'
 import { whoKey } from './who.js'
 import { attrParam, boolParam, intParam, limitParam, orderParam, rollbackSpec, usersParam, windowParams } from './query.js'
-import { rollback, wantAt, wantVersion, wantWithout } from './rollback.js'
+import { rollback, wantAt, wantVersion, wantWithout, withVersionContent } from './rollback.js'
 import { historyServiceOf } from './service.js'
 import type { DocHistory } from './timeline.js'
 
@@ -110,15 +110,17 @@ export const historyRoutes: RestRoutes = {
         const who = whoKey(req.cap.sub, req.cap.attr)
         const result = await history.use(docId, async (h) => {
           if (spec.kind !== 'version') notBeforeBase(h, spec.kind === 'to' ? spec.to : spec.from)
-          // Content deleted before the base is garbage-collected in the history: a version older
-          // than it can still be read, but no longer be brought back as a change.
-          else if (h.base.seq > 0 && versionSeq! < h.base.seq) {
-            throw new AppError('bad_request', 'this version predates the retained history: read it (GET versions) and PATCH ydoc with it instead')
-          }
           const last = h.lastRollback
           if (last && last.key === key && h.quietSince(last.seq, last.who)) return { update: null, removed: 0, restored: 0, reformatted: 0 }
           const want = spec.kind === 'to' ? wantAt(spec.to) : spec.kind === 'version' ? wantVersion(version!.state) : wantWithout(spec.from, spec.to, spec.by, spec.attr)
-          const r = rollback(h, want)
+          // A version older than the retained history may hold content retention has collected.
+          const source = spec.kind === 'version' && h.base.seq > 0 && versionSeq! < h.base.seq ? withVersionContent(h, version!.state) : null
+          let r
+          try {
+            r = rollback(source ?? h, want)
+          } finally {
+            source?.destroy()
+          }
           if (r.update) {
             h.lastRollback = { key, seq: h.lastSeq, who }
             await ctx.storageHealth.untilDurable(ctx.registry.applyUpdate(ref, r.update, req.cap.sub, req.cap.attr))
