@@ -7,7 +7,7 @@ import * as Y from 'yjs'
 import type { RestRequest, RestResponse, RestRoutes } from '../collab/rest.js'
 import { AppError } from '../infra/errors.js'
 import { docIdOf } from '../storage/doc-store.js'
-import { MAX_NAME_CHARS, VERSION_ID, type VersionRecord } from './record.js'
+import { MAX_NAME_CHARS, MAX_VERSIONS_PER_DOC, VERSION_ID, type VersionRecord } from './record.js'
 import type { VersionStore } from './store.js'
 
 const bad = (message: string) => new AppError('bad_request', message)
@@ -55,6 +55,9 @@ export function versionRoutes(versions: VersionStore): RestRoutes {
         body: true,
         async handle(req, { registry, now }): Promise<RestResponse> {
           const name = nameOf(jsonBody(req))
+          if ((await versions.list(docIdOfReq(req))).length >= MAX_VERSIONS_PER_DOC) {
+            throw new AppError('conflict', `a document keeps at most ${MAX_VERSIONS_PER_DOC} named versions: delete one first`)
+          }
           // The room (loaded here if it is not) holds the current state; flushed first, the state
           // holds nothing a crash could still lose.
           const room = await registry.acquire({ org: req.org, doc: req.doc, branch: req.cap.branch }, req.cap.sub)

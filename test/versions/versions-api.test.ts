@@ -4,6 +4,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { docIdOf } from '../../src/storage/doc-store.js'
+import { MAX_VERSIONS_PER_DOC } from '../../src/versions/record.js'
 import { BACKENDS, type Backend } from '../helpers/backends.js'
 import { eventually, startTandem, synced, type Harness } from '../helpers/tandem.js'
 
@@ -164,6 +165,18 @@ describe.each(BACKENDS)('named versions on $name', (b) => {
     expect(list.map((x: Json) => x.name).sort()).toEqual(['ok', '😀'.repeat(200)])
     expect(list.find((x: Json) => x.id === v.id)).toEqual(v)
   })
+
+  it(`a document keeps at most ${MAX_VERSIONS_PER_DOC} versions: one more is 409 until one is deleted`, async () => {
+    await open()
+    const rw = await h.token('acme', 'capped')
+    const made: Json[] = []
+    for (let i = 0; i < MAX_VERSIONS_PER_DOC; i++) made.push((await call('POST', 'versions/v1/acme/capped', rw, { name: `v${i}` })).body)
+    const over = await call('POST', 'versions/v1/acme/capped', rw, { name: 'one too many' })
+    expect(over).toMatchObject({ status: 409, body: { code: 'conflict' } })
+    expect((await call('GET', 'versions/v1/acme/capped', rw)).body.versions).toHaveLength(MAX_VERSIONS_PER_DOC)
+    expect((await call('DELETE', `versions/v1/acme/capped/${made[0]!.id}`, rw)).status).toBe(204)
+    expect((await call('POST', 'versions/v1/acme/capped', rw, { name: 'room again' })).status).toBe(201)
+  }, 120_000)
 
   it('rollback {version} makes the document that version again, live editors included', async () => {
     await open()
