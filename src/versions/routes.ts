@@ -53,7 +53,7 @@ export function versionRoutes(versions: VersionStore): RestRoutes {
       POST: {
         access: 'rw',
         body: true,
-        async handle(req, { registry, now }): Promise<RestResponse> {
+        async handle(req, { registry, store, now }): Promise<RestResponse> {
           const name = nameOf(jsonBody(req))
           if ((await versions.list(docIdOfReq(req))).length >= MAX_VERSIONS_PER_DOC) {
             throw new AppError('conflict', `a document keeps at most ${MAX_VERSIONS_PER_DOC} named versions: delete one first`)
@@ -70,6 +70,14 @@ export function versionRoutes(versions: VersionStore): RestRoutes {
           } finally {
             registry.release(room)
           }
+          // Cluster mode: another node's commits may not have reached this room over the bus yet;
+          // whatever is durable after the room's head goes in too (nothing on a single node).
+          const missed: Uint8Array[] = []
+          for await (const u of store.readLog(docIdOfReq(req), seq + 1)) {
+            missed.push(u.update)
+            seq = u.seq
+          }
+          if (missed.length) state = Y.mergeUpdates([state, ...missed])
           const at = now()
           const record: VersionRecord = { id: randomBytes(16).toString('base64url'), name, seq, created_at_ms: at, updated_at_ms: at, by: req.cap.sub }
           await versions.create(docIdOfReq(req), record, state)
