@@ -6,6 +6,7 @@ import type { Config } from './infra/config.js'
 import type { Logger } from './infra/log.js'
 import type { Metrics } from './infra/metrics.js'
 import type { PgPool } from './pg/pool.js'
+import type { VersionStore } from './versions/store.js'
 
 export type RootDb = Level<string, unknown>
 
@@ -19,6 +20,8 @@ export interface ServerDeps {
   pg?: PgPool | undefined
   keys: KeyRing
   docs: DocService
+  /** named versions of documents (a hard delete erases a document's with `versions.erase(docId)`) */
+  versions: VersionStore
   /** ms clock, injectable for tests */
   now: () => number
   /** REST and WebSocket base URLs put in minted tokens: the configured public URLs, else the collab listener's own. */

@@ -24,6 +24,9 @@ import { CLOSE } from './protocol/close-codes.js'
 import type { DocStore } from './storage/doc-store.js'
 import { StorageHealth, trackWrites } from './storage/health.js'
 import { openDocStore } from './storage/open.js'
+import { openVersionStore, versionState } from './versions/open.js'
+import { versionRoutes } from './versions/routes.js'
+import type { VersionStore } from './versions/store.js'
 
 const RETENTION_SWEEP_MS = 60 * 60 * 1000 // hourly
 /** How soon a key rotated by another process signs here too (verification reloads at once). */
@@ -52,6 +55,8 @@ export interface TandemServer {
   registry: RoomRegistry
   /** the document store in use (LevelDB, memory or PostgreSQL), as rooms and history see it */
   store: DocStore
+  /** named versions, beside the document store (src/versions/) */
+  versions: VersionStore
   /** cluster mode only */
   cluster?: ClusterNode
   /**
@@ -88,6 +93,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     const storageHealth = new StorageHealth(metrics)
     const store = resources.add('document store', trackWrites(opened.store, storageHealth), (s) => s.close())
     log.info({ storage: opened.kind }, 'document storage open')
+    const versions = await openVersionStore(opened.kind, config, db, opened.pool)
 
     // --redis-url: this process is one node of a cluster (docs/cluster.md). Rooms follow their
     // documents on the bus. Imported only here: the Redis client is ~480 files a plain start never needs.
@@ -132,6 +138,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       pg,
       keys,
       docs: registry,
+      versions,
       now,
       publicUrls: () => ({
         restUrl: config.publicRestUrl || `http://${hostForUrl(config.host)}:${collabPort}`,
@@ -156,9 +163,12 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     // Deleted documents: refused on upgrade and collab REST, their sockets closed (src/lifecycle/).
     const deleted = await startDocLifecycle(resources, { deps, control, registry, store })
 
-    const restRoutes = { ...(await defaultRestRoutes()), ...opts.restRoutes }
+    const restRoutes = { ...(await defaultRestRoutes()), ...versionRoutes(versions), ...opts.restRoutes }
     const clusterReady = cluster && (() => cluster.ready)
-    const collab = await collabApp.listen({ config, keys, revocations, deleted, registry, store, storageHealth, clusterReady, metrics, log, now, restRoutes })
+    const collab = await collabApp.listen({
+      config, keys, revocations, deleted, registry, store, storageHealth, clusterReady, metrics, log, now, restRoutes,
+      versionState: (docId, id) => versionState(versions, docId, id),
+    })
     resources.defer('collab listener', () => collab.stopListening())
     collabPort = collab.port
     opts.onCollabListening?.(collabPort)
@@ -179,6 +189,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       deps,
       registry,
       store,
+      versions,
       cluster,
       close(code: number = CLOSE.goingAway, reason = 'server shutting down', closeOpts: { exiting?: boolean } = {}) {
         collab.stopListening()

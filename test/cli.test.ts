@@ -26,6 +26,17 @@ describe('tandem token', () => {
     expect(cap).toMatchObject({ org: 'acme', doc: 'd1', acc: 'r', sub: 'ann@example.com', branch: 'main' })
   })
 
+  it('--attr k=v (repeatable) puts custom attributions in the token; a bad key is exit code 2', async () => {
+    const { stdout } = await tandem('token', '--org', 'acme', '--doc', 'd1', '--sub', 'bot@example.com', '--attr', 'source=ai', '--attr=model=m1:v=2')
+    const cap = await verifyToken(await loadKeyRing(dir, ''), stdout.trim())
+    expect(cap.attr).toEqual({ model: 'm1:v=2', source: 'ai' })
+    await expect(tandem('token', '--org', 'acme', '--doc', 'd1', '--sub', 'b', '--attr', 'Source=ai')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/--attr: attribution key "Source" must match/),
+    })
+    await expect(tandem('token', '--org', 'acme', '--doc', 'd1', '--sub', 'b', '--attr', 'novalue')).rejects.toMatchObject({ code: 2 })
+  })
+
   it('refuses missing or bad arguments with exit code 2 and a message', async () => {
     await expect(tandem('token', '--org', 'acme', '--access', 'x')).rejects.toMatchObject({
       code: 2,

@@ -6,6 +6,8 @@ import { randomUUID } from 'node:crypto'
 import type { JWTPayload } from 'jose'
 import { SignJWT } from 'jose/jwt/sign'
 import { AppError } from '../infra/errors.js'
+import type { Attributes } from '../storage/doc-store.js'
+import { attributionProblem, normalizeAttributions } from './attributions.js'
 import { ALGORITHM, JwsRefused, decodeJws, verifyJwt } from './jws.js'
 import type { KeyRing } from './keys.js'
 
@@ -19,6 +21,8 @@ export interface Capability {
   branch: string
   acc: Access
   asset?: string
+  /** custom attributions (claim `attr`), stored with every update the token sends; absent when none */
+  attr?: Attributes
   /** expiry, epoch seconds */
   exp: number
   /** Issued at, epoch seconds: revocations refuse tokens issued before a time. Always set by
@@ -61,6 +65,8 @@ export interface MintRequest {
   branch?: string
   acc: Access
   asset?: string
+  /** custom attributions the token carries (claim `attr`); checked by the caller */
+  attr?: Readonly<Record<string, string>>
   ttlSec: number
 }
 
@@ -69,6 +75,12 @@ export async function mintToken(keys: KeyRing, req: MintRequest, nowMs = Date.no
   const exp = iat + req.ttlSec
   const claims: JWTPayload & Record<string, unknown> = { org: req.org, doc: req.doc, branch: req.branch ?? 'main', acc: req.acc }
   if (req.asset) claims.asset = req.asset
+  const attr = req.attr && normalizeAttributions(req.attr)
+  if (attr) {
+    const problem = attributionProblem(attr)
+    if (problem) throw new AppError('validation', problem)
+    claims.attr = attr
+  }
   const token = await new SignJWT(claims)
     .setProtectedHeader({ alg: ALGORITHM, kid: keys.signingKid, typ: 'JWT' })
     .setSubject(req.sub)
@@ -132,9 +144,10 @@ export async function verifyToken(
 }
 
 function claimsOf(payload: Record<string, unknown>, nowMs: number, clockSkewSec: number): Capability {
-  const { sub, org, doc, acc, asset, exp, iat, jti } = payload
+  const { sub, org, doc, acc, asset, exp, iat, jti, attr } = payload
   const branch = payload.branch ?? 'main'
-  if (typeof sub !== 'string' || !sub) throw invalid('token claim "sub" invalid')
+  // NUL never: PostgreSQL text refuses it, and the history joins user and attributions with it
+  if (typeof sub !== 'string' || !sub || sub.includes('\u0000')) throw invalid('token claim "sub" invalid')
   if (typeof org !== 'string' || !NAME.test(org)) throw invalid('token claim "org" invalid')
   if (typeof doc !== 'string' || !NAME.test(doc)) throw invalid('token claim "doc" invalid')
   if (typeof branch !== 'string' || !NAME.test(branch)) throw invalid('token claim "branch" invalid')
@@ -143,6 +156,8 @@ function claimsOf(payload: Record<string, unknown>, nowMs: number, clockSkewSec:
   if (typeof iat !== 'number' || !Number.isFinite(iat)) throw invalid('token claim "iat" invalid')
   // A token from the future would outlive its ttl and slip past `--before` revocations.
   if (iat > nowMs / 1000 + clockSkewSec) throw invalid('token issued in the future')
+  if (attr !== undefined && attributionProblem(attr) !== null) throw invalid('token claim "attr" invalid')
+  const attributes = attr === undefined ? undefined : normalizeAttributions(attr as Record<string, string>)
   return {
     sub,
     org,
@@ -153,6 +168,7 @@ function claimsOf(payload: Record<string, unknown>, nowMs: number, clockSkewSec:
     iat,
     jti: typeof jti === 'string' ? jti : '',
     ...(typeof asset === 'string' ? { asset } : {}),
+    ...(attributes ? { attr: attributes } : {}),
   }
 }
 

@@ -24,6 +24,7 @@ import type { PgPool } from '../pg/pool.js'
 import type { DocStore } from '../storage/doc-store.js'
 import { LevelDocStore } from '../storage/leveldb/store.js'
 import { openDocStore } from '../storage/open.js'
+import { openVersionStore } from '../versions/open.js'
 
 /** The LevelDB folder inside the data dir (as server.ts opens it). */
 const DB_DIR = 'db'
@@ -96,7 +97,8 @@ async function locally(config: Config, args: string[]): Promise<AdminResult> {
       maxBackpressureBytes: config.maxBackpressureBytes,
       unloadDelayMs: 0,
     })
-    const lifecycle = new AssetLifecycle({ control: store, docs: docStore, rooms: docs, databases: async () => databases, now: Date.now })
+    const versions = await openVersionStore(pg ? 'postgres' : 'leveldb', config, db, pg ?? null)
+    const lifecycle = new AssetLifecycle({ control: store, docs: docStore, versions, rooms: docs, databases: async () => databases, now: Date.now })
     return await executeAdmin({ store, now: Date.now, docs, databases, lifecycle }, parseAdminArgs(args))
   } finally {
     await databases.close()

@@ -21,6 +21,8 @@ import { ManagedPostgres } from '../databases/managed/provision.js'
 import { openPgPool } from '../pg/open.js'
 import { LevelDocStore } from '../storage/leveldb/store.js'
 import { PgDocStore } from '../storage/postgres/store.js'
+import { LevelVersionStore } from '../versions/leveldb.js'
+import { PgVersionStore } from '../versions/postgres.js'
 import { takeFlags } from './args.js'
 
 const USAGE = 'usage: tandem migrate --from-data-dir DIR --postgres-url URL [--postgres-schema S]\n'
@@ -93,9 +95,10 @@ export async function runMigrate(argv: string[], env: NodeJS.ProcessEnv, io: Mig
   }
   try {
     const started = Date.now()
-    const src: CopySource = { docs: new LevelDocStore(db), control: new LevelControlStore(db), keys: await readDataDirKeys(from) }
+    const src: CopySource = { docs: new LevelDocStore(db), versions: new LevelVersionStore(db), control: new LevelControlStore(db), keys: await readDataDirKeys(from) }
     const dst: CopyTarget = {
       docs: new PgDocStore(pool),
+      versions: new PgVersionStore(pool),
       control: new PgControlStore(pool, { schema: config.postgresSchema, maxSerial: 1 }),
       keys: { read: () => readPgKeys(pool), add: (keys) => addPgKeys(pool, keys) },
     }

@@ -1,6 +1,7 @@
-// `tandem token --org O --doc D --access r|rw --sub USER [--ttl S] [--branch B]`: prints one
+// `tandem token --org O --doc D --access r|rw --sub USER [--ttl S] [--branch B] [--attr k=v]...`: prints one
 // capability token and nothing else, signed with the configured keys: --signing-keys, else the
 // database's with --postgres-url, else the data dir's.
+import { attributionProblem } from '../auth/attributions.js'
 import { DOC_NAME, mintToken } from '../auth/capability.js'
 import { openKeyRing } from '../auth/open-keys.js'
 import { loadConfig } from '../infra/config.js'
@@ -8,7 +9,8 @@ import { openPgPool } from '../pg/open.js'
 import { takeFlags } from './args.js'
 
 export async function runToken(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const { values, rest } = takeFlags(argv, ['org', 'doc', 'access', 'sub', 'ttl', 'branch'])
+  const { attrs, others } = takeAttrs(argv)
+  const { values, rest } = takeFlags(others, ['org', 'doc', 'access', 'sub', 'ttl', 'branch'])
   const config = loadConfig(rest, env)
   const org = values.get('org')
   const doc = values.get('doc')
@@ -23,6 +25,8 @@ export async function runToken(argv: string[], env: NodeJS.ProcessEnv): Promise<
   if (!sub) problems.push('--sub is required (the user id)')
   if (access !== 'r' && access !== 'rw') problems.push('--access must be r or rw')
   if (!Number.isSafeInteger(ttl) || ttl < 1) problems.push('--ttl must be a positive number of seconds')
+  const attrProblem = typeof attrs === 'string' ? attrs : attributionProblem(attrs)
+  if (attrProblem) problems.push(`--attr: ${attrProblem}`)
   if (problems.length) {
     process.stderr.write(problems.map((p) => `tandem token: ${p}\n`).join(''))
     return 2
@@ -34,7 +38,26 @@ export async function runToken(argv: string[], env: NodeJS.ProcessEnv): Promise<
   } finally {
     await pool?.end()
   }
-  const { token } = await mintToken(keys, { org: org!, doc: doc!, sub: sub!, acc: access as 'r' | 'rw', branch, ttlSec: ttl })
+  const { token } = await mintToken(keys, { org: org!, doc: doc!, sub: sub!, acc: access as 'r' | 'rw', branch, attr: attrs as Record<string, string>, ttlSec: ttl })
   process.stdout.write(token + '\n')
   return 0
+}
+
+/** `--attr key=value` (repeatable; `--attr=key=value` too): the map, or what is wrong with one of them. */
+function takeAttrs(argv: string[]): { attrs: Record<string, string> | string; others: string[] } {
+  const attrs: Record<string, string> = {}
+  const others: string[] = []
+  let problem: string | null = null
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg !== '--attr' && !arg.startsWith('--attr=')) {
+      others.push(arg)
+      continue
+    }
+    const pair = arg === '--attr' ? argv[++i] : arg.slice('--attr='.length)
+    const eq = pair?.indexOf('=') ?? -1
+    if (pair === undefined || eq < 1) problem ??= `expected key=value, got ${JSON.stringify(pair ?? '')}`
+    else attrs[pair.slice(0, eq)] = pair.slice(eq + 1)
+  }
+  return { attrs: problem ?? attrs, others }
 }

@@ -1,6 +1,7 @@
 // What the rest of the process (the /api/v0 app, history endpoints) may ask of collaborative
 // documents, without knowing about rooms, sockets or storage layout.
 import type * as Y from 'yjs'
+import type { Attributes } from '../storage/doc-store.js'
 
 export interface DocRef {
   org: string
@@ -15,6 +16,6 @@ export interface DocService {
    * and must not keep it after returning.
    */
   withDoc<T>(ref: DocRef, read: (doc: Y.Doc) => T | Promise<T>): Promise<T>
-  /** Applies a Yjs update attributed to `user`; durable before the promise resolves; broadcast live. */
-  applyUpdate(ref: DocRef, update: Uint8Array, user: string): Promise<void>
+  /** Applies a Yjs update attributed to `user` (and `attrs`); durable before the promise resolves; broadcast live. */
+  applyUpdate(ref: DocRef, update: Uint8Array, user: string, attrs?: Attributes): Promise<void>
 }

@@ -3,7 +3,7 @@
 import * as Y from 'yjs'
 import { AppError } from '../infra/errors.js'
 import { CLOSE } from '../protocol/close-codes.js'
-import { docIdOf } from '../storage/doc-store.js'
+import { docIdOf, type Attributes } from '../storage/doc-store.js'
 import type { DocRef, DocService } from './doc-service.js'
 import type { DocBus } from '../cluster/bus.js'
 import type { Leases } from '../cluster/leases.js'
@@ -220,10 +220,10 @@ export class RoomRegistry implements DocService {
     }
   }
 
-  async applyUpdate(ref: DocRef, update: Uint8Array, user: string): Promise<void> {
+  async applyUpdate(ref: DocRef, update: Uint8Array, user: string, attrs?: Attributes): Promise<void> {
     const room = await this.acquire(ref, user)
     try {
-      await room.applyUpdate(update, user, null)
+      await room.applyUpdate(update, user, null, attrs)
     } finally {
       this.release(room)
     }

@@ -10,6 +10,8 @@ export interface RestRequest {
   method: string
   org: string
   doc: string
+  /** the trailing `/{id}` segment, for routes that take one */
+  id: string | null
   cap: Capability
   query: URLSearchParams
   accept: string
@@ -30,6 +32,8 @@ export interface RestContext {
   storageHealth: StorageHealth
   config: Config
   now: () => number
+  /** a named version of `docId`: its seq and encoded document, null when there is none (rollback `{version}`) */
+  versionState(docId: string, id: string): Promise<{ seq: number; state: Uint8Array } | null>
 }
 
 export interface RestRoute {
@@ -37,13 +41,17 @@ export interface RestRoute {
   access: 'r' | 'rw'
   /** whether the handler reads a request body */
   body?: boolean
+  /** whether the path ends in `/{id}`: never (default), optionally, or always */
+  id?: 'optional' | 'required'
   handle(req: RestRequest, ctx: RestContext): Promise<RestResponse>
 }
 
-export type RestRoutes = Record<string, Partial<Record<'GET' | 'PATCH' | 'POST', RestRoute>>>
+export type RestMethod = 'GET' | 'PATCH' | 'POST' | 'DELETE'
+
+export type RestRoutes = Record<string, Partial<Record<RestMethod, RestRoute>>>
 
 /** A route's access and body, known before its module is loaded. */
-export type RouteShape = Record<string, Partial<Record<'GET' | 'PATCH' | 'POST', Omit<RestRoute, 'handle'>>>>
+export type RouteShape = Record<string, Partial<Record<RestMethod, Omit<RestRoute, 'handle'>>>>
 
 /**
  * Routes whose module is imported on their first request, so a start does not load it. `shape`
@@ -55,13 +63,13 @@ export function lazyRoutes(shape: RouteShape, load: () => Promise<RestRoutes>): 
   const routes: RestRoutes = {}
   for (const [name, methods] of Object.entries(shape)) {
     const entry: RestRoutes[string] = {}
-    for (const [method, meta] of Object.entries(methods) as ['GET' | 'PATCH' | 'POST', Omit<RestRoute, 'handle'>][]) {
+    for (const [method, meta] of Object.entries(methods) as [RestMethod, Omit<RestRoute, 'handle'>][]) {
       entry[method] = {
         ...meta,
         async handle(req, ctx) {
           loaded ??= load()
           const route = (await loaded)[name]?.[method]
-          if (!route || route.access !== meta.access || Boolean(route.body) !== Boolean(meta.body)) {
+          if (!route || route.access !== meta.access || Boolean(route.body) !== Boolean(meta.body) || route.id !== meta.id) {
             throw new Error(`collab REST route ${method} ${name} does not match its declared shape`)
           }
           return route.handle(req, ctx)

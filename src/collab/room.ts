@@ -10,7 +10,8 @@ import type { Metrics } from '../infra/metrics.js'
 import { CLOSE } from '../protocol/close-codes.js'
 import { encodeAwareness, encodePermissionDenied, encodeSyncStep1, encodeSyncStep2, encodeUpdate } from '../protocol/messages.js'
 import { scanUpdate } from '../protocol/update-scan.js'
-import type { AppendedSeqs, AppendWrite, DocStore, UpdateEntry } from '../storage/doc-store.js'
+import type { AppendedSeqs, AppendWrite, Attributes, DocStore, UpdateEntry } from '../storage/doc-store.js'
+import { checkAwarenessUpdate } from './awareness-update.js'
 import { FullStateCache } from './full-state-cache.js'
 import type { CommitSource, GroupCommitter } from './group-commit.js'
 import { Peer } from './peer.js'
@@ -244,7 +245,7 @@ export class Room implements CommitSource {
       return
     }
     // No promise per update from a socket: nobody waits on it, the broadcast is the answer.
-    if (!this.destroyed) this.ingest(update, peer.cap.sub, peer)
+    if (!this.destroyed) this.ingest(update, peer.cap.sub, peer, peer.cap.attr)
   }
 
   receiveAwareness(peer: Peer, update: Uint8Array): void {
@@ -253,6 +254,22 @@ export class Room implements CommitSource {
     } catch {
       throw new AppError('malformed_message', 'invalid awareness update')
     }
+  }
+
+  /**
+   * An awareness update sent over REST: applied as a peer's would be (every live client hears it,
+   * in cluster mode every node), checked whole first. Its clients belong to no socket, so they
+   * go when they stop renewing (y-protocols' 30 s outdated timeout) or send a null state.
+   */
+  applyRestAwareness(update: Uint8Array): void {
+    checkAwarenessUpdate(update)
+    awarenessProtocol.applyAwarenessUpdate(this.awareness, update, 'rest')
+  }
+
+  /** Every awareness state the room knows (its peers', other nodes', REST callers'), or null when none. */
+  encodeAwarenessStates(): Uint8Array | null {
+    const ids = [...this.awareness.getStates().keys()]
+    return ids.length ? awarenessProtocol.encodeAwarenessUpdate(this.awareness, ids) : null
   }
 
   sendAwarenessTo(peer: Peer): void {
@@ -266,9 +283,9 @@ export class Room implements CommitSource {
    * Validates and applies an update, queues it for the next batched write, and resolves once it
    * is durable and broadcast. Malformed or oversized updates throw before touching the document.
    */
-  applyUpdate(update: Uint8Array, user: string, origin: Peer | null): Promise<void> {
+  applyUpdate(update: Uint8Array, user: string, origin: Peer | null, attrs?: Attributes): Promise<void> {
     if (this.destroyed) return Promise.reject(new AppError('unavailable', 'room is closing'))
-    const queued = this.ingest(update, user, origin)
+    const queued = this.ingest(update, user, origin, attrs)
     // Nothing new: the caller still learns of success only once what it may have duplicated
     // (applied by someone else, not yet written) is durable.
     if (!queued) return this.flushed()
@@ -281,7 +298,7 @@ export class Room implements CommitSource {
    * Validates, applies and queues an update; null when it changed nothing (a re-sent or empty
    * update), which is neither stored nor broadcast. Throws on a malformed or oversized update.
    */
-  private ingest(update: Uint8Array, user: string, origin: Peer | null): Pending | null {
+  private ingest(update: Uint8Array, user: string, origin: Peer | null, attrs: Attributes | undefined): Pending | null {
     // Every client that joins with nothing new answers our step 1 with [0, 0]; applying it costs a
     // whole Yjs transaction (~7 KB of garbage per join, a fifth of an upgrade's allocations).
     if (update.length === EMPTY_UPDATE_MAX && update[0] === 0 && update[1] === 0) {
@@ -317,6 +334,7 @@ export class Room implements CommitSource {
     }
     this.approxBytes += update.length
     const queued: Pending = { user, at: this.o.now(), update, origin, receivedAt }
+    if (attrs) queued.attrs = attrs // absent otherwise: the common case stores nothing more
     this.pending.push(queued)
     this.o.committer.enqueue(this)
     return queued
@@ -336,7 +354,7 @@ export class Room implements CommitSource {
     if (this.inFlight || this.pending.length === 0) return null
     const batch = (this.inFlight = this.pending)
     this.pending = []
-    const entries = batch.map(({ user, at, update }) => ({ user, at, update }))
+    const entries = batch.map(({ user, at, update, attrs }): UpdateEntry => (attrs ? { user, at, update, attrs } : { user, at, update }))
     if (this.o.cluster) return { docId: this.o.docId, entries }
     return { docId: this.o.docId, firstSeq: this.lastSeq + 1, entries }
   }

@@ -4,7 +4,9 @@
 import * as Y from 'yjs'
 import { rootKind, rootsOf, type AnyType, type RootKind } from './roots.js'
 import { contentOf, itemsOf, runsOf, visibleAt, type Mark, type Run } from './runs.js'
+import type { Attributes } from '../storage/doc-store.js'
 import type { DocHistory } from './timeline.js'
+import { whoMatches, whoOf, type AttrFilter } from './who.js'
 
 export interface Window {
   /** ms, inclusive */
@@ -12,6 +14,8 @@ export interface Window {
   to: number
   /** only changes by these users are marked (null: everyone) */
   by: ReadonlySet<string> | null
+  /** only changes carrying all these attributions are marked (null: any) */
+  attr?: AttrFilter
 }
 
 export interface Attribution {
@@ -19,6 +23,8 @@ export interface Attribution {
   insertAt?: number
   delete?: string[]
   deleteAt?: number
+  /** custom attributions of the insert and the delete, when they carried some */
+  attributes?: { insert?: Attributes; delete?: Attributes }
 }
 
 export interface TextRun {
@@ -48,21 +54,26 @@ export interface Changeset {
   roots: Record<string, RootChange>
 }
 
-const userOf = (m: Mark) => m.user ?? ''
+const userOf = (m: Mark) => (m.user === null ? '' : whoOf(m.user).user)
+const attributesOf = (m: Mark) => (m.user === null ? undefined : whoOf(m.user).attributes)
 
 /** A run's marks in the window; null when the run is not shown (not there yet, or gone before). */
 export function classify(r: Run, w: Window): Attribution | null {
   if (r.ins.at > w.to) return null
-  const byOk = (m: Mark) => w.by === null || (m.user !== null && w.by.has(m.user))
+  const byOk = (m: Mark) => (w.by === null && !w.attr) || (m.user !== null && whoMatches(m.user, w.by, w.attr ?? null))
   const a: Attribution = {}
   if (r.del && r.del.at <= w.to) {
     if (r.del.at < w.from || !byOk(r.del)) return null
     a.delete = [userOf(r.del)]
     a.deleteAt = r.del.at
+    const attributes = attributesOf(r.del)
+    if (attributes) a.attributes = { delete: attributes }
   }
   if (r.ins.at >= w.from && byOk(r.ins)) {
     a.insert = [userOf(r.ins)]
     a.insertAt = r.ins.at
+    const attributes = attributesOf(r.ins)
+    if (attributes) a.attributes = { insert: attributes, ...a.attributes }
   }
   return a
 }
@@ -195,7 +206,13 @@ function sameMarks(a: TextRun, b: TextRun): boolean {
   const x = a.attribution
   const y = b.attribution
   if (!x || !y) return x === y
-  return x.insert?.[0] === y.insert?.[0] && x.insertAt === y.insertAt && x.delete?.[0] === y.delete?.[0] && x.deleteAt === y.deleteAt
+  return (
+    x.insert?.[0] === y.insert?.[0] &&
+    x.insertAt === y.insertAt &&
+    x.delete?.[0] === y.delete?.[0] &&
+    x.deleteAt === y.deleteAt &&
+    (x.attributes === y.attributes || JSON.stringify(x.attributes) === JSON.stringify(y.attributes))
+  )
 }
 
 function sameAttributes(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): boolean {

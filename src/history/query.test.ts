@@ -38,11 +38,17 @@ describe('history query values', () => {
     rejects(() => usersParam(qs('by=')), 'by')
   })
 
-  it('reads rollback bodies: {to} or {from, to, by}', () => {
+  it('reads rollback bodies: {to}, {version} or {from, to, by, attr}', () => {
     expect(rollbackSpec(body({ to: 5 }))).toEqual({ kind: 'to', to: 5 })
-    expect(rollbackSpec(body({ from: 1, to: 5, by: 'ann' }))).toEqual({ kind: 'window', from: 1, to: 5, by: new Set(['ann']) })
+    expect(rollbackSpec(body({ version: 'v1' }))).toEqual({ kind: 'version', version: 'v1' })
+    expect(rollbackSpec(body({ from: 1, to: 5, by: 'ann' }))).toEqual({ kind: 'window', from: 1, to: 5, by: new Set(['ann']), attr: null })
+    expect(rollbackSpec(body({ from: 1, to: 5, attr: { source: 'ai' } }))).toEqual({ kind: 'window', from: 1, to: 5, by: null, attr: new Map([['source', 'ai']]) })
+    rejects(() => rollbackSpec(body({ from: 1, to: 5, attr: { Source: 'ai' } })), 'attribution key')
+    rejects(() => rollbackSpec(body({ from: 1, to: 5, attr: {} })), 'at least one')
+    rejects(() => rollbackSpec(body({ to: 5, attr: { source: 'ai' } })), 'need a window')
+    rejects(() => rollbackSpec(body({ version: 'v1', to: 5 })), 'alone')
     rejects(() => rollbackSpec(body({ from: 1 })), 'to must be')
-    rejects(() => rollbackSpec(body({ to: 1, by: ['ann'] })), 'by needs')
+    rejects(() => rollbackSpec(body({ to: 1, by: ['ann'] })), 'need a window')
     rejects(() => rollbackSpec(body({ from: 6, to: 5 })), 'after')
     rejects(() => rollbackSpec(new TextEncoder().encode('{')), 'JSON')
   })

@@ -8,8 +8,9 @@ import { activity } from './activity.js'
 import { changeset } from './changeset.js'
 import { documentAt } from './document-at.js'
 import { entryDelta } from './entry-delta.js'
-import { boolParam, intParam, limitParam, orderParam, rollbackSpec, usersParam, windowParams } from './query.js'
-import { rollback, wantAt, wantWithout } from './rollback.js'
+import { whoKey } from './who.js'
+import { attrParam, boolParam, intParam, limitParam, orderParam, rollbackSpec, usersParam, windowParams } from './query.js'
+import { rollback, wantAt, wantVersion, wantWithout, withVersionContent } from './rollback.js'
 import { historyServiceOf } from './service.js'
 import type { DocHistory } from './timeline.js'
 
@@ -44,6 +45,7 @@ export const historyRoutes: RestRoutes = {
           from,
           to,
           by: usersParam(q),
+          attr: attrParam(q),
           limit: limitParam(q, ctx.config.historyMaxLimit),
           order: orderParam(q),
           group: boolParam(q, 'group', true),
@@ -57,6 +59,7 @@ export const historyRoutes: RestRoutes = {
             from: g.from,
             to: g.to,
             by: g.by,
+            ...(g.attributes ? { attributes: g.attributes } : {}),
             inserted: g.inserted,
             deleted: g.deleted,
             ...(withDelta ? { delta: entryDelta(h, g.entries) } : {}),
@@ -73,12 +76,13 @@ export const historyRoutes: RestRoutes = {
         const q = req.query
         const { from, to } = windowParams(q, ctx.now())
         const by = usersParam(q)
+        const attr = attrParam(q)
         const withDoc = boolParam(q, 'ydoc', false)
         const withDelta = boolParam(q, 'delta', true)
         const { docId, history } = await target(req, ctx)
         return history.use(docId, (h) => {
           notBeforeBase(h, to)
-          const cs = changeset(h, { from, to, by })
+          const cs = changeset(h, { from, to, by, attr })
           const json: Record<string, unknown> = { from, to, inserted: cs.inserted, deleted: cs.deleted, by: cs.by, ...retained(h, from) }
           if (withDelta) json.roots = cs.roots
           if (withDoc) json.ydoc = Buffer.from(documentAt(h, to)).toString('base64')
@@ -94,19 +98,32 @@ export const historyRoutes: RestRoutes = {
       async handle(req, ctx) {
         const spec = rollbackSpec(req.body)
         const { ref, docId, history } = await target(req, ctx)
+        const version = spec.kind === 'version' ? await ctx.versionState(docId, spec.version) : null
+        if (spec.kind === 'version' && !version) throw new AppError('not_found', 'no such version')
+        const versionSeq = version?.seq
         // Computed and applied in the document's queue: a second rollback arriving meanwhile sees
         // the first one's change in the log instead of restoring the same content twice.
         // The same rollback again with nothing changed since (a double click) is a no-op: restored
         // content is new content, so an undo of a window would otherwise restore it a second time.
-        const key = JSON.stringify(spec.kind === 'to' ? spec : { ...spec, by: spec.by && [...spec.by].sort() })
+        const key = JSON.stringify(spec.kind === 'window' ? { ...spec, by: spec.by && [...spec.by].sort(), attr: spec.attr && [...spec.attr].sort() } : spec)
+        // the rollback's own update is attributed like any other the token sends
+        const who = whoKey(req.cap.sub, req.cap.attr)
         const result = await history.use(docId, async (h) => {
-          notBeforeBase(h, spec.kind === 'to' ? spec.to : spec.from)
+          if (spec.kind !== 'version') notBeforeBase(h, spec.kind === 'to' ? spec.to : spec.from)
           const last = h.lastRollback
-          if (last && last.key === key && h.quietSince(last.seq, last.user)) return { update: null, removed: 0, restored: 0, reformatted: 0 }
-          const r = rollback(h, spec.kind === 'to' ? wantAt(spec.to) : wantWithout(spec.from, spec.to, spec.by))
+          if (last && last.key === key && h.quietSince(last.seq, last.who)) return { update: null, removed: 0, restored: 0, reformatted: 0 }
+          const want = spec.kind === 'to' ? wantAt(spec.to) : spec.kind === 'version' ? wantVersion(version!.state) : wantWithout(spec.from, spec.to, spec.by, spec.attr)
+          // A version older than the retained history may hold content retention has collected.
+          const source = spec.kind === 'version' && h.base.seq > 0 && versionSeq! < h.base.seq ? withVersionContent(h, version!.state) : null
+          let r
+          try {
+            r = rollback(source ?? h, want)
+          } finally {
+            source?.destroy()
+          }
           if (r.update) {
-            h.lastRollback = { key, seq: h.lastSeq, user: req.cap.sub }
-            await ctx.storageHealth.untilDurable(ctx.registry.applyUpdate(ref, r.update, req.cap.sub))
+            h.lastRollback = { key, seq: h.lastSeq, who }
+            await ctx.storageHealth.untilDurable(ctx.registry.applyUpdate(ref, r.update, req.cap.sub, req.cap.attr))
           }
           return r
         })

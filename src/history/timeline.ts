@@ -9,6 +9,7 @@ import * as Y from 'yjs'
 import type { StoredUpdate } from '../storage/doc-store.js'
 import { decodeIndex, encodeIndex } from './attribution-codec.js'
 import { AttributionIndex, type IndexEntry, type Range } from './attribution.js'
+import { whoKey } from './who.js'
 
 /** The state everything older than the retention window was compacted into (seq 0: none yet). */
 export interface Base {
@@ -29,7 +30,7 @@ export class DocHistory {
   /** lastSeq when the history was last written to storage */
   savedSeq: number
   /** the last rollback applied through this history (in memory only), to make a repeat a no-op */
-  lastRollback: { key: string; seq: number; user: string } | null = null
+  lastRollback: { key: string; seq: number; who: string } | null = null
 
   constructor(readonly base: Base = EMPTY_BASE) {
     Y.applyUpdate(this.doc, base.state)
@@ -69,12 +70,12 @@ export class DocHistory {
       if (record) this.doc.off('afterTransaction', onTransaction)
     }
     if (!record || (ins.length === 0 && del.length === 0)) return null
-    const e: IndexEntry = { seq: entry.seq, at: entry.at, user: entry.user, inserted, deleted, ins, del }
+    const e: IndexEntry = { seq: entry.seq, at: entry.at, user: whoKey(entry.user, entry.attrs), inserted, deleted, ins, del }
     this.index.add(e)
     return e
   }
 
-  /** Whether nothing but (at most) one change by `user` was logged after `seq`. */
+  /** Whether nothing but (at most) one change by `user` (a who key) was logged after `seq`. */
   quietSince(seq: number, user: string): boolean {
     let changes = 0
     for (let i = this.index.size - 1; i >= 0 && this.index.seq(i) > seq; i--) {

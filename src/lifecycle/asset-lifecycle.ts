@@ -13,18 +13,26 @@ import type { DatabaseAsset } from '../databases/options.js'
 import { AppError } from '../infra/errors.js'
 import { CLOSE } from '../protocol/close-codes.js'
 import { docIdOf, type DocStore } from '../storage/doc-store.js'
+import type { VersionStore } from '../versions/store.js'
+
+/** The stores a document's records live in. */
+export interface DocumentStores {
+  docs: DocStore
+  versions: VersionStore
+}
 
 /** Erases one stored document (one branch of an asset's document) from one kind of record. */
-export type DocumentEraser = (docs: DocStore, docId: string) => Promise<void>
+export type DocumentEraser = (stores: DocumentStores, docId: string) => Promise<void>
 
 /**
  * Everything Tandem keeps per document, erased by a hard delete for every branch. A module that
  * keeps its own per-document records (named versions, ...) adds its eraser here: one line.
  */
 export const DOCUMENT_ERASERS: readonly DocumentEraser[] = [
-  (docs, docId) => docs.eraseDocument(docId), // log, snapshot, side records (history checkpoints)
+  ({ docs }, docId) => docs.eraseDocument(docId), // log, snapshot, side records (history checkpoints)
+  ({ versions }, docId) => versions.erase(docId), // named versions: records and states
   // the history service's copy in memory (imported here, not at the top: a plain start never loads history)
-  async (docs, docId) => (await import('../history/service.js')).forgetHistory(docs, docId),
+  async ({ docs }, docId) => (await import('../history/service.js')).forgetHistory(docs, docId),
 ]
 
 /** The loaded rooms of this process (the room registry). */
@@ -36,6 +44,7 @@ export interface LiveRooms {
 export interface LifecycleDeps {
   control: ControlStore
   docs: DocStore
+  versions: VersionStore
   rooms?: LiveRooms
   /** the process's database registry, asked for only when a database asset is hard deleted */
   databases?: () => Promise<{ dropData(asset: DatabaseAsset): Promise<void> }>
@@ -114,7 +123,7 @@ export class AssetLifecycle {
     await this.d.rooms?.dropDocument(org, doc, CLOSE.docDeleted, DOC_DELETED_MESSAGE)
     const docIds = new Set([docIdOf(org, doc)])
     for await (const id of this.d.docs.listDocs(`${org}/${doc}/`)) docIds.add(id)
-    for (const docId of docIds) for (const erase of DOCUMENT_ERASERS) await erase(this.d.docs, docId)
+    for (const docId of docIds) for (const erase of DOCUMENT_ERASERS) await erase(this.d, docId)
     if (type === 'database' && this.d.databases) {
       // imported here: a plain start never loads the databases folder
       const { DEFAULT_PROVIDER } = await import('../databases/options.js')

@@ -35,6 +35,7 @@ export async function startDocLifecycle(resources: Resources, { deps, control, r
   const lifecycle = new AssetLifecycle({
     control: control.store,
     docs: store,
+    versions: deps.versions,
     rooms: registry,
     databases: async () => (await import('../databases/registry-of.js')).registryOf(deps),
     now: deps.now,

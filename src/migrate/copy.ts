@@ -11,6 +11,7 @@ import type { StoredKey } from '../auth/pg-keys.js'
 import type { ControlRecord, ControlStore } from '../control/store.js'
 import { RECORD_NAME as HISTORY_RECORD } from '../history/service.js'
 import type { DocStore, StoredUpdate } from '../storage/doc-store.js'
+import type { VersionStore } from '../versions/store.js'
 
 /** Every side record name a module writes beside documents (DocStore.writeMeta). */
 export const META_NAMES: readonly string[] = [HISTORY_RECORD]
@@ -25,6 +26,8 @@ export interface KeyTarget {
 
 export interface CopySource {
   docs: DocStore
+  /** named versions (absent: none are copied) */
+  versions?: VersionStore
   control: ControlStore
   /** private JWKs, the signing one first (the data dir's signing-keys.json); [] when there is none */
   keys: JWK[]
@@ -32,6 +35,7 @@ export interface CopySource {
 
 export interface CopyTarget {
   docs: DocStore
+  versions?: VersionStore
   control: ControlStore
   keys: KeyTarget
 }
@@ -72,7 +76,7 @@ async function copyDocument(src: DocStore, dst: DocStore, docId: string, o: Requ
   let chunk: StoredUpdate[] = []
   const flush = async () => {
     if (chunk.length === 0) return
-    await dst.appendMany([{ docId, firstSeq: chunk[0]!.seq, entries: chunk.map(({ user, at, update }) => ({ user, at, update })) }])
+    await dst.appendMany([{ docId, firstSeq: chunk[0]!.seq, entries: chunk.map(({ user, at, update, attrs }) => (attrs ? { user, at, update, attrs } : { user, at, update })) }])
     appended += chunk.length
     chunk = []
     o.onProgress?.({ kind: 'chunk', docId, appended })
@@ -92,6 +96,15 @@ async function copyDocument(src: DocStore, dst: DocStore, docId: string, o: Requ
   }
   if (s.snapshot) await dst.writeSnapshot(docId, s.snapshot)
   return { appended, skipped: appended === 0 && t.lastSeq === s.lastSeq }
+}
+
+/** A document's named versions the target lacks (by id): a resumed copy adds the rest. */
+async function copyVersions(src: VersionStore, dst: VersionStore, docId: string): Promise<void> {
+  for (const record of await src.list(docId)) {
+    if (await dst.get(docId, record.id)) continue
+    const state = await src.state(docId, record.id)
+    if (state) await dst.create(docId, record, state)
+  }
 }
 
 async function copyControl(src: ControlStore, dst: ControlStore, onProgress?: (p: Progress) => void, transform = (r: ControlRecord) => r): Promise<number> {
@@ -134,6 +147,7 @@ export async function copyStorage(src: CopySource, dst: CopyTarget, opts: CopyOp
   report.controlRecords = await copyControl(src.control, dst.control, o.onProgress, o.transform)
   for (const [index, docId] of ids.entries()) {
     const r = await copyDocument(src.docs, dst.docs, docId, o)
+    if (src.versions && dst.versions) await copyVersions(src.versions, dst.versions, docId)
     report.appended += r.appended
     if (r.skipped) report.documentsSkipped++
     o.onProgress?.({ kind: 'document', docId, index, total: ids.length, appended: r.appended, done: true })

@@ -36,7 +36,7 @@ async function digest(store: DocStore, docId: string): Promise<DocDigest> {
   const log = createHash('sha256')
   let entries = 0
   for await (const u of store.readLog(docId)) {
-    log.update(`${u.seq}\0${u.user}\0${u.at}\0${u.update.byteLength}\0`).update(u.update)
+    log.update(`${u.seq}\0${u.user}\0${u.at}\0${u.attrs ? JSON.stringify(Object.entries(u.attrs).sort()) : ''}\0${u.update.byteLength}\0`).update(u.update)
     entries++
   }
   const meta = createHash('sha256')

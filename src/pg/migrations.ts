@@ -85,4 +85,31 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX doc_updates_cycle ON doc_updates (cycle) WHERE cycle IS NOT NULL;
     `,
   },
+  {
+    version: 5,
+    // Named versions (src/versions/): each row holds the record and the document's full encoded
+    // state when it was taken, so retention pruning the log never makes a version unreadable.
+    // Everything of a document is under its doc_id (a hard delete is one DELETE).
+    name: 'doc-versions',
+    sql: `
+      CREATE TABLE doc_versions (
+        doc_id        text COLLATE "C" NOT NULL,
+        id            text COLLATE "C" NOT NULL,
+        name          text NOT NULL,
+        seq           bigint NOT NULL,
+        created_at_ms bigint NOT NULL,
+        updated_at_ms bigint NOT NULL,
+        by_user       text NOT NULL,
+        state         bytea NOT NULL,
+        PRIMARY KEY (doc_id, id)
+      );
+    `,
+  },
+  {
+    version: 6,
+    // Custom attributions of an update (`{"source": "ai"}`), beside its user; NULL (the common
+    // case, and every row written before) reads as none.
+    name: 'update-attributions',
+    sql: `ALTER TABLE doc_updates ADD COLUMN attrs jsonb;`,
+  },
 ]

@@ -100,6 +100,26 @@ describe.each(impls)('DocStore contract: %s', (_name, make) => {
     expect(await ctx.store.exists('o/d/main')).toBe(true)
   })
 
+  it('attributions are stored beside their user; entries without them read back without (store-numbered too)', async () => {
+    const attrs = { source: 'ai', model: 'm1' }
+    await ctx.store.append('o/t/main', 1, [
+      { user: 'ann@x', at: 10, update: bytes(1) },
+      { user: 'agent@x', at: 11, update: bytes(2), attrs },
+      { user: '', at: 12, update: bytes(3) },
+    ])
+    await ctx.store.appendMany([{ docId: 'o/u/main', entries: [{ user: 'agent@x', at: 13, update: bytes(4), attrs }] }])
+    const shape = (u: { seq: number; user: string; attrs?: object }) => [u.seq, u.user, u.attrs]
+    const expected = [
+      [1, 'ann@x', undefined],
+      [2, 'agent@x', attrs],
+      [3, '', undefined],
+    ]
+    expect((await ctx.store.load('o/t/main')).updates.map(shape)).toEqual(expected)
+    expect((await collect(ctx.store.readLog('o/t/main'))).map(shape)).toEqual(expected)
+    expect((await collect(ctx.store.readLog('o/u/main'))).map(shape)).toEqual([[1, 'agent@x', attrs]])
+    expect((await collect(ctx.store.readLog('o/t/main')))[0]).not.toHaveProperty('attrs')
+  })
+
   it('one write cycle appends to several documents at once, each in seq order', async () => {
     await ctx.store.appendMany([])
     await ctx.store.appendMany([

@@ -7,7 +7,15 @@ export interface UpdateEntry {
   /** server time, epoch ms */
   at: number
   update: Uint8Array
+  /**
+   * Custom attributions of the token or request that sent it (`{source: "ai", ...}`). Absent
+   * (never `{}`) when there are none: the common case costs nothing to store or read.
+   */
+  attrs?: Attributes
 }
+
+/** At most 8 keys `[a-z0-9_]{1,32}` -> strings of at most 128 characters (src/auth/attributions.ts checks). */
+export type Attributes = Readonly<Record<string, string>>
 
 export interface StoredUpdate extends UpdateEntry {
   seq: number

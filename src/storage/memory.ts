@@ -40,7 +40,11 @@ export class MemoryDocStore implements DocStore {
     writes.forEach(({ docId, entries }, w) => {
       const d = this.get(docId)
       const first = seqs[w]!.firstSeq
-      entries.forEach((e, i) => d.log.push({ ...e, update: e.update.slice(), seq: first + i }))
+      entries.forEach((e, i) => {
+        const u: StoredUpdate = { ...e, update: e.update.slice(), seq: first + i }
+        if (e.attrs) u.attrs = { ...e.attrs }
+        d.log.push(u)
+      })
       d.lastSeq = first + entries.length - 1
     })
     return seqs

@@ -115,4 +115,35 @@ describe.each(BACKENDS)('collab token ($name)', (backend) => {
       detail: [{ type: 'enum', loc: ['body', 'access'], msg: "Input should be 'view' or 'edit'", input: 'admin', ctx: { expected: "'view' or 'edit'" } }],
     })
   })
+
+  it('puts "attributions" in the token (stored with every update it sends); maps over the limits are pydantic 422s', async () => {
+    h = await startTandem(await backend.overrides())
+    const w = await makeWorld(h, 'attributions')
+    await grant(h, w.doc.id, w.users.owner, 'edit')
+    const r = await mint(h, w.doc.id, w.keys.owner, { access: 'edit', attributions: { source: 'ai', model: 'm1' } })
+    expect(r.status).toBe(200)
+    expect((await verifyToken(h.server.deps.keys, r.body.token)).attr).toEqual({ model: 'm1', source: 'ai' })
+    const plain = await mint(h, w.doc.id, w.keys.owner, { access: 'edit' })
+    expect((await verifyToken(h.server.deps.keys, plain.body.token)).attr).toBeUndefined()
+
+    const nine = Object.fromEntries([...Array(9).keys()].map((i) => [`k${i}`, 'v']))
+    const tooMany = await mint(h, w.doc.id, w.keys.owner, { attributions: nine })
+    expect(tooMany.status).toBe(422)
+    expect(tooMany.body.detail).toEqual([
+      {
+        type: 'too_long',
+        loc: ['body', 'attributions'],
+        msg: 'Dictionary should have at most 8 items after validation, not 9',
+        input: nine,
+        ctx: { field_type: 'Dictionary', max_length: 8, actual_length: 9 },
+      },
+    ])
+    const badKey = await mint(h, w.doc.id, w.keys.owner, { attributions: { Source: 'ai' } })
+    expect(badKey.status).toBe(422)
+    expect(badKey.body.detail[0]).toMatchObject({ type: 'string_pattern_mismatch', loc: ['body', 'attributions', 'Source', '[key]'] })
+    const longValue = await mint(h, w.doc.id, w.keys.owner, { attributions: { source: 'x'.repeat(129) } })
+    expect(longValue.body.detail[0]).toMatchObject({ type: 'string_too_long', loc: ['body', 'attributions', 'source'], ctx: { max_length: 128 } })
+    const notString = await mint(h, w.doc.id, w.keys.owner, { attributions: { source: 1 } })
+    expect(notString.body.detail[0]).toMatchObject({ type: 'string_type', loc: ['body', 'attributions', 'source'] })
+  })
 })

@@ -45,6 +45,8 @@ describe.each(BACKENDS)('asset delete and restore on $name', (backend) => {
       expect(d.getText('t').toString()).toBe(text)
     })
     p.destroy()
+    // a named version: kept by a soft delete, erased by a hard one
+    expect((await rest('POST', 'versions', w, token, { name: 'before delete' })).status).toBe(201)
     return { w, token, url: `${h.wsUrl}/${w.workspaceId}/${w.doc.id}?yauth=${token}` }
   }
 
@@ -59,13 +61,15 @@ describe.each(BACKENDS)('asset delete and restore on $name', (backend) => {
     const ydoc = await (await rest('GET', 'ydoc', w, token)).json()
     const activity = await (await rest('GET', 'activity', w, token)).json()
     const content = await call(h, 'GET', `/api/v0/tools/asset/content?asset_id=${w.doc.id}`, { key: w.keys.owner })
-    return { ydoc, activity, content: content.body }
+    const versions = await (await rest('GET', 'versions', w, token)).json()
+    return { ydoc, activity, content: content.body, versions }
   }
 
   it('a soft delete closes live sockets with 4404, answers 404 everywhere, is idempotent, and restore brings back the same document', async () => {
     const { w, token, url } = await editedWorld('hello before delete')
     const before = await snapshotOf(w, token)
     expect(before.content.content).toContain('hello before delete')
+    expect(before.versions.versions).toHaveLength(1)
     const live = await rawClient(url)
 
     const del = await call(h, 'DELETE', `/api/v0/assets/${w.doc.id}`, { key: w.keys.admin })
@@ -80,6 +84,8 @@ describe.each(BACKENDS)('asset delete and restore on $name', (backend) => {
       ['GET', 'activity'],
       ['GET', 'changeset'],
       ['POST', 'rollback', { to: 0 }],
+      ['GET', 'versions'],
+      ['POST', 'versions', { name: 'after delete' }],
     ] as [string, string, unknown?][]) {
       const r = await rest(method, name, w, token, body)
       expect([name, method, r.status]).toEqual([name, method, 404])
@@ -134,6 +140,7 @@ describe.each(BACKENDS)('asset delete and restore on $name', (backend) => {
   it('a hard delete erases the document, its log, snapshots and history in the store, and is final', async () => {
     const { w, token, url } = await editedWorld('erase me')
     const docId = docIdOf(w.workspaceId, w.doc.id)
+    expect(await h.server.versions.list(docId)).toHaveLength(1)
     // history records exist (activity checkpoints them), and a branch of the document too
     expect((await rest('GET', 'activity', w, token)).status).toBe(200)
     await eventually(async () => expect(await h.server.store.readMeta(docId, 'history')).not.toBeNull())
@@ -154,6 +161,7 @@ describe.each(BACKENDS)('asset delete and restore on $name', (backend) => {
       expect(await h.server.store.load(id)).toEqual({ snapshot: null, updates: [], lastSeq: 0 })
       expect(await collect(h.server.store.readLog(id))).toEqual([])
       expect(await h.server.store.readMeta(id, 'history')).toBeNull()
+      expect(await h.server.versions.list(id)).toEqual([])
     }
     expect(h.server.registry.loaded(docId)).toBeUndefined()
     // the asset record is gone; its id is a tombstone that answers 404 everywhere

@@ -37,6 +37,8 @@ interface Expected {
   contentWithComments: unknown
   oldToken: string
   logEntries: number
+  /** a named version of the first document: its record and text */
+  version: { record: Record<string, unknown>; text: string }
 }
 let expected: Expected
 
@@ -85,15 +87,19 @@ async function buildDataDir(dir: string): Promise<Expected> {
       }
       d.text = mirror.getText('t').toString()
     }
-    // one document edited live through a provider too
+    // one document edited live through a provider too, by an agent (custom attributions), then saved as a named version
     clock = t0 + 5000
     const live = new Y.Doc()
-    const p = h.provider(w.workspaceId, w.doc.id, (await mintToken(h.server.deps.keys, { org: w.workspaceId, doc: w.doc.id, sub: w.users.owner, acc: 'rw', ttlSec: 600 }, clock)).token, live)
+    const agentToken = (await mintToken(h.server.deps.keys, { org: w.workspaceId, doc: w.doc.id, sub: w.users.owner, acc: 'rw', ttlSec: 600, attr: { source: 'ai' } }, clock)).token
+    const p = h.provider(w.workspaceId, w.doc.id, agentToken, live)
     await synced(p)
     live.getText('t').insert(0, 'live ')
     docs[0]!.text = 'live ' + docs[0]!.text
     await eventually(async () => expect(await h.server.deps.docs.withDoc({ org: w.workspaceId, doc: w.doc.id }, (d) => d.getText('t').toString())).toBe(docs[0]!.text))
     p.destroy()
+    const saved = await fetch(`${h.httpUrl}/versions/v1/${w.workspaceId}/${w.doc.id}?yauth=${agentToken}`, { method: 'POST', body: JSON.stringify({ name: 'before migration' }), headers: { 'content-type': 'application/json' } })
+    expect(saved.status).toBe(201)
+    const version = { record: (await saved.json()) as Record<string, unknown>, text: docs[0]!.text }
 
     // reading history writes the checkpoints (side records) and folds the old documents' logs
     clock = t0 + 10_000
@@ -112,7 +118,8 @@ async function buildDataDir(dir: string): Promise<Expected> {
     const oldToken = (await mintToken(h.server.deps.keys, { org: w.workspaceId, doc: w.doc.id, sub: w.users.owner, acc: 'rw', ttlSec: 3600 }, clock)).token
     const kinds = new Set((await store.scan('', 100_000)).map((r) => r.key.split('/')[0]))
     expect([...kinds].sort()).toEqual(KINDS)
-    return { apiKey: demo.apiKey, workspaceId: w.workspaceId, docs, activity: act, contentWithComments, oldToken, logEntries }
+    expect(JSON.stringify(act[w.doc.id])).toContain('"attributes":{"source":"ai"}')
+    return { apiKey: demo.apiKey, workspaceId: w.workspaceId, docs, activity: act, contentWithComments, oldToken, logEntries, version }
   } finally {
     await h.close()
   }
@@ -202,6 +209,13 @@ describe('tandem migrate', () => {
       const first = expected.docs[0]!
       const p = h.provider(first.org, first.doc, expected.oldToken)
       await synced(p)
+      // named versions come along (and a resumed run did not copy them twice)
+      const listed = await fetch(`${h.httpUrl}/versions/v1/${first.org}/${first.doc}?yauth=${expected.oldToken}`)
+      expect(((await listed.json()) as { versions: unknown[] }).versions).toEqual([expected.version.record])
+      const read = await fetch(`${h.httpUrl}/versions/v1/${first.org}/${first.doc}/${String(expected.version.record.id)}?yauth=${expected.oldToken}`, { headers: { accept: 'application/octet-stream' } })
+      const versionDoc = new Y.Doc()
+      Y.applyUpdate(versionDoc, new Uint8Array(await read.arrayBuffer()))
+      expect(versionDoc.getText('t').toString()).toBe(expected.version.text)
     } finally {
       await h.close()
     }

@@ -82,7 +82,9 @@ async function listen(
     new Reply(res).json(200, d.keys.jwks, { 'cache-control': 'max-age=300' })
   })
   app.options('/:name/v1/:org/:doc', (res, req) => preflight(res, req, d.config))
+  app.options('/:name/v1/:org/:doc/:id', (res, req) => preflight(res, req, d.config))
   app.any('/:name/v1/:org/:doc', (res, req) => handleRest(res, req, d))
+  app.any('/:name/v1/:org/:doc/:id', (res, req) => handleRest(res, req, d))
   app.any('/*', (res, req) => {
     const copied = copyRequest(req)
     new Reply(res, () => corsHeaders(copied.headers.get('origin'), d.config)).json(404, { error: 'no such route', code: 'not_found' })

@@ -8,7 +8,7 @@ import type { Metrics } from '../../infra/metrics.js'
 import type { DocStore } from '../../storage/doc-store.js'
 import type { StorageHealth } from '../../storage/health.js'
 import type { RoomRegistry } from '../registry.js'
-import type { RestRoutes } from '../rest.js'
+import type { RestContext, RestRoutes } from '../rest.js'
 
 export interface CollabListenerDeps {
   config: Config
@@ -27,4 +27,6 @@ export interface CollabListenerDeps {
   log: Logger
   now: () => number
   restRoutes: RestRoutes
+  /** rollback `{version}` reads a named version's state through this (src/versions/) */
+  versionState: RestContext['versionState']
 }

@@ -5,6 +5,7 @@ import { DOC_NAME, TokenRefused, checkDocument, refusalKind, verifyToken } from 
 import type { Config } from '../../infra/config.js'
 import { AppError, isAppError, publicMessage } from '../../infra/errors.js'
 import { tooDeepAt } from '../../infra/json-depth.js'
+import type { RestMethod } from '../rest.js'
 import type { CollabListenerDeps } from './deps.js'
 import { Reply, copyRequest, readBody, type CopiedRequest } from './http.js'
 import { throttleOf } from './throttle.js'
@@ -21,7 +22,7 @@ export function preflight(res: HttpResponse, req: HttpRequest, config: Config): 
   const reply = new Reply(res)
   reply.send(204, '', 'text/plain', {
     ...corsHeaders(origin, config),
-    'access-control-allow-methods': 'GET, PATCH, POST, OPTIONS',
+    'access-control-allow-methods': 'GET, PATCH, POST, DELETE, OPTIONS',
     'access-control-allow-headers': 'content-type, accept, authorization',
     'access-control-max-age': '600',
   })
@@ -41,10 +42,11 @@ export function handleRest(res: HttpResponse, req: HttpRequest, d: CollabListene
   const name = req.getParameter(0) ?? ''
   const rawOrg = req.getParameter(1) ?? ''
   const rawDoc = req.getParameter(2) ?? ''
+  const rawId = req.getParameter(3) || null // `/{name}/v1/{org}/{doc}/{id}`
   const reply = new Reply(res, () => corsHeaders(copied.headers.get('origin'), d.config))
   const started = performance.now()
   const method = copied.method
-  const route = d.restRoutes[name]?.[method as 'GET' | 'PATCH' | 'POST']
+  const route = d.restRoutes[name]?.[method as RestMethod]
   const routeLabel = d.restRoutes[name] ? name : 'unknown'
 
   const finish = (status: number) => {
@@ -64,6 +66,7 @@ export function handleRest(res: HttpResponse, req: HttpRequest, d: CollabListene
         throw new AppError('not_found', 'bad document path')
       }
       if (!DOC_NAME.test(org) || !DOC_NAME.test(doc)) throw new AppError('not_found', 'bad document path')
+      if (rawId !== null ? !route.id : route.id === 'required') throw new AppError('not_found', `no such path on ${name}`)
       // The body is read (or refused) before any await, so uWS never drops its chunks.
       const body = route.body
         ? readBody(res, reply, d.config.maxRestBodyBytes, Number(copied.headers.get('content-length') ?? 0))
@@ -89,15 +92,17 @@ export function handleRest(res: HttpResponse, req: HttpRequest, d: CollabListene
           method,
           org,
           doc,
+          id: rawId,
           cap,
           query: copied.query,
           accept: copied.headers.get('accept') ?? '',
           contentType,
           body: bytes,
         },
-        { registry: d.registry, store: d.store, storageHealth: d.storageHealth, config: d.config, now: d.now },
+        { registry: d.registry, store: d.store, storageHealth: d.storageHealth, config: d.config, now: d.now, versionState: d.versionState },
       )
       if (result.bytes) reply.send(result.status, result.bytes, 'application/octet-stream', result.headers)
+      else if (result.status === 204) reply.send(204, '', 'text/plain', result.headers)
       else reply.json(result.status, result.json ?? null, result.headers)
       finish(result.status)
     } catch (err) {

@@ -1,10 +1,13 @@
 // Key layout of the documents sublevel (`docs-v1`; a new layout gets a new sublevel name).
 //   s!{docId}              snapshot: varUint seq, varUint at, state bytes
-//   u!{docId}!{seq:12 hex} update:   varString user, varUint at, update bytes
+//   u!{docId}!{seq:12 hex} update:   varString user, varUint at, update bytes; with attributions:
+//                                    0x00, varString user, varUint at, varString attrs JSON, update bytes
+//                                    (an old value starts with its user's length; an empty user is written marked)
 //   m!{docId}!{name}       side record of another module (history), opaque bytes
 // '!' sorts below every character a docId may hold, so `u!{docId}!` ranges never overlap.
 import * as decoding from 'lib0/decoding'
 import * as encoding from 'lib0/encoding'
+import type { Attributes } from '../doc-store.js'
 
 export const SUBLEVEL = 'docs-v1'
 const SEQ_DIGITS = 12
@@ -26,19 +29,30 @@ export function docIdOfKey(key: string): string {
   return key.slice(2, key.length - SEQ_DIGITS - 1)
 }
 
-export function encodeUpdateValue(user: string, at: number, update: Uint8Array): Uint8Array {
+const WITH_ATTRS = 0
+
+export function encodeUpdateValue(user: string, at: number, update: Uint8Array, attrs?: Attributes): Uint8Array {
   const e = encoding.createEncoder()
+  // an empty user would start with 0x00 too: it takes the marked form (attrs JSON null)
+  const marked = attrs !== undefined || user === ''
+  if (marked) encoding.writeVarUint(e, WITH_ATTRS)
   encoding.writeVarString(e, user)
   encoding.writeVarUint(e, at)
+  if (marked) encoding.writeVarString(e, JSON.stringify(attrs ?? null))
   encoding.writeUint8Array(e, update)
   return encoding.toUint8Array(e)
 }
 
-export function decodeUpdateValue(value: Uint8Array): { user: string; at: number; update: Uint8Array } {
+export function decodeUpdateValue(value: Uint8Array): { user: string; at: number; update: Uint8Array; attrs?: Attributes } {
   const d = decoding.createDecoder(value)
+  const withAttrs = value[0] === WITH_ATTRS
+  if (withAttrs) decoding.readVarUint(d)
   const user = decoding.readVarString(d)
   const at = decoding.readVarUint(d)
-  return { user, at, update: decoding.readTailAsUint8Array(d) }
+  if (!withAttrs) return { user, at, update: decoding.readTailAsUint8Array(d) }
+  const attrs = JSON.parse(decoding.readVarString(d)) as Attributes | null
+  const update = decoding.readTailAsUint8Array(d)
+  return attrs ? { user, at, update, attrs } : { user, at, update }
 }
 
 export function encodeSnapshotValue(seq: number, at: number, state: Uint8Array): Uint8Array {

@@ -72,7 +72,7 @@ export class LevelDocStore implements DocStore {
     const batch = this.db.batch()
     writes.forEach(({ docId, entries }, w) => {
       const first = seqs[w]!.firstSeq
-      entries.forEach((e, i) => batch.put(updateKey(docId, first + i), encodeUpdateValue(e.user, e.at, e.update)))
+      entries.forEach((e, i) => batch.put(updateKey(docId, first + i), encodeUpdateValue(e.user, e.at, e.update, e.attrs)))
     })
     await batch.write(this.durable)
     return seqs

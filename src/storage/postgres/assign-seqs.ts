@@ -34,9 +34,9 @@ const APPEND_SQL = `
     ON CONFLICT (doc_id) DO UPDATE SET last_seq = dh.last_seq + excluded.last_seq
     RETURNING dh.doc_id, dh.last_seq
   ), ins AS (
-    INSERT INTO doc_updates (doc_id, seq, user_id, at_ms, body, cycle)
-      SELECT e.doc_id, h.last_seq - w.n + e.idx, e.user_id, e.at_ms, e.body, $8
-        FROM unnest($3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::bytea[]) AS e(doc_id, idx, user_id, at_ms, body)
+    INSERT INTO doc_updates (doc_id, seq, user_id, at_ms, body, cycle, attrs)
+      SELECT e.doc_id, h.last_seq - w.n + e.idx, e.user_id, e.at_ms, e.body, $8, e.attrs
+        FROM unnest($3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::bytea[], $9::jsonb[]) AS e(doc_id, idx, user_id, at_ms, body, attrs)
         JOIN w USING (doc_id) JOIN h USING (doc_id)
   )
   SELECT h.doc_id, h.last_seq, w.n FROM h JOIN w USING (doc_id)`
@@ -67,6 +67,7 @@ export async function appendAssigningSeqs(pool: Queryable, writes: AssignWrite[]
   const eUser: string[] = []
   const eAt: string[] = []
   const eBody: Buffer[] = []
+  const eAttrs: (string | null)[] = []
   // Sorted here too (ids are ASCII, so JS order is bytewise): the statement locks heads in this order.
   for (const [docId, entries] of [...perDoc].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) {
     docs.push(docId)
@@ -77,9 +78,10 @@ export async function appendAssigningSeqs(pool: Queryable, writes: AssignWrite[]
       eUser.push(e.user)
       eAt.push(String(e.at))
       eBody.push(buf(e.update))
+      eAttrs.push(e.attrs ? JSON.stringify(e.attrs) : null)
     })
   }
-  const { rows } = await pool.query<{ doc_id: string; last_seq: string; n: string }>(APPEND_SQL, [docs, counts, eDoc, eIdx, eUser, eAt, eBody, cycleId])
+  const { rows } = await pool.query<{ doc_id: string; last_seq: string; n: string }>(APPEND_SQL, [docs, counts, eDoc, eIdx, eUser, eAt, eBody, cycleId, eAttrs])
   const byDoc = new Map(rows.map((r) => [r.doc_id, r]))
   return docs.map((docId) => {
     const r = byDoc.get(docId)!

@@ -4,7 +4,7 @@
 // read in keyset pages so a long history never sits in memory at once.
 import type { PgPool } from '../../pg/pool.js'
 import { randomUUID } from 'node:crypto'
-import { assignsSeqs, type AppendedSeqs, type AppendWrite, type DocState, type DocStore, type Snapshot, type StoredUpdate, type UpdateEntry } from '../doc-store.js'
+import { assignsSeqs, type AppendedSeqs, type Attributes, type AppendWrite, type DocState, type DocStore, type Snapshot, type StoredUpdate, type UpdateEntry } from '../doc-store.js'
 import { appendAssigningSeqs, findCycle, type Assigned } from './assign-seqs.js'
 import { QueryTimeoutError, isUnavailable, storageError } from './errors.js'
 
@@ -20,14 +20,22 @@ interface Row {
   user_id: string
   at_ms: string
   body: Buffer
+  attrs: Attributes | null
+}
+
+/** A log row as the store's entry: attributions only when the row has some. */
+function storedOf(r: Row): StoredUpdate {
+  const u: StoredUpdate = { seq: Number(r.seq), user: r.user_id, at: Number(r.at_ms), update: bytes(r.body) }
+  if (r.attrs) u.attrs = r.attrs
+  return u
 }
 
 // Entries under the caller's seqs (one process per document: single node, migration copy); the
 // head row follows, so a later cluster node assigns after them.
 const APPEND_SQL = `
   WITH ins AS (
-    INSERT INTO doc_updates (doc_id, seq, user_id, at_ms, body)
-    SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::bytea[])
+    INSERT INTO doc_updates (doc_id, seq, user_id, at_ms, body, attrs)
+    SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::bytea[], $6::jsonb[])
     RETURNING doc_id, seq
   )
   INSERT INTO doc_heads AS dh (doc_id, last_seq)
@@ -37,9 +45,9 @@ const APPEND_SQL = `
 // kind 0: the snapshot (if any); kind 1: log entries after it. One statement, one consistent read.
 const LOAD_SQL = `
   WITH s AS (SELECT seq, at_ms, state FROM doc_snapshots WHERE doc_id = $1)
-  SELECT 0 AS kind, seq, at_ms, NULL::text AS user_id, state AS body FROM s
+  SELECT 0 AS kind, seq, at_ms, NULL::text AS user_id, state AS body, NULL::jsonb AS attrs FROM s
   UNION ALL
-  SELECT 1, u.seq, u.at_ms, u.user_id, u.body FROM doc_updates u
+  SELECT 1, u.seq, u.at_ms, u.user_id, u.body, u.attrs FROM doc_updates u
    WHERE u.doc_id = $1 AND u.seq > COALESCE((SELECT seq FROM s), 0)
   ORDER BY kind, seq`
 
@@ -139,7 +147,7 @@ export class PgDocStore implements DocStore {
     const updates: StoredUpdate[] = []
     for (const r of rows) {
       if (r.kind === 0) snapshot = { seq: Number(r.seq), at: Number(r.at_ms), state: bytes(r.body) }
-      else updates.push({ seq: Number(r.seq), user: r.user_id, at: Number(r.at_ms), update: bytes(r.body) })
+      else updates.push(storedOf(r))
     }
     // prune only drops entries a snapshot covers, so the snapshot's seq keeps lastSeq when the log is empty
     const lastSeq = updates.length ? updates[updates.length - 1]!.seq : (snapshot?.seq ?? 0)
@@ -187,7 +195,7 @@ export class PgDocStore implements DocStore {
 
   private async appendMissing(rows: PendingRow[]): Promise<void> {
     const existing = await this.query<Row>(
-      `SELECT u.doc_id, u.seq, u.user_id, u.at_ms, u.body FROM doc_updates u
+      `SELECT u.doc_id, u.seq, u.user_id, u.at_ms, u.body, u.attrs FROM doc_updates u
          JOIN unnest($1::text[], $2::bigint[]) AS k(doc_id, seq) ON u.doc_id = k.doc_id AND u.seq = k.seq`,
       [rows.map((r) => r.docId), rows.map((r) => String(r.seq))],
     )
@@ -196,7 +204,7 @@ export class PgDocStore implements DocStore {
     for (const r of rows) {
       const s = stored.get(`${r.docId}\n${r.seq}`)
       if (!s) missing.push(r)
-      else if (s.user_id !== r.user || Number(s.at_ms) !== r.at || !buf(r.update).equals(s.body)) {
+      else if (s.user_id !== r.user || Number(s.at_ms) !== r.at || !buf(r.update).equals(s.body) || !sameAttrs(s.attrs, r.attrs)) {
         throw new Error(`append conflict: ${r.docId} already has a different update at seq ${r.seq}`)
       }
     }
@@ -217,10 +225,10 @@ export class PgDocStore implements DocStore {
     let next = from
     for (;;) {
       const rows = await this.query<Row>(
-        'SELECT seq, user_id, at_ms, body FROM doc_updates WHERE doc_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq LIMIT $4',
+        'SELECT seq, user_id, at_ms, body, attrs FROM doc_updates WHERE doc_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq LIMIT $4',
         [docId, next, to, LOG_PAGE_ROWS],
       )
-      for (const r of rows) yield { seq: Number(r.seq), user: r.user_id, at: Number(r.at_ms), update: bytes(r.body) }
+      for (const r of rows) yield storedOf(r)
       if (rows.length < LOG_PAGE_ROWS) return
       next = Number(rows[rows.length - 1]!.seq) + 1
     }
@@ -271,7 +279,16 @@ interface PendingRow extends UpdateEntry {
   seq: number
 }
 
-/** The rows as the five parallel arrays unnest() takes. */
+/** jsonb gives keys back in its own order: compared as maps. */
+function sameAttrs(a: Attributes | null | undefined, b: Attributes | undefined): boolean {
+  const ka = Object.keys(a ?? {})
+  return ka.length === Object.keys(b ?? {}).length && ka.every((k) => a![k] === b?.[k])
+}
+
+/** Attributions as a jsonb parameter: null when there are none. */
+export const attrsJson = (attrs: Attributes | undefined): string | null => (attrs ? JSON.stringify(attrs) : null)
+
+/** The rows as the six parallel arrays unnest() takes. */
 function columns(rows: PendingRow[]): unknown[] {
   return [
     rows.map((r) => r.docId),
@@ -279,6 +296,7 @@ function columns(rows: PendingRow[]): unknown[] {
     rows.map((r) => r.user),
     rows.map((r) => String(r.at)),
     rows.map((r) => buf(r.update)),
+    rows.map((r) => attrsJson(r.attrs)),
   ]
 }
 

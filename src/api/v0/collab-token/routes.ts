@@ -6,8 +6,8 @@ import { getAsset, permissionOf } from '../../../control/assets.js'
 import { roleOf } from '../../../control/workspaces.js'
 import { AppError } from '../../../infra/errors.js'
 import type { ApiContext } from '../../context.js'
-import { defineRoute, type RouteDef } from '../../route.js'
-import { AssetParams, CollabTokenRequest, CollabTokenResponse } from './schema.js'
+import { ValidationFailed, defineRoute, type RouteDef } from '../../route.js'
+import { AssetParams, CollabTokenRequest, CollabTokenResponse, attributionErrors } from './schema.js'
 
 export const BRANCH = 'main'
 
@@ -26,6 +26,8 @@ export function collabTokenRoutes({ deps, control }: ApiContext): RouteDef[] {
       response: CollabTokenResponse,
       errors: { 403: 'caller is not an owner or admin of the workspace, or has no permission on the asset', 404: 'no generic_doc asset with this id' },
       async handler(_ctx, { params, body, user }) {
+        const invalid = attributionErrors(body.attributions)
+        if (invalid.length) throw new ValidationFailed(invalid)
         const asset = await getAsset(store, params.asset_id)
         if (!asset || asset.type !== 'generic_doc') throw new AppError('not_found', 'Asset not found')
         const role = await roleOf(store, asset.workspaceId, user)
@@ -35,7 +37,7 @@ export function collabTokenRoutes({ deps, control }: ApiContext): RouteDef[] {
         const acc = body.access === 'edit' && permission === 'edit' ? 'rw' : 'r'
         const { token, expiresAtMs } = await mintToken(
           deps.keys,
-          { sub: user, org: asset.workspaceId, doc: asset.id, branch: BRANCH, acc, asset: asset.id, ttlSec: deps.config.tokenTtlSec },
+          { sub: user, org: asset.workspaceId, doc: asset.id, branch: BRANCH, acc, asset: asset.id, attr: body.attributions, ttlSec: deps.config.tokenTtlSec },
           deps.now(),
         )
         const { restUrl, wsUrl } = deps.publicUrls()

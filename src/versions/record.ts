@@ -1,0 +1,27 @@
+// A named version: a name people give the document as it was at one moment, with that moment's
+// full encoded state kept beside the record, so history retention (which folds and prunes the
+// log) never makes it unreadable.
+
+export interface VersionRecord {
+  id: string
+  name: string
+  /** the document's last logged seq when the version was taken */
+  seq: number
+  created_at_ms: number
+  /** changes on every rename: the optimistic check of PATCH compares it */
+  updated_at_ms: number
+  /** token `sub` of whoever created it */
+  by: string
+}
+
+export const MAX_NAME_CHARS = 200
+/** Each version holds a whole document: a bound on what one rw token can make a document store. */
+export const MAX_VERSIONS_PER_DOC = 500
+
+/** Ids are minted here (16 random bytes, base64url); a path segment never holds anything else. */
+export const VERSION_ID = /^[A-Za-z0-9_-]{22}$/
+
+/** Newest first: creation time, then id (two versions of one millisecond keep one order). */
+export function newestFirst(a: VersionRecord, b: VersionRecord): number {
+  return b.created_at_ms - a.created_at_ms || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
+}
