@@ -10,7 +10,8 @@ import { startPostgres, type PgServer } from '../helpers/postgres.js'
 
 let pgs: PgServer
 const withHeads = MIGRATIONS
-const before = MIGRATIONS.filter((m) => m.name !== 'doc-heads')
+// the schema as it was before the heads migration (later migrations come after it, as they would)
+const before = MIGRATIONS.filter((m) => m.version < MIGRATIONS.find((h) => h.name === 'doc-heads')!.version)
 
 beforeAll(async () => {
   pgs = await startPostgres()

@@ -61,7 +61,7 @@ describe.each(BACKENDS)('asset delete and restore on $name', (backend) => {
     const ydoc = await (await rest('GET', 'ydoc', w, token)).json()
     const activity = await (await rest('GET', 'activity', w, token)).json()
     const content = await call(h, 'GET', `/api/v0/tools/asset/content?asset_id=${w.doc.id}`, { key: w.keys.owner })
-    const versions = await (await rest('GET', 'versions', w, token)).json()
+    const versions = (await (await rest('GET', 'versions', w, token)).json()) as { versions: unknown[] }
     return { ydoc, activity, content: content.body, versions }
   }
 
