@@ -19,10 +19,12 @@ interface Entry {
   attributes?: Record<string, string>
 }
 
-/** `source: ai · model: m1`, keys in order. */
-export const attributesText = (a: Record<string, string>) =>
+/** `source: ai · model: m1`: who is speaking first (`source`, `agent`), then the rest by name. */
+const LEAD_KEYS = ['source', 'agent']
+const rank = (k: string) => (LEAD_KEYS.includes(k) ? LEAD_KEYS.indexOf(k) : LEAD_KEYS.length)
+const attributesText = (a: Record<string, string>) =>
   Object.keys(a)
-    .sort()
+    .sort((x, y) => rank(x) - rank(y) || (x < y ? -1 : x > y ? 1 : 0))
     .map((k) => `${k}: ${a[k]}`)
     .join(' · ')
 const hasAttributes = (e: Entry): e is Entry & { attributes: Record<string, string> } => e.attributes !== undefined && Object.keys(e.attributes).length > 0
@@ -127,8 +129,8 @@ export function historyPanel(session: CollabSession): { el: HTMLElement; destroy
         undo.disabled = session.readOnly
       }
     })
-    const what = `${attributesText(e.attributes)}`
-    return h('div', { class: 'restore-row' }, undo, h('span', { class: 'hint' }, session.readOnly ? ' Undoing needs edit access.' : ` Removes what ${what} did in this change; everyone else's edits stay.`))
+    const hint = session.readOnly ? ' Undoing needs edit access.' : ` Removes what ${attributesText(e.attributes)} did in this change; everyone else's edits stay.`
+    return h('div', { class: 'restore-row' }, undo, h('span', { class: 'hint' }, hint))
   }
 
   let timer: ReturnType<typeof setTimeout> | undefined
