@@ -132,6 +132,18 @@ describe.skipIf(!hasChromium())('web console: versions, delete and restore, agen
     await eventually(async () => expect(await editorText(page)).toBe(saved))
     await eventually(async () => expect(await serverText()).toBe(saved))
 
+    // A viewer may open versions, not save, rename, restore or delete them.
+    const viewer = await newTab(browser)
+    await viewer.page.goto(base + DOC_URL + '?mode=view')
+    await viewer.page.getByLabel('API key').fill(demoKey)
+    await viewer.page.getByRole('button', { name: 'Sign in' }).click()
+    const viewerPanel = viewer.page.getByRole('region', { name: 'Versions' })
+    await viewerPanel.getByRole('button', { name: 'Open version “My name”' }).waitFor()
+    expect(await viewerPanel.getByLabel('Version name').count()).toBe(0)
+    for (const action of ['Rename', 'Restore', 'Delete']) expect(await viewerPanel.getByRole('button', { name: `${action} version “My name”` }).isDisabled()).toBe(true)
+    expect(viewer.errors).toEqual([])
+    await viewer.context.close()
+
     // Delete, confirmed in a dialog (Cancel first changes nothing).
     await panel.getByRole('button', { name: 'Delete version “My name”' }).click()
     await page.getByRole('dialog', { name: 'Delete version' }).getByRole('button', { name: 'Cancel' }).click()
