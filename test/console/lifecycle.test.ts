@@ -2,9 +2,6 @@
 // a real server with the demo world: named versions (save, rename with a conflict, open read-only,
 // restore, delete), deleting a document as its owner and restoring it from Deleted assets, and an
 // AI agent's edit shown apart in the history and undone while a person's edits stay.
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
@@ -13,6 +10,7 @@ import { seedDemo } from '../../src/demo/world.js'
 import { controlPlane } from '../../src/plane.js'
 import { call } from '../api/helpers.js'
 import { hasChromium, launchChromium, newTab, screenshot } from '../helpers/browser.js'
+import { signIn, textOf } from './page.js'
 import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
 
 const DOC = 'demo-welcome'
@@ -20,17 +18,14 @@ const DOC_URL = `#/w/demo/a/${DOC}`
 
 let browser: Browser
 let h: Harness
-let dir: string
 let base: string
 let demoKey: string
 let adaKey: string
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'tandem-console-lifecycle-'))
-  h = await startTandem({}, {}, dir)
+  h = await startTandem()
   demoKey = (await seedDemo(h.server.deps)).apiKey
-  const { store } = await controlPlane(h.server.deps)
-  adaKey = (await createApiKey(store, 'ada@tandem.local', 'console test', Date.now())).key
+  adaKey = (await createApiKey((await controlPlane(h.server.deps)).store, 'ada@tandem.local', 'console test', Date.now())).key
   base = `http://127.0.0.1:${h.server.apiPort}/`
   browser = await launchChromium()
 })
@@ -38,26 +33,16 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close()
   await h?.close()
-  await rm(dir, { recursive: true, force: true })
 })
 
 async function openDoc(key: string) {
   const tab = await newTab(browser)
-  await tab.page.goto(base + DOC_URL)
-  await tab.page.getByLabel('API key').fill(key)
-  await tab.page.getByRole('button', { name: 'Sign in' }).click()
+  await signIn(tab.page, base + DOC_URL, key)
   await tab.page.locator('.status-line[data-state="synced"]').waitFor()
   await tab.page.locator('.doc-main .ProseMirror').waitFor()
   return tab
 }
 
-// Runs in the page (this file is compiled without DOM types, hence the source text).
-const TEXT_OF = `(pm) => [...pm.children].map((block) => {
-  const copy = block.cloneNode(true)
-  for (const caret of copy.querySelectorAll('.remote-caret')) caret.remove()
-  return copy.textContent ?? ''
-}).join('\\n')`
-const textOf = (page: Page, selector: string) => page.evaluate(`(${TEXT_OF})(document.querySelector(${JSON.stringify(selector)}))`) as Promise<string>
 const editorText = (page: Page) => textOf(page, '.doc-main .ProseMirror')
 const serverText = async () => (await call(h, 'GET', `/api/v0/tools/asset/content?asset_id=${DOC}`, { key: demoKey })).body.content as string
 
@@ -134,9 +119,7 @@ describe.skipIf(!hasChromium())('web console: versions, delete and restore, agen
 
     // A viewer may open versions, not save, rename, restore or delete them.
     const viewer = await newTab(browser)
-    await viewer.page.goto(base + DOC_URL + '?mode=view')
-    await viewer.page.getByLabel('API key').fill(demoKey)
-    await viewer.page.getByRole('button', { name: 'Sign in' }).click()
+    await signIn(viewer.page, `${base}${DOC_URL}?mode=view`, demoKey)
     const viewerPanel = viewer.page.getByRole('region', { name: 'Versions' })
     await viewerPanel.getByRole('button', { name: 'Open version “My name”' }).waitFor()
     expect(await viewerPanel.getByLabel('Version name').count()).toBe(0)

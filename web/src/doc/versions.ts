@@ -5,20 +5,15 @@
 // delete, and restore (rollback `{version}`, rw tokens only).
 import { Awareness } from 'y-protocols/awareness'
 import * as Y from 'yjs'
+import type { VersionRecord } from '../../../src/versions/record.js'
 import { ApiError, request } from '../api.js'
 import { confirmDialog } from '../confirm.js'
 import { fill, h, uid, when } from '../dom.js'
 import type { CollabSession } from './collab.js'
 import { createEditor, type Editor } from './editor.js'
 
-interface Version {
-  id: string
-  name: string
-  seq: number
-  created_at_ms: number
-  updated_at_ms: number
-  by: string
-}
+// The wire shape is the server's record; type-only, so nothing of src/ is bundled.
+type Version = VersionRecord
 
 const fromBase64 = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))
 
