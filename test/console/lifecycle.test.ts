@@ -160,8 +160,12 @@ describe.skipIf(!hasChromium())('web console: versions, delete and restore, agen
     const bin = owner.page.getByRole('region', { name: 'Deleted assets' })
     await bin.locator('.deleted-title', { hasText: 'Welcome to Tandem' }).waitFor()
     await screenshot(owner.page, '23-asset-deleted')
-    // The editor stays down: no reconnect loop (the socket was closed 4404 for good).
+    // The editor stays down: no reconnect loop (the socket was closed 4404 for good). A reconnect
+    // would come within y-websocket's first backoff steps (200-400 ms); give it far longer.
+    let reconnects = 0
+    owner.page.on('websocket', () => reconnects++)
     await owner.page.waitForTimeout(1_500)
+    expect(reconnects).toBe(0)
     expect(await owner.page.locator('.status-line').getAttribute('data-state')).toBe('deleted')
 
     await bin.getByRole('button', { name: 'Restore “Welcome to Tandem”' }).click()
