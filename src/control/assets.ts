@@ -138,3 +138,13 @@ export async function listAssets(store: ControlStore, workspaceId?: string, with
   const deleted = await store.getMany<DocDeletion>(assets.map((a) => deletionKey(a.id)))
   return assets.filter((_, i) => deleted[i] === undefined)
 }
+
+/** Soft-deleted assets of a workspace with their deletion records (hard-deleted ones are gone from its index). */
+export async function listDeletedAssets(store: ControlStore, workspaceId: string): Promise<{ asset: Asset; deletion: DocDeletion }[]> {
+  const assets = await listAssets(store, workspaceId, true)
+  const deletions = await store.getMany<DocDeletion>(assets.map((a) => deletionKey(a.id)))
+  return assets.flatMap((asset, i) => {
+    const deletion = deletions[i]
+    return deletion && !deletion.hard ? [{ asset, deletion }] : []
+  })
+}

@@ -58,6 +58,40 @@ describe('directory endpoints', () => {
     expect(long.body.detail[0].type).toBe('string_too_long')
   })
 
+  it('deleted=true lists the soft-deleted assets for owners and admins only (403 for others); restore takes one off, a hard delete is never listed', async () => {
+    h = await startTandem()
+    const w = await makeWorld(h, 'bin')
+    const notes = await asset(h, { workspaceId: w.workspaceId, type: 'file', title: 'Notes', defaultAccess: 'view', text: 'hi' })
+    const gone = await asset(h, { workspaceId: w.workspaceId, type: 'file', title: 'Gone', defaultAccess: 'view', text: 'x' })
+    const bin = (key: string) => call(h!, 'GET', `/api/v0/workspaces/${w.workspaceId}/assets?deleted=true`, { key })
+    expect((await bin(w.keys.owner)).body).toEqual({ workspace_id: w.workspaceId, assets: [] })
+
+    const delDoc = await call(h, 'DELETE', `/api/v0/assets/${w.doc.id}`, { key: w.keys.owner })
+    const delNotes = await call(h, 'DELETE', `/api/v0/assets/${notes.id}`, { key: w.keys.admin })
+    expect((await call(h, 'DELETE', `/api/v0/assets/${gone.id}?hard=true`, { key: w.keys.owner })).status).toBe(200)
+    const listed = await bin(w.keys.admin)
+    expect(listed.status).toBe(200)
+    // newest deletion first, whatever the admin's own grant on each asset
+    expect(listed.body.assets).toEqual([
+      { id: notes.id, type: 'file', title: 'Notes', deleted_at_ms: delNotes.body.deleted_at_ms, deleted_by: w.users.admin },
+      { id: w.doc.id, type: 'generic_doc', title: 'doc bin', deleted_at_ms: delDoc.body.deleted_at_ms, deleted_by: w.users.owner },
+    ].sort((a, b) => b.deleted_at_ms - a.deleted_at_ms || (a.title < b.title ? -1 : 1)))
+    expect((await bin(w.keys.owner)).body).toEqual(listed.body)
+    // the plain listing shows none of them
+    expect((await call(h, 'GET', `/api/v0/workspaces/${w.workspaceId}/assets`, { key: w.keys.member })).body.assets).toEqual([])
+
+    const member = await bin(w.keys.member)
+    expect(member.status).toBe(403)
+    expect(member.body).toEqual({ detail: 'Workspace owner or admin permission required' })
+    expect((await bin(w.keys.stranger)).status).toBe(403)
+    const bad = await call(h, 'GET', `/api/v0/workspaces/${w.workspaceId}/assets?deleted=maybe`, { key: w.keys.owner })
+    expect(bad.status).toBe(422)
+    expect(bad.body.detail[0].loc).toEqual(['query', 'deleted'])
+
+    await call(h, 'POST', `/api/v0/assets/${notes.id}/restore`, { key: w.keys.owner })
+    expect((await bin(w.keys.owner)).body.assets.map((a: { id: string }) => a.id)).toEqual([w.doc.id])
+  })
+
   it('both are in the OpenAPI document with their response schemas', async () => {
     h = await startTandem()
     const doc = (await call(h, 'GET', '/api/v0/openapi.json')).body
@@ -66,5 +100,7 @@ describe('directory endpoints', () => {
     expect(assets.operationId).toBe('list_workspace_assets')
     expect(Object.keys(assets.responses).sort()).toEqual(['200', '401', '403', '404', '422'])
     expect(doc.components.schemas.AssetSummary.properties.access.enum).toEqual(['view', 'edit'])
+    expect(assets.parameters.map((p: { name: string }) => p.name)).toContain('deleted')
+    expect(Object.keys(doc.components.schemas.DeletedAssetSummary.properties)).toEqual(['id', 'type', 'title', 'deleted_at_ms', 'deleted_by'])
   })
 })

@@ -14,6 +14,7 @@ import { seedDemoDatabase } from '../../src/databases/demo.js'
 import { registryOf } from '../../src/databases/registry-of.js'
 import { call } from '../api/helpers.js'
 import { hasChromium, launchChromium, newTab, screenshot } from '../helpers/browser.js'
+import { signIn as signInAt, textOf } from './page.js'
 import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
 
 const DOC = 'demo-welcome'
@@ -46,12 +47,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-async function signIn(page: Page, key: string, hash = ''): Promise<void> {
-  await page.goto(base + hash)
-  await page.getByLabel('API key').fill(key)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-  await page.locator('.who').waitFor()
-}
+const signIn = (page: Page, key: string, hash = '') => signInAt(page, base + hash, key)
 
 async function openDoc(key: string, mode: 'Editor' | 'Viewer (read-only)' = 'Editor') {
   const tab = await newTab(browser)
@@ -62,14 +58,7 @@ async function openDoc(key: string, mode: 'Editor' | 'Viewer (read-only)' = 'Edi
   return tab
 }
 
-/** The document's text, one line per block, without the remote cursors' name labels. */
-// Runs in the page (this file is compiled without DOM types, hence the source text).
-const EDITOR_TEXT = `(pm) => [...pm.children].map((block) => {
-  const copy = block.cloneNode(true)
-  for (const caret of copy.querySelectorAll('.remote-caret')) caret.remove()
-  return copy.textContent ?? ''
-}).join('\\n')`
-const editorText = (page: Page) => page.evaluate(`(${EDITOR_TEXT})(document.querySelector('.ProseMirror'))`) as Promise<string>
+const editorText = (page: Page) => textOf(page)
 const serverText = async () => (await call(h, 'GET', `/api/v0/tools/asset/content?asset_id=${DOC}`, { key: demoKey })).body.content as string
 
 describe.skipIf(!hasChromium())('web console', () => {

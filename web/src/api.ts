@@ -4,6 +4,8 @@ export class ApiError extends Error {
     message: string,
     readonly status: number,
     readonly retryAfterSec: number | null = null,
+    /** the parsed error body (a 409 carries the current record) */
+    readonly body: unknown = null,
   ) {
     super(message)
   }
@@ -26,6 +28,7 @@ const EXPLAIN: Record<number, string> = {
   401: 'The API key was not accepted',
   403: 'You do not have permission for this',
   404: 'Not found',
+  409: 'Conflict',
   422: 'The request was not valid',
   503: 'The service is unavailable right now',
 }
@@ -57,7 +60,7 @@ export async function request<T>(url: string, init: RequestInit & { key?: string
     const detail = detailOf(parsed)
     const lead = EXPLAIN[res.status] ?? `The server answered ${res.status}`
     const sentence = detail ? `: ${detail}${/[.!?]$/.test(detail) ? '' : '.'}` : '.'
-    throw new ApiError(`${lead} (${res.status})${sentence}`, res.status, retry !== null && /^\d+$/.test(retry) ? Number(retry) : null)
+    throw new ApiError(`${lead} (${res.status})${sentence}`, res.status, retry !== null && /^\d+$/.test(retry) ? Number(retry) : null, parsed)
   }
   return parsed as T
 }
@@ -67,6 +70,7 @@ export function apiClient(key: string) {
   return {
     get: <T>(path: string) => request<T>(`/api/v0${path}`, { key }),
     post: <T>(path: string, json: unknown) => request<T>(`/api/v0${path}`, { key, method: 'POST', json }),
+    del: <T>(path: string) => request<T>(`/api/v0${path}`, { key, method: 'DELETE' }),
   }
 }
 export type Api = ReturnType<typeof apiClient>
@@ -74,6 +78,16 @@ export type Api = ReturnType<typeof apiClient>
 export interface Me {
   user_id: string
   workspaces: { id: string; name: string; role: string }[]
+}
+/** Owners and admins administer a workspace: collab tokens, deleting and restoring its assets. */
+export const administers = (me: Me, workspaceId: string) => me.workspaces.some((w) => w.id === workspaceId && (w.role === 'owner' || w.role === 'admin'))
+
+export interface DeletedAsset {
+  id: string
+  type: string
+  title: string
+  deleted_at_ms: number
+  deleted_by: string
 }
 export interface AssetSummary {
   id: string

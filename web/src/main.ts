@@ -2,7 +2,8 @@
 // The location hash names the open asset (`#/w/{workspace}/a/{asset}`); it never carries the key.
 import 'prosemirror-view/style/prosemirror.css'
 import './console.css'
-import { apiClient, ApiError, type Api, type AssetSummary, type Me } from './api.js'
+import { administers, apiClient, ApiError, type Api, type AssetSummary, type Me } from './api.js'
+import { deleteButton, deletedList } from './asset-admin.js'
 import { contentView } from './content-view.js'
 import { databaseView } from './db/view.js'
 import { docView } from './doc/view.js'
@@ -43,6 +44,11 @@ function showApp(api: Api, me: Me): void {
   const wsSelect = h('select', { id: 'workspace' })
   const assetList = h('ul', { class: 'assets', 'aria-labelledby': 'assets-title' })
   const navStatus = h('p', { class: 'nav-status', role: 'status' })
+  // Owners and admins see the deleted assets of their workspace and may restore them.
+  const bin = deletedList(api, (a) => {
+    if (parseHash().asset === a.id) void loadWorkspace(wsSelect.value, a.id)
+    else void listAssets(wsSelect.value)
+  })
   const signOut = h('button', { type: 'button', class: 'link' }, 'Sign out')
   signOut.addEventListener('click', () => {
     session.clear()
@@ -56,7 +62,7 @@ function showApp(api: Api, me: Me): void {
     h(
       'div',
       { class: 'layout' },
-      h('nav', { class: 'side', 'aria-label': 'Workspaces and assets' }, h('label', { for: 'workspace' }, 'Workspace'), wsSelect, h('h2', { id: 'assets-title' }, 'Assets'), navStatus, assetList),
+      h('nav', { class: 'side', 'aria-label': 'Workspaces and assets' }, h('label', { for: 'workspace' }, 'Workspace'), wsSelect, h('h2', { id: 'assets-title' }, 'Assets'), navStatus, assetList, bin.el),
       main,
     ),
   )
@@ -78,26 +84,48 @@ function showApp(api: Api, me: Me): void {
     assetList.querySelector(`a[data-id="${CSS.escape(a.id)}"]`)?.setAttribute('aria-current', 'page')
     const ctx = { api, me, asset: a, workspaceId: wsSelect.value }
     current = a.type === 'generic_doc' ? docView(ctx) : a.type === 'database' ? databaseView(ctx) : contentView(ctx)
-    fill(main, current.el)
+    const tools = administers(me, ctx.workspaceId) ? h('div', { class: 'asset-tools' }, deleteButton(api, a, deleted, (msg) => (navStatus.textContent = msg))) : null
+    fill(main, tools, current.el)
+  }
+  // The open view stays: a document shows by itself that it was deleted (its socket closed 4404).
+  const deleted = async (msg: string) => {
+    await listAssets(wsSelect.value)
+    navStatus.textContent = msg
+    void bin.reload(wsSelect.value)
   }
 
-  const loadWorkspace = async (wsId: string, assetId?: string) => {
-    wsSelect.value = wsId
+  /** Fetches and draws the asset list; false when the key is no longer accepted. */
+  const listAssets = async (wsId: string): Promise<boolean> => {
     navStatus.textContent = 'Loading assets…'
-    fill(assetList)
     try {
       assets = (await api.get<{ assets: AssetSummary[] }>(`/workspaces/${encodeURIComponent(wsId)}/assets`)).assets
       navStatus.textContent = ''
     } catch (err) {
-      if (err instanceof ApiError && err.status === 401) return showSignIn('Your API key is no longer accepted; sign in again.')
+      if (err instanceof ApiError && err.status === 401) {
+        showSignIn('Your API key is no longer accepted; sign in again.')
+        return false
+      }
       navStatus.textContent = (err as Error).message
       assets = []
     }
+    fill(assetList)
+    const open = parseHash().asset
     for (const a of assets) {
       const href = `#/w/${encodeURIComponent(wsId)}/a/${encodeURIComponent(a.id)}`
-      assetList.append(h('li', {}, h('a', { href, 'data-id': a.id }, h('span', { class: `badge t-${a.type}` }, label(a.type)), ' ', a.title)))
+      const link = h('a', { href, 'data-id': a.id }, h('span', { class: `badge t-${a.type}` }, label(a.type)), ' ', a.title)
+      if (a.id === open && current) link.setAttribute('aria-current', 'page')
+      assetList.append(h('li', {}, link))
     }
-    open(assetId)
+    return true
+  }
+
+  const loadWorkspace = async (wsId: string, assetId?: string) => {
+    wsSelect.value = wsId
+    fill(assetList)
+    const admin = administers(me, wsId)
+    bin.el.hidden = !admin
+    if (admin) void bin.reload(wsId)
+    if (await listAssets(wsId)) open(assetId)
   }
 
   wsSelect.addEventListener('change', () => {

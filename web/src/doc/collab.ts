@@ -1,6 +1,7 @@
 // One live document: a minted capability token, a Y.Doc and the stock y-websocket provider. The token
 // is minted again before it expires (and sent on the open socket as an auth refresh, so the socket
-// stays) and after a 4401 close or a refused reconnect, without reloading the page.
+// stays) and after a 4401 close or a refused reconnect, without reloading the page. A 4404 close
+// (the document was deleted) is final: no reconnect, no renewal.
 import * as encoding from 'lib0/encoding'
 import { WebsocketProvider } from 'y-websocket'
 import * as Y from 'yjs'
@@ -12,18 +13,20 @@ export type Status =
   | { kind: 'synced'; readOnly: boolean }
   | { kind: 'offline'; reason: string }
   | { kind: 'error'; message: string }
+  | { kind: 'deleted' }
 
 const MESSAGE_AUTH = 2
 const AUTH_REFRESH = 1
 const CLOSE_TOKEN_EXPIRED = 4401
+const CLOSE_DOC_DELETED = 4404
 
 export interface CollabSession {
   ydoc: Y.Doc
   provider: WebsocketProvider
   token(): CollabToken
   readOnly: boolean
-  /** REST URL of a history route (`activity`, `changeset`, `rollback`) with the current token. */
-  restUrl(name: string, query?: Record<string, string | number>): string
+  /** REST URL of a collab route (`activity`, `changeset`, `rollback`, `versions` [/id]) with the current token. */
+  restUrl(name: string, query?: Record<string, string | number>, id?: string): string
   onStatus(fn: (s: Status) => void): void
   onToken(fn: (t: CollabToken) => void): void
   destroy(): void
@@ -45,6 +48,7 @@ export async function openSession(api: Api, assetId: string, access: 'edit' | 'v
   const tokenFns: ((t: CollabToken) => void)[] = []
   let status: Status = { kind: 'connecting' }
   const setStatus = (s: Status) => {
+    if (status.kind === 'deleted') return // final
     status = s
     for (const fn of statusFns) fn(s)
   }
@@ -75,6 +79,7 @@ export async function openSession(api: Api, assetId: string, access: 'edit' | 'v
   // succeeds and connects it again.
   const renew = (): Promise<void> => {
     renewing ??= (async () => {
+      if (status.kind === 'deleted') return
       try {
         const next = await mint()
         if (destroyed) return
@@ -110,7 +115,10 @@ export async function openSession(api: Api, assetId: string, access: 'edit' | 'v
     if (synced) setStatus({ kind: 'synced', readOnly: token.access_type === 'r' })
   })
   provider.on('closed', (ev: { code: number; reason: string }) => {
-    if (ev.code === CLOSE_TOKEN_EXPIRED) {
+    if (ev.code === CLOSE_DOC_DELETED) {
+      clearTimeout(timer)
+      setStatus({ kind: 'deleted' })
+    } else if (ev.code === CLOSE_TOKEN_EXPIRED) {
       setStatus({ kind: 'offline', reason: 'the collaboration token expired; renewing it' })
       void renew()
     } else {
@@ -122,6 +130,7 @@ export async function openSession(api: Api, assetId: string, access: 'edit' | 'v
     if (Date.now() >= token.expires_at_ms - 1_000) void renew()
   })
   const online = () => {
+    if (status.kind === 'deleted') return
     // A socket that survived the outage is still synced; otherwise reconnect now, not after the backoff.
     if (provider.wsconnected && provider.synced) setStatus({ kind: 'synced', readOnly: token.access_type === 'r' })
     else provider.connect()
@@ -138,9 +147,10 @@ export async function openSession(api: Api, assetId: string, access: 'edit' | 'v
     get readOnly() {
       return token.access_type === 'r'
     },
-    restUrl(name, query = {}) {
+    restUrl(name, query = {}, id) {
       const q = new URLSearchParams({ ...Object.fromEntries(Object.entries(query).map(([k, v]) => [k, String(v)])), yauth: token.token })
-      return `${token.rest_url}/${name}/v1/${encodeURIComponent(token.org)}/${encodeURIComponent(token.doc_id)}?${q}`
+      const sub = id === undefined ? '' : `/${encodeURIComponent(id)}`
+      return `${token.rest_url}/${name}/v1/${encodeURIComponent(token.org)}/${encodeURIComponent(token.doc_id)}${sub}?${q}`
     },
     onStatus(fn) {
       statusFns.push(fn)

@@ -1,7 +1,9 @@
 // The history panel: who changed the document, when and how much (the collab `activity` route,
 // refreshed as the document changes); choosing an entry shows its changeset; Restore (rw tokens
 // only) rolls the document back to that entry through the `rollback` route, and the live document
-// (every open editor) shows the result.
+// (every open editor) shows the result. Edits made with custom attributions (an AI agent's token)
+// carry a badge of them, and *Undo this agent* undoes exactly that entry's window for those
+// attributions (`rollback {from, to, attr}`): everyone else's edits stay.
 import { request } from '../api.js'
 import { colorOf } from '../colors.js'
 import { fill, h, when } from '../dom.js'
@@ -14,7 +16,18 @@ interface Entry {
   by: string
   inserted: number
   deleted: number
+  attributes?: Record<string, string>
 }
+
+/** `source: ai · model: m1`: who is speaking first (`source`, `agent`), then the rest by name. */
+const LEAD_KEYS = ['source', 'agent']
+const rank = (k: string) => (LEAD_KEYS.includes(k) ? LEAD_KEYS.indexOf(k) : LEAD_KEYS.length)
+const attributesText = (a: Record<string, string>) =>
+  Object.keys(a)
+    .sort((x, y) => rank(x) - rank(y) || (x < y ? -1 : x > y ? 1 : 0))
+    .map((k) => `${k}: ${a[k]}`)
+    .join(' · ')
+const hasAttributes = (e: Entry): e is Entry & { attributes: Record<string, string> } => e.attributes !== undefined && Object.keys(e.attributes).length > 0
 
 const REFRESH_DEBOUNCE_MS = 700
 
@@ -27,7 +40,7 @@ export function historyPanel(session: CollabSession): { el: HTMLElement; destroy
   let entries: Entry[] = []
   let selected: string | null = null
   let destroyed = false
-  const keyOf = (e: Entry) => `${e.from}-${e.to}-${e.by}`
+  const keyOf = (e: Entry) => `${e.from}-${e.to}-${e.by}${hasAttributes(e) ? `-${attributesText(e.attributes)}` : ''}`
 
   const drawList = () => {
     fill(list)
@@ -38,10 +51,12 @@ export function historyPanel(session: CollabSession): { el: HTMLElement; destroy
         { type: 'button', class: 'entry', 'aria-pressed': String(k === selected), 'data-key': k },
         h('span', { class: 'dot', style: `background-color: ${colorOf(e.by)}`, 'aria-hidden': 'true' }),
         h('span', { class: 'by' }, e.by || 'unknown'),
+        hasAttributes(e) ? h('span', { class: 'agent-badge' }, attributesText(e.attributes)) : null,
         h('time', { datetime: new Date(e.to).toISOString() }, when(e.to)),
         h('span', { class: 'counts' }, h('span', { class: 'ins-count' }, `+${e.inserted}`), ' ', h('span', { class: 'del-count' }, `−${e.deleted}`)),
       )
-      button.setAttribute('aria-label', `${e.by || 'unknown'}, ${when(e.to)}: ${e.inserted} inserted, ${e.deleted} deleted`)
+      const agent = hasAttributes(e) ? ` (${attributesText(e.attributes)})` : ''
+      button.setAttribute('aria-label', `${e.by || 'unknown'}${agent}, ${when(e.to)}: ${e.inserted} inserted, ${e.deleted} deleted`)
       button.addEventListener('click', () => void choose(e))
       list.append(h('li', {}, button))
     }
@@ -87,15 +102,35 @@ export function historyPanel(session: CollabSession): { el: HTMLElement; destroy
       })
       fill(
         detail,
-        h('h4', {}, `Change by ${e.by}, ${when(e.from)}${e.to !== e.from ? ` – ${when(e.to)}` : ''}`),
+        h('h4', {}, `Change by ${e.by}${hasAttributes(e) ? ` (${attributesText(e.attributes)})` : ''}, ${when(e.from)}${e.to !== e.from ? ` – ${when(e.to)}` : ''}`),
         h('p', { class: 'legend' }, `${cs.inserted} inserted, ${cs.deleted} deleted. `, ...authors.map((a) => h('span', { class: 'who-chip', style: `border-color: ${colorOf(a)}` }, a))),
         renderChanges(cs.roots),
         h('div', { class: 'restore-row' }, restore, h('span', { class: 'hint' }, session.readOnly ? ' Restoring needs edit access.' : ' Makes the document read as it did right after this change.')),
+        hasAttributes(e) ? undoAgentRow(e, result) : null,
         result,
       )
     } catch (err) {
       fill(detail, h('p', { class: 'error' }, `Could not load this change: ${(err as Error).message}`))
     }
+  }
+
+  // Undoes what this entry's attributions did in its window; people's edits, earlier or later, stay.
+  const undoAgentRow = (e: Entry & { attributes: Record<string, string> }, result: HTMLElement) => {
+    const undo = h('button', { type: 'button', class: 'undo-agent', disabled: session.readOnly }, 'Undo this agent')
+    undo.addEventListener('click', async () => {
+      undo.disabled = true
+      result.textContent = 'Undoing…'
+      try {
+        const r = await request<{ applied: boolean; removed: number; restored: number }>(session.restUrl('rollback'), { method: 'POST', json: { from: e.from, to: e.to, attr: e.attributes } })
+        result.textContent = r.applied ? `Undone: ${r.removed} removed, ${r.restored} brought back. Other people's edits stay.` : 'Nothing to undo: this change is already gone.'
+      } catch (err) {
+        result.textContent = `Undo failed: ${(err as Error).message}`
+      } finally {
+        undo.disabled = session.readOnly
+      }
+    })
+    const hint = session.readOnly ? ' Undoing needs edit access.' : ` Removes what ${attributesText(e.attributes)} did in this change; everyone else's edits stay.`
+    return h('div', { class: 'restore-row' }, undo, h('span', { class: 'hint' }, hint))
   }
 
   let timer: ReturnType<typeof setTimeout> | undefined

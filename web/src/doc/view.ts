@@ -9,6 +9,7 @@ import { commentsPanel } from './comments.js'
 import { createEditor, ROOT, type Anchor, type Editor } from './editor.js'
 import { historyPanel } from './history.js'
 import { unknownElements } from './schema.js'
+import { versionsPanel } from './versions.js'
 
 function statusText(s: Status, session: CollabSession | null, forcedReadOnly: string | null): string {
   switch (s.kind) {
@@ -21,6 +22,8 @@ function statusText(s: Status, session: CollabSession | null, forcedReadOnly: st
       return `Offline: ${s.reason}. Edits made now are sent when the connection returns.`
     case 'error':
       return `Error: ${s.message}`
+    case 'deleted':
+      return 'Deleted: this document was deleted (an owner or admin may restore it). Nothing typed now is saved.'
   }
 }
 
@@ -61,6 +64,7 @@ export function docView({ api, me, asset }: ViewContext): View {
   let session: CollabSession | null = null
   let editor: Editor | null = null
   let history: { el: HTMLElement; destroy(): void } | null = null
+  let versions: { el: HTMLElement; destroy(): void } | null = null
   let generation = 0
 
   const drawPeople = () => {
@@ -77,9 +81,10 @@ export function docView({ api, me, asset }: ViewContext): View {
 
   const stop = () => {
     history?.destroy()
+    versions?.destroy()
     editor?.destroy()
     session?.destroy()
-    history = editor = session = null
+    history = versions = editor = session = null
     fill(editorMount)
     fill(panels)
   }
@@ -120,11 +125,14 @@ export function docView({ api, me, asset }: ViewContext): View {
       showAnchor: (id) => editor?.showAnchor(id) ?? false,
     })
     history = historyPanel(s)
-    panels.append(history.el, comments.el)
+    versions = versionsPanel(s)
+    panels.append(history.el, versions.el, comments.el)
     void comments.load()
 
     s.onStatus((st) => {
       if (st.kind === 'synced' && !editor) mountEditor()
+      // The socket is gone for good: what is typed now would be lost, so nothing can be typed.
+      if (st.kind === 'deleted') editor?.view.setProps({ editable: () => false })
       statusLine.textContent = statusText(st, s, forcedReadOnly)
       statusLine.dataset.state = st.kind === 'synced' && (s.readOnly || forcedReadOnly) ? 'read-only' : st.kind
     })

@@ -5,6 +5,10 @@ import { Id } from '../../ids.js'
 
 export const WorkspaceParams = z.object({ workspace_id: Id })
 
+export const WorkspaceAssetsQuery = z.object({
+  deleted: z.boolean().default(false).describe('list the soft-deleted assets instead (workspace owners and admins only), the ones restore brings back'),
+})
+
 export const WorkspaceSummary = z
   .object({ id: z.string(), name: z.string(), role: z.enum(['owner', 'admin', 'member']) })
   .meta({ id: 'WorkspaceSummary' })
@@ -25,3 +29,17 @@ export const AssetSummary = z
 export const WorkspaceAssetsOut = z
   .object({ workspace_id: z.string(), assets: z.array(AssetSummary).describe('only assets the caller may view, sorted by title, ignoring case') })
   .meta({ id: 'WorkspaceAssetsOut' })
+
+export const DeletedAssetSummary = z
+  .object({
+    id: z.string(),
+    type: z.string(),
+    title: z.string(),
+    deleted_at_ms: z.int().describe('when it was deleted, epoch ms'),
+    deleted_by: z.string().describe('who deleted it'),
+  })
+  .meta({ id: 'DeletedAssetSummary' })
+
+export const WorkspaceDeletedAssetsOut = z
+  .object({ workspace_id: z.string(), assets: z.array(DeletedAssetSummary).describe('soft-deleted assets, most recently deleted first') })
+  .meta({ id: 'WorkspaceDeletedAssetsOut' })
