@@ -23,6 +23,7 @@ import { CLOSE } from './protocol/close-codes.js'
 import type { DocStore } from './storage/doc-store.js'
 import { StorageHealth, trackWrites } from './storage/health.js'
 import { openDocStore } from './storage/open.js'
+import { attachWebhooks, Webhooks } from './webhooks/service.js'
 
 const RETENTION_SWEEP_MS = 60 * 60 * 1000 // hourly
 /** How soon a key rotated by another process signs here too (verification reloads at once). */
@@ -152,6 +153,10 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       },
     })
     await revocations.start(config.revocationRefreshMs, (err) => log.error({ err }, 'token deny-list refresh failed'))
+    // Webhooks: closed before the rooms' last cycles, which leave marks for the next start.
+    const webhooks = resources.add('webhooks', new Webhooks({ control: control.store, docs: store, config, log, registry: metrics.registry, now }), (w) => w.close())
+    await webhooks.start(registry.committer)
+    attachWebhooks(deps, webhooks)
 
     const restRoutes = { ...(await defaultRestRoutes()), ...opts.restRoutes }
     const clusterReady = cluster && (() => cluster.ready)

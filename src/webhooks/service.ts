@@ -1,0 +1,131 @@
+// Webhooks: the one interface the rest of the server uses. `emit` records an event (deliveries to
+// every subscribed webhook of its workspace) in the outbox; `eventOps` gives the same records for
+// a caller's own control-plane batch, so the event lands with the change; `commitSink` joins the
+// group committer for document.updated. Registrations are cached here (who watches what),
+// refreshed when this process writes one and periodically for other processes' writes.
+import type { GroupCommitter } from '../collab/group-commit.js'
+import type { HookedControlStore } from '../control/hooked-store.js'
+import type { Op } from '../control/store.js'
+import type { Config } from '../infra/config.js'
+import type { Logger } from '../infra/log.js'
+import type { Registry } from 'prom-client'
+import type { DocStore } from '../storage/doc-store.js'
+import { Dispatcher } from './dispatcher.js'
+import { DocWindows, type ClosedWindow } from './doc-windows.js'
+import { eventId, newEventId, type EventData, type EventType, type OutboxEvent } from './events.js'
+import { createWebhookMetrics } from './metrics.js'
+import { Outbox } from './outbox.js'
+import { allWebhooks, WEBHOOK_KIND, type WebhookRecord } from './records.js'
+import { createHash } from 'node:crypto'
+
+/** Other processes' registrations are seen within this time (a cluster's nodes, the admin CLI on PostgreSQL). */
+const REFRESH_MS = 5000
+
+export interface WebhooksOptions {
+  control: HookedControlStore
+  docs: DocStore
+  config: Config
+  log: Logger
+  registry: Registry
+  now: () => number
+}
+
+export class Webhooks {
+  readonly outbox: Outbox
+  private hooks = new Map<string, WebhookRecord>()
+  /** workspaces with a document.updated webhook: the write path's only question */
+  private watching = new Set<string>()
+  private readonly windows: DocWindows
+  private readonly dispatcher: Dispatcher
+  private refreshTimer: NodeJS.Timeout | undefined
+
+  constructor(private readonly o: WebhooksOptions) {
+    this.outbox = new Outbox(o.control)
+    const metrics = createWebhookMetrics(o.registry, () => this.outbox.depth(100_000))
+    this.windows = new DocWindows(o.docs, {
+      debounceMs: o.config.webhookDebounceMs,
+      watched: (org) => this.watching.has(org),
+      emit: (w) => this.emitWindow(w),
+      onError: (err) => o.log.error({ err }, 'document.updated event not recorded; kept for the next start'),
+    })
+    this.dispatcher = new Dispatcher({
+      outbox: this.outbox,
+      webhook: (id) => this.hooks.get(id),
+      timeoutMs: o.config.webhookTimeoutMs,
+      retryMs: o.config.webhookRetryHours * 3600_000,
+      allowPrivate: o.config.webhookAllowPrivate,
+      now: o.now,
+      log: o.log,
+      metrics,
+    })
+  }
+
+  /** Loads registrations, records events of windows a killed process left open, starts sending. */
+  async start(committer: GroupCommitter): Promise<void> {
+    await this.refresh()
+    this.o.control.addHook({
+      after: async (ops) => {
+        if (ops.some((op) => op.key.startsWith(`${WEBHOOK_KIND}/`))) await this.refresh().catch((err) => this.o.log.error({ err }, 'webhook registrations refresh failed'))
+        if (ops.some((op) => op.key.startsWith('whq/'))) this.dispatcher.wake()
+      },
+    })
+    this.refreshTimer = setInterval(() => this.refresh().catch((err) => this.o.log.warn({ err }, 'webhook registrations refresh failed')), REFRESH_MS)
+    this.refreshTimer.unref()
+    committer.addSink(this.windows)
+    const recovered = await this.windows.recover()
+    if (recovered > 0) this.o.log.info({ windows: recovered }, 'document.updated windows recovered from marks')
+    this.dispatcher.start()
+  }
+
+  private async refresh(): Promise<void> {
+    const all = await allWebhooks(this.o.control)
+    this.hooks = new Map(all.map((w) => [w.id, w]))
+    this.watching = new Set(all.filter((w) => w.events.includes('document.updated')).map((w) => w.workspaceId))
+  }
+
+  /** The outbox records of an event, to put in the caller's batch with the change that causes it. */
+  eventOps<T extends EventType>(workspaceId: string, type: T, orderKey: string, data: EventData[T]): Op[] {
+    const event: OutboxEvent<T> = { id: newEventId(this.o.now()), type, workspaceId, orderKey, at: this.o.now(), data }
+    return this.outbox.eventOps(event as OutboxEvent, this.subscribers(workspaceId, type))
+  }
+
+  /** Records an event on its own (a change outside the control plane, e.g. rows in a database). */
+  async emit<T extends EventType>(workspaceId: string, type: T, orderKey: string, data: EventData[T]): Promise<void> {
+    if (this.subscribers(workspaceId, type).length === 0) return
+    await this.o.control.batch(this.eventOps(workspaceId, type, orderKey, data))
+  }
+
+  private subscribers(workspaceId: string, type: EventType): WebhookRecord[] {
+    return [...this.hooks.values()].filter((w) => w.workspaceId === workspaceId && w.events.includes(type))
+  }
+
+  private async emitWindow(w: ClosedWindow): Promise<void> {
+    // the id comes from the mark, so a window recovered after a crash keeps its id
+    const id = eventId(w.since, createHash('sha256').update(w.markKey).digest('hex').slice(0, 12))
+    const subs = this.subscribers(w.org, 'document.updated')
+    const fresh = []
+    for (const s of subs) if (!(await this.outbox.has(s.id, id))) fresh.push(s)
+    if (fresh.length === 0) return
+    const event: OutboxEvent<'document.updated'> = {
+      id,
+      type: 'document.updated',
+      workspaceId: w.org,
+      orderKey: w.doc,
+      at: this.o.now(),
+      data: { asset_id: w.doc, workspace_id: w.org, org: w.org, doc_id: w.doc, users: w.users, first_at_ms: w.firstAt, last_at_ms: w.lastAt },
+    }
+    await this.o.control.batch(this.outbox.eventOps(event, fresh))
+  }
+
+  /** Open windows are recorded now; attempts in flight finish; nothing new is claimed. */
+  async close(): Promise<void> {
+    clearInterval(this.refreshTimer)
+    await this.windows.flush()
+    await this.dispatcher.stop()
+  }
+}
+
+const services = new WeakMap<object, Webhooks>()
+/** The server's webhooks, found by its deps (routes and other features reach it this way). */
+export const attachWebhooks = (deps: object, w: Webhooks) => services.set(deps, w)
+export const webhooksOf = (deps: object): Webhooks | undefined => services.get(deps)
