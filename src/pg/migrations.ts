@@ -85,4 +85,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX doc_updates_cycle ON doc_updates (cycle) WHERE cycle IS NOT NULL;
     `,
   },
+  {
+    version: 5,
+    // Marks written in the same statement as a cycle's appends (AppendWrite.marks: the webhooks
+    // outbox's document.updated windows, src/webhooks/doc-windows.ts).
+    name: 'doc-marks',
+    sql: `
+      CREATE TABLE doc_marks (
+        key   text COLLATE "C" PRIMARY KEY,
+        value text NOT NULL
+      );
+    `,
+  },
 ]
