@@ -130,17 +130,21 @@ export class DocWindows implements CommitSink {
 
   /**
    * Windows a killed process left open: one event per mark, its users and times read from the
-   * log since the window opened (entries already pruned are simply not named).
+   * log since the window opened (entries already pruned are simply not named). `openedBefore`:
+   * only marks of windows opened before that ms (a cluster's live nodes close theirs long before;
+   * one still there belongs to a node that died). The event id comes from the mark, so a window
+   * recovered twice is recorded once.
    */
-  async recover(): Promise<number> {
+  async recover(openedBefore = Infinity): Promise<number> {
     if (!this.store.readMarks) return 0
     const marks: string[] = []
     for await (const m of this.store.readMarks(MARK_PREFIX)) marks.push(m.key)
+    let recovered = 0
     for (const markKey of marks) {
       const docId = markKey.slice(MARK_PREFIX.length, -14)
       const since = Number(markKey.slice(-13))
       const parts = mainDoc(docId)
-      if (!parts || this.open.has(docId)) continue
+      if (!parts || since >= openedBefore || this.open.get(docId)?.markKey === markKey) continue
       const users = new Set<string>()
       let firstAt = Infinity
       let lastAt = 0
@@ -152,8 +156,9 @@ export class DocWindows implements CommitSink {
       }
       if (firstAt === Infinity) firstAt = lastAt = since
       this.track({ docId, ...parts, markKey, since, users: [...users].sort(), firstAt, lastAt })
+      recovered++
     }
-    return marks.length
+    return recovered
   }
 
   /** Closes every open window now (shutdown): their events are recorded, not left to a mark. */

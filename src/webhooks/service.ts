@@ -20,6 +20,9 @@ import { createHash } from 'node:crypto'
 
 /** Other processes' registrations are seen within this time (a cluster's nodes, the admin CLI on PostgreSQL). */
 const REFRESH_MS = 5000
+/** How often a cluster node looks for marks of windows a dead node left open, and how old they must be. */
+const ORPHAN_SWEEP_MS = 10_000
+const ORPHAN_AGE_MS = 30_000
 
 export interface WebhooksOptions {
   control: HookedControlStore
@@ -38,6 +41,7 @@ export class Webhooks {
   private readonly windows: DocWindows
   private readonly dispatcher: Dispatcher
   private refreshTimer: NodeJS.Timeout | undefined
+  private sweepTimer: NodeJS.Timeout | undefined
 
   constructor(private readonly o: WebhooksOptions) {
     this.outbox = new Outbox(o.control)
@@ -72,8 +76,18 @@ export class Webhooks {
     this.refreshTimer = setInterval(() => this.refresh().catch((err) => this.o.log.warn({ err }, 'webhook registrations refresh failed')), REFRESH_MS)
     this.refreshTimer.unref()
     committer.addSink(this.windows)
-    const recovered = await this.windows.recover()
+    // One process: every mark is a window of an earlier life. A cluster: only marks far older
+    // than any live window (other nodes' windows are open right now), then periodically.
+    const clustered = this.o.config.redisUrl !== ''
+    const orphanAge = () => this.o.now() - this.o.config.webhookDebounceMs - ORPHAN_AGE_MS
+    const recovered = await this.windows.recover(clustered ? orphanAge() : Infinity)
     if (recovered > 0) this.o.log.info({ windows: recovered }, 'document.updated windows recovered from marks')
+    if (clustered) {
+      this.sweepTimer = setInterval(() => {
+        this.windows.recover(orphanAge()).catch((err) => this.o.log.warn({ err }, 'orphaned document.updated marks not recovered'))
+      }, ORPHAN_SWEEP_MS)
+      this.sweepTimer.unref()
+    }
     this.dispatcher.start()
   }
 
@@ -120,6 +134,7 @@ export class Webhooks {
   /** Open windows are recorded now; attempts in flight finish; nothing new is claimed. */
   async close(): Promise<void> {
     clearInterval(this.refreshTimer)
+    clearInterval(this.sweepTimer)
     await this.windows.flush()
     await this.dispatcher.stop()
   }
