@@ -12,11 +12,14 @@ import { connectSource, disconnectSource, isGroup, listSources, listSweeps, publ
 import type { ControlStore } from '../control/store.js'
 import { liftRevocation, listRevocations, revokeTokens } from '../control/token-revocations.js'
 import { createUser, listUsers } from '../control/users.js'
-import { createWorkspace, isRole, listMembers, listWorkspaces, setMember } from '../control/workspaces.js'
+import { createWorkspace, isRole, listMembers, listWorkspaces, requireWorkspace, setMember } from '../control/workspaces.js'
 import type { DocService } from '../collab/doc-service.js'
 import { AppError } from '../infra/errors.js'
 import { DEFAULT_PROVIDER, type DatabaseRegistry } from '../databases/registry.js'
 import type { SiteSweeper } from '../sources/sweeper.js'
+import { EVENT_TYPES, isEventType } from '../webhooks/events.js'
+import { createWebhook, deleteWebhook, listWebhooks, publicWebhook } from '../webhooks/records.js'
+import { urlProblem } from '../webhooks/url-guard.js'
 import { need, type AdminArgs } from './args.js'
 
 export interface AdminEnv {
@@ -30,6 +33,8 @@ export interface AdminEnv {
   databases?: DatabaseRegistry
   /** A cluster node's server (--redis-url): PGlite assets are refused (src/cluster/pglite-guard.ts). */
   clusterMode?: boolean
+  /** --webhook-allow-private: webhook URLs on private addresses are accepted */
+  webhookAllowPrivate?: boolean
 }
 
 export interface AdminResult {
@@ -164,6 +169,25 @@ const COMMANDS: Record<string, Record<string, Handler>> = {
       return ok({ sub, ...(org ? { org } : {}), ...(doc ? { doc } : {}), ...(jti ? { jti } : {}), lifted: true })
     },
     list: async (e, o) => ok(await listRevocations(e.store, o.get('sub'))),
+  },
+  webhooks: {
+    // the same rules as POST /workspaces/{id}/webhooks; the secret is printed once
+    create: async (e, o) => {
+      const url = need(o, 'url')
+      const events = need(o, 'events').split(',').map((t) => t.trim()).filter(Boolean)
+      const unknown = events.filter((t) => !isEventType(t))
+      if (events.length === 0 || unknown.length > 0) throw new AppError('bad_request', `--events: a comma list of ${EVENT_TYPES.join(', ')}`)
+      const problem = await urlProblem(url, e.webhookAllowPrivate ?? false)
+      if (problem) throw new AppError('bad_request', `--url: ${problem}`)
+      await requireWorkspace(e.store, need(o, 'workspace'))
+      const w = await createWebhook(e.store, { workspaceId: need(o, 'workspace'), url, events: events.filter(isEventType), description: o.get('description') ?? null }, e.now())
+      return ok(w, `webhook ${w.id} for ${w.workspaceId} -> ${w.url} (${w.events.join(', ')}); signing secret, shown once, store it now:\n${w.secret}`)
+    },
+    list: async (e, o) => ok((await listWebhooks(e.store, need(o, 'workspace'))).map(publicWebhook)),
+    delete: async (e, o) => {
+      await deleteWebhook(e.store, need(o, 'workspace'), need(o, 'id'))
+      return ok({ id: need(o, 'id'), deleted: true })
+    },
   },
   grants: {
     set: async (e, o) => {

@@ -95,7 +95,7 @@ async function locally(config: Config, args: string[]): Promise<AdminResult> {
       maxBackpressureBytes: config.maxBackpressureBytes,
       unloadDelayMs: 0,
     })
-    return await executeAdmin({ store, now: Date.now, docs, databases }, parseAdminArgs(args))
+    return await executeAdmin({ store, now: Date.now, docs, databases, webhookAllowPrivate: config.webhookAllowPrivate }, parseAdminArgs(args))
   } finally {
     await databases.close()
     await docs?.close()
