@@ -1,13 +1,11 @@
 // /workspaces/{workspace_id}/webhooks: register, list, delete, and the latest deliveries (src/webhooks). Owners and
 // admins of the workspace only. The secret is in the 201 answer and nowhere else.
 import { iso } from '../../../control/ids.js'
-import type { ControlStore } from '../../../control/store.js'
-import { getWorkspace, roleOf } from '../../../control/workspaces.js'
+import { requireWorkspaceAdmin } from '../../../control/workspaces.js'
 import type { ApiContext } from '../../context.js'
 import { defineRoute, ValidationFailed, type RouteDef } from '../../route.js'
 import { AppError } from '../../../infra/errors.js'
-import type { Delivery } from '../../../webhooks/outbox.js'
-import { Outbox } from '../../../webhooks/outbox.js'
+import { Outbox, type Delivery } from '../../../webhooks/outbox.js'
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, publicWebhook, type WebhookRecord } from '../../../webhooks/records.js'
 import { CreatedWebhookOut, CreateWebhookRequest, DeliveryListOut, NoContent, WebhookListOut, WebhookParams, WebhooksParams } from './schema.js'
 import { urlProblem } from '../../../webhooks/url-guard.js'
@@ -15,12 +13,6 @@ import { urlProblem } from '../../../webhooks/url-guard.js'
 const LATEST_DELIVERIES = 100
 
 const ERRORS = { 400: 'too many webhooks in the workspace', 403: 'caller is not a workspace owner or admin', 404: 'workspace (or webhook) not found' }
-
-async function requireWorkspaceAdmin(store: ControlStore, workspaceId: string, user: string): Promise<void> {
-  if (!(await getWorkspace(store, workspaceId))) throw new AppError('not_found', 'Workspace not found')
-  const role = await roleOf(store, workspaceId, user)
-  if (role !== 'owner' && role !== 'admin') throw new AppError('forbidden', 'Workspace owner or admin permission required')
-}
 
 export const webhookOut = (w: WebhookRecord) => {
   const p = publicWebhook(w)
