@@ -17,6 +17,8 @@ const KEEP_SETTLED = 1000
 export interface DispatcherOptions {
   outbox: Outbox
   webhook(id: string): WebhookRecord | undefined
+  /** no webhook registered anywhere: the outbox is not even looked at */
+  idle(): boolean
   timeoutMs: number
   retryMs: number
   allowPrivate: boolean
@@ -70,7 +72,7 @@ export class Dispatcher {
 
   private async poll(): Promise<void> {
     const free = CONCURRENCY - this.inflight
-    if (free <= 0) return
+    if (free <= 0 || this.o.idle()) return
     let claimed: Claimed[]
     try {
       claimed = await this.o.outbox.claim(this.o.now(), free, leaseMs(this.o.timeoutMs), (id) => this.o.webhook(id) !== undefined)

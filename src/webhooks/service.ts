@@ -55,6 +55,7 @@ export class Webhooks {
     this.dispatcher = new Dispatcher({
       outbox: this.outbox,
       webhook: (id) => this.hooks.get(id),
+      idle: () => this.hooks.size === 0,
       timeoutMs: o.config.webhookTimeoutMs,
       retryMs: o.config.webhookRetryHours * 3600_000,
       allowPrivate: o.config.webhookAllowPrivate,
