@@ -23,7 +23,7 @@ import { CLOSE } from './protocol/close-codes.js'
 import type { DocStore } from './storage/doc-store.js'
 import { StorageHealth, trackWrites } from './storage/health.js'
 import { openDocStore } from './storage/open.js'
-import { attachWebhooks, Webhooks } from './webhooks/service.js'
+import { Webhooks } from './webhooks/service.js'
 
 const RETENTION_SWEEP_MS = 60 * 60 * 1000 // hourly
 /** How soon a key rotated by another process signs here too (verification reloads at once). */
@@ -156,7 +156,6 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     // Webhooks: closed before the rooms' last cycles, which leave marks for the next start.
     const webhooks = resources.add('webhooks', new Webhooks({ control: control.store, docs: store, config, log, registry: metrics.registry, now }), (w) => w.close())
     await webhooks.start(registry.committer)
-    attachWebhooks(deps, webhooks)
 
     const restRoutes = { ...(await defaultRestRoutes()), ...opts.restRoutes }
     const clusterReady = cluster && (() => cluster.ready)

@@ -1,18 +1,16 @@
-// Webhooks: the one interface the rest of the server uses. `emit` records an event (deliveries to
-// every subscribed webhook of its workspace) in the outbox; `eventOps` gives the same records for
-// a caller's own control-plane batch, so the event lands with the change; `commitSink` joins the
-// group committer for document.updated. Registrations are cached here (who watches what),
-// refreshed when this process writes one and periodically for other processes' writes.
+// Webhooks in a server: the dispatcher sending what the outbox holds, and the document.updated
+// windows on the group committer. Events of other changes are recorded with emit.ts, in the
+// change's own batch. Registrations are cached here (who watches what), refreshed when this
+// process writes one and periodically for other processes' writes.
 import type { GroupCommitter } from '../collab/group-commit.js'
 import type { HookedControlStore } from '../control/hooked-store.js'
-import type { Op } from '../control/store.js'
 import type { Config } from '../infra/config.js'
 import type { Logger } from '../infra/log.js'
 import type { Registry } from 'prom-client'
 import type { DocStore } from '../storage/doc-store.js'
 import { Dispatcher } from './dispatcher.js'
 import { DocWindows, type ClosedWindow } from './doc-windows.js'
-import { eventId, newEventId, type EventData, type EventType, type OutboxEvent } from './events.js'
+import { eventId, type EventType, type OutboxEvent } from './events.js'
 import { createWebhookMetrics } from './metrics.js'
 import { Outbox } from './outbox.js'
 import { allWebhooks, WEBHOOK_KIND, type WebhookRecord } from './records.js'
@@ -98,18 +96,6 @@ export class Webhooks {
     this.watching = new Set(all.filter((w) => w.events.includes('document.updated')).map((w) => w.workspaceId))
   }
 
-  /** The outbox records of an event, to put in the caller's batch with the change that causes it. */
-  eventOps<T extends EventType>(workspaceId: string, type: T, orderKey: string, data: EventData[T]): Op[] {
-    const event: OutboxEvent<T> = { id: newEventId(this.o.now()), type, workspaceId, orderKey, at: this.o.now(), data }
-    return this.outbox.eventOps(event as OutboxEvent, this.subscribers(workspaceId, type))
-  }
-
-  /** Records an event on its own (a change outside the control plane, e.g. rows in a database). */
-  async emit<T extends EventType>(workspaceId: string, type: T, orderKey: string, data: EventData[T]): Promise<void> {
-    if (this.subscribers(workspaceId, type).length === 0) return
-    await this.o.control.batch(this.eventOps(workspaceId, type, orderKey, data))
-  }
-
   private subscribers(workspaceId: string, type: EventType): WebhookRecord[] {
     return [...this.hooks.values()].filter((w) => w.workspaceId === workspaceId && w.events.includes(type))
   }
@@ -140,8 +126,3 @@ export class Webhooks {
     await this.dispatcher.stop()
   }
 }
-
-const services = new WeakMap<object, Webhooks>()
-/** The server's webhooks, found by its deps (routes and other features reach it this way). */
-export const attachWebhooks = (deps: object, w: Webhooks) => services.set(deps, w)
-export const webhooksOf = (deps: object): Webhooks | undefined => services.get(deps)

@@ -142,7 +142,7 @@ export function databaseRoutes({ deps, control, onClose }: ApiContext): RouteDef
         const db = await openDatabase(store, registry, user, params.asset_id, 'edit')
         const stmt = await compile(db, params.table_name, (t) => compileInsert(t, rows, body.return_representation))
         if (!stmt) return { data: body.return_representation ? [] : null }
-        const inserted = () => rowsInserted(deps, store, params.asset_id, params.table_name, rows.length)
+        const inserted = () => rowsInserted({ store, log: deps.log, now: deps.now }, params.asset_id, params.table_name, rows.length)
         if (body.return_representation) {
           const json = await runJson(db, params.table_name, stmt)
           await inserted()
