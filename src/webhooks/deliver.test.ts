@@ -81,3 +81,13 @@ describe('webhook URL rules', () => {
     expect(await urlProblem('http://127.0.0.1/x', true)).toBeNull()
   })
 })
+
+describe('stopping', () => {
+  it('an attempt in flight ends at once when its signal aborts', async () => {
+    const { port } = await serve(() => {})
+    const stop = new AbortController()
+    const pending = attempt(`http://127.0.0.1:${port}/`, {}, '{}', { timeoutMs: 60_000, allowPrivate: true, signal: stop.signal })
+    stop.abort()
+    expect(await pending).toEqual({ ok: false, statusCode: null, error: 'aborted' })
+  })
+})

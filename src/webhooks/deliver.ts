@@ -29,7 +29,7 @@ const guardedLookup: LookupFunction = (hostname, options, callback) => {
   })
 }
 
-export function attempt(url: string, headers: Record<string, string>, body: string, o: { timeoutMs: number; allowPrivate: boolean }): Promise<AttemptResult> {
+export function attempt(url: string, headers: Record<string, string>, body: string, o: { timeoutMs: number; allowPrivate: boolean; signal?: AbortSignal }): Promise<AttemptResult> {
   return new Promise((resolve) => {
     let settled = false
     const done = (r: AttemptResult) => {
@@ -62,6 +62,7 @@ export function attempt(url: string, headers: Record<string, string>, body: stri
       },
     )
     const timer = setTimeout(() => done({ ok: false, statusCode: null, error: `no answer within ${o.timeoutMs} ms` }), o.timeoutMs)
+    o.signal?.addEventListener('abort', () => done({ ok: false, statusCode: null, error: 'aborted' }), { once: true })
     req.on('error', (err: NodeJS.ErrnoException) => done({ ok: false, statusCode: null, error: err.code === 'EPRIVATE' ? err.message : `connection failed (${err.code ?? 'error'})` }))
     req.end(body)
   })

@@ -44,6 +44,8 @@ export class Dispatcher {
   private timer: NodeJS.Timeout | undefined
   private readonly sending = new Set<Promise<void>>()
   private settledSince = 0
+  /** aborts the attempts in flight when the process stops */
+  private readonly stopping = new AbortController()
 
   constructor(private readonly o: DispatcherOptions) {}
 
@@ -95,7 +97,12 @@ export class Dispatcher {
     const d = c.delivery
     const hook = this.o.webhook(d.webhookId)
     if (!hook) return
-    const r = await attempt(hook.url, signedHeaders(hook.secret, d.eventId, this.o.now(), d.body), d.body, { timeoutMs: this.o.timeoutMs, allowPrivate: this.o.allowPrivate })
+    const r = await attempt(hook.url, signedHeaders(hook.secret, d.eventId, this.o.now(), d.body), d.body, { timeoutMs: this.o.timeoutMs, allowPrivate: this.o.allowPrivate, signal: this.stopping.signal })
+    if (this.stopping.signal.aborted) {
+      // stopping: the delivery goes back to the queue at once rather than waiting out its lease
+      await this.o.outbox.release(c, this.o.now()).catch((err) => this.o.log.warn({ err, event: d.eventId }, 'webhook delivery not released; its lease will run out'))
+      return
+    }
     const now = this.o.now()
     const retryAt = now + backoffMs(d.attempts + 1)
     const giveUp = retryAt > d.createdAt + this.o.retryMs
@@ -115,10 +122,11 @@ export class Dispatcher {
     }
   }
 
-  /** Stops claiming; attempts in flight finish (each bounded by the timeout). */
+  /** Stops claiming; attempts in flight are cut short and their deliveries given back (sent again, same id). */
   async stop(): Promise<void> {
     this.stopped = true
     clearInterval(this.timer)
+    this.stopping.abort()
     await Promise.allSettled([...this.sending])
   }
 }

@@ -130,6 +130,14 @@ export class Outbox {
     return next
   }
 
+  /** Gives a claimed delivery back, due now, its attempt not counted (this process is stopping). */
+  async release(c: Claimed, nowMs: number): Promise<void> {
+    await this.store.batch([
+      { type: 'del', key: c.leaseKey },
+      { type: 'put', key: dueKey(nowMs, c.delivery.webhookId, c.delivery.eventId), value: 1 },
+    ])
+  }
+
   /** The newest deliveries of a webhook, newest first. */
   async latest(webhookId: string, limit: number): Promise<Delivery[]> {
     return (await this.store.list<Delivery>(key('whd', webhookId), limit)).map((r) => r.value)

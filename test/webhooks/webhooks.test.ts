@@ -219,3 +219,40 @@ describe('webhook URLs', () => {
     expect(ok.status).toBe(201)
   })
 })
+
+describe('webhooks across a graceful restart', () => {
+  it('gives an attempt in flight back on stop, and the restarted server sends it again with the same id', async () => {
+    const { createServer } = await import('node:http')
+    const seen: string[] = []
+    let hang = true
+    const held: import('node:http').ServerResponse[] = []
+    const rx = createServer((req, res) => {
+      seen.push(String(req.headers['webhook-id']))
+      req.resume()
+      if (hang) held.push(res)
+      else res.writeHead(204).end()
+    })
+    await new Promise<void>((r) => rx.listen(0, '127.0.0.1', r))
+    const url = `http://127.0.0.1:${(rx.address() as import('node:net').AddressInfo).port}/hook`
+    // a 10 min timeout: only the stop can end the first attempt within the test's time
+    const h = await startTandem({ webhookAllowPrivate: true, webhookDebounceMs: 100, webhookTimeoutMs: 600_000 })
+    try {
+      const w = await makeWorld(h, 'webhook-restart')
+      const res = await call(h, 'POST', `/api/v0/workspaces/${w.workspaceId}/webhooks`, { key: w.keys.owner, body: { url, events: ['document.updated'] } })
+      expect(res.status).toBe(201)
+      const y = new Y.Doc()
+      await synced(h.provider(w.workspaceId, 'restart-doc', await h.token(w.workspaceId, 'restart-doc'), y))
+      y.getText('t').insert(0, 'x')
+      await eventually(() => expect(seen).toHaveLength(1), 20_000)
+      hang = false
+      await h.restart()
+      await eventually(() => expect(seen).toHaveLength(2), 20_000)
+      expect(seen[1]).toBe(seen[0])
+    } finally {
+      await h.close()
+      for (const r of held) r.destroy()
+      rx.closeAllConnections()
+      await new Promise<void>((r) => rx.close(() => r()))
+    }
+  }, 60_000)
+})
