@@ -27,6 +27,8 @@ import { openDocStore } from './storage/open.js'
 import { openVersionStore, versionState } from './versions/open.js'
 import { versionRoutes } from './versions/routes.js'
 import type { VersionStore } from './versions/store.js'
+import { versionCreatedEvents } from './webhooks/emit.js'
+import { Webhooks } from './webhooks/service.js'
 
 const RETENTION_SWEEP_MS = 60 * 60 * 1000 // hourly
 /** How soon a key rotated by another process signs here too (verification reloads at once). */
@@ -162,8 +164,11 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     await revocations.start(config.revocationRefreshMs, (err) => log.error({ err }, 'token deny-list refresh failed'))
     // Deleted documents: refused on upgrade and collab REST, their sockets closed (src/lifecycle/).
     const deleted = await startDocLifecycle(resources, { deps, control, registry, store })
+    // Webhooks: closed before the rooms' last cycles, which leave marks for the next start.
+    const webhooks = resources.add('webhooks', new Webhooks({ control: control.store, docs: store, config, log, registry: metrics.registry, now }), (w) => w.close())
+    await webhooks.start(registry.committer)
 
-    const restRoutes = { ...(await defaultRestRoutes()), ...versionRoutes(versions), ...opts.restRoutes }
+    const restRoutes = { ...(await defaultRestRoutes()), ...versionRoutes(versions, versionCreatedEvents(control.store, log)), ...opts.restRoutes }
     const clusterReady = cluster && (() => cluster.ready)
     const collab = await collabApp.listen({
       config, keys, revocations, deleted, registry, store, storageHealth, clusterReady, metrics, log, now, restRoutes,

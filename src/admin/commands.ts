@@ -11,7 +11,7 @@ import { connectSource, disconnectSource, isGroup, listSources, listSweeps, publ
 import type { ControlStore } from '../control/store.js'
 import { liftRevocation, listRevocations, revokeTokens } from '../control/token-revocations.js'
 import { createUser, listUsers } from '../control/users.js'
-import { createWorkspace, isRole, listMembers, listWorkspaces, setMember } from '../control/workspaces.js'
+import { createWorkspace, isRole, listMembers, listWorkspaces, requireWorkspace, setMember } from '../control/workspaces.js'
 import type { DocService } from '../collab/doc-service.js'
 import { AppError } from '../infra/errors.js'
 import { createDatabaseAsset } from '../databases/create.js'
@@ -19,6 +19,9 @@ import type { DatabaseRegistry } from '../databases/registry.js'
 import { assetDatabase } from '../databases/resolve.js'
 import type { SiteSweeper } from '../sources/sweeper.js'
 import type { AssetLifecycle } from '../lifecycle/asset-lifecycle.js'
+import { EVENT_TYPES, isEventType } from '../webhooks/events.js'
+import { createWebhook, deleteWebhook, listWebhooks, publicWebhook } from '../webhooks/records.js'
+import { urlProblem } from '../webhooks/url-guard.js'
 import { need, type AdminArgs } from './args.js'
 
 export interface AdminEnv {
@@ -32,6 +35,8 @@ export interface AdminEnv {
   databases?: DatabaseRegistry
   /** Deleting and restoring assets (the server's own when it runs: its rooms close at once). */
   lifecycle?: AssetLifecycle
+  /** --webhook-allow-private: webhook URLs on private addresses are accepted */
+  webhookAllowPrivate?: boolean
 }
 
 function lifecycleOf(e: AdminEnv): AssetLifecycle {
@@ -174,6 +179,25 @@ const COMMANDS: Record<string, Record<string, Handler>> = {
       return ok({ sub, ...(org ? { org } : {}), ...(doc ? { doc } : {}), ...(jti ? { jti } : {}), lifted: true })
     },
     list: async (e, o) => ok(await listRevocations(e.store, o.get('sub'))),
+  },
+  webhooks: {
+    // the same rules as POST /workspaces/{id}/webhooks; the secret is printed once
+    create: async (e, o) => {
+      const url = need(o, 'url')
+      const events = need(o, 'events').split(',').map((t) => t.trim()).filter(Boolean)
+      const unknown = events.filter((t) => !isEventType(t))
+      if (events.length === 0 || unknown.length > 0) throw new AppError('bad_request', `--events: a comma list of ${EVENT_TYPES.join(', ')}`)
+      const problem = await urlProblem(url, e.webhookAllowPrivate ?? false)
+      if (problem) throw new AppError('bad_request', `--url: ${problem}`)
+      await requireWorkspace(e.store, need(o, 'workspace'))
+      const w = await createWebhook(e.store, { workspaceId: need(o, 'workspace'), url, events: events.filter(isEventType), description: o.get('description') ?? null }, e.now())
+      return ok(w, `webhook ${w.id} for ${w.workspaceId} -> ${w.url} (${w.events.join(', ')}); signing secret, shown once, store it now:\n${w.secret}`)
+    },
+    list: async (e, o) => ok((await listWebhooks(e.store, need(o, 'workspace'))).map(publicWebhook)),
+    delete: async (e, o) => {
+      await deleteWebhook(e.store, need(o, 'workspace'), need(o, 'id'))
+      return ok({ id: need(o, 'id'), deleted: true })
+    },
   },
   grants: {
     set: async (e, o) => {

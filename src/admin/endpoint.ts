@@ -40,7 +40,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
 export async function startAdminEndpoint(deps: ServerDeps, control: ControlPlane): Promise<{ close(): Promise<void> }> {
   const secret = randomBytes(32).toString('base64url')
   const expected = digest(secret)
-  const env = { store: control.store, now: deps.now, docs: deps.docs, sweeper: control.sweeper, databases: registryOf(deps), lifecycle: lifecycleOf(deps) }
+  const env = { store: control.store, now: deps.now, docs: deps.docs, sweeper: control.sweeper, databases: registryOf(deps), lifecycle: lifecycleOf(deps), webhookAllowPrivate: deps.config.webhookAllowPrivate }
   const server = createServer(async (req, res) => {
     const reply = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' })

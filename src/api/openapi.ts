@@ -42,7 +42,9 @@ export function openApiDocument(routes: RouteDef[], version: string): Json {
     }
     const errorSchema = r.errorShape === 'message' ? Message : Detail
     const responses: Json = {
-      200: { description: 'Successful Response', content: { 'application/json': { schema: schemaOf(r.response, 'output') } } },
+      ...(r.successStatus === 204
+        ? { 204: { description: 'No Content' } }
+        : { [r.successStatus ?? 200]: { description: 'Successful Response', content: { 'application/json': { schema: schemaOf(r.response, 'output') } } } }),
       401: { description: 'missing or unknown X-API-KEY', content: { 'application/json': { schema: schemaOf(errorSchema, 'output') } } },
       422: { description: 'Validation Error', content: { 'application/json': { schema: schemaOf(HTTPValidationError, 'output') } } },
     }

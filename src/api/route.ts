@@ -36,6 +36,8 @@ export interface RouteDef<P extends Obj | undefined = Obj | undefined, Q extends
   /** An absent body counts as `{}` (every field of the body is optional). */
   bodyOptional?: boolean
   response: z.ZodType
+  /** The success status when not 200 (201 created, 204 without a body). */
+  successStatus?: 201 | 204
   /** Error statuses this operation documents, besides 401 and 422. */
   errors?: Record<number, string>
   errorShape?: ErrorShape

@@ -99,7 +99,7 @@ async function locally(config: Config, args: string[]): Promise<AdminResult> {
     })
     const versions = await openVersionStore(pg ? 'postgres' : 'leveldb', config, db, pg ?? null)
     const lifecycle = new AssetLifecycle({ control: store, docs: docStore, versions, rooms: docs, databases: async () => databases, now: Date.now })
-    return await executeAdmin({ store, now: Date.now, docs, databases, lifecycle }, parseAdminArgs(args))
+    return await executeAdmin({ store, now: Date.now, docs, databases, lifecycle, webhookAllowPrivate: config.webhookAllowPrivate }, parseAdminArgs(args))
   } finally {
     await databases.close()
     await docs?.close()

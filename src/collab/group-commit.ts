@@ -21,6 +21,11 @@ export interface CommitSource {
 
 /** Something else told about every cycle (a store-health check, a cluster bus publishing the updates). */
 export interface CommitSink {
+  /**
+   * Called once per cycle before it is written: may attach marks (AppendWrite.marks) that land
+   * atomically with the cycle (the webhooks outbox). Synchronous and cheap: it is on the write path.
+   */
+  mark?(writes: AppendWrite[]): void
   /** Called once per durable cycle, after the rooms broadcast. */
   committed?(writes: readonly AppendWrite[]): void
   /** Called once per failed cycle; the cycle is retried with backoff. */
@@ -121,6 +126,7 @@ export class GroupCommitter {
     const t0 = performance.now()
     let seqs: AppendedSeqs[]
     const cluster = this.o.cluster
+    for (const sink of this.sinks) if (sink.mark) callSink(() => sink.mark!(writes), this.o.log)
     try {
       seqs = await this.o.store.appendMany(writes, cluster ? `${cluster.cycleIdPrefix}:${++this.cycles}` : undefined)
     } catch (err) {

@@ -61,6 +61,13 @@ export async function requireWorkspace(store: ControlStore, id: string): Promise
   return ws
 }
 
+/** The API's gate for administering a workspace (tool registry, webhooks): 404 unknown, 403 below admin. */
+export async function requireWorkspaceAdmin(store: ControlStore, workspaceId: string, user: string): Promise<void> {
+  if (!(await getWorkspace(store, workspaceId))) throw new AppError('not_found', 'Workspace not found')
+  const role = await roleOf(store, workspaceId, user)
+  if (role !== 'owner' && role !== 'admin') throw new AppError('forbidden', 'Workspace owner or admin permission required')
+}
+
 export async function setMember(store: ControlStore, workspaceId: string, email: string, role: Role | 'none'): Promise<Membership | null> {
   await requireWorkspace(store, workspaceId)
   const user = await requireUser(store, email)

@@ -3,7 +3,7 @@
 import { resolve } from 'node:path'
 import { TrustedProxies } from './client-address.js'
 
-type Kind = 'string' | 'int' | 'bool' | 'list'
+type Kind = 'string' | 'int' | 'number' | 'bool' | 'list'
 
 interface Setting<K extends Kind = Kind> {
   kind: K
@@ -95,11 +95,16 @@ export const SETTINGS = {
   // control plane
   toolCatalogFile: s('string', 'tool-catalog', '', 'JSON file of the tool catalog {"tools":[{"tool_id","base"}]} (default: built in)'),
   siteSweepDelayMs: s('int', 'site-sweep-delay-ms', 250, 'pause between site-sweep steps: pages listed, sites made searchable (ms)', 0),
+  // webhooks (docs/webhooks.md)
+  webhookDebounceMs: s('int', 'webhook-debounce-ms', 2000, 'ms a document.updated event gathers changes: at most one per document per this time, at least one this long after a change', 0),
+  webhookTimeoutMs: s('int', 'webhook-timeout-ms', 10_000, 'ms a webhook receiver has to answer 2xx before the attempt counts as failed', 100),
+  webhookRetryHours: s('number', 'webhook-retry-hours', 24, 'hours (decimals allowed) a delivery is retried with exponential backoff before it is marked failed', 0),
+  webhookAllowPrivate: s('bool', 'webhook-allow-private', false, 'allow webhook URLs on loopback, link-local and private addresses (checked at registration and at every delivery)'),
   siteProvisioningWindowSec: s('int', 'site-provisioning-window-sec', 600, 'seconds a finished site sweep still shows in /me/sources', 0),
 } satisfies Record<string, Setting>
 
 type Settings = typeof SETTINGS
-type ValueOf<K extends Kind> = K extends 'int' ? number : K extends 'bool' ? boolean : K extends 'list' ? string[] : string
+type ValueOf<K extends Kind> = K extends 'int' | 'number' ? number : K extends 'bool' ? boolean : K extends 'list' ? string[] : string
 export type Config = Readonly<{ [P in keyof Settings]: ValueOf<Settings[P]['kind']> }>
 
 export class ConfigError extends Error {}
@@ -114,6 +119,12 @@ function parseValue(name: string, setting: Setting, raw: string | boolean): unkn
     case 'int': {
       const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN
       if (!Number.isSafeInteger(n)) throw new ConfigError(`${name}: expected a non-negative integer, got ${JSON.stringify(raw)}`)
+      if (setting.min !== undefined && n < setting.min) throw new ConfigError(`${name}: must be at least ${setting.min}, got ${n}`)
+      return n
+    }
+    case 'number': {
+      const n = typeof raw === 'string' && /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN
+      if (!Number.isFinite(n)) throw new ConfigError(`${name}: expected a non-negative number, got ${JSON.stringify(raw)}`)
       if (setting.min !== undefined && n < setting.min) throw new ConfigError(`${name}: must be at least ${setting.min}, got ${n}`)
       return n
     }

@@ -1,8 +1,8 @@
-// Deleting and restoring assets: one function each, the only places they happen (webhooks for
-// asset.deleted / asset.restored go in deleteAsset and restoreAsset). A soft delete writes a
-// deletion record beside the asset and touches nothing of its content; every listener learns it
-// through the deleted-documents deny-set (src/auth/deleted-docs.ts) and refuses the document from
-// then on; restore removes the record. A hard delete replaces the asset's records with a
+// Deleting and restoring assets: one function each, the only places they happen; each records its
+// webhook event (asset.deleted / asset.restored) in the same control-plane batch as the change.
+// A soft delete writes a deletion record beside the asset and touches nothing of its content;
+// every listener learns it through the deleted-documents deny-set (src/auth/deleted-docs.ts) and
+// refuses the document from then on; restore removes the record. A hard delete replaces the asset's records with a
 // tombstone (its id answers 404 everywhere, for good) and erases every store of its document.
 import { randomUUID } from 'node:crypto'
 import { DELETED_VERSION_KEY, DOC_DELETED_MESSAGE, deletionKey, type DocDeletion } from '../auth/deleted-docs.js'
@@ -14,6 +14,7 @@ import { AppError } from '../infra/errors.js'
 import { CLOSE } from '../protocol/close-codes.js'
 import { docIdOf, type DocStore } from '../storage/doc-store.js'
 import type { VersionStore } from '../versions/store.js'
+import { webhookEventOps } from '../webhooks/emit.js'
 
 /** The stores a document's records live in. */
 export interface DocumentStores {
@@ -86,8 +87,9 @@ export class AssetLifecycle {
     }
     const ops: Op[] = [{ type: 'put', key: deletionKey(assetId), value: deletion }, versionOp(nowMs)]
     if (hard) for (const key of await this.recordKeys(asset)) ops.push({ type: 'del', key })
+    const event = { asset_id: assetId, workspace_id: asset.workspaceId, by, at_ms: nowMs, hard }
+    ops.push(...(await webhookEventOps(this.d.control, asset.workspaceId, 'asset.deleted', assetId, event, nowMs)))
     await this.d.control.batch(ops)
-    // webhooks: asset.deleted goes out here
     if (!hard) return deletion
     await this.purge(deletion)
     const erased = { ...deletion, erasedAtMs: this.d.now() }
@@ -96,12 +98,14 @@ export class AssetLifecycle {
   }
 
   /** Undoes a soft delete: everything answers as before. Idempotent; a hard-deleted id is 404. */
-  async restoreAsset(assetId: string, _by: string): Promise<Restored> {
+  async restoreAsset(assetId: string, by: string): Promise<Restored> {
     const { asset, deletion } = await getAssetRecord(this.d.control, assetId)
     if (!asset || deletion?.hard) throw new AppError('not_found', 'Asset not found')
     if (!deletion) return { assetId, restored: false }
-    await this.d.control.batch([{ type: 'del', key: deletionKey(assetId) }, versionOp(this.d.now())])
-    // webhooks: asset.restored goes out here
+    const nowMs = this.d.now()
+    const event = { asset_id: assetId, workspace_id: asset.workspaceId, by, at_ms: nowMs }
+    const ops = await webhookEventOps(this.d.control, asset.workspaceId, 'asset.restored', assetId, event, nowMs)
+    await this.d.control.batch([{ type: 'del', key: deletionKey(assetId) }, versionOp(nowMs), ...ops])
     return { assetId, restored: true }
   }
 

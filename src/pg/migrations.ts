@@ -112,4 +112,16 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'update-attributions',
     sql: `ALTER TABLE doc_updates ADD COLUMN attrs jsonb;`,
   },
+  {
+    version: 7,
+    // Marks written in the same statement as a cycle's appends (AppendWrite.marks: the webhooks
+    // outbox's document.updated windows, src/webhooks/doc-windows.ts).
+    name: 'doc-marks',
+    sql: `
+      CREATE TABLE doc_marks (
+        key   text COLLATE "C" PRIMARY KEY,
+        value text NOT NULL
+      );
+    `,
+  },
 ]

@@ -255,6 +255,24 @@ describe.each(impls)('DocStore contract: %s', (_name, make) => {
     }
   })
 
+  it('marks land with the appends they ride on (both numbering modes), list by prefix, and delete by key', async () => {
+    await ctx.store.appendMany([{ docId: 'o/d/main', firstSeq: 1, entries: [{ user: 'u', at: 1, update: bytes(1) }], marks: [{ key: 'wh!o/d/main!1', value: '' }] }])
+    await ctx.store.appendMany([
+      { docId: 'o/e/main', entries: [{ user: 'u', at: 2, update: bytes(2) }], marks: [{ key: 'wh!o/e/main!2', value: 'x' }] },
+      { docId: 'o/f/main', entries: [{ user: 'u', at: 2, update: bytes(3) }] },
+    ])
+    // a mark written again (a retried cycle) is no error
+    await ctx.store.appendMany([{ docId: 'o/d/main', entries: [{ user: 'u', at: 3, update: bytes(4) }], marks: [{ key: 'wh!o/d/main!1', value: '' }] }])
+    expect((await ctx.store.load('o/d/main')).lastSeq).toBe(2)
+    expect(await collect(ctx.store.readMarks!('wh!'))).toEqual([
+      { key: 'wh!o/d/main!1', value: '' },
+      { key: 'wh!o/e/main!2', value: 'x' },
+    ])
+    expect(await collect(ctx.store.readMarks!('other!'))).toEqual([])
+    await ctx.store.deleteMarks!(['wh!o/d/main!1', 'wh!absent'])
+    expect(await collect(ctx.store.readMarks!('wh!'))).toEqual([{ key: 'wh!o/e/main!2', value: 'x' }])
+  })
+
   it('state survives reopening the store', async () => {
     if (!ctx.reopen) return
     await ctx.store.append('o/d/main', 1, [{ user: 'u', at: 5, update: bytes(7) }])

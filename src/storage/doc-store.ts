@@ -45,6 +45,17 @@ export interface AppendWrite {
   docId: string
   firstSeq?: number
   entries: UpdateEntry[]
+  /**
+   * Marks of another module that land in the same atomic write as the entries, so they exist
+   * exactly when the entries do (the webhooks outbox's dirty markers, docs/webhooks.md).
+   */
+  marks?: StoreMark[]
+}
+
+/** A small record kept beside the documents, keyed in one space shared by the modules that mark. */
+export interface StoreMark {
+  key: string
+  value: string
 }
 
 /** The seqs one write got: firstSeq..lastSeq, in the order of its entries. */
@@ -99,6 +110,10 @@ export interface DocStore {
   readMeta(docId: string, name: string): Promise<Uint8Array | null>
   /** Replaces a side record. Side records are not log entries: prune never touches them. */
   writeMeta(docId: string, name: string, value: Uint8Array): Promise<void>
+  /** Marks whose key starts with `prefix`, in key order (stores without marks: none). */
+  readMarks?(prefix: string): AsyncIterable<StoreMark>
+  /** Drops marks by key; an absent key is no error. */
+  deleteMarks?(keys: string[]): Promise<void>
   /** Whether anything was ever stored for the document. */
   exists(docId: string): Promise<boolean>
   /** Ids of stored documents, optionally under a prefix. */

@@ -1,5 +1,5 @@
 // In-memory twin of the LevelDB store: same contract, used by tests and memory-only runs.
-import { numberWrites, type AppendedSeqs, type AppendWrite, type DocState, type DocStore, type Snapshot, type StoredUpdate, type UpdateEntry } from './doc-store.js'
+import { numberWrites, type AppendedSeqs, type AppendWrite, type DocState, type DocStore, type Snapshot, type StoredUpdate, type StoreMark, type UpdateEntry } from './doc-store.js'
 
 interface MemDoc {
   log: StoredUpdate[]
@@ -10,6 +10,7 @@ interface MemDoc {
 export class MemoryDocStore implements DocStore {
   private docs = new Map<string, MemDoc>()
   private meta = new Map<string, Uint8Array>()
+  private marks = new Map<string, string>()
 
   private get(docId: string): MemDoc {
     let d = this.docs.get(docId)
@@ -47,6 +48,7 @@ export class MemoryDocStore implements DocStore {
       })
       d.lastSeq = first + entries.length - 1
     })
+    for (const w of writes) for (const m of w.marks ?? []) this.marks.set(m.key, m.value)
     return seqs
   }
 
@@ -71,6 +73,14 @@ export class MemoryDocStore implements DocStore {
 
   async writeMeta(docId: string, name: string, value: Uint8Array): Promise<void> {
     this.meta.set(`${docId}!${name}`, value.slice())
+  }
+
+  async *readMarks(prefix: string): AsyncIterable<StoreMark> {
+    for (const key of [...this.marks.keys()].sort()) if (key.startsWith(prefix)) yield { key, value: this.marks.get(key)! }
+  }
+
+  async deleteMarks(keys: string[]): Promise<void> {
+    for (const k of keys) this.marks.delete(k)
   }
 
   async exists(docId: string): Promise<boolean> {

@@ -47,7 +47,10 @@ async function existing(versions: VersionStore, req: RestRequest): Promise<Versi
   return record
 }
 
-export function versionRoutes(versions: VersionStore): RestRoutes {
+/** Told of every version once it is durable, before the 201 (the version.created webhook). */
+export type VersionCreated = (req: RestRequest, record: VersionRecord) => Promise<void>
+
+export function versionRoutes(versions: VersionStore, created: VersionCreated = async () => {}): RestRoutes {
   return {
     versions: {
       POST: {
@@ -81,6 +84,7 @@ export function versionRoutes(versions: VersionStore): RestRoutes {
           const at = now()
           const record: VersionRecord = { id: randomBytes(16).toString('base64url'), name, seq, created_at_ms: at, updated_at_ms: at, by: req.cap.sub }
           await versions.create(docIdOfReq(req), record, state)
+          await created(req, record)
           return { status: 201, json: record }
         },
       },

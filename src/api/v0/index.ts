@@ -8,7 +8,8 @@ import { databaseRoutes } from './databases/routes.js'
 import { directoryRoutes } from './directory/routes.js'
 import { sourcesRoutes } from './sources/routes.js'
 import { toolRegistryRoutes } from './tool-registry/routes.js'
+import { webhookRoutes } from './webhooks/routes.js'
 
 export type RouteModule = (api: ApiContext) => RouteDef[]
 
-export const V0_ROUTES: RouteModule[] = [toolRegistryRoutes, collabTokenRoutes, assetContentRoutes, sourcesRoutes, databaseRoutes, directoryRoutes, assetLifecycleRoutes]
+export const V0_ROUTES: RouteModule[] = [toolRegistryRoutes, collabTokenRoutes, assetContentRoutes, sourcesRoutes, databaseRoutes, directoryRoutes, assetLifecycleRoutes, webhookRoutes]

@@ -10,6 +10,8 @@ import * as encoding from 'lib0/encoding'
 import type { Attributes } from '../doc-store.js'
 
 export const SUBLEVEL = 'docs-v1'
+/** Marks written with appends (AppendWrite.marks): their own sublevel, keys chosen by the marking module. */
+export const MARKS_SUBLEVEL = 'marks-v1'
 const SEQ_DIGITS = 12
 
 export const snapshotKey = (docId: string) => `s!${docId}`

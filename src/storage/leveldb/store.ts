@@ -3,8 +3,9 @@
 // snapshot is fsynced before it resolves (survives power loss and kernel crashes); without, it is
 // in the OS page cache when it resolves (survives the process being killed, not the host).
 import type { RootDb } from '../../deps.js'
-import { numberWrites, type AppendedSeqs, type AppendWrite, type DocState, type DocStore, type Snapshot, type StoredUpdate, type UpdateEntry } from '../doc-store.js'
+import { numberWrites, type AppendedSeqs, type AppendWrite, type DocState, type DocStore, type Snapshot, type StoredUpdate, type StoreMark, type UpdateEntry } from '../doc-store.js'
 import {
+  MARKS_SUBLEVEL,
   SUBLEVEL,
   decodeSnapshotValue,
   decodeUpdateValue,
@@ -21,9 +22,14 @@ import {
 } from './keys.js'
 
 type DocsDb = ReturnType<typeof openSublevel>
+type MarksDb = ReturnType<typeof openMarks>
 
 function openSublevel(root: RootDb) {
   return root.sublevel<string, Uint8Array>(SUBLEVEL, { keyEncoding: 'utf8', valueEncoding: 'view' })
+}
+
+function openMarks(root: RootDb) {
+  return root.sublevel<string, string>(MARKS_SUBLEVEL, { keyEncoding: 'utf8', valueEncoding: 'utf8' })
 }
 
 export interface LevelDocStoreOptions {
@@ -33,11 +39,13 @@ export interface LevelDocStoreOptions {
 
 export class LevelDocStore implements DocStore {
   private readonly db: DocsDb
+  private readonly marks: MarksDb
   /** Options of every write that makes updates durable (appends, snapshots). */
   private readonly durable: { sync: boolean }
 
   constructor(root: RootDb, opts: LevelDocStoreOptions = {}) {
     this.db = openSublevel(root)
+    this.marks = openMarks(root)
     this.durable = { sync: opts.sync ?? false }
   }
 
@@ -74,6 +82,8 @@ export class LevelDocStore implements DocStore {
       const first = seqs[w]!.firstSeq
       entries.forEach((e, i) => batch.put(updateKey(docId, first + i), encodeUpdateValue(e.user, e.at, e.update, e.attrs)))
     })
+    // marks ride in the same batch (one atomic write across the two sublevels)
+    for (const w of writes) for (const m of w.marks ?? []) batch.put(m.key, m.value as unknown as Uint8Array, { sublevel: this.marks as never })
     await batch.write(this.durable)
     return seqs
   }
@@ -110,6 +120,14 @@ export class LevelDocStore implements DocStore {
 
   async writeMeta(docId: string, name: string, value: Uint8Array): Promise<void> {
     await this.db.put(metaKey(docId, name), value)
+  }
+
+  async *readMarks(prefix: string): AsyncIterable<StoreMark> {
+    for await (const [key, value] of this.marks.iterator({ gte: prefix, lt: prefix + '\uffff' })) yield { key, value }
+  }
+
+  async deleteMarks(keys: string[]): Promise<void> {
+    if (keys.length > 0) await this.marks.batch(keys.map((key) => ({ type: 'del' as const, key })), this.durable as object)
   }
 
   async exists(docId: string): Promise<boolean> {

@@ -4,7 +4,7 @@
 // read in keyset pages so a long history never sits in memory at once.
 import type { PgPool } from '../../pg/pool.js'
 import { randomUUID } from 'node:crypto'
-import { assignsSeqs, type AppendedSeqs, type Attributes, type AppendWrite, type DocState, type DocStore, type Snapshot, type StoredUpdate, type UpdateEntry } from '../doc-store.js'
+import { assignsSeqs, type AppendedSeqs, type Attributes, type AppendWrite, type DocState, type DocStore, type Snapshot, type StoredUpdate, type StoreMark, type UpdateEntry } from '../doc-store.js'
 import { appendAssigningSeqs, findCycle, type Assigned } from './assign-seqs.js'
 import { QueryTimeoutError, isUnavailable, storageError } from './errors.js'
 
@@ -159,6 +159,8 @@ export class PgDocStore implements DocStore {
   }
 
   async appendMany(writes: AppendWrite[], cycleId?: string): Promise<AppendedSeqs[]> {
+    const marks = writes.flatMap((w) => w.marks ?? [])
+    if (marks.length > 0) return this.withMarks(marks).appendMany(writes.map(({ marks: _m, ...w }) => w), cycleId)
     if (assignsSeqs(writes)) return this.appendAssigning(writes, cycleId ?? `${randomUUID()}`)
     const seqs = writes.map(({ docId, firstSeq, entries }) => ({ docId, firstSeq: firstSeq!, lastSeq: firstSeq! + entries.length - 1 }))
     const rows = writes.flatMap(({ docId, firstSeq, entries }) => entries.map((e, i) => ({ docId, seq: firstSeq! + i, ...e })))
@@ -249,6 +251,33 @@ export class PgDocStore implements DocStore {
       'INSERT INTO doc_meta (doc_id, name, value) VALUES ($1, $2, $3) ON CONFLICT (doc_id, name) DO UPDATE SET value = excluded.value',
       [docId, name, buf(value)],
     )
+  }
+
+  /**
+   * This store with every append statement also inserting `marks`: a data-modifying CTE put in
+   * front of the statement, so marks commit exactly when the entries do (and a retried cycle finds
+   * them there already).
+   */
+  private withMarks(marks: StoreMark[]): PgDocStore {
+    const marked = Object.create(this) as PgDocStore
+    const keys = marks.map((m) => m.key)
+    const values = marks.map((m) => m.value)
+    marked.run = <R extends object>(text: string, params: unknown[]) => {
+      if (!/^\s*WITH\s/i.test(text) || !/INSERT INTO doc_updates/.test(text)) return this.run<R>(text, params)
+      const n = params.length
+      const mk = `WITH doc_marks_in AS (INSERT INTO doc_marks (key, value) SELECT * FROM unnest($${n + 1}::text[], $${n + 2}::text[]) ON CONFLICT (key) DO NOTHING),`
+      return this.run<R>(text.replace(/^\s*WITH\s/i, mk + ' '), [...params, keys, values])
+    }
+    return marked
+  }
+
+  async *readMarks(prefix: string): AsyncIterable<StoreMark> {
+    const rows = await this.query<{ key: string; value: string }>('SELECT key, value FROM doc_marks WHERE starts_with(key, $1) ORDER BY key', [prefix])
+    yield* rows
+  }
+
+  async deleteMarks(keys: string[]): Promise<void> {
+    if (keys.length > 0) await this.query('DELETE FROM doc_marks WHERE key = ANY($1::text[])', [keys])
   }
 
   async exists(docId: string): Promise<boolean> {

@@ -18,6 +18,7 @@ import { compileRead } from './query/compile-read.js'
 import { parseReadParams } from './query/params.js'
 import type { Statement } from './query/sql.js'
 import { forgetRegistry, registryOf } from '../../../databases/registry-of.js'
+import { rowsInserted } from '../../../webhooks/emit.js'
 import { DatabaseParams, InsertDataRequest, InsertDataResponse, ListTablesResponse, ReadRowsQuery, ReadRowsResponse, TableParams } from './schema.js'
 
 const ERRORS = {
@@ -141,12 +142,18 @@ export function databaseRoutes({ deps, control, onClose }: ApiContext): RouteDef
         const db = await openDatabase(store, registry, user, params.asset_id, 'edit')
         const stmt = await compile(db, params.table_name, (t) => compileInsert(t, rows, body.return_representation))
         if (!stmt) return { data: body.return_representation ? [] : null }
-        if (body.return_representation) return sendRows(ctx, await runJson(db, params.table_name, stmt))
+        const inserted = () => rowsInserted({ store, log: deps.log, now: deps.now }, params.asset_id, params.table_name, rows.length)
+        if (body.return_representation) {
+          const json = await runJson(db, params.table_name, stmt)
+          await inserted()
+          return sendRows(ctx, json)
+        }
         try {
           await db.run(stmt)
         } catch (e) {
           throw mapSql(db, params.table_name, e)
         }
+        await inserted()
         return { data: null }
       },
     }),

@@ -1,17 +1,9 @@
 // GET/PATCH /workspaces/{workspace_id}/tool-registry: owners and admins of the workspace only.
 import { getRegistry, updateRegistry } from '../../../control/tool-registry.js'
-import { getWorkspace, roleOf } from '../../../control/workspaces.js'
-import type { ControlStore } from '../../../control/store.js'
-import { AppError } from '../../../infra/errors.js'
+import { requireWorkspaceAdmin } from '../../../control/workspaces.js'
 import type { ApiContext } from '../../context.js'
 import { defineRoute, type RouteDef } from '../../route.js'
 import { UpdateWorkspaceToolRegistryRequestIn, WorkspaceParams, WorkspaceToolRegistryOut } from './schema.js'
-
-async function requireWorkspaceAdmin(store: ControlStore, workspaceId: string, user: string): Promise<void> {
-  if (!(await getWorkspace(store, workspaceId))) throw new AppError('not_found', 'Workspace not found')
-  const role = await roleOf(store, workspaceId, user)
-  if (role !== 'owner' && role !== 'admin') throw new AppError('forbidden', 'Workspace owner or admin permission required')
-}
 
 const ERRORS = {
   400: 'the persisted or requested policy is invalid',

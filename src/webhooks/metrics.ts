@@ -1,0 +1,30 @@
+// Webhook metrics, registered on the server's Prometheus registry.
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
+
+export function createWebhookMetrics(registry: Registry, depth: () => Promise<number>) {
+  const registers = [registry]
+  return {
+    deliveries: new Counter({
+      name: 'tandem_webhook_deliveries_total',
+      help: 'webhook delivery attempts by outcome: delivered, retry (will be tried again), failed (given up)',
+      labelNames: ['status'] as const,
+      registers,
+    }),
+    latency: new Histogram({
+      name: 'tandem_webhook_delivery_seconds',
+      help: 'time from an event being recorded to its delivery (2xx answer)',
+      buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 300, 3600],
+      registers,
+    }),
+    depth: new Gauge({
+      name: 'tandem_webhook_outbox_depth',
+      help: 'pending webhook deliveries in the outbox (counted up to 100,000 at each scrape)',
+      registers,
+      async collect() {
+        this.set(await depth().catch(() => 0))
+      },
+    }),
+  }
+}
+
+export type WebhookMetrics = ReturnType<typeof createWebhookMetrics>
