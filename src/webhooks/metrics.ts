@@ -1,5 +1,10 @@
 // Webhook metrics, registered on the server's Prometheus registry.
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
+// prom-client's parts one by one, as src/infra/metrics.ts does: its index loads the Pushgateway
+// (http, https, zlib) and more, which a plain start must not pay for.
+import type { Registry } from 'prom-client'
+import Counter from 'prom-client/lib/counter.js'
+import Gauge from 'prom-client/lib/gauge.js'
+import Histogram from 'prom-client/lib/histogram.js'
 
 export function createWebhookMetrics(registry: Registry, depth: () => Promise<number>) {
   const registers = [registry]

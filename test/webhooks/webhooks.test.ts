@@ -126,7 +126,9 @@ describe('webhooks', () => {
     const hook = await register(r.url, ['rows.inserted'])
     const db = await asset(h, { workspaceId: w.workspaceId, type: 'database', title: 'rows', database: { provider: 'pglite' } })
     await grant(h, db.id, w.users.member, 'edit')
-    await registryOf(h.server.deps).database({ id: db.id, provider: 'pglite' }).run({ text: 'CREATE TABLE notes (id int primary key, body text)', values: [] })
+    const database = registryOf(h.server.deps).database({ id: db.id, provider: 'pglite' })
+    await database.ready() // PGlite's start can outlast a request's wait on a loaded machine
+    await database.run({ text: 'CREATE TABLE notes (id int primary key, body text)', values: [] })
     const insert = await call(h, 'POST', `/api/v0/databases/${db.id}/data/notes`, { key: w.keys.member, body: { data: [{ id: 1, body: 'a' }, { id: 2, body: 'b' }] } })
     expect(insert.status).toBe(200)
     await eventually(() => expect(r.accepted).toHaveLength(1), 20_000)
