@@ -6,10 +6,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ADMIN_ENDPOINT_FILE } from '../../src/admin/endpoint.js'
-import { runAdmin } from '../../src/cli/admin.js'
 import { loadConfig, type Config } from '../../src/infra/config.js'
 import { startTandem, type Harness } from '../helpers/tandem.js'
-import { call } from './helpers.js'
+import { admin, call } from './helpers.js'
 
 let h: Harness | undefined
 let dir: string | undefined
@@ -20,11 +19,6 @@ afterEach(async () => {
   dir = undefined
 })
 
-async function admin(config: Config, ...args: string[]): Promise<{ code: number; out: string }> {
-  const lines: string[] = []
-  const code = await runAdmin(args, config, (s) => lines.push(s))
-  return { code, out: lines.join('\n') }
-}
 const json = async (config: Config, ...args: string[]) => {
   const r = await admin(config, ...args, '--json')
   expect(r.code).toBe(0)

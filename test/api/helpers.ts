@@ -5,6 +5,8 @@ import { createAsset, setGrant, type Asset, type Grant } from '../../src/control
 import { controlPlane } from '../../src/plane.js'
 import { createUser } from '../../src/control/users.js'
 import { createWorkspace, setMember } from '../../src/control/workspaces.js'
+import { runAdmin } from '../../src/cli/admin.js'
+import type { Config } from '../../src/infra/config.js'
 import type { Harness } from '../helpers/tandem.js'
 
 export interface Reply {
@@ -65,4 +67,11 @@ export async function grant(h: Harness, assetId: string, user: string, g: Grant 
 
 export async function asset(h: Harness, a: Parameters<typeof createAsset>[1]): Promise<Asset> {
   return createAsset((await controlPlane(h.server.deps)).store, a, Date.now())
+}
+
+/** `tandem admin ARGS` run in this process (through a running server's endpoint when there is one): exit code and output. */
+export async function admin(config: Config, ...args: string[]): Promise<{ code: number; out: string }> {
+  const lines: string[] = []
+  const code = await runAdmin(args, config, (s) => lines.push(s))
+  return { code, out: lines.join('\n') }
 }

@@ -4,9 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { runAdmin } from '../../src/cli/admin.js'
-import { loadConfig, type Config } from '../../src/infra/config.js'
-import { call } from '../api/helpers.js'
+import { loadConfig } from '../../src/infra/config.js'
+import { admin, call } from '../api/helpers.js'
 import { startTandem, type Harness } from '../helpers/tandem.js'
 
 let h: Harness | undefined
@@ -17,12 +16,6 @@ afterEach(async () => {
   if (dir) await rm(dir, { recursive: true, force: true })
   dir = undefined
 })
-
-async function admin(config: Config, ...args: string[]): Promise<{ code: number; out: string }> {
-  const lines: string[] = []
-  const code = await runAdmin(args, config, (s) => lines.push(s))
-  return { code, out: lines.join('\n') }
-}
 
 describe('tandem admin webhooks', () => {
   it('creates, lists and deletes webhooks offline and through a running server', async () => {
