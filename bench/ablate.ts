@@ -1,4 +1,5 @@
 // `node --import tsx bench/ablate.ts [--variants full,relay,...] [--rounds 3] [--rooms 250] [--duration 8]
+//   [--clients-per-room 4] [--rate 2]   (fan-out: --rooms 1 --clients-per-room 200 --rate 1)
 //   [--server-node-args --cpu-prof,--cpu-prof-dir=DIR]`
 // Attributes the server's CPU per update in the rooms scenario by ablation: the full path and each
 // variant with one part taken away (bench/lib/ablate-hook.ts, a bench-only patch loaded into the
@@ -45,7 +46,7 @@ for (const n of names) if (!VARIANTS[n]) throw new Error(`unknown variant ${n}; 
 const rounds = num(flags, 'rounds') ?? 3
 const size = {
   rooms: num(flags, 'rooms') ?? 250,
-  clientsPerRoom: 4,
+  clientsPerRoom: num(flags, 'clients-per-room') ?? 4,
   rate: num(flags, 'rate') ?? 2,
   awarenessHz: 0,
   durationSec: num(flags, 'duration') ?? 8,
