@@ -61,6 +61,8 @@ interface Sample {
   usPerUpdate: number
   mainUsPerUpdate: number
   allocBytesPerUpdate: number | null
+  /** main-thread GC pause µs per update, by GC kind */
+  gcUsPerUpdate: Record<string, number>
   ratio: number | null
   foreign: number | null
 }
@@ -72,6 +74,8 @@ async function runOne(name: string): Promise<Sample> {
   Object.assign(process.env, v.env ?? {}, { TANDEM_BENCH_ABLATE: v.ablate ?? '' })
   let counting = false
   let allocated = 0
+  /** main-thread GC pause ms by kind (s: scavenge, mc/ms: mark-compact) over the window */
+  const pauses = new Map<string, number>()
   let first = 0
   let last = 0
   let peer: RunningPeer | null = null
@@ -85,6 +89,7 @@ async function runOne(name: string): Promise<Sample> {
       log: (chunk) => {
         if (!counting) return
         for (const m of chunk.matchAll(/allocated=(\d+)/g)) allocated += Number(m[1])
+        for (const m of chunk.matchAll(/pause=([\d.]+) mutator=[\d.]+ gc=(\w+)/g)) pauses.set(m[2]!, (pauses.get(m[2]!) ?? 0) + Number(m[1]))
       },
     })
     const res = await runTraffic('rooms', peer, size, {
@@ -106,6 +111,7 @@ async function runOne(name: string): Promise<Sample> {
       usPerUpdate: ((m.serverCpuSec ?? NaN) * 1e6) / sent,
       mainUsPerUpdate: ((m.serverMainThreadCpuSec ?? NaN) * 1e6) / sent,
       allocBytesPerUpdate: spanUpdates > 0 ? allocated / spanUpdates : null,
+      gcUsPerUpdate: spanUpdates > 0 ? Object.fromEntries([...pauses].map(([k, ms]) => [k, Math.round((ms * 1e4) / spanUpdates) / 10])) : {},
       ratio: m.deliveryRatio ?? null,
       foreign: m.foreignLoadServerCore ?? null,
     }
@@ -129,7 +135,7 @@ async function main(): Promise<void> {
       const s = await runOne(n)
       samples.get(n)!.push(s)
       process.stderr.write(
-        `round ${r} ${n}: ${s.usPerUpdate.toFixed(1)} µs/update (main ${s.mainUsPerUpdate.toFixed(1)}), ${s.allocBytesPerUpdate?.toFixed(0)} B/update, delivery ${s.ratio}, foreign ${s.foreign}, load ${loadavg()[0]!.toFixed(2)}\n`,
+        `round ${r} ${n}: ${s.usPerUpdate.toFixed(1)} µs/update (main ${s.mainUsPerUpdate.toFixed(1)}), ${s.allocBytesPerUpdate?.toFixed(0)} B/update, GC pause µs/update ${JSON.stringify(s.gcUsPerUpdate)}, delivery ${s.ratio}, foreign ${s.foreign}, load ${loadavg()[0]!.toFixed(2)}\n`,
       )
     }
   }

@@ -10,8 +10,8 @@
 //   nometrics   prom-client's inc/dec/set/observe are no-ops
 //   nosinks     the group committer gets no sinks (webhooks' per-cycle marks)
 //   nowrite     the store's appendMany numbers the writes and returns without writing
-// Each patched method is a copy of the product's with the one part removed; a change to the
-// product's method must be mirrored here (bench/ablate.ts checks the full path against them all).
+// Each patched method is a copy of the product's with the one part removed: a change to the
+// product's method must be mirrored here, or the variant measures old code.
 import Counter from 'prom-client/lib/counter.js'
 import Gauge from 'prom-client/lib/gauge.js'
 import Histogram from 'prom-client/lib/histogram.js'
