@@ -6,7 +6,8 @@
 // the bus is a message not yet received, never a seq that will not exist.
 //
 // PgDocStore.appendMany uses it for writes without firstSeq (cluster mode).
-import type { UpdateEntry } from '../doc-store.js'
+import type { StoreMark, UpdateEntry } from '../doc-store.js'
+import { withMarks } from './marks-sql.js'
 
 /** A pool, or a store's one-statement runner: each call is one statement on its own. */
 export interface Queryable {
@@ -51,7 +52,7 @@ const buf = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)
  * statement and returns the seqs assigned per document, in doc_id order. `cycleId` must be unique in the cluster
  * (node id + counter): a caller that lost the answer asks findCycle before retrying.
  */
-export async function appendAssigningSeqs(pool: Queryable, writes: AssignWrite[], cycleId: string): Promise<Assigned[]> {
+export async function appendAssigningSeqs(pool: Queryable, writes: AssignWrite[], cycleId: string, marks: readonly StoreMark[] = []): Promise<Assigned[]> {
   const perDoc = new Map<string, UpdateEntry[]>()
   for (const w of writes) {
     if (w.entries.length === 0) continue
@@ -81,7 +82,7 @@ export async function appendAssigningSeqs(pool: Queryable, writes: AssignWrite[]
       eAttrs.push(e.attrs ? JSON.stringify(e.attrs) : null)
     })
   }
-  const { rows } = await pool.query<{ doc_id: string; last_seq: string; n: string }>(APPEND_SQL, [docs, counts, eDoc, eIdx, eUser, eAt, eBody, cycleId, eAttrs])
+  const { rows } = await pool.query<{ doc_id: string; last_seq: string; n: string }>(...withMarks(APPEND_SQL, [docs, counts, eDoc, eIdx, eUser, eAt, eBody, cycleId, eAttrs], marks))
   const byDoc = new Map(rows.map((r) => [r.doc_id, r]))
   return docs.map((docId) => {
     const r = byDoc.get(docId)!

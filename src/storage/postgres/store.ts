@@ -6,6 +6,7 @@ import type { PgPool } from '../../pg/pool.js'
 import { randomUUID } from 'node:crypto'
 import { assignsSeqs, type AppendedSeqs, type Attributes, type AppendWrite, type DocState, type DocStore, type Snapshot, type StoredUpdate, type StoreMark, type UpdateEntry } from '../doc-store.js'
 import { appendAssigningSeqs, findCycle, type Assigned } from './assign-seqs.js'
+import { withMarks } from './marks-sql.js'
 import { QueryTimeoutError, isUnavailable, storageError } from './errors.js'
 
 const LOG_PAGE_ROWS = 500
@@ -160,18 +161,17 @@ export class PgDocStore implements DocStore {
 
   async appendMany(writes: AppendWrite[], cycleId?: string): Promise<AppendedSeqs[]> {
     const marks = writes.flatMap((w) => w.marks ?? [])
-    if (marks.length > 0) return this.withMarks(marks).appendMany(writes.map(({ marks: _m, ...w }) => w), cycleId)
-    if (assignsSeqs(writes)) return this.appendAssigning(writes, cycleId ?? `${randomUUID()}`)
+    if (assignsSeqs(writes)) return this.appendAssigning(writes, cycleId ?? `${randomUUID()}`, marks)
     const seqs = writes.map(({ docId, firstSeq, entries }) => ({ docId, firstSeq: firstSeq!, lastSeq: firstSeq! + entries.length - 1 }))
     const rows = writes.flatMap(({ docId, firstSeq, entries }) => entries.map((e, i) => ({ docId, seq: firstSeq! + i, ...e })))
     if (rows.length === 0) return seqs
     try {
-      await this.run(APPEND_SQL, columns(rows))
+      await this.run(...withMarks(APPEND_SQL, columns(rows), marks))
     } catch (err) {
       if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw storageError(err)
       // A retried cycle whose first attempt committed but whose answer was lost (connection
       // dropped after COMMIT): rows already there must be these very rows; the rest go in now.
-      await this.appendMissing(rows)
+      await this.appendMissing(rows, marks)
     }
     return seqs
   }
@@ -181,11 +181,11 @@ export class PgDocStore implements DocStore {
    * answer is lost (connection dropped, timeout) the cycle may still have committed: it is looked
    * up by its id, so a retry never appends it a second time under new seqs.
    */
-  private async appendAssigning(writes: AppendWrite[], cycleId: string): Promise<AppendedSeqs[]> {
+  private async appendAssigning(writes: AppendWrite[], cycleId: string, marks: StoreMark[]): Promise<AppendedSeqs[]> {
     const db = { query: async <R extends object>(text: string, params: unknown[]) => ({ rows: await this.run<R>(text, params) }) }
     let assigned
     try {
-      assigned = await appendAssigningSeqs(db, writes, cycleId)
+      assigned = await appendAssigningSeqs(db, writes, cycleId, marks)
     } catch (err) {
       if (!(err instanceof QueryTimeoutError || isUnavailable(err))) throw storageError(err)
       const found = await findCycle(db, cycleId).catch(() => null)
@@ -195,7 +195,7 @@ export class PgDocStore implements DocStore {
     return seqsPerWrite(writes, assigned)
   }
 
-  private async appendMissing(rows: PendingRow[]): Promise<void> {
+  private async appendMissing(rows: PendingRow[], marks: StoreMark[]): Promise<void> {
     const existing = await this.query<Row>(
       `SELECT u.doc_id, u.seq, u.user_id, u.at_ms, u.body, u.attrs FROM doc_updates u
          JOIN unnest($1::text[], $2::bigint[]) AS k(doc_id, seq) ON u.doc_id = k.doc_id AND u.seq = k.seq`,
@@ -210,8 +210,8 @@ export class PgDocStore implements DocStore {
         throw new Error(`append conflict: ${r.docId} already has a different update at seq ${r.seq}`)
       }
     }
-    if (missing.length === 0) return
-    await this.query(APPEND_SQL, columns(missing))
+    if (missing.length === 0) return // the first attempt committed them, and the marks with them
+    await this.query(...withMarks(APPEND_SQL, columns(missing), marks))
   }
 
   async writeSnapshot(docId: string, snapshot: Snapshot): Promise<void> {
@@ -251,24 +251,6 @@ export class PgDocStore implements DocStore {
       'INSERT INTO doc_meta (doc_id, name, value) VALUES ($1, $2, $3) ON CONFLICT (doc_id, name) DO UPDATE SET value = excluded.value',
       [docId, name, buf(value)],
     )
-  }
-
-  /**
-   * This store with every append statement also inserting `marks`: a data-modifying CTE put in
-   * front of the statement, so marks commit exactly when the entries do (and a retried cycle finds
-   * them there already).
-   */
-  private withMarks(marks: StoreMark[]): PgDocStore {
-    const marked = Object.create(this) as PgDocStore
-    const keys = marks.map((m) => m.key)
-    const values = marks.map((m) => m.value)
-    marked.run = <R extends object>(text: string, params: unknown[]) => {
-      if (!/^\s*WITH\s/i.test(text) || !/INSERT INTO doc_updates/.test(text)) return this.run<R>(text, params)
-      const n = params.length
-      const mk = `WITH doc_marks_in AS (INSERT INTO doc_marks (key, value) SELECT * FROM unnest($${n + 1}::text[], $${n + 2}::text[]) ON CONFLICT (key) DO NOTHING),`
-      return this.run<R>(text.replace(/^\s*WITH\s/i, mk + ' '), [...params, keys, values])
-    }
-    return marked
   }
 
   async *readMarks(prefix: string): AsyncIterable<StoreMark> {
