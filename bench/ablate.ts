@@ -36,6 +36,7 @@ const VARIANTS: Record<string, Variant> = {
   nounchanged: { what: 'the unchanged-update check', ablate: 'nounchanged' },
   noscan: { what: 'the structural scan', ablate: 'noscan' },
   noapply: { what: 'Y.applyUpdate (and the unchanged check)', ablate: 'noapply' },
+  nodefer: { what: 'the deferred apply: every update applied as it arrives', ablate: 'nodefer' },
   uws: { what: 'Tandem: the bare uWS relay peer (bench/peers/uws-relay.mjs), the floor of socket work', peer: 'relay' },
   relay: { what: 'everything after the frame decode: room relays the frame (no scan, Y.Doc, store, commit)', ablate: 'relay' },
 }

@@ -10,6 +10,7 @@
 //   nometrics   prom-client's inc/dec/set/observe are no-ops
 //   nosinks     the group committer gets no sinks (webhooks' per-cycle marks)
 //   nowrite     the store's appendMany numbers the writes and returns without writing
+//   nodefer     every update applied to the document as it arrives (no deferred apply)
 // Each patched method is a copy of the product's with the one part removed: a change to the
 // product's method must be mirrored here, or the variant measures old code.
 import Counter from 'prom-client/lib/counter.js'
@@ -25,7 +26,7 @@ import { LevelDocStore } from '../../src/storage/leveldb/store.js'
 import type { AppendedSeqs, AppendWrite } from '../../src/storage/doc-store.js'
 
 const off = new Set((process.env.TANDEM_BENCH_ABLATE ?? '').split(',').filter(Boolean))
-const known = ['relay', 'noapply', 'noscan', 'nounchanged', 'nometrics', 'nosinks', 'nowrite']
+const known = ['relay', 'noapply', 'noscan', 'nounchanged', 'nometrics', 'nosinks', 'nowrite', 'nodefer']
 for (const a of off) if (!known.includes(a)) throw new Error(`ablate-hook: unknown ablation ${a}`)
 
 // The room's private state, as this copy of its methods touches it.
@@ -40,6 +41,8 @@ interface RoomInternals {
   doc: Y.Doc
 }
 const proto = Room.prototype as unknown as Record<string, unknown>
+
+if (off.has('nodefer')) proto.defer = () => false
 
 if (off.has('relay')) {
   proto.receiveUpdate = function (this: RoomInternals, peer: { socket: unknown }, update: Uint8Array) {

@@ -17,7 +17,8 @@ export class RemoteOrigin {
 
 export interface RoomLinkOptions {
   docId: string
-  doc: Y.Doc
+  /** the room's document, read at each use (the room applies its deferred updates first) */
+  doc: () => Y.Doc
   awareness: awarenessProtocol.Awareness
   /** the seq the room loaded up to */
   lastSeq: number
@@ -69,7 +70,7 @@ export class RoomLink {
   private handlers(): FollowHandlers {
     return {
       onUpdate: (m) => {
-        Y.applyUpdate(this.o.doc, m.update, new RemoteOrigin(m.node))
+        Y.applyUpdate(this.o.doc(), m.update, new RemoteOrigin(m.node))
         this.o.broadcast(m.update)
       },
       onAwareness: (m) => awarenessProtocol.applyAwarenessUpdate(this.o.awareness, m.update, new RemoteOrigin(m.node)),
@@ -78,7 +79,7 @@ export class RoomLink {
         const missed = await readMissed(this.o.store, this.o.docId, fromSeq)
         if (missed.updates.length && !this.closed) {
           const update = missed.updates.length === 1 ? missed.updates[0]! : Y.mergeUpdates(missed.updates)
-          Y.applyUpdate(this.o.doc, update, new RemoteOrigin('storage'))
+          Y.applyUpdate(this.o.doc(), update, new RemoteOrigin('storage'))
           this.o.broadcast(update)
         }
         return missed.head

@@ -123,7 +123,7 @@ export class RoomRegistry implements DocService {
         const { bus, remote } = this.o.cluster
         const link = await RoomLink.open({
           docId,
-          doc: room.doc,
+          doc: () => room.doc,
           awareness: room.awareness,
           lastSeq: room.headSeq,
           store: this.o.store,

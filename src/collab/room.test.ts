@@ -243,6 +243,95 @@ describe('Room updates that change nothing', () => {
   })
 })
 
+describe('Deferred apply', () => {
+  /** What a document holds: its state vector and every root's content (encodings may split structs differently). */
+  const content = (d: Y.Doc) => ({
+    sv: Object.fromEntries(Y.decodeStateVector(Y.encodeStateVector(d))),
+    t: d.getText('t').toString(),
+    m: d.getMap('m').toJSON(),
+    x: d.getXmlFragment('x').toString(),
+  })
+
+  /** Edits of three clients, each an update, as editors make them (typing, deleting, map sets, nested types). */
+  function editStream(seed: number, count: number): Uint8Array[] {
+    let x = seed
+    const rand = () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+    const docs = [1, 2, 3].map((id) => {
+      const d = new Y.Doc()
+      d.clientID = id
+      return d
+    })
+    const out: Uint8Array[] = []
+    for (let i = 0; i < count; i++) {
+      const d = docs[Math.floor(rand() * 3)]!
+      const sv = Y.encodeStateVector(d)
+      const t = d.getText('t')
+      const r = rand()
+      if (r < 0.5 || t.length === 0) t.insert(Math.floor(rand() * (t.length + 1)), String.fromCharCode(97 + (i % 26)))
+      else if (r < 0.7) t.delete(Math.floor(rand() * t.length), 1)
+      else if (r < 0.85) d.getMap('m').set(`k${i % 5}`, i)
+      else if (r < 0.95) d.getXmlFragment('x').insert(0, [new Y.XmlElement('p')])
+      else (d.getXmlFragment('x').get(0) as Y.XmlElement | undefined)?.insert(0, [new Y.XmlText(`n${i}`)])
+      const u = Y.encodeStateAsUpdate(d, sv)
+      out.push(u)
+      // the others catch up with it now and then (whole states: no holes), so origins cross clients
+      for (const o of docs) if (o !== d && rand() < 0.7) Y.applyUpdate(o, Y.encodeStateAsUpdate(d))
+    }
+    for (const a of docs) for (const b of docs) if (a !== b) Y.applyUpdate(b, Y.encodeStateAsUpdate(a))
+    return out
+  }
+
+  it('ends with the document an eager Y.Doc gets, stores each change once and reloads the same, with updates reordered, re-sent and read meanwhile', async () => {
+    for (const seed of [1, 2, 3, 4]) {
+      const { room, store, peer } = setup(new MemoryDocStore(), `o/fuzz-${seed}/main`)
+      const watcher = peer()
+      const eager = new Y.Doc()
+      let x = seed * 7919
+      const rand = () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+      const stream = editStream(seed, 300)
+      const sent: Uint8Array[] = []
+      const waits: Promise<void>[] = []
+      for (let i = 0; i < stream.length; i++) {
+        // now and then a later update first (a hole), a re-send, or a read of the document
+        if (rand() < 0.1 && i + 1 < stream.length) [stream[i], stream[i + 1]] = [stream[i + 1]!, stream[i]!]
+        const batch = [stream[i]!]
+        if (rand() < 0.1) batch.push(sent[rand() < 0.5 ? sent.length - 1 - Math.floor(rand() * Math.min(3, sent.length)) : Math.floor(rand() * sent.length)] ?? stream[i]!)
+        for (const u of batch) {
+          sent.push(u)
+          Y.applyUpdate(eager, u)
+          waits.push(room.applyUpdate(u, 'ann', null))
+        }
+        if (rand() < 0.05) expect(content(room.doc)).toEqual(content(eager))
+      }
+      await Promise.all(waits)
+      expect(content(room.doc)).toEqual(content(eager))
+      // what peers were sent and what was stored rebuild the same document
+      const fromPeers = new Y.Doc()
+      for (const m of watcher.s.sent) Y.applyUpdate(fromPeers, (decodeMessage(m) as { update: Uint8Array }).update)
+      expect(content(fromPeers)).toEqual(content(eager))
+      const again = setup(store, `o/fuzz-${seed}/main`).room
+      await again.load()
+      expect(content(again.doc)).toEqual(content(eager))
+      // a re-sent update never reaches the log twice
+      const log: Uint8Array[] = []
+      for await (const e of store.readLog(`o/fuzz-${seed}/main`)) log.push(e.update)
+      expect(log.length).toBeGreaterThan(200)
+      const distinct = new Set(log.map((u) => Buffer.from(u).toString('base64')))
+      expect(distinct.size).toBe(log.length)
+    }
+  })
+
+  it('a join after deferred updates gets all of them in its sync answer', async () => {
+    const { room, peer } = setup()
+    const a = peer()
+    for (let i = 0; i < 5; i++) await room.applyUpdate(insert(`w${i}`, 10 + i), 'ann', a.p)
+    const late = new MemorySocket()
+    room.join(new Peer(late, { sub: 'late', org: 'o', doc: 'd', branch: 'main', acc: 'r', exp: 9e9, jti: '' }))
+    const step1 = decodeMessage(late.sent[0]!) as { stateVector: Uint8Array }
+    expect(Y.decodeStateVector(step1.stateVector).size).toBe(5)
+  })
+})
+
 describe('Group commit across rooms', () => {
   it('writes the updates of every room that arrived together in one store call, in order per room', async () => {
     const store = new MemoryDocStore()

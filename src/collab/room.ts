@@ -2,6 +2,9 @@
 // queued for the process's group commit (one storage write per cycle across rooms), and only
 // broadcast once written, so nothing a client has seen from another can be lost by a crash.
 // Updates that change nothing (already known, deleting nothing new) are neither stored nor sent.
+// An update the scan proves new and safe to integrate is queued without being applied: the
+// document takes it, with every other such update, in one transaction when someone reads it
+// (a join, a REST read, a snapshot) or enough have gathered (see applyDeferred).
 import * as awarenessProtocol from 'y-protocols/awareness'
 import * as Y from 'yjs'
 import { AppError } from '../infra/errors.js'
@@ -9,7 +12,7 @@ import type { Logger } from '../infra/log.js'
 import type { Metrics } from '../infra/metrics.js'
 import { CLOSE } from '../protocol/close-codes.js'
 import { encodeAwareness, encodePermissionDenied, encodeSyncStep1, encodeSyncStep2, encodeUpdate } from '../protocol/messages.js'
-import { scanUpdate } from '../protocol/update-scan.js'
+import { scanUpdate, UpdateShape } from '../protocol/update-scan.js'
 import type { AppendedSeqs, AppendWrite, Attributes, DocStore, UpdateEntry } from '../storage/doc-store.js'
 import { checkAwarenessUpdate } from './awareness-update.js'
 import { FullStateCache } from './full-state-cache.js'
@@ -50,14 +53,22 @@ interface Pending extends UpdateEntry {
 
 const EMPTY_UPDATE_MAX = 2 // an update with no structs and no deletions encodes as [0, 0]
 
+/** Deferred updates a room holds before it applies them anyway (their bytes count in maxDocBytes too). */
+const MAX_DEFERRED = 512
+const MAX_DEFERRED_BYTES = 1 << 20 // 1 MiB
+
+/** The scan's findings about the update being ingested (one per process: ingest is synchronous). */
+const shape = new UpdateShape()
+
 /** How often, at most, a room looks for peers past the backpressure limit after broadcasting. */
 const SLOW_PEER_CHECK_MS = 1000
 /** Sync answers larger than this go out paced (fragments, each after a drain). */
 const PACED_SYNC_BYTES = 64 * 1024
 
 export class Room implements CommitSource {
-  readonly doc = new Y.Doc()
-  readonly awareness = new awarenessProtocol.Awareness(this.doc)
+  /** the document without the deferred updates; read it through `doc` */
+  private readonly ydoc = new Y.Doc()
+  readonly awareness = new awarenessProtocol.Awareness(this.ydoc)
   readonly peers = new Set<Peer>()
   /** transient holders (REST calls, API reads) keeping the room loaded */
   holds = 0
@@ -75,6 +86,16 @@ export class Room implements CommitSource {
   private changed = false
   /** counts document changes, so a paced sync knows whether it must catch its peer up */
   private version = 0
+  /**
+   * Updates queued (and, once written, broadcast) like any other but not applied to the document
+   * yet. Each one was proven new (it extends some client's clock past everything known) and
+   * unable to fail in Yjs (UpdateShape.integrable), so applying it later cannot change what the
+   * room decided about it. One Yjs transaction for many updates costs a fraction of one per update.
+   */
+  private deferred: Uint8Array[] = []
+  private deferredBytes = 0
+  /** per client, the clock past everything known: the document's, raised by the deferred updates (null: none deferred) */
+  private deferredClocks: Map<number, number> | null = null
   /** peers receiving a paced sync answer, outside the room's topic meanwhile */
   private pacing = new Set<Peer>()
   private awarenessChanged = new Set<number>()
@@ -85,7 +106,7 @@ export class Room implements CommitSource {
     this.fullState = new FullStateCache(() => encodeSyncStep2(Y.encodeStateAsUpdate(this.doc)), o.fullStateKeepMs ?? 0)
     this.awareness.setLocalState(null)
     // afterTransaction, not 'update': an 'update' listener makes Yjs encode every transaction.
-    this.doc.on('afterTransaction', (tr: Y.Transaction) => {
+    this.ydoc.on('afterTransaction', (tr: Y.Transaction) => {
       if (!transactionChanged(tr)) return
       this.changed = true
       this.version++
@@ -124,6 +145,12 @@ export class Room implements CommitSource {
     return this.o.docId
   }
 
+  /** The document with every accepted update applied (deferred ones are applied first). */
+  get doc(): Y.Doc {
+    if (this.deferred.length > 0) this.applyDeferred()
+    return this.ydoc
+  }
+
   /** the highest seq this room wrote or loaded */
   get headSeq(): number {
     return this.lastSeq
@@ -145,9 +172,9 @@ export class Room implements CommitSource {
   /** Rebuilds the document from storage. Runs once, before any peer joins. */
   async load(seedFrom?: () => Promise<Uint8Array | null>, seedUser = 'system'): Promise<void> {
     const state = await this.o.store.load(this.o.docId)
-    Y.transact(this.doc, () => {
-      if (state.snapshot) Y.applyUpdate(this.doc, state.snapshot.state)
-      for (const u of state.updates) Y.applyUpdate(this.doc, u.update)
+    Y.transact(this.ydoc, () => {
+      if (state.snapshot) Y.applyUpdate(this.ydoc, state.snapshot.state)
+      for (const u of state.updates) Y.applyUpdate(this.ydoc, u.update)
     })
     this.lastSeq = state.lastSeq
     this.snapshotSeq = state.snapshot?.seq ?? 0
@@ -308,7 +335,7 @@ export class Room implements CommitSource {
     try {
       // Checked whole first: Yjs may integrate structs before it fails on a truncated delete set.
       // The scan reads what Y.decodeUpdate reads without building its objects (half the CPU).
-      scanUpdate(update)
+      scanUpdate(update, shape)
     } catch {
       throw new AppError('malformed_message', 'malformed Yjs update')
     }
@@ -316,6 +343,7 @@ export class Room implements CommitSource {
       throw new AppError('doc_too_large', `document would exceed ${this.o.maxDocBytes} bytes`)
     }
     const receivedAt = performance.now()
+    if (this.defer(update)) return this.queue(update, user, origin, attrs, receivedAt)
     const pendingBefore = pendingState(this.doc)
     this.changed = false
     try {
@@ -332,12 +360,68 @@ export class Room implements CommitSource {
       this.o.metrics.updatesUnchanged.inc()
       return null
     }
+    return this.queue(update, user, origin, attrs, receivedAt)
+  }
+
+  private queue(update: Uint8Array, user: string, origin: Peer | null, attrs: Attributes | undefined, receivedAt: number): Pending {
     this.approxBytes += update.length
     const queued: Pending = { user, at: this.o.now(), update, origin, receivedAt }
     if (attrs) queued.attrs = attrs // absent otherwise: the common case stores nothing more
     this.pending.push(queued)
     this.o.committer.enqueue(this)
     return queued
+  }
+
+  /**
+   * Defers a scanned update (shape) when it is safe to and certainly changes the document: some
+   * client's structs reach past everything the document and the deferred updates hold. Such an
+   * update is new whether Yjs integrates it or keeps it pending for a missing dependency, so the
+   * unchanged check would pass it anyway. Anything else (a deletion alone, a re-send, a parent by
+   * id) is applied now, after the deferred ones.
+   */
+  private defer(update: Uint8Array): boolean {
+    if (!shape.integrable) return false
+    const store = this.ydoc.store as unknown as Y.Doc['store'] & { pendingStructs: unknown; pendingDs: unknown }
+    // Pending structs could hold what this update's clocks seem to add: let Yjs judge.
+    if (store.pendingStructs !== null || store.pendingDs !== null) return false
+    const clocks = (this.deferredClocks ??= new Map())
+    const r = shape.ranges
+    let grows = false
+    for (let i = 0; i < r.length; i += 3) {
+      const known = clocks.get(r[i]!) ?? Y.getState(store, r[i]!)
+      if (r[i + 2]! > known) grows = true
+    }
+    if (!grows) return false
+    for (let i = 0; i < r.length; i += 3) {
+      const known = clocks.get(r[i]!) ?? Y.getState(store, r[i]!)
+      if (r[i + 2]! > known) clocks.set(r[i]!, r[i + 2]!)
+    }
+    this.deferred.push(update)
+    this.deferredBytes += update.length
+    this.version++
+    this.fullState.invalidate()
+    if (this.deferred.length >= MAX_DEFERRED || this.deferredBytes >= MAX_DEFERRED_BYTES) this.applyDeferred()
+    return true
+  }
+
+  /** Applies the deferred updates in one transaction, in the order they were accepted. */
+  private applyDeferred(): void {
+    const updates = this.deferred
+    this.deferred = []
+    this.deferredBytes = 0
+    this.deferredClocks = null
+    const doc = this.ydoc
+    Y.transact(doc, () => {
+      for (const u of updates) {
+        try {
+          Y.applyUpdate(doc, u)
+        } catch (err) {
+          // Proven impossible by the scan (update-scan.test.ts); should Yjs still refuse one, the
+          // others go on, and the log keeps it as written.
+          this.o.log.error({ err, docId: this.o.docId }, 'a deferred update could not be applied')
+        }
+      }
+    }, 'deferred')
   }
 
   /** Resolves when every update applied so far is durable. */
@@ -491,13 +575,15 @@ export class Room implements CommitSource {
       peer.close(code, reason)
     }
     this.fullState.invalidate()
+    this.deferred = []
+    this.deferredClocks = null
     if (exiting) {
       clearInterval(this.awareness._checkInterval)
       return
     }
     // Destroys the awareness too (y-protocols listens for its document's destroy; room.test.ts
     // checks it): destroying it first as well cost a second round of its events per room.
-    this.doc.destroy()
+    this.ydoc.destroy()
   }
 }
 

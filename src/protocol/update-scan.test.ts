@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { scanUpdate } from './update-scan.js'
+import { scanUpdate, UpdateShape } from './update-scan.js'
 
 /** Updates with every kind of content Yjs encodes: strings, formats, embeds, any, JSON, binary, types, subdocs, deletions, GC. */
 function corpus(): Uint8Array[] {
@@ -100,5 +100,126 @@ describe('scanUpdate', () => {
     const nullOpts = Uint8Array.of(1, 1, 1, 0, 9, 1, 1, 120, 1, 103, 126, 0)
     expect(accepts(() => Y.decodeUpdate(nullOpts))).toBe(false)
     expect(() => scanUpdate(nullOpts)).toThrow()
+  })
+
+  it('reports each client\'s clock range exactly as Y.decodeUpdate reads it', () => {
+    const shape = new UpdateShape()
+    for (const u of corpus()) {
+      scanUpdate(u, shape)
+      const byClient = new Map<number, [number, number]>()
+      for (const s of Y.decodeUpdate(u).structs) {
+        const r = byClient.get(s.id.client)
+        byClient.set(s.id.client, [r ? r[0] : s.id.clock, s.id.clock + s.length])
+      }
+      const ranges: number[] = []
+      for (const [client, [first, end]] of byClient) ranges.push(client, first, end)
+      expect(shape.ranges).toEqual(ranges)
+    }
+  })
+
+  it('calls integrable the edits editors make: typing, map sets, inserts between other clients\' items', () => {
+    const shape = new UpdateShape()
+    const a = new Y.Doc()
+    a.clientID = 1
+    const b = new Y.Doc()
+    b.clientID = 2
+    const edit = (d: Y.Doc, fn: () => void) => {
+      const sv = Y.encodeStateVector(d)
+      fn()
+      const u = Y.encodeStateAsUpdate(d, sv)
+      Y.applyUpdate(d === a ? b : a, u)
+      return u
+    }
+    const updates = [
+      edit(a, () => a.getText('t').insert(0, 'hello')),
+      edit(a, () => a.getText('t').insert(5, '!')),
+      edit(b, () => b.getText('t').insert(2, 'XY')), // between two of a's characters
+      edit(b, () => b.getMap('m').set('k', 1)),
+      edit(a, () => a.getMap('m').set('k', 2)), // overwrites b's entry: origin in another client
+      edit(a, () => a.getXmlFragment('x').insert(0, [new Y.XmlElement('p')])),
+    ]
+    for (const u of updates) {
+      scanUpdate(u, shape)
+      expect(shape.integrable).toBe(true)
+    }
+  })
+
+  it('does not call integrable what only the document can judge: a parent named by id, a Skip, an origin ahead of its item, no structs', () => {
+    const shape = new UpdateShape()
+    const d = new Y.Doc()
+    d.clientID = 1
+    d.getXmlFragment('x').insert(0, [new Y.XmlElement('p')])
+    const sv = Y.encodeStateVector(d)
+    ;(d.getXmlFragment('x').get(0) as Y.XmlElement).insert(0, [new Y.XmlText('in an empty element')])
+    scanUpdate(Y.encodeStateAsUpdate(d, sv), shape) // parent: the element's item id
+    expect(shape.integrable).toBe(false)
+    // two updates of one client merged with a hole between them carry a Skip
+    const e = new Y.Doc()
+    e.clientID = 7
+    const parts: Uint8Array[] = []
+    for (const s of ['a', 'b', 'c']) {
+      const before = Y.encodeStateVector(e)
+      e.getMap('m').set(s, s)
+      parts.push(Y.encodeStateAsUpdate(e, before))
+    }
+    scanUpdate(Y.mergeUpdates([parts[0]!, parts[2]!]), shape)
+    expect(shape.integrable).toBe(false)
+    // client 1, clock 0, a string item whose origin is (1, 5): its own client, ahead of it
+    const ahead = Uint8Array.of(1, 1, 1, 0, 0x84, 1, 5, 1, 120, 0)
+    expect(accepts(() => Y.decodeUpdate(ahead))).toBe(true)
+    scanUpdate(ahead, shape)
+    expect(shape.integrable).toBe(false)
+    scanUpdate(Uint8Array.of(0, 0), shape)
+    expect(shape.integrable).toBe(false)
+    expect(shape.ranges).toEqual([])
+  })
+
+  it('updates called integrable apply without throwing, alone or many in one transaction, over thousands of mutated updates', () => {
+    const rand = prng(Number(process.env.FUZZ_SEED ?? 7))
+    const base = corpus()
+    const shape = new UpdateShape()
+    const seed = Y.encodeStateAsUpdate((() => {
+      const d = new Y.Doc()
+      d.clientID = 1
+      for (const u of base) Y.applyUpdate(d, u)
+      d.clientID = 2
+      d.getText('t').insert(2, 'other client')
+      return d
+    })())
+    const innocent = (d: Y.Doc) => {
+      const e = new Y.Doc()
+      e.clientID = 3
+      Y.applyUpdate(e, Y.encodeStateAsUpdate(d))
+      const sv = Y.encodeStateVector(e)
+      e.getText('t').insert(1, 'z')
+      e.getText('t').delete(0, 1)
+      return Y.encodeStateAsUpdate(e, sv)
+    }
+    let tried = 0
+    let d = new Y.Doc()
+    let batch: Uint8Array[] = []
+    for (let i = 0; i < Number(process.env.FUZZ_N ?? 30_000); i++) {
+      const u = base[Math.floor(rand() * base.length)]!.slice()
+      const flips = 1 + Math.floor(rand() * 3)
+      // small values mostly: they keep the update decodable while moving clocks, clients and flags
+      for (let f = 0; f < flips; f++) u[Math.floor(rand() * u.length)] = Math.floor(rand() * (rand() < 0.8 ? 40 : 256))
+      if (!accepts(() => scanUpdate(u, shape)) || !shape.integrable) continue
+      tried++
+      if (tried % 40 === 1) {
+        d = new Y.Doc()
+        Y.applyUpdate(d, seed)
+      }
+      if (tried % 2 === 0) {
+        if (!accepts(() => Y.applyUpdate(d, u))) throw new Error(`integrable but throws: [${Array.from(u)}]`)
+      } else batch.push(u)
+      if (batch.length === 5) {
+        const b = batch
+        batch = []
+        if (!accepts(() => Y.transact(d, () => b.forEach((x) => Y.applyUpdate(d, x))))) throw new Error(`integrable batch throws: ${JSON.stringify(b.map((x) => Array.from(x)))}`)
+        // what the document keeps pending afterwards must not break the next client's update
+        if (!accepts(() => Y.applyUpdate(d, innocent(d)))) throw new Error(`a later update throws after ${JSON.stringify(b.map((x) => Array.from(x)))}`)
+      }
+    }
+    expect(tried).toBeGreaterThan(1000)
   })
 })

@@ -51,7 +51,7 @@ async function side(id: string, docId: string): Promise<Side> {
   for (const u of state.updates) Y.applyUpdate(doc, u.update)
   const remote = new RemoteAwareness()
   const broadcasts: Uint8Array[] = []
-  const link = await RoomLink.open({ docId, doc, awareness, lastSeq: state.lastSeq, store, bus, remote, broadcast: (u) => broadcasts.push(u) })
+  const link = await RoomLink.open({ docId, doc: () => doc, awareness, lastSeq: state.lastSeq, store, bus, remote, broadcast: (u) => broadcasts.push(u) })
   cleanups.push(() => bus.close(), () => link.close())
   return {
     id,
