@@ -321,6 +321,25 @@ describe('Deferred apply', () => {
     }
   })
 
+  it('a room nobody reads holds fewer than 96 unapplied updates, however many arrive', async () => {
+    const { room, peer } = setup()
+    const a = peer()
+    const held = () => (room as unknown as { deferred: unknown[] }).deferred.length
+    let most = 0
+    const d = new Y.Doc()
+    d.clientID = 5
+    for (let i = 0; i < 400; i++) {
+      const sv = Y.encodeStateVector(d)
+      d.getMap('m').set(`k${i}`, i)
+      void room.applyUpdate(Y.encodeStateAsUpdate(d, sv), 'ann', a.p)
+      most = Math.max(most, held())
+    }
+    expect(most).toBeGreaterThanOrEqual(48) // they were deferred
+    expect(most).toBeLessThan(96)
+    await room.flushed()
+    expect(room.doc.getMap('m').size).toBe(400)
+  })
+
   it('a join after deferred updates gets all of them in its sync answer', async () => {
     const { room, peer } = setup()
     const a = peer()

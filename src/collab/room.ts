@@ -53,9 +53,13 @@ interface Pending extends UpdateEntry {
 
 const EMPTY_UPDATE_MAX = 2 // an update with no structs and no deletions encodes as [0, 0]
 
-/** Deferred updates a room holds before it applies them anyway (their bytes count in maxDocBytes too). */
-const MAX_DEFERRED = 512
-const MAX_DEFERRED_BYTES = 1 << 20 // 1 MiB
+/**
+ * Deferred updates a room holds before it applies them anyway (their bytes count in maxDocBytes
+ * too): a count drawn from [MIN, 2 MIN) at each apply, so rooms that got busy together (a
+ * thousand opened at once) do not all pay their transaction in the same turn.
+ */
+const MIN_DEFERRED = 48
+const MAX_DEFERRED_BYTES = 256 * 1024 // 256 KiB
 
 /** The scan's findings about the update being ingested (one per process: ingest is synchronous). */
 const shape = new UpdateShape()
@@ -96,6 +100,7 @@ export class Room implements CommitSource {
   private deferredBytes = 0
   /** per client, the clock past everything known: the document's, raised by the deferred updates (null: none deferred) */
   private deferredClocks: Map<number, number> | null = null
+  private deferCap = drawDeferCap()
   /** peers receiving a paced sync answer, outside the room's topic meanwhile */
   private pacing = new Set<Peer>()
   private awarenessChanged = new Set<number>()
@@ -400,7 +405,7 @@ export class Room implements CommitSource {
     this.deferredBytes += update.length
     this.version++
     this.fullState.invalidate()
-    if (this.deferred.length >= MAX_DEFERRED || this.deferredBytes >= MAX_DEFERRED_BYTES) this.applyDeferred()
+    if (this.deferred.length >= this.deferCap || this.deferredBytes >= MAX_DEFERRED_BYTES) this.applyDeferred()
     return true
   }
 
@@ -410,6 +415,7 @@ export class Room implements CommitSource {
     this.deferred = []
     this.deferredBytes = 0
     this.deferredClocks = null
+    this.deferCap = drawDeferCap()
     const doc = this.ydoc
     Y.transact(doc, () => {
       for (const u of updates) {
@@ -585,6 +591,10 @@ export class Room implements CommitSource {
     // checks it): destroying it first as well cost a second round of its events per room.
     this.ydoc.destroy()
   }
+}
+
+function drawDeferCap(): number {
+  return MIN_DEFERRED + Math.floor(Math.random() * MIN_DEFERRED)
 }
 
 /** Whether a transaction integrated structs or deleted something not deleted before. */
