@@ -1,7 +1,8 @@
 // `node --import tsx bench/floor.ts [--rounds N]`
 // The two costs every persisting Yjs server pays per update on top of the socket work (which the
 // `relay` peer measures): applying it to the document (Y.applyUpdate, bench-shaped updates into
-// 1,000 documents of 4 clients, like the rooms scenario) and appending it to the LevelDB log
+// 1,000 documents of 4 clients, like the rooms scenario: one transaction each, and 64 to a
+// transaction as Tandem's rooms apply them) and appending it to the LevelDB log
 // (LevelDocStore.appendMany, 80 entries across documents per batch, fsync off so the disk's
 // latency does not decide the batch size). CPU time of every thread (GC and LevelDB's threads
 // included) per operation, steadier than wall-clock figures on a shared machine.
@@ -53,6 +54,32 @@ for (let i = 0; i < rounds; i++) {
 }
 const applyUs = cpuUs(t0) / applied
 
+// The same updates as a room applies them now (src/collab/room.ts, deferred apply): 64 of one
+// document at a time in one transaction, into fresh documents.
+const BATCH = 64
+const batchedDocs = Array.from({ length: ROOMS }, () => new Y.Doc())
+const queues: Uint8Array[][] = batchedDocs.map(() => [])
+let batchedApplied = 0
+const applyBatch = (r: number) => {
+  const d = batchedDocs[r]!
+  const q = queues[r]!
+  Y.transact(d, () => {
+    for (const u of q) Y.applyUpdate(d, u)
+  })
+  batchedApplied += q.length
+  queues[r] = []
+}
+t0 = process.cpuUsage()
+for (let i = 0; i < rounds; i++) {
+  for (let k = 0; k < clients.length; k++) {
+    const r = Math.floor(k / PEERS)
+    queues[r]!.push(clients[k]![i]!)
+    if (queues[r]!.length === BATCH) applyBatch(r)
+  }
+}
+for (let r = 0; r < ROOMS; r++) if (queues[r]!.length) applyBatch(r)
+const batchedApplyUs = cpuUs(t0) / batchedApplied
+
 // LevelDocStore.appendMany: the same updates as log entries, one per document per write.
 const dir = await mkdtemp(join(tmpdir(), 'tandem-floor-'))
 const db = new Level<string, unknown>(join(dir, 'db'), { valueEncoding: 'json' }) as RootDb
@@ -82,6 +109,7 @@ console.log(
   JSON.stringify({
     updateBytes: clients[0]![1]!.length,
     applyCpuUsPerUpdate: +applyUs.toFixed(2),
+    batchedApplyCpuUsPerUpdate: +batchedApplyUs.toFixed(2),
     leveldbAppendCpuUsPerEntry: +appendUs.toFixed(2),
     updates: applied,
     entries: appended,
