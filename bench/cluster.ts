@@ -1,5 +1,5 @@
 // `npm run bench -- --scenario cluster [--duration S --rooms N --clients-per-room N --rate R
-// --haproxy-config FILE]`: real `tandem serve` processes over one PostgreSQL (and one redis-server
+// --haproxy-config FILE --setups haproxy,split]`: real `tandem serve` processes over one PostgreSQL (and one redis-server
 // for the cluster), three set-ups at the same load:
 //   one node      every client on one node (the baseline);
 //   haproxy       three nodes behind HAProxy running docs/cluster/haproxy.cfg (or FILE), every
@@ -20,7 +20,7 @@ import { startShippedHaproxy, type Haproxy } from '../test/helpers/haproxy.js'
 import { startPostgres } from '../test/helpers/postgres.js'
 import { freePort, startRedis } from '../test/helpers/redis.js'
 import { sharedSigningKeys, spawnTandem, type TandemProcess } from '../test/helpers/tandem-process.js'
-import { log, num, type Flags } from './lib/args.js'
+import { list, log, num, type Flags } from './lib/args.js'
 import { cpuSeconds } from './lib/proc.js'
 import { Samples, round, type Summary } from './lib/stats.js'
 
@@ -63,7 +63,8 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
   const { file, keys } = await sharedSigningKeys(dir)
   const results: ClusterResult[] = []
   try {
-    for (const setup of ['one node', 'haproxy', 'split'] as const) {
+    const setups = (list(flags, 'setups') ?? ['one node', 'haproxy', 'split']) as ClusterSetup[]
+    for (const setup of setups) {
       const n = setup === 'one node' ? 1 : 3
       const schema = `bench_cluster_${setup.replace(' ', '_')}`
       const env = {
