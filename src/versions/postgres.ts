@@ -26,17 +26,16 @@ const recordOf = (r: Row): VersionRecord => ({
   by: r.by_user,
 })
 
-// Renames only when updated_at_ms is still the expected one; answers the row as it is afterwards
-// with whether this statement changed it (a failed check answers the current row, unchanged).
+// Renames only when updated_at_ms is still the expected one. A failed check reads the current row
+// in a statement of its own: a rename racing on another node makes this UPDATE wait for its commit
+// and then fail the check, but a SELECT in the same statement would still answer the row as the
+// statement's snapshot had it (READ COMMITTED), i.e. the record before the winner's rename.
 const RENAME_SQL = `
-  WITH u AS (
-    UPDATE doc_versions SET name = $3, updated_at_ms = GREATEST($5::bigint, updated_at_ms + 1)
-     WHERE doc_id = $1 AND id = $2 AND updated_at_ms = $4
-    RETURNING ${COLUMNS}
-  )
-  SELECT ${COLUMNS}, true AS renamed FROM u
-  UNION ALL
-  SELECT ${COLUMNS}, false FROM doc_versions WHERE doc_id = $1 AND id = $2 AND NOT EXISTS (SELECT 1 FROM u)`
+  UPDATE doc_versions SET name = $3, updated_at_ms = GREATEST($5::bigint, updated_at_ms + 1)
+   WHERE doc_id = $1 AND id = $2 AND updated_at_ms = $4
+  RETURNING ${COLUMNS}`
+
+const CURRENT_SQL = `SELECT ${COLUMNS} FROM doc_versions WHERE doc_id = $1 AND id = $2`
 
 export class PgVersionStore implements VersionStore {
   constructor(private readonly pool: PgPool) {}
@@ -72,9 +71,10 @@ export class PgVersionStore implements VersionStore {
   }
 
   async rename(docId: string, id: string, name: string, expected: number, now: number): Promise<RenameResult> {
-    const [row] = await this.query<Row & { renamed: boolean }>(RENAME_SQL, [docId, id, name, expected, now])
-    if (!row) return null
-    return row.renamed ? { ok: true, record: recordOf(row) } : { ok: false, current: recordOf(row) }
+    const [renamed] = await this.query<Row>(RENAME_SQL, [docId, id, name, expected, now])
+    if (renamed) return { ok: true, record: recordOf(renamed) }
+    const [current] = await this.query<Row>(CURRENT_SQL, [docId, id])
+    return current ? { ok: false, current: recordOf(current) } : null
   }
 
   async remove(docId: string, id: string): Promise<boolean> {

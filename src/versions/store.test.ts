@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Level } from 'level'
+import pg from 'pg'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startPostgres, type PgServer } from '../../test/helpers/postgres.js'
 import type { RootDb } from '../deps.js'
@@ -79,5 +80,30 @@ describe.each(impls)('VersionStore contract: %s', (_name, make) => {
     expect(await s.state('o/d/main', record('a', 0).id)).toBeNull()
     expect((await s.list('o/d/mainx')).map((r) => r.name)).toEqual(['v c'])
     expect((await s.list('o/d2/main')).map((r) => r.name)).toEqual(['v d'])
+  })
+})
+
+describe('PgVersionStore', () => {
+  it('a rename that loses to one committed on another connection while it waited answers the winner\'s record', async () => {
+    const pgs = await (pgServer ??= startPostgres())
+    const schema = `versions_${++schemas}`
+    const pool = createPgPool({ url: pgs.url, schema, poolSize: 3 })
+    await migrate(pool, schema)
+    const other = new pg.Client({ connectionString: pgs.url })
+    await other.connect()
+    try {
+      const s = new PgVersionStore(pool)
+      await s.create('o/d/main', record('a', 10), Uint8Array.of(1))
+      // Another node's rename holds the row until it commits: ours waits, then fails its check.
+      await other.query('BEGIN')
+      await other.query(`UPDATE "${schema}".doc_versions SET name = 'winner', updated_at_ms = 11 WHERE id = $1`, [record('a', 0).id])
+      const ours = s.rename('o/d/main', record('a', 0).id, 'loser', 10, 11)
+      await new Promise((r) => setTimeout(r, 200))
+      await other.query('COMMIT')
+      expect(await ours).toEqual({ ok: false, current: { ...record('a', 10), name: 'winner', updated_at_ms: 11 } })
+    } finally {
+      await other.end()
+      await pool.end()
+    }
   })
 })
