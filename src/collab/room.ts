@@ -392,15 +392,13 @@ export class Room implements CommitSource {
     const clocks = (this.deferredClocks ??= new Map())
     const r = shape.ranges
     let grows = false
+    // A clock is raised only where the update grows, so an update that does not changes nothing.
     for (let i = 0; i < r.length; i += 3) {
-      const known = clocks.get(r[i]!) ?? Y.getState(store, r[i]!)
-      if (r[i + 2]! > known) grows = true
+      if (r[i + 2]! <= (clocks.get(r[i]!) ?? Y.getState(store, r[i]!))) continue
+      clocks.set(r[i]!, r[i + 2]!)
+      grows = true
     }
     if (!grows) return false
-    for (let i = 0; i < r.length; i += 3) {
-      const known = clocks.get(r[i]!) ?? Y.getState(store, r[i]!)
-      if (r[i + 2]! > known) clocks.set(r[i]!, r[i + 2]!)
-    }
     this.deferred.push(update)
     this.deferredBytes += update.length
     this.version++
