@@ -25,11 +25,11 @@ export class UpdateShape {
   readonly ranges: number[] = []
   /**
    * Applying the update cannot throw, whatever the document holds: no Skip, no struct or deleted
-   * range of length 0, deleted ranges sorted and apart, no parent named by id (it must hold a type, which only the document
-   * knows), and every origin of the item's own client lies before the item (an earlier clock of
-   * one client is always present before it). Origins of other clients either exist (clocks below
-   * a client's state are contiguous) or make the item wait as pending. At least one struct.
-   * Checked against Yjs by a property test (update-scan.test.ts).
+   * range of length 0, deleted ranges sorted and apart, no parent named by id (it must hold a
+   * type, which only the document knows), and every origin of the item's own client lies before
+   * the item (an earlier clock of one client is always present before it). Origins of other
+   * clients either exist (clocks below a client's state are contiguous) or make the item wait as
+   * pending. At least one struct. Checked against Yjs by a property test (update-scan.test.ts).
    */
   integrable = false
 
