@@ -33,10 +33,6 @@ const VARIANTS: Record<string, Variant> = {
   interval0: { what: 'the commit interval (TANDEM_COMMIT_INTERVAL_MS=0)', env: { TANDEM_COMMIT_INTERVAL_MS: '0' } },
   nometrics: { what: 'metrics (prom-client inc/observe no-ops)', ablate: 'nometrics' },
   nosinks: { what: 'commit sinks (webhooks per-cycle marks)', ablate: 'nosinks' },
-  nounchanged: { what: 'the unchanged-update check', ablate: 'nounchanged' },
-  noscan: { what: 'the structural scan', ablate: 'noscan' },
-  noapply: { what: 'Y.applyUpdate (and the unchanged check)', ablate: 'noapply' },
-  nodefer: { what: 'the deferred apply: every update applied as it arrives', ablate: 'nodefer' },
   uws: { what: 'Tandem: the bare uWS relay peer (bench/peers/uws-relay.mjs), the floor of socket work', peer: 'relay' },
   relay: { what: 'everything after the frame decode: room relays the frame (no scan, Y.Doc, store, commit)', ablate: 'relay' },
 }

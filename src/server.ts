@@ -6,7 +6,7 @@ import { openKeyRing } from './auth/open-keys.js'
 import { REVOKE_PREFIX, RevocationList } from './auth/revocation.js'
 import type { ClusterNode, ClusterNodeOptions } from './cluster/node.js'
 import { RemoteAwareness } from './cluster/remote-awareness.js'
-import { RoomRegistry } from './collab/registry.js'
+import { memoryBudgetBytes, RoomRegistry } from './collab/registry.js'
 import type { RestRoutes } from './collab/rest.js'
 import { enforceRevocations } from './collab/revocation-enforcer.js'
 import { createCollabApp } from './collab/uws/app.js'
@@ -123,6 +123,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       maxBackpressureBytes: config.maxBackpressureBytes,
       fullStateKeepMs: config.syncCacheMs,
       unloadDelayMs: config.roomUnloadDelayMs,
+      memoryBudgetBytes: memoryBudgetBytes(config.memoryBudgetMb),
       commitIntervalMs: config.commitIntervalMs,
       cluster: cluster && { bus: cluster.bus, leases: cluster.leases, remote, cycleIdPrefix: cluster.id },
     })

@@ -26,7 +26,7 @@ async function bigDoc(on: Harness, doc: string): Promise<{ token: string; writer
   await synced(on.provider('acme', doc, token, writer))
   for (let i = 0; i < 10; i++) writer.getText('t').insert(0, String.fromCharCode(97 + i).repeat(32 * 1024))
   const room = on.server.registry.loaded(`acme/${doc}/main`)!
-  await eventually(() => expect(room.doc.getText('t').length).toBe(writer.getText('t').length))
+  await eventually(async () => expect(await room.withDoc((d) => d.getText('t').length)).toBe(writer.getText('t').length))
   return { token, writer }
 }
 
@@ -45,7 +45,7 @@ describe('the cached full state', () => {
     await eventually(() => expect(room.holdsFullState).toBe(false), 5_000)
 
     writer.getMap('m').set('after-drop', 1)
-    await eventually(() => expect(room.doc.getMap('m').get('after-drop')).toBe(1))
+    await eventually(async () => expect(await room.withDoc((d) => d.getMap('m').get('after-drop'))).toBe(1))
     const late = await join(h, 'dropped', token)
     await eventually(() => {
       expect(late.getText('t').length).toBe(writer.getText('t').length)
@@ -65,7 +65,7 @@ describe('the cached full state', () => {
     await eventually(() => expect(Y.encodeStateVector(second)).toEqual(Y.encodeStateVector(writer)))
 
     writer.getMap('m').set('changed', true)
-    await eventually(() => expect(room.doc.getMap('m').get('changed')).toBe(true))
+    await eventually(async () => expect(await room.withDoc((d) => d.getMap('m').get('changed'))).toBe(true))
     expect(room.holdsFullState).toBe(false)
     const third = await join(forever, 'kept', token)
     await eventually(() => {

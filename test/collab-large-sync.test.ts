@@ -23,7 +23,7 @@ describe('large documents sync in paced fragments', () => {
     pw.awareness.setLocalStateField('user', { name: 'writer' })
     for (let i = 0; i < 64; i++) writer.getText('t').insert(0, String.fromCharCode(97 + (i % 26)).repeat(32 * 1024))
     const room = h.server.registry.loaded('acme/large/main')!
-    await eventually(() => expect(room.doc.getText('t').length).toBe(writer.getText('t').length))
+    await eventually(async () => expect(await room.withDoc((d) => d.getText('t').length)).toBe(writer.getText('t').length))
 
     // Several joiners at once, while the writer keeps typing.
     const joiners = Array.from({ length: 4 }, () => new Y.Doc())
@@ -55,7 +55,7 @@ describe('large documents sync in paced fragments', () => {
     await synced(pw)
     for (let i = 0; i < 256; i++) writer.getText('t').insert(0, String.fromCharCode(97 + (i % 26)).repeat(32 * 1024))
     const room = h.server.registry.loaded('acme/paused/main')!
-    await eventually(() => expect(room.doc.getText('t').length).toBe(writer.getText('t').length))
+    await eventually(async () => expect(await room.withDoc((d) => d.getText('t').length)).toBe(writer.getText('t').length))
 
     const raw = await rawClient(`${h.wsUrl}/acme/paused?yauth=${t}`)
     const socket = (raw.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket

@@ -81,7 +81,7 @@ describe.each(BACKENDS)('restart ($name)', (backend) => {
     d.getText('t').insert(0, 'last words')
     const { encodeUpdate } = await import('../src/protocol/messages.js')
     c.send(encodeUpdate(Y.encodeStateAsUpdate(d)))
-    await eventually(() => expect(h.server.registry.loaded('acme/shutdown/main')?.doc.getText('t').toString()).toBe('last words'))
+    await eventually(async () => expect(await h.server.registry.loaded('acme/shutdown/main')?.withDoc((d) => d.getText('t').toString())).toBe('last words'))
     await h.close()
     expect((await c.closed).code).toBe(1001)
     const again = await startTandem(over, { api: false }, dir)

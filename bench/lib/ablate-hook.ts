@@ -3,92 +3,29 @@
 // the loaded modules' prototypes before the server starts (the server imports the same module
 // instances), as named in TANDEM_BENCH_ABLATE (comma separated):
 //   relay       a room that only relays: the update frame goes to the room's other sockets, no
-//               scan, no Y.Doc, no storage, no group commit
-//   noapply     no Y.applyUpdate (and so no unchanged check): scanned, queued, written, broadcast
-//   noscan      no structural scan before the apply
-//   nounchanged no unchanged-update check (pending-state compare, `changed` flag): every update queued
+//               scan, no judging against the document, no storage, no group commit
 //   nometrics   prom-client's inc/dec/set/observe are no-ops
 //   nosinks     the group committer gets no sinks (webhooks' per-cycle marks)
 //   nowrite     the store's appendMany numbers the writes and returns without writing
-//   nodefer     every update applied to the document as it arrives (no deferred apply)
-// Each patched method is a copy of the product's with the one part removed: a change to the
-// product's method must be mirrored here, or the variant measures old code.
+// Only public methods and library prototypes are patched: the room's own steps are not copied here.
 import Counter from 'prom-client/lib/counter.js'
 import Gauge from 'prom-client/lib/gauge.js'
 import Histogram from 'prom-client/lib/histogram.js'
-import * as Y from 'yjs'
 import { GroupCommitter } from '../../src/collab/group-commit.js'
-import { Room } from '../../src/collab/room.js'
-import { AppError } from '../../src/infra/errors.js'
+import { Room } from '../../src/collab/room/room.js'
 import { encodeUpdate } from '../../src/protocol/messages.js'
-import { scanUpdate } from '../../src/protocol/update-scan.js'
 import { LevelDocStore } from '../../src/storage/leveldb/store.js'
 import type { AppendedSeqs, AppendWrite } from '../../src/storage/doc-store.js'
 
 const off = new Set((process.env.TANDEM_BENCH_ABLATE ?? '').split(',').filter(Boolean))
-const known = ['relay', 'noapply', 'noscan', 'nounchanged', 'nometrics', 'nosinks', 'nowrite', 'nodefer']
+const known = ['relay', 'nometrics', 'nosinks', 'nowrite']
 for (const a of off) if (!known.includes(a)) throw new Error(`ablate-hook: unknown ablation ${a}`)
 
-// The room's private state, as this copy of its methods touches it.
-interface RoomInternals {
-  o: { docId: string; maxDocBytes: number; now(): number; transport: { publish(t: string, b: Uint8Array, except?: unknown): void }; metrics: { updatesUnchanged: { inc(): void } }; committer: { enqueue(r: unknown): void } }
-  destroyed: boolean
-  approxBytes: number
-  changed: boolean
-  version: number
-  pending: object[]
-  fullState: { invalidate(): void }
-  doc: Y.Doc
-}
 const proto = Room.prototype as unknown as Record<string, unknown>
 
-if (off.has('nodefer')) proto.defer = () => false
-
 if (off.has('relay')) {
-  proto.receiveUpdate = function (this: RoomInternals, peer: { socket: unknown }, update: Uint8Array) {
-    if (!this.destroyed) this.o.transport.publish(this.o.docId, encodeUpdate(update), peer.socket)
-  }
-}
-
-if (off.has('noapply') || off.has('noscan') || off.has('nounchanged')) {
-  const apply = !off.has('noapply')
-  const scan = !off.has('noscan')
-  const check = apply && !off.has('nounchanged')
-  proto.ingest = function (this: RoomInternals, update: Uint8Array, user: string, origin: unknown, attrs: unknown) {
-    if (update.length === 2 && update[0] === 0 && update[1] === 0) {
-      this.o.metrics.updatesUnchanged.inc()
-      return null
-    }
-    if (scan) {
-      try {
-        scanUpdate(update)
-      } catch {
-        throw new AppError('malformed_message', 'malformed Yjs update')
-      }
-    }
-    if (this.approxBytes + update.length > this.o.maxDocBytes) throw new AppError('doc_too_large', 'too large')
-    const receivedAt = performance.now()
-    const store = this.doc.store as unknown as { pendingStructs: { update: Uint8Array } | null; pendingDs: Uint8Array | null }
-    const before = check ? [store.pendingStructs?.update ?? null, store.pendingDs] : null
-    this.changed = false
-    if (apply) Y.applyUpdate(this.doc, update, origin ?? 'rest')
-    if (before) {
-      const moved = before[0] !== (store.pendingStructs?.update ?? null) || before[1] !== store.pendingDs
-      if (moved) {
-        this.fullState.invalidate()
-        this.version++
-      }
-      if (!this.changed && !moved) {
-        this.o.metrics.updatesUnchanged.inc()
-        return null
-      }
-    }
-    this.approxBytes += update.length
-    const queued: Record<string, unknown> = { user, at: this.o.now(), update, origin, receivedAt }
-    if (attrs) queued.attrs = attrs
-    this.pending.push(queued)
-    this.o.committer.enqueue(this)
-    return queued
+  proto.receiveUpdate = function (this: { destroyed: boolean; docId: string; o: { transport: { publish(t: string, b: Uint8Array, except?: unknown): void } } }, peer: { socket: unknown }, update: Uint8Array) {
+    if (!this.destroyed) this.o.transport.publish(this.docId, encodeUpdate(update), peer.socket)
   }
 }
 

@@ -1,8 +1,8 @@
 // The link between one loaded room and the bus: what the room does with what other nodes
 // committed (apply, then broadcast to its own sockets), how it catches up from storage, and which
 // awareness changes it relays. A room builds one after load and closes it on unload. It touches
-// only the room's Y.Doc and Awareness and a broadcast callback, so the room's own write path
-// (validate, apply, commit, publish, acknowledge) stays where it is.
+// only the room's Awareness and its door for committed updates, so the room's own write path
+// (validate, judge, commit, publish, acknowledge) stays where it is.
 import * as awarenessProtocol from 'y-protocols/awareness'
 import * as Y from 'yjs'
 import type { DocStore } from '../storage/doc-store.js'
@@ -17,16 +17,14 @@ export class RemoteOrigin {
 
 export interface RoomLinkOptions {
   docId: string
-  /** the room's document, read at each use (the room applies its deferred updates first) */
-  doc: () => Y.Doc
+  /** takes an update committed elsewhere into the room and sends it to this node's sockets */
+  applyRemote: (update: Uint8Array, seq?: number) => void
   awareness: awarenessProtocol.Awareness
   /** the seq the room loaded up to */
   lastSeq: number
   store: DocStore
   bus: DocBus
   remote: RemoteAwareness
-  /** sends a (merged) committed update to this node's sockets of the document */
-  broadcast: (update: Uint8Array) => void
 }
 
 interface AwarenessChange {
@@ -70,8 +68,7 @@ export class RoomLink {
   private handlers(): FollowHandlers {
     return {
       onUpdate: (m) => {
-        Y.applyUpdate(this.o.doc(), m.update, new RemoteOrigin(m.node))
-        this.o.broadcast(m.update)
+        this.o.applyRemote(m.update)
       },
       onAwareness: (m) => awarenessProtocol.applyAwarenessUpdate(this.o.awareness, m.update, new RemoteOrigin(m.node)),
       onAwarenessQuery: () => this.announce(),
@@ -79,8 +76,7 @@ export class RoomLink {
         const missed = await readMissed(this.o.store, this.o.docId, fromSeq)
         if (missed.updates.length && !this.closed) {
           const update = missed.updates.length === 1 ? missed.updates[0]! : Y.mergeUpdates(missed.updates)
-          Y.applyUpdate(this.o.doc(), update, new RemoteOrigin('storage'))
-          this.o.broadcast(update)
+          this.o.applyRemote(update)
         }
         return missed.head
       },

@@ -12,7 +12,7 @@ import type { Peer } from './peer.js'
 import { expiryClockOf } from './expiry-clock.js'
 import { enforceOn } from './revocation-enforcer.js'
 import type { RoomRegistry } from './registry.js'
-import type { Room } from './room.js'
+import type { Room } from './room/room.js'
 
 export interface ConnectionDeps {
   keys: KeyRing

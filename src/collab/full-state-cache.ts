@@ -51,6 +51,11 @@ export class FullStateCache {
     this.stopTimer()
   }
 
+  /** bytes of the frame held (the memory budget counts them) */
+  get bytes(): number {
+    return this.frame?.length ?? 0
+  }
+
   /** whether a frame is held (tests, metrics) */
   get held(): boolean {
     return this.frame !== null

@@ -8,7 +8,7 @@ import type { Capability } from '../auth/capability.js'
 import { CLOSE } from '../protocol/close-codes.js'
 import { Connection, type ConnectionDeps } from './connection.js'
 import { Peer } from './peer.js'
-import type { Room } from './room.js'
+import type { Room } from './room/room.js'
 import type { PeerSocket } from './transport.js'
 
 /** What the socket adapter drives: a joined Connection, or one still waiting for its room. */

@@ -1,6 +1,7 @@
 // Loaded rooms. A room loads once (concurrent joins share the load), unloads after its last
 // holder leaves plus an idle delay, and never with unflushed updates. Shutdown is idempotent.
-import * as Y from 'yjs'
+import { getHeapStatistics } from 'node:v8'
+import type * as Y from 'yjs'
 import { AppError } from '../infra/errors.js'
 import { CLOSE } from '../protocol/close-codes.js'
 import { docIdOf, type Attributes } from '../storage/doc-store.js'
@@ -10,9 +11,16 @@ import type { Leases } from '../cluster/leases.js'
 import type { RemoteAwareness } from '../cluster/remote-awareness.js'
 import { RoomLink } from '../cluster/room-link.js'
 import { GroupCommitter } from './group-commit.js'
-import { Room, type RoomOptions } from './room.js'
+import { DocBuilds } from './room/doc-builds.js'
+import { Room, type RoomOptions } from './room/room.js'
 
 const SHUTDOWN_FLUSH_MS = 15_000
+/** Y.Docs built at once for calls that need content (each about 14x its document's size) */
+const DOC_BUILDS_AT_ONCE = 2
+/** what a live Y.Doc costs per byte of its encoded document (measured: 13-16x) */
+const Y_DOC_BYTES_PER_ENCODED_BYTE = 14
+/** what a client refused at capacity is told to wait before trying again (s) */
+const CAPACITY_RETRY_SEC = 5
 /** A snapshot write takes far less; the lease outlives a slow one and expires soon after a crash. */
 const COMPACT_LEASE_MS = 30_000
 
@@ -20,13 +28,20 @@ const COMPACT_LEASE_MS = 30_000
  * What every room gets (less its id and the writer), plus how long an idle room stays loaded.
  * The registry owns the process's one group committer unless one is given.
  */
-export type RegistryOptions = Omit<RoomOptions, 'docId' | 'committer' | 'cluster'> & {
+export type RegistryOptions = Omit<RoomOptions, 'docId' | 'committer' | 'cluster' | 'docBuilds'> & {
   unloadDelayMs: number
+  /** bytes of rooms and transient documents past which idle rooms unload and new ones are refused (0: none) */
+  memoryBudgetBytes?: number
   committer?: GroupCommitter
   /** least ms between the starts of two write cycles (GroupCommitOptions.minIntervalMs) */
   commitIntervalMs?: number
   /** cluster mode: every loaded room follows its document on the bus */
   cluster?: { bus: DocBus; leases: Leases; remote: RemoteAwareness; cycleIdPrefix: string }
+}
+
+/** --memory-budget-mb in bytes; 0 means half the V8 heap limit (a Y.Doc built for a call lives there). */
+export function memoryBudgetBytes(mb: number): number {
+  return mb > 0 ? mb * 1024 * 1024 : Math.floor(getHeapStatistics().heap_size_limit / 2)
 }
 
 export class RoomRegistry implements DocService {
@@ -38,10 +53,46 @@ export class RoomRegistry implements DocService {
   private links = new Map<string, RoomLink>()
   /** one storage write in flight for every room of the process */
   readonly committer: GroupCommitter
+  /** the process's transient Y.Docs: a few at once, the rest wait */
+  readonly docBuilds = new DocBuilds(DOC_BUILDS_AT_ONCE)
 
   constructor(private readonly o: RegistryOptions) {
     const cluster = o.cluster && { cycleIdPrefix: o.cluster.cycleIdPrefix, publish: o.cluster.bus.publish.bind(o.cluster.bus) }
     this.committer = o.committer ?? new GroupCommitter({ store: o.store, log: o.log, metrics: o.metrics, cluster, minIntervalMs: o.commitIntervalMs })
+    o.metrics.memory.used = () => this.memoryUsed()
+    o.metrics.memory.roomBytes = () => [...this.rooms.values()].map((r) => r.bytes)
+  }
+
+  /**
+   * Bytes the memory budget counts: every loaded room's document, held and unwritten updates and
+   * cached frames, what its sockets have queued, and the transient Y.Docs being used.
+   */
+  memoryUsed(): number {
+    let n = this.docBuilds.bytesInUse * Y_DOC_BYTES_PER_ENCODED_BYTE
+    for (const room of this.rooms.values()) {
+      n += room.bytes
+      for (const peer of room.peers) n += peer.socket.bufferedAmount()
+    }
+    return n
+  }
+
+  /**
+   * Before a room loads: inside the budget, or idle rooms (no socket, no hold, nothing unwritten)
+   * unload early, least recently used first, until it is; failing that the load is refused.
+   */
+  private async makeRoom(): Promise<void> {
+    const budget = this.o.memoryBudgetBytes ?? 0
+    if (budget <= 0 || this.memoryUsed() < budget) return
+    // idle rooms wait for their unload timer, in the order they became idle
+    for (const docId of [...this.unloadTimers.keys()]) {
+      const room = this.rooms.get(docId)
+      if (!room || !room.idle || room.hasUnflushed) continue
+      await this.unload(room)
+      if (!this.rooms.has(docId)) this.o.metrics.roomEvictions.inc()
+      if (this.memoryUsed() < budget) return
+    }
+    this.o.metrics.capacityRefusals.inc()
+    throw new AppError('at_capacity', 'server at capacity', { retryAfterSec: CAPACITY_RETRY_SEC })
   }
 
   get size(): number {
@@ -103,18 +154,20 @@ export class RoomRegistry implements DocService {
 
   private async load(ref: DocRef, docId: string, opener: string): Promise<Room> {
     if (this.closing) throw new AppError('unavailable', 'server is shutting down')
+    await this.makeRoom()
     const c = this.o.cluster
     const room = new Room({
       docId,
       ...this.o,
       committer: this.committer,
+      docBuilds: this.docBuilds,
       cluster: c && { watermark: (id) => c.bus.watermark(id), compactLease: (id) => c.leases.tryAcquire(`compact:${id}`, COMPACT_LEASE_MS) },
     })
     const branch = ref.branch ?? 'main'
     const seed =
       branch === 'main'
         ? undefined
-        : () => this.withDoc({ org: ref.org, doc: ref.doc, branch: 'main' }, (d) => Y.encodeStateAsUpdate(d))
+        : () => this.encodeState({ org: ref.org, doc: ref.doc, branch: 'main' })
     try {
       await room.load(seed, `fork:main:${opener}`)
       if (this.o.cluster) {
@@ -123,13 +176,12 @@ export class RoomRegistry implements DocService {
         const { bus, remote } = this.o.cluster
         const link = await RoomLink.open({
           docId,
-          doc: () => room.doc,
+          applyRemote: (update, seq) => room.applyRemote(update, seq),
           awareness: room.awareness,
           lastSeq: room.headSeq,
           store: this.o.store,
           bus,
           remote,
-          broadcast: (update) => room.remoteApplied(update),
         })
         this.links.set(docId, link)
       }
@@ -151,6 +203,8 @@ export class RoomRegistry implements DocService {
   }
 
   private async unload(room: Room): Promise<void> {
+    const timer = this.unloadTimers.get(room.docId)
+    if (timer) clearTimeout(timer)
     this.unloadTimers.delete(room.docId)
     await room.flushed()
     // Someone may have joined while the last batch was written; a failed write keeps it pending.
@@ -214,7 +268,17 @@ export class RoomRegistry implements DocService {
   async withDoc<T>(ref: DocRef, read: (doc: Y.Doc) => T | Promise<T>): Promise<T> {
     const room = await this.acquire(ref)
     try {
-      return await read(room.doc)
+      return await room.withDoc(read)
+    } finally {
+      this.release(room)
+    }
+  }
+
+  /** The document as one Yjs update, without building a Y.Doc. */
+  async encodeState(ref: DocRef): Promise<Uint8Array> {
+    const room = await this.acquire(ref)
+    try {
+      return room.encodeState()
     } finally {
       this.release(room)
     }
@@ -259,7 +323,7 @@ export class RoomRegistry implements DocService {
     for (const r of unwritten) this.o.log.error({ docId: r.docId }, 'shutdown: updates could not be written in time')
     for (const r of rooms) {
       await this.unlink(r.docId)
-      r.destroy(code, reason, exiting)
+      r.destroy(code, reason)
     }
     this.rooms.clear()
     this.o.metrics.rooms.set(0)

@@ -67,7 +67,7 @@ export const ydocRoutes: RestRoutes = {
         let awareness: Uint8Array | null = null
         try {
           try {
-            update = Y.encodeStateAsUpdate(room.doc, sv)
+            update = room.encodeState(sv)
           } catch {
             throw new AppError('bad_request', 'sv is not a valid Yjs state vector')
           }

@@ -46,6 +46,7 @@ export const SETTINGS = {
 
   // collab limits
   maxMessageBytes: s('int', 'max-message-bytes', 16 * 1024 * 1024, 'largest WebSocket message (bytes); larger closes 1009', 1024),
+  memoryBudgetMb: s('int', 'memory-budget-mb', 0, 'MiB of loaded documents, held and unwritten updates, cached sync frames and transient Y.Docs; past it idle rooms unload, then first joins get 1013 \'server at capacity\' (REST 503); 0 = half the V8 heap limit', 0),
   maxDocBytes: s('int', 'max-doc-bytes', 64 * 1024 * 1024, 'largest document state (bytes); updates growing past it are refused', 1024),
   maxBackpressureBytes: s('int', 'max-backpressure-bytes', 4 * 1024 * 1024, 'bytes queued to a slow socket before it is closed with 1013', 1024),
   idleTimeoutSec: s('int', 'idle-timeout-sec', 120, 'seconds without any frame before a socket is closed', 8),

@@ -17,6 +17,7 @@ export const ERRORS = {
   doc_too_large: { status: 413, expose: true, close: 1009 },
   malformed_message: { status: 400, expose: true, close: 4400 },
   room_full: { status: 503, expose: true, close: 1013 },
+  at_capacity: { status: 503, expose: true, close: 1013 },
   rate_limited: { status: 429, expose: true, close: 1008 },
   unavailable: { status: 503, expose: true, close: 1013 },
   not_implemented: { status: 501, expose: true },

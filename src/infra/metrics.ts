@@ -7,8 +7,17 @@ import Gauge from 'prom-client/lib/gauge.js'
 import Histogram from 'prom-client/lib/histogram.js'
 import Registry from 'prom-client/lib/registry.js'
 
+/** What the memory metrics read at each scrape; the room registry fills it in. */
+export interface MemorySource {
+  /** bytes the memory budget counts now */
+  used(): number
+  /** bytes each loaded room holds */
+  roomBytes(): number[]
+}
+
 export function createMetrics() {
   const registry = new Registry()
+  const memory: MemorySource = { used: () => 0, roomBytes: () => [] }
   let defaults: Promise<void> | undefined
   const m = {
     registry,
@@ -79,6 +88,31 @@ export function createMetrics() {
       registers: [registry],
     }),
     revocations: new Gauge({ name: 'tandem_token_revocations', help: 'records in the token deny-list held in memory', registers: [registry] }),
+    memory,
+    memoryUsed: new Gauge({
+      name: 'tandem_memory_budget_used_bytes',
+      help: 'bytes counted against --memory-budget-mb: loaded documents, held updates, unwritten updates, cached sync frames, transient Y.Docs',
+      registers: [registry],
+      collect() {
+        this.set(memory.used())
+      },
+    }),
+    roomBytes: new Histogram({
+      name: 'tandem_room_bytes',
+      help: 'bytes each loaded room holds (sampled at scrape)',
+      buckets: [1024, 16 * 1024, 128 * 1024, 1024 * 1024, 8 * 1024 * 1024, 64 * 1024 * 1024, 256 * 1024 * 1024],
+      registers: [registry],
+      collect() {
+        this.reset()
+        for (const b of memory.roomBytes()) this.observe(b)
+      },
+    }),
+    roomEvictions: new Counter({ name: 'tandem_room_evictions_total', help: 'idle rooms unloaded early to stay inside the memory budget', registers: [registry] }),
+    capacityRefusals: new Counter({
+      name: 'tandem_capacity_refusals_total',
+      help: 'first joins and REST calls refused because the memory budget was spent (1013 / 503)',
+      registers: [registry],
+    }),
   }
   m.storageHealthy.set(1)
   return m

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { scanUpdate, UpdateShape } from './update-scan.js'
+import { scanUpdate, STRUCT_STRIDE, UpdateShape } from './update-scan.js'
 
 /** Updates with every kind of content Yjs encodes: strings, formats, embeds, any, JSON, binary, types, subdocs, deletions, GC. */
 function corpus(): Uint8Array[] {
@@ -144,15 +144,15 @@ describe('scanUpdate', () => {
     }
   })
 
-  it('does not call integrable what only the document can judge: a parent named by id, a Skip, an origin ahead of its item, no structs', () => {
+  it('calls integrable a parent named by id and a Skip, but not an item naming its own later clock', () => {
     const shape = new UpdateShape()
     const d = new Y.Doc()
     d.clientID = 1
     d.getXmlFragment('x').insert(0, [new Y.XmlElement('p')])
     const sv = Y.encodeStateVector(d)
     ;(d.getXmlFragment('x').get(0) as Y.XmlElement).insert(0, [new Y.XmlText('in an empty element')])
-    scanUpdate(Y.encodeStateAsUpdate(d, sv), shape) // parent: the element's item id
-    expect(shape.integrable).toBe(false)
+    scanUpdate(Y.encodeStateAsUpdate(d, sv), shape) // parent: the element's item id, an earlier clock
+    expect(shape.integrable).toBe(true)
     // two updates of one client merged with a hole between them carry a Skip
     const e = new Y.Doc()
     e.clientID = 7
@@ -163,15 +163,32 @@ describe('scanUpdate', () => {
       parts.push(Y.encodeStateAsUpdate(e, before))
     }
     scanUpdate(Y.mergeUpdates([parts[0]!, parts[2]!]), shape)
-    expect(shape.integrable).toBe(false)
+    expect(shape.integrable).toBe(true)
+    expect(shape.structs.filter((_, i) => i % STRUCT_STRIDE === 1)).toEqual([0, 2]) // the Skip is no struct
     // client 1, clock 0, a string item whose origin is (1, 5): its own client, ahead of it
     const ahead = Uint8Array.of(1, 1, 1, 0, 0x84, 1, 5, 1, 120, 0)
     expect(accepts(() => Y.decodeUpdate(ahead))).toBe(true)
     scanUpdate(ahead, shape)
     expect(shape.integrable).toBe(false)
     scanUpdate(Uint8Array.of(0, 0), shape)
-    expect(shape.integrable).toBe(false)
+    expect(shape.integrable).toBe(true)
     expect(shape.ranges).toEqual([])
+  })
+
+  it('reports each struct with the ids it needs of other clients, and every deleted range', () => {
+    const shape = new UpdateShape()
+    const a = new Y.Doc()
+    a.clientID = 1
+    a.getText('t').insert(0, 'ab')
+    const b = new Y.Doc()
+    b.clientID = 2
+    Y.applyUpdate(b, Y.encodeStateAsUpdate(a))
+    const sv = Y.encodeStateVector(b)
+    b.getText('t').insert(1, 'X') // between a's (1, 0) and (1, 1)
+    b.getText('t').delete(0, 1)
+    scanUpdate(Y.encodeStateAsUpdate(b, sv), shape)
+    expect(shape.structs).toEqual([2, 0, 1, 1, 0, 1, 1])
+    expect(shape.deletes).toEqual([1, 0, 1])
   })
 
   it('updates called integrable apply without throwing, alone or many in one transaction, over thousands of mutated updates', () => {

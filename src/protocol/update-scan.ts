@@ -2,8 +2,9 @@
 // readers, exactly as `Y.decodeUpdate` would, but builds no Item, ID or content objects. It must
 // accept precisely what decoding accepts: Yjs integrates structs before it reads the delete set,
 // so an update that fails late must be refused before `Y.applyUpdate` sees it. On request it also
-// reports the update's shape (clock ranges per client, whether integrating it can fail), which
-// lets a room tell a new update from a known one without applying it (room.ts, deferred apply).
+// reports the update's shape (clock ranges per client, each struct's dependencies, the deleted
+// ranges, whether integrating it can fail), which lets a room judge an update against a document
+// it holds encoded, without a Y.Doc (collab/room/doc-state.ts).
 import * as decoding from 'lib0/decoding'
 
 const BITS5 = 31
@@ -16,6 +17,9 @@ const TYPE_REF_XML_ELEMENT = 3
 const TYPE_REF_XML_HOOK = 5
 const TYPE_REF_MAX = 6
 
+/** Numbers per struct in UpdateShape.structs. */
+export const STRUCT_STRIDE = 7
+
 /**
  * What a scan learned about an update's structs, filled in place (one instance is reused: the
  * scan allocates nothing per update).
@@ -24,17 +28,27 @@ export class UpdateShape {
   /** per client with structs: client, first clock, end clock (exclusive), flattened */
   readonly ranges: number[] = []
   /**
-   * Applying the update cannot throw, whatever the document holds: no Skip, no struct or deleted
-   * range of length 0, deleted ranges sorted and apart, no parent named by id (it must hold a
-   * type, which only the document knows), and every origin of the item's own client lies before
-   * the item (an earlier clock of one client is always present before it). Origins of other
-   * clients either exist (clocks below a client's state are contiguous) or make the item wait as
-   * pending. At least one struct. Checked against Yjs by a property test (update-scan.test.ts).
+   * Every struct but Skips, in update order, STRUCT_STRIDE numbers each: client, clock, length,
+   * then the ids it needs of other clients before it can be integrated (origin, then right origin
+   * or the parent's item), each as client and clock, -1 when absent.
+   */
+  readonly structs: number[] = []
+  /** deleted ranges: client, clock, length, flattened */
+  readonly deletes: number[] = []
+  /**
+   * Applying the update cannot throw, whatever the document holds: no struct or deleted range of
+   * length 0, deleted ranges sorted and apart, and every origin or parent id of the item's own
+   * client lies before the item (an earlier clock of one client is always present before it).
+   * Ids of other clients either exist (clocks below a client's state are contiguous) or make the
+   * item wait as pending; a parent id naming something other than a type makes Yjs collect the
+   * item (a GC struct), never throw. Checked against Yjs by a property test (update-scan.test.ts).
    */
   integrable = false
 
   reset(): void {
     this.ranges.length = 0
+    this.structs.length = 0
+    this.deletes.length = 0
     this.integrable = false
   }
 }
@@ -42,8 +56,8 @@ export class UpdateShape {
 /** Throws where `Y.decodeUpdate` would throw; returns normally for a well-formed update. */
 export function scanUpdate(update: Uint8Array, shape?: UpdateShape): void {
   shape?.reset()
+  const structsOut = shape?.structs
   let integrable = true
-  let structsSeen = 0
   const d = decoding.createDecoder(update)
   const clients = decoding.readVarUint(d)
   for (let i = 0; i < clients; i++) {
@@ -58,32 +72,51 @@ export function scanUpdate(update: Uint8Array, shape?: UpdateShape): void {
       // with flags is an item with no valid content, refused below).
       if (info === 10 || ref === 0) {
         const len = decoding.readVarUint(d) // Skip or GC length
-        if (info === 10 || len === 0) integrable = false
+        if (len === 0) integrable = false
+        if (info !== 10) structsOut?.push(client, clock, len, -1, -1, -1, -1)
         clock += len
         continue
       }
-      if ((info & BIT8) === BIT8 && readId(d, client) >= clock) integrable = false // origin
-      if ((info & BIT7) === BIT7 && readId(d, client) >= clock) integrable = false // right origin
+      let oc = -1
+      let ok = -1
+      let rc = -1
+      let rk = -1
+      if ((info & BIT8) === BIT8) {
+        oc = decoding.readVarUint(d)
+        ok = decoding.readVarUint(d)
+        if (oc === client && ok >= clock) integrable = false
+      }
+      if ((info & BIT7) === BIT7) {
+        rc = decoding.readVarUint(d)
+        rk = decoding.readVarUint(d)
+        if (rc === client && rk >= clock) integrable = false
+      }
       if ((info & (BIT7 | BIT8)) === 0) {
         // parent: a root type's name, or the id of the item holding the parent type
         if (decoding.readVarUint(d) === 1) decoding.readVarString(d)
         else {
-          readId(d, -1)
-          integrable = false
+          rc = decoding.readVarUint(d)
+          rk = decoding.readVarUint(d)
+          if (rc === client && rk >= clock) integrable = false
         }
         if ((info & BIT6) === BIT6) decoding.readVarString(d) // parentSub (map key)
       }
       const len = scanContent(d, ref)
       if (len === 0) integrable = false
+      if (structsOut) {
+        // only ids of other clients are dependencies: the client's own earlier clocks come first
+        if (oc === client) oc = ok = -1
+        if (rc === client) rc = rk = -1
+        structsOut.push(client, clock, len, oc, ok, rc, rk)
+      }
       clock += len
     }
-    structsSeen += structs
     if (shape && structs > 0) shape.ranges.push(client, first, clock)
   }
   // delete set: per client, (clock, length) ranges
   const dsClients = decoding.readVarUint(d)
   for (let i = 0; i < dsClients; i++) {
-    decoding.readVarUint(d) // client
+    const client = decoding.readVarUint(d)
     const ranges = decoding.readVarUint(d)
     let end = 0
     for (let j = 0; j < ranges; j++) {
@@ -92,16 +125,10 @@ export function scanUpdate(update: Uint8Array, shape?: UpdateShape): void {
       // Yjs re-encodes the ranges it keeps pending as deltas: empty or unsorted ones break that.
       if (len === 0 || clock < end) integrable = false
       end = clock + len
+      shape?.deletes.push(client, clock, len)
     }
   }
-  if (shape) shape.integrable = integrable && structsSeen > 0
-}
-
-/** Reads an id; its clock when it names `client`, -1 otherwise. */
-function readId(d: decoding.Decoder, client: number): number {
-  const idClient = decoding.readVarUint(d)
-  const clock = decoding.readVarUint(d)
-  return idClient === client ? clock : -1
+  if (shape) shape.integrable = integrable
 }
 
 /** Reads an item's content; returns its length in clock units, as Yjs counts it. */

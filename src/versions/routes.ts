@@ -68,7 +68,7 @@ export function versionRoutes(versions: VersionStore, created: VersionCreated = 
           let seq: number
           try {
             await room.flushed()
-            state = Y.encodeStateAsUpdate(room.doc)
+            state = room.encodeState()
             seq = room.headSeq
           } finally {
             registry.release(room)

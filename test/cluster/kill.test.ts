@@ -51,7 +51,7 @@ it.skipIf(!hasPgDocStore)('writers on three nodes, one SIGKILLed mid-write, thre
     const doc = new Y.Doc()
     const awareness = new awarenessProtocol.Awareness(doc)
     const state = await store.load(docId)
-    const link = await RoomLink.open({ docId, doc: () => doc, awareness, lastSeq: state.lastSeq, store, bus, remote: new RemoteAwareness(), broadcast: () => undefined })
+    const link = await RoomLink.open({ docId, applyRemote: (u) => Y.applyUpdate(doc, u), awareness, lastSeq: state.lastSeq, store, bus, remote: new RemoteAwareness() })
     return { id, bus, doc, link, n: 0 }
   }))
   let lostTotal = 0

@@ -51,7 +51,18 @@ async function side(id: string, docId: string): Promise<Side> {
   for (const u of state.updates) Y.applyUpdate(doc, u.update)
   const remote = new RemoteAwareness()
   const broadcasts: Uint8Array[] = []
-  const link = await RoomLink.open({ docId, doc: () => doc, awareness, lastSeq: state.lastSeq, store, bus, remote, broadcast: (u) => broadcasts.push(u) })
+  const link = await RoomLink.open({
+    docId,
+    applyRemote: (u) => {
+      Y.applyUpdate(doc, u)
+      broadcasts.push(u)
+    },
+    awareness,
+    lastSeq: state.lastSeq,
+    store,
+    bus,
+    remote,
+  })
   cleanups.push(() => bus.close(), () => link.close())
   return {
     id,

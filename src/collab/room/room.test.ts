@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { createLogger } from '../infra/log.js'
-import { createMetrics } from '../infra/metrics.js'
-import { decodeMessage } from '../protocol/messages.js'
-import { MemoryDocStore } from '../storage/memory.js'
-import { GroupCommitter } from './group-commit.js'
-import { Peer } from './peer.js'
+import { createLogger } from '../../infra/log.js'
+import { createMetrics } from '../../infra/metrics.js'
+import { decodeMessage } from '../../protocol/messages.js'
+import { MemoryDocStore } from '../../storage/memory.js'
+import { GroupCommitter } from '../group-commit.js'
+import { Peer } from '../peer.js'
+import { DocBuilds } from './doc-builds.js'
 import { Room } from './room.js'
-import { LoopTransport, type PeerSocket } from './transport.js'
+import { LoopTransport, type PeerSocket } from '../transport.js'
 
 class MemorySocket implements PeerSocket {
   sent: Uint8Array[] = []
@@ -34,6 +35,7 @@ function setup(
     docId,
     store,
     committer,
+    docBuilds: new DocBuilds(2),
     transport: new LoopTransport(),
     log: createLogger('silent'),
     metrics: createMetrics(),
@@ -53,6 +55,9 @@ function setup(
   return { room, store, peer, committer }
 }
 
+/** The room's document as a Y.Doc would show it. */
+const textOf = (room: Room, name = 't') => room.withDoc((d) => d.getText(name).toString())
+
 const insert = (text: string, clientID: number) => {
   const d = new Y.Doc()
   d.clientID = clientID
@@ -61,27 +66,20 @@ const insert = (text: string, clientID: number) => {
 }
 
 describe('Room', () => {
-  it('destroy closes every peer with the code and destroys the document and its awareness (its check timer with it)', () => {
+  it('destroy closes every peer with the code, frees the document and destroys its awareness (its check timer with it)', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length
+    const before = timers()
     const { room, peer } = setup()
+    await room.applyUpdate(insert('held', 1), 'ann', null)
     const a = peer()
+    expect(timers()).toBe(before + 1) // the awareness's outdated-state check
     let awarenessDestroyed = 0
     room.awareness.on('destroy', () => awarenessDestroyed++)
     room.destroy(1001, 'bye')
     expect(a.s.closedWith).toBe(1001)
-    expect(room.doc.isDestroyed).toBe(true)
     expect(awarenessDestroyed).toBe(1)
-  })
-
-  it('destroy before the process exits closes every peer and stops the awareness timer, leaving the document to the exit', () => {
-    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length
-    const before = timers()
-    const { room, peer } = setup()
-    const a = peer()
-    expect(timers()).toBe(before + 1) // the awareness's outdated-state check
-    room.destroy(1012, 'service restart', true)
-    expect(a.s.closedWith).toBe(1012)
     expect(timers()).toBe(before) // nothing left that keeps the process alive
-    expect(room.doc.isDestroyed).toBe(false)
+    expect(room.bytes).toBeLessThan(200) // the document is dropped
   })
 
   it('writes a tick of updates in one batch, then sends one merged message to everyone', async () => {
@@ -118,7 +116,7 @@ describe('Room', () => {
     const { room, store } = setup()
     const good = insert('hello', 1)
     expect(() => room.applyUpdate(good.subarray(0, good.length - 3), 'ann', null)).toThrow(/malformed/)
-    expect(room.doc.getText('t').toString()).toBe('')
+    expect(await textOf(room)).toBe('')
     expect((await store.load('o/d/main')).lastSeq).toBe(0)
   })
 
@@ -149,14 +147,15 @@ describe('Room', () => {
     expect(state.updates.map((u) => u.seq)).toEqual([4])
     const again = setup(store).room
     await again.load()
-    expect(Y.encodeStateVector(again.doc)).toEqual(Y.encodeStateVector(room.doc))
+    expect(again.encodeState()).toEqual(room.encodeState())
+    expect(await again.withDoc((d) => Y.encodeStateVector(d))).toEqual(await room.withDoc((d) => Y.encodeStateVector(d)))
   })
 
-  it('tells a read-only peer its change was refused and applies nothing', () => {
+  it('tells a read-only peer its change was refused and applies nothing', async () => {
     const { room, peer } = setup()
     const r = peer('r')
     room.receiveUpdate(r.p, insert('nope', 1), false)
-    expect(room.doc.getText('t').toString()).toBe('')
+    expect(await textOf(room)).toBe('')
     expect(Array.from(r.s.sent[0]!.subarray(0, 2))).toEqual([2, 0])
   })
 })
@@ -221,7 +220,7 @@ describe('Room updates that change nothing', () => {
     }
     expect((await store.load('o/d/main')).updates).toHaveLength(2)
     expect(b.s.sent).toHaveLength(2)
-    expect(room.doc.getText('t').toString()).toBe('ello')
+    expect(await textOf(room)).toBe('ello')
   })
 
   it('an update waiting for a missing dependency is stored once, and its re-send is not', async () => {
@@ -236,10 +235,10 @@ describe('Room updates that change nothing', () => {
     await room.applyUpdate(second, 'ann', null)
     expect((await store.load('o/d/main')).updates).toHaveLength(1)
     await room.applyUpdate(Y.encodeStateAsUpdate(d), 'ann', null)
-    expect(room.doc.getText('t').toString()).toBe('ab')
+    expect(await textOf(room)).toBe('ab')
     const again = setup(store).room
     await again.load()
-    expect(again.doc.getText('t').toString()).toBe('ab')
+    expect(await textOf(again)).toBe('ab')
   })
 })
 
@@ -301,17 +300,17 @@ describe('Deferred apply', () => {
           Y.applyUpdate(eager, u)
           waits.push(room.applyUpdate(u, 'ann', null))
         }
-        if (rand() < 0.05) expect(content(room.doc)).toEqual(content(eager))
+        if (rand() < 0.05) expect(await room.withDoc(content)).toEqual(content(eager))
       }
       await Promise.all(waits)
-      expect(content(room.doc)).toEqual(content(eager))
+      expect(await room.withDoc(content)).toEqual(content(eager))
       // what peers were sent and what was stored rebuild the same document
       const fromPeers = new Y.Doc()
       for (const m of watcher.s.sent) Y.applyUpdate(fromPeers, (decodeMessage(m) as { update: Uint8Array }).update)
       expect(content(fromPeers)).toEqual(content(eager))
       const again = setup(store, `o/fuzz-${seed}/main`).room
       await again.load()
-      expect(content(again.doc)).toEqual(content(eager))
+      expect(await again.withDoc(content)).toEqual(content(eager))
       // a re-sent update never reaches the log twice
       const log: Uint8Array[] = []
       for await (const e of store.readLog(`o/fuzz-${seed}/main`)) log.push(e.update)
@@ -321,10 +320,10 @@ describe('Deferred apply', () => {
     }
   })
 
-  it('a room nobody reads holds fewer than 96 unapplied updates, however many arrive', async () => {
+  it('a room nobody reads merges what it holds in batches: fewer than 64 updates unmerged, however many arrive', async () => {
     const { room, peer } = setup()
     const a = peer()
-    const held = () => (room as unknown as { deferred: unknown[] }).deferred.length
+    const held = () => (room as unknown as { state: { tail: unknown[] } }).state.tail.length
     let most = 0
     const d = new Y.Doc()
     d.clientID = 5
@@ -334,10 +333,10 @@ describe('Deferred apply', () => {
       void room.applyUpdate(Y.encodeStateAsUpdate(d, sv), 'ann', a.p)
       most = Math.max(most, held())
     }
-    expect(most).toBeGreaterThanOrEqual(48) // they were deferred
-    expect(most).toBeLessThan(96)
+    expect(most).toBeGreaterThanOrEqual(48) // they were held unmerged
+    expect(most).toBeLessThan(64)
     await room.flushed()
-    expect(room.doc.getMap('m').size).toBe(400)
+    expect(await room.withDoc((doc) => doc.getMap('m').size)).toBe(400)
   })
 
   it('a join after deferred updates gets all of them in its sync answer', async () => {

@@ -1,0 +1,83 @@
+// Compaction: the log since the last snapshot is folded into a new snapshot covering what is
+// durable, with the document's garbage collected (deleted content dropped, as a Y.Doc with gc
+// keeps it), so the encoded state tracks live content rather than the whole past. Without a
+// deletion since the last snapshot there is nothing to collect and no Y.Doc is built. While
+// updates are held for a missing dependency no snapshot is written: it could not carry them
+// apart from the served state, and the log still holds them.
+import type { Logger } from '../../infra/log.js'
+import type { DocStore } from '../../storage/doc-store.js'
+import type { DocBuilds } from './doc-builds.js'
+import type { DocState } from './doc-state.js'
+
+/** A snapshot write takes far less; the lease outlives a slow one and expires soon after a crash. */
+export interface ClusterCompaction {
+  /** the bus watermark: every seq up to it applied here, so a snapshot may cover it */
+  watermark(docId: string): number | undefined
+  /** the document's compaction lease (null: another node compacts it now; skip) */
+  compactLease(docId: string): Promise<{ release(): Promise<void> } | null>
+}
+
+export interface CompactionOptions {
+  docId: string
+  store: DocStore
+  log: Logger
+  now: () => number
+  builds: DocBuilds
+  cluster?: ClusterCompaction
+  state: () => DocState
+  /** the served state was replaced by its collected form */
+  collected: () => void
+}
+
+export class Compaction {
+  private snapshotSeq = 0
+  private running: Promise<void> | null = null
+
+  constructor(private readonly o: CompactionOptions) {}
+
+  loaded(snapshotSeq: number): void {
+    this.snapshotSeq = snapshotSeq
+  }
+
+  /** Compacts when `threshold` updates were logged since the last snapshot; `sized` learns the new size. */
+  maybeCompact(lastSeq: number, threshold: number, sized: (bytes: number) => void): Promise<void> | void {
+    if (lastSeq - this.snapshotSeq < threshold || this.running) return
+    return this.compact(lastSeq, sized)
+  }
+
+  compact(lastSeq: number, sized: (bytes: number) => void): Promise<void> {
+    this.running ??= this.run(lastSeq, sized).finally(() => (this.running = null))
+    return this.running
+  }
+
+  private async run(lastSeq: number, sized: (bytes: number) => void): Promise<void> {
+    if (!this.o.cluster) return this.write(lastSeq, sized)
+    // Once per cluster: two nodes with the document loaded would write the same snapshot twice.
+    const lease = await this.o.cluster.compactLease(this.o.docId).catch(() => null)
+    if (!lease) return
+    try {
+      // Another node's seq below ours may not be applied yet here: cover only the watermark.
+      await this.write(this.o.cluster.watermark(this.o.docId) ?? 0, sized)
+    } finally {
+      await lease.release().catch(() => undefined)
+    }
+  }
+
+  private async write(seq: number, sized: (bytes: number) => void): Promise<void> {
+    const state = this.o.state()
+    if (seq <= this.snapshotSeq || state.heldCount > 0) return
+    try {
+      const served = state.full()
+      let snapshot = served
+      if (state.deletionsSinceCompaction > 0) {
+        snapshot = await this.o.builds.collect(served)
+        if (this.o.state().replaceCollected(served, snapshot)) this.o.collected()
+      }
+      await this.o.store.writeSnapshot(this.o.docId, { seq, at: this.o.now(), state: snapshot })
+      this.snapshotSeq = seq
+      sized(snapshot.length)
+    } catch (err) {
+      this.o.log.error({ err, docId: this.o.docId }, 'snapshot write failed; the log still holds every update')
+    }
+  }
+}

@@ -1,0 +1,51 @@
+// Transient Y.Docs: a room holds its document encoded, and builds a live one only for calls that
+// need content (REST JSON views, history, compaction). Each costs about 14 times the encoded size
+// while it lives, so only a few are built at once; the rest wait their turn.
+import * as Y from 'yjs'
+
+export class DocBuilds {
+  private running = 0
+  private readonly waiting: (() => void)[] = []
+  /** encoded bytes of the documents being built or used now (the memory budget counts them, times 14) */
+  bytesInUse = 0
+
+  constructor(private readonly concurrency: number) {}
+
+  /** Runs `use` with a Y.Doc built from `state`, destroyed after. */
+  async with<T>(state: () => Uint8Array, use: (doc: Y.Doc) => T | Promise<T>): Promise<T> {
+    await this.turn()
+    const update = state() // read when our turn comes: what was accepted while we waited is in it
+    const doc = new Y.Doc()
+    this.bytesInUse += update.length
+    try {
+      Y.applyUpdate(doc, update)
+      return await use(doc)
+    } finally {
+      this.bytesInUse -= update.length
+      doc.destroy()
+      this.done()
+    }
+  }
+
+  /** The document with its garbage collected: deleted content dropped, as a Y.Doc with gc keeps it. */
+  collect(update: Uint8Array): Promise<Uint8Array> {
+    return this.with(
+      () => update,
+      (doc) => Y.encodeStateAsUpdate(doc),
+    )
+  }
+
+  private async turn(): Promise<void> {
+    if (this.running < this.concurrency) {
+      this.running++
+      return
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve))
+  }
+
+  private done(): void {
+    const next = this.waiting.shift()
+    if (next) next() // the slot passes on
+    else this.running--
+  }
+}

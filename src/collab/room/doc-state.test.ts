@@ -1,0 +1,192 @@
+import { describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+import { scanUpdate, UpdateShape } from '../../protocol/update-scan.js'
+import { DocState } from './doc-state.js'
+
+/** Deterministic PRNG (mulberry32) so a failure reproduces. */
+function prng(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const shape = new UpdateShape()
+const feed = (s: DocState, u: Uint8Array) => {
+  scanUpdate(u, shape)
+  expect(shape.integrable).toBe(true)
+  return s.accept(u, shape)
+}
+
+/**
+ * What a document shows: every root type's JSON, XML as its string. Text without its formatting:
+ * a Y.Doc applying remote changes deletes formatting marks it finds redundant, on its own, so two
+ * documents with the same updates may differ there (clients do the same cleanup themselves).
+ */
+function content(d: Y.Doc): unknown {
+  return {
+    t: d.getText('t').toString(),
+    m: d.getMap('m').toJSON(),
+    a: d.getArray('a').toJSON(),
+    x: d.getXmlFragment('x').toString(),
+  }
+}
+
+const served = (s: DocState) => {
+  const d = new Y.Doc()
+  Y.applyUpdate(d, s.full())
+  return d
+}
+
+/** One random edit by `d`: text with formatting, maps, arrays of nested types, XML, deletions. */
+function edit(d: Y.Doc, rand: () => number): void {
+  const t = d.getText('t')
+  const r = rand()
+  if (r < 0.3) t.insert(Math.floor(rand() * (t.length + 1)), 'abcdefgh'.slice(0, 1 + Math.floor(rand() * 6)), rand() < 0.3 ? { bold: true } : undefined)
+  else if (r < 0.45 && t.length > 0) {
+    const at = Math.floor(rand() * t.length)
+    t.delete(at, Math.min(t.length - at, 1 + Math.floor(rand() * 4)))
+  } else if (r < 0.5 && t.length > 2) t.format(0, 2, { italic: rand() < 0.5 ? true : null })
+  else if (r < 0.6) d.getMap('m').set(`k${Math.floor(rand() * 8)}`, rand() < 0.5 ? Math.floor(rand() * 100) : new Y.Map([['n', 1]]))
+  else if (r < 0.65) d.getMap('m').delete(`k${Math.floor(rand() * 8)}`)
+  else if (r < 0.75) {
+    const a = d.getArray<unknown>('a')
+    if (rand() < 0.3 && a.length > 0) a.delete(Math.floor(rand() * a.length), 1)
+    else a.insert(Math.floor(rand() * (a.length + 1)), [rand() < 0.5 ? new Y.Array() : new Y.Text('n')])
+  } else if (r < 0.85) {
+    // into a nested type: its first item names its parent by id
+    const a = d.getArray<unknown>('a')
+    const nested = a.length > 0 ? a.get(Math.floor(rand() * a.length)) : null
+    if (nested instanceof Y.Array) nested.insert(0, [Math.floor(rand() * 9)])
+    else if (nested instanceof Y.Text) nested.insert(0, 'z')
+  } else {
+    const x = d.getXmlFragment('x')
+    if (rand() < 0.5 || x.length === 0) x.insert(x.length, [new Y.XmlElement('p')])
+    else {
+      const el = x.get(Math.floor(rand() * x.length))
+      if (el instanceof Y.XmlElement) el.insert(el.length, [new Y.XmlText('q')])
+    }
+  }
+}
+
+describe('DocState', () => {
+  it('serves what an eager Y.Doc holds, over random edits of three clients sent out of order, with gaps, re-sends and offline periods', () => {
+    for (let seed = 1; seed <= 12; seed++) {
+      const rand = prng(seed)
+      const clients = [1, 2, 3].map((id) => {
+        const d = new Y.Doc()
+        d.clientID = id
+        return d
+      })
+      const wire: Uint8Array[] = []
+      for (const d of clients) d.on('update', (u: Uint8Array) => wire.push(u))
+      const state = new DocState()
+      const eager = new Y.Doc()
+      const sent: Uint8Array[] = []
+      for (let step = 0; step < 300; step++) {
+        const writer = clients[Math.floor(rand() * clients.length)]!
+        edit(writer, rand)
+        // a client that was offline catches up with another now and then (state + its own edits)
+        if (rand() < 0.1) {
+          const other = clients[Math.floor(rand() * clients.length)]!
+          Y.applyUpdate(writer, Y.encodeStateAsUpdate(other, Y.encodeStateVector(writer)))
+        }
+        // the wire delivers updates late and out of order, and sometimes twice
+        while (wire.length > 0 && rand() < 0.7) {
+          const i = rand() < 0.2 ? Math.floor(rand() * wire.length) : 0
+          const u = wire.splice(i, 1)[0]!
+          sent.push(u)
+          const verdict = feed(state, u)
+          const before = Y.encodeStateVector(eager)
+          Y.applyUpdate(eager, u)
+          if (verdict === 'unchanged') expect(Y.encodeStateVector(eager)).toEqual(before)
+          if (rand() < 0.1 && sent.length > 1) expect(feed(state, sent[Math.floor(rand() * sent.length)]!)).not.toBe('ready')
+        }
+        // the state vector announced never claims what an eager document keeps pending
+        expect(Y.decodeStateVector(state.stateVector())).toEqual(Y.decodeStateVector(Y.encodeStateVector(eager)))
+        if (step % 50 === 0) expect(content(served(state))).toEqual(content(eager))
+      }
+      for (const u of wire) {
+        sent.push(u)
+        feed(state, u)
+        Y.applyUpdate(eager, u)
+      }
+      for (const d of clients) {
+        const catchUp = Y.encodeStateAsUpdate(d, state.stateVector())
+        sent.push(catchUp)
+        feed(state, catchUp)
+        Y.applyUpdate(eager, catchUp)
+      }
+      expect(state.heldCount).toBe(0)
+      const got = served(state)
+      expect(content(got)).toEqual(content(eager))
+      // formatting too, against a document built from everything sent at once
+      const whole = new Y.Doc()
+      Y.applyUpdate(whole, Y.mergeUpdates(sent))
+      expect(got.getText('t').toDelta()).toEqual(whole.getText('t').toDelta())
+      expect(Y.encodeStateVector(got)).toEqual(Y.encodeStateVector(eager))
+      // a diff against any client's state vector brings that client to the same document
+      for (const d of clients) {
+        Y.applyUpdate(d, state.diff(Y.encodeStateVector(d)))
+        expect(content(d)).toEqual(content(eager))
+      }
+      // loading what was accepted (as a log) gives the same state
+      const again = DocState.load(null, sent)
+      expect(content(served(again))).toEqual(content(eager))
+    }
+  })
+
+  it('holds an update whose dependency is missing, announces none of it, and serves it once the gap fills', () => {
+    const d = new Y.Doc()
+    d.clientID = 7
+    d.getText('t').insert(0, 'a')
+    const first = Y.encodeStateAsUpdate(d)
+    const sv = Y.encodeStateVector(d)
+    d.getText('t').insert(1, 'b')
+    const second = Y.encodeStateAsUpdate(d, sv)
+    const s = new DocState()
+    expect(feed(s, second)).toBe('held')
+    expect(feed(s, second)).toBe('unchanged') // a re-send of what is held
+    expect(Y.decodeStateVector(s.stateVector()).size).toBe(0)
+    expect(s.diff(Uint8Array.of(0))).toEqual(Uint8Array.of(0, 0))
+    expect(feed(s, first)).toBe('ready')
+    expect(s.heldCount).toBe(0)
+    expect(served(s).getText('t').toString()).toBe('ab')
+    expect(Y.decodeStateVector(s.stateVector()).get(7)).toBe(2)
+  })
+
+  it('tells a re-sent delete set from a new deletion without a Y.Doc', () => {
+    const d = new Y.Doc()
+    d.clientID = 1
+    d.getText('t').insert(0, 'hello world')
+    const s = new DocState()
+    expect(feed(s, Y.encodeStateAsUpdate(d))).toBe('ready')
+    const sv = Y.encodeStateVector(d)
+    d.getText('t').delete(0, 6)
+    expect(feed(s, Y.encodeStateAsUpdate(d, sv))).toBe('ready')
+    // a reconnecting provider's step 2 carries its whole delete set again
+    expect(feed(s, Y.encodeStateAsUpdate(d, sv))).toBe('unchanged')
+    expect(feed(s, Y.encodeStateAsUpdate(d))).toBe('unchanged')
+    d.getText('t').delete(0, 1)
+    expect(feed(s, Y.encodeStateAsUpdate(d, sv))).toBe('ready')
+    expect(served(s).getText('t').toString()).toBe('orld')
+  })
+
+  it('keeps its levels few and merged as updates pour in, and a full state equal to merging them all', () => {
+    const d = new Y.Doc()
+    d.clientID = 3
+    const all: Uint8Array[] = []
+    d.on('update', (u: Uint8Array) => all.push(u))
+    const s = new DocState()
+    for (let i = 0; i < 3000; i++) {
+      d.getText('t').insert(i, 'x')
+      feed(s, all[all.length - 1]!)
+    }
+    const levels = (s as unknown as { levels: Uint8Array[] }).levels.length
+    expect(levels).toBeLessThanOrEqual(8)
+    expect(served(s).getText('t').length).toBe(3000)
+    expect(s.bytes).toBeLessThan(Y.mergeUpdates(all).length * 3)
+  })
+})

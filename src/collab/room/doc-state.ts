@@ -1,0 +1,274 @@
+// A document held encoded: what a room needs to serve sync and judge updates without a Y.Doc,
+// which costs about 14 times the document's encoded size. It holds
+// - the served state as a few merged updates (levels, largest first) plus a short tail of recent
+//   updates, merged in batches so no update pays for a full merge;
+// - the state vector of the served state and its deletions (DeleteIndex), to tell new from known;
+// - updates held back because something they build on is missing, exactly as a Y.Doc keeps
+//   pending structs: never served, never counted in the state vector, taken in once the gap fills.
+import * as encoding from 'lib0/encoding'
+import * as Y from 'yjs'
+import { scanUpdate, STRUCT_STRIDE, UpdateShape } from '../../protocol/update-scan.js'
+import { DeleteIndex } from './delete-index.js'
+
+/** What a room does with an update: nothing new in it, serve it, or hold it for its dependencies. */
+export type Verdict = 'unchanged' | 'ready' | 'held'
+
+/** Tail updates merged into a level at once (mergeUpdates sorts its inputs at every step). */
+const TAIL_MAX = 64
+/** A level is merged into the one before it once it is at least this fraction of its size. */
+const LEVEL_RATIO = 4
+/** what a Uint8Array costs beyond its bytes (object, backing store header), roughly */
+const ARRAY_OVERHEAD = 96
+
+/** Scratch shape for held updates re-judged while the caller's shape is still in use. */
+const heldShape = new UpdateShape()
+
+export class DocState {
+  /** merged updates, older and larger first; together with the tail, the served state */
+  private levels: Uint8Array[] = []
+  private tail: Uint8Array[] = []
+  private tailBytes = 0
+  private levelBytes = 0
+  private readonly clocks = new Map<number, number>()
+  private readonly deleted = new DeleteIndex()
+  private held: Uint8Array[] = []
+  private heldBytes = 0
+  /** counts changes to the served state (a paced sync checks whether its peer must catch up) */
+  version = 0
+  /** deleted ranges added since the last compaction: without any, collecting garbage frees nothing */
+  deletionsSinceCompaction = 0
+
+  /** Loads a stored document: a snapshot (trusted, written by a room) and the updates since. */
+  static load(snapshot: Uint8Array | null, updates: Uint8Array[]): DocState {
+    const s = new DocState()
+    if (snapshot && snapshot.length > 2) {
+      scanUpdate(snapshot, heldShape)
+      if (s.integrates(heldShape)) s.take(snapshot, heldShape)
+      else s.takeLegacySnapshot(snapshot)
+      s.deletionsSinceCompaction = 0 // a snapshot is collected already
+    }
+    const shape = new UpdateShape()
+    for (const u of updates) {
+      try {
+        scanUpdate(u, shape)
+      } catch {
+        continue // never stored: the room refuses malformed updates before writing
+      }
+      s.accept(u, shape)
+    }
+    return s
+  }
+
+  /**
+   * A snapshot written by a room that held a Y.Doc carries the pending structs it held, merged in
+   * with a gap: served apart from them, they are held as they were.
+   */
+  private takeLegacySnapshot(snapshot: Uint8Array): void {
+    const doc = new Y.Doc()
+    Y.applyUpdate(doc, snapshot)
+    const store = doc.store as unknown as { pendingStructs: { update: Uint8Array } | null; pendingDs: Uint8Array | null }
+    const pending = [store.pendingStructs?.update, store.pendingDs].filter((u): u is Uint8Array => !!u)
+    store.pendingStructs = null
+    store.pendingDs = null
+    const served = Y.encodeStateAsUpdate(doc)
+    doc.destroy()
+    scanUpdate(served, heldShape)
+    this.take(served, heldShape)
+    for (const u of pending) {
+      this.held.push(u)
+      this.heldBytes += u.length
+    }
+  }
+
+  /** encoded bytes held (served and held back), plus what the indexes cost */
+  get bytes(): number {
+    const arrays = this.levels.length + this.tail.length + this.held.length
+    return this.levelBytes + this.tailBytes + this.heldBytes + arrays * ARRAY_OVERHEAD + this.deleted.size * 16 + this.clocks.size * 40
+  }
+
+  /** updates held back for a missing dependency */
+  get heldCount(): number {
+    return this.held.length
+  }
+
+  /** The servable clock of `client` (0 when it has written nothing here). */
+  clock(client: number): number {
+    return this.clocks.get(client) ?? 0
+  }
+
+  /**
+   * Judges an update whose scan filled `shape`, and takes it in: 'unchanged' when it adds no
+   * struct and no deletion (nothing to store or send), 'ready' when it is served from now on,
+   * 'held' when it waits for a dependency. Held updates that it unblocks are served too.
+   */
+  accept(update: Uint8Array, shape: UpdateShape): Verdict {
+    if (!this.adds(shape)) return 'unchanged'
+    if (!this.integrates(shape)) {
+      if (this.held.some((h) => sameBytes(h, update))) return 'unchanged'
+      this.held.push(update)
+      this.heldBytes += update.length
+      return 'held'
+    }
+    this.take(update, shape)
+    if (this.held.length > 0) this.releaseHeld()
+    return 'ready'
+  }
+
+  /** Whether the update has a struct past the served clocks or deletes something not deleted. */
+  private adds(shape: UpdateShape): boolean {
+    const r = shape.ranges
+    for (let i = 0; i < r.length; i += 3) if (r[i + 2]! > this.clock(r[i]!)) return true
+    const d = shape.deletes
+    for (let i = 0; i < d.length; i += 3) if (!this.deleted.covers(d[i]!, d[i + 1]!, d[i + 2]!)) return true
+    return false
+  }
+
+  /**
+   * Whether every struct can be integrated, in some order, as Yjs would: each starts at or before
+   * its client's clock (no gap) and every id it needs of another client is below that client's
+   * clock, counting what the update's own earlier structs provide. A struct already held is
+   * skipped, as Yjs skips it.
+   */
+  private integrates(shape: UpdateShape): boolean {
+    const s = shape.structs
+    if (s.length === 0) return true
+    const local = new Map<number, number>()
+    const at = (c: number) => local.get(c) ?? this.clock(c)
+    // one run per client (a v1 update groups structs by client): its next struct's offset
+    const runs: number[] = []
+    for (let i = 0; i < s.length; i += STRUCT_STRIDE) if (i === 0 || s[i] !== s[i - STRUCT_STRIDE]) runs.push(i)
+    const ends = runs.slice(1).concat(s.length)
+    let left = runs.length
+    for (let progress = true; progress && left > 0; ) {
+      progress = false
+      for (let k = 0; k < runs.length; k++) {
+        let i = runs[k]!
+        const end = ends[k]!
+        if (i === end) continue
+        for (; i < end; i += STRUCT_STRIDE) {
+          const client = s[i]!
+          const clock = s[i + 1]!
+          const next = clock + s[i + 2]!
+          const state = at(client)
+          if (next <= state) continue
+          if (clock > state) break
+          if (s[i + 3]! >= 0 && s[i + 4]! >= at(s[i + 3]!)) break
+          if (s[i + 5]! >= 0 && s[i + 6]! >= at(s[i + 5]!)) break
+          local.set(client, next)
+        }
+        if (i !== runs[k]) progress = true
+        runs[k] = i
+        if (i === end) left--
+      }
+    }
+    return left === 0
+  }
+
+  /** Serves an update judged integrable. */
+  private take(update: Uint8Array, shape: UpdateShape): void {
+    const r = shape.ranges
+    for (let i = 0; i < r.length; i += 3) if (r[i + 2]! > this.clock(r[i]!)) this.clocks.set(r[i]!, r[i + 2]!)
+    const d = shape.deletes
+    for (let i = 0; i < d.length; i += 3) {
+      if (this.deleted.covers(d[i]!, d[i + 1]!, d[i + 2]!)) continue
+      this.deleted.add(d[i]!, d[i + 1]!, d[i + 2]!)
+      this.deletionsSinceCompaction++
+    }
+    this.tail.push(update)
+    this.tailBytes += update.length
+    this.version++
+    if (this.tail.length >= TAIL_MAX) this.mergeTail()
+  }
+
+  /** Held updates whose dependencies arrived are served, until none moves. */
+  private releaseHeld(): void {
+    for (let moved = true; moved; ) {
+      moved = false
+      const still: Uint8Array[] = []
+      for (const u of this.held) {
+        scanUpdate(u, heldShape)
+        if (!this.adds(heldShape)) {
+          this.heldBytes -= u.length
+          moved = true
+        } else if (this.integrates(heldShape)) {
+          this.heldBytes -= u.length
+          this.take(u, heldShape)
+          moved = true
+        } else still.push(u)
+      }
+      this.held = still
+    }
+  }
+
+  /** The tail becomes a level; levels of similar size are merged (each byte is merged O(log n) times). */
+  private mergeTail(): void {
+    if (this.tail.length === 0) return
+    const merged = this.tail.length === 1 ? this.tail[0]! : Y.mergeUpdates(this.tail)
+    this.tail = []
+    this.tailBytes = 0
+    this.levels.push(merged)
+    this.levelBytes += merged.length
+    while (this.levels.length >= 2) {
+      const last = this.levels[this.levels.length - 1]!
+      const prev = this.levels[this.levels.length - 2]!
+      if (last.length * LEVEL_RATIO < prev.length) break
+      this.levels.splice(-2, 2, Y.mergeUpdates([prev, last]))
+      this.levelBytes += this.levels[this.levels.length - 1]!.length - prev.length - last.length
+    }
+  }
+
+  /** The whole served state as one update (merges everything into one level). */
+  full(): Uint8Array {
+    this.mergeTail()
+    if (this.levels.length > 1) {
+      const one = Y.mergeUpdates(this.levels)
+      this.levels = [one]
+      this.levelBytes = one.length
+    }
+    return this.levels[0] ?? EMPTY
+  }
+
+  /** What a peer with `stateVector` lacks (throws on a malformed state vector). */
+  diff(stateVector: Uint8Array): Uint8Array {
+    this.mergeTail()
+    if (this.levels.length === 0) return EMPTY
+    if (this.levels.length === 1) return Y.diffUpdate(this.levels[0]!, stateVector)
+    return Y.mergeUpdates(this.levels.map((l) => Y.diffUpdate(l, stateVector)))
+  }
+
+  /** The served state vector, encoded as Yjs encodes one. */
+  stateVector(): Uint8Array {
+    const e = encoding.createEncoder()
+    encoding.writeVarUint(e, this.clocks.size)
+    for (const [client, clock] of [...this.clocks].sort((a, b) => b[0] - a[0])) {
+      encoding.writeVarUint(e, client)
+      encoding.writeVarUint(e, clock)
+    }
+    return encoding.toUint8Array(e)
+  }
+
+  /**
+   * Replaces the served state by `collected`, the same document with its garbage collected, if
+   * nothing was served since `from` (what full() returned) was taken.
+   */
+  replaceCollected(from: Uint8Array, collected: Uint8Array): boolean {
+    if (this.tail.length > 0 || this.levels.length !== 1 || this.levels[0] !== from) return false
+    this.levels = [collected]
+    this.levelBytes = collected.length
+    this.deletionsSinceCompaction = 0
+    return true
+  }
+
+  /** Every held-back update, for a Y.Doc that must show what a live document would hold. */
+  heldUpdates(): readonly Uint8Array[] {
+    return this.held
+  }
+}
+
+const EMPTY = Uint8Array.of(0, 0)
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}

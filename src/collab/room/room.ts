@@ -1,0 +1,366 @@
+// A room: one loaded document, its peers and its write queue. The document is held encoded
+// (DocState): updates are judged against it structurally, queued for the process's group commit,
+// and only broadcast once written, so nothing a client has seen from another can be lost by a
+// crash. Updates that change nothing (already known, deleting nothing new) are neither stored nor
+// sent. A Y.Doc is built only for a call that needs content (withDoc), never kept.
+import * as Y from 'yjs'
+import { AppError } from '../../infra/errors.js'
+import type { Logger } from '../../infra/log.js'
+import type { Metrics } from '../../infra/metrics.js'
+import { CLOSE } from '../../protocol/close-codes.js'
+import { encodeAwareness, encodePermissionDenied, encodeSyncStep1, encodeUpdate } from '../../protocol/messages.js'
+import { scanUpdate, UpdateShape } from '../../protocol/update-scan.js'
+import type { AppendedSeqs, AppendWrite, Attributes, DocStore } from '../../storage/doc-store.js'
+import type { CommitSource, GroupCommitter } from '../group-commit.js'
+import type { Peer } from '../peer.js'
+import type { Transport } from '../transport.js'
+import { RoomAwareness } from './awareness.js'
+import { Compaction, type ClusterCompaction } from './compaction.js'
+import type { DocBuilds } from './doc-builds.js'
+import { DocState } from './doc-state.js'
+import { Fanout } from './fanout.js'
+import { RoomSync } from './sync.js'
+import { WriteQueue, type Queued } from './write-queue.js'
+
+export interface RoomOptions {
+  docId: string
+  store: DocStore
+  /** the process's one writer; every room of a registry shares it */
+  committer: GroupCommitter
+  /** the process's transient Y.Docs (withDoc, compaction) */
+  docBuilds: DocBuilds
+  transport: Transport
+  log: Logger
+  metrics: Metrics
+  now: () => number
+  maxDocBytes: number
+  compactThreshold: number
+  maxBackpressureBytes: number
+  /** how long a room keeps its framed full state after the last join that used it (ms) */
+  fullStateKeepMs?: number
+  /** Cluster mode: the store numbers appends (several nodes write one document). */
+  cluster?: ClusterCompaction
+}
+
+const EMPTY_UPDATE_MAX = 2 // an update with no structs and no deletions encodes as [0, 0]
+
+/** The scan's findings about the update being ingested (one per process: ingest is synchronous). */
+const shape = new UpdateShape()
+
+export class Room implements CommitSource {
+  readonly peers = new Set<Peer>()
+  /** transient holders (REST calls, API reads) keeping the room loaded */
+  holds = 0
+  destroyed = false
+  private state = new DocState()
+  private readonly queue = new WriteQueue()
+  private readonly fanout: Fanout
+  private readonly presence: RoomAwareness
+  private readonly sync: RoomSync
+  private readonly compaction: Compaction
+  private lastSeq = 0
+  /** upper bound on the encoded document size: snapshot plus updates since */
+  private approxBytes = 0
+  private discarded = false
+
+  constructor(private readonly o: RoomOptions) {
+    this.fanout = new Fanout(o.transport, o.docId, o.maxBackpressureBytes, () => this.peers, (p) => this.leave(p))
+    this.presence = new RoomAwareness((frame) => o.transport.publish(o.docId, frame))
+    this.sync = new RoomSync({
+      docId: o.docId,
+      transport: o.transport,
+      state: () => this.state,
+      flushed: () => this.flushed(),
+      isMember: (p) => !this.destroyed && this.peers.has(p),
+      sendAwarenessTo: (p) => this.sendAwarenessTo(p),
+      fullStateKeepMs: o.fullStateKeepMs ?? 0,
+    })
+    this.compaction = new Compaction({
+      docId: o.docId,
+      store: o.store,
+      log: o.log,
+      now: o.now,
+      builds: o.docBuilds,
+      cluster: o.cluster,
+      state: () => this.state,
+      collected: () => this.sync.invalidate(),
+    })
+  }
+
+  get docId(): string {
+    return this.o.docId
+  }
+
+  /** y-protocols' awareness of the room (the cluster link relays it) */
+  get awareness(): RoomAwareness['awareness'] {
+    return this.presence.awareness
+  }
+
+  /** the highest seq this room wrote or loaded */
+  get headSeq(): number {
+    return this.lastSeq
+  }
+
+  get idle(): boolean {
+    return this.peers.size === 0 && this.holds === 0
+  }
+
+  /** whether the encoded full state is held (dropped sync-cache-ms after the last join using it) */
+  get holdsFullState(): boolean {
+    return this.sync.holdsFullState
+  }
+
+  get hasUnflushed(): boolean {
+    return this.queue.hasUnflushed
+  }
+
+  /** What the room holds in memory: the encoded document, held updates, unwritten updates, cached frames. */
+  get bytes(): number {
+    return this.state.bytes + this.queue.bytes + this.sync.cachedBytes
+  }
+
+  /** Reads the document from storage. Runs once, before any peer joins. */
+  async load(seedFrom?: () => Promise<Uint8Array | null>, seedUser = 'system'): Promise<void> {
+    const stored = await this.o.store.load(this.o.docId)
+    this.state = DocState.load(
+      stored.snapshot?.state ?? null,
+      stored.updates.map((u) => u.update),
+    )
+    this.lastSeq = stored.lastSeq
+    this.compaction.loaded(stored.snapshot?.seq ?? 0)
+    this.approxBytes = (stored.snapshot?.state.length ?? 0) + stored.updates.reduce((n, u) => n + u.update.length, 0)
+    if (stored.lastSeq === 0 && seedFrom) {
+      // A new branch starts as a copy of main at this moment, written as its first update.
+      const seed = await seedFrom()
+      if (seed && seed.length > EMPTY_UPDATE_MAX) await this.applyUpdate(seed, seedUser, null)
+    }
+  }
+
+  // ---- peers ---------------------------------------------------------------------------------
+
+  join(peer: Peer): void {
+    this.peers.add(peer)
+    this.o.transport.join(peer.socket, this.o.docId)
+    // The server opens the sync: its state vector, then the awareness it knows.
+    peer.send(encodeSyncStep1(this.state.stateVector()))
+    this.sendAwarenessTo(peer)
+  }
+
+  leave(peer: Peer): void {
+    if (!this.peers.delete(peer)) return
+    this.o.transport.leave(peer.socket, this.o.docId)
+    this.presence.forget(peer)
+  }
+
+  /** Sync step 1 from a peer: answer with what it lacks, once everything accepted is durable. */
+  answerSyncStep1(peer: Peer, stateVector: Uint8Array): Promise<void> {
+    return this.sync.answer(peer, stateVector)
+  }
+
+  /** A document update from a peer (sync step 2 or update). */
+  receiveUpdate(peer: Peer, update: Uint8Array, isStep2: boolean): void {
+    if (!peer.canWrite) {
+      // A read-only client's sync step 2 is usually empty; anything with content is refused.
+      if (isStep2 && update.length <= EMPTY_UPDATE_MAX) return
+      peer.send(encodePermissionDenied('read-only: this token does not allow changes'))
+      return
+    }
+    // No promise per update from a socket: nobody waits on it, the broadcast is the answer.
+    if (!this.destroyed) this.ingest(update, peer.cap.sub, peer, peer.cap.attr)
+  }
+
+  receiveAwareness(peer: Peer, update: Uint8Array): void {
+    this.presence.receive(peer, update)
+  }
+
+  /**
+   * An awareness update sent over REST: applied as a peer's would be (every live client hears it,
+   * in cluster mode every node). Its clients belong to no socket, so they go when they stop
+   * renewing (y-protocols' 30 s outdated timeout) or send a null state.
+   */
+  applyRestAwareness(update: Uint8Array): void {
+    this.presence.receiveRest(update)
+  }
+
+  /** Every awareness state the room knows (its peers', other nodes', REST callers'), or null when none. */
+  encodeAwarenessStates(): Uint8Array | null {
+    return this.presence.encodeAll()
+  }
+
+  sendAwarenessTo(peer: Peer): void {
+    const all = this.presence.encodeAll()
+    if (all) peer.send(encodeAwareness(all))
+  }
+
+  // ---- the document --------------------------------------------------------------------------
+
+  /** The document as one update (everything served), or what a state vector lacks. */
+  encodeState(stateVector?: Uint8Array): Uint8Array {
+    if (!stateVector) return this.state.full()
+    try {
+      return this.state.diff(stateVector)
+    } catch {
+      throw new AppError('bad_request', 'invalid state vector')
+    }
+  }
+
+  /** Runs `read` with a Y.Doc of the document, built for the call and destroyed after. */
+  withDoc<T>(read: (doc: Y.Doc) => T | Promise<T>): Promise<T> {
+    return this.o.docBuilds.with(() => this.state.full(), read)
+  }
+
+  /**
+   * Validates an update, queues it for the next batched write, and resolves once it is durable
+   * and broadcast. Malformed or oversized updates throw before touching the document.
+   */
+  applyUpdate(update: Uint8Array, user: string, origin: Peer | null, attrs?: Attributes): Promise<void> {
+    if (this.destroyed) return Promise.reject(new AppError('unavailable', 'room is closing'))
+    const queued = this.ingest(update, user, origin, attrs)
+    // Nothing new: the caller still learns of success only once what it may have duplicated
+    // (accepted from someone else, not yet written) is durable.
+    if (!queued) return this.flushed()
+    return new Promise<void>((resolve, reject) => {
+      queued.done = { resolve, reject }
+    })
+  }
+
+  /**
+   * Judges and queues an update; null when it changed nothing (a re-sent or empty update), which
+   * is neither stored nor broadcast. Throws on a malformed or oversized update.
+   */
+  private ingest(update: Uint8Array, user: string, origin: Peer | null, attrs: Attributes | undefined): Queued | null {
+    // Every client that joins with nothing new answers our step 1 with [0, 0].
+    if (update.length === EMPTY_UPDATE_MAX && update[0] === 0 && update[1] === 0) {
+      this.o.metrics.updatesUnchanged.inc()
+      return null
+    }
+    this.scan(update)
+    if (this.approxBytes + update.length > this.o.maxDocBytes) {
+      throw new AppError('doc_too_large', `document would exceed ${this.o.maxDocBytes} bytes`)
+    }
+    const receivedAt = performance.now()
+    if (this.state.accept(update, shape) === 'unchanged') {
+      this.o.metrics.updatesUnchanged.inc()
+      return null
+    }
+    this.sync.invalidate()
+    this.approxBytes += update.length
+    const queued = this.queue.push(update, user, this.o.now(), origin, attrs, receivedAt)
+    this.o.committer.enqueue(this)
+    return queued
+  }
+
+  /**
+   * Checks an update whole (structs and delete set) and fills `shape`. What a Y.Doc could fail on
+   * (a length of 0, unsorted deletions, an item naming its own client's later clock) is refused:
+   * no Yjs client writes it, and a document holding it could not be loaded.
+   */
+  private scan(update: Uint8Array): void {
+    try {
+      scanUpdate(update, shape)
+    } catch {
+      throw new AppError('malformed_message', 'malformed Yjs update')
+    }
+    if (!shape.integrable) throw new AppError('malformed_message', 'Yjs update could not be applied')
+  }
+
+  /**
+   * An update another node committed (or one read back from storage by a resync): taken into the
+   * document and sent to this node's sockets; never appended again here.
+   */
+  applyRemote(update: Uint8Array, seq?: number): void {
+    if (this.destroyed) return
+    if (seq !== undefined) this.lastSeq = Math.max(this.lastSeq, seq)
+    try {
+      scanUpdate(update, shape)
+    } catch (err) {
+      this.o.log.error({ err, docId: this.o.docId }, 'a committed update could not be read')
+      return
+    }
+    if (this.state.accept(update, shape) === 'unchanged') return
+    this.sync.invalidate()
+    this.approxBytes += update.length
+    this.fanout.publish(encodeUpdate(update))
+  }
+
+  /** Resolves when every update accepted so far is durable. */
+  async flushed(): Promise<void> {
+    while (this.queue.hasUnflushed) {
+      this.o.committer.enqueue(this)
+      await this.o.committer.nextCycle()
+    }
+  }
+
+  // ---- group commit (CommitSource) -----------------------------------------------------------
+
+  takeBatch(): AppendWrite | null {
+    return this.queue.take(this.o.docId, this.o.cluster ? undefined : this.lastSeq + 1)
+  }
+
+  restore(_write: AppendWrite): void {
+    // A dropped document's failed write is not retried; otherwise it goes back in front, and the
+    // room never unloads holding it (hasUnflushed).
+    if (this.discarded) this.queue.dropInFlight(new AppError('doc_deleted', 'document deleted'))
+    else this.queue.giveBack()
+  }
+
+  committed(_write: AppendWrite, seqs: AppendedSeqs): Promise<void> | void {
+    const batch = this.queue.landed()
+    if (!batch) return
+    this.lastSeq = Math.max(this.lastSeq, seqs.lastSeq)
+    if (!this.destroyed) this.broadcast(batch)
+    const now = performance.now()
+    for (const p of batch) {
+      this.o.metrics.updateLatency.observe((now - p.receivedAt) / 1000)
+      p.done?.resolve()
+    }
+    if (!this.destroyed) return this.compaction.maybeCompact(this.lastSeq, this.o.compactThreshold, (bytes) => (this.approxBytes = bytes + this.queue.bytes))
+  }
+
+  /** One message per write cycle for everyone: the batch merged, skipped only for a sole author. */
+  private broadcast(batch: Queued[]): void {
+    const only = batch[0]!.origin
+    let soleAuthor: Peer | null = only
+    for (let i = 1; i < batch.length && soleAuthor; i++) if (batch[i]!.origin !== only) soleAuthor = null
+    const update = batch.length === 1 ? batch[0]!.update : mergeBatch(batch)
+    this.fanout.publish(encodeUpdate(update), soleAuthor?.socket)
+  }
+
+  /** A peer whose queue passed the limit is closed (1013) rather than let fall behind silently. */
+  closeSlowPeers(): void {
+    this.fanout.closeSlowPeers()
+  }
+
+  /** Writes the current state as a snapshot covering what is durable (see Compaction). */
+  compact(): Promise<void> {
+    return this.compaction.compact(this.lastSeq, (bytes) => (this.approxBytes = bytes + this.queue.bytes))
+  }
+
+  /**
+   * The document was erased (hard delete): what is queued is dropped unwritten, its callers fail,
+   * the peers are closed with `code`. A write already in flight still lands (the eraser waits for
+   * it with `flushed()` and erases after); a failed one is not retried.
+   */
+  discard(code: number, reason: string): void {
+    this.discarded = true
+    this.queue.dropQueued(new AppError('doc_deleted', 'document deleted'))
+    this.destroy(code, reason)
+  }
+
+  /** Closes every peer (shutdown) and frees the document. Callers flush first. */
+  destroy(code: number = CLOSE.goingAway, reason = 'server shutting down'): void {
+    if (this.destroyed) return
+    this.destroyed = true
+    for (const peer of [...this.peers]) {
+      this.leave(peer)
+      peer.close(code, reason)
+    }
+    this.sync.invalidate()
+    this.presence.close()
+    this.state = new DocState()
+  }
+}
+
+function mergeBatch(batch: Queued[]): Uint8Array {
+  return Y.mergeUpdates(batch.map((p) => p.update))
+}
