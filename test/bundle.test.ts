@@ -53,6 +53,7 @@ describe('production bundle', () => {
     }
     expect(bundle.files).toContain('tandem.mjs')
     expect(bundle.files).toContain('pglite-worker.mjs')
+    expect(bundle.files).toContain('collect-worker.mjs')
   })
 
   it('serves a document to providers, the API and a PGlite database, and keeps the document across a SIGTERM restart', async () => {

@@ -2,6 +2,7 @@
 // need content (REST JSON views, history, compaction). Each costs about 14 times the encoded size
 // while it lives, so only a few are built at once; the rest wait their turn.
 import * as Y from 'yjs'
+import { collectGarbage } from './collect.js'
 
 export class DocBuilds {
   private running = 0
@@ -27,12 +28,16 @@ export class DocBuilds {
     }
   }
 
-  /** The document with its garbage collected: deleted content dropped, as a Y.Doc with gc keeps it. */
-  collect(update: Uint8Array): Promise<Uint8Array> {
-    return this.with(
-      () => update,
-      (doc) => Y.encodeStateAsUpdate(doc),
-    )
+  /** The document with its garbage collected (collect.ts), counted and queued as any other build. */
+  async collect(update: Uint8Array): Promise<Uint8Array> {
+    await this.turn()
+    this.bytesInUse += update.length
+    try {
+      return await collectGarbage(update)
+    } finally {
+      this.bytesInUse -= update.length
+      this.done()
+    }
   }
 
   private async turn(): Promise<void> {

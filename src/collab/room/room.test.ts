@@ -151,6 +151,28 @@ describe('Room', () => {
     expect(await again.withDoc((d) => Y.encodeStateVector(d))).toEqual(await room.withDoc((d) => Y.encodeStateVector(d)))
   })
 
+  it('compaction collects garbage: deleted text leaves the snapshot and the room, small documents in the loop and large ones in a worker', async () => {
+    for (const kb of [8, 600]) {
+      const { room, store } = setup(undefined, `o/gc-${kb}/main`)
+      const d = new Y.Doc()
+      d.clientID = 1
+      const updates: Uint8Array[] = []
+      d.on('update', (u: Uint8Array) => updates.push(u))
+      d.getText('t').insert(0, 'x'.repeat(kb * 1024))
+      d.getText('t').insert(0, 'kept')
+      d.getText('t').delete(4, kb * 1024) // everything but 'kept'
+      for (const u of updates) await room.applyUpdate(u, 'ann', null)
+      await room.compact()
+      const snapshot = (await store.load(`o/gc-${kb}/main`)).snapshot!
+      expect(snapshot.state.length).toBeLessThan(200)
+      expect(room.bytes).toBeLessThan(2000)
+      expect(await textOf(room)).toBe('kept')
+      const again = setup(store, `o/gc-${kb}/main`).room
+      await again.load()
+      expect(await textOf(again)).toBe('kept')
+    }
+  })
+
   it('tells a read-only peer its change was refused and applies nothing', async () => {
     const { room, peer } = setup()
     const r = peer('r')

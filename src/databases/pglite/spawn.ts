@@ -1,12 +1,11 @@
 // Starts the PGlite worker thread. From the production bundle the worker is `pglite-worker.mjs`
 // next to it, from a plain tsc build `worker.js` next to this file; from the TypeScript sources
-// (tests, `tsx`) it is `worker.ts`, loaded through tsx's ESM hooks registered inside the new thread
-// (hooks of the parent thread do not reach workers).
+// (tests, `tsx`) it is `worker.ts`.
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { pathToFileURL } from 'node:url'
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
+import { startWorker } from '../../infra/worker-thread.js'
 import type { WorkerInit } from './protocol.js'
 
 /** Set by the production bundle (scripts/bundle.ts): the worker's own entry next to the bundle. */
@@ -17,11 +16,7 @@ const fromSources = import.meta.url.endsWith('.ts')
 
 export function spawnWorker(init: WorkerInit): Worker {
   const compiled = typeof TANDEM_BUNDLED_PGLITE_WORKER === 'string' ? TANDEM_BUNDLED_PGLITE_WORKER : './worker.js'
-  const entry = new URL(fromSources ? './worker.ts' : compiled, import.meta.url)
-  if (!fromSources) return new Worker(entry, { workerData: init })
-  const tsx = pathToFileURL(require.resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href
-  const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry.href)}) })`
-  return new Worker(boot, { eval: true, workerData: init })
+  return startWorker(fromSources, new URL('./worker.ts', import.meta.url), new URL(compiled, import.meta.url), init)
 }
 
 // lib ES2023 declares no WebAssembly; a compiled module is passed around as an opaque object.

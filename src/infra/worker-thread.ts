@@ -1,0 +1,16 @@
+// Starts a worker thread from an entry module: its compiled file when the server runs built (the
+// production bundle or tsc), its TypeScript source under tests and `tsx`, loaded through tsx's
+// ESM hooks registered inside the new thread (hooks of the parent thread do not reach workers).
+import { createRequire } from 'node:module'
+import { pathToFileURL } from 'node:url'
+import { Worker } from 'node:worker_threads'
+
+const require = createRequire(import.meta.url)
+
+/** `source`: the entry's .ts URL; `compiled`: where the built entry sits (used unless the caller runs from sources). */
+export function startWorker(fromSources: boolean, source: URL, compiled: URL, workerData: unknown): Worker {
+  if (!fromSources) return new Worker(compiled, { workerData })
+  const tsx = pathToFileURL(require.resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href
+  const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(source.href)}) })`
+  return new Worker(boot, { eval: true, workerData })
+}
