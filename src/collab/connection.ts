@@ -11,7 +11,7 @@ import { ProtocolError, decodeMessage, encodeAuthGranted, encodePermissionDenied
 import type { Peer } from './peer.js'
 import { expiryClockOf } from './expiry-clock.js'
 import { enforceOn } from './revocation-enforcer.js'
-import type { RoomRegistry } from './registry.js'
+import type { RoomHold, RoomRegistry } from './registry.js'
 import type { Room } from './room/room.js'
 
 export interface ConnectionDeps {
@@ -26,11 +26,16 @@ export interface ConnectionDeps {
 }
 
 export class Connection {
+  readonly room: Room
+
+  /** `hold` keeps the room loaded until this socket joins it (or closes first). */
   constructor(
-    readonly room: Room,
+    private readonly hold: RoomHold,
     readonly peer: Peer,
     private readonly d: ConnectionDeps,
-  ) {}
+  ) {
+    this.room = hold.room
+  }
 
   private opened = false
 
@@ -39,7 +44,7 @@ export class Connection {
     if (this.opened || this.peer.closed) return
     this.opened = true
     this.room.join(this.peer)
-    this.d.registry.release(this.room)
+    this.hold.release()
     // A revocation that landed between the upgrade's check and this join.
     if (!enforceOn(this.d.revocations, this.peer, this.d.metrics)) return
     this.peer.armExpiry(expiryClockOf(this.d))
@@ -80,7 +85,7 @@ export class Connection {
     if (!this.opened) {
       // Closed before it joined: give back the hold the upgrade took.
       this.opened = true
-      this.d.registry.release(this.room)
+      this.hold.release()
       return
     }
     this.room.leave(this.peer)

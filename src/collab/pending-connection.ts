@@ -8,7 +8,7 @@ import type { Capability } from '../auth/capability.js'
 import { CLOSE } from '../protocol/close-codes.js'
 import { Connection, type ConnectionDeps } from './connection.js'
 import { Peer } from './peer.js'
-import type { Room } from './room/room.js'
+import type { RoomHold } from './registry.js'
 import type { PeerSocket } from './transport.js'
 
 /** What the socket adapter drives: a joined Connection, or one still waiting for its room. */
@@ -20,7 +20,7 @@ export interface Session {
 
 /** The room (held by the caller for this socket until it joins) and the verified capability. */
 export interface Admitted {
-  room: Room
+  hold: RoomHold
   cap: Capability
 }
 
@@ -49,7 +49,7 @@ export class PendingConnection implements Session {
     admission: Promise<Admitted | Refused>,
     private readonly d: PendingDeps,
   ) {
-    void admission.then((a) => ('room' in a ? this.admit(a) : this.refuse(a)))
+    void admission.then((a) => ('hold' in a ? this.admit(a) : this.refuse(a)))
   }
 
   message(bytes: Uint8Array): void {
@@ -71,15 +71,16 @@ export class PendingConnection implements Session {
     this.conn?.close()
   }
 
-  private admit({ room, cap }: Admitted): void {
+  private admit({ hold, cap }: Admitted): void {
+    const room = hold.room
     const full = room.peers.size >= this.d.config.maxConnectionsPerRoom
     if (this.closed || full || room.destroyed) {
-      this.d.registry.release(room)
+      hold.release()
       if (full) this.refuse({ code: CLOSE.tryAgainLater, reason: 'room is full' })
       else if (room.destroyed) this.refuse({ code: CLOSE.goingAway, reason: 'server shutting down' })
       return
     }
-    const conn = new Connection(room, new Peer(this.socket, cap), this.d)
+    const conn = new Connection(hold, new Peer(this.socket, cap), this.d)
     this.conn = conn
     conn.open()
     const held = this.held ?? []

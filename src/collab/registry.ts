@@ -44,6 +44,12 @@ export function memoryBudgetBytes(mb: number): number {
   return mb > 0 ? mb * 1024 * 1024 : Math.floor(getHeapStatistics().heap_size_limit / 2)
 }
 
+/** A room kept loaded for its holder until `release` (idempotent). */
+export interface RoomHold {
+  readonly room: Room
+  release(): void
+}
+
 export class RoomRegistry implements DocService {
   private rooms = new Map<string, Room>()
   private loading = new Map<string, Promise<Room>>()
@@ -108,18 +114,17 @@ export class RoomRegistry implements DocService {
     return this.rooms.get(docId)
   }
 
-  /** The room for a document if it is loaded (held until `release`, as `acquire`), else null. */
-  acquireLoaded(ref: DocRef): Room | null {
+  /** The room for a document if it is loaded (held as by `acquire`), else null. */
+  acquireLoaded(ref: DocRef): RoomHold | null {
     const docId = docIdOf(ref.org, ref.doc, ref.branch)
     const room = this.rooms.get(docId)
     if (!room) return null
     this.keep(docId)
-    room.holds++
-    return room
+    return this.hold(room)
   }
 
-  /** The room for a document, loading it once; the caller holds it until `release`. */
-  async acquire(ref: DocRef, opener = 'system'): Promise<Room> {
+  /** The room for a document, loading it once, held until the hold is released. */
+  async acquire(ref: DocRef, opener = 'system'): Promise<RoomHold> {
     const docId = docIdOf(ref.org, ref.doc, ref.branch)
     this.keep(docId)
     let room = this.rooms.get(docId)
@@ -135,8 +140,21 @@ export class RoomRegistry implements DocService {
       }
       room = await loading
     }
+    return this.hold(room)
+  }
+
+  private hold(room: Room): RoomHold {
     room.holds++
-    return room
+    let released = false
+    return {
+      room,
+      release: () => {
+        if (released) return
+        released = true
+        room.holds--
+        this.maybeScheduleUnload(room)
+      },
+    }
   }
 
   /** Cancels a pending unload: the room is wanted again. */
@@ -145,11 +163,6 @@ export class RoomRegistry implements DocService {
     if (!timer) return
     clearTimeout(timer)
     this.unloadTimers.delete(docId)
-  }
-
-  release(room: Room): void {
-    room.holds--
-    this.maybeScheduleUnload(room)
   }
 
   private async load(ref: DocRef, docId: string, opener: string): Promise<Room> {
@@ -266,30 +279,30 @@ export class RoomRegistry implements DocService {
   // ---- DocService ----------------------------------------------------------------------------
 
   async withDoc<T>(ref: DocRef, read: (doc: Y.Doc) => T | Promise<T>): Promise<T> {
-    const room = await this.acquire(ref)
+    const hold = await this.acquire(ref)
     try {
-      return await room.withDoc(read)
+      return await hold.room.withDoc(read)
     } finally {
-      this.release(room)
+      hold.release()
     }
   }
 
   /** The document as one Yjs update, without building a Y.Doc. */
   async encodeState(ref: DocRef): Promise<Uint8Array> {
-    const room = await this.acquire(ref)
+    const hold = await this.acquire(ref)
     try {
-      return room.encodeState()
+      return hold.room.encodeState()
     } finally {
-      this.release(room)
+      hold.release()
     }
   }
 
   async applyUpdate(ref: DocRef, update: Uint8Array, user: string, attrs?: Attributes): Promise<void> {
-    const room = await this.acquire(ref, user)
+    const hold = await this.acquire(ref, user)
     try {
-      await room.applyUpdate(update, user, null, attrs)
+      await hold.room.applyUpdate(update, user, null, attrs)
     } finally {
-      this.release(room)
+      hold.release()
     }
   }
 

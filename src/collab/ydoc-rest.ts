@@ -62,7 +62,7 @@ export const ydocRoutes: RestRoutes = {
         const awarenessParam = req.query.get('awareness')
         if (awarenessParam !== null && !/^(true|false|1|0)$/i.test(awarenessParam)) throw new AppError('bad_request', 'awareness must be true or false')
         const withAwareness = awarenessParam !== null && /^(true|1)$/i.test(awarenessParam)
-        const room = await registry.acquire({ org: req.org, doc: req.doc, branch: req.cap.branch })
+        const { room, release } = await registry.acquire({ org: req.org, doc: req.doc, branch: req.cap.branch })
         let update: Uint8Array
         let awareness: Uint8Array | null = null
         try {
@@ -73,7 +73,7 @@ export const ydocRoutes: RestRoutes = {
           }
           if (withAwareness) awareness = room.encodeAwarenessStates()
         } finally {
-          registry.release(room)
+          release()
         }
         if (wantsBytes(req)) return { status: 200, bytes: update }
         const json: Record<string, string> = { doc: Buffer.from(update).toString('base64') }
@@ -104,11 +104,11 @@ export const ydocRoutes: RestRoutes = {
           }
         }
         if (change.awareness) {
-          const room = await registry.acquire(ref, req.cap.sub)
+          const { room, release } = await registry.acquire(ref, req.cap.sub)
           try {
             room.applyRestAwareness(change.awareness)
           } finally {
-            registry.release(room)
+            release()
           }
         }
         return { status: 200, json: { ok: true } }

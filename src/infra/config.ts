@@ -45,7 +45,7 @@ export const SETTINGS = {
   postgresQueryTimeoutMs: s('int', 'postgres-query-timeout-ms', 30_000, 'ms a query to --postgres-url (documents, control plane) may take before its connection counts as lost (closed; document writes are retried, control-plane calls answer 503)', 100),
 
   // collab limits
-  maxMessageBytes: s('int', 'max-message-bytes', 16 * 1024 * 1024, 'largest WebSocket message (bytes); larger closes 1009', 1024),
+  maxMessageBytes: s('int', 'max-message-bytes', 64 * 1024 * 1024, 'largest WebSocket message (bytes); larger closes 1009 (a provider holding a whole document sends it in one sync message)', 1024),
   memoryBudgetMb: s('int', 'memory-budget-mb', 0, 'MiB of loaded documents, held and unwritten updates, cached sync frames and transient Y.Docs; past it idle rooms unload, then first joins get 1013 \'server at capacity\' (REST 503); 0 = half the V8 heap limit', 0),
   maxDocBytes: s('int', 'max-doc-bytes', 64 * 1024 * 1024, 'largest document state (bytes); updates growing past it are refused', 1024),
   maxBackpressureBytes: s('int', 'max-backpressure-bytes', 4 * 1024 * 1024, 'bytes queued to a slow socket before it is closed with 1013', 1024),
@@ -54,7 +54,7 @@ export const SETTINGS = {
   wsMessagesPerSec: s('int', 'ws-messages-per-sec', 200, 'frames per second one socket may send on average (token bucket); over it closes 1008; 0 = no limit', 0),
   wsMessageBurst: s('int', 'ws-message-burst', 2000, 'frames one socket may send at once above the average (bucket size)', 1),
   wsBytesPerSec: s('int', 'ws-bytes-per-sec', 1024 * 1024, 'bytes per second one socket may send on average (token bucket); over it closes 1008; 0 = no limit', 0),
-  wsByteBurst: s('int', 'ws-byte-burst', 32 * 1024 * 1024, 'bytes one socket may send at once above the average (bucket size; at least max-message-bytes)', 1024),
+  wsByteBurst: s('int', 'ws-byte-burst', 64 * 1024 * 1024, 'bytes one socket may send at once above the average (bucket size; at least max-message-bytes)', 1024),
   upgradesPerSecPerIp: s('int', 'upgrades-per-sec-per-ip', 50, 'WebSocket upgrade attempts per second one client address may make on average; more get 429 before the upgrade; 0 = no limit', 0),
   upgradeBurstPerIp: s('int', 'upgrade-burst-per-ip', 500, 'WebSocket upgrade attempts one client address may make at once (bucket size)', 1),
   authFailuresPerMinPerIp: s('int', 'auth-failures-per-min-per-ip', 30, 'failed authentications (bad token or API key) one client address may make per minute, also the burst; past it 429 with Retry-After on both listeners; 0 = no limit', 0),
@@ -62,7 +62,7 @@ export const SETTINGS = {
   syncCacheMs: s('int', 'sync-cache-ms', 30_000, 'ms a room keeps its encoded full state (the sync answer for a client that has nothing) after the last join that used it, once joins repeat (a join within this time of the one before, or while it is being sent): a document joined once keeps no copy; 0 = only while such joins overlap. Longer saves the encode (ms per MB) for every join that follows, at the cost of a copy of the document per room meanwhile', 0),
   commitIntervalMs: s('int', 'commit-interval-ms', 10, 'least ms between the starts of two document write cycles: what arrives meanwhile shares one storage write and one merged broadcast per room (less CPU per delivery, up to this much more latency); 0 = back to back', 0),
   compactThreshold: s('int', 'compact-threshold', 500, 'updates in a document log before it is compacted into a snapshot', 2),
-  maxRestBodyBytes: s('int', 'max-rest-body-bytes', 16 * 1024 * 1024, 'largest collab REST request body (bytes)', 1024),
+  maxRestBodyBytes: s('int', 'max-rest-body-bytes', 64 * 1024 * 1024, 'largest collab REST request body (bytes)', 1024),
   tokenTtlSec: s('int', 'token-ttl-sec', 600, 'lifetime of minted capability tokens (seconds)', 10),
   tokenClockSkewSec: s('int', 'token-clock-skew-sec', 60, 'seconds a token\'s iat may lie ahead of our clock; further ahead is refused as invalid', 0),
   expiredUpgradesPerMin: s('int', 'expired-upgrades-per-min', 10, 'upgrades per client IP per minute accepted with an expired token only to be closed with 4401 (browsers cannot read a 401); more get 401 before the upgrade', 0),

@@ -63,7 +63,7 @@ export function versionRoutes(versions: VersionStore, created: VersionCreated = 
           }
           // The room (loaded here if it is not) holds the current state; flushed first, the state
           // holds nothing a crash could still lose.
-          const room = await registry.acquire({ org: req.org, doc: req.doc, branch: req.cap.branch }, req.cap.sub)
+          const { room, release } = await registry.acquire({ org: req.org, doc: req.doc, branch: req.cap.branch }, req.cap.sub)
           let state: Uint8Array
           let seq: number
           try {
@@ -71,7 +71,7 @@ export function versionRoutes(versions: VersionStore, created: VersionCreated = 
             state = room.encodeState()
             seq = room.headSeq
           } finally {
-            registry.release(room)
+            release()
           }
           // Cluster mode: another node's commits may not have reached this room over the bus yet;
           // whatever is durable after the room's head goes in too (nothing on a single node).

@@ -12,7 +12,7 @@ import { CLOSE } from '../../protocol/close-codes.js'
 import { Connection } from '../connection.js'
 import { PendingConnection, type Admitted, type Refused, type Session } from '../pending-connection.js'
 import { Peer } from '../peer.js'
-import type { Room } from '../room/room.js'
+import type { RoomHold } from '../registry.js'
 import type { Transport } from '../transport.js'
 import type { CollabListenerDeps } from './deps.js'
 import { Reply } from './http.js'
@@ -23,7 +23,7 @@ import { throttleOf } from './throttle.js'
 export { UwsTransport } from './socket.js'
 
 /** What the upgrade decided, for open: join a held room, wait for one, or close at once. */
-type Start = { room: Room; cap: Capability } | { admit: () => Promise<Admitted | Refused> } | Refused
+type Start = { hold: RoomHold; cap: Capability } | { admit: () => Promise<Admitted | Refused> } | Refused
 
 export interface SocketData {
   start: Start
@@ -66,15 +66,15 @@ export function webSocketBehavior(
       const decision = await decided
       if (decision.kind === 'close') return decision
       const { org, doc, cap } = decision
-      const room = await d.registry.acquire({ org, doc, branch: cap.branch }, cap.sub)
+      const hold = await d.registry.acquire({ org, doc, branch: cap.branch }, cap.sub)
       // A delete that landed while the room loaded: the upgrade's check came before it.
       try {
         d.deleted.check(org, doc)
       } catch (err) {
-        d.registry.release(room)
+        hold.release()
         throw err
       }
-      return { room, cap }
+      return { hold, cap }
     } catch (err) {
       note(err, ip, url)
       return refusedWith(err)
@@ -83,8 +83,9 @@ export function webSocketBehavior(
 
   return {
     // uWS drops a frame over its own limit without a close frame (1006). It gets headroom so
-    // messages up to 4x our limit are refused by us, properly, with 1009.
-    maxPayloadLength: Math.min(config.maxMessageBytes * 4, 1024 * 1024 * 1024),
+    // messages up to 2x our limit are refused by us, properly, with 1009 (not more: uWS buffers
+    // a fragmented message whole, outside the memory budget).
+    maxPayloadLength: Math.min(config.maxMessageBytes * 2, 1024 * 1024 * 1024),
     maxBackpressure: config.maxBackpressureBytes * 4,
     closeOnBackpressureLimit: 1,
     idleTimeout: config.idleTimeoutSec,
@@ -94,7 +95,7 @@ export function webSocketBehavior(
       const url = req.getUrl()
       const origin = req.getHeader('origin')
       const ip = throttle.clientIp(res, req)
-      let held: Room | null = null
+      let held: RoomHold | null = null
       let start: Start
       let protocol: string
       try {
@@ -106,11 +107,11 @@ export function webSocketBehavior(
         else if (decision.kind === 'verify') start = { admit: () => admit(decision.decided, ip, url) }
         else {
           held = d.registry.acquireLoaded({ org: decision.org, doc: decision.doc, branch: decision.cap.branch })
-          if (held && held.peers.size >= config.maxConnectionsPerRoom) throw new AppError('room_full', 'room is full')
-          start = held ? { room: held, cap: decision.cap } : { admit: () => admit(Promise.resolve(decision), ip, url) }
+          if (held && held.room.peers.size >= config.maxConnectionsPerRoom) throw new AppError('room_full', 'room is full')
+          start = held ? { hold: held, cap: decision.cap } : { admit: () => admit(Promise.resolve(decision), ip, url) }
         }
       } catch (err) {
-        if (held) d.registry.release(held)
+        held?.release()
         note(err, ip, url, origin)
         const status = isAppError(err) ? err.status : 500
         metrics.httpRequests.inc({ listener: 'collab', route: 'upgrade', method: 'GET', status: String(status) })
@@ -133,10 +134,10 @@ export function webSocketBehavior(
       data.socket = socket
       sockets.add(ws)
       metrics.connections.inc()
-      if ('room' in start) {
+      if ('hold' in start) {
         // The room join (and its first sends) runs on the next turn, outside the upgrade's cork;
         // a message arriving first opens the connection itself.
-        const conn = new Connection(start.room, new Peer(socket, start.cap), d)
+        const conn = new Connection(start.hold, new Peer(socket, start.cap), d)
         data.session = conn
         setImmediate(() => conn.open())
       } else {
