@@ -18,7 +18,7 @@ export class RemoteOrigin {
 export interface RoomLinkOptions {
   docId: string
   /** takes an update committed elsewhere into the room and sends it to this node's sockets */
-  applyRemote: (update: Uint8Array, seq?: number) => void
+  applyRemote: (update: Uint8Array) => void
   awareness: awarenessProtocol.Awareness
   /** the seq the room loaded up to */
   lastSeq: number

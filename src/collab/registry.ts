@@ -189,7 +189,7 @@ export class RoomRegistry implements DocService {
         const { bus, remote } = this.o.cluster
         const link = await RoomLink.open({
           docId,
-          applyRemote: (update, seq) => room.applyRemote(update, seq),
+          applyRemote: (update) => room.applyRemote(update),
           awareness: room.awareness,
           lastSeq: room.headSeq,
           store: this.o.store,

@@ -345,7 +345,7 @@ describe('Deferred apply', () => {
   it('a room nobody reads merges what it holds in batches: fewer than 64 updates unmerged, however many arrive', async () => {
     const { room, peer } = setup()
     const a = peer()
-    const held = () => (room as unknown as { state: { tail: unknown[] } }).state.tail.length
+    const held = () => (room as unknown as { writes: { state: { tail: unknown[] } } }).writes.state.tail.length
     let most = 0
     const d = new Y.Doc()
     d.clientID = 5

@@ -1,26 +1,24 @@
-// A room: one loaded document, its peers and its write queue. The document is held encoded
-// (DocState): updates are judged against it structurally, queued for the process's group commit,
-// and only broadcast once written, so nothing a client has seen from another can be lost by a
-// crash. Updates that change nothing (already known, deleting nothing new) are neither stored nor
-// sent. A Y.Doc is built only for a call that needs content (withDoc), never kept.
-import * as Y from 'yjs'
+// A room: one loaded document, its peers and their messages. The document is held encoded and
+// written through the room's write path (writes.ts: judged, queued for the group commit, broadcast
+// once durable); sync answers come from the encoded state (sync.ts); a Y.Doc is built only for a
+// call that needs content (withDoc), never kept.
+import { mergeUpdates, type Doc } from 'yjs'
 import { AppError } from '../../infra/errors.js'
 import type { Logger } from '../../infra/log.js'
 import type { Metrics } from '../../infra/metrics.js'
 import { CLOSE } from '../../protocol/close-codes.js'
 import { encodeAwareness, encodePermissionDenied, encodeSyncStep1, encodeUpdate } from '../../protocol/messages.js'
-import { scanUpdate, UpdateShape } from '../../protocol/update-scan.js'
-import type { AppendedSeqs, AppendWrite, Attributes, DocStore } from '../../storage/doc-store.js'
-import type { CommitSource, GroupCommitter } from '../group-commit.js'
+import type { Attributes, DocStore } from '../../storage/doc-store.js'
+import type { GroupCommitter } from '../group-commit.js'
 import type { Peer } from '../peer.js'
 import type { Transport } from '../transport.js'
 import { RoomAwareness } from './awareness.js'
-import { Compaction, type ClusterCompaction } from './compaction.js'
+import type { ClusterCompaction } from './compaction.js'
 import type { DocBuilds } from './doc-builds.js'
-import { DocState } from './doc-state.js'
 import { Fanout } from './fanout.js'
 import { RoomSync } from './sync.js'
-import { WriteQueue, type Queued } from './write-queue.js'
+import type { Queued } from './write-queue.js'
+import { RoomWrites } from './writes.js'
 
 export interface RoomOptions {
   docId: string
@@ -44,46 +42,33 @@ export interface RoomOptions {
 
 const EMPTY_UPDATE_MAX = 2 // an update with no structs and no deletions encodes as [0, 0]
 
-/** The scan's findings about the update being ingested (one per process: ingest is synchronous). */
-const shape = new UpdateShape()
-
-export class Room implements CommitSource {
+export class Room {
   readonly peers = new Set<Peer>()
-  /** transient holders (REST calls, API reads) keeping the room loaded */
+  /** transient holders (REST calls, API reads) keeping the room loaded; see RoomRegistry.acquire */
   holds = 0
   destroyed = false
-  private state = new DocState()
-  private readonly queue = new WriteQueue()
+  private readonly writes: RoomWrites
   private readonly fanout: Fanout
   private readonly presence: RoomAwareness
   private readonly sync: RoomSync
-  private readonly compaction: Compaction
-  private lastSeq = 0
-  /** upper bound on the encoded document size: snapshot plus updates since */
-  private approxBytes = 0
-  private discarded = false
 
   constructor(private readonly o: RoomOptions) {
     this.fanout = new Fanout(o.transport, o.docId, o.maxBackpressureBytes, () => this.peers, (p) => this.leave(p))
     this.presence = new RoomAwareness((frame) => o.transport.publish(o.docId, frame))
+    this.writes = new RoomWrites({
+      ...o,
+      changed: () => this.sync.invalidate(),
+      landed: (batch) => this.broadcast(batch),
+      live: () => !this.destroyed,
+    })
     this.sync = new RoomSync({
       docId: o.docId,
       transport: o.transport,
-      state: () => this.state,
-      flushed: () => this.flushed(),
+      state: () => this.writes.state,
+      flushed: () => this.writes.flushed(),
       isMember: (p) => !this.destroyed && this.peers.has(p),
       sendAwarenessTo: (p) => this.sendAwarenessTo(p),
       fullStateKeepMs: o.fullStateKeepMs ?? 0,
-    })
-    this.compaction = new Compaction({
-      docId: o.docId,
-      store: o.store,
-      log: o.log,
-      now: o.now,
-      builds: o.docBuilds,
-      cluster: o.cluster,
-      state: () => this.state,
-      collected: () => this.sync.invalidate(),
     })
   }
 
@@ -98,7 +83,7 @@ export class Room implements CommitSource {
 
   /** the highest seq this room wrote or loaded */
   get headSeq(): number {
-    return this.lastSeq
+    return this.writes.headSeq
   }
 
   get idle(): boolean {
@@ -111,25 +96,18 @@ export class Room implements CommitSource {
   }
 
   get hasUnflushed(): boolean {
-    return this.queue.hasUnflushed
+    return this.writes.hasUnflushed
   }
 
   /** What the room holds in memory: the encoded document, held updates, unwritten updates, cached frames. */
   get bytes(): number {
-    return this.state.bytes + this.queue.bytes + this.sync.cachedBytes
+    return this.writes.bytes + this.sync.cachedBytes
   }
 
   /** Reads the document from storage. Runs once, before any peer joins. */
   async load(seedFrom?: () => Promise<Uint8Array | null>, seedUser = 'system'): Promise<void> {
-    const stored = await this.o.store.load(this.o.docId)
-    this.state = DocState.load(
-      stored.snapshot?.state ?? null,
-      stored.updates.map((u) => u.update),
-    )
-    this.lastSeq = stored.lastSeq
-    this.compaction.loaded(stored.snapshot?.seq ?? 0)
-    this.approxBytes = (stored.snapshot?.state.length ?? 0) + stored.updates.reduce((n, u) => n + u.update.length, 0)
-    if (stored.lastSeq === 0 && seedFrom) {
+    await this.writes.load()
+    if (this.writes.headSeq === 0 && seedFrom) {
       // A new branch starts as a copy of main at this moment, written as its first update.
       const seed = await seedFrom()
       if (seed && seed.length > EMPTY_UPDATE_MAX) await this.applyUpdate(seed, seedUser, null)
@@ -142,7 +120,7 @@ export class Room implements CommitSource {
     this.peers.add(peer)
     this.o.transport.join(peer.socket, this.o.docId)
     // The server opens the sync: its state vector, then the awareness it knows.
-    peer.send(encodeSyncStep1(this.state.stateVector()))
+    peer.send(encodeSyncStep1(this.writes.state.stateVector()))
     this.sendAwarenessTo(peer)
   }
 
@@ -166,7 +144,7 @@ export class Room implements CommitSource {
       return
     }
     // No promise per update from a socket: nobody waits on it, the broadcast is the answer.
-    if (!this.destroyed) this.ingest(update, peer.cap.sub, peer, peer.cap.attr)
+    if (!this.destroyed) this.writes.ingest(update, peer.cap.sub, peer, peer.cap.attr)
   }
 
   receiveAwareness(peer: Peer, update: Uint8Array): void {
@@ -196,17 +174,17 @@ export class Room implements CommitSource {
 
   /** The document as one update (everything served), or what a state vector lacks. */
   encodeState(stateVector?: Uint8Array): Uint8Array {
-    if (!stateVector) return this.state.full()
+    if (!stateVector) return this.writes.state.full()
     try {
-      return this.state.diff(stateVector)
+      return this.writes.state.diff(stateVector)
     } catch {
       throw new AppError('bad_request', 'invalid state vector')
     }
   }
 
   /** Runs `read` with a Y.Doc of the document, built for the call and destroyed after. */
-  withDoc<T>(read: (doc: Y.Doc) => T | Promise<T>): Promise<T> {
-    return this.o.docBuilds.with(() => this.state.full(), read)
+  withDoc<T>(read: (doc: Doc) => T | Promise<T>): Promise<T> {
+    return this.o.docBuilds.with(() => this.writes.state.full(), read)
   }
 
   /**
@@ -215,7 +193,7 @@ export class Room implements CommitSource {
    */
   applyUpdate(update: Uint8Array, user: string, origin: Peer | null, attrs?: Attributes): Promise<void> {
     if (this.destroyed) return Promise.reject(new AppError('unavailable', 'room is closing'))
-    const queued = this.ingest(update, user, origin, attrs)
+    const queued = this.writes.ingest(update, user, origin, attrs)
     // Nothing new: the caller still learns of success only once what it may have duplicated
     // (accepted from someone else, not yet written) is durable.
     if (!queued) return this.flushed()
@@ -225,96 +203,17 @@ export class Room implements CommitSource {
   }
 
   /**
-   * Judges and queues an update; null when it changed nothing (a re-sent or empty update), which
-   * is neither stored nor broadcast. Throws on a malformed or oversized update.
-   */
-  private ingest(update: Uint8Array, user: string, origin: Peer | null, attrs: Attributes | undefined): Queued | null {
-    // Every client that joins with nothing new answers our step 1 with [0, 0].
-    if (update.length === EMPTY_UPDATE_MAX && update[0] === 0 && update[1] === 0) {
-      this.o.metrics.updatesUnchanged.inc()
-      return null
-    }
-    this.scan(update)
-    if (this.approxBytes + update.length > this.o.maxDocBytes) {
-      throw new AppError('doc_too_large', `document would exceed ${this.o.maxDocBytes} bytes`)
-    }
-    const receivedAt = performance.now()
-    if (this.state.accept(update, shape) === 'unchanged') {
-      this.o.metrics.updatesUnchanged.inc()
-      return null
-    }
-    this.sync.invalidate()
-    this.approxBytes += update.length
-    const queued = this.queue.push(update, user, this.o.now(), origin, attrs, receivedAt)
-    this.o.committer.enqueue(this)
-    return queued
-  }
-
-  /**
-   * Checks an update whole (structs and delete set) and fills `shape`. What a Y.Doc could fail on
-   * (a length of 0, unsorted deletions, an item naming its own client's later clock) is refused:
-   * no Yjs client writes it, and a document holding it could not be loaded.
-   */
-  private scan(update: Uint8Array): void {
-    try {
-      scanUpdate(update, shape)
-    } catch {
-      throw new AppError('malformed_message', 'malformed Yjs update')
-    }
-    if (!shape.integrable) throw new AppError('malformed_message', 'Yjs update could not be applied')
-  }
-
-  /**
    * An update another node committed (or one read back from storage by a resync): taken into the
    * document and sent to this node's sockets; never appended again here.
    */
-  applyRemote(update: Uint8Array, seq?: number): void {
-    if (this.destroyed) return
-    if (seq !== undefined) this.lastSeq = Math.max(this.lastSeq, seq)
-    try {
-      scanUpdate(update, shape)
-    } catch (err) {
-      this.o.log.error({ err, docId: this.o.docId }, 'a committed update could not be read')
-      return
-    }
-    if (this.state.accept(update, shape) === 'unchanged') return
-    this.sync.invalidate()
-    this.approxBytes += update.length
+  applyRemote(update: Uint8Array): void {
+    if (this.destroyed || !this.writes.takeRemote(update)) return
     this.fanout.publish(encodeUpdate(update))
   }
 
   /** Resolves when every update accepted so far is durable. */
-  async flushed(): Promise<void> {
-    while (this.queue.hasUnflushed) {
-      this.o.committer.enqueue(this)
-      await this.o.committer.nextCycle()
-    }
-  }
-
-  // ---- group commit (CommitSource) -----------------------------------------------------------
-
-  takeBatch(): AppendWrite | null {
-    return this.queue.take(this.o.docId, this.o.cluster ? undefined : this.lastSeq + 1)
-  }
-
-  restore(_write: AppendWrite): void {
-    // A dropped document's failed write is not retried; otherwise it goes back in front, and the
-    // room never unloads holding it (hasUnflushed).
-    if (this.discarded) this.queue.dropInFlight(new AppError('doc_deleted', 'document deleted'))
-    else this.queue.giveBack()
-  }
-
-  committed(_write: AppendWrite, seqs: AppendedSeqs): Promise<void> | void {
-    const batch = this.queue.landed()
-    if (!batch) return
-    this.lastSeq = Math.max(this.lastSeq, seqs.lastSeq)
-    if (!this.destroyed) this.broadcast(batch)
-    const now = performance.now()
-    for (const p of batch) {
-      this.o.metrics.updateLatency.observe((now - p.receivedAt) / 1000)
-      p.done?.resolve()
-    }
-    if (!this.destroyed) return this.compaction.maybeCompact(this.lastSeq, this.o.compactThreshold, (bytes) => (this.approxBytes = bytes + this.queue.bytes))
+  flushed(): Promise<void> {
+    return this.writes.flushed()
   }
 
   /** One message per write cycle for everyone: the batch merged, skipped only for a sole author. */
@@ -326,14 +225,9 @@ export class Room implements CommitSource {
     this.fanout.publish(encodeUpdate(update), soleAuthor?.socket)
   }
 
-  /** A peer whose queue passed the limit is closed (1013) rather than let fall behind silently. */
-  closeSlowPeers(): void {
-    this.fanout.closeSlowPeers()
-  }
-
   /** Writes the current state as a snapshot covering what is durable (see Compaction). */
   compact(): Promise<void> {
-    return this.compaction.compact(this.lastSeq, (bytes) => (this.approxBytes = bytes + this.queue.bytes))
+    return this.writes.compact()
   }
 
   /**
@@ -342,8 +236,7 @@ export class Room implements CommitSource {
    * it with `flushed()` and erases after); a failed one is not retried.
    */
   discard(code: number, reason: string): void {
-    this.discarded = true
-    this.queue.dropQueued(new AppError('doc_deleted', 'document deleted'))
+    this.writes.discard()
     this.destroy(code, reason)
   }
 
@@ -357,10 +250,10 @@ export class Room implements CommitSource {
     }
     this.sync.invalidate()
     this.presence.close()
-    this.state = new DocState()
+    this.writes.free()
   }
 }
 
 function mergeBatch(batch: Queued[]): Uint8Array {
-  return Y.mergeUpdates(batch.map((p) => p.update))
+  return mergeUpdates(batch.map((p) => p.update))
 }
