@@ -68,13 +68,15 @@ export class Compaction {
     if (seq <= this.snapshotSeq || state.heldCount > 0) return
     try {
       const served = state.full()
+      const deletions = state.deletionsSinceCompaction
       let snapshot = served
-      if (state.deletionsSinceCompaction > 0) {
+      if (deletions > 0) {
         snapshot = await this.o.builds.collect(served)
         if (this.o.state().replaceCollected(served, snapshot)) this.o.collected()
       }
       await this.o.store.writeSnapshot(this.o.docId, { seq, at: this.o.now(), state: snapshot })
       this.snapshotSeq = seq
+      state.deletionsSinceCompaction -= deletions // what was deleted meanwhile waits for the next one
       sized(snapshot.length)
     } catch (err) {
       this.o.log.error({ err, docId: this.o.docId }, 'snapshot write failed; the log still holds every update')

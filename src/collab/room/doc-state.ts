@@ -248,14 +248,14 @@ export class DocState {
   }
 
   /**
-   * Replaces the served state by `collected`, the same document with its garbage collected, if
-   * nothing was served since `from` (what full() returned) was taken.
+   * Replaces `from` (what full() returned) by `collected`, the same document with its garbage
+   * collected, if it is still the first level: what was served since sits in later levels and the
+   * tail, merged on top of it later (an item collected here is a GC struct there, as in a Y.Doc).
    */
   replaceCollected(from: Uint8Array, collected: Uint8Array): boolean {
-    if (this.tail.length > 0 || this.levels.length !== 1 || this.levels[0] !== from) return false
-    this.levels = [collected]
-    this.levelBytes = collected.length
-    this.deletionsSinceCompaction = 0
+    if (this.levels[0] !== from) return false
+    this.levels[0] = collected
+    this.levelBytes += collected.length - from.length
     return true
   }
 

@@ -173,6 +173,28 @@ describe('Room', () => {
     }
   })
 
+  it('a compaction that collects while updates keep arriving still frees what was deleted, and loses none of them', async () => {
+    const { room, store } = setup(undefined, 'o/gc-busy/main')
+    const d = new Y.Doc()
+    d.clientID = 1
+    const updates: Uint8Array[] = []
+    d.on('update', (u: Uint8Array) => updates.push(u))
+    d.getText('t').insert(0, 'x'.repeat(600 * 1024))
+    d.getText('t').delete(0, 600 * 1024)
+    for (const u of updates.splice(0)) await room.applyUpdate(u, 'ann', null)
+    const compacting = room.compact() // in a worker: the document is over 256 KiB
+    for (let i = 0; i < 100; i++) {
+      d.getText('t').insert(i, 'y')
+      await room.applyUpdate(updates.pop()!, 'ann', null)
+    }
+    await compacting
+    expect(room.bytes).toBeLessThan(20_000)
+    expect(await textOf(room)).toBe('y'.repeat(100))
+    const again = setup(store, 'o/gc-busy/main').room
+    await again.load()
+    expect(await textOf(again)).toBe('y'.repeat(100))
+  })
+
   it('tells a read-only peer its change was refused and applies nothing', async () => {
     const { room, peer } = setup()
     const r = peer('r')
