@@ -59,6 +59,10 @@ export interface StartOptions {
   log?: (line: string) => void
   /** extra node flags for the server process (e.g. --cpu-prof) */
   nodeArgs?: string[]
+  /** extra environment for the server process (every peer) */
+  env?: NodeJS.ProcessEnv
+  /** extra `tandem serve` flags (Tandem only: limits a scenario needs raised) */
+  tandemArgs?: string[]
 }
 
 export interface RunningPeer {
@@ -113,7 +117,7 @@ async function spawnNode(script: string[], env: NodeJS.ProcessEnv, opts: StartOp
   const pinned = cpus !== null && hasTaskset()
   const cmd = pinned ? 'taskset' : process.execPath
   const argv = pinned ? ['-c', cpus, process.execPath, ...args] : args
-  const child = spawn(cmd, argv, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(cmd, argv, { cwd: ROOT, env: { ...process.env, ...opts.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let stderr = ''
   child.stderr!.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000)
@@ -180,9 +184,10 @@ async function startTandem(opts: StartOptions & { postgresUrl?: string }, name: 
   if (name === 'tandem-mem') args.push('--doc-storage', 'memory')
   // One load generator on 127.0.0.1 stands in for thousands of client addresses: no per-address limit.
   args.push('--upgrades-per-sec-per-ip', '0')
+  if (opts.tandemArgs) args.push(...opts.tandemArgs)
   // glibc's arena count as the production image sets it (Dockerfile): without it each libuv pool
   // thread keeps its own arena of freed memory (~1 KB per socket in the idle scenario).
-  const env: NodeJS.ProcessEnv = { TANDEM_LOG_LEVEL: process.env.TANDEM_LOG_LEVEL ?? 'warn', MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' }
+  const env: NodeJS.ProcessEnv = { TANDEM_LOG_LEVEL: process.env.TANDEM_LOG_LEVEL ?? 'warn', MALLOC_ARENA_MAX: opts.env?.MALLOC_ARENA_MAX ?? process.env.MALLOC_ARENA_MAX ?? '2' }
   let keys: KeyRing | undefined
   if (opts.postgresUrl) {
     // The URL is a secret: through the environment, not argv. Keys from a file the bench writes,
