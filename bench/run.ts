@@ -9,18 +9,24 @@ import { openFileLimit, pinSelf, stamp } from './lib/host.js'
 import { machineFacts } from './lib/proc.js'
 import { PEER_NAMES, RELAY_SCENARIOS, ROOT, TANDEM_PG_SCENARIOS, buildTandem, peerVersion, startPeer, stopBenchPostgres, type PeerName, type RunningPeer } from './lib/peers.js'
 import { markdown, svg, type BenchReport, type RunRecord } from './lib/report.js'
-import { SCENARIOS, needsPersistence, runScenario, sizeFor, type ScenarioName } from './scenarios/index.js'
+import { ALL_SCENARIOS, EXTRA_PEERS, EXTRA_SCENARIOS, SCENARIOS, needsPersistence, runScenario, sizeFor, startOptionsFor, type ScenarioName } from './scenarios/index.js'
 
 const USAGE = `usage: npm run bench -- [options]
   --scenario a,b      ${SCENARIOS.join(',')} (default: all); or cluster (one node, three behind
                       docs/cluster/haproxy.cfg, three with clients split; alone; --haproxy-config FILE
                       runs another config written for the same ports)
+                      named only (issue 24): memory (KB per loaded document), large (a 50 MB
+                      document's first load and sync); tandem, yws and hocuspocus only
   --peers a,b         ${PEER_NAMES.join(',')} (default: all; alias: yws = y-websocket reference server)
   --quick             small sizes, for a first look (minutes -> seconds)
   --duration S        traffic scenarios: seconds of sending
   --rooms N --clients-per-room N --rate R --awareness-hz H
   --clients N         storm: total clients; idle: connections
   --docs N --doc-kb K --concurrency N --hold S
+  --rounds N          memory: repeat the three loads N times, each in a fresh process (medians)
+  --doc-mb M --batch-kb K --timeout S   large: document size, written message size, sync timeout
+  --edit-every N      large: one edit per N 4 KB appends (default 8; lower = more items)
+  --apply 1           large: the fresh client applies the document to a Y.Doc before it counts as synced
   --repeat N          run everything N times (round robin) and report, per scenario and peer, the run
                       whose server core had the least load from other processes (default 1)
   --server-cpus L     taskset CPU list for the server (default 0)
@@ -30,7 +36,8 @@ const USAGE = `usage: npm run bench -- [options]
   --no-build          run bin/tandem.js (through tsx) instead of compiling
   --server-node-args A  extra node flags for every server, comma separated (e.g. --cpu-prof)
   --out DIR           results directory (default bench/results)
-  --latest            also write latest.{json,md,svg} (done anyway for a full default run)
+  --latest            also write latest.{json,md,svg} (done anyway for a full default run); with
+                      --scenario memory or large alone: memory-latest.*, large-latest.*
 `
 
 /** Per scenario and peer, the successful run with the least foreign load on the server core. */
@@ -110,7 +117,8 @@ async function main(argv: string[]): Promise<number> {
     return 0
   }
   const scenarios = (list(flags, 'scenario') ?? list(flags, 'scenarios') ?? [...SCENARIOS]) as ScenarioName[]
-  for (const s of scenarios) if (!SCENARIOS.includes(s)) throw new Error(`unknown scenario ${s}; known: ${SCENARIOS.join(', ')}`)
+  for (const s of scenarios) if (!ALL_SCENARIOS.includes(s)) throw new Error(`unknown scenario ${s}; known: ${ALL_SCENARIOS.join(', ')}`)
+  const extraOnly = scenarios.every((s) => (EXTRA_SCENARIOS as readonly string[]).includes(s))
   const peers = (list(flags, 'peers') ?? [...PEER_NAMES]).map((p) => (p === 'y-websocket' ? 'yws' : p)) as PeerName[]
   for (const p of peers) if (!PEER_NAMES.includes(p)) throw new Error(`unknown peer ${p}; known: ${PEER_NAMES.join(', ')}`)
   const out = flags.get('out') ?? join(ROOT, 'bench/results')
@@ -130,7 +138,7 @@ async function main(argv: string[]): Promise<number> {
   const nofile = openFileLimit()
   const needFds = scenarios.reduce((m, s) => {
     const z = sizeFor(s, flags) as unknown as Record<string, number>
-    return Math.max(m, z.connections ?? z.clients ?? (z.rooms ?? 1) * (z.clientsPerRoom ?? 1))
+    return Math.max(m, z.connections ?? z.clients ?? z.docs ?? (z.rooms ?? 1) * (z.clientsPerRoom ?? 1))
   }, 0)
   if (nofile < needFds + 500) {
     notes.push(`ulimit -n is ${nofile}, below the ${needFds + 500} this run needs: raise it (ulimit -n 65536) before npm run bench`)
@@ -140,6 +148,11 @@ async function main(argv: string[]): Promise<number> {
   notes.push(
     'Peers keep documents in memory except in the cold scenario (their own persistence). `tandem` persists to LevelDB in every scenario; `tandem-mem` is the same server with --doc-storage memory (not run in cold).',
   )
+  if (scenarios.some((s) => (EXTRA_SCENARIOS as readonly string[]).includes(s))) {
+    notes.push(
+      'memory and large: tandem, yws and hocuspocus only, each with its own persistence (Tandem: LevelDB in its data dir; the reference server: y-leveldb via YPERSISTENCE; Hocuspocus: @hocuspocus/extension-database, one file per document), documents written through the socket, then the server restarted; every server runs with --expose-gc and bench/peers/gc-probe.mjs (a GC on SIGUSR2 before RSS is read) and MALLOC_ARENA_MAX=2.',
+    )
+  }
   if (peers.includes('tandem-pg')) {
     notes.push(
       `\`tandem-pg\` keeps documents in a PostgreSQL the bench starts (fsync and synchronous_commit on, pinned to the server's CPUs, so it shares them with Tandem); run in ${TANDEM_PG_SCENARIOS.join(', ')} only.`,
@@ -158,7 +171,8 @@ async function main(argv: string[]): Promise<number> {
     tandemEntry = await buildTandem(log)
   }
   const startedAt = new Date()
-  const base = join(out, stamp(startedAt))
+  // The issue-24 scenarios write under their own names (<stamp>-memory.*) beside the default runs.
+  const base = join(out, extraOnly ? `${stamp(startedAt)}-${scenarios.join('-')}` : stamp(startedAt))
   const report: BenchReport = {
     meta: {
       startedAt: startedAt.toISOString(),
@@ -195,18 +209,21 @@ async function main(argv: string[]): Promise<number> {
       if (peerName === 'tandem-mem' && needsPersistence(scenario)) continue // nothing survives its restart
       if (peerName === 'tandem-pg' && !TANDEM_PG_SCENARIOS.includes(scenario)) continue
       if (peerName === 'relay' && !RELAY_SCENARIOS.includes(scenario)) continue
+      if ((EXTRA_SCENARIOS as readonly string[]).includes(scenario) && !EXTRA_PEERS.includes(peerName)) continue
       const dataDir = mkdtempSync(join(tmpdir(), `tandem-bench-${peerName}-`))
       const t0 = Date.now()
       const rec: RunRecord = { scenario, peer: peerName, version: peerVersion(peerName), size, metrics: {}, notes: [], startedAt: new Date().toISOString(), durationSec: 0 }
       if (repeats > 1) rec.repeat = rep
       log(`== ${scenario} / ${peerName} ${rec.version}${repeats > 1 ? ` (run ${rep}/${repeats})` : ''}`)
       try {
+        const extra = startOptionsFor(scenario, size)
         current = await startPeer(peerName, {
+          ...extra,
           dataDir,
           persistent: peerName === 'tandem' || peerName === 'tandem-pg' || needsPersistence(scenario),
           cpus: serverCpus,
           tandemEntry,
-          nodeArgs: list(flags, 'server-node-args')?.flatMap((a) => a.split(' ')),
+          nodeArgs: [...(extra.nodeArgs ?? []), ...(list(flags, 'server-node-args')?.flatMap((a) => a.split(' ')) ?? [])],
           log: (l) => log(`  [${peerName}] ${l.slice(0, 300)}`),
         })
         const limitMs = 15 * 60_000
@@ -246,7 +263,10 @@ async function main(argv: string[]): Promise<number> {
   writeFileSync(`${base}.md`, md)
   writeFileSync(`${base}.svg`, svg(report))
   const full = !flags.has('quick') && scenarios.length === SCENARIOS.length && peers.length === PEER_NAMES.length && argv.every((a) => !a.startsWith('--') || ['--latest', '--repeat'].includes(a))
-  if (full || flags.has('latest')) {
+  if (extraOnly) {
+    // --latest: memory-latest.{json,md}, large-latest.{json,md} (that scenario run alone).
+    if (scenarios.length === 1 && flags.has('latest')) for (const ext of ['json', 'md']) copyFileSync(`${base}.${ext}`, join(out, `${scenarios[0]}-latest.${ext}`))
+  } else if (full || flags.has('latest')) {
     for (const ext of ['json', 'md', 'svg']) copyFileSync(`${base}.${ext}`, join(out, `latest.${ext}`))
     updateReadme(md)
   }

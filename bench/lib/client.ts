@@ -3,6 +3,7 @@
 // and reports every mark it sees for the first time to a Tally. No Y.Doc is applied on receipt:
 // payloads are decoded (once per distinct payload, via a shared cache) and their marks read.
 import WebSocket from 'ws'
+import * as Y from 'yjs'
 import { DecodeCache, MarkWriter, now, readAwarenessMarks, readMarks, type Mark } from './marks.js'
 import { Samples } from './stats.js'
 import { Framing, encodeAwarenessState, type Dialect } from './wire.js'
@@ -33,6 +34,8 @@ export interface ClientOptions {
   tally?: Tally
   /** When set, the client counts as synced once these bytes appear in a received sync payload. */
   marker?: Buffer
+  /** Apply every received document payload to this Y.Doc (a provider's work) before counting as synced. */
+  applyTo?: Y.Doc
   connectTimeoutMs?: number
 }
 
@@ -54,6 +57,7 @@ export class BenchClient {
   messagesIn = 0
   closed = false
   closeCode = 0
+  closeReason = ''
   error: string | null = null
   sent = 0
   awarenessSent = 0
@@ -104,9 +108,10 @@ export class BenchClient {
       ws.on('message', (data: Buffer) => this.onMessage(data))
       ws.on('unexpected-response', (_req, res) => fail(new Error(`upgrade refused: HTTP ${res.statusCode}`)))
       ws.on('error', (err) => fail(err))
-      ws.on('close', (code) => {
+      ws.on('close', (code, reason) => {
         this.closed = true
         this.closeCode = code
+        this.closeReason = reason.toString()
         fail(new Error(`closed with ${code} before sync`))
       })
     })
@@ -135,6 +140,7 @@ export class BenchClient {
       case 'step2':
       case 'update': {
         const marker = this.opts.marker
+        if (this.opts.applyTo) Y.applyUpdate(this.opts.applyTo, msg.payload)
         if (this.resolveSynced) {
           if (!marker || Buffer.from(msg.payload.buffer, msg.payload.byteOffset, msg.payload.byteLength).indexOf(marker) >= 0) {
             if (msg.kind === 'step2' || marker) this.resolveSynced()
@@ -220,12 +226,28 @@ export class BenchClient {
   async sendUpdateAndConfirm(update: Uint8Array, stateVector?: Uint8Array, timeoutMs = 60_000): Promise<void> {
     if (!this.open) throw new Error('socket not open')
     this.ws!.send(this.framing.update(update))
+    await this.confirm(stateVector, timeoutMs)
+  }
+
+  /**
+   * Resolves once the server answered a step 1 sent now: messages are handled in order, so every
+   * update this socket sent before was applied (Tandem answers only once those are durable). Our
+   * state vector (or the one given) keeps the answer small: only what we lack is sent back.
+   */
+  async confirm(stateVector?: Uint8Array, timeoutMs = 60_000): Promise<void> {
+    if (!this.open) throw new Error('socket not open')
+    const ws = this.ws!
     await new Promise<void>((resolve, reject) => {
-      const ws = this.ws!
       const timer = setTimeout(() => {
         ws.off('message', onMsg)
+        ws.off('close', onClose)
         reject(new Error('no confirmation from server'))
       }, timeoutMs)
+      const onClose = (code: number, reason: Buffer): void => {
+        clearTimeout(timer)
+        ws.off('message', onMsg)
+        reject(new Error(`closed with ${code} ${reason.toString()} before confirmation`))
+      }
       const onMsg = (data: Buffer): void => {
         try {
           if (this.framing.decode(data).kind !== 'step2') return
@@ -234,11 +256,11 @@ export class BenchClient {
         }
         clearTimeout(timer)
         ws.off('message', onMsg)
+        ws.off('close', onClose)
         resolve()
       }
       ws.on('message', onMsg)
-      // Messages are handled in order: the answer to this step 1 comes after the update was applied.
-      // Our state vector keeps the answer small: only what we lack is sent back.
+      ws.once('close', onClose)
       ws.send(this.framing.step1(stateVector ?? this.getWriter().stateVector()))
     })
   }

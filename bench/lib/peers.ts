@@ -59,6 +59,10 @@ export interface StartOptions {
   log?: (line: string) => void
   /** extra node flags for the server process (e.g. --cpu-prof) */
   nodeArgs?: string[]
+  /** extra environment for the server process (every peer) */
+  env?: NodeJS.ProcessEnv
+  /** extra `tandem serve` flags (Tandem only: limits a scenario needs raised) */
+  tandemArgs?: string[]
 }
 
 export interface RunningPeer {
@@ -66,6 +70,8 @@ export interface RunningPeer {
   readonly version: string
   readonly pid: number
   readonly port: number
+  /** where it keeps its documents (when it persists) */
+  readonly dataDir: string
   target(org: string, doc: string, user: string): Promise<Target>
   /** Graceful stop (SIGTERM, then SIGKILL after a grace period). */
   stop(): Promise<void>
@@ -113,7 +119,7 @@ async function spawnNode(script: string[], env: NodeJS.ProcessEnv, opts: StartOp
   const pinned = cpus !== null && hasTaskset()
   const cmd = pinned ? 'taskset' : process.execPath
   const argv = pinned ? ['-c', cpus, process.execPath, ...args] : args
-  const child = spawn(cmd, argv, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(cmd, argv, { cwd: ROOT, env: { ...process.env, ...opts.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let stderr = ''
   child.stderr!.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000)
@@ -180,9 +186,10 @@ async function startTandem(opts: StartOptions & { postgresUrl?: string }, name: 
   if (name === 'tandem-mem') args.push('--doc-storage', 'memory')
   // One load generator on 127.0.0.1 stands in for thousands of client addresses: no per-address limit.
   args.push('--upgrades-per-sec-per-ip', '0')
+  if (opts.tandemArgs) args.push(...opts.tandemArgs)
   // glibc's arena count as the production image sets it (Dockerfile): without it each libuv pool
   // thread keeps its own arena of freed memory (~1 KB per socket in the idle scenario).
-  const env: NodeJS.ProcessEnv = { TANDEM_LOG_LEVEL: process.env.TANDEM_LOG_LEVEL ?? 'warn', MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' }
+  const env: NodeJS.ProcessEnv = { TANDEM_LOG_LEVEL: process.env.TANDEM_LOG_LEVEL ?? 'warn', MALLOC_ARENA_MAX: opts.env?.MALLOC_ARENA_MAX ?? process.env.MALLOC_ARENA_MAX ?? '2' }
   let keys: KeyRing | undefined
   if (opts.postgresUrl) {
     // The URL is a secret: through the environment, not argv. Keys from a file the bench writes,
@@ -203,16 +210,17 @@ async function startTandem(opts: StartOptions & { postgresUrl?: string }, name: 
     const { token } = await mintToken(ring, { sub: user, org, doc, acc: 'rw', ttlSec: 3600 })
     return { url: `ws://${host}:${port}/${org}/${doc}?yauth=${token}`, dialect: 'yws', docName: `${org}/${doc}`, token }
   }
-  return runningPeer(name, child, port, target, () => startTandem(opts, name), peerVersion('tandem'))
+  return runningPeer(name, opts.dataDir, child, port, target, () => startTandem(opts, name), peerVersion('tandem'))
 }
 
 /** A started server as the scenarios see it; `again` starts it anew on the same data dir. */
-function runningPeer(name: PeerName, child: ChildProcess, port: number, target: RunningPeer['target'], again: () => Promise<RunningPeer>, version = peerVersion(name)): RunningPeer {
+function runningPeer(name: PeerName, dataDir: string, child: ChildProcess, port: number, target: RunningPeer['target'], again: () => Promise<RunningPeer>, version = peerVersion(name)): RunningPeer {
   return {
     name,
     version,
     pid: child.pid!,
     port,
+    dataDir,
     target,
     stop: () => stopChild(child),
     killNow: killNow(child),
@@ -228,7 +236,7 @@ async function startYws(opts: StartOptions): Promise<RunningPeer> {
   const env: NodeJS.ProcessEnv = { HOST: '127.0.0.1', PORT: String(port) }
   if (opts.persistent) env.YPERSISTENCE = opts.dataDir
   const { child } = await spawnNode([join(ROOT, 'node_modules/y-websocket-server-legacy/bin/server.js')], env, opts, /running at/)
-  return runningPeer('yws', child, port, async (org, doc) => ({ url: `ws://127.0.0.1:${port}/${org}/${doc}`, dialect: 'yws', docName: `${org}/${doc}`, token: '' }), () => startYws(opts))
+  return runningPeer('yws', opts.dataDir, child, port, async (org, doc) => ({ url: `ws://127.0.0.1:${port}/${org}/${doc}`, dialect: 'yws', docName: `${org}/${doc}`, token: '' }), () => startYws(opts))
 }
 
 async function startHocuspocus(opts: StartOptions): Promise<RunningPeer> {
@@ -237,13 +245,13 @@ async function startHocuspocus(opts: StartOptions): Promise<RunningPeer> {
   const { child, match } = await spawnNode(args, {}, opts, /listening on http:\/\/127\.0\.0\.1:(\d+)/)
   const port = Number(match[1])
   const target: RunningPeer['target'] = async (org, doc, user) => ({ url: `ws://127.0.0.1:${port}/`, dialect: 'hocuspocus', docName: `${org}/${doc}`, token: `bench-${user}` })
-  return runningPeer('hocuspocus', child, port, target, () => startHocuspocus(opts))
+  return runningPeer('hocuspocus', opts.dataDir, child, port, target, () => startHocuspocus(opts))
 }
 
 async function startRelay(opts: StartOptions): Promise<RunningPeer> {
   const { child, match } = await spawnNode([join(ROOT, 'bench/peers/uws-relay.mjs'), '--port', '0'], {}, opts, /listening on http:\/\/127\.0\.0\.1:(\d+)/)
   const port = Number(match[1])
-  return runningPeer('relay', child, port, async (org, doc) => ({ url: `ws://127.0.0.1:${port}/${org}/${doc}`, dialect: 'yws', docName: `${org}/${doc}`, token: '' }), () => startRelay(opts))
+  return runningPeer('relay', opts.dataDir, child, port, async (org, doc) => ({ url: `ws://127.0.0.1:${port}/${org}/${doc}`, dialect: 'yws', docName: `${org}/${doc}`, token: '' }), () => startRelay(opts))
 }
 
 /**

@@ -84,6 +84,26 @@ export const COLUMNS: Record<string, Col[]> = {
     { key: 'stopMs', label: 'of it stop ms', better: 'lower' },
     { key: 'serverPeakRssMB', label: 'peak RSS MB', better: 'lower' },
   ],
+  memory: [
+    { key: 'kbPerDoc', label: 'KB / loaded doc', better: 'lower' },
+    { key: 'xEncoded', label: 'x encoded', better: 'lower' },
+    { key: 'heapKbPerDoc', label: 'heap KB / doc', better: 'lower' },
+    { key: 'kbPerDocFromIdle', label: 'KB / doc, from idle', better: 'lower' },
+    { key: 'plainKbPerDoc', label: 'plain: KB / doc', better: 'lower' },
+    { key: 'plainXEncoded', label: 'plain: x encoded', better: 'lower' },
+    { key: 'rssEmptyMB', label: 'RSS, N empty MB', better: 'lower' },
+    { key: 'rssMB', label: 'RSS, N loaded MB', better: 'lower' },
+  ],
+  large: [
+    { key: 'syncMs', label: 'first sync ms', better: 'lower' },
+    { key: 'riseMB', label: 'peak RSS rise MB', better: 'lower' },
+    { key: 'riseX', label: 'rise x doc', better: 'lower' },
+    { key: 'heldX', label: 'held x doc', better: 'lower' },
+    { key: 'serverCpuSec', label: 'CPU s', better: 'lower' },
+    { key: 'restartMs', label: 'restart ms', better: 'lower' },
+    { key: 'writeSec', label: 'write s', better: 'lower' },
+    { key: 'restGetMs', label: 'Tandem REST first GET ms', better: 'lower' },
+  ],
 }
 
 const fmt = (v: number | null | undefined): string => {
@@ -214,6 +234,9 @@ const PANELS: Panel[] = [
   { title: 'Connect storm: connections/s (higher)', scenarios: ['storm'], key: 'connPerSec' },
   { title: 'Idle: KB RSS per connection (lower)', scenarios: ['idle'], key: 'rssPerConnKB' },
   { title: 'Cold load: documents/s (higher)', scenarios: ['cold'], key: 'docsPerSec' },
+  { title: 'KB RSS per loaded document (lower)', scenarios: ['memory'], key: 'kbPerDoc' },
+  { title: 'Large document: ms to first sync (lower)', scenarios: ['large'], key: 'syncMs' },
+  { title: 'Large document: peak RSS rise, x its size (lower)', scenarios: ['large'], key: 'riseX' },
 ]
 
 /** Short bar labels: 2450 -> 2.45k. */

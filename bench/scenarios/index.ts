@@ -1,16 +1,24 @@
 // The named scenarios with their bounded sizes (full and --quick), and how flags override them.
 import { num, type Flags } from '../lib/args.js'
-import type { RunningPeer } from '../lib/peers.js'
+import { GC_NODE_ARGS } from '../lib/gc.js'
+import type { RunningPeer, StartOptions } from '../lib/peers.js'
 import { runCold, type ColdSize } from './cold.js'
 import { runIdle, type IdleSize } from './idle.js'
+import { largeTandemArgs, runLarge, type LargeSize } from './large.js'
+import { runMemory, type MemorySize } from './memory.js'
 import { runStorm, type StormSize } from './storm.js'
 import { runTraffic, type TrafficSize } from './traffic.js'
 import type { Ctx, ScenarioResult } from './types.js'
 
 export const SCENARIOS = ['fanout', 'rooms', 'presence', 'storm', 'idle', 'cold'] as const
-export type ScenarioName = (typeof SCENARIOS)[number]
+/** Run only when named (--scenario memory,large): not part of the default run nor of latest.* (issue 24). */
+export const EXTRA_SCENARIOS = ['memory', 'large'] as const
+export const ALL_SCENARIOS = [...SCENARIOS, ...EXTRA_SCENARIOS] as const
+export type ScenarioName = (typeof ALL_SCENARIOS)[number]
+/** The servers the extra scenarios compare (each with its own persistence). */
+export const EXTRA_PEERS: readonly string[] = ['tandem', 'yws', 'hocuspocus']
 
-export type Size = TrafficSize | StormSize | IdleSize | ColdSize
+export type Size = TrafficSize | StormSize | IdleSize | ColdSize | MemorySize | LargeSize
 
 const traffic = (rooms: number, clientsPerRoom: number, rate: number, awarenessHz: number, durationSec: number): TrafficSize => ({
   rooms,
@@ -29,6 +37,8 @@ const FULL: Record<ScenarioName, Size> = {
   storm: { rooms: 200, clients: 2000, docKB: 1024, concurrency: 100 } satisfies StormSize,
   idle: { connections: 5000, rooms: 500, concurrency: 200, holdSec: 5 } satisfies IdleSize,
   cold: { docs: 1000, docKB: 100, concurrency: 50 } satisfies ColdSize,
+  memory: { docs: 1000, docKB: 78, concurrency: 50, rounds: 1 } satisfies MemorySize,
+  large: { docMB: 50, batchKB: 1024, timeoutSec: 300, editEvery: 8, apply: 0 } satisfies LargeSize,
 }
 
 const QUICK: Record<ScenarioName, Size> = {
@@ -38,6 +48,8 @@ const QUICK: Record<ScenarioName, Size> = {
   storm: { rooms: 20, clients: 200, docKB: 256, concurrency: 50 } satisfies StormSize,
   idle: { connections: 500, rooms: 50, concurrency: 100, holdSec: 2 } satisfies IdleSize,
   cold: { docs: 100, docKB: 50, concurrency: 25 } satisfies ColdSize,
+  memory: { docs: 100, docKB: 78, concurrency: 50, rounds: 1 } satisfies MemorySize,
+  large: { docMB: 5, batchKB: 1024, timeoutSec: 120, editEvery: 8, apply: 0 } satisfies LargeSize,
 }
 
 /** Named size, then --quick, then individual flags. */
@@ -60,12 +72,34 @@ export function sizeFor(name: ScenarioName, flags: Flags): Size {
   set('concurrency', 'concurrency')
   set('connectConcurrency', 'concurrency')
   set('holdSec', 'hold')
+  set('rounds', 'rounds')
+  set('docMB', 'doc-mb')
+  set('batchKB', 'batch-kb')
+  set('timeoutSec', 'timeout')
+  set('editEvery', 'edit-every')
+  set('apply', 'apply')
   return base as unknown as Size
 }
 
 /** Whether a scenario needs the peers' own persistence (documents must survive a restart). */
 export function needsPersistence(name: ScenarioName): boolean {
-  return name === 'cold'
+  return name === 'cold' || name === 'memory' || name === 'large'
+}
+
+/**
+ * What a scenario adds to every server's start: the GC probe (memory, large), glibc's arena count
+ * as Tandem's image sets it for every server alike (memory figures), and Tandem's limits raised for
+ * a large document.
+ */
+export function startOptionsFor(name: ScenarioName, size: Size): Pick<StartOptions, 'nodeArgs' | 'env' | 'tandemArgs'> {
+  switch (name) {
+    case 'memory':
+      return { nodeArgs: GC_NODE_ARGS, env: { MALLOC_ARENA_MAX: '2' } }
+    case 'large':
+      return { nodeArgs: GC_NODE_ARGS, env: { MALLOC_ARENA_MAX: '2' }, tandemArgs: largeTandemArgs(size as LargeSize) }
+    default:
+      return {}
+  }
 }
 
 export async function runScenario(name: ScenarioName, peer: RunningPeer, size: Size, ctx: Ctx): Promise<ScenarioResult & { peer: RunningPeer }> {
@@ -80,5 +114,9 @@ export async function runScenario(name: ScenarioName, peer: RunningPeer, size: S
       return { peer, ...(await runIdle(peer, size as IdleSize, ctx)) }
     case 'cold':
       return runCold(peer, size as ColdSize, ctx)
+    case 'memory':
+      return runMemory(peer, size as MemorySize, ctx)
+    case 'large':
+      return runLarge(peer, size as LargeSize, ctx)
   }
 }
