@@ -1,6 +1,6 @@
 // A socket accepted before its room was there: a document's first visitor (the room loads after the
 // upgrade) or a token whose signing key had to be re-read. The socket library upgrades at once (an
-// upgrade after an await meets the uWS cork() bug, bench/README.md "1006"); its first frames (a
+// upgrade after an await meets the uWS cork() bug, docs/perf/versus-peers.md, "1006"); its first frames (a
 // y-websocket provider sends sync step 1 and awareness right after open) are held here, in order and
 // bounded, and handed to a Connection once the room is loaded. A room that cannot be had closes the
 // socket with a code and a reason, and nothing is left held or joined.

@@ -3,7 +3,7 @@
 // full for a loaded room). A room that still has to load (a document's first visitor), or a token
 // whose key has to be re-read, is waited for after the open, its first frames held meanwhile
 // (PendingConnection). An upgrade after an await would go through cork(), which in this uWS build
-// closes about one fresh socket in 1,000 without a close frame (bench/README.md, "1006").
+// closes about one fresh socket in 1,000 without a close frame (docs/perf/versus-peers.md, "1006").
 // Native pub/sub carries room broadcasts.
 import type uWS from 'uWebSockets.js'
 import { TokenRefused, refusalKind, type Capability } from '../../auth/capability.js'
