@@ -5,7 +5,7 @@
 // bounded, and handed to a Connection once the room is loaded. A room that cannot be had closes the
 // socket with a code and a reason, and nothing is left held or joined.
 import type { Capability } from '../auth/capability.js'
-import { CLOSE } from '../protocol/close-codes.js'
+import { CLOSE, type CloseCode } from '../protocol/close-codes.js'
 import { Connection, type ConnectionDeps } from './connection.js'
 import { Peer } from './peer.js'
 import type { Room } from './room.js'
@@ -26,7 +26,7 @@ export interface Admitted {
 
 /** Why the socket cannot join: it is closed with this. */
 export interface Refused {
-  code: number
+  code: CloseCode
   reason: string
 }
 

@@ -40,7 +40,7 @@ export interface CopyTarget {
   keys: KeyTarget
 }
 
-export type Progress =
+type Progress =
   | { kind: 'document'; docId: string; index: number; total: number; appended: number; done: boolean }
   | { kind: 'chunk'; docId: string; appended: number }
   | { kind: 'control'; copied: number }

@@ -99,7 +99,7 @@ export async function startProcessCluster(n = 3, env: NodeJS.ProcessEnv = {}, o:
 }
 
 /** A stock provider connected through the load balancer, remembering the close codes it got. */
-export function lbProvider(c: ProcessCluster, doc: string, token: string, ydoc = new Y.Doc()): { p: WebsocketProvider; closes: number[] } {
+function lbProvider(c: ProcessCluster, doc: string, token: string, ydoc = new Y.Doc()): { p: WebsocketProvider; closes: number[] } {
   const p = new WebsocketProvider(`${c.lb.wsUrl}/acme`, doc, ydoc, {
     params: { yauth: token },
     WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket,

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { encodeUpdate } from '../../src/protocol/messages.js'
 import { rawClient } from '../helpers/raw-client.js'
 import { eventually, startTandem, synced, type Harness } from '../helpers/tandem.js'
 

@@ -32,7 +32,7 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'Service Unavailable',
 }
 
-export const statusLine = (status: number) => `${status} ${STATUS_TEXT[status] ?? 'Status'}`
+const statusLine = (status: number) => `${status} ${STATUS_TEXT[status] ?? 'Status'}`
 
 /** A response that is safe to write after awaits: it knows whether the client went away. */
 export class Reply {

@@ -7,7 +7,7 @@
 // Native pub/sub carries room broadcasts.
 import type uWS from 'uWebSockets.js'
 import { TokenRefused, refusalKind, type Capability } from '../../auth/capability.js'
-import { AppError, ERRORS, isAppError, publicMessage } from '../../infra/errors.js'
+import { AppError, closeCodeOf, isAppError, publicMessage } from '../../infra/errors.js'
 import { CLOSE } from '../../protocol/close-codes.js'
 import { Connection } from '../connection.js'
 import { PendingConnection, type Admitted, type Refused, type Session } from '../pending-connection.js'
@@ -34,7 +34,7 @@ export interface SocketData {
 
 /** Close code and reason for a failure after the open, as the HTTP refusal would have said it. */
 function refusedWith(err: unknown): Refused {
-  const code = isAppError(err) ? ((ERRORS[err.code] as { close?: number }).close ?? CLOSE.internalError) : CLOSE.internalError
+  const code = closeCodeOf(err)
   // As terse as the 401 body for a token ("invalid", "expired"); a close reason is at most 123 bytes.
   const reason = err instanceof TokenRefused ? `token ${err.message}` : publicMessage(err).slice(0, 120)
   return { code, reason }
