@@ -9,7 +9,7 @@ import { AppError } from '../infra/errors.js'
 import type { Attributes } from '../storage/doc-store.js'
 import { attributionProblem, normalizeAttributions } from './attributions.js'
 import { ALGORITHM, JwsRefused, decodeJws, verifyJwt } from './jws.js'
-import type { KeyRing } from './keys.js'
+import type { KeyRing } from './keys/ring.js'
 
 const AUDIENCE = 'tandem-collab'
 export type Access = 'r' | 'rw'

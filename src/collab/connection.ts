@@ -1,7 +1,7 @@
 // The life of one WebSocket in a room, independent of the socket library: decode each frame,
 // dispatch it, and end this one socket (never the room) on anything malformed.
 import { TokenRefused, checkDocument, refusalKind, verifyToken } from '../auth/capability.js'
-import type { KeyRing } from '../auth/keys.js'
+import type { KeyRing } from '../auth/keys/ring.js'
 import type { RevocationList } from '../auth/revocation.js'
 import { closeCodeOf, isAppError } from '../infra/errors.js'
 import type { Logger } from '../infra/log.js'

@@ -159,8 +159,8 @@ describe.each(BACKENDS)('crash safety ($name)', (backend: Backend) => {
     cleanups.push(() => stop(child, 'SIGKILL'))
     const h = { wsUrl: `ws://127.0.0.1:${port}` }
     const { mintToken } = await import('../../src/auth/capability.js')
-    const { loadKeyRing } = await import('../../src/auth/keys.js')
-    const { loadPgKeyRing } = await import('../../src/auth/pg-keys.js')
+    const { loadKeyRing } = await import('../../src/auth/keys/ring.js')
+    const { loadPgKeyRing } = await import('../../src/auth/keys/postgres.js')
     const { createPgPool } = await import('../../src/pg/pool.js')
     // the server's signing keys: in the database on PostgreSQL, else in the data dir
     const keysOf = async () => {

@@ -1,5 +1,6 @@
-// Applies MIGRATIONS to Tandem's schema at start. One transaction under an advisory lock, so
-// several processes starting at once migrate once (the others wait, then find nothing to do). A
+// Applies the schema migrations (MIGRATIONS) to Tandem's schema at start. One transaction under an
+// advisory lock, so several processes starting at once apply them once (the others wait, then find
+// nothing to do). A
 // database at a newer version than this binary knows is refused: running old code on a newer
 // schema could write what the newer code cannot read.
 import type { PgPool } from './pool.js'
@@ -7,18 +8,19 @@ import { MIGRATIONS, type Migration } from './migrations.js'
 
 export class SchemaTooNewError extends Error {}
 
-export interface MigrateResult {
+export interface SchemaMigrationResult {
   from: number
   to: number
   applied: string[]
 }
 
-export async function migrate(pool: PgPool, schema: string, migrations: readonly Migration[] = MIGRATIONS): Promise<MigrateResult> {
+export async function applySchemaMigrations(pool: PgPool, schema: string, migrations: readonly Migration[] = MIGRATIONS): Promise<SchemaMigrationResult> {
   const latest = migrations.reduce((n, m) => Math.max(n, m.version), 0)
   const client = await pool.connect()
   try {
     await client.query('BEGIN')
-    // Key the lock by schema, so two Tandem deployments sharing one database do not wait on each other.
+    // Key the lock by schema, so two Tandem deployments sharing one database do not wait on each
+    // other. Its name stays: processes of older versions take the same lock.
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`tandem-migrate:${schema}`])
     await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`)
     await client.query(`SET LOCAL search_path TO "${schema}"`)

@@ -16,11 +16,9 @@ import type { Room } from '../room.js'
 import type { Transport } from '../transport.js'
 import type { CollabListenerDeps } from './deps.js'
 import { Reply } from './http.js'
-import { UwsSocket } from './socket.js'
+import { UwsSocket } from './peer-socket.js'
 import { upgradeAuthorizer, type Decided } from './upgrade-auth.js'
 import { throttleOf } from './throttle.js'
-
-export { UwsTransport } from './socket.js'
 
 /** What the upgrade decided, for open: join a held room, wait for one, or close at once. */
 type Start = { room: Room; cap: Capability } | { admit: () => Promise<Admitted | Refused> } | Refused

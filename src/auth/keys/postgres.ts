@@ -5,8 +5,8 @@
 // periodically (server.ts).
 import type { JWK } from 'jose'
 import type pg from 'pg'
-import type { PgPool } from '../pg/pool.js'
-import { generateSigningJwk, keyRingFromJwks, type KeyRing } from './keys.js'
+import type { PgPool } from '../../pg/pool.js'
+import { generateSigningJwk, keyRingFromJwks, type KeyRing } from './ring.js'
 
 const WHERE = 'signing keys in postgres-url'
 /** Least time between two reloads a stranger's token can cause. */

@@ -2,12 +2,12 @@
 // made elsewhere is picked up by a ring on the first token with the new kid; unknown kids are
 // refused without the ring losing its keys.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startPostgres, type PgServer } from '../../test/helpers/postgres.js'
-import { migrate } from '../pg/migrate.js'
-import { createPgPool, type PgPool } from '../pg/pool.js'
-import { mintToken, TokenRefused, verifyToken } from './capability.js'
-import { generateSigningJwk, keyRingFromJwks } from './keys.js'
-import { loadPgKeyRing, readPgKeys, rotatePgKeys } from './pg-keys.js'
+import { startPostgres, type PgServer } from '../../../test/helpers/postgres.js'
+import { applySchemaMigrations } from '../../pg/schema.js'
+import { createPgPool, type PgPool } from '../../pg/pool.js'
+import { mintToken, TokenRefused, verifyToken } from '../capability.js'
+import { generateSigningJwk, keyRingFromJwks } from './ring.js'
+import { loadPgKeyRing, readPgKeys, rotatePgKeys } from './postgres.js'
 
 let pgs: PgServer
 const pools: PgPool[] = []
@@ -22,7 +22,7 @@ afterAll(async () => {
 async function pool(schema: string): Promise<PgPool> {
   const p = createPgPool({ url: pgs.url, schema, poolSize: 2 })
   pools.push(p)
-  await migrate(p, schema)
+  await applySchemaMigrations(p, schema)
   return p
 }
 
