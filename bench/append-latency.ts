@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { Level } from 'level'
 import { startPostgres } from '../test/helpers/postgres.js'
 import type { RootDb } from '../src/deps.js'
-import { migrate } from '../src/pg/migrate.js'
+import { applySchemaMigrations } from '../src/pg/schema.js'
 import { createPgPool } from '../src/pg/pool.js'
 import type { AppendWrite, DocStore } from '../src/storage/doc-store.js'
 import { LevelDocStore } from '../src/storage/leveldb/store.js'
@@ -68,7 +68,7 @@ async function main(argv: string[]): Promise<void> {
     const pgs = await startPostgres({ durable })
     const pool = createPgPool({ url: pgs.url, schema: 'tandem', poolSize: 4 })
     try {
-      await migrate(pool, 'tandem')
+      await applySchemaMigrations(pool, 'tandem')
       log(`${name}: ${size.cycles} cycles`)
       results[name] = await measure(new PgDocStore(pool), size)
     } finally {

@@ -9,7 +9,7 @@ import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { mintToken } from '../src/auth/capability.js'
-import { loadKeyRing } from '../src/auth/keys.js'
+import { loadKeyRing } from '../src/auth/keys/ring.js'
 import { freePort } from '../test/helpers/ports.js'
 import { spawnTandem } from '../test/helpers/tandem-process.js'
 

@@ -1,6 +1,6 @@
 // The shared parts one server process hands to each listener. Built once in server.ts.
 import type { Level } from 'level'
-import type { KeyRing } from './auth/keys.js'
+import type { KeyRing } from './auth/keys/ring.js'
 import type { DocService } from './collab/doc-service.js'
 import type { Config } from './infra/config.js'
 import type { Logger } from './infra/log.js'

@@ -2,7 +2,7 @@
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Level } from 'level'
-import { openKeyRing } from './auth/open-keys.js'
+import { openKeyRing } from './auth/keys/open.js'
 import { REVOKE_PREFIX, RevocationList } from './auth/revocation.js'
 import type { ClusterNode, ClusterNodeOptions } from './cluster/node.js'
 import { RemoteAwareness } from './cluster/remote-awareness.js'
@@ -20,7 +20,7 @@ import type { Config } from './infra/config.js'
 import { createLogger, type Logger } from './infra/log.js'
 import { createMetrics } from './infra/metrics.js'
 import { describePgError } from './pg/pool.js'
-import { CLOSE } from './protocol/close-codes.js'
+import { CLOSE, type CloseCode } from './protocol/close-codes.js'
 import type { DocStore } from './storage/doc-store.js'
 import { StorageHealth, trackWrites } from './storage/health.js'
 import { openDocStore } from './storage/open.js'
@@ -66,11 +66,11 @@ export interface TandemServer {
    * a draining cluster node uses 1012 so providers reconnect to another node), close storage.
    * `exiting`: the process ends right after, so loaded documents are left to its exit.
    */
-  close(code?: number, reason?: string, opts?: { exiting?: boolean }): Promise<void>
+  close(code?: CloseCode, reason?: string, opts?: { exiting?: boolean }): Promise<void>
 }
 
 /** Collab REST routes every server mounts; history routes register here too. */
-export async function defaultRestRoutes(): Promise<RestRoutes> {
+async function defaultRestRoutes(): Promise<RestRoutes> {
   return { ...ydocRoutes, ...lazyHistoryRoutes }
 }
 
@@ -82,7 +82,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
   // Everything opened below registers its close here once; a failed start unwinds the same stack.
   const resources = new Resources()
   // How the registry and the sockets close: set by close(), read when the stack unwinds.
-  let shutdown = { code: CLOSE.goingAway as number, reason: 'server shutting down', exiting: false }
+  let shutdown: { code: CloseCode; reason: string; exiting: boolean } = { code: CLOSE.goingAway, reason: 'server shutting down', exiting: false }
   try {
     // --postgres-url: documents, control plane and signing keys live in PostgreSQL (one pool per
     // process) and the data dir's LevelDB is not opened at all; otherwise everything is in LevelDB.
@@ -197,7 +197,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       store,
       versions,
       cluster,
-      close(code: number = CLOSE.goingAway, reason = 'server shutting down', closeOpts: { exiting?: boolean } = {}) {
+      close(code: CloseCode = CLOSE.goingAway, reason = 'server shutting down', closeOpts: { exiting?: boolean } = {}) {
         collab.stopListening()
         shutdown = { code, reason, exiting: closeOpts.exiting ?? false }
         return resources.close()

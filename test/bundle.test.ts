@@ -11,7 +11,7 @@ import * as Y from 'yjs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bundleServer, ROOT, type Bundle } from '../scripts/bundle.js'
 import { mintToken } from '../src/auth/capability.js'
-import { loadKeyRing } from '../src/auth/keys.js'
+import { loadKeyRing } from '../src/auth/keys/ring.js'
 import { DEMO_DATABASE_ID } from '../src/databases/demo.js'
 import { eventually } from './helpers/tandem.js'
 
@@ -48,7 +48,7 @@ describe('production bundle', () => {
     }
     const has = (prefix: string) => [...loaded].some((i) => i.startsWith(prefix))
     for (const needed of ['src/server.ts', 'src/collab/uws/app.ts', 'src/collab/room/room.ts', 'node_modules/classic-level/', 'node_modules/yjs/']) expect(has(needed), needed).toBe(true)
-    for (const lazy of ['node_modules/@redis/', 'node_modules/pg/', 'src/cluster/node.ts', 'src/pg/open.ts', 'src/pg/migrate.ts', 'src/api/server.ts', 'node_modules/koa/', 'src/history/service.ts', 'src/databases/', 'node_modules/prom-client/lib/pushgateway.js', 'node_modules/prom-client/lib/defaultMetrics.js', 'node_modules/@opentelemetry/']) {
+    for (const lazy of ['node_modules/@redis/', 'node_modules/pg/', 'src/cluster/node.ts', 'src/pg/open.ts', 'src/pg/schema.ts', 'src/api/server.ts', 'node_modules/koa/', 'src/history/service.ts', 'src/databases/', 'node_modules/prom-client/lib/pushgateway.js', 'node_modules/prom-client/lib/defaultMetrics.js', 'node_modules/@opentelemetry/']) {
       expect(has(lazy), lazy).toBe(false)
     }
     expect(bundle.files).toContain('tandem.mjs')

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { verifyToken } from '../src/auth/capability.js'
-import { loadKeyRing } from '../src/auth/keys.js'
+import { loadKeyRing } from '../src/auth/keys/ring.js'
 
 const run = promisify(execFile)
 let dir: string

@@ -14,7 +14,7 @@ import { mountRoute, type RouteDef } from './route.js'
 import type { ApiContext } from './context.js'
 import { V0_ROUTES, type RouteModule } from './v0/index.js'
 
-export const API_VERSION = '0.1.0'
+const API_VERSION = '0.1.0'
 
 /** Socket errors of a client that hung up or sent a broken request: not a failure of ours. */
 function clientWentAway(err: unknown): boolean {

@@ -2,6 +2,6 @@
 // is at most 200 characters (they double as collab room names), so longer input is a 422, not a lookup.
 import { z } from 'zod'
 
-export const MAX_ID_CHARS = 200
+const MAX_ID_CHARS = 200
 
 export const Id = z.string().max(MAX_ID_CHARS)

@@ -8,14 +8,14 @@ import { AppError } from '../infra/errors.js'
 import { readJsonBody, type BodyLimits } from './middleware/body.js'
 import { checkParams, check, type PydanticError } from './validation/pydantic.js'
 
-export type Method = 'get' | 'post' | 'patch' | 'put' | 'delete'
+type Method = 'get' | 'post' | 'patch' | 'put' | 'delete'
 /** 401 and 404 on asset content are `{"message": ...}`; everything else `{"detail": ...}`. */
-export type ErrorShape = 'detail' | 'message'
+type ErrorShape = 'detail' | 'message'
 
 type Obj = z.ZodObject
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined
 
-export interface RouteInput<P, Q, B> {
+interface RouteInput<P, Q, B> {
   params: Out<P>
   query: Out<Q>
   body: Out<B>
@@ -62,7 +62,7 @@ function lastValues(q: Record<string, string | string[] | undefined>): Record<st
 }
 
 /** Validates path, query and body together, so one 422 lists every problem. */
-export async function validateInput(ctx: Context, route: RouteDef, limits: BodyLimits): Promise<{ params: unknown; query: unknown; body: unknown }> {
+async function validateInput(ctx: Context, route: RouteDef, limits: BodyLimits): Promise<{ params: unknown; query: unknown; body: unknown }> {
   const errors: PydanticError[] = []
   const params = route.params ? checkParams(route.params, ctx.params ?? {}, 'path', errors) : undefined
   const query = route.query ? checkParams(route.query, lastValues(ctx.query), 'query', errors) : undefined

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { AppError } from '../infra/errors.js'
 import { checkDocument, mintToken, verifyToken } from './capability.js'
-import { generateSigningJwk, keyRingFromJwks } from './keys.js'
+import { generateSigningJwk, keyRingFromJwks } from './keys/ring.js'
 
 describe('capability tokens', () => {
   it('round-trips every claim, with branch main by default', async () => {
@@ -49,7 +49,7 @@ describe('key rotation on disk', () => {
     const { mkdtemp, rm } = await import('node:fs/promises')
     const { tmpdir } = await import('node:os')
     const { join } = await import('node:path')
-    const { loadKeyRing, reloadKeyRing, rotateKeys } = await import('./keys.js')
+    const { loadKeyRing, reloadKeyRing, rotateKeys } = await import('./keys/ring.js')
     const dir = await mkdtemp(join(tmpdir(), 'tandem-keys-'))
     try {
       const ring = await loadKeyRing(dir, '')

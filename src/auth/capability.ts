@@ -9,9 +9,9 @@ import { AppError } from '../infra/errors.js'
 import type { Attributes } from '../storage/doc-store.js'
 import { attributionProblem, normalizeAttributions } from './attributions.js'
 import { ALGORITHM, JwsRefused, decodeJws, verifyJwt } from './jws.js'
-import type { KeyRing } from './keys.js'
+import type { KeyRing } from './keys/ring.js'
 
-export const AUDIENCE = 'tandem-collab'
+const AUDIENCE = 'tandem-collab'
 export type Access = 'r' | 'rw'
 
 export interface Capability {
@@ -32,7 +32,7 @@ export interface Capability {
 }
 
 /** Default tolerance for clocks ahead of ours, for `iat` (seconds). */
-export const DEFAULT_CLOCK_SKEW_SEC = 60
+const DEFAULT_CLOCK_SKEW_SEC = 60
 
 /**
  * A refused token. The public message is only `invalid` or `expired`; `reason` is for the log.

@@ -1,6 +1,6 @@
 // Compact JWS verification for capability tokens, synchronous, so the collab listener can verify
 // and upgrade inside uWS's upgrade handler: an upgrade after an await has to go through cork(),
-// which in this uWS build closes a fresh socket now and then (bench/README.md, "1006").
+// which in this uWS build closes a fresh socket now and then (docs/perf/versus-peers.md, "1006").
 // One algorithm only, EdDSA over Ed25519 (RFC 8037), checked with node:crypto against the ring's
 // keys; jose still signs and imports the keys. The claim checks are the ones jose's jwtVerify made
 // for us (audience, required claims, nbf, exp last), so an expired token is otherwise sound.

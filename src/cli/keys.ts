@@ -4,8 +4,8 @@
 // reloads) and sign with it within 30 s.
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { KEYS_FILE, loadKeyRing, rotateKeys } from '../auth/keys.js'
-import { ensurePgKeys, readPgKeys, rotatePgKeys } from '../auth/pg-keys.js'
+import { KEYS_FILE, loadKeyRing, rotateKeys } from '../auth/keys/ring.js'
+import { ensurePgKeys, readPgKeys, rotatePgKeys } from '../auth/keys/postgres.js'
 import { loadConfig, type Config } from '../infra/config.js'
 import { openPgPool } from '../pg/open.js'
 

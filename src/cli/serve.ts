@@ -1,6 +1,6 @@
 // `tandem serve`: both listeners, the demo world on request, graceful shutdown on SIGTERM/SIGINT.
 import { CLOSE } from '../protocol/close-codes.js'
-import { reloadKeyRing } from '../auth/keys.js'
+import { reloadKeyRing } from '../auth/keys/ring.js'
 import { loadConfig } from '../infra/config.js'
 import { createLogger } from '../infra/log.js'
 import { createServer } from '../server.js'

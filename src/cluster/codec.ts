@@ -22,7 +22,7 @@ export interface AwarenessMessage {
   update: Uint8Array
 }
 
-export interface AwarenessQueryMessage {
+interface AwarenessQueryMessage {
   type: 'awareness-query'
   node: string
 }

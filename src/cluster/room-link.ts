@@ -11,7 +11,7 @@ import type { RemoteAwareness } from './remote-awareness.js'
 import { readMissed } from './resync.js'
 
 /** Origin of changes that came from another node (or its lapse): never relayed back to the bus. */
-export class RemoteOrigin {
+class RemoteOrigin {
   constructor(readonly node: string) {}
 }
 

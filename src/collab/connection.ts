@@ -1,9 +1,9 @@
 // The life of one WebSocket in a room, independent of the socket library: decode each frame,
 // dispatch it, and end this one socket (never the room) on anything malformed.
 import { TokenRefused, checkDocument, refusalKind, verifyToken } from '../auth/capability.js'
-import type { KeyRing } from '../auth/keys.js'
+import type { KeyRing } from '../auth/keys/ring.js'
 import type { RevocationList } from '../auth/revocation.js'
-import { ERRORS, isAppError } from '../infra/errors.js'
+import { closeCodeOf, isAppError } from '../infra/errors.js'
 import type { Logger } from '../infra/log.js'
 import type { Metrics } from '../infra/metrics.js'
 import { CLOSE } from '../protocol/close-codes.js'
@@ -115,8 +115,7 @@ export class Connection {
     if (err instanceof ProtocolError) {
       this.peer.close(CLOSE.malformed, `malformed message: ${err.message}`)
     } else if (isAppError(err)) {
-      const code = (ERRORS[err.code] as { close?: number }).close ?? CLOSE.internalError
-      this.peer.close(code, err.message.slice(0, 120))
+      this.peer.close(closeCodeOf(err), err.message.slice(0, 120))
     } else {
       this.d.log.error({ err, docId: this.room.docId }, 'collab message failed')
       this.peer.close(CLOSE.internalError, 'internal error')

@@ -1,11 +1,11 @@
 // A socket accepted before its room was there: a document's first visitor (the room loads after the
 // upgrade) or a token whose signing key had to be re-read. The socket library upgrades at once (an
-// upgrade after an await meets the uWS cork() bug, bench/README.md "1006"); its first frames (a
+// upgrade after an await meets the uWS cork() bug, docs/perf/versus-peers.md, "1006"); its first frames (a
 // y-websocket provider sends sync step 1 and awareness right after open) are held here, in order and
 // bounded, and handed to a Connection once the room is loaded. A room that cannot be had closes the
 // socket with a code and a reason, and nothing is left held or joined.
 import type { Capability } from '../auth/capability.js'
-import { CLOSE } from '../protocol/close-codes.js'
+import { CLOSE, type CloseCode } from '../protocol/close-codes.js'
 import { Connection, type ConnectionDeps } from './connection.js'
 import { Peer } from './peer.js'
 import type { RoomHold } from './registry.js'
@@ -26,7 +26,7 @@ export interface Admitted {
 
 /** Why the socket cannot join: it is closed with this. */
 export interface Refused {
-  code: number
+  code: CloseCode
   reason: string
 }
 

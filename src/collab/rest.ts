@@ -36,7 +36,7 @@ export interface RestContext {
   versionState(docId: string, id: string): Promise<{ seq: number; state: Uint8Array } | null>
 }
 
-export interface RestRoute {
+interface RestRoute {
   /** the least access the token must carry */
   access: 'r' | 'rw'
   /** whether the handler reads a request body */

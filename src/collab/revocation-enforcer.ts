@@ -9,7 +9,7 @@ import type { Metrics } from '../infra/metrics.js'
 import type { Peer } from './peer.js'
 import type { RoomRegistry } from './registry.js'
 
-export const REVOKED_REASON = 'token revoked: reconnect with a new token'
+const REVOKED_REASON = 'token revoked: reconnect with a new token'
 
 /** Applies the deny-list to one peer; false when the peer was closed. */
 export function enforceOn(list: RevocationList, peer: Peer, metrics: Metrics): boolean {

@@ -5,7 +5,7 @@ import { AppError } from '../infra/errors.js'
 import { key, type ControlStore, type Op } from './store.js'
 import { requireUser } from './users.js'
 
-export interface ApiKeyRecord {
+interface ApiKeyRecord {
   id: string
   userId: string
   label: string

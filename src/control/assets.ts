@@ -14,7 +14,7 @@ import { requireWorkspace, roleOf } from './workspaces.js'
 export type Permission = 'view' | 'edit'
 export type Grant = Permission | 'none'
 
-export interface DatabaseSettings {
+interface DatabaseSettings {
   provider: string
   /** Only for `postgres`. A secret: never returned by the API, never logged, hidden by admin list. */
   connectionUrl?: string

@@ -2,7 +2,7 @@
 // text become paragraphs of the `default` XML fragment, the shape Tiptap/y-prosemirror editors use.
 import * as Y from 'yjs'
 
-export const DEFAULT_ROOT = 'default'
+const DEFAULT_ROOT = 'default'
 
 export function paragraphsUpdate(text: string, build?: (doc: Y.Doc) => void): Uint8Array {
   const doc = new Y.Doc()

@@ -25,7 +25,7 @@ function kindOf(type: AnyType): 'text' | 'xml' | 'empty' {
 }
 
 /** The root holding the document's content: a preferred name first, then any other by name. */
-export function contentRoot(doc: Y.Doc): { name: string; type: AnyType; kind: 'text' | 'xml' } | null {
+function contentRoot(doc: Y.Doc): { name: string; type: AnyType; kind: 'text' | 'xml' } | null {
   const names = [...doc.share.keys()].sort((a, b) => {
     const ia = PREFERRED_ROOTS.indexOf(a)
     const ib = PREFERRED_ROOTS.indexOf(b)
@@ -81,7 +81,7 @@ export function renderDocText(doc: Y.Doc): string {
 }
 
 /** Characters [from, to) of a text type, indexed the way Y.Text indexes (embeds count one). */
-export function sliceText(type: AnyType, from: number, to: number): string {
+function sliceText(type: AnyType, from: number, to: number): string {
   let s = ''
   let pos = 0
   for (const item of liveItems(type)) {

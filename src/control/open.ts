@@ -4,8 +4,8 @@ import type { RootDb } from '../deps.js'
 import type { Config } from '../infra/config.js'
 import type { PgPool } from '../pg/pool.js'
 import { HookedControlStore } from './hooked-store.js'
-import { LevelControlStore } from './level-store.js'
-import { PgControlStore } from './pg-store.js'
+import { LevelControlStore } from './leveldb.js'
+import { PgControlStore } from './postgres.js'
 
 export interface ControlBacking {
   db?: RootDb | undefined

@@ -9,10 +9,10 @@ import { Level } from 'level'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startPostgres, type PgServer } from '../../test/helpers/postgres.js'
 import type { RootDb } from '../deps.js'
-import { migrate } from '../pg/migrate.js'
+import { applySchemaMigrations } from '../pg/schema.js'
 import { createPgPool, type PgPool } from '../pg/pool.js'
-import { LevelControlStore } from './level-store.js'
-import { PgControlStore } from './pg-store.js'
+import { LevelControlStore } from './leveldb.js'
+import { PgControlStore } from './postgres.js'
 import type { ControlStore } from './store.js'
 
 let pgServer: Promise<PgServer> | undefined
@@ -26,7 +26,7 @@ async function pgSchema(): Promise<{ schema: string; pool: (size?: number) => Pr
     schema,
     pool: async (size = 4) => {
       const p = createPgPool({ url: pgs.url, schema, poolSize: size })
-      await migrate(p, schema)
+      await applySchemaMigrations(p, schema)
       return p
     },
   }

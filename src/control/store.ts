@@ -1,6 +1,6 @@
 // The control plane's store: JSON records under ordered string keys, atomic batches, and per-key
 // serialisation for read-modify-write updates (tool registry PATCH, comment threads, sweep steps).
-// Two implementations: LevelDB (level-store.ts, one process) and PostgreSQL (pg-store.ts, any number
+// Two implementations: LevelDB (leveldb.ts, one process) and PostgreSQL (postgres.ts, any number
 // of processes on one database). open.ts chooses by configuration.
 
 export type Op = { type: 'put'; key: string; value: unknown } | { type: 'del'; key: string }

@@ -7,7 +7,7 @@ export interface ToolCatalog {
   readonly tools: ReadonlyMap<string, boolean>
 }
 
-export const DEFAULT_TOOLS: { tool_id: string; base: boolean }[] = [
+const DEFAULT_TOOLS: { tool_id: string; base: boolean }[] = [
   { tool_id: 'asset_content', base: true },
   { tool_id: 'search', base: true },
   { tool_id: 'code_interpreter', base: false },
@@ -17,7 +17,7 @@ export const DEFAULT_TOOLS: { tool_id: string; base: boolean }[] = [
   { tool_id: 'web_browse', base: false },
 ]
 
-export function catalogFrom(tools: { tool_id: string; base: boolean }[]): ToolCatalog {
+function catalogFrom(tools: { tool_id: string; base: boolean }[]): ToolCatalog {
   return { tools: new Map(tools.map((t) => [t.tool_id, t.base])) }
 }
 

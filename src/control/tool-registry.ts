@@ -6,15 +6,15 @@ import type { ToolCatalog } from './tool-catalog.js'
 
 export const VISIBILITIES = ['visible', 'hidden'] as const
 export const APPROVAL_MODES = ['no_approval', 'required_with_override', 'required_no_override'] as const
-export type Visibility = (typeof VISIBILITIES)[number]
-export type ApprovalMode = (typeof APPROVAL_MODES)[number]
+type Visibility = (typeof VISIBILITIES)[number]
+type ApprovalMode = (typeof APPROVAL_MODES)[number]
 
-export interface ToolOverride {
+interface ToolOverride {
   enabled: boolean
   approval_mode: ApprovalMode
 }
 
-export interface StoredRegistry {
+interface StoredRegistry {
   default_visibility: Visibility
   tools: Record<string, ToolOverride>
 }
@@ -34,7 +34,7 @@ const registryKey = (ws: string) => key('toolreg', ws)
 const EMPTY: StoredRegistry = { default_visibility: 'visible', tools: {} }
 
 /** Why a stored or requested policy breaks the catalog's rules, or null when it is valid. */
-export function policyProblem(reg: StoredRegistry, catalog: ToolCatalog): string | null {
+function policyProblem(reg: StoredRegistry, catalog: ToolCatalog): string | null {
   if (!(VISIBILITIES as readonly string[]).includes(reg.default_visibility)) return `invalid default_visibility ${JSON.stringify(reg.default_visibility)}`
   for (const [id, o] of Object.entries(reg.tools)) {
     if (!catalog.tools.has(id)) return `unknown tool ${JSON.stringify(id)}`

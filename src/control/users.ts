@@ -9,9 +9,9 @@ export interface User {
   createdAtMs: number
 }
 
-export const userKey = (id: string) => key('user', id)
+const userKey = (id: string) => key('user', id)
 
-export async function getUser(store: ControlStore, id: string): Promise<User | undefined> {
+async function getUser(store: ControlStore, id: string): Promise<User | undefined> {
   return store.get<User>(userKey(id))
 }
 

@@ -5,7 +5,7 @@ import { checkId, newId } from './ids.js'
 import { key, type ControlStore, type Op } from './store.js'
 import { requireUser } from './users.js'
 
-export const ROLES = ['owner', 'admin', 'member'] as const
+const ROLES = ['owner', 'admin', 'member'] as const
 export type Role = (typeof ROLES)[number]
 
 export interface Workspace {

@@ -11,7 +11,7 @@ export interface CatalogStatement {
 const RELKINDS = `c.relkind IN ('r', 'p', 'v', 'm', 'f')`
 
 /** A text[] literal with every element quoted, for binding the exposed schema list. */
-export function textArray(items: readonly string[]): string {
+function textArray(items: readonly string[]): string {
   return '{' + items.map((s) => '"' + s.replace(/[\\"]/g, '\\$&') + '"').join(',') + '}'
 }
 

@@ -21,7 +21,7 @@ import type { ManagedPostgres } from './managed/provision.js'
 import { pgliteDirName, PROVIDERS, type DatabaseAsset, type RegistryOptions, type Unavailable } from './options.js'
 import { SchemaCache } from './schema-cache.js'
 
-export { DEFAULT_PROVIDER, pgliteDirName, PROVIDERS, registryOptions } from './options.js'
+export { DEFAULT_PROVIDER, pgliteDirName,  registryOptions } from './options.js'
 export type { DatabaseAsset, RegistryOptions, Unavailable } from './options.js'
 export { Database } from './database.js'
 

@@ -18,7 +18,7 @@ export interface ActivityQuery {
   groupMaxGap: number
 }
 
-export interface ActivityEntry {
+interface ActivityEntry {
   from: number
   to: number
   by: string

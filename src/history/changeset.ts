@@ -18,7 +18,7 @@ export interface Window {
   attr?: AttrFilter
 }
 
-export interface Attribution {
+interface Attribution {
   insert?: string[]
   insertAt?: number
   delete?: string[]
@@ -33,7 +33,7 @@ export interface TextRun {
   attribution?: Attribution
 }
 
-export interface ElementNode {
+interface ElementNode {
   element: string
   attributes?: Record<string, unknown>
   attribution?: Attribution
@@ -42,7 +42,7 @@ export interface ElementNode {
 
 export type ChangeNode = TextRun | ElementNode
 
-export interface RootChange {
+interface RootChange {
   type: RootKind
   delta: ChangeNode[]
 }
@@ -58,7 +58,7 @@ const userOf = (m: Mark) => (m.user === null ? '' : whoOf(m.user).user)
 const attributesOf = (m: Mark) => (m.user === null ? undefined : whoOf(m.user).attributes)
 
 /** A run's marks in the window; null when the run is not shown (not there yet, or gone before). */
-export function classify(r: Run, w: Window): Attribution | null {
+function classify(r: Run, w: Window): Attribution | null {
   if (r.ins.at > w.to) return null
   const byOk = (m: Mark) => (w.by === null && !w.attr) || (m.user !== null && whoMatches(m.user, w.by, w.attr ?? null))
   const a: Attribution = {}

@@ -22,7 +22,7 @@ export interface Run {
   del: Mark | null
 }
 
-export const BEFORE: Mark = { user: null, at: -Infinity, seq: 0 }
+const BEFORE: Mark = { user: null, at: -Infinity, seq: 0 }
 
 const markOf = (index: AttributionIndex, i: number): Mark =>
   i < 0 ? BEFORE : { user: index.user(i), at: index.at(i), seq: index.seq(i) }

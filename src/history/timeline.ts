@@ -21,7 +21,7 @@ export interface Base {
 }
 
 const RECORD_VERSION = 1
-export const EMPTY_BASE: Base = { seq: 0, at: 0, state: Y.encodeStateAsUpdate(new Y.Doc()) }
+const EMPTY_BASE: Base = { seq: 0, at: 0, state: Y.encodeStateAsUpdate(new Y.Doc()) }
 
 export class DocHistory {
   readonly doc = new Y.Doc({ gc: false })

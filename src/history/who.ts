@@ -37,7 +37,7 @@ export function whoOf(key: string): Who {
 /** `attr=key:value` filters, all of which must match; null matches everything. */
 export type AttrFilter = ReadonlyMap<string, string> | null
 
-export function matchesAttrs(key: string, filter: AttrFilter): boolean {
+function matchesAttrs(key: string, filter: AttrFilter): boolean {
   if (!filter) return true
   const attrs = whoOf(key).attributes
   for (const [k, v] of filter) if (attrs?.[k] !== v) return false

@@ -24,7 +24,7 @@ const s = <K extends Kind>(kind: K, flag: string, def: unknown, help: string, mi
 })
 
 // Every limit is a named setting with its unit in the name or the help text.
-export const SETTINGS = {
+const SETTINGS = {
   dataDir: s('string', 'data-dir', './data', 'directory holding LevelDB, PGlite databases and signing keys'),
   host: s('string', 'host', '127.0.0.1', 'interface both listeners bind to'),
   collabPort: s('int', 'collab-port', 1234, 'collab listener port (0 = any free port)', 0),

@@ -1,6 +1,8 @@
 // One table of error codes: HTTP status, whether the message may be shown to the caller, and the
 // WebSocket close code used when the same failure ends a socket.
-export const ERRORS = {
+import { CLOSE, type CloseCode } from '../protocol/close-codes.js'
+
+const ERRORS = {
   bad_request: { status: 400, expose: true },
   invalid_token: { status: 401, expose: true, close: 4401 },
   token_expired: { status: 401, expose: true, close: 4401 },
@@ -22,7 +24,7 @@ export const ERRORS = {
   unavailable: { status: 503, expose: true, close: 1013 },
   not_implemented: { status: 501, expose: true },
   internal: { status: 500, expose: false, close: 1011 },
-} as const satisfies Record<string, { status: number; expose: boolean; close?: number }>
+} as const satisfies Record<string, { status: number; expose: boolean; close?: CloseCode }>
 
 export type ErrorCode = keyof typeof ERRORS
 
@@ -45,4 +47,9 @@ export const isAppError = (e: unknown): e is AppError => e instanceof AppError
 /** The message a caller may see: the error's own when exposed, a generic one otherwise. */
 export function publicMessage(e: unknown): string {
   return isAppError(e) && e.expose ? e.message : 'internal error'
+}
+
+/** The close code that ends a socket on this failure: the table's, 1011 for anything else. */
+export function closeCodeOf(e: unknown): CloseCode {
+  return (isAppError(e) && (ERRORS[e.code] as { close?: CloseCode }).close) || CLOSE.internalError
 }

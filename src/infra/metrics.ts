@@ -8,7 +8,7 @@ import Histogram from 'prom-client/lib/histogram.js'
 import Registry from 'prom-client/lib/registry.js'
 
 /** What the memory metrics read at each scrape; the room registry fills it in. */
-export interface MemorySource {
+interface MemorySource {
   /** bytes the memory budget counts now */
   used(): number
   /** bytes each loaded room holds */

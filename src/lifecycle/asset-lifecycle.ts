@@ -11,25 +11,25 @@ import { threadRecordKeys } from '../control/comments.js'
 import type { ControlStore, Op } from '../control/store.js'
 import type { DatabaseAsset } from '../databases/options.js'
 import { AppError } from '../infra/errors.js'
-import { CLOSE } from '../protocol/close-codes.js'
+import { CLOSE, type CloseCode } from '../protocol/close-codes.js'
 import { docIdOf, type DocStore } from '../storage/doc-store.js'
 import type { VersionStore } from '../versions/store.js'
 import { webhookEventOps } from '../webhooks/emit.js'
 
 /** The stores a document's records live in. */
-export interface DocumentStores {
+interface DocumentStores {
   docs: DocStore
   versions: VersionStore
 }
 
 /** Erases one stored document (one branch of an asset's document) from one kind of record. */
-export type DocumentEraser = (stores: DocumentStores, docId: string) => Promise<void>
+type DocumentEraser = (stores: DocumentStores, docId: string) => Promise<void>
 
 /**
  * Everything Tandem keeps per document, erased by a hard delete for every branch. A module that
  * keeps its own per-document records (named versions, ...) adds its eraser here: one line.
  */
-export const DOCUMENT_ERASERS: readonly DocumentEraser[] = [
+const DOCUMENT_ERASERS: readonly DocumentEraser[] = [
   ({ docs }, docId) => docs.eraseDocument(docId), // log, snapshot, side records (history checkpoints)
   ({ versions }, docId) => versions.erase(docId), // named versions: records and states
   // the history service's copy in memory (imported here, not at the top: a plain start never loads history)
@@ -37,9 +37,9 @@ export const DOCUMENT_ERASERS: readonly DocumentEraser[] = [
 ]
 
 /** The loaded rooms of this process (the room registry). */
-export interface LiveRooms {
-  closeDocument(org: string, doc: string, code: number, reason: string): void
-  dropDocument(org: string, doc: string, code: number, reason: string): Promise<void>
+interface LiveRooms {
+  closeDocument(org: string, doc: string, code: CloseCode, reason: string): void
+  dropDocument(org: string, doc: string, code: CloseCode, reason: string): Promise<void>
 }
 
 export interface LifecycleDeps {

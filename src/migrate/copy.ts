@@ -7,7 +7,7 @@
 // then the side records, then the snapshot last, so a target document holding a snapshot is
 // complete. Control records are upserted in pages. Signing keys are added by kid.
 import type { JWK } from 'jose'
-import type { StoredKey } from '../auth/pg-keys.js'
+import type { StoredKey } from '../auth/keys/postgres.js'
 import type { ControlRecord, ControlStore } from '../control/store.js'
 import { RECORD_NAME as HISTORY_RECORD } from '../history/service.js'
 import type { DocStore, StoredUpdate } from '../storage/doc-store.js'
@@ -40,7 +40,7 @@ export interface CopyTarget {
   keys: KeyTarget
 }
 
-export type Progress =
+type Progress =
   | { kind: 'document'; docId: string; index: number; total: number; appended: number; done: boolean }
   | { kind: 'chunk'; docId: string; appended: number }
   | { kind: 'control'; copied: number }

@@ -8,7 +8,7 @@ import type { SqlSession } from './sql-session.js'
 const USER_NS = `n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'`
 const q = (name: string) => '"' + name.replace(/"/g, '""') + '"'
 
-export interface TableShape {
+interface TableShape {
   name: string
   /** columns that take inserted values (not generated) */
   insertable: string[]

@@ -1,4 +1,4 @@
-// Tandem's schema, as versioned migrations applied in order at start (src/pg/migrate.ts). A
+// Tandem's schema, as versioned migrations applied in order at start (src/pg/schema.ts). A
 // migration is never edited once released: changes go into a new version appended here.
 
 export interface Migration {
@@ -55,7 +55,7 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 3,
     name: 'signing-keys',
     // Private Ed25519 JWKs; the newest (highest position) signs, every one verifies. The first
-    // process inserts position 1 if absent (src/auth/pg-keys.ts); rotation appends the next.
+    // process inserts position 1 if absent (src/auth/keys/postgres.ts); rotation appends the next.
     sql: `
       CREATE TABLE signing_keys (
         kid        text PRIMARY KEY,

@@ -2,20 +2,20 @@
 // Pure: bytes in, typed messages out; no Yjs document, no I/O. Anything that does not parse
 // exactly (bad varint, unknown type, length past the end, trailing bytes) is a ProtocolError.
 
-export const MSG_SYNC = 0
-export const MSG_AWARENESS = 1
-export const MSG_AUTH = 2
-export const MSG_QUERY_AWARENESS = 3
+const MSG_SYNC = 0
+const MSG_AWARENESS = 1
+const MSG_AUTH = 2
+const MSG_QUERY_AWARENESS = 3
 
-export const SYNC_STEP1 = 0
-export const SYNC_STEP2 = 1
-export const SYNC_UPDATE = 2
+const SYNC_STEP1 = 0
+const SYNC_STEP2 = 1
+const SYNC_UPDATE = 2
 
 // Auth sub-types. 0 is y-protocols' "permission denied"; the provider ignores the others,
 // which Tandem uses for in-band token refresh.
-export const AUTH_DENIED = 0
-export const AUTH_REFRESH = 1 // client -> server: varString new token
-export const AUTH_GRANTED = 2 // server -> client: varString access ('r' | 'rw')
+const AUTH_DENIED = 0
+const AUTH_REFRESH = 1 // client -> server: varString new token
+const AUTH_GRANTED = 2 // server -> client: varString access ('r' | 'rw')
 
 export type ClientMessage =
   | { type: 'sync-step1'; stateVector: Uint8Array }
@@ -142,4 +142,3 @@ export const encodeAwareness = (update: Uint8Array) => frame(MSG_AWARENESS, null
 export const encodePermissionDenied = (reason: string) => frame(MSG_AUTH, AUTH_DENIED, utf8.encode(reason))
 export const encodeAuthGranted = (access: string) => frame(MSG_AUTH, AUTH_GRANTED, utf8.encode(access))
 export const encodeAuthRefresh = (token: string) => frame(MSG_AUTH, AUTH_REFRESH, utf8.encode(token))
-export const encodeQueryAwareness = () => Uint8Array.of(MSG_QUERY_AWARENESS)

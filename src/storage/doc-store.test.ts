@@ -6,7 +6,7 @@ import { Level } from 'level'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startPostgres, type PgServer } from '../../test/helpers/postgres.js'
 import type { RootDb } from '../deps.js'
-import { migrate } from '../pg/migrate.js'
+import { applySchemaMigrations } from '../pg/schema.js'
 import { createPgPool } from '../pg/pool.js'
 import type { DocStore } from './doc-store.js'
 import { LevelDocStore } from './leveldb/store.js'
@@ -56,7 +56,7 @@ impls.push([
     const schema = `contract_${++schemas}`
     const open = async () => {
       const pool = createPgPool({ url: pgs.url, schema, poolSize: 3 })
-      await migrate(pool, schema)
+      await applySchemaMigrations(pool, schema)
       return pool
     }
     let pool = await open()

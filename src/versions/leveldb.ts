@@ -9,7 +9,7 @@ import type { RootDb } from '../deps.js'
 import { newestFirst, type VersionRecord } from './record.js'
 import { renamedAt, type RenameResult, type VersionStore } from './store.js'
 
-export const VERSIONS_SUBLEVEL = 'versions-v1'
+const VERSIONS_SUBLEVEL = 'versions-v1'
 
 const docPrefix = (docId: string) => `${docId}!`
 const recordKey = (docId: string, id: string) => `${docId}!r!${id}`

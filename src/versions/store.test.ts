@@ -8,7 +8,7 @@ import pg from 'pg'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startPostgres, type PgServer } from '../../test/helpers/postgres.js'
 import type { RootDb } from '../deps.js'
-import { migrate } from '../pg/migrate.js'
+import { applySchemaMigrations } from '../pg/schema.js'
 import { createPgPool } from '../pg/pool.js'
 import { LevelVersionStore } from './leveldb.js'
 import { MemoryVersionStore } from './memory.js'
@@ -37,7 +37,7 @@ const impls: [string, () => Promise<{ store: VersionStore; done: () => Promise<v
       const pgs = await (pgServer ??= startPostgres())
       const schema = `versions_${++schemas}`
       const pool = createPgPool({ url: pgs.url, schema, poolSize: 3 })
-      await migrate(pool, schema)
+      await applySchemaMigrations(pool, schema)
       return { store: new PgVersionStore(pool), done: () => pool.end() }
     },
   ],
@@ -88,7 +88,7 @@ describe('PgVersionStore', () => {
     const pgs = await (pgServer ??= startPostgres())
     const schema = `versions_${++schemas}`
     const pool = createPgPool({ url: pgs.url, schema, poolSize: 3 })
-    await migrate(pool, schema)
+    await applySchemaMigrations(pool, schema)
     const other = new pg.Client({ connectionString: pgs.url })
     await other.connect()
     try {

@@ -8,7 +8,7 @@ import { request as httpsRequest } from 'node:https'
 import type { LookupFunction } from 'node:net'
 import { isPrivateAddress } from './url-guard.js'
 
-export const MAX_RESPONSE_BYTES = 64 * 1024 // 64 KiB
+const MAX_RESPONSE_BYTES = 64 * 1024 // 64 KiB
 
 export interface AttemptResult {
   /** a 2xx answer arrived in time */

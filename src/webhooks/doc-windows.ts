@@ -9,7 +9,7 @@
 import type { CommitSink } from '../collab/group-commit.js'
 import type { AppendWrite, DocStore } from '../storage/doc-store.js'
 
-export const MARK_PREFIX = 'webhooks!'
+const MARK_PREFIX = 'webhooks!'
 
 export interface ClosedWindow {
   docId: string

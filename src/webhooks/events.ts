@@ -4,7 +4,7 @@
 export const EVENT_TYPES = ['document.updated', 'version.created', 'asset.deleted', 'asset.restored', 'rows.inserted'] as const
 export type EventType = (typeof EVENT_TYPES)[number]
 
-export interface DocumentUpdated {
+interface DocumentUpdated {
   asset_id: string
   workspace_id: string
   org: string
@@ -16,7 +16,7 @@ export interface DocumentUpdated {
 }
 
 /** Emitted by the versions feature (document lifecycle issue). */
-export interface VersionCreated {
+interface VersionCreated {
   asset_id: string
   workspace_id: string
   version_id: string
@@ -25,7 +25,7 @@ export interface VersionCreated {
 }
 
 /** Emitted by asset delete / restore (document lifecycle issue). */
-export interface AssetLifecycle {
+interface AssetLifecycle {
   asset_id: string
   workspace_id: string
   by: string
@@ -33,11 +33,11 @@ export interface AssetLifecycle {
 }
 
 /** asset.deleted: soft (restorable) or hard (erased for good). */
-export interface AssetDeleted extends AssetLifecycle {
+interface AssetDeleted extends AssetLifecycle {
   hard: boolean
 }
 
-export interface RowsInserted {
+interface RowsInserted {
   asset_id: string
   table: string
   count: number

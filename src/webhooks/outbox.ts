@@ -12,7 +12,7 @@ import type { EventType, OutboxEvent } from './events.js'
 import { eventBody } from './events.js'
 import type { WebhookRecord } from './records.js'
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed'
+type DeliveryStatus = 'pending' | 'delivered' | 'failed'
 
 export interface Delivery {
   eventId: string

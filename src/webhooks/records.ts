@@ -7,7 +7,7 @@ import { AppError } from '../infra/errors.js'
 import type { EventType } from './events.js'
 import { newSecret } from './signing.js'
 
-export const MAX_WEBHOOKS_PER_WORKSPACE = 20
+const MAX_WEBHOOKS_PER_WORKSPACE = 20
 
 export interface WebhookRecord {
   id: string

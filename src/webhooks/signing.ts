@@ -10,7 +10,7 @@ export function newSecret(): string {
   return SECRET_PREFIX + randomBytes(SECRET_BYTES).toString('base64')
 }
 
-export function signatureOf(secret: string, id: string, timestampSec: number, body: string): string {
+function signatureOf(secret: string, id: string, timestampSec: number, body: string): string {
   const key = Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64')
   return 'v1,' + createHmac('sha256', key).update(`${id}.${timestampSec}.${body}`).digest('base64')
 }

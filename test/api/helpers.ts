@@ -35,7 +35,7 @@ export async function call(h: Harness, method: string, path: string, o: { key?: 
 }
 
 export const ROLES = ['owner', 'admin', 'member', 'stranger'] as const
-export type RoleName = (typeof ROLES)[number]
+type RoleName = (typeof ROLES)[number]
 
 export interface World {
   workspaceId: string

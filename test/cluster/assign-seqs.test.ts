@@ -2,7 +2,7 @@
 // same documents, in different orders, get distinct dense seqs and never deadlock; a failed cycle
 // leaves no hole; existing logs are backfilled into heads; a committed cycle is found by its id.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { migrate } from '../../src/pg/migrate.js'
+import { applySchemaMigrations } from '../../src/pg/schema.js'
 import { MIGRATIONS } from '../../src/pg/migrations.js'
 import { createPgPool, type PgPool } from '../../src/pg/pool.js'
 import { appendAssigningSeqs, findCycle } from '../../src/storage/postgres/assign-seqs.js'
@@ -21,7 +21,7 @@ afterAll(async () => pgs?.close())
 async function pools(db: string, n: number): Promise<PgPool[]> {
   const url = await pgs.createDatabase(db)
   const ps = Array.from({ length: n }, () => createPgPool({ url, schema: 'tandem', poolSize: 4 }))
-  await migrate(ps[0]!, 'tandem', withHeads)
+  await applySchemaMigrations(ps[0]!, 'tandem', withHeads)
   return ps
 }
 
@@ -82,10 +82,10 @@ describe('appendAssigningSeqs', () => {
     const url = await pgs.createDatabase('seq_backfill')
     const p = createPgPool({ url, schema: 'tandem', poolSize: 2 })
     try {
-      await migrate(p, 'tandem', before) // the schema before heads, written the single-node way
+      await applySchemaMigrations(p, 'tandem', before) // the schema before heads, written the single-node way
       await p.query(`INSERT INTO doc_updates (doc_id, seq, user_id, at_ms, body) VALUES ('o/x/main', 1, 'u', 1, '\\x00'), ('o/x/main', 2, 'u', 1, '\\x00')`)
       await p.query(`INSERT INTO doc_snapshots (doc_id, seq, at_ms, state) VALUES ('o/pruned/main', 9, 1, '\\x00')`)
-      await migrate(p, 'tandem', withHeads)
+      await applySchemaMigrations(p, 'tandem', withHeads)
       const got = await appendAssigningSeqs(p, [{ docId: 'o/x/main', entries: [entry('u', 1)] }, { docId: 'o/pruned/main', entries: [entry('u', 1)] }, { docId: 'o/new/main', entries: [entry('u', 1)] }], 'c')
       expect(got).toEqual([
         { docId: 'o/new/main', firstSeq: 1, lastSeq: 1 },

@@ -14,7 +14,7 @@ import { DocBus } from '../../src/cluster/bus.js'
 import { RemoteAwareness } from '../../src/cluster/remote-awareness.js'
 import { readMissed } from '../../src/cluster/resync.js'
 import { RoomLink } from '../../src/cluster/room-link.js'
-import { migrate } from '../../src/pg/migrate.js'
+import { applySchemaMigrations } from '../../src/pg/schema.js'
 import { MIGRATIONS } from '../../src/pg/migrations.js'
 import { createPgPool } from '../../src/pg/pool.js'
 import { appendAssigningSeqs } from '../../src/storage/postgres/assign-seqs.js'
@@ -42,7 +42,7 @@ afterAll(async () => {
 it.skipIf(!hasPgDocStore)('writers on three nodes, one SIGKILLed mid-write, three times: survivors converge with PostgreSQL and nothing acknowledged is lost', async () => {
   const url = await pgs.createDatabase('cluster_kill')
   const pool = createPgPool({ url, schema: 'tandem', poolSize: 6 })
-  await migrate(pool, 'tandem', MIGRATIONS)
+  await applySchemaMigrations(pool, 'tandem', MIGRATIONS)
   const { PgDocStore } = (await import(STORE)) as { PgDocStore: new (pool: PgPool) => DocStore }
   const store = new PgDocStore(pool)
   const docId = 'cluster/kill/main'

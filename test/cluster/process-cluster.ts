@@ -10,7 +10,7 @@ import WebSocket from 'ws'
 import { WebsocketProvider } from 'y-websocket'
 import * as Y from 'yjs'
 import { mintToken } from '../../src/auth/capability.js'
-import type { KeyRing } from '../../src/auth/keys.js'
+import type { KeyRing } from '../../src/auth/keys/ring.js'
 import { createPgPool } from '../../src/pg/pool.js'
 import { PgDocStore } from '../../src/storage/postgres/store.js'
 import { startHaproxy, startShippedHaproxy, type Haproxy } from '../helpers/haproxy.js'
@@ -99,7 +99,7 @@ export async function startProcessCluster(n = 3, env: NodeJS.ProcessEnv = {}, o:
 }
 
 /** A stock provider connected through the load balancer, remembering the close codes it got. */
-export function lbProvider(c: ProcessCluster, doc: string, token: string, ydoc = new Y.Doc()): { p: WebsocketProvider; closes: number[] } {
+function lbProvider(c: ProcessCluster, doc: string, token: string, ydoc = new Y.Doc()): { p: WebsocketProvider; closes: number[] } {
   const p = new WebsocketProvider(`${c.lb.wsUrl}/acme`, doc, ydoc, {
     params: { yauth: token },
     WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket,

@@ -86,7 +86,7 @@ export async function startDbWorld(tag: string, overrides: Partial<Config> = {},
 }
 
 /** The same tables and rows in every provider: two related tables with awkward values. */
-export const SCHEMA = [
+const SCHEMA = [
   `CREATE TABLE authors (id integer PRIMARY KEY, name text NOT NULL UNIQUE, country text)`,
   `CREATE TABLE books (
     id serial PRIMARY KEY,
@@ -111,7 +111,7 @@ export const SCHEMA = [
 
 const TITLES = ['The Hobbit', 'the end, or not', 'Quote "me"', 'Back\\slash', '100% pure', 'Star*dust', '(parens)', 'Ünïcode ✓', "O'Brien's", 'plain']
 
-export function seedStatements(): string[] {
+function seedStatements(): string[] {
   const authors = [
     `(1, 'Ann', 'NO')`,
     `(2, 'Bob', NULL)`,

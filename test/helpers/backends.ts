@@ -24,9 +24,9 @@ afterAll(async () => {
   await (await server)?.close()
 })
 
-export const LEVELDB: Backend = { name: 'leveldb', overrides: async () => ({}) }
+const LEVELDB: Backend = { name: 'leveldb', overrides: async () => ({}) }
 
-export const POSTGRES: Backend = {
+const POSTGRES: Backend = {
   name: 'postgres',
   async overrides() {
     const server = await testPostgres()

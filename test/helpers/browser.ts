@@ -5,8 +5,8 @@ import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 
-export const CHROMIUM = '/usr/bin/chromium'
-export const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'screenshots')
+const CHROMIUM = '/usr/bin/chromium'
+const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'screenshots')
 
 export const hasChromium = () => existsSync(CHROMIUM)
 

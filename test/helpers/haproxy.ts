@@ -31,7 +31,7 @@ export interface Haproxy {
   close(): Promise<void>
 }
 
-export function haproxyConfig(port: number, o: HaproxyOptions): string {
+function haproxyConfig(port: number, o: HaproxyOptions): string {
   const check = o.check ? ' check' : ''
   return [
     'global',
@@ -66,7 +66,7 @@ export async function startHaproxy(o: HaproxyOptions): Promise<Haproxy> {
   return run(port, haproxyConfig(port, o))
 }
 
-export const SHIPPED_CONFIG = 'docs/cluster/haproxy.cfg'
+const SHIPPED_CONFIG = 'docs/cluster/haproxy.cfg'
 /** The ports of docs/cluster/haproxy.cfg: the two frontends, then each node's collab and api. */
 const SHIPPED_PORTS = { collab: 1230, api: 8080, nodes: [[1231, 8081], [1232, 8082], [1233, 8083]] as const }
 

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { generateSigningJwk, keyRingFromJwks, type KeyRing } from '../../src/auth/keys.js'
+import { generateSigningJwk, keyRingFromJwks, type KeyRing } from '../../src/auth/keys/ring.js'
 
 export interface TandemProcess {
   child: ChildProcess

@@ -3,7 +3,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-export interface Received {
+interface Received {
   headers: IncomingHttpHeaders
   body: string
   json: { type: string; timestamp: string; data: Record<string, unknown> }

@@ -12,7 +12,7 @@ export class ApiError extends Error {
 }
 
 /** The error body's own words: `detail` (a string or a 422 list) or `message`. */
-export function detailOf(body: unknown): string | null {
+function detailOf(body: unknown): string | null {
   if (!body || typeof body !== 'object') return null
   const b = body as { detail?: unknown; message?: unknown; error?: unknown }
   if (typeof b.detail === 'string') return b.detail

@@ -15,7 +15,7 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = 
   return el
 }
 
-export function append(el: Element, children: (Child | Child[])[]): void {
+function append(el: Element, children: (Child | Child[])[]): void {
   for (const c of children.flat()) {
     if (c === null || c === undefined || c === false) continue
     el.append(typeof c === 'string' ? document.createTextNode(c) : c)

@@ -1,6 +1,6 @@
 // X-API-KEY authentication: the caller's user id goes to ctx.state.user. Missing, malformed, unknown
 // and revoked keys are all 401 with the same message shape; the key itself is never logged.
-import type { Context, Next } from 'koa'
+import type { Context } from 'koa'
 import { authenticateApiKey } from '../../control/api-keys.js'
 import type { ControlStore } from '../../control/store.js'
 import { AppError } from '../../infra/errors.js'
@@ -13,10 +13,3 @@ export async function authenticate(ctx: Context, store: ControlStore): Promise<s
   ctx.state.user = user
   return user
 }
-
-/** As Koa middleware, for routes mounted outside the route table. */
-export const requireApiKey = (store: ControlStore) =>
-  async function apiKey(ctx: Context, next: Next): Promise<void> {
-    await authenticate(ctx, store)
-    await next()
-  }

@@ -5,7 +5,7 @@
 // characters (of the string itself, or of the value's JSON text) plus "...". At most
 // MAX_ECHO_ERRORS errors are listed, the first ones in FastAPI's order.
 
-export const MAX_ECHO_CHARS = 1000
+const MAX_ECHO_CHARS = 1000
 export const MAX_ECHO_ERRORS = 100
 
 /** `s` cut to `n` UTF-16 units without splitting a surrogate pair. */

@@ -39,7 +39,7 @@ export function expectedList(values: unknown[]): string {
 }
 
 /** Whether a missing value is acceptable (optional or defaulted). */
-export function isOptional(s: z.ZodType): boolean {
+function isOptional(s: z.ZodType): boolean {
   const t = defOf(s).type
   return t === 'optional' || t === 'default' || (t === 'nullable' && isOptional(defOf(s).innerType!))
 }

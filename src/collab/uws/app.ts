@@ -1,15 +1,17 @@
 // The collab listener: the only place (with its siblings in this folder) that imports
 // uWebSockets.js. WebSocket rooms at /{org}/{doc_id}, collab REST, health, metrics and JWKS.
 import uWS from 'uWebSockets.js'
+import type { CloseCode } from '../../protocol/close-codes.js'
 import type { Transport } from '../transport.js'
 import { corsHeaders, handleRest, preflight } from './rest-routes.js'
-import { UwsTransport, webSocketBehavior, type SocketData } from './sockets.js'
+import { UwsTransport } from './peer-socket.js'
+import { webSocketBehavior, type SocketData } from './ws-handlers.js'
 import type { CollabListenerDeps } from './deps.js'
 import { Reply, copyRequest } from './http.js'
 import { listenExclusive } from './listen.js'
 import { bindWithRetry } from '../../infra/listen-retry.js'
 
-export type { CollabListenerDeps }
+
 
 /**
  * The collab listener's app before it listens: its transport (which the room registry needs) and
@@ -20,10 +22,10 @@ export interface CollabApp {
   /** Mounts the routes and binds the port. */
   listen(d: CollabListenerDeps): Promise<CollabListener>
   /** Closes every remaining socket (after the registry's shutdown flushed and closed its rooms). */
-  closeAll(code: number, reason: string): void
+  closeAll(code: CloseCode, reason: string): void
 }
 
-export interface CollabListener {
+interface CollabListener {
   port: number
   /** Stops accepting connections and answers /readyz 503; sockets are closed by the registry's shutdown. */
   stopListening(): void

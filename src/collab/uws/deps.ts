@@ -1,5 +1,5 @@
 // What the collab listener needs from the server that starts it.
-import type { KeyRing } from '../../auth/keys.js'
+import type { KeyRing } from '../../auth/keys/ring.js'
 import type { DeletedDocs } from '../../auth/deleted-docs.js'
 import type { RevocationList } from '../../auth/revocation.js'
 import type { Config } from '../../infra/config.js'

@@ -32,7 +32,7 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'Service Unavailable',
 }
 
-export const statusLine = (status: number) => `${status} ${STATUS_TEXT[status] ?? 'Status'}`
+const statusLine = (status: number) => `${status} ${STATUS_TEXT[status] ?? 'Status'}`
 
 /** A response that is safe to write after awaits: it knows whether the client went away. */
 export class Reply {
@@ -51,7 +51,7 @@ export class Reply {
 
   /**
    * Writes on the next turn: a continuation after an await may run inside another socket's uWS
-   * callback, and corking this response there is what dropped connections (see sockets.ts).
+   * callback, and corking this response there is what dropped connections (see ws-handlers.ts).
    */
   send(status: number, body: string | Uint8Array, contentType: string, headers: Record<string, string> = {}): void {
     if (this.aborted || this.done) return

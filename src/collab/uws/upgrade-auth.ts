@@ -8,7 +8,7 @@
 // with 4401 (4403 for another document) and a reason.
 import { DOC_NAME, TokenRefused, checkDocument, verifyToken, verifyTokenNow, type Capability } from '../../auth/capability.js'
 import { AppError } from '../../infra/errors.js'
-import { CLOSE } from '../../protocol/close-codes.js'
+import { CLOSE, type CloseCode } from '../../protocol/close-codes.js'
 import { ClientBudget } from '../client-budget.js'
 import type { CollabListenerDeps } from './deps.js'
 
@@ -23,7 +23,7 @@ export interface UpgradeRequest {
 /** What to do with the socket once it is open: join the document, or close it with a reason. */
 export type Decided =
   | { kind: 'open'; org: string; doc: string; cap: Capability; protocol: string }
-  | { kind: 'close'; code: number; reason: string; protocol: string }
+  | { kind: 'close'; code: CloseCode; reason: string; protocol: string }
 
 /** A decision, or (for a token naming a key not read yet) the protocol to answer and the decision to come. */
 export type UpgradeDecision = Decided | { kind: 'verify'; protocol: string; decided: Promise<Decided> }

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startPostgres, type PgServer } from '../../../test/helpers/postgres.js'
 import { AppError } from '../../infra/errors.js'
-import { migrate } from '../../pg/migrate.js'
+import { applySchemaMigrations } from '../../pg/schema.js'
 import { createPgPool, type PgPool } from '../../pg/pool.js'
 import { PgDocStore, prefixUpperBound } from './store.js'
 
@@ -22,7 +22,7 @@ afterAll(async () => pgs?.close())
 async function fresh(queryTimeoutMs = 30_000): Promise<{ store: PgDocStore; pool: PgPool; statements: () => number; done: () => Promise<void> }> {
   const schema = `pgstore_${++schemas}`
   const pool = createPgPool({ url: pgs.url, schema, poolSize: 3, connectTimeoutMs: 1000 })
-  await migrate(pool, schema)
+  await applySchemaMigrations(pool, schema)
   // the store checks a connection out for each statement it runs
   let n = 0
   pool.on('acquire', () => n++)

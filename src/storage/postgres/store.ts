@@ -297,7 +297,7 @@ function sameAttrs(a: Attributes | null | undefined, b: Attributes | undefined):
 }
 
 /** Attributions as a jsonb parameter: null when there are none. */
-export const attrsJson = (attrs: Attributes | undefined): string | null => (attrs ? JSON.stringify(attrs) : null)
+const attrsJson = (attrs: Attributes | undefined): string | null => (attrs ? JSON.stringify(attrs) : null)
 
 /** The rows as the six parallel arrays unnest() takes. */
 function columns(rows: PendingRow[]): unknown[] {

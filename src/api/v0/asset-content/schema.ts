@@ -7,7 +7,7 @@ export const AssetContentQuery = z.object({
   include_comments: z.boolean().default(false),
 })
 
-export const AssetComment = z
+const AssetComment = z
   .object({
     id: z.string(),
     content_json: z.string().describe('raw rich-text JSON of the comment'),
@@ -19,7 +19,7 @@ export const AssetComment = z
   })
   .meta({ id: 'AssetComment' })
 
-export const AssetCommentThread = z
+const AssetCommentThread = z
   .object({
     id: z.string(),
     archived_at: z.string().nullable().optional(),
@@ -36,4 +36,3 @@ export const AssetContentResponse = z
   .object({ content: z.string(), comments: z.array(AssetCommentThread).nullable().optional() })
   .meta({ id: 'AssetContentResponse' })
 
-export const MessageError = z.object({ message: z.string() }).meta({ id: 'MessageError' })

@@ -9,7 +9,7 @@ import type { ApiContext } from '../../context.js'
 import { ValidationFailed, defineRoute, type RouteDef } from '../../route.js'
 import { AssetParams, CollabTokenRequest, CollabTokenResponse, attributionErrors } from './schema.js'
 
-export const BRANCH = 'main'
+const BRANCH = 'main'
 
 export function collabTokenRoutes({ deps, control }: ApiContext): RouteDef[] {
   const { store } = control

@@ -13,9 +13,9 @@ export const ReadRowsQuery = z.object({
   offset: z.int().min(0).default(0).describe('rows skipped'),
 })
 
-export const Row = z.record(z.string(), z.unknown()).meta({ id: 'TableRow' })
+const Row = z.record(z.string(), z.unknown()).meta({ id: 'TableRow' })
 
-export const DatabaseTableInfo = z
+const DatabaseTableInfo = z
   .object({
     name: z.string(),
     row_count: z.int().nullable().optional().describe('approximate (planner estimate)'),

@@ -9,7 +9,7 @@ export const WorkspaceAssetsQuery = z.object({
   deleted: z.boolean().default(false).describe('list the soft-deleted assets instead (workspace owners and admins only), the ones restore brings back'),
 })
 
-export const WorkspaceSummary = z
+const WorkspaceSummary = z
   .object({ id: z.string(), name: z.string(), role: z.enum(['owner', 'admin', 'member']) })
   .meta({ id: 'WorkspaceSummary' })
 
@@ -17,7 +17,7 @@ export const MeOut = z
   .object({ user_id: z.string().describe("the caller's user id (an e-mail)"), workspaces: z.array(WorkspaceSummary).describe('sorted by name, ignoring case') })
   .meta({ id: 'MeOut' })
 
-export const AssetSummary = z
+const AssetSummary = z
   .object({
     id: z.string(),
     type: z.string().describe('generic_doc, database, file, ...'),
@@ -30,7 +30,7 @@ export const WorkspaceAssetsOut = z
   .object({ workspace_id: z.string(), assets: z.array(AssetSummary).describe('only assets the caller may view, sorted by title, ignoring case') })
   .meta({ id: 'WorkspaceAssetsOut' })
 
-export const DeletedAssetSummary = z
+const DeletedAssetSummary = z
   .object({
     id: z.string(),
     type: z.string(),

@@ -1,7 +1,7 @@
 // Shapes of the source-readiness endpoint (spec 2.6, 4.8).
 import { z } from 'zod'
 
-export const SiteProvisioning = z
+const SiteProvisioning = z
   .object({ provisionedSites: z.int(), totalSites: z.int(), status: z.enum(['in_progress', 'complete']) })
   .meta({ id: 'SiteProvisioning' })
 

@@ -5,7 +5,7 @@ import { APPROVAL_MODES, VISIBILITIES } from '../../../control/tool-registry.js'
 
 export const WorkspaceParams = z.object({ workspace_id: Id })
 
-export const WorkspaceToolRegistryToolOut = z
+const WorkspaceToolRegistryToolOut = z
   .object({ tool_id: z.string(), enabled: z.boolean(), approval_mode: z.enum(APPROVAL_MODES) })
   .meta({ id: 'WorkspaceToolRegistryToolOut' })
 
@@ -13,7 +13,7 @@ export const WorkspaceToolRegistryOut = z
   .object({ workspace_id: z.string(), default_visibility: z.enum(VISIBILITIES), tools: z.array(WorkspaceToolRegistryToolOut) })
   .meta({ id: 'WorkspaceToolRegistryOut' })
 
-export const UpdateWorkspaceToolRegistryToolIn = z
+const UpdateWorkspaceToolRegistryToolIn = z
   .object({
     tool_id: z.string(),
     enabled: z.boolean().nullable().optional(),

@@ -14,12 +14,12 @@ const LATEST_DELIVERIES = 100
 
 const ERRORS = { 400: 'too many webhooks in the workspace', 403: 'caller is not a workspace owner or admin', 404: 'workspace (or webhook) not found' }
 
-export const webhookOut = (w: WebhookRecord) => {
+const webhookOut = (w: WebhookRecord) => {
   const p = publicWebhook(w)
   return { id: p.id, url: p.url, events: p.events, description: p.description, created_at: iso(p.createdAtMs)! }
 }
 
-export const deliveryOut = (d: Delivery) => ({
+const deliveryOut = (d: Delivery) => ({
   event_id: d.eventId,
   type: d.type,
   status: d.status,
@@ -29,7 +29,7 @@ export const deliveryOut = (d: Delivery) => ({
 })
 
 /** 422 for a URL that may not be a webhook (scheme, private address), shaped like pydantic's value_error. */
-export async function checkUrl(url: string, allowPrivate: boolean): Promise<void> {
+async function checkUrl(url: string, allowPrivate: boolean): Promise<void> {
   const problem = await urlProblem(url, allowPrivate)
   if (problem) throw new ValidationFailed([{ type: 'value_error', loc: ['body', 'url'], msg: `Value error, ${problem}`, input: url, ctx: { error: problem } }])
 }

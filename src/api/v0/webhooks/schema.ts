@@ -14,7 +14,7 @@ export const CreateWebhookRequest = z
   })
   .meta({ id: 'CreateWebhookRequest' })
 
-export const WebhookOut = z
+const WebhookOut = z
   .object({ id: z.string(), url: z.string(), events: z.array(z.enum(EVENT_TYPES)), description: z.string().nullable(), created_at: z.string() })
   .meta({ id: 'WebhookOut' })
 
@@ -22,7 +22,7 @@ export const CreatedWebhookOut = WebhookOut.extend({ secret: z.string().describe
 
 export const WebhookListOut = z.object({ webhooks: z.array(WebhookOut) }).meta({ id: 'WebhookListOut' })
 
-export const DeliveryOut = z
+const DeliveryOut = z
   .object({
     event_id: z.string(),
     type: z.enum(EVENT_TYPES),

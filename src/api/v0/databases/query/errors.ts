@@ -11,4 +11,3 @@ export class QueryError extends AppError {
   }
 }
 
-export const isQueryError = (e: unknown): e is QueryError => e instanceof QueryError

@@ -9,7 +9,7 @@ import { parseOrder } from './order.js'
 import { Scanner } from './scanner.js'
 import { parseSelect } from './select.js'
 
-export const DEFAULT_LIMIT = 100
+const DEFAULT_LIMIT = 100
 
 export interface ReadLimits {
   /** a larger `limit` is lowered to this */

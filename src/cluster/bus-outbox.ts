@@ -1,0 +1,88 @@
+// The bus's outgoing write cycles: every cycle queued in a turn goes to Redis in one pipeline; while
+// Redis is unreachable they are held and sent after the reconnect. A cycle resolves only once Redis
+// accepted it, which is what its acknowledgement to clients waits for.
+import type { Logger } from '../infra/log.js'
+import type { ClusterMetrics } from './metrics.js'
+import { describeRedisError, type RedisClient } from './redis.js'
+
+export type Frame = [channel: string, payload: Buffer]
+
+interface Outgoing {
+  frames: Frame[]
+  startedAt: number
+  resolve: () => void
+  reject: (err: Error) => void
+}
+
+const RETRY_MS = 200
+
+export class BusOutbox {
+  private held: Outgoing[] = []
+  private timer: NodeJS.Timeout | null = null
+  private closed = false
+
+  /** `pub` must fail commands while disconnected (disableOfflineQueue): the outbox does the holding. */
+  constructor(
+    private readonly pub: RedisClient,
+    private readonly log: Logger,
+    private readonly metrics?: ClusterMetrics,
+  ) {}
+
+  /** Cycles waiting for Redis. */
+  get pending(): number {
+    return this.held.length
+  }
+
+  send(frames: Frame[]): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.held.push({ frames, startedAt: performance.now(), resolve, reject })
+      this.pump()
+    })
+  }
+
+  /** Sends everything held, if Redis is up (also called on every reconnect). */
+  pump(): void {
+    if (this.closed || this.held.length === 0 || !this.pub.isReady) return
+    const batch = this.held
+    this.held = []
+    const multi = this.pub.multi()
+    for (const o of batch) for (const [channel, payload] of o.frames) multi.publish(channel, payload)
+    multi.execAsPipeline().then(
+      () => {
+        const now = performance.now()
+        for (const o of batch) {
+          this.metrics?.busMessages.inc({ direction: 'out', type: 'update' }, o.frames.length)
+          this.metrics?.busPublishSeconds.observe((now - o.startedAt) / 1000)
+          o.resolve()
+        }
+      },
+      (err: unknown) => {
+        // Some messages may have gone out: sending them again is harmless (receivers track seqs,
+        // Yjs updates are idempotent); losing them is not.
+        if (this.closed) {
+          for (const o of batch) o.reject(new Error('bus is closed'))
+          return
+        }
+        this.held = batch.concat(this.held)
+        this.log.warn({ err: describeRedisError(err), held: this.held.length }, 'bus: publish failed; held until Redis is back')
+        this.schedulePump()
+      },
+    )
+  }
+
+  private schedulePump(): void {
+    if (this.timer) return
+    this.timer = setTimeout(() => {
+      this.timer = null
+      this.pump()
+    }, RETRY_MS)
+    this.timer.unref()
+  }
+
+  /** Rejects every held cycle; a pipeline in flight rejects its own when it fails. */
+  close(): void {
+    this.closed = true
+    if (this.timer) clearTimeout(this.timer)
+    for (const o of this.held.splice(0)) o.reject(new Error('bus is closed'))
+  }
+}

@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+import { CLOSE } from '../../src/protocol/close-codes.js'
+import { encodeAuthRefresh, encodeUpdate } from '../../src/protocol/messages.js'
+import { rawClient } from '../helpers/raw-client.js'
+import { eventually, startTandem, synced, type Harness } from '../helpers/tandem.js'
+
+let h: Harness
+beforeAll(async () => {
+  h = await startTandem({ maxMessageBytes: 64 * 1024, maxDocBytes: 256 * 1024, maxConnectionsPerRoom: 3 }, { api: false })
+})
+afterAll(async () => h.close())
+
+async function watcher(doc: string) {
+  const t = await h.token('acme', doc)
+  const ydoc = new Y.Doc()
+  const p = h.provider('acme', doc, t, ydoc)
+  await synced(p)
+  ydoc.getText('t').insert(0, 'kept')
+  return { t, ydoc, p }
+}
+
+async function expectRoomUnharmed(doc: string, ydoc: Y.Doc, t: string) {
+  const late = new Y.Doc()
+  await synced(h.provider('acme', doc, t, late))
+  await eventually(() => expect(late.getText('t').toString()).toBe(ydoc.getText('t').toString()))
+  expect(late.getText('t').toString()).toBe('kept')
+}
+
+describe('malformed frames close only the sender', () => {
+  it.each([
+    ['unknown message type', [42]],
+    ['bad varint', [0, 0x80]],
+    ['unknown sync sub-type', [0, 9, 0]],
+    ['length past the end', [0, 2, 10, 1]],
+    ['truncated Yjs update', Array.from(encodeUpdate(Uint8Array.of(1, 1, 200, 1, 0, 4)))],
+  ])('%s: closes 4400, the room and other clients carry on', async (name, bytes) => {
+    const doc = `malformed-${name.replace(/\W+/g, '-')}`
+    const { t, ydoc } = await watcher(doc)
+    const c = await rawClient(`${h.wsUrl}/acme/${doc}?yauth=${t}`)
+    c.send(bytes)
+    const { code } = await c.closed
+    expect(c.errors).toEqual([])
+    expect(code).toBe(CLOSE.malformed)
+    await expectRoomUnharmed(doc, ydoc, t)
+  })
+
+  it('an oversized frame closes with 1009 and nothing of it is stored', async () => {
+    const { t, ydoc } = await watcher('oversized')
+    const c = await rawClient(`${h.wsUrl}/acme/oversized?yauth=${t}`)
+    const big = new Y.Doc()
+    big.getText('t').insert(0, 'y'.repeat(100 * 1024))
+    c.send(encodeUpdate(Y.encodeStateAsUpdate(big)))
+    expect((await c.closed).code).toBe(1009)
+    await expectRoomUnharmed('oversized', ydoc, t)
+  })
+
+  it('an update that would grow the document past its limit closes with 1009', async () => {
+    const { t, ydoc } = await watcher('doc-limit')
+    const c = await rawClient(`${h.wsUrl}/acme/doc-limit?yauth=${t}`)
+    for (let i = 0; i < 6; i++) {
+      const d = new Y.Doc()
+      d.getText('t').insert(0, String(i).repeat(60 * 1024))
+      c.send(encodeUpdate(Y.encodeStateAsUpdate(d)))
+    }
+    expect((await c.closed).code).toBe(1009)
+    expect(ydoc.getText('t').length).toBeLessThan(256 * 1024)
+  })
+})
+
+describe('room capacity', () => {
+  it('refuses connections past max-connections-per-room with 503', async () => {
+    const t = await h.token('acme', 'full')
+    const clients = await Promise.all([1, 2, 3].map(() => rawClient(`${h.wsUrl}/acme/full?yauth=${t}`)))
+    // Joined once the room (loaded after these first opens) sent each its sync step 1.
+    await eventually(() => expect(clients.every((c) => c.messages.length > 0)).toBe(true))
+    await expect(rawClient(`${h.wsUrl}/acme/full?yauth=${t}`)).rejects.toThrow(/503/)
+    clients[0]!.ws.close()
+    await clients[0]!.closed
+    await eventually(async () => {
+      const again = await rawClient(`${h.wsUrl}/acme/full?yauth=${t}`)
+      again.ws.close()
+    })
+    for (const c of clients) c.ws.close()
+  })
+})
+
+describe('token expiry on a live connection', () => {
+  it('closes with 4401 when the token expires', async () => {
+    const t = await h.token('acme', 'expiry', { ttlSec: 2 })
+    const c = await rawClient(`${h.wsUrl}/acme/expiry?yauth=${t}`)
+    const closed = await c.closed
+    expect(closed.code).toBe(CLOSE.tokenExpired)
+    expect(closed.reason).toMatch(/expired/)
+  })
+
+  it('keeps the socket when a fresh token for the same document arrives in band', async () => {
+    const t = await h.token('acme', 'refresh', { ttlSec: 2 })
+    const c = await rawClient(`${h.wsUrl}/acme/refresh?yauth=${t}`)
+    c.send(encodeAuthRefresh(await h.token('acme', 'refresh', { ttlSec: 600 })))
+    await eventually(() => expect(c.messages.some((m) => m[0] === 2 && m[1] === 2)).toBe(true))
+    const outcome = await Promise.race([c.closed, new Promise((r) => setTimeout(() => r('open'), 3500))])
+    expect(outcome).toBe('open')
+    c.ws.close()
+  })
+
+  it('refuses a refresh token for another document and keeps the current one', async () => {
+    const t = await h.token('acme', 'refresh2', { ttlSec: 600 })
+    const c = await rawClient(`${h.wsUrl}/acme/refresh2?yauth=${t}`)
+    c.send(encodeAuthRefresh(await h.token('acme', 'elsewhere')))
+    await eventually(() => expect(c.messages.some((m) => m[0] === 2 && m[1] === 0)).toBe(true))
+    expect(c.ws.readyState).toBe(c.ws.OPEN)
+    c.ws.close()
+  })
+})
