@@ -13,7 +13,7 @@ import { build } from 'esbuild'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 /** Imported by the client and resolved by the app, never bundled. */
-export const CLIENT_EXTERNAL = ['yjs', 'y-websocket', 'y-protocols', 'lib0']
+const CLIENT_EXTERNAL = ['yjs', 'y-websocket', 'y-protocols', 'lib0']
 
 export async function buildClient(outDir = join(ROOT, 'dist/client')): Promise<void> {
   await build({
