@@ -8,6 +8,8 @@ const USAGE = `usage:
   tandem keys rotate|list [--data-dir DIR | --postgres-url URL]   (data dir keys: a running server reloads on SIGHUP)
   tandem migrate --from-data-dir DIR --postgres-url URL   (copies a LevelDB data dir into PostgreSQL, then verifies)
   tandem build-console                       (bundles web/ into dist/console/; serve also does it when stale)
+  tandem loadtest --ws-url URL --signing-keys FILE | --api-url URL --api-key KEY --assets ID,...  [--scenario S] ...
+                                             (load on a running deployment; --help lists every flag)
 
 settings (flag, environment variable, meaning):
 ${settingsHelp()}
@@ -24,6 +26,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./cli/keys.js')).runKeys(rest, process.env)
     case 'migrate':
       return (await import('./cli/migrate.js')).runMigrate(rest, process.env)
+    case 'loadtest':
+      return (await import('./cli/loadtest.js')).runLoadtest(rest, process.env)
     case 'build-console':
       return (await import('./cli/build-console.js')).runBuildConsole()
     case 'admin': {

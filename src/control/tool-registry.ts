@@ -3,11 +3,7 @@
 import { AppError } from '../infra/errors.js'
 import { key, type ControlStore } from './store.js'
 import type { ToolCatalog } from './tool-catalog.js'
-
-export const VISIBILITIES = ['visible', 'hidden'] as const
-export const APPROVAL_MODES = ['no_approval', 'required_with_override', 'required_no_override'] as const
-type Visibility = (typeof VISIBILITIES)[number]
-type ApprovalMode = (typeof APPROVAL_MODES)[number]
+import { APPROVAL_MODES, VISIBILITIES, type ApprovalMode, type Visibility } from './tool-policy.js'
 
 interface ToolOverride {
   enabled: boolean

@@ -26,6 +26,8 @@ export interface ProcessCluster {
   apiLbUrl: string | null
   nodes: (TandemProcess | null)[]
   keys: KeyRing
+  /** the JWKS file the nodes sign with (--signing-keys) */
+  keysFile: string
   /** (re)starts node i on its ports */
   start(i: number): Promise<TandemProcess>
   stop(i: number, signal: NodeJS.Signals): Promise<void>
@@ -72,6 +74,7 @@ export async function startProcessCluster(n = 3, env: NodeJS.ProcessEnv = {}, o:
     apiLbUrl: shipped?.apiUrl ?? null,
     nodes,
     keys,
+    keysFile: file,
     start,
     async stop(i, signal) {
       await nodes[i]?.stop(signal)

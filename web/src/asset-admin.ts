@@ -1,7 +1,7 @@
 // Deleting and restoring assets, for the workspace's owners and admins (GET /me gives the role):
 // a Delete button above the open asset (soft unless "erase for good" is ticked, always confirmed),
 // and the list of deleted assets in the side bar, each with Restore.
-import { type Api, type AssetSummary, type DeletedAsset } from './api.js'
+import { said, type Api, type AssetSummary, type DeletedAsset } from './api.js'
 import { confirmDialog } from './confirm.js'
 import { fill, h, uid, when } from './dom.js'
 
@@ -21,8 +21,7 @@ export function deleteButton(api: Api, asset: AssetSummary, done: (msg: string) 
     if (!ok) return
     button.disabled = true
     try {
-      const q = hard.checked ? '?hard=true' : ''
-      await api.del(`/assets/${encodeURIComponent(asset.id)}${q}`)
+      await said(api.deleteAsset(asset.id, { hard: hard.checked }))
       done(hard.checked ? `Erased “${asset.title}” for good.` : `Deleted “${asset.title}”. Restore it from Deleted assets.`)
     } catch (err) {
       button.disabled = false
@@ -42,7 +41,7 @@ export function deletedList(api: Api, restored: (a: DeletedAsset) => void): { el
   const reload = async (workspaceId: string) => {
     shown = workspaceId
     try {
-      const r = await api.get<{ assets: DeletedAsset[] }>(`/workspaces/${encodeURIComponent(workspaceId)}/assets?deleted=true`)
+      const r = await said(api.deletedAssets(workspaceId))
       if (shown !== workspaceId) return
       status.textContent = r.assets.length ? '' : 'None.'
       fill(list, ...r.assets.map((a) => item(workspaceId, a)))
@@ -56,7 +55,7 @@ export function deletedList(api: Api, restored: (a: DeletedAsset) => void): { el
     restore.addEventListener('click', async () => {
       restore.disabled = true
       try {
-        await api.post(`/assets/${encodeURIComponent(a.id)}/restore`, {})
+        await said(api.restoreAsset(a.id))
         await reload(workspaceId)
         status.textContent = `Restored “${a.title}”.`
         restored(a)

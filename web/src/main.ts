@@ -2,7 +2,7 @@
 // The location hash names the open asset (`#/w/{workspace}/a/{asset}`); it never carries the key.
 import 'prosemirror-view/style/prosemirror.css'
 import './console.css'
-import { administers, apiClient, ApiError, type Api, type AssetSummary, type Me } from './api.js'
+import { administers, apiClient, ApiError, said, type Api, type AssetSummary, type Me } from './api.js'
 import { deleteButton, deletedList } from './asset-admin.js'
 import { contentView } from './content-view.js'
 import { databaseView } from './db/view.js'
@@ -98,7 +98,7 @@ function showApp(api: Api, me: Me): void {
   const listAssets = async (wsId: string): Promise<boolean> => {
     navStatus.textContent = 'Loading assets…'
     try {
-      assets = (await api.get<{ assets: AssetSummary[] }>(`/workspaces/${encodeURIComponent(wsId)}/assets`)).assets
+      assets = (await said(api.workspaceAssets(wsId))).assets
       navStatus.textContent = ''
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) {
@@ -149,7 +149,7 @@ async function boot(): Promise<void> {
   const key = session.get()
   if (!key) return showSignIn()
   try {
-    showApp(apiClient(key), await apiClient(key).get<Me>('/me'))
+    showApp(apiClient(key), await said(apiClient(key).me()))
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) session.clear()
     showSignIn((err as Error).message)

@@ -1,5 +1,5 @@
 // Sign-in: an API key checked against GET /api/v0/me before it is kept for the tab.
-import { apiClient, type Me } from './api.js'
+import { apiClient, said, type Me } from './api.js'
 import { h } from './dom.js'
 
 export function signInView(onSignedIn: (key: string, me: Me) => void, notice?: string): HTMLElement {
@@ -26,7 +26,7 @@ export function signInView(onSignedIn: (key: string, me: Me) => void, notice?: s
     button.disabled = true
     error.textContent = ''
     try {
-      const me = await apiClient(key).get<Me>('/me')
+      const me = await said(apiClient(key).me())
       onSignedIn(key, me)
     } catch (err) {
       error.textContent = (err as Error).message

@@ -1,15 +1,11 @@
 // A database asset: its tables, and rows read through the read-rows endpoint with filters, an order
 // and paging. A 503 (database starting, suspended or busy) shows its Retry-After and retries.
-import { ApiError } from '../api.js'
+import type { ColumnFilter, RowsQuery, TableRow } from 'tandem/client'
+import { ApiError, said } from '../api.js'
 import { fill, h, uid } from '../dom.js'
 import type { View, ViewContext } from '../view.js'
 
-interface TableInfo {
-  name: string
-  row_count?: number | null
-  schema?: string
-}
-type Row = Record<string, unknown>
+type Row = TableRow
 
 const OPERATORS: [string, string][] = [
   ['eq', 'equals'],
@@ -33,7 +29,6 @@ interface Filter {
 }
 
 export function databaseView({ api, asset }: ViewContext): View {
-  const base = `/databases/${encodeURIComponent(asset.id)}/data`
   const status = h('p', { class: 'db-status', role: 'status', 'aria-live': 'polite' })
   const tableSelect = h('select', { id: 'db-table' })
   const filtersBox = h('div', { class: 'filters' })
@@ -155,19 +150,20 @@ export function databaseView({ api, asset }: ViewContext): View {
     })
   }
 
-  const queryString = (): string => {
-    const q = new URLSearchParams()
-    const size = Number(pageSize.value)
-    q.set('limit', String(size + 1)) // one more tells whether a next page exists
-    q.set('offset', String(offset))
-    if (orderColumn.value.trim()) q.set('order', `${orderColumn.value.trim()}.${orderDir.value}`)
-    for (const f of filters) {
-      if (!f.column.trim()) continue
-      let v = f.op === 'is' ? 'null' : f.value
-      if (f.op === 'in' && !v.startsWith('(')) v = `(${v})`
-      q.append(f.column.trim(), `${f.op}.${v}`)
+  const condition = (f: Filter): ColumnFilter => {
+    if (f.op === 'is') return { is: null }
+    if (f.op === 'in') return { in: f.value.replace(/^\((.*)\)$/, '$1').split(',') }
+    return { [f.op]: f.value } as ColumnFilter
+  }
+  const rowsQuery = (): RowsQuery => {
+    const where: Record<string, ColumnFilter[]> = {}
+    for (const f of filters) if (f.column.trim()) (where[f.column.trim()] ??= []).push(condition(f))
+    return {
+      limit: Number(pageSize.value) + 1, // one more tells whether a next page exists
+      offset,
+      where,
+      ...(orderColumn.value.trim() ? { order: [{ column: orderColumn.value.trim(), direction: orderDir.value as 'asc' | 'desc' }] } : {}),
     }
-    return q.toString()
   }
 
   const drawRows = (rows: Row[], size: number) => {
@@ -200,15 +196,15 @@ export function databaseView({ api, asset }: ViewContext): View {
     if (!table) return
     status.className = 'db-status'
     status.textContent = 'Loading rows…'
-    const r = await withRetry('the rows', () => api.get<{ data: Row[] }>(`${base}/${encodeURIComponent(table)}?${queryString()}`))
+    const r = await withRetry('the rows', () => said(api.rows(asset.id, table, rowsQuery())))
     if (!r || destroyed || my !== seq) return
     status.textContent = ''
-    drawRows(r.data, size)
+    drawRows(r, size)
   }
 
   const loadTables = async () => {
     status.textContent = 'Loading tables…'
-    const r = await withRetry('the table list', () => api.get<{ tables: TableInfo[] }>(base))
+    const r = await withRetry('the table list', () => said(api.tables(asset.id)))
     if (!r || destroyed) return
     fill(tableSelect, ...r.tables.map((t) => h('option', { value: t.name }, `${t.schema && t.schema !== 'public' ? `${t.schema}.` : ''}${t.name}${t.row_count != null ? ` (~${t.row_count} rows)` : ''}`)))
     if (!r.tables.length) {

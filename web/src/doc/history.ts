@@ -4,7 +4,7 @@
 // (every open editor) shows the result. Edits made with custom attributions (an AI agent's token)
 // carry a badge of them, and *Undo this agent* undoes exactly that entry's window for those
 // attributions (`rollback {from, to, attr}`): everyone else's edits stay.
-import { request } from '../api.js'
+import { said } from '../api.js'
 import { colorOf } from '../colors.js'
 import { fill, h, when } from '../dom.js'
 import { authorsOf, renderChanges, type RootChange } from './changes.js'
@@ -64,7 +64,7 @@ export function historyPanel(session: CollabSession): { el: HTMLElement; destroy
 
   const refresh = async () => {
     try {
-      const r = await request<{ entries: Entry[]; more: boolean; truncated: boolean }>(session.restUrl('activity', { limit: 50 }))
+      const r = await said(session.rest.call<{ entries: Entry[]; more: boolean; truncated: boolean }>('activity', { query: { limit: 50 } }))
       if (destroyed) return
       entries = r.entries
       status.textContent = entries.length ? (r.more ? 'The 50 latest changes.' : '') : 'No changes yet.'
@@ -79,7 +79,7 @@ export function historyPanel(session: CollabSession): { el: HTMLElement; destroy
     drawList()
     fill(detail, h('p', {}, 'Loading the change…'))
     try {
-      const cs = await request<{ inserted: number; deleted: number; roots: Record<string, RootChange> }>(session.restUrl('changeset', { from: e.from, to: e.to }))
+      const cs = await said(session.rest.call<{ inserted: number; deleted: number; roots: Record<string, RootChange> }>('changeset', { query: { from: e.from, to: e.to } }))
       if (destroyed || selected !== keyOf(e)) return
       const authors = authorsOf(cs.roots)
       const restore = h('button', { type: 'button', class: 'restore' }, 'Restore this version')
@@ -92,7 +92,7 @@ export function historyPanel(session: CollabSession): { el: HTMLElement; destroy
         restore.disabled = true
         result.textContent = 'Restoring…'
         try {
-          const r = await request<{ applied: boolean; removed: number; restored: number }>(session.restUrl('rollback'), { method: 'POST', json: { to: e.to } })
+          const r = await said(session.rest.call<{ applied: boolean; removed: number; restored: number }>('rollback', { method: 'POST', json: { to: e.to } }))
           result.textContent = r.applied ? `Restored: ${r.removed} removed, ${r.restored} brought back. Every open editor shows it.` : 'Nothing to restore: the document already reads like this.'
         } catch (err) {
           result.textContent = `Restore failed: ${(err as Error).message}`
@@ -121,7 +121,7 @@ export function historyPanel(session: CollabSession): { el: HTMLElement; destroy
       undo.disabled = true
       result.textContent = 'Undoing…'
       try {
-        const r = await request<{ applied: boolean; removed: number; restored: number }>(session.restUrl('rollback'), { method: 'POST', json: { from: e.from, to: e.to, attr: e.attributes } })
+        const r = await said(session.rest.call<{ applied: boolean; removed: number; restored: number }>('rollback', { method: 'POST', json: { from: e.from, to: e.to, attr: e.attributes } }))
         result.textContent = r.applied ? `Undone: ${r.removed} removed, ${r.restored} brought back. Other people's edits stay.` : 'Nothing to undo: this change is already gone.'
       } catch (err) {
         result.textContent = `Undo failed: ${(err as Error).message}`

@@ -6,7 +6,7 @@
 import { Awareness } from 'y-protocols/awareness'
 import * as Y from 'yjs'
 import type { VersionRecord } from '../../../src/versions/record.js'
-import { ApiError, request } from '../api.js'
+import { ApiError, said } from '../api.js'
 import { confirmDialog } from '../confirm.js'
 import { fill, h, uid, when } from '../dom.js'
 import type { CollabSession } from './collab.js'
@@ -14,8 +14,6 @@ import { createEditor, type Editor } from './editor.js'
 
 // The wire shape is the server's record; type-only, so nothing of src/ is bundled.
 type Version = VersionRecord
-
-const fromBase64 = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))
 
 export function versionsPanel(session: CollabSession): { el: HTMLElement; destroy(): void } {
   const nameId = uid('version-name')
@@ -44,7 +42,7 @@ export function versionsPanel(session: CollabSession): { el: HTMLElement; destro
     status.textContent = text
     status.classList.toggle('error', error)
   }
-  const call = <T>(init: RequestInit & { json?: unknown }, id?: string) => request<T>(session.restUrl('versions', {}, id), init)
+  const rest = session.rest
 
   const closePreview = () => {
     previewEditor?.destroy()
@@ -56,9 +54,9 @@ export function versionsPanel(session: CollabSession): { el: HTMLElement; destro
 
   const refresh = async () => {
     try {
-      const r = await call<{ versions: Version[] }>({})
+      const r = await said(rest.versions())
       if (destroyed) return
-      versions = r.versions
+      versions = r
       draw()
     } catch (err) {
       if (!destroyed) say(`Versions unavailable: ${(err as Error).message}`, true)
@@ -99,11 +97,11 @@ export function versionsPanel(session: CollabSession): { el: HTMLElement; destro
     closePreview()
     fill(preview, h('p', {}, `Loading “${v.name}”…`))
     try {
-      const r = await call<{ version: Version; doc: string }>({}, v.id)
+      const r = await said(rest.version(v.id))
       if (destroyed) return
       // A Y.Doc of its own, never connected: the version is rendered, the live document untouched.
       const doc = new Y.Doc()
-      Y.applyUpdate(doc, fromBase64(r.doc))
+      Y.applyUpdate(doc, r.doc)
       const mount = h('div', { class: 'version-doc' })
       const close = h('button', { type: 'button' }, 'Close version')
       close.addEventListener('click', () => {
@@ -142,7 +140,7 @@ export function versionsPanel(session: CollabSession): { el: HTMLElement; destro
       ev.preventDefault()
       ok.disabled = true
       try {
-        await call<Version>({ method: 'PATCH', json: { name: input.value, updated_at_ms: current.updated_at_ms } }, v.id)
+        await said(rest.renameVersion(v.id, input.value, current.updated_at_ms))
         say(`Renamed to “${input.value}”.`)
         await refresh()
       } catch (err) {
@@ -165,7 +163,7 @@ export function versionsPanel(session: CollabSession): { el: HTMLElement; destro
   const restore = async (v: Version) => {
     say(`Restoring “${v.name}”…`)
     try {
-      const r = await request<{ applied: boolean; removed: number; restored: number }>(session.restUrl('rollback'), { method: 'POST', json: { version: v.id } })
+      const r = await said(session.rest.call<{ applied: boolean; removed: number; restored: number }>('rollback', { method: 'POST', json: { version: v.id } }))
       say(r.applied ? `Restored “${v.name}”: ${r.removed} removed, ${r.restored} brought back. Every open editor shows it.` : `Nothing to restore: the document already reads like “${v.name}”.`)
     } catch (err) {
       say(`Restore failed: ${(err as Error).message}`, true)
@@ -175,7 +173,7 @@ export function versionsPanel(session: CollabSession): { el: HTMLElement; destro
   const remove = async (v: Version) => {
     if (!(await confirmDialog({ title: 'Delete version', message: `Delete the version “${v.name}”? This cannot be undone; the document itself is not changed.`, confirm: 'Delete version' }))) return
     try {
-      await call({ method: 'DELETE' }, v.id)
+      await said(rest.deleteVersion(v.id))
       say(`Deleted “${v.name}”.`)
       if (previewId === v.id) closePreview()
       await refresh()
@@ -188,7 +186,7 @@ export function versionsPanel(session: CollabSession): { el: HTMLElement; destro
     ev.preventDefault()
     save.disabled = true
     try {
-      const v = await call<Version>({ method: 'POST', json: { name: name.value } })
+      const v = await said(rest.createVersion(name.value))
       say(`Saved “${v.name}”.`)
       name.value = ''
       await refresh()

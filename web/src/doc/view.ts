@@ -1,6 +1,6 @@
 // A generic_doc: the editor with its status line and the people present, and beside it the history
 // and comment panels. Edit or view-only is chosen here (a ceiling; the server may grant less).
-import { ApiError } from '../api.js'
+import { ApiError, said } from '../api.js'
 import { colorOf } from '../colors.js'
 import { fill, h } from '../dom.js'
 import type { View, ViewContext } from '../view.js'
@@ -147,7 +147,7 @@ export function docView({ api, me, asset }: ViewContext): View {
     statusLine.dataset.state = 'read-only'
     modeEdit.disabled = true
     try {
-      const r = await api.get<{ content: string }>(`/tools/asset/content?asset_id=${encodeURIComponent(asset.id)}`)
+      const r = await said(api.assetContent(asset.id))
       fill(editorMount, h('pre', { class: 'doc-text', tabindex: '0', 'aria-label': `Text of ${asset.title}` }, r.content))
       // Threads still list beside the text; their anchors have no editor to point into.
       const comments = commentsPanel(api, asset.id, { setAnchors: () => undefined, showAnchor: () => false, noEditor: true })

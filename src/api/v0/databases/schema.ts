@@ -13,7 +13,7 @@ export const ReadRowsQuery = z.object({
   offset: z.int().min(0).default(0).describe('rows skipped'),
 })
 
-const Row = z.record(z.string(), z.unknown()).meta({ id: 'TableRow' })
+export const Row = z.record(z.string(), z.unknown()).meta({ id: 'TableRow' })
 
 const DatabaseTableInfo = z
   .object({

@@ -1,0 +1,61 @@
+// The collab REST routes of one document (`{rest_url}/{name}/v1/{org}/{doc_id}`): named versions,
+// history and rollback. Every call carries the current capability token, which the caller supplies
+// (a live document's, or one minted for the call).
+import type { VersionRecord } from '../versions/record.js'
+import { exchange, seg, type Fetch } from './http.js'
+import type { CollabToken } from './types.js'
+
+export type { VersionRecord }
+
+export interface RestCall {
+  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE'
+  query?: Record<string, string | number | boolean>
+  json?: unknown
+  /** a path segment after the document (a version id) */
+  id?: string
+}
+
+const fromBase64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0))
+
+export class DocumentRest {
+  constructor(
+    private readonly token: (access: 'view' | 'edit') => Promise<CollabToken>,
+    private readonly fetchFn: Fetch,
+  ) {}
+
+  /** The URL of a route with the token (for an `<a href>` or an EventSource). */
+  url(t: CollabToken, name: string, query: RestCall['query'] = {}, id?: string): string {
+    const q = new URLSearchParams({ ...Object.fromEntries(Object.entries(query).map(([k, v]) => [k, String(v)])), yauth: t.token })
+    return `${t.rest_url}/${name}/v1/${seg(t.org)}/${seg(t.doc_id)}${id === undefined ? '' : `/${seg(id)}`}?${q}`
+  }
+
+  /** Any collab REST route (`activity`, `changeset`, `rollback`, ...); reads with a view token, writes with an edit one. */
+  async call<T>(name: string, c: RestCall = {}): Promise<T> {
+    const method = c.method ?? 'GET'
+    const t = await this.token(method === 'GET' ? 'view' : 'edit')
+    return exchange<T>(this.fetchFn, this.url(t, name, c.query, c.id), { method, json: c.json })
+  }
+
+  async versions(): Promise<VersionRecord[]> {
+    return (await this.call<{ versions: VersionRecord[] }>('versions')).versions
+  }
+
+  createVersion(name: string): Promise<VersionRecord> {
+    return this.call('versions', { method: 'POST', json: { name } })
+  }
+
+  /** A version's record and the document exactly as it was (a Yjs update). */
+  async version(id: string): Promise<{ version: VersionRecord; doc: Uint8Array }> {
+    const r = await this.call<{ version: VersionRecord; doc: string }>('versions', { id })
+    return { version: r.version, doc: fromBase64(r.doc) }
+  }
+
+  /** Renames; `updatedAtMs` is the record's as last read (a stale one is a 409 whose `body.version` is the current record). */
+  renameVersion(id: string, name: string, updatedAtMs: number): Promise<VersionRecord> {
+    return this.call('versions', { method: 'PATCH', id, json: { name, updated_at_ms: updatedAtMs } })
+  }
+
+  async deleteVersion(id: string): Promise<void> {
+    await this.call('versions', { method: 'DELETE', id })
+  }
+}

@@ -1,0 +1,313 @@
+// The raw-protocol load client (bench/ and `tandem loadtest`): one WebSocket, one document, either framing. It syncs like a
+// provider (step 1 out, answers the server's step 1), sends marked updates and awareness states,
+// and reports every mark it sees for the first time to a Tally. No Y.Doc is applied on receipt:
+// payloads are decoded (once per distinct payload, via a shared cache) and their marks read.
+import WebSocket from 'ws'
+import * as Y from 'yjs'
+import { encodeAuthRefresh } from '../protocol/messages.js'
+import { DecodeCache, MarkWriter, now, readAwarenessMarks, readMarks, type Mark } from './marks.js'
+import { Samples } from './stats.js'
+import { Framing, encodeAwarenessState, type Dialect } from './wire.js'
+
+export interface Target {
+  url: string
+  dialect: Dialect
+  /** Hocuspocus document name (the y-websocket dialect carries the room in the URL). */
+  docName: string
+  /** Hocuspocus auth message token; Tandem's token travels in the URL. */
+  token: string
+}
+
+/** Counts first sightings of marks across all clients of a run. */
+export class Tally {
+  readonly updateLatency = new Samples()
+  readonly awarenessLatency = new Samples()
+  delivered = 0
+  awarenessDelivered = 0
+  duplicates = 0
+  /** marks sent before this time (ms) are ignored (setup traffic) */
+  since = 0
+  readonly updates = new DecodeCache(readMarks)
+  readonly awareness = new DecodeCache(readAwarenessMarks)
+}
+
+export interface ClientOptions {
+  tally?: Tally
+  /** When set, the client counts as synced once these bytes appear in a received sync payload. */
+  marker?: Buffer
+  /** Apply every received document payload to this Y.Doc (a provider's work) before counting as synced. */
+  applyTo?: Y.Doc
+  connectTimeoutMs?: number
+  /** local address to connect from (127.0.0.x: spreads per-address limits as many users would) */
+  localAddress?: string
+}
+
+export class BenchClient {
+  private ws: WebSocket | null = null
+  private readonly framing: Framing
+  private writer: MarkWriter | null = null
+  private seq = 0
+  private awarenessClock = 0
+  private readonly seen = new Set<number>()
+  private readonly seenAwareness = new Set<number>()
+  private resolveSynced: (() => void) | null = null
+  private rejectSynced: ((e: Error) => void) | null = null
+
+  startedAt = 0
+  openedAt = 0
+  syncedAt = 0
+  bytesIn = 0
+  messagesIn = 0
+  closed = false
+  closeCode = 0
+  closeReason = ''
+  error: string | null = null
+  sent = 0
+  awarenessSent = 0
+
+  constructor(
+    /** bench-wide client index: the `sender` of its marks */
+    readonly id: number,
+    readonly target: Target,
+    private readonly opts: ClientOptions = {},
+  ) {
+    this.framing = new Framing(target.dialect, target.docName)
+  }
+
+  get open(): boolean {
+    return this.ws !== null && this.ws.readyState === WebSocket.OPEN
+  }
+
+  /** Opens the socket and resolves once synced (or rejects on refusal, close or timeout). */
+  connect(): Promise<void> {
+    this.startedAt = now()
+    const timeoutMs = this.opts.connectTimeoutMs ?? 30_000
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => fail(new Error(`not synced within ${timeoutMs} ms`)), timeoutMs)
+      const fail = (e: Error): void => {
+        clearTimeout(timer)
+        if (!this.rejectSynced) return
+        this.rejectSynced = null
+        this.resolveSynced = null
+        this.error = e.message
+        reject(e)
+      }
+      this.resolveSynced = () => {
+        clearTimeout(timer)
+        this.rejectSynced = null
+        this.resolveSynced = null
+        this.syncedAt = now()
+        resolve()
+      }
+      this.rejectSynced = fail
+      const ws = new WebSocket(this.target.url, { perMessageDeflate: false, maxPayload: 512 * 1024 * 1024, ...(this.opts.localAddress ? { localAddress: this.opts.localAddress } : {}) })
+      ws.binaryType = 'nodebuffer'
+      this.ws = ws
+      ws.on('open', () => {
+        this.openedAt = now()
+        if (this.target.dialect === 'hocuspocus') ws.send(this.framing.auth(this.target.token))
+        ws.send(this.framing.step1(this.getWriter().stateVector()))
+      })
+      ws.on('message', (data: Buffer) => this.onMessage(data))
+      ws.on('unexpected-response', (_req, res) => fail(new Error(`upgrade refused: HTTP ${res.statusCode}`)))
+      ws.on('error', (err) => fail(err))
+      ws.on('close', (code, reason) => {
+        this.closed = true
+        this.closeCode = code
+        this.closeReason = reason.toString()
+        fail(new Error(`closed with ${code} before sync`))
+      })
+    })
+  }
+
+  private getWriter(): MarkWriter {
+    if (!this.writer) this.writer = new MarkWriter(this.id)
+    return this.writer
+  }
+
+  private onMessage(data: Buffer): void {
+    const recv = now()
+    this.bytesIn += data.length
+    this.messagesIn++
+    let msg
+    try {
+      msg = this.framing.decode(data)
+    } catch {
+      this.error = 'undecodable message from server'
+      return
+    }
+    switch (msg.kind) {
+      case 'step1':
+        this.ws?.send(this.framing.step2(this.getWriter().diff(msg.payload)))
+        return
+      case 'step2':
+      case 'update': {
+        const marker = this.opts.marker
+        if (this.opts.applyTo) Y.applyUpdate(this.opts.applyTo, msg.payload)
+        if (this.resolveSynced) {
+          if (!marker || Buffer.from(msg.payload.buffer, msg.payload.byteOffset, msg.payload.byteLength).indexOf(marker) >= 0) {
+            if (msg.kind === 'step2' || marker) this.resolveSynced()
+          }
+        }
+        if (this.opts.tally && !marker) this.count(this.opts.tally.updates.get(msg.payload), recv, false)
+        return
+      }
+      case 'awareness':
+        if (this.opts.tally) this.count(this.opts.tally.awareness.get(msg.payload), recv, true)
+        return
+      case 'auth':
+        if (msg.sub === 0) this.error = `permission denied: ${msg.text}`
+        return
+      case 'ping':
+        this.ws?.send(this.framing.pong())
+        return
+      default:
+        return
+    }
+  }
+
+  private count(marks: Mark[], recv: number, awareness: boolean): void {
+    const tally = this.opts.tally!
+    const seen = awareness ? this.seenAwareness : this.seen
+    for (const m of marks) {
+      if (m.sender === this.id || m.ts < tally.since) continue
+      const key = m.sender * 1_000_000 + m.seq
+      if (seen.has(key)) {
+        tally.duplicates++
+        continue
+      }
+      seen.add(key)
+      if (awareness) {
+        tally.awarenessDelivered++
+        tally.awarenessLatency.add(recv - m.ts)
+      } else {
+        tally.delivered++
+        tally.updateLatency.add(recv - m.ts)
+      }
+    }
+  }
+
+  /** Sends an update that replaces this client's one entry (documents do not grow); false if not open. */
+  sendOverwrite(): boolean {
+    if (!this.open) return false
+    this.ws!.send(this.framing.update(this.getWriter().overwrite()))
+    this.sent++
+    return true
+  }
+
+  /** Sends one marked document update; returns false if the socket is not open. */
+  sendMark(): boolean {
+    if (!this.open) return false
+    const u = this.getWriter().write(++this.seq)
+    this.ws!.send(this.framing.update(u))
+    this.sent++
+    return true
+  }
+
+  /** Sends one awareness state carrying a mark. */
+  sendAwareness(): boolean {
+    if (!this.open) return false
+    const seq = ++this.awarenessClock
+    const state = { b: this.id, s: seq, t: now(), user: { name: `bench-${this.id}` } }
+    this.ws!.send(this.framing.awareness(encodeAwarenessState(this.awarenessClientId(), seq, state)))
+    this.awarenessSent++
+    return true
+  }
+
+  private awarenessClientId(): number {
+    return 1_000_000 + this.id
+  }
+
+  /** y-websocket dialect: a fresh token for the same document, in band, so the socket outlives the old one. */
+  refreshToken(token: string): boolean {
+    if (!this.open || this.target.dialect !== 'yws') return false
+    this.ws!.send(encodeAuthRefresh(token))
+    return true
+  }
+
+  /** Sends a raw Yjs update. */
+  sendUpdate(update: Uint8Array): boolean {
+    if (!this.open) return false
+    this.ws!.send(this.framing.update(update))
+    return true
+  }
+
+  /** Sends a raw Yjs update (seeding); resolves when the server has answered a later step 1. */
+  async sendUpdateAndConfirm(update: Uint8Array, stateVector?: Uint8Array, timeoutMs = 60_000): Promise<void> {
+    if (!this.open) throw new Error('socket not open')
+    this.ws!.send(this.framing.update(update))
+    await this.confirm(stateVector, timeoutMs)
+  }
+
+  /**
+   * Resolves once the server answered a step 1 sent now: messages are handled in order, so every
+   * update this socket sent before was applied (Tandem answers only once those are durable). Our
+   * state vector (or the one given) keeps the answer small: only what we lack is sent back.
+   */
+  async confirm(stateVector?: Uint8Array, timeoutMs = 60_000): Promise<void> {
+    if (!this.open) throw new Error('socket not open')
+    const ws = this.ws!
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        ws.off('message', onMsg)
+        ws.off('close', onClose)
+        reject(new Error('no confirmation from server'))
+      }, timeoutMs)
+      const onClose = (code: number, reason: Buffer): void => {
+        clearTimeout(timer)
+        ws.off('message', onMsg)
+        reject(new Error(`closed with ${code} ${reason.toString()} before confirmation`))
+      }
+      const onMsg = (data: Buffer): void => {
+        try {
+          if (this.framing.decode(data).kind !== 'step2') return
+        } catch {
+          return
+        }
+        clearTimeout(timer)
+        ws.off('message', onMsg)
+        ws.off('close', onClose)
+        resolve()
+      }
+      ws.on('message', onMsg)
+      ws.once('close', onClose)
+      ws.send(this.framing.step1(stateVector ?? this.getWriter().stateVector()))
+    })
+  }
+
+  close(): Promise<void> {
+    const ws = this.ws
+    this.writer?.destroy()
+    this.writer = null
+    if (!ws || ws.readyState === WebSocket.CLOSED) return Promise.resolve()
+    return new Promise<void>((resolve) => {
+      const t = setTimeout(() => {
+        ws.terminate()
+        resolve()
+      }, 3000)
+      ws.once('close', () => {
+        clearTimeout(t)
+        resolve()
+      })
+      ws.close()
+    })
+  }
+}
+
+/** Runs `fn` over items with at most `limit` in flight; returns settled results in order. */
+export async function pool<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<PromiseSettledResult<R>[]> {
+  const out: PromiseSettledResult<R>[] = new Array(items.length)
+  let next = 0
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++
+      try {
+        out[i] = { status: 'fulfilled', value: await fn(items[i]!, i) }
+      } catch (reason) {
+        out[i] = { status: 'rejected', reason }
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
+  return out
+}
