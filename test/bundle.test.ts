@@ -54,6 +54,7 @@ describe('production bundle', () => {
     expect(bundle.files).toContain('tandem.mjs')
     expect(bundle.files).toContain('pglite-worker.mjs')
     expect(bundle.files).toContain('collect-worker.mjs')
+    expect(bundle.files).toContain('doc-content-worker.mjs')
   })
 
   it('serves a document to providers, the API and a PGlite database, and keeps the document across a SIGTERM restart', async () => {

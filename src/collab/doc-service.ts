@@ -16,6 +16,11 @@ export interface DocService {
    * and must not keep it after returning.
    */
   withDoc<T>(ref: DocRef, read: (doc: Y.Doc) => T | Promise<T>): Promise<T>
+  /**
+   * Runs `use` with the document as one encoded update (no Y.Doc is built for it), counted and
+   * queued with the process's other document builds: `use` may build one, here or in a worker.
+   */
+  withState<T>(ref: DocRef, use: (state: Uint8Array) => Promise<T>): Promise<T>
   /** Applies a Yjs update attributed to `user` (and `attrs`); durable before the promise resolves; broadcast live. */
   applyUpdate(ref: DocRef, update: Uint8Array, user: string, attrs?: Attributes): Promise<void>
 }

@@ -287,6 +287,17 @@ export class RoomRegistry implements DocService {
     }
   }
 
+  async withState<T>(ref: DocRef, use: (state: Uint8Array) => Promise<T>): Promise<T> {
+    const hold = await this.acquire(ref)
+    let state: Uint8Array
+    try {
+      state = hold.room.encodeState() // never changed in place: safe to use after the hold goes
+    } finally {
+      hold.release()
+    }
+    return this.docBuilds.bounded(state.length, () => use(state))
+  }
+
   /** The document as one Yjs update, without building a Y.Doc. */
   async encodeState(ref: DocRef): Promise<Uint8Array> {
     const hold = await this.acquire(ref)

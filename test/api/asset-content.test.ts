@@ -85,6 +85,26 @@ describe.each(BACKENDS)('asset content ($name)', (backend) => {
     }
   })
 
+  it('reads a large document (over 256 KiB) in a worker thread, with its comment anchors, while rooms keep answering', async () => {
+    h = await startTandem(await backend.overrides())
+    const w = await makeWorld(h, 'large')
+    await grant(h, w.doc.id, w.users.owner, 'edit')
+    const filler = 'lorem ipsum dolor sit amet '.repeat(12_000) // ~320 KB
+    await writeDoc(h, w, (d) => d.getText('text').insert(0, `${filler}The quick brown fox`))
+    const { store } = await controlPlane(h.server.deps)
+    const anchor = await h.server.deps.docs.withDoc({ org: w.workspaceId, doc: w.doc.id }, (d) => anchorQuote(d, 'brown fox'))
+    await createThread(store, newThread(w.doc.id, { anchor: anchor!, data: {} }, 1000))
+    // the event loop keeps turning while the worker reads: a timer every ms counts the turns
+    let turns = 0
+    const ticker = setInterval(() => turns++, 1)
+    const r = await content(h, w.keys.owner, `?asset_id=${w.doc.id}&include_comments=true`)
+    clearInterval(ticker)
+    expect(r.status).toBe(200)
+    expect(r.body.content).toBe(`${filler}The quick brown fox`)
+    expect(r.body.comments[0].data.anchor.text).toBe('brown fox')
+    expect(turns).toBeGreaterThan(0)
+  })
+
   it('returns the stored text of assets that are not documents', async () => {
     h = await startTandem(await backend.overrides())
     const w = await makeWorld(h, 'file')

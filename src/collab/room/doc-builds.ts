@@ -12,6 +12,18 @@ export class DocBuilds {
 
   constructor(private readonly concurrency: number) {}
 
+  /** Runs `use`, which builds a Y.Doc from `bytes` encoded bytes somewhere, in its turn and counted. */
+  async bounded<T>(bytes: number, use: () => Promise<T>): Promise<T> {
+    await this.turn()
+    this.bytesInUse += bytes
+    try {
+      return await use()
+    } finally {
+      this.bytesInUse -= bytes
+      this.done()
+    }
+  }
+
   /** Runs `use` with a Y.Doc built from `state`, destroyed after. */
   async with<T>(state: () => Uint8Array, use: (doc: Y.Doc) => T | Promise<T>): Promise<T> {
     await this.turn()
@@ -29,15 +41,8 @@ export class DocBuilds {
   }
 
   /** The document with its garbage collected (collect.ts), counted and queued as any other build. */
-  async collect(update: Uint8Array): Promise<Uint8Array> {
-    await this.turn()
-    this.bytesInUse += update.length
-    try {
-      return await collectGarbage(update)
-    } finally {
-      this.bytesInUse -= update.length
-      this.done()
-    }
+  collect(update: Uint8Array): Promise<Uint8Array> {
+    return this.bounded(update.length, () => collectGarbage(update))
   }
 
   private async turn(): Promise<void> {

@@ -2,7 +2,7 @@
 // other types from their stored text) and optionally its comment threads. Errors are `{"message"}`.
 // An asset the caller may not view answers exactly like a missing one.
 import { getAsset, permissionOf } from '../../../control/assets.js'
-import { renderDocText } from '../../../control/doc-text.js'
+import { readDocContentOffLoop } from '../../../control/doc-content.js'
 import { AppError } from '../../../infra/errors.js'
 import type { ApiContext } from '../../context.js'
 import { defineRoute, type RouteDef } from '../../route.js'
@@ -37,10 +37,14 @@ export function assetContentRoutes({ deps, control }: ApiContext): RouteDef[] {
         if (asset.type !== 'generic_doc') {
           return { content: asset.text ?? '', comments: threads ? threads.map((t) => threadOut(t, null)) : null }
         }
-        return deps.docs.withDoc({ org: asset.workspaceId, doc: asset.id }, (doc) => ({
-          content: renderDocText(doc),
-          comments: threads ? threads.map((t) => threadOut(t, doc)) : null,
-        }))
+        // Large documents are read in a worker thread: the rooms of the process go on meanwhile.
+        const anchors = (threads ?? []).flatMap((t) => (t.thread.anchor ? [t.thread.anchor] : []))
+        const read = await deps.docs.withState({ org: asset.workspaceId, doc: asset.id }, (state) => readDocContentOffLoop(state, anchors))
+        let next = 0
+        return {
+          content: read.text,
+          comments: threads ? threads.map((t) => threadOut(t, t.thread.anchor ? read.anchored[next++]! : null)) : null,
+        }
       },
     }),
   ]

@@ -1,8 +1,6 @@
 // Comment threads of an asset in the spec's shape. Anchored threads get, in `data.anchor`, their Yjs
 // relative positions (base64 of Y.encodeRelativePosition) and the text currently between them.
-import type * as Y from 'yjs'
 import { listComments, listThreads, type Comment, type Thread } from '../../../control/comments.js'
-import { anchoredText } from '../../../control/doc-text.js'
 import { iso } from '../../../control/ids.js'
 import type { ControlStore } from '../../../control/store.js'
 
@@ -18,7 +16,8 @@ export async function loadThreads(store: ControlStore, assetId: string): Promise
   return Promise.all(threads.map(async (thread) => ({ thread, comments: await listComments(store, thread.id) })))
 }
 
-export function threadOut({ thread: t, comments }: ThreadsWithComments, doc: Y.Doc | null) {
+/** A thread as the API shows it; `anchored`: the text its anchor spans now (null when it does not resolve). */
+export function threadOut({ thread: t, comments }: ThreadsWithComments, anchored: string | null) {
   const data: Record<string, unknown> = { ...t.data }
   if (t.anchor) {
     data.anchor = {
@@ -26,7 +25,7 @@ export function threadOut({ thread: t, comments }: ThreadsWithComments, doc: Y.D
       root: t.anchor.root,
       start: t.anchor.start,
       end: t.anchor.end,
-      text: doc ? anchoredText(doc, t.anchor) : null,
+      text: anchored,
     }
   }
   return {
