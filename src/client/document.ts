@@ -69,6 +69,10 @@ const RETRY_MS = 3_000
 const OPEN = 1 // WebSocket.OPEN, without naming a global Node 20 lacks
 
 export async function openDocument(mint: (access: 'view' | 'edit') => Promise<CollabToken>, fetchFn: Fetch, o: DocumentOptions = {}): Promise<LiveDocument> {
+  // Node 20 has no global WebSocket; say so before minting rather than fail inside the provider.
+  if (!o.WebSocketPolyfill && typeof (globalThis as { WebSocket?: unknown }).WebSocket !== 'function') {
+    throw new TypeError("no WebSocket here: pass { WebSocketPolyfill } (Node 20: import WebSocket from 'ws')")
+  }
   const access = o.access ?? 'edit'
   let token = await mint(access)
   const doc = o.doc ?? new Y.Doc()

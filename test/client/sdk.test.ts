@@ -177,6 +177,10 @@ describe('openDocument', () => {
     expect(live.token().expires_at_ms).toBeGreaterThan(Date.now())
   }, 60_000)
 
+  it('says what is missing where there is no WebSocket (Node 20 without a polyfill)', async () => {
+    await expect(client.openDocument('demo-welcome')).rejects.toThrow(/WebSocketPolyfill/)
+  })
+
   it('emits deleted on 4404 and does not reconnect', async () => {
     const docId = await newDoc('sdk deleted')
     const { count, Ws } = countingWs()
