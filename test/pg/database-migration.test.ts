@@ -180,7 +180,8 @@ describe('tandem migrate with PGlite database assets', () => {
 
   it('a data dir whose server already ran on PostgreSQL: only its PGlite assets move, switched in place, and a server with another data dir serves them', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tandem-dbmig-pg-'))
-    const settings = { postgresUrl: pgs.url, postgresSchema: 'tandem_inplace' }
+    // a PGlite start on a loaded 2-core machine can take longer than the 5 s a request waits by default
+    const settings = { postgresUrl: pgs.url, postgresSchema: 'tandem_inplace', dbStartWaitMs: 30_000 }
     try {
       const h = await startTandem(settings, {}, dir)
       let id: string
