@@ -70,6 +70,8 @@ export interface RunningPeer {
   readonly version: string
   readonly pid: number
   readonly port: number
+  /** where it keeps its documents (when it persists) */
+  readonly dataDir: string
   target(org: string, doc: string, user: string): Promise<Target>
   /** Graceful stop (SIGTERM, then SIGKILL after a grace period). */
   stop(): Promise<void>
@@ -208,16 +210,17 @@ async function startTandem(opts: StartOptions & { postgresUrl?: string }, name: 
     const { token } = await mintToken(ring, { sub: user, org, doc, acc: 'rw', ttlSec: 3600 })
     return { url: `ws://${host}:${port}/${org}/${doc}?yauth=${token}`, dialect: 'yws', docName: `${org}/${doc}`, token }
   }
-  return runningPeer(name, child, port, target, () => startTandem(opts, name), peerVersion('tandem'))
+  return runningPeer(name, opts.dataDir, child, port, target, () => startTandem(opts, name), peerVersion('tandem'))
 }
 
 /** A started server as the scenarios see it; `again` starts it anew on the same data dir. */
-function runningPeer(name: PeerName, child: ChildProcess, port: number, target: RunningPeer['target'], again: () => Promise<RunningPeer>, version = peerVersion(name)): RunningPeer {
+function runningPeer(name: PeerName, dataDir: string, child: ChildProcess, port: number, target: RunningPeer['target'], again: () => Promise<RunningPeer>, version = peerVersion(name)): RunningPeer {
   return {
     name,
     version,
     pid: child.pid!,
     port,
+    dataDir,
     target,
     stop: () => stopChild(child),
     killNow: killNow(child),
@@ -233,7 +236,7 @@ async function startYws(opts: StartOptions): Promise<RunningPeer> {
   const env: NodeJS.ProcessEnv = { HOST: '127.0.0.1', PORT: String(port) }
   if (opts.persistent) env.YPERSISTENCE = opts.dataDir
   const { child } = await spawnNode([join(ROOT, 'node_modules/y-websocket-server-legacy/bin/server.js')], env, opts, /running at/)
-  return runningPeer('yws', child, port, async (org, doc) => ({ url: `ws://127.0.0.1:${port}/${org}/${doc}`, dialect: 'yws', docName: `${org}/${doc}`, token: '' }), () => startYws(opts))
+  return runningPeer('yws', opts.dataDir, child, port, async (org, doc) => ({ url: `ws://127.0.0.1:${port}/${org}/${doc}`, dialect: 'yws', docName: `${org}/${doc}`, token: '' }), () => startYws(opts))
 }
 
 async function startHocuspocus(opts: StartOptions): Promise<RunningPeer> {
@@ -242,13 +245,13 @@ async function startHocuspocus(opts: StartOptions): Promise<RunningPeer> {
   const { child, match } = await spawnNode(args, {}, opts, /listening on http:\/\/127\.0\.0\.1:(\d+)/)
   const port = Number(match[1])
   const target: RunningPeer['target'] = async (org, doc, user) => ({ url: `ws://127.0.0.1:${port}/`, dialect: 'hocuspocus', docName: `${org}/${doc}`, token: `bench-${user}` })
-  return runningPeer('hocuspocus', child, port, target, () => startHocuspocus(opts))
+  return runningPeer('hocuspocus', opts.dataDir, child, port, target, () => startHocuspocus(opts))
 }
 
 async function startRelay(opts: StartOptions): Promise<RunningPeer> {
   const { child, match } = await spawnNode([join(ROOT, 'bench/peers/uws-relay.mjs'), '--port', '0'], {}, opts, /listening on http:\/\/127\.0\.0\.1:(\d+)/)
   const port = Number(match[1])
-  return runningPeer('relay', child, port, async (org, doc) => ({ url: `ws://127.0.0.1:${port}/${org}/${doc}`, dialect: 'yws', docName: `${org}/${doc}`, token: '' }), () => startRelay(opts))
+  return runningPeer('relay', opts.dataDir, child, port, async (org, doc) => ({ url: `ws://127.0.0.1:${port}/${org}/${doc}`, dialect: 'yws', docName: `${org}/${doc}`, token: '' }), () => startRelay(opts))
 }
 
 /**

@@ -1,6 +1,7 @@
 // Server-side resource figures from /proc: CPU seconds (utime + stime) and resident memory.
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readFileSync, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
 
 let clkTck = 0
 function ticksPerSecond(): number {
@@ -171,4 +172,54 @@ export class ForeignLoad {
     const foreign = (coreBusySeconds(this.cores) - this.busy0 - ownCpuSec) / wall
     return Math.round(Math.max(0, foreign) * 100) / 100
   }
+}
+
+/** Total size and latest mtime of the files under `dir` (a fingerprint of what is on disk). */
+function dirFingerprint(dir: string): string {
+  let bytes = 0
+  let mtime = 0
+  let files = 0
+  const walk = (d: string): void => {
+    let entries
+    try {
+      entries = readdirSync(d, { withFileTypes: true })
+    } catch {
+      return
+    }
+    for (const e of entries) {
+      const p = join(d, e.name)
+      if (e.isDirectory()) walk(p)
+      else {
+        try {
+          const st = statSync(p)
+          bytes += st.size
+          mtime = Math.max(mtime, st.mtimeMs)
+          files++
+        } catch {
+          // removed meanwhile (a LevelDB compaction)
+        }
+      }
+    }
+  }
+  walk(dir)
+  return `${files}:${bytes}:${mtime}`
+}
+
+/**
+ * Waits until nothing under `dir` changed for `quietMs` (at most `maxMs`): a server's background
+ * writes (y-leveldb's queue, debounced stores, LevelDB compactions) have landed. Returns the ms waited.
+ */
+export async function waitForQuietDir(dir: string, quietMs = 3000, maxMs = 180_000): Promise<number> {
+  const t0 = Date.now()
+  let last = dirFingerprint(dir)
+  let since = Date.now()
+  while (Date.now() - t0 < maxMs) {
+    await new Promise((r) => setTimeout(r, 250))
+    const cur = dirFingerprint(dir)
+    if (cur !== last) {
+      last = cur
+      since = Date.now()
+    } else if (Date.now() - since >= quietMs) break
+  }
+  return Date.now() - t0
 }

@@ -102,6 +102,7 @@ export const COLUMNS: Record<string, Col[]> = {
     { key: 'serverCpuSec', label: 'CPU s', better: 'lower' },
     { key: 'restartMs', label: 'restart ms', better: 'lower' },
     { key: 'writeSec', label: 'write s', better: 'lower' },
+    { key: 'restGetMs', label: 'Tandem REST first GET ms', better: 'lower' },
   ],
 }
 

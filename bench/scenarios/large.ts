@@ -11,7 +11,7 @@ import { largeDocBatches } from '../lib/docs.js'
 import { collectAndRead, resetPeak } from '../lib/gc.js'
 import { now } from '../lib/marks.js'
 import type { RunningPeer } from '../lib/peers.js'
-import { ForeignLoad, RssSampler, alive, cpuSeconds, mainThreadCpuSeconds, memory } from '../lib/proc.js'
+import { ForeignLoad, RssSampler, alive, cpuSeconds, mainThreadCpuSeconds, memory, waitForQuietDir } from '../lib/proc.js'
 import { markerText, markerUpdate } from '../lib/seed.js'
 import { round } from '../lib/stats.js'
 import { sleep } from './traffic.js'
@@ -70,7 +70,8 @@ export async function runLarge(first: RunningPeer, size: LargeSize, ctx: Ctx): P
   const writeSec = (now() - w0) / 1000
   await writer.close()
   // Debounced stores (Hocuspocus stores on the last disconnect; y-leveldb writes in the background).
-  await sleep(5000)
+  await sleep(3000)
+  const settleMs = await waitForQuietDir(first.dataDir)
 
   ctx.progress(`large/${first.name}: restarting`)
   const r0 = now()
@@ -111,14 +112,24 @@ export async function runLarge(first: RunningPeer, size: LargeSize, ctx: Ctx): P
   const bytesIn = reader.bytesIn
   await reader.close()
   if (syncMs !== null && bytesIn < docBytes * 0.9) notes.push(`the client received ${bytesIn} bytes for a ${docBytes}-byte document`)
+  // Tandem alone: the same first load through REST (GET /ydoc, octet-stream) after another restart.
+  let rest: { ms: number; riseMB: number } | null = null
+  let last = peer
+  if (peer.name.startsWith('tandem') && serverAlive) {
+    ctx.progress(`large/${peer.name}: restarting for the REST read`)
+    last = await peer.restart()
+    await sleep(1000)
+    rest = await restFirstRead(last, room, docBytes, notes)
+  }
   return {
-    peer,
+    peer: last,
     notes,
     metrics: {
       docMB: round(docBytes / MB, 1),
       items: built.items,
       messagesWritten: built.batches.length + 1,
       writeSec: round(writeSec, 2),
+      settleSec: round(settleMs / 1000, 1),
       restartMs: round(restartMs, 0),
       syncMs: syncMs === null ? null : round(syncMs, 0),
       riseMB: round(rise / MB, 1),
@@ -130,7 +141,34 @@ export async function runLarge(first: RunningPeer, size: LargeSize, ctx: Ctx): P
       serverCpuSec: round(cpuSec, 2),
       serverMainThreadCpuSec: round(mainSec, 2),
       clientBytesIn: bytesIn,
+      restGetMs: rest ? rest.ms : null,
+      restRiseMB: rest ? rest.riseMB : null,
       foreignLoadServerCore: foreignLoad,
     },
+  }
+}
+
+/** ms of a first GET /ydoc (octet-stream) of the document after a restart, and the peak RSS rise meanwhile. */
+async function restFirstRead(peer: RunningPeer, room: string, docBytes: number, notes: string[]): Promise<{ ms: number; riseMB: number } | null> {
+  const before = await collectAndRead(peer.pid)
+  const peakReset = resetPeak(peer.pid)
+  const sampler = new RssSampler(peer.pid, 10)
+  sampler.start()
+  const t = await peer.target('bench', room, 'rest-reader')
+  const t0 = now()
+  try {
+    const res = await fetch(`http://127.0.0.1:${peer.port}/ydoc/v1/bench/${room}?yauth=${encodeURIComponent(t.token)}`, { headers: { accept: 'application/octet-stream' } })
+    const body = new Uint8Array(await res.arrayBuffer())
+    const ms = now() - t0
+    const peak = Math.max(sampler.stop().peak, peakReset ? memory(peer.pid).hwm : 0)
+    if (res.status !== 200 || body.length < docBytes * 0.9) {
+      notes.push(`REST GET /ydoc answered ${res.status} with ${body.length} bytes`)
+      return null
+    }
+    return { ms: round(ms, 0), riseMB: round((peak - before.mem.rss) / MB, 1) }
+  } catch (err) {
+    sampler.stop()
+    notes.push(`REST GET /ydoc failed: ${(err as Error).message}`)
+    return null
   }
 }

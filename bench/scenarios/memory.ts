@@ -11,7 +11,7 @@ import { BenchClient, pool } from '../lib/client.js'
 import { plainTextDoc, realisticDoc } from '../lib/docs.js'
 import { collectAndRead } from '../lib/gc.js'
 import type { RunningPeer } from '../lib/peers.js'
-import { ForeignLoad, alive, cpuSeconds, memory } from '../lib/proc.js'
+import { ForeignLoad, alive, cpuSeconds, memory, waitForQuietDir } from '../lib/proc.js'
 import { markerText } from '../lib/seed.js'
 import { round } from '../lib/stats.js'
 import { seedRooms } from './seeding.js'
@@ -64,8 +64,11 @@ export async function runMemory(first: RunningPeer, size: MemorySize, ctx: Ctx):
     const seeded = await seedRooms(first, names(phase), doc.update, 20, false, ctx)
     if (seeded.failures) notes.push(`${seeded.failures} ${phase} documents failed to be written`)
   }
-  // Debounced stores (Hocuspocus) and asynchronous log writes (y-leveldb) land before the stop.
+  // Debounced stores (Hocuspocus) and queued writes (y-leveldb writes one update at a time, behind
+  // the socket: its queue may run minutes behind, and SIGTERM does not wait for it) land before the stop.
   await sleep(4000)
+  const settleMs = await waitForQuietDir(first.dataDir)
+  ctx.progress(`memory/${first.name}: data dir quiet after ${(settleMs / 1000).toFixed(1)} s more`)
 
   // Other processes' share of the server's core, per load window (restarts left out: their start-up
   // CPU is not a load's), averaged.
@@ -86,7 +89,7 @@ export async function runMemory(first: RunningPeer, size: MemorySize, ctx: Ctx):
       const docs = names(phase)
       for (let i = 0; i < docs.length; i++) {
         const doc = docs[i]!
-        const opts = phase === 'empty' ? { connectTimeoutMs: 120_000 } : { connectTimeoutMs: 120_000, marker: Buffer.from(markerText(doc)) }
+        const opts = phase === 'empty' ? { connectTimeoutMs: 60_000 } : { connectTimeoutMs: 60_000, marker: Buffer.from(markerText(doc)) }
         readers.push(new BenchClient(i, await peer.target('bench', doc, `reader${i}`), opts))
       }
       const res = await pool(readers, size.concurrency, (c) => c.connect())
@@ -122,7 +125,7 @@ export async function runMemory(first: RunningPeer, size: MemorySize, ctx: Ctx):
   const n = size.docs
   const kb = (bytes: number): number => round(bytes / 1024 / n, 1)
   const perDoc = (phase: 'real' | 'plain', pick: (l: Load) => number): number => median(loads[phase].map((l, i) => pick(l) - pick(loads.empty[i]!)))
-  const metrics: Metrics = { docs: n, rounds: size.rounds }
+  const metrics: Metrics = { docs: n, rounds: size.rounds, settleSec: round(settleMs / 1000, 1) }
   for (const [phase, doc, prefix] of [
     ['real', real, ''],
     ['plain', plain, 'plain'],
