@@ -25,6 +25,8 @@ const USAGE = `usage: npm run bench -- [options]
   --docs N --doc-kb K --concurrency N --hold S
   --rounds N          memory: repeat the three loads N times, each in a fresh process (medians)
   --doc-mb M --batch-kb K --timeout S   large: document size, written message size, sync timeout
+  --edit-every N      large: one edit per N 4 KB appends (default 8; lower = more items)
+  --apply 1           large: the fresh client applies the document to a Y.Doc before it counts as synced
   --repeat N          run everything N times (round robin) and report, per scenario and peer, the run
                       whose server core had the least load from other processes (default 1)
   --server-cpus L     taskset CPU list for the server (default 0)
@@ -34,7 +36,8 @@ const USAGE = `usage: npm run bench -- [options]
   --no-build          run bin/tandem.js (through tsx) instead of compiling
   --server-node-args A  extra node flags for every server, comma separated (e.g. --cpu-prof)
   --out DIR           results directory (default bench/results)
-  --latest            also write latest.{json,md,svg} (done anyway for a full default run)
+  --latest            also write latest.{json,md,svg} (done anyway for a full default run); with
+                      --scenario memory or large alone: memory-latest.*, large-latest.*
 `
 
 /** Per scenario and peer, the successful run with the least foreign load on the server core. */
@@ -261,8 +264,8 @@ async function main(argv: string[]): Promise<number> {
   writeFileSync(`${base}.svg`, svg(report))
   const full = !flags.has('quick') && scenarios.length === SCENARIOS.length && peers.length === PEER_NAMES.length && argv.every((a) => !a.startsWith('--') || ['--latest', '--repeat'].includes(a))
   if (extraOnly) {
-    // memory-latest.{json,md}, large-latest.{json,md}: the latest run of that scenario alone, at its named size.
-    if (scenarios.length === 1 && !flags.has('quick')) for (const ext of ['json', 'md']) copyFileSync(`${base}.${ext}`, join(out, `${scenarios[0]}-latest.${ext}`))
+    // --latest: memory-latest.{json,md}, large-latest.{json,md} (that scenario run alone).
+    if (scenarios.length === 1 && flags.has('latest')) for (const ext of ['json', 'md']) copyFileSync(`${base}.${ext}`, join(out, `${scenarios[0]}-latest.${ext}`))
   } else if (full || flags.has('latest')) {
     for (const ext of ['json', 'md', 'svg']) copyFileSync(`${base}.${ext}`, join(out, `latest.${ext}`))
     updateReadme(md)

@@ -3,6 +3,7 @@
 // and reports every mark it sees for the first time to a Tally. No Y.Doc is applied on receipt:
 // payloads are decoded (once per distinct payload, via a shared cache) and their marks read.
 import WebSocket from 'ws'
+import * as Y from 'yjs'
 import { DecodeCache, MarkWriter, now, readAwarenessMarks, readMarks, type Mark } from './marks.js'
 import { Samples } from './stats.js'
 import { Framing, encodeAwarenessState, type Dialect } from './wire.js'
@@ -33,6 +34,8 @@ export interface ClientOptions {
   tally?: Tally
   /** When set, the client counts as synced once these bytes appear in a received sync payload. */
   marker?: Buffer
+  /** Apply every received document payload to this Y.Doc (a provider's work) before counting as synced. */
+  applyTo?: Y.Doc
   connectTimeoutMs?: number
 }
 
@@ -137,6 +140,7 @@ export class BenchClient {
       case 'step2':
       case 'update': {
         const marker = this.opts.marker
+        if (this.opts.applyTo) Y.applyUpdate(this.opts.applyTo, msg.payload)
         if (this.resolveSynced) {
           if (!marker || Buffer.from(msg.payload.buffer, msg.payload.byteOffset, msg.payload.byteLength).indexOf(marker) >= 0) {
             if (msg.kind === 'step2' || marker) this.resolveSynced()

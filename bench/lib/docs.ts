@@ -141,10 +141,10 @@ export interface LargeDoc extends BuiltDoc {
 }
 
 /**
- * A large text: one writer appends 4 KB chunks; every 8 chunks (32 KB) a second writer (synced) inserts a
+ * A large text: one writer appends 4 KB chunks; every `editEvery` chunks (8: 32 KB) a second writer (synced) inserts a
  * few words or deletes a range somewhere in what exists. Grown until `targetBytes` of text.
  */
-export function largeDocBatches(targetBytes: number, batchBytes = 1 << 20, seed = 50): LargeDoc {
+export function largeDocBatches(targetBytes: number, batchBytes = 1 << 20, editEvery = 8, seed = 50): LargeDoc {
   const rand = rng(seed)
   const a = new Y.Doc()
   a.clientID = 505
@@ -177,7 +177,7 @@ export function largeDocBatches(targetBytes: number, batchBytes = 1 << 20, seed 
   while (ta.length < targetBytes) {
     const off = Math.floor(rand() * (pool.length - chunk))
     ta.insert(ta.length, pool.slice(off, off + chunk))
-    if (++chunks % 8 === 0) {
+    if (++chunks % editEvery === 0) {
       Y.applyUpdate(b, Y.encodeStateAsUpdate(a, Y.encodeStateVector(b)), SYNC)
       const len = tb.length
       const at = Math.floor(rand() * len)

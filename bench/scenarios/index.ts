@@ -38,7 +38,7 @@ const FULL: Record<ScenarioName, Size> = {
   idle: { connections: 5000, rooms: 500, concurrency: 200, holdSec: 5 } satisfies IdleSize,
   cold: { docs: 1000, docKB: 100, concurrency: 50 } satisfies ColdSize,
   memory: { docs: 1000, docKB: 78, concurrency: 50, rounds: 1 } satisfies MemorySize,
-  large: { docMB: 50, batchKB: 1024, timeoutSec: 300 } satisfies LargeSize,
+  large: { docMB: 50, batchKB: 1024, timeoutSec: 300, editEvery: 8, apply: 0 } satisfies LargeSize,
 }
 
 const QUICK: Record<ScenarioName, Size> = {
@@ -49,7 +49,7 @@ const QUICK: Record<ScenarioName, Size> = {
   idle: { connections: 500, rooms: 50, concurrency: 100, holdSec: 2 } satisfies IdleSize,
   cold: { docs: 100, docKB: 50, concurrency: 25 } satisfies ColdSize,
   memory: { docs: 100, docKB: 78, concurrency: 50, rounds: 1 } satisfies MemorySize,
-  large: { docMB: 5, batchKB: 1024, timeoutSec: 120 } satisfies LargeSize,
+  large: { docMB: 5, batchKB: 1024, timeoutSec: 120, editEvery: 8, apply: 0 } satisfies LargeSize,
 }
 
 /** Named size, then --quick, then individual flags. */
@@ -76,6 +76,8 @@ export function sizeFor(name: ScenarioName, flags: Flags): Size {
   set('docMB', 'doc-mb')
   set('batchKB', 'batch-kb')
   set('timeoutSec', 'timeout')
+  set('editEvery', 'edit-every')
+  set('apply', 'apply')
   return base as unknown as Size
 }
 

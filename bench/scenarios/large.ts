@@ -24,6 +24,10 @@ export interface LargeSize {
   batchKB: number
   /** seconds the fresh client may take to sync */
   timeoutSec: number
+  /** the second writer edits once per this many 4 KB appends (more edits: more items) */
+  editEvery: number
+  /** 1: the fresh client applies what it receives to a Y.Doc before it counts as synced (a provider's work) */
+  apply: number
 }
 
 const MB = 1024 * 1024
@@ -48,10 +52,10 @@ let cached: { key: string; doc: ReturnType<typeof largeDocBatches> } | null = nu
 /** Returns the result and the restarted peer (the caller stops it). */
 export async function runLarge(first: RunningPeer, size: LargeSize, ctx: Ctx): Promise<ScenarioResult & { peer: RunningPeer }> {
   const notes: string[] = []
-  const key = `${size.docMB}:${size.batchKB}`
+  const key = `${size.docMB}:${size.batchKB}:${size.editEvery}`
   if (cached?.key !== key) {
     ctx.progress(`large: building a ${size.docMB} MB document`)
-    cached = { key, doc: largeDocBatches(size.docMB * MB, size.batchKB * 1024) }
+    cached = { key, doc: largeDocBatches(size.docMB * MB, size.batchKB * 1024, Math.max(1, size.editEvery)) }
   }
   const built = cached.doc
   const docBytes = built.update.length
@@ -87,7 +91,12 @@ export async function runLarge(first: RunningPeer, size: LargeSize, ctx: Ctx): P
   const main0 = mainThreadCpuSeconds(peer.pid)
   const sampler = new RssSampler(peer.pid, 10)
   sampler.start()
-  const reader = new BenchClient(1, await peer.target('bench', room, 'reader'), { marker: Buffer.from(markerText(room)), connectTimeoutMs: size.timeoutSec * 1000 })
+  const applied = size.apply ? new Y.Doc() : undefined
+  const reader = new BenchClient(1, await peer.target('bench', room, 'reader'), {
+    marker: Buffer.from(markerText(room)),
+    connectTimeoutMs: size.timeoutSec * 1000,
+    ...(applied ? { applyTo: applied } : {}),
+  })
   let syncMs: number | null = null
   try {
     await reader.connect()
@@ -111,6 +120,8 @@ export async function runLarge(first: RunningPeer, size: LargeSize, ctx: Ctx): P
   const after = serverAlive ? await collectAndRead(peer.pid) : null
   const bytesIn = reader.bytesIn
   await reader.close()
+  if (applied && syncMs !== null && applied.getText('body').length !== built.chars) notes.push(`the client's document has ${applied.getText('body').length} characters, not ${built.chars}`)
+  applied?.destroy()
   if (syncMs !== null && bytesIn < docBytes * 0.9) notes.push(`the client received ${bytesIn} bytes for a ${docBytes}-byte document`)
   // Tandem alone: the same first load through REST (GET /ydoc, octet-stream) after another restart.
   let rest: { ms: number; riseMB: number } | null = null

@@ -37,6 +37,7 @@ interface Load {
   /** RSS of the same process right after start, before any reader */
   idleRss: number
   heapUsed: number
+  heapTotal: number
   external: number
   arrayBuffers: number
   synced: number
@@ -109,6 +110,7 @@ export async function runMemory(first: RunningPeer, size: MemorySize, ctx: Ctx):
         rss: mem.rss,
         idleRss: idle.mem.rss,
         heapUsed: heap?.heapUsed ?? NaN,
+        heapTotal: heap?.heapTotal ?? NaN,
         external: heap?.external ?? NaN,
         arrayBuffers: heap?.arrayBuffers ?? NaN,
         synced: docs.length - failed.length,
@@ -137,6 +139,8 @@ export async function runMemory(first: RunningPeer, size: MemorySize, ctx: Ctx):
     metrics[key('kbPerDoc')] = kb(rss)
     metrics[key('xEncoded')] = round(rss / n / doc.update.length, 2)
     metrics[key('heapKbPerDoc')] = kb(perDoc(phase, (l) => l.heapUsed))
+    // V8's heap as reserved (used + free space in its pages): the part of RSS a GC does not give back.
+    metrics[key('heapTotalKbPerDoc')] = kb(perDoc(phase, (l) => l.heapTotal))
     metrics[key('externalKbPerDoc')] = kb(perDoc(phase, (l) => l.external))
     // The same difference with each process's own start-up RSS taken off (less process-to-process noise).
     metrics[key('kbPerDocFromIdle')] = kb(perDoc(phase, (l) => l.rss - l.idleRss))
