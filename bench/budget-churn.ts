@@ -224,6 +224,7 @@ async function main(argv: string[]): Promise<number> {
         if (Date.now() - lastLog > 10_000) {
           lastLog = Date.now()
           const { rss } = memory(peer.pid)
+          rssMax = Math.max(rssMax, rss)
           log(
             `  ${Math.round((Date.now() - t0) / 1000)} s: ${c.visits} visits (${states.size} documents), RSS ${(rss / MB).toFixed(0)} MB (max ${(rssMax / MB).toFixed(0)}), refused: ws 1013 ${c.wsRefused1013}, ws 503 ${c.wsRefusedHttp503}, REST 503 ${c.restRefused503}; other failures ${c.wsOtherFailures + c.restOtherFailures + c.closedBeforeAck}`,
           )

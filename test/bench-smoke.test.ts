@@ -5,6 +5,9 @@ import { describe, expect, it } from 'vitest'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import * as Y from 'yjs'
+import { largeDocBatches, plainTextDoc, realisticDoc } from '../bench/lib/docs.js'
+import { GC_NODE_ARGS, collectAndRead } from '../bench/lib/gc.js'
 import { MarkWriter, readMarks } from '../bench/lib/marks.js'
 import { startPeer, type PeerName } from '../bench/lib/peers.js'
 import { markdown, ratio, svg, type BenchReport } from '../bench/lib/report.js'
@@ -79,5 +82,36 @@ describe('bench harness', () => {
     expect(ratio(2, 4)).toBe(0.5)
     expect(ratio(null, 4)).toBeNull()
     expect(ratio(2, 0)).toBeNull()
+  })
+
+  it('issue 24 documents: deterministic, about the size asked, and the large one replays whole', () => {
+    const a = realisticDoc(16 * 1024)
+    const b = realisticDoc(16 * 1024)
+    expect(Buffer.from(a.update).equals(Buffer.from(b.update))).toBe(true)
+    expect(a.update.length).toBeGreaterThanOrEqual(16 * 1024)
+    expect(a.update.length).toBeLessThan(24 * 1024)
+    expect(a.items).toBeGreaterThan(500) // edited: many structs, unlike the plain one
+    const p = plainTextDoc(a.update.length)
+    expect(p.items).toBe(1)
+    const l = largeDocBatches(1024 * 1024, 128 * 1024)
+    const d = new Y.Doc()
+    for (const u of l.batches) Y.applyUpdate(d, u)
+    expect(Buffer.from(Y.encodeStateAsUpdate(d)).equals(Buffer.from(l.update))).toBe(true)
+    expect(d.getText('body').length).toBe(l.chars)
+    d.destroy()
+  })
+
+  it('the GC probe collects in a server on SIGUSR2 and reports its heap', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'bench-smoke-gc-'))
+    const peer = await startPeer('yws', { dataDir, persistent: false, cpus: null, nodeArgs: GC_NODE_ARGS })
+    try {
+      const { heap, mem } = await collectAndRead(peer.pid, 50)
+      expect(heap?.gc).toBe(true)
+      expect(heap!.heapUsed).toBeGreaterThan(1024 * 1024)
+      expect(mem.rss).toBeGreaterThan(10 * 1024 * 1024)
+    } finally {
+      await peer.stop()
+      rmSync(dataDir, { recursive: true, force: true })
+    }
   })
 })

@@ -41,8 +41,11 @@ export function largeTandemArgs(size: LargeSize): string[] {
     String(Math.max(64 * MB, Math.ceil(docBytes * 2))),
     '--max-message-bytes',
     String(Math.max(16 * MB, size.batchKB * 1024 * 2)),
-    // The per-socket byte budget (1 MB/s, 32 MB burst) would make the writer wait minutes.
+    // The per-socket budgets (1 MB/s with a 32 MB burst; 200 messages/s with a burst of 2,000)
+    // would make the writer wait, or close it with small --batch-kb.
     '--ws-bytes-per-sec',
+    '0',
+    '--ws-messages-per-sec',
     '0',
   ]
 }
