@@ -6,7 +6,11 @@ import type { CollabListenerDeps } from './deps.js'
 
 /** Paced messages go out in fragments of this size, each after the previous one drained. */
 const FRAGMENT_BYTES = 32 * 1024
-const DRAIN_RECHECK_MS = 10
+/**
+ * How soon a paced send looks again when uWS did not call drain: a 50 MB answer is 1,600
+ * fragments, and at 10 ms a wait one that never saw a drain took 16 s.
+ */
+const DRAIN_RECHECK_MS = 2
 
 export class UwsSocket implements PeerSocket {
   closed = false
