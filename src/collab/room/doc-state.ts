@@ -2,7 +2,8 @@
 // which costs about 14 times the document's encoded size. It holds
 // - the served state as a few merged updates (levels, largest first) plus a short tail of recent
 //   updates, merged in batches so no update pays for a full merge;
-// - the state vector of the served state and its deletions (DeleteIndex), to tell new from known;
+// - the state vector of the served state and, once something is deleted, its deleted ranges
+//   (DeleteIndex), to tell new from known;
 // - updates held back because something they build on is missing, exactly as a Y.Doc keeps
 //   pending structs: never served, never counted in the state vector, taken in once the gap fills.
 import * as encoding from 'lib0/encoding'
@@ -30,7 +31,11 @@ export class DocState {
   private tailBytes = 0
   private levelBytes = 0
   private readonly clocks = new Map<number, number>()
-  private readonly deleted = new DeleteIndex()
+  /**
+   * The served deleted ranges, built from the served state on the first update that deletes
+   * something: a document only read (most loaded documents) never pays for it.
+   */
+  private deletedIndex: DeleteIndex | null = null
   private held: Uint8Array[] = []
   private heldBytes = 0
   /** counts changes to the served state (a paced sync checks whether its peer must catch up) */
@@ -83,7 +88,7 @@ export class DocState {
   /** encoded bytes held (served and held back), plus what the indexes cost */
   get bytes(): number {
     const arrays = this.levels.length + this.tail.length + this.held.length
-    return this.levelBytes + this.tailBytes + this.heldBytes + arrays * ARRAY_OVERHEAD + this.deleted.size * 16 + this.clocks.size * 40
+    return this.levelBytes + this.tailBytes + this.heldBytes + arrays * ARRAY_OVERHEAD + (this.deletedIndex?.size ?? 0) * 16 + this.clocks.size * 40
   }
 
   /** updates held back for a missing dependency */
@@ -119,8 +124,20 @@ export class DocState {
     const r = shape.ranges
     for (let i = 0; i < r.length; i += 3) if (r[i + 2]! > this.clock(r[i]!)) return true
     const d = shape.deletes
-    for (let i = 0; i < d.length; i += 3) if (!this.deleted.covers(d[i]!, d[i + 1]!, d[i + 2]!)) return true
+    if (d.length === 0) return false
+    const deleted = this.deleted()
+    for (let i = 0; i < d.length; i += 3) if (!deleted.covers(d[i]!, d[i + 1]!, d[i + 2]!)) return true
     return false
+  }
+
+  private deleted(): DeleteIndex {
+    if (this.deletedIndex) return this.deletedIndex
+    const index = new DeleteIndex()
+    const served = new UpdateShape()
+    scanUpdate(this.full(), served)
+    const d = served.deletes
+    for (let i = 0; i < d.length; i += 3) index.add(d[i]!, d[i + 1]!, d[i + 2]!)
+    return (this.deletedIndex = index)
   }
 
   /**
@@ -185,9 +202,11 @@ export class DocState {
     const r = shape.ranges
     for (let i = 0; i < r.length; i += 3) if (r[i + 2]! > this.clock(r[i]!)) this.clocks.set(r[i]!, r[i + 2]!)
     const d = shape.deletes
+    const deleted = this.deletedIndex
     for (let i = 0; i < d.length; i += 3) {
-      if (this.deleted.covers(d[i]!, d[i + 1]!, d[i + 2]!)) continue
-      this.deleted.add(d[i]!, d[i + 1]!, d[i + 2]!)
+      // without an index yet, every deletion counts as new (it is built from the state, with them)
+      if (deleted?.covers(d[i]!, d[i + 1]!, d[i + 2]!)) continue
+      deleted?.add(d[i]!, d[i + 1]!, d[i + 2]!)
       this.deletionsSinceCompaction++
     }
     this.tail.push(update)
