@@ -47,6 +47,11 @@ export interface Memory {
   rss: number
   /** peak resident set since start, bytes */
   hwm: number
+  /**
+   * anonymous resident memory (heap, native allocations), bytes: VmRSS less file-backed pages,
+   * such as the LevelDB table files LevelDB maps into the process (page cache the kernel reclaims)
+   */
+  anon: number
 }
 
 export function memory(pid: number): Memory {
@@ -55,7 +60,7 @@ export function memory(pid: number): Memory {
     const m = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)
     return m ? Number(m[1]) * 1024 : 0
   }
-  return { rss: kb('VmRSS'), hwm: kb('VmHWM') }
+  return { rss: kb('VmRSS'), hwm: kb('VmHWM'), anon: kb('RssAnon') }
 }
 
 export function alive(pid: number): boolean {

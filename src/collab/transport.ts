@@ -8,11 +8,12 @@ export interface PeerSocket {
   /** Bytes queued for this socket and not yet written to the network. */
   bufferedAmount(): number
   /**
-   * Sends one large message in fragments, each once the socket has drained, so no large copy
-   * sits in the socket library's buffer; sends made meanwhile wait behind it. Resolves false if
-   * the socket closed. Optional: sockets without it get the message in one `send`.
+   * Sends one large message, `head` then `body`, in fragments, each once the socket has drained,
+   * so no large copy sits in the socket library's buffer and the body is never copied into a
+   * frame; sends made meanwhile wait behind it. Resolves false if the socket closed. Optional:
+   * sockets without it get the message in one `send`.
    */
-  sendPaced?(bytes: Uint8Array): Promise<boolean>
+  sendPaced?(head: Uint8Array, body: Uint8Array): Promise<boolean>
 }
 
 export interface Transport {

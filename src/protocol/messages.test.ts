@@ -11,6 +11,7 @@ import {
   encodeSyncStep1,
   encodeSyncStep2,
   encodeUpdate,
+  syncHead,
 } from './messages.js'
 
 function docWithText(text: string): Y.Doc {
@@ -76,5 +77,20 @@ describe('protocol messages', () => {
     ['invalid utf-8 token', [2, 1, 2, 0xff, 0xfe]],
   ])('rejects %s', (_name, bytes) => {
     expect(() => decodeMessage(Uint8Array.from(bytes))).toThrow(ProtocolError)
+  })
+})
+
+describe('syncHead', () => {
+  it('is exactly the bytes a sync step 2 or update frame puts before its payload, across varint sizes', () => {
+    for (const n of [0, 1, 127, 128, 16_383, 16_384, 2_097_152]) {
+      const payload = new Uint8Array(n).fill(7)
+      for (const [kind, encode] of [['sync-step2', encodeSyncStep2], ['sync-update', encodeUpdate]] as const) {
+        const head = syncHead(kind, n)
+        const whole = new Uint8Array(head.length + n)
+        whole.set(head)
+        whole.set(payload, head.length)
+        expect(whole).toEqual(encode(payload))
+      }
+    }
   })
 })

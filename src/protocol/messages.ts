@@ -133,6 +133,17 @@ function frame(type: number, sub: number | null, payload: Uint8Array): Uint8Arra
   return out
 }
 
+/**
+ * The bytes of a sync step 2 (or update) message before its payload: sent ahead of a large payload
+ * as the first part of one message, so the payload (a whole document) is never copied into a frame.
+ */
+export function syncHead(kind: 'sync-step2' | 'sync-update', payloadLength: number): Uint8Array {
+  const sub = kind === 'sync-step2' ? SYNC_STEP2 : SYNC_UPDATE
+  const out = new Uint8Array(2 + varUintSize(payloadLength))
+  writeVarUint(out, writeVarUint(out, writeVarUint(out, 0, MSG_SYNC), sub), payloadLength)
+  return out
+}
+
 const utf8 = new TextEncoder()
 
 export const encodeSyncStep1 = (stateVector: Uint8Array) => frame(MSG_SYNC, SYNC_STEP1, stateVector)

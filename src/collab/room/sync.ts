@@ -1,10 +1,11 @@
-// Answers to a peer's sync step 1, computed from the encoded document. An empty state vector gets
-// the framed full state, shared by overlapping joins (FullStateCache). A large answer goes out
-// paced (fragments, each after a drain); no broadcast may land between the fragments of one
-// message, so the peer leaves the room's topic meanwhile, then gets what changed (once durable)
-// and the awareness states, and rejoins.
+// Answers to a peer's sync step 1, computed from the encoded document. A small document's full
+// state is framed once and shared by overlapping joins (FullStateCache). A large answer goes out
+// paced (its head, then the body as held, in fragments, each after a drain: no copy of the
+// document); no broadcast may land between the fragments of one message, so the peer leaves the
+// room's topic meanwhile, then gets what changed (once durable) and the awareness states, and
+// rejoins.
 import { AppError } from '../../infra/errors.js'
-import { encodeSyncStep2, encodeUpdate } from '../../protocol/messages.js'
+import { encodeSyncStep2, encodeUpdate, syncHead } from '../../protocol/messages.js'
 import { FullStateCache } from '../full-state-cache.js'
 import type { Peer } from '../peer.js'
 import type { Transport } from '../transport.js'
@@ -51,35 +52,41 @@ export class RoomSync {
   async answer(peer: Peer, stateVector: Uint8Array): Promise<void> {
     await this.o.flushed()
     if (peer.closed) return
+    const state = this.o.state()
     if (stateVector.length === 1 && stateVector[0] === 0) {
+      // A large document goes out as it is held (no frame copy, nothing cached beside it).
+      const full = state.full()
+      if (this.pacedFor(peer, full)) return this.sendPaced(peer, syncHead('sync-step2', full.length), full)
       const message = this.fullState.acquire()
       try {
-        return await this.send(peer, message)
+        peer.send(message)
       } finally {
         this.fullState.release()
       }
+      return
     }
-    let message: Uint8Array
+    let diff: Uint8Array
     try {
-      message = encodeSyncStep2(this.o.state().diff(stateVector))
+      diff = state.diff(stateVector)
     } catch {
       throw new AppError('malformed_message', 'invalid state vector')
     }
-    await this.send(peer, message)
+    if (this.pacedFor(peer, diff)) return this.sendPaced(peer, syncHead('sync-step2', diff.length), diff)
+    peer.send(encodeSyncStep2(diff)) // (behind a paced answer still going out, the socket queues it)
   }
 
-  private async send(peer: Peer, message: Uint8Array): Promise<void> {
-    if (message.length <= PACED_SYNC_BYTES || !peer.socket.sendPaced || this.pacing.has(peer)) {
-      peer.send(message) // (behind a paced answer still going out, the socket queues it)
-      return
-    }
+  private pacedFor(peer: Peer, body: Uint8Array): boolean {
+    return body.length > PACED_SYNC_BYTES && peer.socket.sendPaced !== undefined && !this.pacing.has(peer)
+  }
+
+  private async sendPaced(peer: Peer, head: Uint8Array, body: Uint8Array): Promise<void> {
     const state = this.o.state()
     const stateVector = state.stateVector()
     const version = state.version
     this.pacing.add(peer)
     this.o.transport.leave(peer.socket, this.o.docId)
     try {
-      if (!(await peer.socket.sendPaced(message))) return
+      if (!(await peer.socket.sendPaced!(head, body))) return
       await this.o.flushed()
     } finally {
       this.pacing.delete(peer)

@@ -41,22 +41,23 @@ export class UwsSocket implements PeerSocket {
   // uWS keeps the capacity of a socket's send buffer after it drains: one 1 MB sync step 2
   // that the kernel did not take at once left ~1.4 MB per socket (connect storms: GBs). In
   // fragments that each wait for the previous one, the buffer stays a fragment's size.
-  async sendPaced(bytes: Uint8Array): Promise<boolean> {
+  async sendPaced(head: Uint8Array, body: Uint8Array): Promise<boolean> {
     if (this.closed) return false
-    if (this.waiting || bytes.length <= FRAGMENT_BYTES) return this.send(bytes)
+    if (this.waiting || body.length <= FRAGMENT_BYTES) return this.send(concat(head, body))
     this.waiting = []
     try {
       this.metrics.messagesOut.inc()
-      this.metrics.bytesOut.inc(bytes.length)
-      for (let off = 0; off < bytes.length; off += FRAGMENT_BYTES) {
+      this.metrics.bytesOut.inc(head.length + body.length)
+      // The head (a few bytes) is the first fragment: the body goes out as it is, never copied.
+      this.ws.sendFirstFragment(head, true)
+      for (let off = 0; off < body.length; off += FRAGMENT_BYTES) {
         // Next fragment once less than one is queued. uWS does not always call drain after a
         // partial write (seen with fragments), so a short timer re-checks too.
         while (!this.closed && this.ws.getBufferedAmount() >= FRAGMENT_BYTES) await this.drainOrTimeout()
         if (this.closed) return false
-        const end = Math.min(bytes.length, off + FRAGMENT_BYTES)
-        const part = bytes.subarray(off, end)
-        if (off === 0) this.ws.sendFirstFragment(part, true)
-        else if (end === bytes.length) this.ws.sendLastFragment(part)
+        const end = Math.min(body.length, off + FRAGMENT_BYTES)
+        const part = body.subarray(off, end)
+        if (end === body.length) this.ws.sendLastFragment(part)
         else this.ws.sendFragment(part)
       }
       return true
@@ -114,4 +115,11 @@ export class UwsTransport implements Transport {
     if (s && !s.closed) s.ws.publish(topic, bytes, true)
     else this.app.publish(topic, bytes, true)
   }
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length)
+  out.set(a)
+  out.set(b, a.length)
+  return out
 }
