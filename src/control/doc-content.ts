@@ -3,7 +3,7 @@
 // by several hands, all of it on one thread: documents over IN_LOOP_MAX_BYTES are read in a worker
 // thread (doc-content-worker.ts) so the rooms of the process go on meanwhile.
 import * as Y from 'yjs'
-import { startWorker } from '../infra/worker-thread.js'
+import { runWorker } from '../infra/worker-thread.js'
 import { anchoredText, renderDocText, type TextAnchor } from './doc-text.js'
 
 /** Set by the production bundle (scripts/bundle.ts): the worker's own entry next to the bundle. */
@@ -35,13 +35,5 @@ export function readDocContent(state: Uint8Array, anchors: readonly TextAnchor[]
 export function readDocContentOffLoop(state: Uint8Array, anchors: readonly TextAnchor[]): Promise<DocContent> {
   if (state.length <= IN_LOOP_MAX_BYTES) return Promise.resolve(readDocContent(state, anchors))
   const compiled = typeof TANDEM_BUNDLED_CONTENT_WORKER === 'string' ? TANDEM_BUNDLED_CONTENT_WORKER : './doc-content-worker.js'
-  const worker = startWorker(fromSources, new URL('./doc-content-worker.ts', import.meta.url), new URL(compiled, import.meta.url), { state, anchors })
-  return new Promise((resolve, reject) => {
-    worker.once('message', (content: DocContent) => {
-      resolve(content)
-      void worker.terminate()
-    })
-    worker.once('error', reject)
-    worker.once('exit', (code) => reject(new Error(`content worker exited with ${code}`)))
-  })
+  return runWorker<DocContent>(fromSources, new URL('./doc-content-worker.ts', import.meta.url), new URL(compiled, import.meta.url), { state, anchors })
 }

@@ -8,6 +8,19 @@ import { Worker } from 'node:worker_threads'
 const require = createRequire(import.meta.url)
 
 /** `source`: the entry's .ts URL; `compiled`: where the built entry sits (used unless the caller runs from sources). */
+/** A worker that answers once: its first message is the result, then it is terminated. */
+export function runWorker<T>(fromSources: boolean, source: URL, compiled: URL, workerData: unknown): Promise<T> {
+  const worker = startWorker(fromSources, source, compiled, workerData)
+  return new Promise<T>((resolve, reject) => {
+    worker.once('message', (result: T) => {
+      resolve(result)
+      void worker.terminate()
+    })
+    worker.once('error', reject)
+    worker.once('exit', (code) => reject(new Error(`worker ${source.pathname} exited with ${code}`)))
+  })
+}
+
 export function startWorker(fromSources: boolean, source: URL, compiled: URL, workerData: unknown): Worker {
   if (!fromSources) return new Worker(compiled, { workerData })
   const tsx = pathToFileURL(require.resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href

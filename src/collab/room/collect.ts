@@ -2,7 +2,7 @@
 // Small documents are collected in the event loop (a worker costs more to start than they take);
 // large ones in a worker thread of their own, so the other rooms go on meanwhile.
 import * as Y from 'yjs'
-import { startWorker } from '../../infra/worker-thread.js'
+import { runWorker } from '../../infra/worker-thread.js'
 
 /** Set by the production bundle (scripts/bundle.ts): the worker's own entry next to the bundle. */
 declare const TANDEM_BUNDLED_COLLECT_WORKER: string | undefined
@@ -21,13 +21,5 @@ export function collectGarbage(update: Uint8Array): Promise<Uint8Array> {
     return Promise.resolve(collected)
   }
   const compiled = typeof TANDEM_BUNDLED_COLLECT_WORKER === 'string' ? TANDEM_BUNDLED_COLLECT_WORKER : './collect-worker.js'
-  const worker = startWorker(fromSources, new URL('./collect-worker.ts', import.meta.url), new URL(compiled, import.meta.url), update)
-  return new Promise((resolve, reject) => {
-    worker.once('message', (collected: Uint8Array) => {
-      resolve(collected)
-      void worker.terminate()
-    })
-    worker.once('error', reject)
-    worker.once('exit', (code) => reject(new Error(`collect worker exited with ${code}`)))
-  })
+  return runWorker<Uint8Array>(fromSources, new URL('./collect-worker.ts', import.meta.url), new URL(compiled, import.meta.url), update)
 }
