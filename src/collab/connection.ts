@@ -9,7 +9,7 @@ import type { Metrics } from '../infra/metrics.js'
 import { CLOSE } from '../protocol/close-codes.js'
 import { ProtocolError, decodeMessage, encodeAuthGranted, encodePermissionDenied } from '../protocol/messages.js'
 import type { Peer } from './peer.js'
-import { expiryClockOf } from './expiry-clock.js'
+import type { ExpiryClock } from './expiry-clock.js'
 import { enforceOn } from './revocation-enforcer.js'
 import type { RoomRegistry } from './registry.js'
 import type { Room } from './room.js'
@@ -23,6 +23,8 @@ export interface ConnectionDeps {
   metrics: Metrics
   log: Logger
   now: () => number
+  /** the listener's one clock for token expiries (one timer for every socket) */
+  expiry: ExpiryClock
 }
 
 export class Connection {
@@ -42,7 +44,7 @@ export class Connection {
     this.d.registry.release(this.room)
     // A revocation that landed between the upgrade's check and this join.
     if (!enforceOn(this.d.revocations, this.peer, this.d.metrics)) return
-    this.peer.armExpiry(expiryClockOf(this.d))
+    this.peer.armExpiry(this.d.expiry)
   }
 
   message(bytes: Uint8Array): void {
@@ -95,7 +97,7 @@ export class Connection {
       checkDocument(cap, this.peer.cap.org, this.peer.cap.doc)
       if (cap.branch !== this.peer.cap.branch) throw new ProtocolError('token is for another branch')
       this.peer.cap = cap
-      this.peer.armExpiry(expiryClockOf(this.d))
+      this.peer.armExpiry(this.d.expiry)
       this.peer.send(encodeAuthGranted(cap.acc))
     } catch (err) {
       if (err instanceof TokenRefused) this.d.metrics.authRefusals.inc({ where: 'refresh', reason: refusalKind(err) })

@@ -6,7 +6,9 @@ import type { Transport } from '../transport.js'
 import { corsHeaders, handleRest, preflight } from './rest-routes.js'
 import { UwsTransport } from './peer-socket.js'
 import { webSocketBehavior, type SocketData } from './ws-handlers.js'
-import type { CollabListenerDeps } from './deps.js'
+import type { CollabListenerDeps, ListenerContext } from './deps.js'
+import { ExpiryClock } from '../expiry-clock.js'
+import { CollabThrottle } from './throttle.js'
 import { Reply, copyRequest } from './http.js'
 import { listenExclusive } from './listen.js'
 import { bindWithRetry } from '../../infra/listen-retry.js'
@@ -48,9 +50,11 @@ async function listen(
   app: uWS.TemplatedApp,
   transport: UwsTransport,
   sockets: Set<uWS.WebSocket<SocketData>>,
-  d: CollabListenerDeps,
+  deps: CollabListenerDeps,
 ): Promise<CollabListener> {
   let ready = true
+  // The listener's own parts: built once here, so its WebSocket and REST paths share them.
+  const d: ListenerContext = { ...deps, throttle: new CollabThrottle(deps.config, deps.metrics), expiry: new ExpiryClock(deps.now) }
 
   app.ws<SocketData>('/*', webSocketBehavior(d, transport, sockets))
 

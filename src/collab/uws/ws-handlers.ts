@@ -14,11 +14,10 @@ import { PendingConnection, type Admitted, type Refused, type Session } from '..
 import { Peer } from '../peer.js'
 import type { Room } from '../room.js'
 import type { Transport } from '../transport.js'
-import type { CollabListenerDeps } from './deps.js'
+import type { ListenerContext } from './deps.js'
 import { Reply } from './http.js'
 import { UwsSocket } from './peer-socket.js'
 import { upgradeAuthorizer, type Decided } from './upgrade-auth.js'
-import { throttleOf } from './throttle.js'
 
 /** What the upgrade decided, for open: join a held room, wait for one, or close at once. */
 type Start = { room: Room; cap: Capability } | { admit: () => Promise<Admitted | Refused> } | Refused
@@ -39,13 +38,13 @@ function refusedWith(err: unknown): Refused {
 }
 
 export function webSocketBehavior(
-  d: CollabListenerDeps,
+  d: ListenerContext,
   transport: Transport,
   sockets: Set<uWS.WebSocket<SocketData>>,
 ): uWS.WebSocketBehavior<SocketData> {
   const { config, metrics } = d
   const authorize = upgradeAuthorizer(d)
-  const throttle = throttleOf(d)
+  const { throttle } = d
 
   /** Logs and counts a refusal (before or after the open); a bad token charges the client. */
   const note = (err: unknown, ip: string, url: string, origin = ''): void => {
