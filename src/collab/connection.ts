@@ -1,9 +1,11 @@
 // The life of one WebSocket in a room, independent of the socket library: decode each frame,
 // dispatch it, and end this one socket (never the room) on anything malformed.
-import { TokenRefused, checkDocument, refusalKind, verifyToken } from '../auth/capability.js'
+import { admitToDocument } from '../auth/admission.js'
+import { TokenRefused, refusalKind, verifyToken } from '../auth/capability.js'
+import type { DeletedDocs } from '../auth/deleted-docs.js'
 import type { KeyRing } from '../auth/keys/ring.js'
 import type { RevocationList } from '../auth/revocation.js'
-import { closeCodeOf, isAppError } from '../infra/errors.js'
+import { answerFor, isAppError } from '../infra/errors.js'
 import type { Logger } from '../infra/log.js'
 import type { Metrics } from '../infra/metrics.js'
 import { CLOSE } from '../protocol/close-codes.js'
@@ -17,6 +19,7 @@ import type { Room } from './room.js'
 export interface ConnectionDeps {
   keys: KeyRing
   revocations: RevocationList
+  deleted: DeletedDocs
   /** Tolerance for token `iat` ahead of our clock (seconds). */
   config: { tokenClockSkewSec: number }
   registry: RoomRegistry
@@ -92,9 +95,9 @@ export class Connection {
   /** In-band refresh: a fresh token for the same document replaces the current capability. */
   private async refresh(token: string): Promise<void> {
     try {
-      const cap = this.d.revocations.apply(await verifyToken(this.d.keys, token, this.d.now(), this.d.config.tokenClockSkewSec))
+      const verified = await verifyToken(this.d.keys, token, this.d.now(), this.d.config.tokenClockSkewSec)
       if (this.peer.closed) return
-      checkDocument(cap, this.peer.cap.org, this.peer.cap.doc)
+      const cap = admitToDocument(this.d, verified, this.peer.cap.org, this.peer.cap.doc)
       if (cap.branch !== this.peer.cap.branch) throw new ProtocolError('token is for another branch')
       this.peer.cap = cap
       this.peer.armExpiry(this.d.expiry)
@@ -112,7 +115,7 @@ export class Connection {
     if (err instanceof ProtocolError) {
       this.peer.close(CLOSE.malformed, `malformed message: ${err.message}`)
     } else if (isAppError(err)) {
-      this.peer.close(closeCodeOf(err), err.message.slice(0, 120))
+      this.peer.close(answerFor(err).close, err.message.slice(0, 120))
     } else {
       this.d.log.error({ err, docId: this.room.docId }, 'collab message failed')
       this.peer.close(CLOSE.internalError, 'internal error')

@@ -12,6 +12,8 @@ import { CollabThrottle } from './throttle.js'
 import { Reply, copyRequest } from './http.js'
 import { listenExclusive } from './listen.js'
 import { bindWithRetry } from '../../infra/listen-retry.js'
+import { collabErrorReply } from '../../infra/errors.js'
+import { PUBLIC_PATHS, publicEndpoints } from '../../infra/public-endpoints.js'
 
 
 
@@ -58,9 +60,20 @@ async function listen(
 
   app.ws<SocketData>('/*', webSocketBehavior(d, transport, sockets))
 
-  app.get('/healthz', (res) => {
-    new Reply(res).json(200, { status: 'ok' })
-  })
+  const endpoints = publicEndpoints(d)
+  for (const path of PUBLIC_PATHS) {
+    app.get(path, (res) => {
+      const reply = new Reply(res)
+      endpoints[path]().then(
+        (a) => reply.send(a.status, a.body, a.contentType, a.headers),
+        (err: unknown) => {
+          d.log.error({ err, path }, 'public endpoint failed')
+          const { status, body } = collabErrorReply(err)
+          reply.json(status, body)
+        },
+      )
+    })
+  }
   app.get('/readyz', (res) => {
     const status = !ready
       ? 'shutting down'
@@ -70,22 +83,6 @@ async function listen(
           ? 'cluster bus unavailable'
           : 'ready'
     new Reply(res).json(status === 'ready' ? 200 : 503, { status })
-  })
-  app.get('/metrics', (res) => {
-    const reply = new Reply(res)
-    void d.metrics
-      .withDefaults()
-      .then(() => d.metrics.registry.metrics())
-      .then(
-        (text) => reply.send(200, text, d.metrics.registry.contentType),
-        (err: unknown) => {
-          d.log.error({ err }, 'metrics exposition failed')
-          reply.json(500, { error: 'internal error', code: 'internal' })
-        },
-      )
-  })
-  app.get('/.well-known/jwks.json', (res) => {
-    new Reply(res).json(200, d.keys.jwks, { 'cache-control': 'max-age=300' })
   })
   app.options('/:name/v1/:org/:doc', (res, req) => preflight(res, req, d.config))
   app.options('/:name/v1/:org/:doc/:id', (res, req) => preflight(res, req, d.config))

@@ -7,7 +7,7 @@
 // Native pub/sub carries room broadcasts.
 import type uWS from 'uWebSockets.js'
 import { TokenRefused, refusalKind, type Capability } from '../../auth/capability.js'
-import { AppError, closeCodeOf, isAppError, publicMessage } from '../../infra/errors.js'
+import { AppError, answerFor, collabErrorReply, isAppError, publicMessage } from '../../infra/errors.js'
 import { CLOSE } from '../../protocol/close-codes.js'
 import { Connection } from '../connection.js'
 import { PendingConnection, type Admitted, type Refused, type Session } from '../pending-connection.js'
@@ -31,7 +31,7 @@ export interface SocketData {
 
 /** Close code and reason for a failure after the open, as the HTTP refusal would have said it. */
 function refusedWith(err: unknown): Refused {
-  const code = closeCodeOf(err)
+  const code = answerFor(err).close
   // As terse as the 401 body for a token ("invalid", "expired"); a close reason is at most 123 bytes.
   const reason = err instanceof TokenRefused ? `token ${err.message}` : publicMessage(err).slice(0, 120)
   return { code, reason }
@@ -109,10 +109,9 @@ export function webSocketBehavior(
       } catch (err) {
         if (held) d.registry.release(held)
         note(err, ip, url, origin)
-        const status = isAppError(err) ? err.status : 500
+        const { status, body, headers } = collabErrorReply(err)
         metrics.httpRequests.inc({ listener: 'collab', route: 'upgrade', method: 'GET', status: String(status) })
-        const retryAfter = isAppError(err) ? err.extra.retryAfterSec : undefined
-        new Reply(res).json(status, { error: publicMessage(err), code: isAppError(err) ? err.code : 'internal' }, retryAfter ? { 'retry-after': String(retryAfter) } : {})
+        new Reply(res).json(status, body, headers)
         return
       }
       const data: SocketData = { start, socket: null, session: null }
