@@ -10,6 +10,7 @@ import { createCollabApp } from './collab/uws/app.js'
 import { ydocRoutes } from './collab/ydoc-rest.js'
 import { openControlPlane } from './plane.js'
 import { lazyHistoryRoutes } from './history/lazy-routes.js'
+import type { HistoryService } from './history/service.js'
 import { startDocLifecycle } from './lifecycle/server.js'
 import type { DatabaseRegistry } from './databases/registry.js'
 import type { ServerDeps } from './deps.js'
@@ -65,11 +66,6 @@ export interface TandemServer {
    * `exiting`: the process ends right after, so loaded documents are left to its exit.
    */
   close(code?: CloseCode, reason?: string, opts?: { exiting?: boolean }): Promise<void>
-}
-
-/** Collab REST routes every server mounts; history routes register here too. */
-async function defaultRestRoutes(): Promise<RestRoutes> {
-  return { ...ydocRoutes, ...lazyHistoryRoutes }
 }
 
 export async function createServer(config: Config, opts: ServerOptions = {}): Promise<TandemServer> {
@@ -147,12 +143,17 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     })
     await revocations.start(config.revocationRefreshMs, (err) => log.error({ err }, 'token deny-list refresh failed'))
     // Deleted documents: refused on upgrade and collab REST, their sockets closed (src/lifecycle/).
-    const { deleted, lifecycle } = await startDocLifecycle(resources, { config, log, now, control, registry, store, versions, databases: openDatabases })
+    // Document histories (activity, changeset, rollback, retention): built on the first history
+    // request or sweep, so a plain start never loads the history engine.
+    let history: Promise<HistoryService> | undefined
+    const openHistory = () => (history ??= import('./history/service.js').then((m) => new m.HistoryService({ store, config, now, log })))
+    const historyMemory = { forget: async (docId: string) => (history ? (await history).forget(docId) : undefined) }
+    const { deleted, lifecycle } = await startDocLifecycle(resources, { config, log, now, control, registry, store, versions, history: historyMemory, databases: openDatabases })
     // Webhooks: closed before the rooms' last cycles, which leave marks for the next start.
     const webhooks = resources.add('webhooks', new Webhooks({ control: control.store, docs: store, config, log, registry: metrics.registry, now }), (w) => w.close())
     await webhooks.start(registry.committer)
 
-    const restRoutes = { ...(await defaultRestRoutes()), ...versionRoutes(versions, versionCreatedEvents(control.store, log)), ...opts.restRoutes }
+    const restRoutes: RestRoutes = { ...ydocRoutes, ...lazyHistoryRoutes(openHistory), ...versionRoutes(versions, versionCreatedEvents(control.store, log)), ...opts.restRoutes }
     const clusterReady = cluster && (() => cluster.ready)
     const collab = await collabApp.listen({
       config, keys, revocations, deleted, registry, store, storageHealth, clusterReady, metrics, log, now, restRoutes,
@@ -186,7 +187,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     resources.add('admin endpoint', await (await import('./admin/endpoint.js')).startAdminEndpoint(deps), (a) => a.close())
     await startSweeps(resources, deps)
 
-    scheduleRetention(resources, { store, config, now, log, cluster })
+    scheduleRetention(resources, { open: openHistory, log, cluster })
     if (keys.refresh) {
       const reload = keys.refresh
       const keyReload = setInterval(() => reload().catch((err) => log.warn({ err: describePgError(err) }, 'signing keys reload failed')), KEY_RELOAD_MS)
@@ -236,12 +237,13 @@ async function startSweeps(resources: Resources, deps: ServerDeps): Promise<void
  */
 function scheduleRetention(
   resources: Resources,
-  o: { store: DocStore; config: Config; now: () => number; log: Logger; cluster: ClusterNode | undefined },
+  o: { open: () => Promise<HistoryService>; log: Logger; cluster: ClusterNode | undefined },
 ): void {
   let sweeping: Promise<unknown> | null = null
   const sweep = () => {
-    sweeping ??= import('./history/service.js')
-      .then(({ historyServiceOf }) => historyServiceOf({ store: o.store, config: o.config, now: o.now, log: o.log }).sweep())
+    sweeping ??= o
+      .open()
+      .then((history) => history.sweep())
       .catch((err) => o.log.error({ err }, 'history retention sweep failed'))
       .finally(() => (sweeping = null))
     return sweeping

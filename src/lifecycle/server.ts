@@ -24,13 +24,15 @@ export interface LifecycleParts {
   versions: VersionStore
   /** the server's database registry, built on first use */
   databases: LifecycleDeps['databases']
+  /** what the server's history service holds in memory, dropped on a hard delete */
+  history: LifecycleDeps['history']
 }
 
 /** Starts the deny-set (loaded before the collab listener serves) and the lifecycle of this server. */
 export async function startDocLifecycle(resources: Resources, p: LifecycleParts): Promise<{ deleted: DeletedDocs; lifecycle: AssetLifecycle }> {
   const { config, log, control, registry } = p
   const deleted = resources.add('deleted documents', new DeletedDocs(control.store), (d) => d.records.stop())
-  const lifecycle = new AssetLifecycle({ control: control.store, docs: p.store, versions: p.versions, rooms: registry, databases: p.databases, now: p.now })
+  const lifecycle = new AssetLifecycle({ control: control.store, docs: p.store, versions: p.versions, rooms: registry, databases: p.databases, history: p.history, now: p.now })
 
   const purge = (d: DocDeletion) => lifecycle.purge(d).catch((err: unknown) => log.error({ err, asset: d.assetId }, 'hard delete: erasing failed'))
   deleted.records.onChange((changed, initial) => {
