@@ -281,7 +281,7 @@ export class PgDocStore implements DocStore {
   }
 
   async close(): Promise<void> {
-    // The pool is owned (and ended) by whoever opened it (src/storage/open.ts).
+    // The pool is owned (and ended) by whoever opened it (src/backend/open.ts).
   }
 }
 
