@@ -17,10 +17,8 @@ import { runInNewContext } from 'node:vm'
 import pg from 'pg'
 import { createApiKey } from '../src/control/api-keys.js'
 import { createAsset, type Asset } from '../src/control/assets.js'
-import { controlPlane } from '../src/plane.js'
 import { createUser } from '../src/control/users.js'
 import { createWorkspace } from '../src/control/workspaces.js'
-import { registryOf } from '../src/databases/registry-of.js'
 import type { Database } from '../src/databases/registry.js'
 import { loadConfig } from '../src/infra/config.js'
 import { createServer } from '../src/server.js'
@@ -125,7 +123,7 @@ async function main(): Promise<void> {
     dbStartWaitMs: 120_000,
   })
   const server = await createServer(config)
-  const { store } = await controlPlane(server.deps)
+  const { store } = server.deps.control
   const now = Date.now()
   await createUser(store, 'bench@example.com', undefined, now)
   const key = (await createApiKey(store, 'bench@example.com', 'bench', now)).key
@@ -135,7 +133,7 @@ async function main(): Promise<void> {
     pglite: await createAsset(store, { workspaceId: ws.id, type: 'database', title: 'pglite', defaultAccess: 'edit', database: { provider: 'pglite' } }, now),
     postgres: await createAsset(store, { workspaceId: ws.id, type: 'database', title: 'pg', defaultAccess: 'edit', database: { provider: 'postgres', connectionUrl } }, now),
   }
-  const registry = registryOf(server.deps)
+  const registry = server.deps.databases
   const dbOf = (p: 'pglite' | 'postgres', a = assets[p]): Database =>
     registry.database({ id: a.id, provider: p, ...(a.database?.connectionUrl ? { connectionUrl: a.database.connectionUrl } : {}) })
   const base = `/api/v0/databases`

@@ -10,7 +10,7 @@ import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Level } from 'level'
-import type { RootDb } from '../src/deps.js'
+import type { RootDb } from '../src/infra/data-dir.js'
 import { LevelDocStore } from '../src/storage/leveldb/store.js'
 import { log, num, list, parseFlags } from './lib/args.js'
 

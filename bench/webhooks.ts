@@ -13,13 +13,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Level } from 'level'
 import * as Y from 'yjs'
-import type { RootDb } from '../src/deps.js'
+import type { RootDb } from '../src/infra/data-dir.js'
 import { createApiKey } from '../src/control/api-keys.js'
 import { createUser } from '../src/control/users.js'
 import { createWorkspace } from '../src/control/workspaces.js'
 import { mintToken } from '../src/auth/capability.js'
 import { loadConfig } from '../src/infra/config.js'
-import { controlPlane } from '../src/plane.js'
 import { createServer } from '../src/server.js'
 import type { AppendWrite } from '../src/storage/doc-store.js'
 import { LevelDocStore } from '../src/storage/leveldb/store.js'
@@ -84,7 +83,7 @@ async function deliveries(): Promise<void> {
   const config = loadConfig([], {}, { dataDir: dir, collabPort: 0, apiPort: 0, logLevel: 'silent', webhookAllowPrivate: true, fsync: false })
   const server = await createServer(config)
   const receiver = await startReceiver()
-  const { store } = await controlPlane(server.deps)
+  const { store } = server.deps.control
   await createUser(store, 'bench@example.com', undefined, Date.now())
   const key = (await createApiKey(store, 'bench@example.com', 'bench', Date.now())).key
   await createWorkspace(store, { name: 'bench', owner: 'bench@example.com', id: 'bench' }, Date.now())

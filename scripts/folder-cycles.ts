@@ -14,19 +14,21 @@ function* sources(dir: string): Generator<string> {
   }
 }
 
-/** The top-level folder a file belongs to; files directly in src/ are composition roots, not folders. */
-function folderOf(path: string): string | null {
-  const parts = relative(root, path).split(sep)
-  return parts.length > 1 ? parts[0]! : null
+/**
+ * The top-level folder a file belongs to. A file directly in src/ (server.ts, deps.ts, ...) is a
+ * node of its own: a folder that imports deps.ts while deps.ts imports that folder is a loop too.
+ */
+function folderOf(path: string): string {
+  // an import names `deps.js` for the source `deps.ts`
+  return relative(root, path).split(sep)[0]!.replace(/\.js$/, '.ts')
 }
 
 const edges = new Map<string, Map<string, string>>() // from -> to -> one file that makes the edge
 for (const file of sources(root)) {
   const from = folderOf(file)
-  if (!from) continue
   for (const m of readFileSync(file, 'utf8').matchAll(/(?:from|import\()\s*'(\.[^']+)'/g)) {
     const to = folderOf(resolve(dirname(file), m[1]!))
-    if (!to || to === from) continue
+    if (to === from) continue
     if (!edges.has(from)) edges.set(from, new Map())
     if (!edges.get(from)!.has(to)) edges.get(from)!.set(to, relative(root, file))
   }

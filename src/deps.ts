@@ -1,14 +1,16 @@
-// The shared parts one server process hands to each listener. Built once in server.ts.
-import type { Level } from 'level'
+// The shared parts one server process hands to the API listener, the admin endpoint and the demo
+// seed. Built once in server.ts, after the collab listener is up (its port is in publicUrls).
 import type { KeyRing } from './auth/keys/ring.js'
 import type { DocService } from './collab/doc-service.js'
+import type { DatabaseRegistry } from './databases/registry.js'
 import type { Config } from './infra/config.js'
+import type { RootDb } from './infra/data-dir.js'
 import type { Logger } from './infra/log.js'
 import type { Metrics } from './infra/metrics.js'
+import type { AssetLifecycle } from './lifecycle/asset-lifecycle.js'
 import type { PgPool } from './pg/pool.js'
+import type { ControlPlane } from './plane.js'
 import type { VersionStore } from './versions/store.js'
-
-export type RootDb = Level<string, unknown>
 
 export interface ServerDeps {
   config: Config
@@ -22,6 +24,11 @@ export interface ServerDeps {
   docs: DocService
   /** named versions of documents (a hard delete erases a document's with `versions.erase(docId)`) */
   versions: VersionStore
+  control: ControlPlane
+  /** deletes, restores and hard deletes of assets, with what they do to live rooms */
+  lifecycle: AssetLifecycle
+  /** database assets (PGlite workers, postgres pools) */
+  databases: DatabaseRegistry
   /** ms clock, injectable for tests */
   now: () => number
   /** REST and WebSocket base URLs put in minted tokens: the configured public URLs, else the collab listener's own. */

@@ -1,8 +1,5 @@
 // createServer(config) -> both listeners over one data dir. Used by `tandem serve` and by tests.
-import { mkdir } from 'node:fs/promises'
-import { join } from 'node:path'
-import { Level } from 'level'
-import { openKeyRing } from './auth/keys/open.js'
+import { openBackend } from './backend/open.js'
 import { REVOKE_PREFIX, RevocationList } from './auth/revocation.js'
 import type { ClusterNode, ClusterNodeOptions } from './cluster/node.js'
 import { RemoteAwareness } from './cluster/remote-awareness.js'
@@ -11,10 +8,12 @@ import type { RestRoutes } from './collab/rest.js'
 import { enforceRevocations } from './collab/revocation-enforcer.js'
 import { createCollabApp } from './collab/uws/app.js'
 import { ydocRoutes } from './collab/ydoc-rest.js'
-import { controlPlane } from './plane.js'
+import { openControlPlane } from './plane.js'
 import { lazyHistoryRoutes } from './history/lazy-routes.js'
+import type { HistoryService } from './history/service.js'
 import { startDocLifecycle } from './lifecycle/server.js'
-import type { RootDb, ServerDeps } from './deps.js'
+import type { DatabaseRegistry } from './databases/registry.js'
+import type { ServerDeps } from './deps.js'
 import { Resources } from './infra/resources.js'
 import type { Config } from './infra/config.js'
 import { createLogger, type Logger } from './infra/log.js'
@@ -23,14 +22,14 @@ import { describePgError } from './pg/pool.js'
 import { CLOSE, type CloseCode } from './protocol/close-codes.js'
 import type { DocStore } from './storage/doc-store.js'
 import { StorageHealth, trackWrites } from './storage/health.js'
-import { openDocStore } from './storage/open.js'
-import { openVersionStore, versionState } from './versions/open.js'
+import { versionState } from './versions/state.js'
 import { versionRoutes } from './versions/routes.js'
 import type { VersionStore } from './versions/store.js'
 import { versionCreatedEvents } from './webhooks/emit.js'
 import { Webhooks } from './webhooks/service.js'
 
 const RETENTION_SWEEP_MS = 60 * 60 * 1000 // hourly
+const SWEEP_RESCAN_MS = 15_000
 /** How soon a key rotated by another process signs here too (verification reloads at once). */
 const KEY_RELOAD_MS = 30_000
 
@@ -69,33 +68,23 @@ export interface TandemServer {
   close(code?: CloseCode, reason?: string, opts?: { exiting?: boolean }): Promise<void>
 }
 
-/** Collab REST routes every server mounts; history routes register here too. */
-async function defaultRestRoutes(): Promise<RestRoutes> {
-  return { ...ydocRoutes, ...lazyHistoryRoutes }
-}
-
 export async function createServer(config: Config, opts: ServerOptions = {}): Promise<TandemServer> {
   const log = opts.log ?? createLogger(config.logLevel)
   const now = opts.now ?? Date.now
   const metrics = createMetrics()
-  await mkdir(config.dataDir, { recursive: true })
   // Everything opened below registers its close here once; a failed start unwinds the same stack.
   const resources = new Resources()
   // How the registry and the sockets close: set by close(), read when the stack unwinds.
   let shutdown: { code: CloseCode; reason: string; exiting: boolean } = { code: CLOSE.goingAway, reason: 'server shutting down', exiting: false }
   try {
-    // --postgres-url: documents, control plane and signing keys live in PostgreSQL (one pool per
-    // process) and the data dir's LevelDB is not opened at all; otherwise everything is in LevelDB.
-    const pg = config.postgresUrl
-      ? resources.add('postgres pool', await (await import('./pg/open.js')).openPgPool(config), (p) => p.end())
-      : undefined
-    const keys = await openKeyRing(config, pg)
-    const db = pg ? undefined : resources.add('data dir LevelDB', await openDataDirDb(config.dataDir), (d) => d.close())
-    const opened = resources.add('document storage', await openDocStore(config, db, pg), (o) => o.close())
+    // Documents, versions, the control plane and the signing keys: in the data dir, or all in
+    // PostgreSQL with --postgres-url (src/backend/).
+    const backend = resources.add('backend', await openBackend(config), (b) => b.close())
+    const { db, pg, versions } = backend
+    const keys = await backend.keys()
     const storageHealth = new StorageHealth(metrics)
-    const store = resources.add('document store', trackWrites(opened.store, storageHealth), (s) => s.close())
-    log.info({ storage: opened.kind }, 'document storage open')
-    const versions = await openVersionStore(opened.kind, config, db, opened.pool)
+    const store = trackWrites(backend.docs, storageHealth)
+    log.info({ storage: backend.kind }, 'document storage open')
 
     // --redis-url: this process is one node of a cluster (docs/cluster.md). Rooms follow their
     // documents on the bus. Imported only here: the Redis client is ~480 files a plain start never needs.
@@ -132,26 +121,17 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     // A lapsed node's clients leave every room's awareness.
     cluster?.onNodeLapse((node) => registry.dropNode(node))
 
-    let collabPort = 0
-    const deps: ServerDeps = {
-      config,
-      log,
-      metrics,
-      db,
-      pg,
-      keys,
-      docs: registry,
-      versions,
-      now,
-      publicUrls: () => ({
-        restUrl: config.publicRestUrl || `http://${hostForUrl(config.host)}:${collabPort}`,
-        wsUrl: config.publicWsUrl || `ws://${hostForUrl(config.host)}:${collabPort}`,
-      }),
-    }
+    // The control plane: its store, the tool catalog and the site sweeper (started below).
+    const control = await openControlPlane(backend.control, { config, log, now })
+    resources.defer('site sweeper', () => control.sweeper.close())
+    // Database assets: built on first use (a hard delete) or right after the collab listener is
+    // up, so a plain start never loads src/databases/ before it serves documents.
+    let databases: Promise<DatabaseRegistry> | undefined
+    const openDatabases = () => (databases ??= import('./databases/registry-of.js').then((m) => m.createDatabaseRegistry(config, log, metrics)))
+    resources.defer('databases', async () => (databases ? (await databases).close() : undefined))
 
     // The token deny-list: re-read at once when this process writes to it, and periodically for
     // writes of other processes sharing the control plane; changes reach live sockets at once.
-    const control = await controlPlane(deps)
     const revocations = resources.add('token deny-list', new RevocationList(control.store), (r) => r.stop())
     enforceRevocations(registry, revocations, metrics)
     control.store.addHook({
@@ -164,24 +144,51 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     })
     await revocations.start(config.revocationRefreshMs, (err) => log.error({ err }, 'token deny-list refresh failed'))
     // Deleted documents: refused on upgrade and collab REST, their sockets closed (src/lifecycle/).
-    const deleted = await startDocLifecycle(resources, { deps, control, registry, store })
+    // Document histories (activity, changeset, rollback, retention): built on the first history
+    // request or sweep, so a plain start never loads the history engine.
+    let history: Promise<HistoryService> | undefined
+    const openHistory = () => (history ??= import('./history/service.js').then((m) => new m.HistoryService({ store, config, now, log })))
+    const historyMemory = { forget: async (docId: string) => (history ? (await history).forget(docId) : undefined) }
+    const { deleted, lifecycle } = await startDocLifecycle(resources, { config, log, now, control, registry, store, versions, history: historyMemory, databases: openDatabases })
     // Webhooks: closed before the rooms' last cycles, which leave marks for the next start.
     const webhooks = resources.add('webhooks', new Webhooks({ control: control.store, docs: store, config, log, registry: metrics.registry, now }), (w) => w.close())
     await webhooks.start(registry.committer)
 
-    const restRoutes = { ...(await defaultRestRoutes()), ...versionRoutes(versions, versionCreatedEvents(control.store, log)), ...opts.restRoutes }
+    const restRoutes: RestRoutes = { ...ydocRoutes, ...lazyHistoryRoutes(openHistory), ...versionRoutes(versions, versionCreatedEvents(control.store, log)), ...opts.restRoutes }
     const clusterReady = cluster && (() => cluster.ready)
     const collab = await collabApp.listen({
       config, keys, revocations, deleted, registry, store, storageHealth, clusterReady, metrics, log, now, restRoutes,
       versionState: (docId, id) => versionState(versions, docId, id),
     })
     resources.defer('collab listener', () => collab.stopListening())
-    collabPort = collab.port
+    const collabPort = collab.port
     opts.onCollabListening?.(collabPort)
     await metrics.withDefaults()
-    const api = opts.api === false ? undefined : resources.add('api listener', await (await import('./api/server.js')).startApiListener(deps), (a) => a.close())
 
-    scheduleRetention(resources, { store, config, now, log, cluster })
+    const deps: ServerDeps = {
+      config,
+      log,
+      metrics,
+      db,
+      pg,
+      keys,
+      docs: registry,
+      versions,
+      control,
+      lifecycle,
+      databases: await openDatabases(),
+      now,
+      publicUrls: () => ({
+        restUrl: config.publicRestUrl || `http://${hostForUrl(config.host)}:${collabPort}`,
+        wsUrl: config.publicWsUrl || `ws://${hostForUrl(config.host)}:${collabPort}`,
+      }),
+    }
+    const api = opts.api === false ? undefined : resources.add('api listener', await (await import('./api/server.js')).startApiListener(deps), (a) => a.close())
+    // `tandem admin` on the same data dir goes through this loopback endpoint (LevelDB admits one process).
+    resources.add('admin endpoint', await (await import('./admin/endpoint.js')).startAdminEndpoint(deps), (a) => a.close())
+    await startSweeps(resources, deps)
+
+    scheduleRetention(resources, { open: openHistory, log, cluster })
     if (keys.refresh) {
       const reload = keys.refresh
       const keyReload = setInterval(() => reload().catch((err) => log.warn({ err: describePgError(err) }, 'signing keys reload failed')), KEY_RELOAD_MS)
@@ -210,18 +217,34 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
 }
 
 /**
+ * Site sweeps (sources): resumed at start. Each sweep step runs under the control store's serial
+ * lock, so several processes picking up the same sweep take turns step by step and never repeat
+ * one; on a shared database, sweeps another process created (tandem admin) start here within
+ * SWEEP_RESCAN_MS.
+ */
+async function startSweeps(resources: Resources, deps: ServerDeps): Promise<void> {
+  const { sweeper } = deps.control
+  await sweeper.start()
+  if (!deps.pg) return
+  const rescan = setInterval(() => sweeper.start().catch((err: Error) => deps.log.warn({ err: err.message }, 'sweep rescan failed')), SWEEP_RESCAN_MS)
+  rescan.unref()
+  resources.defer('sweep rescan', () => clearInterval(rescan))
+}
+
+/**
  * Retention: fold history older than the window and prune the log, for every stored document,
  * hourly (requests also do it for the documents they touch). One sweep at a time; in a cluster
  * once per hour somewhere in the cluster, under a lease.
  */
 function scheduleRetention(
   resources: Resources,
-  o: { store: DocStore; config: Config; now: () => number; log: Logger; cluster: ClusterNode | undefined },
+  o: { open: () => Promise<HistoryService>; log: Logger; cluster: ClusterNode | undefined },
 ): void {
   let sweeping: Promise<unknown> | null = null
   const sweep = () => {
-    sweeping ??= import('./history/service.js')
-      .then(({ historyServiceOf }) => historyServiceOf({ store: o.store, config: o.config, now: o.now, log: o.log }).sweep())
+    sweeping ??= o
+      .open()
+      .then((history) => history.sweep())
       .catch((err) => o.log.error({ err }, 'history retention sweep failed'))
       .finally(() => (sweeping = null))
     return sweeping
@@ -236,16 +259,6 @@ function scheduleRetention(
     timer.unref()
     resources.defer('retention timer', () => clearInterval(timer))
   }
-}
-
-async function openDataDirDb(dataDir: string): Promise<RootDb> {
-  const db = new Level<string, unknown>(join(dataDir, 'db'), { valueEncoding: 'json' }) as RootDb
-  try {
-    await db.open()
-  } catch (err) {
-    throw new Error(`cannot open ${join(dataDir, 'db')}: is another tandem process using this data dir? (${(err as Error).message})`)
-  }
-  return db
 }
 
 function hostForUrl(host: string): string {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bundleServer, ROOT, type Bundle } from '../scripts/bundle.js'
 import { mintToken } from '../src/auth/capability.js'
 import { loadKeyRing } from '../src/auth/keys/ring.js'
-import { DEMO_DATABASE_ID } from '../src/databases/demo.js'
+import { DEMO_DATABASE_ID } from '../src/demo/database.js'
 import { eventually } from './helpers/tandem.js'
 
 let dir: string

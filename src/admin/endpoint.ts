@@ -6,16 +6,12 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { readFile, rename, rm, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
-import type { ControlPlane } from '../plane.js'
-import { registryOf } from '../databases/registry-of.js'
 import type { ServerDeps } from '../deps.js'
 import { isAppError, publicMessage } from '../infra/errors.js'
-import { lifecycleOf } from '../lifecycle/server.js'
 import { parseAdminArgs } from './args.js'
 import { executeAdmin } from './commands.js'
+import { dataDirPath } from '../infra/data-dir.js'
 
-export const ADMIN_ENDPOINT_FILE = 'admin-endpoint.json'
 const MAX_BODY = 1024 * 1024 // 1 MiB
 
 export interface AdminEndpointInfo {
@@ -37,10 +33,11 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8')
 }
 
-export async function startAdminEndpoint(deps: ServerDeps, control: ControlPlane): Promise<{ close(): Promise<void> }> {
+export async function startAdminEndpoint(deps: ServerDeps): Promise<{ close(): Promise<void> }> {
+  const { control } = deps
   const secret = randomBytes(32).toString('base64url')
   const expected = digest(secret)
-  const env = { store: control.store, now: deps.now, docs: deps.docs, sweeper: control.sweeper, databases: registryOf(deps), lifecycle: lifecycleOf(deps), webhookAllowPrivate: deps.config.webhookAllowPrivate }
+  const env = { store: control.store, now: deps.now, docs: deps.docs, sweeper: control.sweeper, databases: deps.databases, lifecycle: deps.lifecycle, webhookAllowPrivate: deps.config.webhookAllowPrivate }
   const server = createServer(async (req, res) => {
     const reply = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' })
@@ -67,7 +64,7 @@ export async function startAdminEndpoint(deps: ServerDeps, control: ControlPlane
     server.listen(0, '127.0.0.1', () => resolve())
   })
   const info: AdminEndpointInfo = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/admin`, secret, pid: process.pid }
-  const file = join(deps.config.dataDir, ADMIN_ENDPOINT_FILE)
+  const file = dataDirPath(deps.config.dataDir, 'adminEndpoint')
   const tmp = `${file}.${process.pid}.tmp`
   await writeFile(tmp, JSON.stringify(info), { mode: 0o600 })
   await rename(tmp, file)

@@ -13,6 +13,7 @@ import { openApiDocument } from './openapi.js'
 import { mountRoute, type RouteDef } from './route.js'
 import type { ApiContext } from './context.js'
 import { V0_ROUTES, type RouteModule } from './v0/index.js'
+import { PUBLIC_PATHS, publicEndpoints } from '../infra/public-endpoints.js'
 
 const API_VERSION = '0.1.0'
 
@@ -38,18 +39,16 @@ export function createApiApp(api: ApiContext, modules: RouteModule[] = V0_ROUTES
   const openapi = openApiDocument(routes, API_VERSION)
 
   const root = new Router()
-  root.get('healthz', '/healthz', (ctx) => {
-    ctx.body = { status: 'ok' }
-  })
-  root.get('metrics', '/metrics', async (ctx) => {
-    await deps.metrics.withDefaults()
-    ctx.type = deps.metrics.registry.contentType
-    ctx.body = await deps.metrics.registry.metrics()
-  })
-  root.get('jwks', '/.well-known/jwks.json', (ctx) => {
-    ctx.set('Cache-Control', 'public, max-age=300')
-    ctx.body = deps.keys.jwks
-  })
+  const endpoints = publicEndpoints(deps)
+  for (const path of PUBLIC_PATHS) {
+    root.get(path, async (ctx) => {
+      const a = await endpoints[path]()
+      ctx.status = a.status
+      ctx.set(a.headers)
+      ctx.type = a.contentType
+      ctx.body = a.body
+    })
+  }
   root.get('openapi', '/api/v0/openapi.json', (ctx) => {
     ctx.body = openapi
   })

@@ -3,31 +3,20 @@
 // LevelDB (one process only): through a running server's loopback admin endpoint when there is one,
 // otherwise this process opens the data dir's LevelDB itself.
 import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
-import { Level } from 'level'
 import { parseAdminArgs } from '../admin/args.js'
 import { adminUsage, executeAdmin, type AdminResult } from '../admin/commands.js'
-import { ADMIN_ENDPOINT_FILE, type AdminEndpointInfo } from '../admin/endpoint.js'
+import type { AdminEndpointInfo } from '../admin/endpoint.js'
+import { openBackend } from '../backend/open.js'
 import { RoomRegistry } from '../collab/registry.js'
 import { LoopTransport } from '../collab/transport.js'
-import { openControlStore } from '../control/open.js'
 import { watchAccessChanges } from '../control/token-revocations.js'
 import { DatabaseRegistry, registryOptions } from '../databases/registry.js'
-import type { RootDb } from '../deps.js'
 import type { Config } from '../infra/config.js'
+import { dataDirPath } from '../infra/data-dir.js'
 import { isAppError } from '../infra/errors.js'
 import { createLogger } from '../infra/log.js'
 import { createMetrics } from '../infra/metrics.js'
 import { AssetLifecycle } from '../lifecycle/asset-lifecycle.js'
-import { openPgPool } from '../pg/open.js'
-import type { PgPool } from '../pg/pool.js'
-import type { DocStore } from '../storage/doc-store.js'
-import { LevelDocStore } from '../storage/leveldb/store.js'
-import { openDocStore } from '../storage/open.js'
-import { openVersionStore } from '../versions/open.js'
-
-/** The LevelDB folder inside the data dir (as server.ts opens it). */
-const DB_DIR = 'db'
 
 /** A refusal from the server's endpoint, with its HTTP status. */
 class Remote {
@@ -40,7 +29,7 @@ class Remote {
 async function viaServer(dataDir: string, args: string[]): Promise<AdminResult | Remote | null> {
   let info: AdminEndpointInfo
   try {
-    info = JSON.parse(await readFile(join(dataDir, ADMIN_ENDPOINT_FILE), 'utf8')) as AdminEndpointInfo
+    info = JSON.parse(await readFile(dataDirPath(dataDir, 'adminEndpoint'), 'utf8')) as AdminEndpointInfo
   } catch {
     return null
   }
@@ -65,47 +54,34 @@ async function viaServer(dataDir: string, args: string[]): Promise<AdminResult |
 
 /** Runs the command in this process: on the data dir's LevelDB, or on PostgreSQL with --postgres-url. */
 async function locally(config: Config, args: string[]): Promise<AdminResult> {
-  let db: RootDb | undefined
-  let pg: PgPool | undefined
-  if (config.postgresUrl) pg = await openPgPool(config, 'tandem-admin')
-  else {
-    db = new Level<string, unknown>(join(config.dataDir, DB_DIR), { valueEncoding: 'json' }) as RootDb
-    try {
-      await db.open()
-    } catch (err) {
-      throw new Error(`cannot open the data dir ${config.dataDir} (${(err as Error).message}); if a server runs on it, its admin endpoint is not reachable`)
-    }
-  }
+  // Documents where the server keeps them: an admin process never uses --doc-storage memory (what
+  // it wrote would be lost on exit).
+  const backend = await openBackend(
+    { ...config, docStorage: 'leveldb' },
+    { applicationName: 'tandem-admin', hint: `if a server runs on ${config.dataDir}, its admin endpoint is not reachable` },
+  )
   const metrics = createMetrics()
-  let docStore: DocStore | undefined
-  let docs: RoomRegistry | undefined
   const databases = new DatabaseRegistry(registryOptions(config, createLogger('silent')))
-  const store = openControlStore(config, { db, pg })
+  const store = backend.control
   watchAccessChanges(store, Date.now)
+  const docs = new RoomRegistry({
+    store: backend.docs,
+    transport: new LoopTransport(),
+    log: createLogger('silent'),
+    metrics,
+    now: Date.now,
+    maxDocBytes: config.maxDocBytes,
+    compactThreshold: config.compactThreshold,
+    maxBackpressureBytes: config.maxBackpressureBytes,
+    unloadDelayMs: 0,
+  })
   try {
-    // Documents where the server keeps them: the database, else the data dir's LevelDB (an admin
-    // process never uses --doc-storage memory: what it wrote would be lost on exit).
-    docStore = pg ? (await openDocStore(config, undefined, pg)).store : new LevelDocStore(db!, { sync: config.fsync })
-    docs = new RoomRegistry({
-      store: docStore,
-      transport: new LoopTransport(),
-      log: createLogger('silent'),
-      metrics,
-      now: Date.now,
-      maxDocBytes: config.maxDocBytes,
-      compactThreshold: config.compactThreshold,
-      maxBackpressureBytes: config.maxBackpressureBytes,
-      unloadDelayMs: 0,
-    })
-    const versions = await openVersionStore(pg ? 'postgres' : 'leveldb', config, db, pg ?? null)
-    const lifecycle = new AssetLifecycle({ control: store, docs: docStore, versions, rooms: docs, databases: async () => databases, now: Date.now })
+    const lifecycle = new AssetLifecycle({ control: store, docs: backend.docs, versions: backend.versions, rooms: docs, databases: async () => databases, now: Date.now })
     return await executeAdmin({ store, now: Date.now, docs, databases, lifecycle, webhookAllowPrivate: config.webhookAllowPrivate }, parseAdminArgs(args))
   } finally {
     await databases.close()
-    await docs?.close()
-    await docStore?.close()
-    await db?.close()
-    await pg?.end()
+    await docs.close()
+    await backend.close()
     metrics.registry.clear()
   }
 }

@@ -3,8 +3,8 @@
 // PostgreSQL keys: shared by every process, which verify the new key's tokens at once (unknown kid
 // reloads) and sign with it within 30 s.
 import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
-import { KEYS_FILE, loadKeyRing, rotateKeys } from '../auth/keys/ring.js'
+import { loadKeyRing, rotateKeys } from '../auth/keys/ring.js'
+import { dataDirPath } from '../infra/data-dir.js'
 import { ensurePgKeys, readPgKeys, rotatePgKeys } from '../auth/keys/postgres.js'
 import { loadConfig, type Config } from '../infra/config.js'
 import { openPgPool } from '../pg/open.js'
@@ -24,7 +24,7 @@ async function kidsOf(config: Config, verb: string): Promise<{ rotated?: string;
   }
   await loadKeyRing(config.dataDir, '') // creates the first key if there is none yet
   const rotated = verb === 'rotate' ? await rotateKeys(config.dataDir) : undefined
-  const { keys } = JSON.parse(await readFile(join(config.dataDir, KEYS_FILE), 'utf8')) as { keys: { kid: string }[] }
+  const { keys } = JSON.parse(await readFile(dataDirPath(config.dataDir, 'signingKeys'), 'utf8')) as { keys: { kid: string }[] }
   return { ...(rotated ? { rotated } : {}), kids: keys.map((k) => k.kid) }
 }
 

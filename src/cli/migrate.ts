@@ -5,32 +5,27 @@
 // server ran on PostgreSQL already) has only its PGlite database assets moved. Resumable: run it
 // again after an interruption. Exit 0 only when the verification found no difference.
 import { access, readFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import type { JWK } from 'jose'
-import { Level } from 'level'
-import { KEYS_FILE } from '../auth/keys/ring.js'
 import { addPgKeys, readPgKeys } from '../auth/keys/postgres.js'
-import { LevelControlStore } from '../control/leveldb.js'
 import { PgControlStore } from '../control/postgres.js'
-import type { RootDb } from '../deps.js'
+import { dataDirPath } from '../infra/data-dir.js'
 import { loadConfig, type Config } from '../infra/config.js'
 import { copyStorage, type CopyOptions, type CopySource, type CopyTarget } from '../migrate/copy.js'
 import { movedRecords, moveDatabases, moveDatabasesInPlace, pgliteAssets } from '../migrate/database-assets.js'
 import { verifyCopy } from '../migrate/verify.js'
 import { ManagedPostgres } from '../databases/managed/provision.js'
 import { openPgPool } from '../pg/open.js'
-import { LevelDocStore } from '../storage/leveldb/store.js'
 import { PgDocStore } from '../storage/postgres/store.js'
-import { LevelVersionStore } from '../versions/leveldb.js'
 import { PgVersionStore } from '../versions/postgres.js'
+import { openBackend } from '../backend/open.js'
 import { takeFlags } from './args.js'
 
 const USAGE = 'usage: tandem migrate --from-data-dir DIR --postgres-url URL [--postgres-schema S]\n'
 
 async function readDataDirKeys(dataDir: string): Promise<JWK[]> {
   try {
-    const parsed = JSON.parse(await readFile(join(dataDir, KEYS_FILE), 'utf8')) as { keys?: JWK[] }
-    if (!Array.isArray(parsed.keys)) throw new Error(`${join(dataDir, KEYS_FILE)}: expected a JWKS ({"keys": [...]})`)
+    const parsed = JSON.parse(await readFile(dataDirPath(dataDir, 'signingKeys'), 'utf8')) as { keys?: JWK[] }
+    if (!Array.isArray(parsed.keys)) throw new Error(`${dataDirPath(dataDir, 'signingKeys')}: expected a JWKS ({"keys": [...]})`)
     return parsed.keys
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return []
@@ -78,24 +73,25 @@ export async function runMigrate(argv: string[], env: NodeJS.ProcessEnv, io: Mig
     return 2
   }
   // A data dir with no LevelDB: its server ran on --postgres-url already; only PGlite assets move.
-  if (!(await exists(join(from, 'db'))) && (await exists(join(from, 'pglite')))) return migrateDatabasesOnly(from, config, io)
-  const db = new Level<string, unknown>(join(from, 'db'), { valueEncoding: 'json' }) as RootDb
+  if (!(await exists(dataDirPath(from, 'db'))) && (await exists(dataDirPath(from, 'pglite')))) return migrateDatabasesOnly(from, config, io)
+  // The source: the data dir's stores as a server on it would open them (never created here).
+  let source
   try {
-    await db.open({ createIfMissing: false })
+    source = await openBackend({ ...config, dataDir: from, postgresUrl: '', docStorage: 'leveldb' }, { createIfMissing: false, hint: 'no data dir there, or a server still runs on it' })
   } catch (err) {
-    io.err(`tandem migrate: cannot open ${join(from, 'db')}: no data dir there, or a server still runs on it (${(err as Error).message})`)
+    io.err(`tandem migrate: ${(err as Error).message}`)
     return 1
   }
   let pool
   try {
     pool = await openPgPool(config, 'tandem-migrate')
   } catch (err) {
-    await db.close()
+    await source.close()
     throw err
   }
   try {
     const started = Date.now()
-    const src: CopySource = { docs: new LevelDocStore(db), versions: new LevelVersionStore(db), control: new LevelControlStore(db), keys: await readDataDirKeys(from) }
+    const src: CopySource = { docs: source.docs, versions: source.versions, control: source.control, keys: await readDataDirKeys(from) }
     const dst: CopyTarget = {
       docs: new PgDocStore(pool),
       versions: new PgVersionStore(pool),
@@ -144,6 +140,6 @@ export async function runMigrate(argv: string[], env: NodeJS.ProcessEnv, io: Mig
     return 1
   } finally {
     await pool.end()
-    await db.close()
+    await source.close()
   }
 }

@@ -65,7 +65,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv): Promise<
   const consoleReady = server.apiPort ? prepareConsole(log) : Promise.resolve(false)
   if (config.demo) {
     const { seedDemo } = await import('../demo/world.js')
-    const { seedDemoDatabase } = await import('../databases/demo.js')
+    const { seedDemoDatabase } = await import('../demo/database.js')
     const demo = await seedDemoDatabase(server.deps, await seedDemo(server.deps))
     out(`demo api key: ${demo.apiKey}`)
     out(`demo workspace: ${demo.workspaceId}`)

@@ -1,15 +1,17 @@
 // The life of one WebSocket in a room, independent of the socket library: decode each frame,
 // dispatch it, and end this one socket (never the room) on anything malformed.
-import { TokenRefused, checkDocument, refusalKind, verifyToken } from '../auth/capability.js'
+import { admitToDocument } from '../auth/admission.js'
+import { TokenRefused, refusalKind, verifyToken } from '../auth/capability.js'
+import type { DeletedDocs } from '../auth/deleted-docs.js'
 import type { KeyRing } from '../auth/keys/ring.js'
 import type { RevocationList } from '../auth/revocation.js'
-import { closeCodeOf, isAppError } from '../infra/errors.js'
+import { answerFor, isAppError } from '../infra/errors.js'
 import type { Logger } from '../infra/log.js'
 import type { Metrics } from '../infra/metrics.js'
 import { CLOSE } from '../protocol/close-codes.js'
 import { ProtocolError, decodeMessage, encodeAuthGranted, encodePermissionDenied } from '../protocol/messages.js'
 import type { Peer } from './peer.js'
-import { expiryClockOf } from './expiry-clock.js'
+import type { ExpiryClock } from './expiry-clock.js'
 import { enforceOn } from './revocation-enforcer.js'
 import type { RoomHold, RoomRegistry } from './registry.js'
 import type { Room } from './room/room.js'
@@ -17,12 +19,15 @@ import type { Room } from './room/room.js'
 export interface ConnectionDeps {
   keys: KeyRing
   revocations: RevocationList
+  deleted: DeletedDocs
   /** Tolerance for token `iat` ahead of our clock (seconds). */
   config: { tokenClockSkewSec: number }
   registry: RoomRegistry
   metrics: Metrics
   log: Logger
   now: () => number
+  /** the listener's one clock for token expiries (one timer for every socket) */
+  expiry: ExpiryClock
 }
 
 export class Connection {
@@ -47,7 +52,7 @@ export class Connection {
     this.hold.release()
     // A revocation that landed between the upgrade's check and this join.
     if (!enforceOn(this.d.revocations, this.peer, this.d.metrics)) return
-    this.peer.armExpiry(expiryClockOf(this.d))
+    this.peer.armExpiry(this.d.expiry)
   }
 
   message(bytes: Uint8Array): void {
@@ -95,12 +100,12 @@ export class Connection {
   /** In-band refresh: a fresh token for the same document replaces the current capability. */
   private async refresh(token: string): Promise<void> {
     try {
-      const cap = this.d.revocations.apply(await verifyToken(this.d.keys, token, this.d.now(), this.d.config.tokenClockSkewSec))
+      const verified = await verifyToken(this.d.keys, token, this.d.now(), this.d.config.tokenClockSkewSec)
       if (this.peer.closed) return
-      checkDocument(cap, this.peer.cap.org, this.peer.cap.doc)
+      const cap = admitToDocument(this.d, verified, this.peer.cap.org, this.peer.cap.doc)
       if (cap.branch !== this.peer.cap.branch) throw new ProtocolError('token is for another branch')
       this.peer.cap = cap
-      this.peer.armExpiry(expiryClockOf(this.d))
+      this.peer.armExpiry(this.d.expiry)
       this.peer.send(encodeAuthGranted(cap.acc))
     } catch (err) {
       if (err instanceof TokenRefused) this.d.metrics.authRefusals.inc({ where: 'refresh', reason: refusalKind(err) })
@@ -115,7 +120,7 @@ export class Connection {
     if (err instanceof ProtocolError) {
       this.peer.close(CLOSE.malformed, `malformed message: ${err.message}`)
     } else if (isAppError(err)) {
-      this.peer.close(closeCodeOf(err), err.message.slice(0, 120))
+      this.peer.close(answerFor(err).close, err.message.slice(0, 120))
     } else {
       this.d.log.error({ err, docId: this.room.docId }, 'collab message failed')
       this.peer.close(CLOSE.internalError, 'internal error')

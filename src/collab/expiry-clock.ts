@@ -65,11 +65,3 @@ export class ExpiryClock {
   }
 }
 
-const perListener = new WeakMap<object, ExpiryClock>()
-
-/** The one expiry clock of a collab listener (keyed by its deps, like its throttle). */
-export function expiryClockOf(d: { now: () => number }): ExpiryClock {
-  let c = perListener.get(d)
-  if (!c) perListener.set(d, (c = new ExpiryClock(d.now)))
-  return c
-}

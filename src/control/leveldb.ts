@@ -1,7 +1,7 @@
 // The control store on the data dir's LevelDB (one process): a `control` sublevel of JSON values,
 // batches as LevelDB batches, serial() as an in-process queue per key.
 import type { AbstractSublevel } from 'abstract-level'
-import type { RootDb } from '../deps.js'
+import type { RootDb } from '../infra/data-dir.js'
 import { KeyQueue } from './key-queue.js'
 import { prefixRange, type ControlStore, type Op, type ControlRecord } from './store.js'
 

@@ -20,6 +20,7 @@ import { PostgresInstance } from './postgres/instance.js'
 import type { ManagedPostgres } from './managed/provision.js'
 import { pgliteDirName, PROVIDERS, type DatabaseAsset, type RegistryOptions, type Unavailable } from './options.js'
 import { SchemaCache } from './schema-cache.js'
+import { dataDirPath } from '../infra/data-dir.js'
 
 export { DEFAULT_PROVIDER, pgliteDirName,  registryOptions } from './options.js'
 export type { DatabaseAsset, RegistryOptions, Unavailable } from './options.js'
@@ -141,7 +142,7 @@ export class DatabaseRegistry {
   async dropData(asset: DatabaseAsset): Promise<void> {
     const entry = this.entries.get(asset.id)
     if (entry) await this.retire(entry)
-    if (asset.provider === 'pglite') await rm(join(this.o.dataDir, 'pglite', pgliteDirName(asset.id)), { recursive: true, force: true })
+    if (asset.provider === 'pglite') await rm(join(dataDirPath(this.o.dataDir, 'pglite'), pgliteDirName(asset.id)), { recursive: true, force: true })
     // a managed asset's database and role are Tandem's (named after the asset): an external one's are its owner's
     if (asset.provider === 'postgres' && this.o.managed) await this.o.managed.drop(asset.id)
   }
@@ -242,8 +243,8 @@ export class DatabaseRegistry {
     let instance: DbInstance
     if (entry.provider === 'pglite') {
       await this.makeRoom(entry)
-      const dataDir = join(this.o.dataDir, 'pglite', pgliteDirName(entry.id))
-      await mkdir(join(this.o.dataDir, 'pglite'), { recursive: true })
+      const dataDir = join(dataDirPath(this.o.dataDir, 'pglite'), pgliteDirName(entry.id))
+      await mkdir(dataDirPath(this.o.dataDir, 'pglite'), { recursive: true })
       const t0 = this.now()
       instance = await PgliteInstance.open({ dataDir, deadlineMs: this.o.deadlineMs, sharedBuffersMb: this.o.pgliteSharedBuffersMb })
       this.o.log.info({ asset: entry.id, ms: this.now() - t0, resumed: entry.everOpened }, 'pglite database opened')

@@ -2,7 +2,6 @@
 // endpoint within a minute. The demo key is kept (in the control plane, inside the data dir) so each
 // start prints the same one; real keys are only ever stored hashed.
 import { writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import type { ServerDeps } from '../deps.js'
 import { apiKeyOps, newApiKey } from '../control/api-keys.js'
 import { assetOps, getAsset, type Asset } from '../control/assets.js'
@@ -10,11 +9,11 @@ import { commentOp, richTextOf, threadOps, type Comment, type Thread } from '../
 import { paragraphsUpdate } from '../control/doc-seed.js'
 import { anchorQuote, renderDocText } from '../control/doc-text.js'
 import { newId } from '../control/ids.js'
-import { controlPlane } from '../plane.js'
 import { sourceOps, type Source, type Sweep } from '../sources/records.js'
 import { key, type ControlStore, type Op } from '../control/store.js'
 import { userOps } from '../control/users.js'
 import { workspaceOps, memberOps } from '../control/workspaces.js'
+import { dataDirPath } from '../infra/data-dir.js'
 
 export interface DemoWorld {
   apiKey: string
@@ -31,7 +30,6 @@ const TEAM = [
 const WORKSPACE = 'demo'
 const DOC_ID = 'demo-welcome'
 const NOTES_ID = 'demo-release-notes'
-const SITES_FILE = 'demo-sites.json'
 
 const DOC_TEXT = [
   'Welcome to Tandem',
@@ -43,7 +41,7 @@ const ANCHOR_QUOTE = 'anchored to a range of text'
 
 /** Loads the demo world if the control plane has none; returns the world either way. */
 export async function seedDemo(deps: ServerDeps): Promise<DemoWorld> {
-  const { store, sweeper } = await controlPlane(deps)
+  const { store, sweeper } = deps.control
   const existing = await store.get<DemoWorld>(WORLD_KEY)
   if (existing) return existing
   // Cluster nodes started together take turns: one seeds, the others find its world (and its key).
@@ -126,7 +124,7 @@ async function seedWorld(deps: ServerDeps, store: ControlStore): Promise<{ world
   ])
 
   // Connected sources in every group; the files account sweeps its sites from a JSON file.
-  const sitesFile = join(deps.config.dataDir, SITES_FILE)
+  const sitesFile = dataDirPath(deps.config.dataDir, 'demoSites')
   const sites = Array.from({ length: 120 }, (_, i) => ({ id: `site-${i + 1}`, name: `Team site ${i + 1}`, webUrl: `https://contoso.example/sites/team-${i + 1}` }))
   await writeFile(sitesFile, JSON.stringify({ sites }, null, 2))
   const sources: Source[] = [
@@ -155,7 +153,7 @@ async function seedWorld(deps: ServerDeps, store: ControlStore): Promise<{ world
 
 /** Lets other parts (database assets) add themselves to the demo world's list of assets. */
 export async function addDemoAsset(deps: ServerDeps, asset: { type: string; id: string; title: string }): Promise<void> {
-  const { store } = await controlPlane(deps)
+  const { store } = deps.control
   await store.serial(WORLD_KEY, async () => {
     const world = await store.get<DemoWorld>(WORLD_KEY)
     if (!world || world.assets.some((a) => a.id === asset.id)) return

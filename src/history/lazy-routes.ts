@@ -1,6 +1,7 @@
 // The history REST routes as a start sees them: their access and body here, their module (the
 // history engine, ~14 files) imported on the first history request instead of at every start.
 import { lazyRoutes, type RouteShape } from '../collab/rest.js'
+import type { HistoryService } from './service.js'
 
 export const HISTORY_ROUTE_SHAPE: RouteShape = {
   activity: { GET: { access: 'r' } },
@@ -8,4 +9,5 @@ export const HISTORY_ROUTE_SHAPE: RouteShape = {
   rollback: { POST: { access: 'rw', body: true } },
 }
 
-export const lazyHistoryRoutes = lazyRoutes(HISTORY_ROUTE_SHAPE, async () => (await import('./routes.js')).historyRoutes)
+/** `open`: the server's history service, built on first use. */
+export const lazyHistoryRoutes = (open: () => Promise<HistoryService>) => lazyRoutes(HISTORY_ROUTE_SHAPE, async () => (await import('./routes.js')).historyRoutes(open))

@@ -11,16 +11,17 @@ import { entryDelta } from './entry-delta.js'
 import { whoKey } from './who.js'
 import { attrParam, boolParam, intParam, limitParam, orderParam, rollbackSpec, usersParam, windowParams } from './query.js'
 import { rollback, wantAt, wantVersion, wantWithout, withVersionContent } from './rollback.js'
-import { historyServiceOf } from './service.js'
+import type { HistoryService } from './service.js'
 import type { DocHistory } from './timeline.js'
 
-const serviceOf = (ctx: RestContext) => historyServiceOf({ store: ctx.store, config: ctx.config, now: ctx.now })
+/** The server's history service, built on the first history request. */
+type OpenHistory = () => Promise<HistoryService>
 
-async function target(req: RestRequest, ctx: RestContext) {
+async function target(req: RestRequest, ctx: RestContext, open: OpenHistory) {
   const ref = { org: req.org, doc: req.doc, branch: req.cap.branch }
   const docId = docIdOf(ref.org, ref.doc, ref.branch)
   await ctx.registry.loaded(docId)?.flushed()
-  return { ref, docId, history: serviceOf(ctx) }
+  return { ref, docId, history: await open() }
 }
 
 /** How far back the history reaches, and whether a request starting at `from` asked for more. */
@@ -34,7 +35,7 @@ function notBeforeBase(h: DocHistory, time: number): void {
   }
 }
 
-export const historyRoutes: RestRoutes = {
+export const historyRoutes = (open: OpenHistory): RestRoutes => ({
   activity: {
     GET: {
       access: 'r',
@@ -52,7 +53,7 @@ export const historyRoutes: RestRoutes = {
           groupMaxGap: intParam(q, 'groupMaxGap') ?? 1000,
         }
         const withDelta = boolParam(q, 'delta', false)
-        const { docId, history } = await target(req, ctx)
+        const { docId, history } = await target(req, ctx, open)
         return history.use(docId, (h) => {
           const { groups, more } = activity(h.index, query)
           const entries = groups.map((g) => ({
@@ -79,7 +80,7 @@ export const historyRoutes: RestRoutes = {
         const attr = attrParam(q)
         const withDoc = boolParam(q, 'ydoc', false)
         const withDelta = boolParam(q, 'delta', true)
-        const { docId, history } = await target(req, ctx)
+        const { docId, history } = await target(req, ctx, open)
         return history.use(docId, (h) => {
           notBeforeBase(h, to)
           const cs = changeset(h, { from, to, by, attr })
@@ -97,7 +98,7 @@ export const historyRoutes: RestRoutes = {
       body: true,
       async handle(req, ctx) {
         const spec = rollbackSpec(req.body)
-        const { ref, docId, history } = await target(req, ctx)
+        const { ref, docId, history } = await target(req, ctx, open)
         const version = spec.kind === 'version' ? await ctx.versionState(docId, spec.version) : null
         if (spec.kind === 'version' && !version) throw new AppError('not_found', 'no such version')
         const versionSeq = version?.seq
@@ -131,4 +132,4 @@ export const historyRoutes: RestRoutes = {
       },
     },
   },
-}
+})

@@ -18,20 +18,7 @@ export interface HistoryServiceOptions {
   log?: Pick<Logger, 'warn'>
 }
 
-const services = new WeakMap<DocStore, HistoryService>()
-
-/** The one history service of a store (its cache and per-document queues are shared by every caller). */
-export function historyServiceOf(o: HistoryServiceOptions): HistoryService {
-  let s = services.get(o.store)
-  if (!s) services.set(o.store, (s = new HistoryService(o)))
-  return s
-}
-
-/** Drops what the store's history service holds of a document in memory (it was erased). */
-export async function forgetHistory(store: DocStore, docId: string): Promise<void> {
-  await services.get(store)?.forget(docId)
-}
-
+/** One per server (createServer builds it on first use): its cache and per-document queues are shared by every caller. */
 export class HistoryService {
   private cache = new Map<string, DocHistory>()
   private queues = new Map<string, Promise<unknown>>()

@@ -3,14 +3,16 @@
 import { resolve } from 'node:path'
 import { TrustedProxies } from './client-address.js'
 
-type Kind = 'string' | 'int' | 'number' | 'bool' | 'list'
+type Kind = 'string' | 'int' | 'number' | 'bool' | 'list' | 'enum'
 
-interface Setting<K extends Kind = Kind> {
+interface Setting<K extends Kind = Kind, V extends string = string> {
   kind: K
   flag: string // --flag-name
   env: string // TANDEM_*
   default: unknown
   min?: number
+  /** enum: the values allowed */
+  values?: readonly V[]
   help: string
 }
 
@@ -23,6 +25,9 @@ const s = <K extends Kind>(kind: K, flag: string, def: unknown, help: string, mi
   ...(min === undefined ? {} : { min }),
 })
 
+/** A setting with a fixed set of values: validated at start, typed as their union. */
+const e = <const V extends string>(flag: string, values: readonly V[], def: V, help: string): Setting<'enum', V> => ({ ...s('enum', flag, def, help), values })
+
 // Every limit is a named setting with its unit in the name or the help text.
 const SETTINGS = {
   dataDir: s('string', 'data-dir', './data', 'directory holding LevelDB, PGlite databases and signing keys'),
@@ -34,10 +39,10 @@ const SETTINGS = {
   publicWsUrl: s('string', 'public-ws-url', '', 'WebSocket base URL put in minted tokens (default: the collab listener)'),
   signingKeys: s('string', 'signing-keys', '', 'JWKS file of private Ed25519 keys with kid; the first signs'),
   corsOrigins: s('list', 'cors-origins', ['*'], 'comma list of origins allowed by CORS on the collab REST API'),
-  logLevel: s('string', 'log-level', 'info', 'pino log level (silent, error, warn, info, debug)'),
+  logLevel: e('log-level', ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'], 'info', 'pino log level (silent, error, warn, info, debug)'),
   listenRetrySec: s('int', 'listen-retry-sec', 90, 'seconds a listener keeps retrying (with backoff, logged) while its port is busy before start fails; 0 = fail at once', 0),
   fsync: s('bool', 'fsync', true, 'fsync every document write cycle (LevelDB sync): acknowledged updates survive power loss and kernel crashes, not only a killed process'),
-  docStorage: s('string', 'doc-storage', 'leveldb', 'where documents live: leveldb (durable) or memory (lost on exit; for benchmarks and tests)'),
+  docStorage: e('doc-storage', ['leveldb', 'memory'], 'leveldb', 'where documents live: leveldb (durable) or memory (lost on exit; for benchmarks and tests)'),
   redisUrl: s('string', 'redis-url', '', 'Redis URL (redis:// or rediss://): makes the process one node of a cluster; needs --postgres-url (a secret: never logged)'),
   postgresUrl: s('string', 'postgres-url', '', 'PostgreSQL URL: documents, history, control plane and signing keys live there instead of LevelDB (a secret: never logged)'),
   postgresSchema: s('string', 'postgres-schema', 'tandem', 'schema holding Tandem\'s own tables in --postgres-url'),
@@ -105,8 +110,9 @@ const SETTINGS = {
 } satisfies Record<string, Setting>
 
 type Settings = typeof SETTINGS
-type ValueOf<K extends Kind> = K extends 'int' | 'number' ? number : K extends 'bool' ? boolean : K extends 'list' ? string[] : string
-export type Config = Readonly<{ [P in keyof Settings]: ValueOf<Settings[P]['kind']> }>
+type ValueOfKind<K extends Kind> = K extends 'int' | 'number' ? number : K extends 'bool' ? boolean : K extends 'list' ? string[] : string
+type ValueOf<S> = S extends Setting<'enum', infer V> ? V : S extends Setting<infer K> ? ValueOfKind<K> : never
+export type Config = Readonly<{ [P in keyof Settings]: ValueOf<Settings[P]> }>
 
 export class ConfigError extends Error {}
 
@@ -131,9 +137,36 @@ function parseValue(name: string, setting: Setting, raw: string | boolean): unkn
     }
     case 'list':
       return String(raw).split(',').map((v) => v.trim()).filter(Boolean)
+    case 'enum':
+      if (typeof raw !== 'string' || !setting.values!.includes(raw)) throw new ConfigError(`${name}: expected ${setting.values!.join(' or ')}, got ${JSON.stringify(raw)}`)
+      return raw
     default:
       if (typeof raw !== 'string') throw new ConfigError(`${name}: expects a value`)
       return raw
+  }
+}
+
+/** An override (tests, embedding code) passes the same checks as a flag's parsed value. */
+function checkOverride(key: string, setting: Setting, value: unknown): unknown {
+  const bad = (expected: string) => new ConfigError(`${key}: expected ${expected}, got ${JSON.stringify(value)}`)
+  switch (setting.kind) {
+    case 'bool':
+      if (typeof value !== 'boolean') throw bad('a boolean')
+      return value
+    case 'int':
+    case 'number':
+      if (typeof value !== 'number' || (setting.kind === 'int' ? !Number.isSafeInteger(value) : !Number.isFinite(value))) throw bad(`a ${setting.kind === 'int' ? 'whole ' : ''}number`)
+      if (setting.min !== undefined && value < setting.min) throw new ConfigError(`${key}: must be at least ${setting.min}, got ${value}`)
+      return value
+    case 'list':
+      if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw bad('a list of strings')
+      return value
+    case 'enum':
+      if (typeof value !== 'string' || !setting.values!.includes(value)) throw bad(setting.values!.join(' or '))
+      return value
+    default:
+      if (typeof value !== 'string') throw bad('a string')
+      return value
   }
 }
 
@@ -157,7 +190,7 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = {}, ove
   }
   const out: Record<string, unknown> = {}
   for (const [key, setting] of Object.entries(SETTINGS) as [string, Setting][]) {
-    if (key in overrides) out[key] = (overrides as Record<string, unknown>)[key]
+    if (key in overrides) out[key] = checkOverride(key, setting, (overrides as Record<string, unknown>)[key])
     else if (flags.has(setting.flag)) out[key] = parseValue(`--${setting.flag}`, setting, flags.get(setting.flag)!)
     else if (env[setting.env] !== undefined && env[setting.env] !== '') out[key] = parseValue(setting.env, setting, env[setting.env]!)
     else out[key] = setting.default
@@ -170,7 +203,6 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = {}, ove
   if (cfg.wsBytesPerSec > 0 && cfg.wsByteBurst < cfg.maxMessageBytes) {
     throw new ConfigError(`ws-byte-burst (${cfg.wsByteBurst}) must be at least max-message-bytes (${cfg.maxMessageBytes}): a largest message could never pass`)
   }
-  if (!['leveldb', 'memory'].includes(cfg.docStorage)) throw new ConfigError(`doc-storage: expected leveldb or memory, got ${JSON.stringify(cfg.docStorage)}`)
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(cfg.postgresSchema)) {
     throw new ConfigError(`postgres-schema: expected a lower-case identifier ([a-z_][a-z0-9_]*), got ${JSON.stringify(cfg.postgresSchema)}`)
   }
@@ -189,9 +221,6 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = {}, ove
     TrustedProxies.parse(cfg.trustedProxies)
   } catch (err) {
     throw new ConfigError(`trusted-proxies: ${(err as Error).message}`)
-  }
-  if (!['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'].includes(cfg.logLevel)) {
-    throw new ConfigError(`log-level: unknown level ${JSON.stringify(cfg.logLevel)}`)
   }
   return Object.freeze(cfg)
 }

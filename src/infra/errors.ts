@@ -46,10 +46,35 @@ export const isAppError = (e: unknown): e is AppError => e instanceof AppError
 
 /** The message a caller may see: the error's own when exposed, a generic one otherwise. */
 export function publicMessage(e: unknown): string {
-  return isAppError(e) && e.expose ? e.message : 'internal error'
+  return answerFor(e).message ?? 'internal error'
 }
 
-/** The close code that ends a socket on this failure: the table's, 1011 for anything else. */
-export function closeCodeOf(e: unknown): CloseCode {
-  return (isAppError(e) && (ERRORS[e.code] as { close?: CloseCode }).close) || CLOSE.internalError
+/** How a failure answers on every edge (Koa, collab REST, the upgrade, an open socket). */
+export interface ErrorAnswer {
+  status: number
+  code: ErrorCode | 'internal'
+  /** the message a caller may see; null when it must not (each edge says its own generic text) */
+  message: string | null
+  /** seconds, for a Retry-After header */
+  retryAfterSec?: number
+  /** what ends a socket on this failure: the table's close code, 1011 for anything else */
+  close: CloseCode
+}
+
+export function answerFor(e: unknown): ErrorAnswer {
+  if (!isAppError(e)) return { status: 500, code: 'internal', message: null, close: CLOSE.internalError }
+  const retry = e.extra.retryAfterSec
+  return {
+    status: e.status,
+    code: e.code,
+    message: e.expose ? e.message : null,
+    ...(retry !== undefined && { retryAfterSec: Math.max(0, Math.ceil(retry)) }),
+    close: (ERRORS[e.code] as { close?: CloseCode }).close ?? CLOSE.internalError,
+  }
+}
+
+/** The collab listener's error body (`{"error", "code"}`) and headers, for the upgrade and collab REST. */
+export function collabErrorReply(e: unknown): { status: number; body: { error: string; code: string }; headers: Record<string, string> } {
+  const a = answerFor(e)
+  return { status: a.status, body: { error: a.message ?? 'internal error', code: a.code }, headers: a.retryAfterSec ? { 'retry-after': String(a.retryAfterSec) } : {} }
 }

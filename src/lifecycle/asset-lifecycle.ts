@@ -20,6 +20,12 @@ import { webhookEventOps } from '../webhooks/emit.js'
 interface DocumentStores {
   docs: DocStore
   versions: VersionStore
+  history?: HistoryMemory
+}
+
+/** What the server's history service holds of documents in memory (absent where none was built). */
+interface HistoryMemory {
+  forget(docId: string): Promise<void>
 }
 
 /** Erases one stored document (one branch of an asset's document) from one kind of record. */
@@ -32,8 +38,8 @@ type DocumentEraser = (stores: DocumentStores, docId: string) => Promise<void>
 const DOCUMENT_ERASERS: readonly DocumentEraser[] = [
   ({ docs }, docId) => docs.eraseDocument(docId), // log, snapshot, side records (history checkpoints)
   ({ versions }, docId) => versions.erase(docId), // named versions: records and states
-  // the history service's copy in memory (imported here, not at the top: a plain start never loads history)
-  async ({ docs }, docId) => (await import('../history/service.js')).forgetHistory(docs, docId),
+  // the history service's copy in memory
+  async ({ history }, docId) => history?.forget(docId),
 ]
 
 /** The loaded rooms of this process (the room registry). */
@@ -47,6 +53,7 @@ export interface LifecycleDeps {
   docs: DocStore
   versions: VersionStore
   rooms?: LiveRooms
+  history?: HistoryMemory
   /** the process's database registry, asked for only when a database asset is hard deleted */
   databases?: () => Promise<{ dropData(asset: DatabaseAsset): Promise<void> }>
   now: () => number

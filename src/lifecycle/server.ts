@@ -4,43 +4,35 @@
 // close with 4404; a hard-deleted one's rooms are dropped unwritten and its stores erased.
 import { DELETED_PREFIX, DOC_DELETED_MESSAGE, DeletedDocs, type DocDeletion } from '../auth/deleted-docs.js'
 import type { RoomRegistry } from '../collab/registry.js'
-import type { ServerDeps } from '../deps.js'
+import type { Config } from '../infra/config.js'
+import type { Logger } from '../infra/log.js'
 import type { Resources } from '../infra/resources.js'
 import type { ControlPlane } from '../plane.js'
 import { CLOSE } from '../protocol/close-codes.js'
 import type { DocStore } from '../storage/doc-store.js'
-import { AssetLifecycle } from './asset-lifecycle.js'
-
-const lifecycles = new WeakMap<ServerDeps, AssetLifecycle>()
-
-/** The lifecycle of the server these deps belong to (the API and admin endpoint use it). */
-export function lifecycleOf(deps: ServerDeps): AssetLifecycle {
-  const l = lifecycles.get(deps)
-  if (!l) throw new Error('document lifecycle: not started for this server')
-  return l
-}
+import type { VersionStore } from '../versions/store.js'
+import { AssetLifecycle, type LifecycleDeps } from './asset-lifecycle.js'
 
 export interface LifecycleParts {
-  deps: ServerDeps
+  config: Pick<Config, 'revocationRefreshMs'>
+  log: Logger
+  now: () => number
   control: ControlPlane
   registry: RoomRegistry
   /** the document store rooms and history use */
   store: DocStore
+  versions: VersionStore
+  /** the server's database registry, built on first use */
+  databases: LifecycleDeps['databases']
+  /** what the server's history service holds in memory, dropped on a hard delete */
+  history: LifecycleDeps['history']
 }
 
 /** Starts the deny-set (loaded before the collab listener serves) and the lifecycle of this server. */
-export async function startDocLifecycle(resources: Resources, { deps, control, registry, store }: LifecycleParts): Promise<DeletedDocs> {
-  const { config, log } = deps
+export async function startDocLifecycle(resources: Resources, p: LifecycleParts): Promise<{ deleted: DeletedDocs; lifecycle: AssetLifecycle }> {
+  const { config, log, control, registry } = p
   const deleted = resources.add('deleted documents', new DeletedDocs(control.store), (d) => d.records.stop())
-  const lifecycle = new AssetLifecycle({
-    control: control.store,
-    docs: store,
-    versions: deps.versions,
-    rooms: registry,
-    databases: async () => (await import('../databases/registry-of.js')).registryOf(deps),
-    now: deps.now,
-  })
-  lifecycles.set(deps, lifecycle)
+  const lifecycle = new AssetLifecycle({ control: control.store, docs: p.store, versions: p.versions, rooms: registry, databases: p.databases, history: p.history, now: p.now })
 
   const purge = (d: DocDeletion) => lifecycle.purge(d).catch((err: unknown) => log.error({ err, asset: d.assetId }, 'hard delete: erasing failed'))
   deleted.records.onChange((changed, initial) => {
@@ -59,5 +51,5 @@ export async function startDocLifecycle(resources: Resources, { deps, control, r
     },
   })
   await deleted.records.start(config.revocationRefreshMs, (err) => log.error({ err }, 'deleted documents refresh failed'))
-  return deleted
+  return { deleted, lifecycle }
 }

@@ -15,12 +15,13 @@ import { DEFAULT_PROVIDER, pgliteDirName } from '../databases/options.js'
 import { copyDatabase, digestDatabase, digestDifferences } from './database-copy.js'
 import { readSchema, unsupportedObjects } from './database-schema.js'
 import { normaliseSession, openPgliteSession, pgSession, type SqlSession } from './sql-session.js'
+import { dataDirPath } from '../infra/data-dir.js'
 
 /** The data dir's PGlite database assets: asset id -> its directory (absent when never opened). */
 export async function pgliteAssets(control: ControlStore, dataDir: string): Promise<Map<string, string>> {
   const dirs = new Map<string, string>()
   for (const a of await listAssets(control)) {
-    if (a.type === 'database' && (a.database?.provider ?? DEFAULT_PROVIDER) === 'pglite') dirs.set(a.id, join(dataDir, 'pglite', pgliteDirName(a.id)))
+    if (a.type === 'database' && (a.database?.provider ?? DEFAULT_PROVIDER) === 'pglite') dirs.set(a.id, join(dataDirPath(dataDir, 'pglite'), pgliteDirName(a.id)))
   }
   return dirs
 }

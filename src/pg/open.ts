@@ -5,7 +5,7 @@ import type { Config } from '../infra/config.js'
 import { applySchemaMigrations, SchemaTooNewError } from './schema.js'
 import { checkReachable, createPgPool, describePgError, type PgPool } from './pool.js'
 
-export async function openPgPool(config: Config, applicationName = 'tandem'): Promise<PgPool> {
+export async function openPgPool(config: Pick<Config, 'postgresUrl' | 'postgresSchema' | 'postgresPoolSize'>, applicationName = 'tandem'): Promise<PgPool> {
   const pool = createPgPool({ url: config.postgresUrl, schema: config.postgresSchema, poolSize: config.postgresPoolSize, applicationName })
   try {
     await checkReachable(pool)

@@ -5,7 +5,7 @@
 // (erase is one range delete). LevelDB admits one process, so renames of one version are
 // serialised in this process.
 import { KeyQueue } from '../control/key-queue.js'
-import type { RootDb } from '../deps.js'
+import type { RootDb } from '../infra/data-dir.js'
 import { newestFirst, type VersionRecord } from './record.js'
 import { renamedAt, type RenameResult, type VersionStore } from './store.js'
 

@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ADMIN_ENDPOINT_FILE } from '../../src/admin/endpoint.js'
+import { dataDirPath } from '../../src/infra/data-dir.js'
 import { loadConfig, type Config } from '../../src/infra/config.js'
 import { startTandem, type Harness } from '../helpers/tandem.js'
 import { admin, call } from './helpers.js'
@@ -47,7 +47,7 @@ describe('tandem admin', () => {
 
   it('goes through the running server’s loopback endpoint, guarded by a 0600 secret file', async () => {
     h = await startTandem()
-    const file = join(h.dataDir, ADMIN_ENDPOINT_FILE)
+    const file = dataDirPath(h.dataDir, 'adminEndpoint')
     expect((await stat(file)).mode & 0o777).toBe(0o600)
     const info = JSON.parse(await readFile(file, 'utf8')) as { url: string; secret: string }
     expect(info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/admin$/)
@@ -100,8 +100,7 @@ describe('tandem admin', () => {
     h = await startTandem()
     await json(h.config, 'users', 'create', '--email', 'lee@example.com')
     const { key, id } = await json(h.config, 'keys', 'create', '--user', 'lee@example.com')
-    const { controlPlane } = await import('../../src/plane.js')
-    const rec = await (await controlPlane(h.server.deps)).store.get<{ hash: string }>(`apikey/${id}`)
+    const rec = await h.server.deps.control.store.get<{ hash: string }>(`apikey/${id}`)
     expect(rec!.hash).toBe(createHash('sha256').update(key).digest('hex'))
   })
 })

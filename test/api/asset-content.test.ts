@@ -4,7 +4,6 @@ import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { addComment, createThread, newThread, setThreadState, toggleReaction, updateComment } from '../../src/control/comments.js'
 import { anchorQuote } from '../../src/control/doc-text.js'
-import { controlPlane } from '../../src/plane.js'
 import { BACKENDS } from '../helpers/backends.js'
 import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
 import { asset, call, grant, makeWorld, type World } from './helpers.js'
@@ -121,7 +120,7 @@ describe.each(BACKENDS)('asset content ($name)', (backend) => {
     expect((await content(h, w.keys.owner, `?asset_id=${w.doc.id}&include_comments=false`)).body.comments).toBeNull()
     expect((await content(h, w.keys.owner, q)).body.comments).toEqual([])
 
-    const { store } = await controlPlane(h.server.deps)
+    const { store } = h.server.deps.control
     const anchor = await h.server.deps.docs.withDoc({ org: w.workspaceId, doc: w.doc.id }, (d) => anchorQuote(d, 'brown fox'))
     const anchored = await createThread(store, newThread(w.doc.id, { anchor: anchor!, data: { color: 'yellow' } }, 1000))
     const a1 = await addComment(store, anchored.id, { user: w.users.owner, text: 'first' }, 1001)
@@ -176,7 +175,7 @@ describe.each(BACKENDS)('asset content ($name)', (backend) => {
     h = await startTandem(await backend.overrides())
     const w = await makeWorld(h, 'broken')
     await grant(h, w.doc.id, w.users.owner, 'view')
-    const { store } = await controlPlane(h.server.deps)
+    const { store } = h.server.deps.control
     await store.batch([{ type: 'put', key: `thread/${w.doc.id}/th-broken`, value: 'not a thread' }])
     const r = await content(h, w.keys.owner, `?asset_id=${w.doc.id}&include_comments=true`)
     expect(r).toMatchObject({ status: 200, body: { content: '', comments: null } })

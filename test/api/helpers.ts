@@ -2,7 +2,6 @@
 // workspace with owner/admin/member, assets) created through the control plane of a real server.
 import { createApiKey } from '../../src/control/api-keys.js'
 import { createAsset, setGrant, type Asset, type Grant } from '../../src/control/assets.js'
-import { controlPlane } from '../../src/plane.js'
 import { createUser } from '../../src/control/users.js'
 import { createWorkspace, setMember } from '../../src/control/workspaces.js'
 import { runAdmin } from '../../src/cli/admin.js'
@@ -46,7 +45,7 @@ export interface World {
 
 /** One workspace with an owner, an admin, a member, plus a stranger; one generic_doc. */
 export async function makeWorld(h: Harness, tag: string): Promise<World> {
-  const { store } = await controlPlane(h.server.deps)
+  const { store } = h.server.deps.control
   const now = Date.now()
   const users = Object.fromEntries(ROLES.map((r) => [r, `${r}-${tag}@example.com`])) as Record<RoleName, string>
   const keys = {} as Record<RoleName, string>
@@ -62,11 +61,11 @@ export async function makeWorld(h: Harness, tag: string): Promise<World> {
 }
 
 export async function grant(h: Harness, assetId: string, user: string, g: Grant | 'default'): Promise<void> {
-  await setGrant((await controlPlane(h.server.deps)).store, assetId, user, g)
+  await setGrant(h.server.deps.control.store, assetId, user, g)
 }
 
 export async function asset(h: Harness, a: Parameters<typeof createAsset>[1]): Promise<Asset> {
-  return createAsset((await controlPlane(h.server.deps)).store, a, Date.now())
+  return createAsset(h.server.deps.control.store, a, Date.now())
 }
 
 /** `tandem admin ARGS` run in this process (through a running server's endpoint when there is one): exit code and output. */

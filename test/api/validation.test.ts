@@ -9,7 +9,6 @@ import { z } from 'zod'
 import { createApiApp } from '../../src/api/app.js'
 import { defineRoute } from '../../src/api/route.js'
 import { revokeApiKey } from '../../src/control/api-keys.js'
-import { controlPlane } from '../../src/plane.js'
 import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
 import { call, makeWorld } from './helpers.js'
 
@@ -59,7 +58,7 @@ describe('422 bodies match FastAPI', () => {
         return query
       },
     })
-    const app = createApiApp({ deps: h.server.deps, control: await controlPlane(h.server.deps), onClose: () => undefined }, [() => [rows]])
+    const app = createApiApp({ deps: h.server.deps, control: h.server.deps.control, onClose: () => undefined }, [() => [rows]])
     extra = createServer(app.callback())
     await new Promise<void>((r) => extra!.listen(0, '127.0.0.1', r))
     const url = `http://127.0.0.1:${(extra.address() as AddressInfo).port}/api/v0/test/rows`
@@ -155,7 +154,7 @@ describe('api listener foundation', () => {
         return bodies[params.kind]
       },
     })
-    const app = createApiApp({ deps: h.server.deps, control: await controlPlane(h.server.deps), onClose: () => undefined }, [() => [route]])
+    const app = createApiApp({ deps: h.server.deps, control: h.server.deps.control, onClose: () => undefined }, [() => [route]])
     extra = createServer(app.callback())
     await new Promise<void>((r) => extra!.listen(0, '127.0.0.1', r))
     for (const kind of Object.keys(bodies)) {
@@ -197,7 +196,7 @@ describe('api listener foundation', () => {
     }
     const keyId = w.keys.member.split('_')[1]!
     expect((await call(h, 'GET', '/api/v0/me/sources', { key: w.keys.member })).status).toBe(200)
-    await revokeApiKey((await controlPlane(h.server.deps)).store, keyId, Date.now())
+    await revokeApiKey(h.server.deps.control.store, keyId, Date.now())
     expect((await call(h, 'GET', '/api/v0/me/sources', { key: w.keys.member })).status).toBe(401)
     // a key of the right shape with a wrong secret
     expect((await call(h, 'GET', '/api/v0/me/sources', { key: w.keys.owner.slice(0, -4) + 'AAAA' })).status).toBe(401)

@@ -7,7 +7,6 @@ import * as Y from 'yjs'
 import type { WebsocketProvider } from 'y-websocket'
 import { call, grant, makeWorld } from '../api/helpers.js'
 import { PGLITE_IN_CLUSTER } from '../../src/cluster/pglite-guard.js'
-import { registryOf } from '../../src/databases/registry-of.js'
 import { startPostgres, type PgServer } from '../helpers/postgres.js'
 import { startRedis, type RedisServer } from '../helpers/redis.js'
 import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
@@ -135,7 +134,7 @@ describe('three cluster nodes', () => {
 
   it('PGlite database assets are refused on a cluster node with a message that says what to use instead', () => {
     const [, b] = nodes as [Harness, Harness]
-    expect(() => registryOf(b.server.deps).database({ id: 'local-only', provider: 'pglite' })).toThrow(PGLITE_IN_CLUSTER)
+    expect(() => b.server.deps.databases.database({ id: 'local-only', provider: 'pglite' })).toThrow(PGLITE_IN_CLUSTER)
   })
 
   it('Redis killed and restarted under writers: /readyz says so meanwhile, nodes resync, nothing is lost, providers converge', async () => {

@@ -8,7 +8,6 @@ import WebSocket from 'ws'
 import * as Y from 'yjs'
 import { runAdmin } from '../../src/cli/admin.js'
 import { assetOps } from '../../src/control/assets.js'
-import { controlPlane } from '../../src/plane.js'
 import { encodeAuthRefresh, encodeUpdate } from '../../src/protocol/messages.js'
 import { call, makeWorld, type World } from '../api/helpers.js'
 import { rawClient, upgradeStatus, type RawClient } from '../helpers/raw-client.js'
@@ -110,7 +109,7 @@ describe('grant and membership changes reach live sockets', () => {
 
   it('reaches sockets for a change written straight through the control store (any path): a lowered workspace default', async () => {
     const w = await makeWorld(h, 'rev-default')
-    const { store } = await controlPlane(h.server.deps)
+    const { store } = h.server.deps.control
     await store.batch(assetOps({ ...w.doc, defaultAccess: 'edit' }))
     const t = await mint(w, 'admin') // the admin has no grant: the workspace default decides
     const c = await connect(t)
@@ -224,7 +223,7 @@ describe('tandem admin tokens revoke', () => {
     const tok = await h.token('acme', 'rev-remote', { sub: 'remo@example.com' })
     const c = await rawClient(`${h.wsUrl}/acme/rev-remote?yauth=${tok}`)
     // another process shares the control plane: it writes the record without this process's hooks
-    const control = (await controlPlane(h.server.deps)).store.inner
+    const control = h.server.deps.control.store.inner
     const closed = await closeAfter(c, () =>
       control.batch([
         { type: 'put', key: 'revoke/remo%40example.com/all/deny', value: { sub: 'remo@example.com', effect: 'deny', beforeMs: Date.now() + 1000, createdAtMs: Date.now(), reason: 'test' } },

@@ -9,9 +9,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApiKey } from '../../src/control/api-keys.js'
 import { seedDemo } from '../../src/demo/world.js'
-import { controlPlane } from '../../src/plane.js'
-import { seedDemoDatabase } from '../../src/databases/demo.js'
-import { registryOf } from '../../src/databases/registry-of.js'
+import { seedDemoDatabase } from '../../src/demo/database.js'
 import { call } from '../api/helpers.js'
 import { hasChromium, launchChromium, newTab, screenshot } from '../helpers/browser.js'
 import { signIn as signInAt, textOf } from './page.js'
@@ -34,7 +32,7 @@ beforeAll(async () => {
   h = await startTandem({ siteSweepDelayMs: 0, dbStartWaitMs: 0, dbRetryAfterSec: 1 }, {}, dir)
   const world = await seedDemoDatabase(h.server.deps, await seedDemo(h.server.deps))
   demoKey = world.apiKey
-  const { store } = await controlPlane(h.server.deps)
+  const { store } = h.server.deps.control
   adaKey = (await createApiKey(store, 'ada@tandem.local', 'console test', Date.now())).key
   linKey = (await createApiKey(store, 'lin@tandem.local', 'console test', Date.now())).key
   base = `http://127.0.0.1:${h.server.apiPort}/`
@@ -216,7 +214,7 @@ describe.skipIf(!hasChromium())('web console', () => {
 
   it('a database table is filtered, ordered and paged through the read rows endpoint', async () => {
     // Suspended, the database answers 503 while it resumes: the console shows Retry-After and retries by itself.
-    expect(await registryOf(h.server.deps).suspend('demo-shop')).toBe(true)
+    expect(await h.server.deps.databases.suspend('demo-shop')).toBe(true)
     const { context, page, errors } = await newTab(browser)
     await signIn(page, demoKey, '#/w/demo/a/demo-shop')
     await page.locator('.db-status.warn', { hasText: 'Retry-After: 1 s' }).waitFor()

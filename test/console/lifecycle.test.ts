@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { createApiKey } from '../../src/control/api-keys.js'
 import { seedDemo } from '../../src/demo/world.js'
-import { controlPlane } from '../../src/plane.js'
 import { call } from '../api/helpers.js'
 import { hasChromium, launchChromium, newTab, screenshot } from '../helpers/browser.js'
 import { signIn, textOf } from './page.js'
@@ -25,7 +24,7 @@ let adaKey: string
 beforeAll(async () => {
   h = await startTandem()
   demoKey = (await seedDemo(h.server.deps)).apiKey
-  adaKey = (await createApiKey((await controlPlane(h.server.deps)).store, 'ada@tandem.local', 'console test', Date.now())).key
+  adaKey = (await createApiKey(h.server.deps.control.store, 'ada@tandem.local', 'console test', Date.now())).key
   base = `http://127.0.0.1:${h.server.apiPort}/`
   browser = await launchChromium()
 })

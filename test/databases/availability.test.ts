@@ -5,7 +5,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
 import { PgliteInstance } from '../../src/databases/pglite/instance.js'
-import { registryOf } from '../../src/databases/registry-of.js'
 import { pgliteDirName } from '../../src/databases/registry.js'
 import { asset, grant, type Reply } from '../api/helpers.js'
 import { eventually } from '../helpers/tandem.js'
@@ -37,7 +36,7 @@ beforeAll(async () => {
 })
 afterAll(() => w?.close())
 
-const registry = () => registryOf(w.h.server.deps)
+const registry = () => w.h.server.deps.databases
 const notes = (p: Provider) => `/api/v0/databases/${w.assets[p].id}/data/notes?order=id`
 
 function expect503(r: Reply, detail: RegExp): void {

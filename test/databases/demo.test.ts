@@ -1,7 +1,7 @@
 // The demo world's database asset: two related tables with a few hundred rows, seeded once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { seedDemo } from '../../src/demo/world.js'
-import { DEMO_DATABASE_ID, seedDemoDatabase } from '../../src/databases/demo.js'
+import { DEMO_DATABASE_ID, seedDemoDatabase } from '../../src/demo/database.js'
 import { call } from '../api/helpers.js'
 import { startTandem, type Harness } from '../helpers/tandem.js'
 

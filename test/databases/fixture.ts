@@ -4,9 +4,7 @@
 // one (created without a provider: a database and role of its own on Tandem's PostgreSQL). The
 // member may edit them all, the admin may view them, the owner and the stranger have no grant.
 import type { Asset } from '../../src/control/assets.js'
-import { controlPlane } from '../../src/plane.js'
 import { createDatabaseAsset } from '../../src/databases/create.js'
-import { registryOf } from '../../src/databases/registry-of.js'
 import { assetDatabase } from '../../src/databases/resolve.js'
 import type { Database } from '../../src/databases/registry.js'
 import type { Config } from '../../src/infra/config.js'
@@ -46,8 +44,8 @@ export async function startDbWorld(tag: string, overrides: Partial<Config> = {},
   const h = await startTandem({ postgresUrl: tandemPg.url, postgresSchema: `tandem_${dbName}`, ...overrides }, opts.server)
   const world = await makeWorld(h, tag)
   const connectionUrl = await pg.createDatabase(dbName)
-  const registry = registryOf(h.server.deps)
-  const { store } = await controlPlane(h.server.deps)
+  const registry = h.server.deps.databases
+  const { store } = h.server.deps.control
   const assets = {
     pglite: await asset(h, { workspaceId: world.workspaceId, type: 'database', title: `pglite ${tag}`, database: { provider: 'pglite' } }),
     postgres: await asset(h, { workspaceId: world.workspaceId, type: 'database', title: `postgres ${tag}`, database: { provider: 'postgres', connectionUrl } }),

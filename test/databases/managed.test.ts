@@ -11,14 +11,12 @@ import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runAdmin } from '../../src/cli/admin.js'
 import { getAsset } from '../../src/control/assets.js'
-import { controlPlane } from '../../src/plane.js'
 import { createDatabaseAsset } from '../../src/databases/create.js'
 import { DatabaseRegistry, registryOptions } from '../../src/databases/registry.js'
 import { assetDatabase } from '../../src/databases/resolve.js'
 import { createLogger } from '../../src/infra/log.js'
 import { managedLoginOf } from '../../src/databases/managed/login-record.js'
 import type { ManagedLogin } from '../../src/databases/managed/provision.js'
-import { registryOf } from '../../src/databases/registry-of.js'
 import { loadConfig } from '../../src/infra/config.js'
 import { call, grant, makeWorld, type World } from '../api/helpers.js'
 import { startPostgres, type PgServer } from '../helpers/postgres.js'
@@ -70,14 +68,14 @@ async function newDatabase(title: string, sql: string): Promise<string> {
 }
 
 async function loginOf(assetId: string): Promise<ManagedLogin> {
-  const login = await managedLoginOf((await controlPlane(a.server.deps)).store, assetId)
+  const login = await managedLoginOf(a.server.deps.control.store, assetId)
   expect(login).toBeDefined()
   return login!
 }
 
 /** A connection as the asset's role, to its own database or (`database`) another one of the server. */
 async function connectAs(login: ManagedLogin, database = login.database): Promise<pg.Client> {
-  const u = new URL(registryOf(a.server.deps).managed!.connectionUrl(login))
+  const u = new URL(a.server.deps.databases.managed!.connectionUrl(login))
   u.pathname = '/' + database
   const c = new pg.Client({ connectionString: u.href })
   await c.connect()
@@ -152,7 +150,7 @@ describe('database assets on Tandem\'s own PostgreSQL', () => {
   })
 
   it("need CREATEDB and CREATEROLE of Tandem's user (not superuser): with them the asset is made and served, without them a 503 says so and no asset exists", async () => {
-    const { store } = await controlPlane(a.server.deps)
+    const { store } = a.server.deps.control
     await server.sql(`CREATE ROLE provisioner LOGIN CREATEDB CREATEROLE; CREATE ROLE limited LOGIN`)
     const registryAs = (user: string) =>
       new DatabaseRegistry(registryOptions(loadConfig([], {}, { dataDir: adminDir, postgresUrl: server.url.replace('postgres@', `${user}@`), postgresSchema: SCHEMA }), createLogger('silent')))

@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { getAssetRecord } from '../../src/control/assets.js'
 import { docIdOf } from '../../src/storage/doc-store.js'
-import { controlPlane } from '../../src/plane.js'
 import { asset, call, grant, makeWorld, type World } from '../api/helpers.js'
 import { BACKENDS } from '../helpers/backends.js'
 import { rawClient, upgradeStatus } from '../helpers/raw-client.js'
@@ -131,7 +130,7 @@ describe.each(BACKENDS)('asset delete and restore on $name', (backend) => {
     expect(bad.status).toBe(422)
     expect(bad.body.detail[0]).toMatchObject({ type: 'bool_parsing', loc: ['query', 'hard'] })
     expect(await snapshotOf(w, token)).toEqual(before)
-    const { deletion } = await getAssetRecord((await controlPlane(h.server.deps)).store, w.doc.id)
+    const { deletion } = await getAssetRecord(h.server.deps.control.store, w.doc.id)
     expect(deletion).toBeUndefined()
     const c = await rawClient(url)
     c.ws.close()
@@ -165,7 +164,7 @@ describe.each(BACKENDS)('asset delete and restore on $name', (backend) => {
     }
     expect(h.server.registry.loaded(docId)).toBeUndefined()
     // the asset record is gone; its id is a tombstone that answers 404 everywhere
-    const { asset: record, deletion } = await getAssetRecord((await controlPlane(h.server.deps)).store, w.doc.id)
+    const { asset: record, deletion } = await getAssetRecord(h.server.deps.control.store, w.doc.id)
     expect(record).toBeUndefined()
     expect(deletion).toMatchObject({ hard: true, erasedAtMs: expect.any(Number) })
     expect((await call(h, 'POST', `/api/v0/assets/${w.doc.id}/restore`, { key: w.keys.owner })).status).toBe(404)
@@ -204,6 +203,6 @@ describe.each(BACKENDS)('asset delete and restore on $name', (backend) => {
     expect((await call(h, 'DELETE', `/api/v0/assets/${file.id}`, { key: w.keys.owner })).status).toBe(200)
     expect((await call(h, 'DELETE', `/api/v0/assets/${file.id}?hard=true`, { key: w.keys.owner })).body).toMatchObject({ hard: true })
     expect((await content()).status).toBe(404)
-    expect((await getAssetRecord((await controlPlane(h.server.deps)).store, file.id)).asset).toBeUndefined()
+    expect((await getAssetRecord(h.server.deps.control.store, file.id)).asset).toBeUndefined()
   }, 60_000)
 })

@@ -1,7 +1,6 @@
 // The control plane while PostgreSQL is down: API calls answer 503 with Retry-After (never a 500,
 // never a 401 for a good key), and work again once it is back, the registry PATCHed before intact.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { controlPlane } from '../../src/plane.js'
 import { call, makeWorld } from '../api/helpers.js'
 import { startPostgres, type PgServer } from '../helpers/postgres.js'
 import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
@@ -38,7 +37,7 @@ describe('control plane on PostgreSQL, server lost', () => {
   }, 60_000)
 
   it('a serial update holding its connection while PostgreSQL goes away fails with 503, and the process lives on', async () => {
-    const { store } = await controlPlane(h.server.deps)
+    const { store } = h.server.deps.control
     let release!: () => void
     const gate = new Promise<void>((r) => (release = r))
     let inside!: () => void

@@ -13,7 +13,6 @@ import * as Y from 'yjs'
 import { mintToken } from '../../src/auth/capability.js'
 import { runMigrate, type MigrateIo } from '../../src/cli/migrate.js'
 import { seedDemo } from '../../src/demo/world.js'
-import { controlPlane } from '../../src/plane.js'
 import { listSweeps } from '../../src/sources/records.js'
 import { docIdOf } from '../../src/storage/doc-store.js'
 import { asset, call, grant, makeWorld } from '../api/helpers.js'
@@ -58,7 +57,7 @@ async function buildDataDir(dir: string): Promise<Expected> {
     await grant(h, w.doc.id, w.users.member, 'edit')
     const reg = await call(h, 'PATCH', `/api/v0/workspaces/${w.workspaceId}/tool-registry`, { key: w.keys.owner, body: { default_visibility: 'hidden', tool: { tool_id: 'web_browse', enabled: false } } })
     expect(reg.status).toBe(200)
-    const { store } = await controlPlane(h.server.deps)
+    const { store } = h.server.deps.control
     await eventually(async () => expect((await listSweeps(store)).every((s) => s.phase === 'complete' || s.phase === 'failed')).toBe(true), 30_000)
 
     // 50 documents: the world's doc, the demo's, and generic_doc assets; 4-13 attributed updates

@@ -9,10 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runMigrate } from '../../src/cli/migrate.js'
 import { seedDemo } from '../../src/demo/world.js'
 import { getAsset } from '../../src/control/assets.js'
-import { controlPlane } from '../../src/plane.js'
 import { createDatabaseAsset } from '../../src/databases/create.js'
-import { DEMO_DATABASE_ID, seedDemoDatabase } from '../../src/databases/demo.js'
-import { registryOf } from '../../src/databases/registry-of.js'
+import { DEMO_DATABASE_ID, seedDemoDatabase } from '../../src/demo/database.js'
 import { assetDatabase } from '../../src/databases/resolve.js'
 import { call, grant, makeWorld, type World } from '../api/helpers.js'
 import { startPostgres, type PgServer } from '../helpers/postgres.js'
@@ -67,8 +65,8 @@ beforeAll(async () => {
   try {
     demoKey = (await seedDemoDatabase(h.server.deps, await seedDemo(h.server.deps))).apiKey
     world = await makeWorld(h, 'dbmig')
-    const { store } = await controlPlane(h.server.deps)
-    const registry = registryOf(h.server.deps)
+    const { store } = h.server.deps.control
+    const registry = h.server.deps.databases
     const make = async (title: string, sql: string[]) => {
       const a = await createDatabaseAsset(store, registry, { workspaceId: world.workspaceId, title }, Date.now())
       expect(a.database).toEqual({ provider: 'pglite' })
@@ -159,9 +157,9 @@ describe('tandem migrate with PGlite database assets', () => {
   it('a rerun moves what is left and leaves a database written since untouched, saying so', async () => {
     const h = await startTandem({ dbSchemas: SCHEMAS }, {}, dataDir)
     try {
-      const { store } = await controlPlane(h.server.deps)
+      const { store } = h.server.deps.control
       const odd = await getAsset(store, ids.odd)
-      await (await assetDatabase(store, registryOf(h.server.deps), odd!)).script('DROP FUNCTION twice(integer)')
+      await (await assetDatabase(store, h.server.deps.databases, odd!)).script('DROP FUNCTION twice(integer)')
     } finally {
       await h.close()
     }
@@ -188,8 +186,8 @@ describe('tandem migrate with PGlite database assets', () => {
       let w: World
       try {
         w = await makeWorld(h, 'inplace')
-        const { store } = await controlPlane(h.server.deps)
-        const registry = registryOf(h.server.deps)
+        const { store } = h.server.deps.control
+        const registry = h.server.deps.databases
         const a = await createDatabaseAsset(store, registry, { workspaceId: w.workspaceId, title: 'Old', provider: 'pglite' }, Date.now())
         id = a.id
         await grant(h, id, w.users.member, 'edit')

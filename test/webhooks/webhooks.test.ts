@@ -4,7 +4,6 @@
 import { Webhook } from 'standardwebhooks'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { registryOf } from '../../src/databases/registry-of.js'
 import { asset, call, grant, makeWorld, type World } from '../api/helpers.js'
 import { eventually, startTandem, synced, type Harness } from '../helpers/tandem.js'
 import { startReceiver, type Receiver } from './receiver.js'
@@ -126,7 +125,7 @@ describe('webhooks', () => {
     const hook = await register(r.url, ['rows.inserted'])
     const db = await asset(h, { workspaceId: w.workspaceId, type: 'database', title: 'rows', database: { provider: 'pglite' } })
     await grant(h, db.id, w.users.member, 'edit')
-    const database = registryOf(h.server.deps).database({ id: db.id, provider: 'pglite' })
+    const database = h.server.deps.databases.database({ id: db.id, provider: 'pglite' })
     await database.ready() // PGlite's start can outlast a request's wait on a loaded machine
     await database.run({ text: 'CREATE TABLE notes (id int primary key, body text)', values: [] })
     const insert = await call(h, 'POST', `/api/v0/databases/${db.id}/data/notes`, { key: w.keys.member, body: { data: [{ id: 1, body: 'a' }, { id: 2, body: 'b' }] } })

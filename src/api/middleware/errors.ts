@@ -5,7 +5,7 @@
 // middleware has returned, so a body that cannot be serialised is still a logged JSON 500 and the
 // access log sees the status that is sent.
 import type { Context, Next } from 'koa'
-import { isAppError } from '../../infra/errors.js'
+import { answerFor, isAppError } from '../../infra/errors.js'
 import type { Logger } from '../../infra/log.js'
 import { ValidationFailed } from '../route.js'
 import { echoInput, MAX_ECHO_ERRORS } from '../validation/echo.js'
@@ -22,9 +22,10 @@ function mapError(ctx: Context, err: unknown, log: Logger): void {
     ctx.status = 422
     ctx.body = { detail: err.errors.slice(0, MAX_ECHO_ERRORS).map((e) => ({ ...e, input: echoInput(e.input) })) }
   } else if (isAppError(err)) {
-    if (err.extra.retryAfterSec !== undefined) ctx.set('Retry-After', String(Math.max(0, Math.ceil(err.extra.retryAfterSec))))
-    send(ctx, err.status, err.expose ? err.message : 'Internal Server Error')
-    if (err.status >= 500 && !err.expose) log.error({ err, reqId: ctx.state.reqId }, 'request failed')
+    const a = answerFor(err)
+    if (a.retryAfterSec !== undefined) ctx.set('Retry-After', String(a.retryAfterSec))
+    send(ctx, a.status, a.message ?? 'Internal Server Error')
+    if (a.status >= 500 && a.message === null) log.error({ err, reqId: ctx.state.reqId }, 'request failed')
   } else {
     const e = err as { status?: unknown; expose?: unknown }
     // http-errors thrown by Koa and the router (405 from allowedMethods, 400 from bad paths).

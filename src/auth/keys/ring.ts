@@ -2,11 +2,11 @@
 // verifies, so a rotated-out key keeps its tokens valid until it is removed from the set.
 import { randomUUID, type webcrypto } from 'node:crypto'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import type { JWK } from 'jose'
 import { exportJWK } from 'jose/key/export'
 import { generateKeyPair } from 'jose/key/generate/keypair'
 import { importJWK } from 'jose/key/import'
+import { dataDirPath } from '../../infra/data-dir.js'
 
 type CryptoKey = webcrypto.CryptoKey
 
@@ -24,7 +24,6 @@ export interface KeyRing {
   refresh?: () => Promise<void>
 }
 
-export const KEYS_FILE = 'signing-keys.json'
 
 export async function generateSigningJwk(): Promise<JWK> {
   const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true })
@@ -64,7 +63,7 @@ async function readJwksFile(path: string): Promise<JWK[]> {
 /** Keys from the configured JWKS file, else from the data dir, generated there on first start. */
 export async function loadKeyRing(dataDir: string, signingKeysFile: string): Promise<KeyRing> {
   if (signingKeysFile) return keyRingFromJwks(await readJwksFile(signingKeysFile), signingKeysFile)
-  const path = join(dataDir, KEYS_FILE)
+  const path = dataDirPath(dataDir, 'signingKeys')
   try {
     return await keyRingFromJwks(await readJwksFile(path), path)
   } catch (err) {
@@ -87,7 +86,7 @@ export async function reloadKeyRing(ring: KeyRing, dataDir: string, signingKeysF
 
 /** Rotation: a new key signs from now on; the old ones stay for verification. Returns the new kid. */
 export async function rotateKeys(dataDir: string, keepOld = 2): Promise<string> {
-  const path = join(dataDir, KEYS_FILE)
+  const path = dataDirPath(dataDir, 'signingKeys')
   const existing = await readJwksFile(path)
   const fresh = await generateSigningJwk()
   const tmp = `${path}.${process.pid}.tmp`

@@ -6,10 +6,14 @@ import type { Transport } from '../transport.js'
 import { corsHeaders, handleRest, preflight } from './rest-routes.js'
 import { UwsTransport } from './peer-socket.js'
 import { webSocketBehavior, type SocketData } from './ws-handlers.js'
-import type { CollabListenerDeps } from './deps.js'
+import type { CollabListenerDeps, ListenerContext } from './deps.js'
+import { ExpiryClock } from '../expiry-clock.js'
+import { CollabThrottle } from './throttle.js'
 import { Reply, copyRequest } from './http.js'
 import { listenExclusive } from './listen.js'
 import { bindWithRetry } from '../../infra/listen-retry.js'
+import { collabErrorReply } from '../../infra/errors.js'
+import { PUBLIC_PATHS, publicEndpoints } from '../../infra/public-endpoints.js'
 
 
 
@@ -48,15 +52,28 @@ async function listen(
   app: uWS.TemplatedApp,
   transport: UwsTransport,
   sockets: Set<uWS.WebSocket<SocketData>>,
-  d: CollabListenerDeps,
+  deps: CollabListenerDeps,
 ): Promise<CollabListener> {
   let ready = true
+  // The listener's own parts: built once here, so its WebSocket and REST paths share them.
+  const d: ListenerContext = { ...deps, throttle: new CollabThrottle(deps.config, deps.metrics), expiry: new ExpiryClock(deps.now) }
 
   app.ws<SocketData>('/*', webSocketBehavior(d, transport, sockets))
 
-  app.get('/healthz', (res) => {
-    new Reply(res).json(200, { status: 'ok' })
-  })
+  const endpoints = publicEndpoints(d)
+  for (const path of PUBLIC_PATHS) {
+    app.get(path, (res) => {
+      const reply = new Reply(res)
+      endpoints[path]().then(
+        (a) => reply.send(a.status, a.body, a.contentType, a.headers),
+        (err: unknown) => {
+          d.log.error({ err, path }, 'public endpoint failed')
+          const { status, body } = collabErrorReply(err)
+          reply.json(status, body)
+        },
+      )
+    })
+  }
   app.get('/readyz', (res) => {
     const status = !ready
       ? 'shutting down'
@@ -66,22 +83,6 @@ async function listen(
           ? 'cluster bus unavailable'
           : 'ready'
     new Reply(res).json(status === 'ready' ? 200 : 503, { status })
-  })
-  app.get('/metrics', (res) => {
-    const reply = new Reply(res)
-    void d.metrics
-      .withDefaults()
-      .then(() => d.metrics.registry.metrics())
-      .then(
-        (text) => reply.send(200, text, d.metrics.registry.contentType),
-        (err: unknown) => {
-          d.log.error({ err }, 'metrics exposition failed')
-          reply.json(500, { error: 'internal error', code: 'internal' })
-        },
-      )
-  })
-  app.get('/.well-known/jwks.json', (res) => {
-    new Reply(res).json(200, d.keys.jwks, { 'cache-control': 'max-age=300' })
   })
   app.options('/:name/v1/:org/:doc', (res, req) => preflight(res, req, d.config))
   app.options('/:name/v1/:org/:doc/:id', (res, req) => preflight(res, req, d.config))

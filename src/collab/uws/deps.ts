@@ -7,8 +7,10 @@ import type { Logger } from '../../infra/log.js'
 import type { Metrics } from '../../infra/metrics.js'
 import type { DocStore } from '../../storage/doc-store.js'
 import type { StorageHealth } from '../../storage/health.js'
+import type { ExpiryClock } from '../expiry-clock.js'
 import type { RoomRegistry } from '../registry.js'
 import type { RestContext, RestRoutes } from '../rest.js'
+import type { CollabThrottle } from './throttle.js'
 
 export interface CollabListenerDeps {
   config: Config
@@ -29,4 +31,11 @@ export interface CollabListenerDeps {
   restRoutes: RestRoutes
   /** rollback `{version}` reads a named version's state through this (src/versions/) */
   versionState: RestContext['versionState']
+}
+
+/** What the listener's routes share: the server's parts plus the listener's own per-address limits and expiry clock. */
+export type ListenerContext = CollabListenerDeps & {
+  /** the WebSocket and REST paths share the per-address counts */
+  throttle: CollabThrottle
+  expiry: ExpiryClock
 }

@@ -1,14 +1,14 @@
 // HTTP side of the collab REST API on uWS: CORS, token and access checks, body limits, and the
 // `{error, code}` error shape. The handlers themselves live in collab/ and know nothing of uWS.
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
-import { DOC_NAME, TokenRefused, checkDocument, refusalKind, verifyToken } from '../../auth/capability.js'
+import { admitToDocument } from '../../auth/admission.js'
+import { DOC_NAME, TokenRefused, refusalKind, verifyToken } from '../../auth/capability.js'
 import type { Config } from '../../infra/config.js'
-import { AppError, isAppError, publicMessage } from '../../infra/errors.js'
+import { AppError, collabErrorReply, isAppError } from '../../infra/errors.js'
 import { tooDeepAt } from '../../infra/json-depth.js'
 import type { RestMethod } from '../rest.js'
-import type { CollabListenerDeps } from './deps.js'
+import type { ListenerContext } from './deps.js'
 import { Reply, copyRequest, readBody, type CopiedRequest } from './http.js'
-import { throttleOf } from './throttle.js'
 
 export function corsHeaders(origin: string | undefined, config: Config): Record<string, string> {
   if (!origin) return {}
@@ -36,9 +36,9 @@ function tokenOf(req: CopiedRequest): string | null {
   return m ? m[1]! : null
 }
 
-export function handleRest(res: HttpResponse, req: HttpRequest, d: CollabListenerDeps): void {
+export function handleRest(res: HttpResponse, req: HttpRequest, d: ListenerContext): void {
   const copied = copyRequest(req)
-  const ip = throttleOf(d).clientIp(res, req)
+  const ip = d.throttle.clientIp(res, req)
   const name = req.getParameter(0) ?? ''
   const rawOrg = req.getParameter(1) ?? ''
   const rawDoc = req.getParameter(2) ?? ''
@@ -72,13 +72,11 @@ export function handleRest(res: HttpResponse, req: HttpRequest, d: CollabListene
         ? readBody(res, reply, d.config.maxRestBodyBytes, Number(copied.headers.get('content-length') ?? 0))
         : null
       body?.catch(() => {}) // observed below; avoid an unhandled rejection if auth fails first
-      const refused = throttleOf(d).admitAuth(ip)
+      const refused = d.throttle.admitAuth(ip)
       if (refused) throw refused
       const verified = await verifyToken(d.keys, tokenOf(copied), d.now(), d.config.tokenClockSkewSec)
-      checkDocument(verified, org, doc)
       // One check for every collab REST route: a deleted document is 404 doc_deleted.
-      d.deleted.check(org, doc)
-      const cap = d.revocations.apply(verified)
+      const cap = admitToDocument(d, verified, org, doc)
       if (route.access === 'rw' && cap.acc !== 'rw') throw new AppError('read_only', 'this token is read-only')
       const contentType = copied.headers.get('content-type') ?? ''
       const bytes = body ? await body : null
@@ -111,11 +109,9 @@ export function handleRest(res: HttpResponse, req: HttpRequest, d: CollabListene
         d.metrics.authRefusals.inc({ where: 'rest', reason: refusalKind(err) })
         d.log.info({ route: name, reason: err.reason }, 'collab REST refused: token')
       }
-      const status = isAppError(err) ? err.status : 500
-      if (status === 401) throttleOf(d).authFailed(ip)
-      const headers: Record<string, string> = {}
-      if (isAppError(err) && err.extra.retryAfterSec) headers['retry-after'] = String(err.extra.retryAfterSec)
-      reply.json(status, { error: publicMessage(err), code: isAppError(err) ? err.code : 'internal' }, headers)
+      const { status, body, headers } = collabErrorReply(err)
+      if (status === 401) d.throttle.authFailed(ip)
+      reply.json(status, body, headers)
       finish(status)
     }
   })()

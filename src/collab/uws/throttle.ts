@@ -114,15 +114,6 @@ export class CollabThrottle {
   }
 }
 
-const perListener = new WeakMap<object, CollabThrottle>()
-
-/** The one throttle of a collab listener (its WebSocket and REST paths share the per-address counts). */
-export function throttleOf(d: { config: Config; metrics: Metrics }): CollabThrottle {
-  let t = perListener.get(d)
-  if (!t) perListener.set(d, (t = new CollabThrottle(d.config, d.metrics)))
-  return t
-}
-
 function tooMany(message: string, waitMs: number): AppError {
   return new AppError('rate_limited', message, { retryAfterSec: Math.max(1, Math.ceil(waitMs / 1000)) })
 }

@@ -6,7 +6,8 @@
 // signing key this process has not read yet is the other exception: its key is re-read after the
 // upgrade (an upgrade after an await meets the uWS cork() bug), and a refusal then closes the socket
 // with 4401 (4403 for another document) and a reason.
-import { DOC_NAME, TokenRefused, checkDocument, verifyToken, verifyTokenNow, type Capability } from '../../auth/capability.js'
+import { admitToDocument } from '../../auth/admission.js'
+import { DOC_NAME, TokenRefused, verifyToken, verifyTokenNow, type Capability } from '../../auth/capability.js'
 import { AppError } from '../../infra/errors.js'
 import { CLOSE, type CloseCode } from '../../protocol/close-codes.js'
 import { ClientBudget } from '../client-budget.js'
@@ -63,9 +64,7 @@ export function upgradeAuthorizer(d: CollabListenerDeps): (req: UpgradeRequest) 
   const expiredBudget = new ClientBudget(config.expiredUpgradesPerMin, d.now)
 
   const opened = (org: string, doc: string, cap: Capability, protocol: string): Decided => {
-    checkDocument(cap, org, doc)
-    d.deleted.check(org, doc)
-    return { kind: 'open', org, doc, cap: d.revocations.apply(cap), protocol }
+    return { kind: 'open', org, doc, cap: admitToDocument(d, cap, org, doc), protocol }
   }
 
   /** A refused token stays refused, except one whose only fault is expiry (see the top). */

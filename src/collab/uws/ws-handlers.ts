@@ -7,18 +7,17 @@
 // Native pub/sub carries room broadcasts.
 import type uWS from 'uWebSockets.js'
 import { TokenRefused, refusalKind, type Capability } from '../../auth/capability.js'
-import { AppError, closeCodeOf, isAppError, publicMessage } from '../../infra/errors.js'
+import { AppError, answerFor, collabErrorReply, isAppError, publicMessage } from '../../infra/errors.js'
 import { CLOSE } from '../../protocol/close-codes.js'
 import { Connection } from '../connection.js'
 import { PendingConnection, type Admitted, type Refused, type Session } from '../pending-connection.js'
 import { Peer } from '../peer.js'
 import type { RoomHold } from '../registry.js'
 import type { Transport } from '../transport.js'
-import type { CollabListenerDeps } from './deps.js'
+import type { ListenerContext } from './deps.js'
 import { Reply } from './http.js'
 import { UwsSocket } from './peer-socket.js'
 import { upgradeAuthorizer, type Decided } from './upgrade-auth.js'
-import { throttleOf } from './throttle.js'
 
 /** What the upgrade decided, for open: join a held room, wait for one, or close at once. */
 type Start = { hold: RoomHold; cap: Capability } | { admit: () => Promise<Admitted | Refused> } | Refused
@@ -32,20 +31,20 @@ export interface SocketData {
 
 /** Close code and reason for a failure after the open, as the HTTP refusal would have said it. */
 function refusedWith(err: unknown): Refused {
-  const code = closeCodeOf(err)
+  const code = answerFor(err).close
   // As terse as the 401 body for a token ("invalid", "expired"); a close reason is at most 123 bytes.
   const reason = err instanceof TokenRefused ? `token ${err.message}` : publicMessage(err).slice(0, 120)
   return { code, reason }
 }
 
 export function webSocketBehavior(
-  d: CollabListenerDeps,
+  d: ListenerContext,
   transport: Transport,
   sockets: Set<uWS.WebSocket<SocketData>>,
 ): uWS.WebSocketBehavior<SocketData> {
   const { config, metrics } = d
   const authorize = upgradeAuthorizer(d)
-  const throttle = throttleOf(d)
+  const { throttle } = d
 
   /** Logs and counts a refusal (before or after the open); a bad token charges the client. */
   const note = (err: unknown, ip: string, url: string, origin = ''): void => {
@@ -111,10 +110,9 @@ export function webSocketBehavior(
       } catch (err) {
         held?.release()
         note(err, ip, url, origin)
-        const status = isAppError(err) ? err.status : 500
+        const { status, body, headers } = collabErrorReply(err)
         metrics.httpRequests.inc({ listener: 'collab', route: 'upgrade', method: 'GET', status: String(status) })
-        const retryAfter = isAppError(err) ? err.extra.retryAfterSec : undefined
-        new Reply(res).json(status, { error: publicMessage(err), code: isAppError(err) ? err.code : 'internal' }, retryAfter ? { 'retry-after': String(retryAfter) } : {})
+        new Reply(res).json(status, body, headers)
         return
       }
       const data: SocketData = { start, socket: null, session: null }

@@ -2,7 +2,7 @@
 // writes, so different documents never wait on one another. With `sync`, every append and
 // snapshot is fsynced before it resolves (survives power loss and kernel crashes); without, it is
 // in the OS page cache when it resolves (survives the process being killed, not the host).
-import type { RootDb } from '../../deps.js'
+import type { RootDb } from '../../infra/data-dir.js'
 import { numberWrites, type AppendedSeqs, type AppendWrite, type DocState, type DocStore, type Snapshot, type StoredUpdate, type StoreMark, type UpdateEntry } from '../doc-store.js'
 import {
   MARKS_SUBLEVEL,

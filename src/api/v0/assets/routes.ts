@@ -5,7 +5,6 @@ import { getAssetRecord } from '../../../control/assets.js'
 import type { ControlStore } from '../../../control/store.js'
 import { roleOf } from '../../../control/workspaces.js'
 import { AppError } from '../../../infra/errors.js'
-import { lifecycleOf } from '../../../lifecycle/server.js'
 import type { ApiContext } from '../../context.js'
 import { defineRoute, type RouteDef } from '../../route.js'
 import { AssetDeletedOut, AssetParams, AssetRestoredOut, DeleteAssetQuery } from './schema.js'
@@ -34,7 +33,7 @@ export function assetLifecycleRoutes({ deps, control }: ApiContext): RouteDef[] 
       errors: ERRORS,
       async handler(_ctx, { params, query, user }) {
         await requireAssetAdmin(store, params.asset_id, user)
-        const d = await lifecycleOf(deps).deleteAsset(params.asset_id, user, query.hard)
+        const d = await deps.lifecycle.deleteAsset(params.asset_id, user, query.hard)
         return { deleted_at_ms: d.deletedAtMs, hard: d.hard, by: d.by }
       },
     }),
@@ -49,7 +48,7 @@ export function assetLifecycleRoutes({ deps, control }: ApiContext): RouteDef[] 
       errors: ERRORS,
       async handler(_ctx, { params, user }) {
         await requireAssetAdmin(store, params.asset_id, user)
-        const r = await lifecycleOf(deps).restoreAsset(params.asset_id, user)
+        const r = await deps.lifecycle.restoreAsset(params.asset_id, user)
         return { asset_id: r.assetId, restored: r.restored }
       },
     }),

@@ -17,7 +17,6 @@ import { compileInsert, type Row } from './query/compile-insert.js'
 import { compileRead } from './query/compile-read.js'
 import { parseReadParams } from './query/params.js'
 import type { Statement } from './query/sql.js'
-import { forgetRegistry, registryOf } from '../../../databases/registry-of.js'
 import { rowsInserted } from '../../../webhooks/emit.js'
 import { DatabaseParams, InsertDataRequest, InsertDataResponse, ListTablesResponse, ReadRowsQuery, ReadRowsResponse, TableParams } from './schema.js'
 
@@ -29,14 +28,10 @@ const ERRORS = {
   503: 'database unavailable (starting, suspended, saturated, unreachable); see Retry-After',
 }
 
-export function databaseRoutes({ deps, control, onClose }: ApiContext): RouteDef[] {
+export function databaseRoutes({ deps, control }: ApiContext): RouteDef[] {
   const { config } = deps
   const { store } = control
-  const registry = registryOf(deps)
-  onClose(async () => {
-    await registry.close()
-    forgetRegistry(deps)
-  })
+  const registry = deps.databases
 
   /** The table named in the path (404 when no exposed schema has it), from the schema cache or fresh. */
   async function tableOf(db: Database, name: string, fresh = false): Promise<TableInfo> {

@@ -2,14 +2,12 @@
 // rows, analysed so the table list shows row estimates. Made where new database assets go: on
 // Tandem's own PostgreSQL with --postgres-url (so every process and cluster node serves it), else
 // an embedded (PGlite) database in the data dir.
-import { addDemoAsset, DEMO_USER, type DemoWorld } from '../demo/world.js'
+import { addDemoAsset, DEMO_USER, type DemoWorld } from './world.js'
 import { getAsset, setGrant } from '../control/assets.js'
-import { controlPlane } from '../plane.js'
 import { key } from '../control/store.js'
 import type { ServerDeps } from '../deps.js'
-import { createDatabaseAsset } from './create.js'
-import { registryOf } from './registry-of.js'
-import { assetDatabase } from './resolve.js'
+import { createDatabaseAsset } from '../databases/create.js'
+import { assetDatabase } from '../databases/resolve.js'
 
 export const DEMO_DATABASE_ID = 'demo-shop'
 const TITLE = 'Shop database'
@@ -63,8 +61,8 @@ const SETUP = [
  */
 export async function seedDemoDatabase(deps: ServerDeps, world: DemoWorld): Promise<DemoWorld> {
   if (world.assets.some((a) => a.id === DEMO_DATABASE_ID)) return world
-  const { store } = await controlPlane(deps)
-  const registry = registryOf(deps)
+  const { store } = deps.control
+  const registry = deps.databases
   return store.serial(SEED_LOCK, async () => {
     let asset = await getAsset(store, DEMO_DATABASE_ID)
     if (!asset) {
