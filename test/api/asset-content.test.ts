@@ -90,7 +90,7 @@ describe.each(BACKENDS)('asset content ($name)', (backend) => {
     await grant(h, w.doc.id, w.users.owner, 'edit')
     const filler = 'lorem ipsum dolor sit amet '.repeat(12_000) // ~320 KB
     await writeDoc(h, w, (d) => d.getText('text').insert(0, `${filler}The quick brown fox`))
-    const { store } = await controlPlane(h.server.deps)
+    const { store } = h.server.deps.control
     const anchor = await h.server.deps.docs.withDoc({ org: w.workspaceId, doc: w.doc.id }, (d) => anchorQuote(d, 'brown fox'))
     await createThread(store, newThread(w.doc.id, { anchor: anchor!, data: {} }, 1000))
     // the event loop keeps turning while the worker reads: a timer every ms counts the turns
