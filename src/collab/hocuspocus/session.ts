@@ -41,11 +41,6 @@ export class HocusSession implements Session, SocketSide {
     this.timer.unref()
   }
 
-  /** documents on this socket (waiting for their token or joined) */
-  get documents(): number {
-    return this.docs.size
-  }
-
   message(bytes: Uint8Array): void {
     if (this.closed) return
     if (!this.authenticated) {
