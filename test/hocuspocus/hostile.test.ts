@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import * as Y from 'yjs'
 import { mintToken } from '../../src/auth/capability.js'
+import { runAdmin } from '../../src/cli/admin.js'
 import { authenticated, hocusClients, type HocusClients } from '../helpers/hocuspocus.js'
 import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
 import { sharedSigningKeys, spawnTandem, type TandemProcess } from '../helpers/tandem-process.js'
@@ -164,6 +165,35 @@ describe('Hocuspocus token expiry', () => {
       expect(copy.getText('t').toString()).toBe('after expiry')
       expect(p.unsyncedChanges).toBe(0)
     })
+    expect(closes).toBe(0)
+  })
+})
+
+describe('Hocuspocus revocation', () => {
+  let h: Harness
+  let c: HocusClients
+  afterEach(async () => {
+    c.destroy()
+    await h.close()
+  })
+
+  it('a revoked token ends its document alone; the socket keeps the other', async () => {
+    h = await startTandem()
+    c = hocusClients()
+    const socket = c.socket(h.wsUrl)
+    const revoked = c.provider(socket, 'acme/hp-rev', await h.token('acme', 'hp-rev', { sub: 'rita@example.com' }))
+    const keptDoc = new Y.Doc()
+    const kept = c.provider(socket, 'acme/hp-rev-2', await h.token('acme', 'hp-rev-2', { sub: 'rita@example.com' }), keptDoc)
+    await Promise.all([authenticated(revoked), authenticated(kept)])
+    let closes = 0
+    socket.on('close', () => closes++)
+    const reason = new Promise<string>((r) => revoked.on('authenticationFailed', ({ reason }: { reason: string }) => r(reason)))
+    const code = await runAdmin(['tokens', 'revoke', '--sub', 'rita@example.com', '--doc', 'hp-rev', '--json'], h.config, () => {})
+    expect(code).toBe(0)
+    // asked for a fresh token, the provider sends the same (revoked) one: refused
+    expect(await reason).toBe('token invalid')
+    keptDoc.getText('t').insert(0, 'kept')
+    await eventually(() => expect(kept.unsyncedChanges).toBe(0))
     expect(closes).toBe(0)
   })
 })
