@@ -10,7 +10,7 @@ import * as Y from 'yjs'
 import { mintToken } from '../../src/auth/capability.js'
 import { runAdmin } from '../../src/cli/admin.js'
 import { authenticated, hocusClients, type HocusClients } from '../helpers/hocuspocus.js'
-import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
+import { eventually, startTandem, synced, type Harness } from '../helpers/tandem.js'
 import { sharedSigningKeys, spawnTandem, type TandemProcess } from '../helpers/tandem-process.js'
 
 /** A raw socket on the root URL: frames received (decoded name and rest), and how it closed. */
@@ -130,6 +130,34 @@ describe('Hocuspocus lifecycle per document', () => {
     await eventually(() => expect(denied(r, 'acme/hp-del')).toHaveLength(2))
     h.server.registry.closeDocument('acme', 'hp-keep', 1012, 'node draining: reconnect')
     expect(await r.closed).toEqual({ code: 1012, reason: 'node draining: reconnect' })
+  })
+})
+
+describe('Hocuspocus slow consumer', () => {
+  let h: Harness
+  afterEach(async () => h.close())
+
+  it('a socket that stops reading is closed 1013 whole; its documents leave their rooms', async () => {
+    h = await startTandem({ maxBackpressureBytes: 256 * 1024 }, { api: false })
+    const r = await raw(h.wsUrl)
+    r.ws.send(frame('acme/hp-slow', AUTH, 0, await h.token('acme', 'hp-slow')))
+    r.ws.send(frame('acme/hp-slow-2', AUTH, 0, await h.token('acme', 'hp-slow-2')))
+    await eventually(() => expect(r.frames.filter((f) => f.type === AUTH && f.sub === 2)).toHaveLength(2))
+    const socket = (r.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket
+    socket.pause()
+    const writer = new Y.Doc()
+    const pw = h.provider('acme', 'hp-slow', await h.token('acme', 'hp-slow'), writer)
+    await synced(pw)
+    const room = h.server.registry.loaded('acme/hp-slow/main')!
+    const other = h.server.registry.loaded('acme/hp-slow-2/main')!
+    for (let i = 0; i < 2000 && room.peers.size === 2; i++) {
+      writer.getText('t').insert(0, String(i % 10).repeat(16 * 1024))
+      await new Promise((res) => setTimeout(res, 5))
+    }
+    await eventually(() => expect(room.peers.size).toBe(1))
+    socket.resume()
+    expect((await r.closed).code).toBe(1013)
+    await eventually(() => expect(other.peers.size).toBe(0))
   })
 })
 
