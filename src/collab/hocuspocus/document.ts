@@ -38,6 +38,8 @@ export type HocusDeps = ConnectionDeps & {
 /** What a document needs of its socket. */
 export interface SocketSide {
   readonly base: PeerSocket
+  /** the client's address, for the logs */
+  readonly ip: string
   /** closes the whole socket (shutdown, drain, slow consumer) */
   closeSocket(code: number, reason: string): void
   /** a document of this socket was admitted (the unauthenticated bounds no longer apply) */
@@ -275,6 +277,7 @@ export class HocusDocument {
   /** Ends this document with PermissionDenied and a reason; the socket carries on. */
   private refuse(reason: string): void {
     if (this.state.kind === 'ended') return
+    this.d.log.debug({ ip: this.s.ip, protocol: 'hocuspocus', doc: this.name, reason }, 'document refused')
     this.end()
     this.s.base.send(encodeHocusPermissionDenied(this.prefix, reason))
     this.s.removed(this.name)
@@ -289,6 +292,7 @@ export class HocusDocument {
   private noteRefusal(err: unknown): void {
     if (err instanceof TokenRefused) {
       this.d.metrics.authRefusals.inc({ where: 'hocuspocus', reason: refusalKind(err) })
+      this.d.log.info({ ip: this.s.ip, protocol: 'hocuspocus', doc: this.name, reason: err.reason }, 'document refused: token')
       this.s.authFailed()
     } else if (!isAppError(err) && !(err instanceof ProtocolError)) this.d.log.error({ err, doc: this.name }, 'hocuspocus admission failed')
   }

@@ -33,6 +33,8 @@ export class HocusSession implements Session, SocketSide {
   constructor(
     readonly base: PeerSocket,
     private readonly d: HocusSessionDeps,
+    /** the client's address (after trusted proxies), for the logs */
+    readonly ip: string,
     /** charges a refused token to the client's address */
     private readonly onAuthFailed: () => void,
   ) {
@@ -108,6 +110,7 @@ export class HocusSession implements Session, SocketSide {
 
   closeSocket(code: number, reason: string): void {
     if (this.closed) return
+    if (code === CLOSE.policyViolation || code === CLOSE.malformed) this.d.log.info({ ip: this.ip, protocol: 'hocuspocus', code, reason }, 'hocuspocus socket closed')
     this.base.close(code, reason)
     this.close()
   }

@@ -55,7 +55,7 @@ export function webSocketBehavior(
       metrics.authRefusals.inc({ where: 'upgrade', reason: refusalKind(err) })
       d.log.info({ ip, path: url, reason: err.reason }, 'upgrade refused: token')
     } else if (!isAppError(err)) d.log.error({ err, path: url }, 'upgrade failed')
-    else if (err.status === 403) d.log.info({ ip, path: url, origin, reason: err.message }, 'upgrade refused')
+    else if (err.status === 403) d.log.info({ ip, path: url, protocol: url === '/' ? 'hocuspocus' : 'y-websocket', origin, reason: err.message }, 'upgrade refused')
     else if (err.status >= 500) d.log.warn({ err, path: url }, 'socket closed before joining: the document could not be loaded')
     if (isAppError(err) && err.status === 401) throttle.authFailed(ip)
   }
@@ -138,7 +138,7 @@ export function webSocketBehavior(
       metrics.connections.inc({ protocol })
       if ('hocuspocus' in start) {
         const ip = start.hocuspocus
-        data.session = new HocusSession(socket, d, () => throttle.authFailed(ip))
+        data.session = new HocusSession(socket, d, ip, () => throttle.authFailed(ip))
       } else if ('hold' in start) {
         // The room join (and its first sends) runs on the next turn, outside the upgrade's cork;
         // a message arriving first opens the connection itself.
