@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { list, log, num, parseFlags } from './lib/args.js'
 import { openFileLimit, pinSelf, stamp } from './lib/host.js'
 import { machineFacts } from './lib/proc.js'
-import { PEER_NAMES, RELAY_SCENARIOS, ROOT, TANDEM_PG_SCENARIOS, buildTandem, peerVersion, startPeer, stopBenchPostgres, type PeerName, type RunningPeer } from './lib/peers.js'
+import { PEER_NAMES, RELAY_SCENARIOS, ROOT, TANDEM_HP_SCENARIOS, TANDEM_PG_SCENARIOS, buildTandem, peerVersion, startPeer, stopBenchPostgres, type PeerName, type RunningPeer } from './lib/peers.js'
 import { markdown, svg, type BenchReport, type RunRecord } from './lib/report.js'
 import { ALL_SCENARIOS, EXTRA_PEERS, EXTRA_SCENARIOS, SCENARIOS, needsPersistence, runScenario, sizeFor, startOptionsFor, type ScenarioName } from './scenarios/index.js'
 
@@ -209,6 +209,7 @@ async function main(argv: string[]): Promise<number> {
       if (peerName === 'tandem-mem' && needsPersistence(scenario)) continue // nothing survives its restart
       if (peerName === 'tandem-pg' && !TANDEM_PG_SCENARIOS.includes(scenario)) continue
       if (peerName === 'relay' && !RELAY_SCENARIOS.includes(scenario)) continue
+      if (peerName === 'tandem-hp' && !TANDEM_HP_SCENARIOS.includes(scenario)) continue
       if ((EXTRA_SCENARIOS as readonly string[]).includes(scenario) && !EXTRA_PEERS.includes(peerName)) continue
       const dataDir = mkdtempSync(join(tmpdir(), `tandem-bench-${peerName}-`))
       const t0 = Date.now()

@@ -18,8 +18,8 @@ import { freePort } from '../../test/helpers/ports.js'
  * peers. `tandem-pg` is Tandem with its documents on PostgreSQL (`--postgres-url`), a throwaway
  * server the bench starts with production durability, pinned to the server's CPUs.
  */
-export type PeerName = 'tandem' | 'tandem-mem' | 'tandem-pg' | 'yws' | 'hocuspocus' | 'relay'
-export const PEER_NAMES: readonly PeerName[] = ['tandem', 'tandem-mem', 'tandem-pg', 'yws', 'hocuspocus', 'relay']
+export type PeerName = 'tandem' | 'tandem-mem' | 'tandem-pg' | 'tandem-hp' | 'yws' | 'hocuspocus' | 'relay'
+export const PEER_NAMES: readonly PeerName[] = ['tandem', 'tandem-mem', 'tandem-pg', 'tandem-hp', 'yws', 'hocuspocus', 'relay']
 
 /**
  * Scenarios the `relay` (a bare uWS relay that parses nothing, bench/peers/uws-relay.mjs) runs in:
@@ -30,6 +30,9 @@ export const RELAY_SCENARIOS: readonly string[] = ['fanout', 'rooms', 'presence'
 
 /** Scenarios `tandem-pg` runs in: traffic and cold (storm and idle do not touch storage much). */
 export const TANDEM_PG_SCENARIOS: readonly string[] = ['fanout', 'rooms', 'presence', 'cold']
+
+/** Scenarios `tandem-hp` (Tandem through the Hocuspocus framing at its root URL) runs in: traffic, beside `hocuspocus`. */
+export const TANDEM_HP_SCENARIOS: readonly string[] = ['fanout', 'rooms']
 
 let benchPg: Promise<PgServer> | null = null
 let pgDatabases = 0
@@ -89,6 +92,7 @@ export function peerVersion(name: PeerName): string {
   const pkg = {
     tandem: 'package.json',
     'tandem-mem': 'package.json',
+    'tandem-hp': 'package.json',
     'tandem-pg': 'package.json',
     yws: 'node_modules/y-websocket-server-legacy/package.json',
     hocuspocus: 'node_modules/@hocuspocus/server/package.json',
@@ -169,6 +173,8 @@ export async function startPeer(name: PeerName, opts: StartOptions): Promise<Run
       return startTandem(opts, 'tandem')
     case 'tandem-mem':
       return startTandem(opts, 'tandem-mem')
+    case 'tandem-hp':
+      return startTandem(opts, 'tandem-hp')
     case 'tandem-pg':
       return startTandem({ ...opts, postgresUrl: await (await benchPostgres(opts.cpus)).createDatabase(`bench_${process.pid}_${++pgDatabases}`) }, 'tandem-pg')
     case 'yws':
@@ -180,7 +186,7 @@ export async function startPeer(name: PeerName, opts: StartOptions): Promise<Run
   }
 }
 
-async function startTandem(opts: StartOptions & { postgresUrl?: string }, name: 'tandem' | 'tandem-mem' | 'tandem-pg'): Promise<RunningPeer> {
+async function startTandem(opts: StartOptions & { postgresUrl?: string }, name: 'tandem' | 'tandem-mem' | 'tandem-pg' | 'tandem-hp'): Promise<RunningPeer> {
   const entry = opts.tandemEntry ?? join(ROOT, 'bin/tandem.js')
   const args = [entry, 'serve', '--data-dir', opts.dataDir, '--host', '127.0.0.1', '--collab-port', '0', '--api-port', '0']
   if (name === 'tandem-mem') args.push('--doc-storage', 'memory')
@@ -208,6 +214,8 @@ async function startTandem(opts: StartOptions & { postgresUrl?: string }, name: 
   const ring = keys
   const target: RunningPeer['target'] = async (org, doc, user) => {
     const { token } = await mintToken(ring, { sub: user, org, doc, acc: 'rw', ttlSec: 3600 })
+    // tandem-hp: the same server spoken to as Hocuspocus providers speak, at its root URL
+    if (name === 'tandem-hp') return { url: `ws://${host}:${port}/`, dialect: 'hocuspocus', docName: `${org}/${doc}`, token }
     return { url: `ws://${host}:${port}/${org}/${doc}?yauth=${token}`, dialect: 'yws', docName: `${org}/${doc}`, token }
   }
   return runningPeer(name, opts.dataDir, child, port, target, () => startTandem(opts, name), peerVersion('tandem'))

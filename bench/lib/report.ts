@@ -217,7 +217,7 @@ export function markdown(report: BenchReport): string {
 
 // ---- SVG chart ----
 
-const COLORS: Record<string, string> = { tandem: '#2563eb', 'tandem-mem': '#93c5fd', 'tandem-pg': '#7c3aed', yws: '#9ca3af', hocuspocus: '#f59e0b', relay: '#d1d5db' }
+const COLORS: Record<string, string> = { tandem: '#2563eb', 'tandem-mem': '#93c5fd', 'tandem-pg': '#7c3aed', 'tandem-hp': '#60a5fa', yws: '#9ca3af', hocuspocus: '#f59e0b', relay: '#d1d5db' }
 
 interface Panel {
   title: string

@@ -16,6 +16,22 @@ export interface PeerSocket {
   sendPaced?(head: Uint8Array, body: Uint8Array): Promise<boolean>
 }
 
+/**
+ * One document's share of a socket that carries several (a Hocuspocus socket): it goes out over
+ * `base`, every frame behind `prefix` (the document's encoded name). Every channel on one room
+ * topic has the same prefix: the name is the room's `{org}/{doc_id}`.
+ */
+export interface PrefixedSocket extends PeerSocket {
+  readonly base: PeerSocket
+  readonly prefix: Uint8Array
+  /** whether the transport has it on its room topic (kept by the transport: join and leave may repeat) */
+  subscribed: boolean
+}
+
+export function isPrefixed(socket: PeerSocket): socket is PrefixedSocket {
+  return 'prefix' in socket
+}
+
 export interface Transport {
   /** Subscribes the socket to a room topic (it leaves on close). */
   join(socket: PeerSocket, topic: string): void

@@ -31,7 +31,7 @@ export function createMetrics() {
       })
       return defaults
     },
-    connections: new Gauge({ name: 'tandem_ws_connections', help: 'open WebSocket connections', registers: [registry] }),
+    connections: new Gauge({ name: 'tandem_ws_connections', help: 'open WebSocket connections by protocol (y-websocket, hocuspocus)', labelNames: ['protocol'] as const, registers: [registry] }),
     rooms: new Gauge({ name: 'tandem_rooms_loaded', help: 'rooms loaded in memory', registers: [registry] }),
     messagesIn: new Counter({ name: 'tandem_ws_messages_in_total', help: 'WebSocket messages received', labelNames: ['type'] as const, registers: [registry] }),
     bytesIn: new Counter({ name: 'tandem_ws_bytes_in_total', help: 'WebSocket bytes received', registers: [registry] }),

@@ -27,7 +27,8 @@ export type ClientMessage =
 
 export class ProtocolError extends Error {}
 
-class Reader {
+/** A strict reader of lib0's varUint / varUint8Array / varString (shared with the Hocuspocus framing). */
+export class Reader {
   pos = 0
   constructor(readonly buf: Uint8Array) {}
 
@@ -104,7 +105,7 @@ export function decodeMessage(buf: Uint8Array): ClientMessage {
 
 // ---- encoding -------------------------------------------------------------------------------
 
-function varUintSize(n: number): number {
+export function varUintSize(n: number): number {
   let size = 1
   while (n >= 0x80) {
     n = Math.floor(n / 128)
@@ -113,7 +114,7 @@ function varUintSize(n: number): number {
   return size
 }
 
-function writeVarUint(out: Uint8Array, pos: number, n: number): number {
+export function writeVarUint(out: Uint8Array, pos: number, n: number): number {
   while (n >= 0x80) {
     out[pos++] = (n & 0x7f) | 0x80
     n = Math.floor(n / 128)

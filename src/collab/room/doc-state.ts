@@ -120,7 +120,7 @@ export class DocState {
   }
 
   /** Whether the update has a struct past the served clocks or deletes something not deleted. */
-  private adds(shape: UpdateShape): boolean {
+  adds(shape: UpdateShape): boolean {
     const r = shape.ranges
     for (let i = 0; i < r.length; i += 3) if (r[i + 2]! > this.clock(r[i]!)) return true
     const d = shape.deletes

@@ -147,6 +147,23 @@ export class Room {
     if (!this.destroyed) this.writes.ingest(update, peer.cap.sub, peer, peer.cap.attr)
   }
 
+  /**
+   * An update from a peer that is told once it is durable (Hocuspocus's SyncStatus): `done` is
+   * settled by the write cycle that stores it, or, when it changed nothing, once what it may
+   * duplicate is durable. The caller checks write access; a malformed update throws, untouched.
+   */
+  receiveAcked(peer: Peer, update: Uint8Array, done: NonNullable<Queued['done']>): void {
+    if (this.destroyed) return done.reject(new AppError('unavailable', 'room is closing'))
+    const queued = this.writes.ingest(update, peer.cap.sub, peer, peer.cap.attr)
+    if (queued) queued.done = done
+    else this.flushed().then(done.resolve, done.reject)
+  }
+
+  /** Whether the document already holds all of `update` (a read-only peer's sync step 2). */
+  contains(update: Uint8Array): boolean {
+    return this.writes.contains(update)
+  }
+
   receiveAwareness(peer: Peer, update: Uint8Array): void {
     this.presence.receive(peer, update)
   }

@@ -124,6 +124,17 @@ export class RoomWrites implements CommitSource {
     return queued
   }
 
+  /** Whether the served document already has all `update` holds; throws on a malformed update. */
+  contains(update: Uint8Array): boolean {
+    if (update.length === EMPTY_UPDATE_MAX && update[0] === 0 && update[1] === 0) return true
+    try {
+      scanUpdate(update, shape)
+    } catch {
+      throw new AppError('malformed_message', 'malformed Yjs update')
+    }
+    return !this.state.adds(shape)
+  }
+
   /**
    * An update another node committed (or one read back from storage by a resync): taken into the
    * document, never appended again here. False when it brought nothing new.

@@ -1,7 +1,8 @@
 // One uWS WebSocket as the collab core sees it (a PeerSocket: send, paced send, close) and the
 // native pub/sub as its Transport.
 import type uWS from 'uWebSockets.js'
-import type { PeerSocket, Transport } from '../transport.js'
+import { withName } from '../../protocol/hocuspocus.js'
+import { isPrefixed, type PeerSocket, type Transport } from '../transport.js'
 import type { CollabListenerDeps } from './deps.js'
 
 /** Paced messages go out in fragments of this size, each after the previous one drained. */
@@ -98,22 +99,56 @@ export class UwsSocket implements PeerSocket {
   }
 }
 
+/**
+ * uWS native pub/sub, one topic per room. Channels of Hocuspocus sockets subscribe to a twin topic
+ * whose frames carry the document name first: uWS sends a topic's bytes as they are to every
+ * subscriber, so a room with Hocuspocus peers publishes twice (the second time with the name
+ * before the frame). A room without them publishes once, as before.
+ */
 export class UwsTransport implements Transport {
+  /** per room topic with Hocuspocus channels: their prefix and how many subscribed */
+  private readonly named = new Map<string, { prefix: Uint8Array; count: number }>()
+
   constructor(private readonly app: uWS.TemplatedApp) {}
 
   join(socket: PeerSocket, topic: string): void {
-    ;(socket as UwsSocket).ws.subscribe(topic)
+    if (!isPrefixed(socket)) {
+      ;(socket as UwsSocket).ws.subscribe(topic)
+      return
+    }
+    if (socket.subscribed) return
+    socket.subscribed = true
+    ;(socket.base as UwsSocket).ws.subscribe(NAMED + topic)
+    const entry = this.named.get(topic)
+    if (entry) entry.count++
+    else this.named.set(topic, { prefix: socket.prefix, count: 1 })
   }
 
   leave(socket: PeerSocket, topic: string): void {
-    const s = socket as UwsSocket
-    if (!s.closed) s.ws.unsubscribe(topic)
+    if (!isPrefixed(socket)) {
+      const s = socket as UwsSocket
+      if (!s.closed) s.ws.unsubscribe(topic)
+      return
+    }
+    if (!socket.subscribed) return
+    socket.subscribed = false
+    const base = socket.base as UwsSocket
+    if (!base.closed) base.ws.unsubscribe(NAMED + topic)
+    const entry = this.named.get(topic)
+    if (entry && --entry.count === 0) this.named.delete(topic)
   }
 
   publish(topic: string, bytes: Uint8Array, except?: PeerSocket): void {
-    const s = except as UwsSocket | undefined
+    const named = except && isPrefixed(except) ? except : null
+    const s = named ? undefined : (except as UwsSocket | undefined)
     if (s && !s.closed) s.ws.publish(topic, bytes, true)
     else this.app.publish(topic, bytes, true)
+    const entry = this.named.get(topic)
+    if (!entry) return
+    const framed = withName(entry.prefix, bytes)
+    const base = named?.base as UwsSocket | undefined
+    if (base && !base.closed) base.ws.publish(NAMED + topic, framed, true)
+    else this.app.publish(NAMED + topic, framed, true)
   }
 }
 
@@ -123,3 +158,6 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   out.set(b, a.length)
   return out
 }
+
+/** Topic prefix of the Hocuspocus twin of a room topic (a room topic never starts with it). */
+const NAMED = '\u0000h:'

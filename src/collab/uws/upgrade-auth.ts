@@ -1,4 +1,4 @@
-// Who may upgrade, decided before the 101: the Origin allow-list (403), the token (401), its
+// Who may upgrade, decided before the 101: the Origin allow-list (403, for the Hocuspocus root URL too), the token (401), its
 // document (403), whether the document was deleted (404) and the deny-list. One exception a browser needs: it cannot read a 401 on an
 // upgrade (the provider sees 1006 and retries forever), so a token whose only fault is expiry is
 // accepted and the socket closed at once with 4401 and a reason, a bounded number of times per
@@ -26,8 +26,11 @@ export type Decided =
   | { kind: 'open'; org: string; doc: string; cap: Capability; protocol: string }
   | { kind: 'close'; code: CloseCode; reason: string; protocol: string }
 
-/** A decision, or (for a token naming a key not read yet) the protocol to answer and the decision to come. */
-export type UpgradeDecision = Decided | { kind: 'verify'; protocol: string; decided: Promise<Decided> }
+/**
+ * A decision, or (for a token naming a key not read yet) the protocol to answer and the decision to
+ * come, or a Hocuspocus socket (the root URL), whose documents are authenticated one by one after the open.
+ */
+export type UpgradeDecision = Decided | { kind: 'verify'; protocol: string; decided: Promise<Decided> } | { kind: 'hocuspocus'; protocol: string }
 
 /** The token from `?yauth=` or from a `yauth-<token>` entry of Sec-WebSocket-Protocol. */
 function tokenOf(query: URLSearchParams, protocols: string): { token: string | null; protocol: string } {
@@ -84,6 +87,7 @@ export function upgradeAuthorizer(d: CollabListenerDeps): (req: UpgradeRequest) 
       d.metrics.authRefusals.inc({ where: 'upgrade', reason: 'origin' })
       throw new AppError('forbidden', 'origin not allowed')
     }
+    if (req.url === '/') return { kind: 'hocuspocus', protocol: '' }
     const { org, doc } = parseRoomPath(req.url)
     const { token, protocol } = tokenOf(req.query, req.protocols)
     const now = d.now()

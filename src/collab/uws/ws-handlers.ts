@@ -10,6 +10,7 @@ import { TokenRefused, refusalKind, type Capability } from '../../auth/capabilit
 import { AppError, answerFor, collabErrorReply, isAppError, publicMessage } from '../../infra/errors.js'
 import { CLOSE } from '../../protocol/close-codes.js'
 import { Connection } from '../connection.js'
+import { HocusSession } from '../hocuspocus/session.js'
 import { PendingConnection, type Admitted, type Refused, type Session } from '../pending-connection.js'
 import { Peer } from '../peer.js'
 import type { RoomHold } from '../registry.js'
@@ -19,14 +20,16 @@ import { Reply } from './http.js'
 import { UwsSocket } from './peer-socket.js'
 import { upgradeAuthorizer, type Decided } from './upgrade-auth.js'
 
-/** What the upgrade decided, for open: join a held room, wait for one, or close at once. */
-type Start = { hold: RoomHold; cap: Capability } | { admit: () => Promise<Admitted | Refused> } | Refused
+/** What the upgrade decided, for open: join a held room, wait for one, speak Hocuspocus, or close at once. */
+type Start = { hold: RoomHold; cap: Capability } | { admit: () => Promise<Admitted | Refused> } | { hocuspocus: string } | Refused
 
 export interface SocketData {
   start: Start
   /** from open on, unless the socket was accepted only to be closed */
   socket: UwsSocket | null
   session: Session | null
+  /** which protocol the socket speaks, from open on (metrics) */
+  protocol: 'y-websocket' | 'hocuspocus'
 }
 
 /** Close code and reason for a failure after the open, as the HTTP refusal would have said it. */
@@ -52,7 +55,7 @@ export function webSocketBehavior(
       metrics.authRefusals.inc({ where: 'upgrade', reason: refusalKind(err) })
       d.log.info({ ip, path: url, reason: err.reason }, 'upgrade refused: token')
     } else if (!isAppError(err)) d.log.error({ err, path: url }, 'upgrade failed')
-    else if (err.status === 403) d.log.info({ ip, path: url, origin, reason: err.message }, 'upgrade refused')
+    else if (err.status === 403) d.log.info({ ip, path: url, protocol: url === '/' ? 'hocuspocus' : 'y-websocket', origin, reason: err.message }, 'upgrade refused')
     else if (err.status >= 500) d.log.warn({ err, path: url }, 'socket closed before joining: the document could not be loaded')
     if (isAppError(err) && err.status === 401) throttle.authFailed(ip)
   }
@@ -101,6 +104,7 @@ export function webSocketBehavior(
         const decision = authorize({ url, query: new URLSearchParams(req.getQuery() ?? ''), protocols: req.getHeader('sec-websocket-protocol'), origin, ip })
         protocol = decision.protocol
         if (decision.kind === 'close') start = decision
+        else if (decision.kind === 'hocuspocus') start = { hocuspocus: ip }
         else if (decision.kind === 'verify') start = { admit: () => admit(decision.decided, ip, url) }
         else {
           held = d.registry.acquireLoaded({ org: decision.org, doc: decision.doc, branch: decision.cap.branch })
@@ -115,7 +119,7 @@ export function webSocketBehavior(
         new Reply(res).json(status, body, headers)
         return
       }
-      const data: SocketData = { start, socket: null, session: null }
+      const data: SocketData = { start, socket: null, session: null, protocol: 'y-websocket' }
       res.upgrade(data, req.getHeader('sec-websocket-key'), protocol, req.getHeader('sec-websocket-extensions'), context)
     },
 
@@ -129,8 +133,13 @@ export function webSocketBehavior(
       const socket = new UwsSocket(ws, metrics)
       data.socket = socket
       sockets.add(ws)
-      metrics.connections.inc()
-      if ('hold' in start) {
+      const protocol = 'hocuspocus' in start ? 'hocuspocus' : 'y-websocket'
+      data.protocol = protocol
+      metrics.connections.inc({ protocol })
+      if ('hocuspocus' in start) {
+        const ip = start.hocuspocus
+        data.session = new HocusSession(socket, d, ip, () => throttle.authFailed(ip))
+      } else if ('hold' in start) {
         // The room join (and its first sends) runs on the next turn, outside the upgrade's cork;
         // a message arriving first opens the connection itself.
         const conn = new Connection(start.hold, new Peer(socket, start.cap), d)
@@ -161,10 +170,10 @@ export function webSocketBehavior(
 
     close(ws, code) {
       metrics.closes.inc({ code: String(code) })
-      const { socket, session } = ws.getUserData()
+      const { socket, session, protocol } = ws.getUserData()
       if (!socket) return
       sockets.delete(ws)
-      metrics.connections.dec()
+      metrics.connections.dec({ protocol })
       socket.markClosed()
       session?.close()
     },
