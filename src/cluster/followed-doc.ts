@@ -2,7 +2,7 @@
 // its grace period (a gap), and the resync from storage that closes it. Resync requests coalesce:
 // while one runs, at most one more is queued; a failed one is retried after a delay.
 import type { Logger } from '../infra/log.js'
-import { type AwarenessMessage, type BusMessage, decodeBusMessage, type UpdateMessage } from './codec.js'
+import type { AwarenessMessage, BusMessage, UpdateMessage } from './codec.js'
 import type { ClusterMetrics } from './metrics.js'
 import { SeqTracker } from './seq-tracker.js'
 
@@ -34,8 +34,6 @@ export interface FollowContext {
 
 export class FollowedDoc {
   readonly tracker: SeqTracker
-  /** the Redis subscription's listener */
-  readonly listener = (message: Buffer): void => this.dispatch(message)
   /** set once the bus stops following it: every timer and late answer is ignored */
   gone = false
   resyncing: Promise<void> | null = null
@@ -75,16 +73,10 @@ export class FollowedDoc {
     this.checkGap()
   }
 
-  private dispatch(raw: Buffer): void {
+  /** A message another node sent to this node's inbox about this document. */
+  receive(m: BusMessage): void {
     if (this.gone) return
-    let m: BusMessage
-    try {
-      m = decodeBusMessage(raw)
-    } catch (err) {
-      this.c.log.warn({ docId: this.docId, err: String(err) }, 'bus: undecodable message ignored')
-      return
-    }
-    if (m.node === this.c.nodeId) return // our own publish, already applied and tracked
+    if (m.node === this.c.nodeId) return // never sent (followers.ts skips the publisher); kept as a guard
     this.c.metrics?.busMessages.inc({ direction: 'in', type: m.type })
     try {
       if (m.type === 'awareness') this.handlers.onAwareness(m)

@@ -6,10 +6,11 @@ export function createClusterMetrics(registry: Registry) {
   return {
     busMessages: new Counter({
       name: 'tandem_bus_messages_total',
-      help: 'document bus messages by direction (in, out) and type (update, awareness)',
+      help: 'document bus messages by direction (in: from another node, out: to another node) and type (update, awareness, awareness-query)',
       labelNames: ['direction', 'type'] as const,
       registers,
     }),
+    busReceived: new Counter({ name: 'tandem_bus_received_total', help: 'messages read from this node\'s inbox (every one, decodable or not)', registers }),
     busGaps: new Counter({ name: 'tandem_bus_gaps_total', help: 'holes in a followed document\'s seqs still open after the grace period', registers }),
     busResyncs: new Counter({
       name: 'tandem_bus_resyncs_total',

@@ -49,7 +49,7 @@ export class ClusterNode {
       pub.destroy()
       throw err
     }
-    const bus = DocBus.attach(pub, sub, { nodeId: id, log, metrics, gapGraceMs: o.gapGraceMs })
+    const bus = await DocBus.attach(pub, sub, { nodeId: id, log, metrics, gapGraceMs: o.gapGraceMs })
     const leases = new Leases(pub, { nodeId: id, log, metrics })
     const lapseListeners: Array<(nodeId: string) => void> = []
     let membership: NodeMembership
@@ -62,10 +62,13 @@ export class ClusterNode {
         everyMs: o.heartbeatEveryMs,
         pollMs: o.pollMs,
         onLapse: (node) => {
-          // Its last cycle may be committed but unannounced: read every followed document's tail.
-          bus.resyncAll('node_lapse')
+          // Its registrations go; its last cycle may be committed but unannounced: every followed
+          // document's tail is read.
+          bus.nodeLapsed(node)
           for (const listener of lapseListeners) listener(node)
         },
+        // Others may have removed our registrations meanwhile: make them again and catch up.
+        onRevived: () => bus.rejoinAll(),
       })
     } catch (err) {
       await bus.close()
