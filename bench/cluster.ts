@@ -1,5 +1,5 @@
 // `npm run bench -- --scenario cluster [--duration S --rooms N --clients-per-room N --rate R
-// --haproxy-config FILE --setups haproxy,split]`: real `tandem serve` processes over one PostgreSQL (and one redis-server
+// --haproxy-config FILE --setups haproxy,split --idle S]`: real `tandem serve` processes over one PostgreSQL (and one redis-server
 // for the cluster), three set-ups at the same load:
 //   one node      every client on one node (the baseline);
 //   haproxy       three nodes behind HAProxy running docs/cluster/haproxy.cfg (or FILE), every
@@ -14,6 +14,7 @@
 // Every client writes `rate` updates a second, stamped with its send time; every other client of
 // the room counts the delivery. Reports delivery latency, the delivery ratio (nothing lost is 1)
 // and the nodes' CPU per delivery; the target is haproxy at most 1.3x one node.
+import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -48,11 +49,18 @@ export interface ClusterResult {
   haproxyCpuMsPerDelivery: number | null
   /** rooms loaded per node at the end of the run (affinity: the sum is the room count) */
   roomsLoaded: number[]
-  /** ms of CPU per node per second, nodes started and nothing connected (5 s) */
+  /** ms of CPU per node per second, nodes started and nothing connected (--idle S, default 5) */
   idleCpuMsPerNodeS: number
+  /** the main thread's voluntary context switches per node per second at idle: how often it wakes */
+  idleWakeupsPerNodeS: number
   /** bus update messages the nodes published / received from Redis (own echoes included), per delivery */
   busOutPerDelivery: number
   busInPerDelivery: number
+}
+
+/** Voluntary context switches of a process's main thread so far: each is a sleep, so roughly a wakeup. */
+function wakeups(pid: number): number {
+  return Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0)
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -86,6 +94,7 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
   const rooms = num(flags, 'rooms') ?? 20
   const perRoom = num(flags, 'clients-per-room') ?? 5
   const rate = num(flags, 'rate') ?? 5 // updates per second per client
+  const idleS = num(flags, 'idle') ?? 5 // seconds of idle CPU measured before the clients connect
   const haproxyConfig = flags.get('haproxy-config') ?? undefined
   const dir = await mkdtemp(join(tmpdir(), 'tandem-bench-cluster-'))
   const [pg, redis] = await Promise.all([startPostgres(), startRedis()])
@@ -120,8 +129,10 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
       const nodes: TandemProcess[] = [await spawn(0)] // the first migrates
       nodes.push(...(await Promise.all(Array.from({ length: n - 1 }, (_, i) => spawn(i + 1)))))
       const idle0 = nodes.reduce((s, x) => s + cpuSeconds(x.child.pid!), 0)
-      await sleep(5_000)
-      const idleCpuMsPerNodeS = round(((nodes.reduce((s, x) => s + cpuSeconds(x.child.pid!), 0) - idle0) * 1000) / 5 / n, 2)
+      const wakes0 = nodes.reduce((s, x) => s + wakeups(x.child.pid!), 0)
+      await sleep(idleS * 1000)
+      const idleCpuMsPerNodeS = round(((nodes.reduce((s, x) => s + cpuSeconds(x.child.pid!), 0) - idle0) * 1000) / idleS / n, 2)
+      const idleWakeupsPerNodeS = round((nodes.reduce((s, x) => s + wakeups(x.child.pid!), 0) - wakes0) / idleS / n, 1)
       const lb: Haproxy | null = setup.startsWith('haproxy') ? await startShippedHaproxy(ports, haproxyConfig) : null
       if (lb) await sleep(2_500) // HAProxy's checks (rise 2, every 1 s) put the nodes in rotation
       log(`cluster bench: ${setup} (${n} node(s)), ${setupRooms} rooms x ${perRoom} clients, ${rate} updates/s per client, ${durationS} s`)
@@ -201,6 +212,7 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
         haproxyCpuMsPerDelivery: lb && delivered ? round((lbCpu * 1000) / delivered, 4) : null,
         roomsLoaded: loaded,
         idleCpuMsPerNodeS,
+        idleWakeupsPerNodeS,
         busOutPerDelivery: delivered ? round(busOut / delivered, 4) : 0,
         busInPerDelivery: delivered ? round(busIn / delivered, 4) : 0,
       }
