@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Level } from 'level'
 import { openKeyRing } from './auth/keys/open.js'
+import { DELETED_PREFIX } from './auth/deleted-docs.js'
 import { REVOKE_PREFIX, RevocationList } from './auth/revocation.js'
 import type { ClusterNode, ClusterNodeOptions } from './cluster/node.js'
 import { RemoteAwareness } from './cluster/remote-awareness.js'
@@ -28,6 +29,7 @@ import { openVersionStore, versionState } from './versions/open.js'
 import { versionRoutes } from './versions/routes.js'
 import type { VersionStore } from './versions/store.js'
 import { versionCreatedEvents } from './webhooks/emit.js'
+import { WEBHOOK_KIND } from './webhooks/records.js'
 import { Webhooks } from './webhooks/service.js'
 
 const RETENTION_SWEEP_MS = 60 * 60 * 1000 // hourly
@@ -168,6 +170,12 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     // Webhooks: closed before the rooms' last cycles, which leave marks for the next start.
     const webhooks = resources.add('webhooks', new Webhooks({ control: control.store, docs: store, config, log, registry: metrics.registry, now }), (w) => w.close())
     await webhooks.start(registry.committer)
+    // A cluster: other nodes hear of these changes at once; their polling stays the fallback.
+    cluster?.notices.relay(control.store, {
+      [`${REVOKE_PREFIX}/`]: () => revocations.refresh(true),
+      [`${DELETED_PREFIX}/`]: () => deleted.records.refresh(true),
+      [`${WEBHOOK_KIND}/`]: () => webhooks.refresh(),
+    })
 
     const restRoutes = { ...(await defaultRestRoutes()), ...versionRoutes(versions, versionCreatedEvents(control.store, log)), ...opts.restRoutes }
     const clusterReady = cluster && (() => cluster.ready)

@@ -7,6 +7,8 @@ export const keys = {
   inbox: (nodeId: string) => `${PREFIX}inbox:${nodeId}`,
   /** set of the nodes that follow one document (src/cluster/followers.ts) */
   followers: (docId: string) => `${PREFIX}followers:${docId}`,
+  /** pub/sub channel of control-plane changes ("<node>\n<prefix>"; control-notices.ts) */
+  controlChannel: `${PREFIX}control`,
   /** set of the documents one node follows (so a lapsed node's registrations can be removed) */
   follows: (nodeId: string) => `${PREFIX}follows:${nodeId}`,
   /** heartbeat of one node (value: its description, TTL: heartbeat TTL) */
