@@ -18,6 +18,8 @@ import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createClient } from '@redis/client'
+import pg from 'pg'
 import WebSocket from 'ws'
 import { WebsocketProvider } from 'y-websocket'
 import * as Y from 'yjs'
@@ -51,6 +53,11 @@ export interface ClusterResult {
   roomsLoaded: number[]
   /** ms of CPU per node per second, nodes started and nothing connected (--idle S, default 5) */
   idleCpuMsPerNodeS: number
+  /** PostgreSQL transactions (each write cycle: one statement) per delivery, sending window and drain */
+  pgTransactionsPerDelivery: number
+  /** Redis commands per delivery, and by command (INFO commandstats), over the same window */
+  redisCommandsPerDelivery: number
+  redisCommands: Record<string, number>
   /** the main thread's voluntary context switches per node per second at idle: how often it wakes */
   idleWakeupsPerNodeS: number
   /** bus update messages the nodes published / received from Redis (own echoes included), per delivery */
@@ -61,6 +68,41 @@ export interface ClusterResult {
 /** Voluntary context switches of a process's main thread so far: each is a sleep, so roughly a wakeup. */
 function wakeups(pid: number): number {
   return Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0)
+}
+
+/**
+ * What the backends did so far: PostgreSQL transactions committed or rolled back in the bench
+ * database (a write cycle is one autocommit statement, so one transaction), and Redis commands by
+ * name (INFO commandstats).
+ */
+async function backendCounts(pgUrl: string, redisUrl: string): Promise<{ pgXacts: number; redis: Record<string, number> }> {
+  const client = new pg.Client({ connectionString: pgUrl })
+  await client.connect()
+  let pgXacts = 0
+  try {
+    await client.query('SELECT pg_stat_force_next_flush()').catch(() => undefined)
+    const { rows } = await client.query<{ n: string }>('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()')
+    pgXacts = Number(rows[0]?.n ?? 0)
+  } finally {
+    await client.end()
+  }
+  const r = createClient({ url: redisUrl })
+  await r.connect()
+  const redis: Record<string, number> = {}
+  try {
+    const info = String(await r.sendCommand(['INFO', 'commandstats']))
+    for (const m of info.matchAll(/^cmdstat_([a-z|_-]+):calls=(\d+)/gm)) redis[m[1]!] = Number(m[2])
+  } finally {
+    r.destroy()
+  }
+  return { pgXacts, redis }
+}
+
+/** Per-command difference of two INFO commandstats readings, without the bench's own INFO. */
+function redisDelta(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const [k, v] of Object.entries(b)) if (k !== 'info' && v - (a[k] ?? 0) > 0) out[k] = v - (a[k] ?? 0)
+  return out
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -176,6 +218,7 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
       }
       for (const p of providers) while (!p.synced) await sleep(20)
       const haproxyPid = lb?.pid
+      const counts0 = await backendCounts(pg.url, redis.url)
       const cpu0 = nodes.reduce((s, x) => s + cpuSeconds(x.child.pid!), 0)
       const lbCpu0 = haproxyPid ? cpuSeconds(haproxyPid) : 0
       // One timer: every tick each client writes one update, in a round that spreads the sends.
@@ -190,6 +233,9 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
       await sleep(2000) // the last deliveries
       const cpu = nodes.reduce((s, x) => s + cpuSeconds(x.child.pid!), 0) - cpu0
       const lbCpu = haproxyPid ? cpuSeconds(haproxyPid) - lbCpu0 : 0
+      const counts1 = await backendCounts(pg.url, redis.url)
+      const redisCommands = redisDelta(counts0.redis, counts1.redis)
+      const redisTotal = Object.values(redisCommands).reduce((a, b) => a + b, 0)
       const texts = await Promise.all(nodes.map(metricsOf))
       const loaded = texts.map(roomsLoaded)
       const busOut = texts.reduce((s, t) => s + counter(t, 'tandem_bus_messages_total', 'direction="out",type="update"'), 0)
@@ -212,6 +258,9 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
         haproxyCpuMsPerDelivery: lb && delivered ? round((lbCpu * 1000) / delivered, 4) : null,
         roomsLoaded: loaded,
         idleCpuMsPerNodeS,
+        pgTransactionsPerDelivery: delivered ? round((counts1.pgXacts - counts0.pgXacts - 2) / delivered, 4) : 0,
+        redisCommandsPerDelivery: delivered ? round(redisTotal / delivered, 4) : 0,
+        redisCommands,
         idleWakeupsPerNodeS,
         busOutPerDelivery: delivered ? round(busOut / delivered, 4) : 0,
         busInPerDelivery: delivered ? round(busIn / delivered, 4) : 0,
