@@ -11,7 +11,8 @@ export type Frame = [docId: string, payload: Buffer]
 interface Outgoing {
   frames: Frame[]
   startedAt: number
-  resolve: () => void
+  /** messages sent per frame (other followers reached) */
+  resolve: (sent: number[]) => void
   reject: (err: Error) => void
 }
 
@@ -35,8 +36,9 @@ export class BusOutbox {
     return this.held.length
   }
 
-  send(frames: Frame[]): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
+  /** Resolves, once Redis ran it, with how many other followers each frame reached. */
+  send(frames: Frame[]): Promise<number[]> {
+    return new Promise<number[]>((resolve, reject) => {
       this.held.push({ frames, startedAt: performance.now(), resolve, reject })
       this.pump()
     })
@@ -50,10 +52,11 @@ export class BusOutbox {
     publishToFollowers(this.pub, this.nodeId, batch.flatMap((o) => o.frames)).then(
       (sent) => {
         const now = performance.now()
-        this.metrics?.busMessages.inc({ direction: 'out', type: 'update' }, sent)
+        this.metrics?.busMessages.inc({ direction: 'out', type: 'update' }, sent.reduce((a, b) => a + b, 0))
+        let k = 0
         for (const o of batch) {
           this.metrics?.busPublishSeconds.observe((now - o.startedAt) / 1000)
-          o.resolve()
+          o.resolve(sent.slice(k, (k += o.frames.length)))
         }
       },
       (err: unknown) => {

@@ -144,7 +144,29 @@ export class DocBus {
       return
     }
     // Not followed (any more): a registration being removed, or one left by a lost unregister.
-    this.followed.get(m.docId)?.receive(m)
+    const f = this.followed.get(m.docId)
+    if (!f) return
+    // A node joined (it registered, then asked): publish to Redis again and tell it how far we
+    // committed if some of it never went out. Any cycle skipped so far was decided before this
+    // point and so committed before the head we announce.
+    if (m.type === 'awareness-query' && m.node !== this.o.nodeId) {
+      f.othersMayHaveChanged()
+      if (f.unsent) this.announceHeads([f])
+    }
+    f.receive(m)
+  }
+
+  /** Sends each document's committed head to its other followers (see receive and tryRejoin). */
+  private announceHeads(docs: FollowedDoc[]): void {
+    if (this.closed || !this.pub.isReady || docs.length === 0) return
+    const messages = docs.map(
+      (f) => [f.docId, Buffer.from(encodeBusMessage({ type: 'head', node: this.o.nodeId, docId: f.docId, seq: f.tracker.highest }))] as const,
+    )
+    publishToFollowers(this.pub, this.o.nodeId, messages).then(
+      (sent) => this.o.metrics?.busMessages.inc({ direction: 'out', type: 'head' }, sent.reduce((a, b) => a + b, 0)),
+      // Lost: the joiner still sees a hole at our next published cycle (gap resync).
+      (err: unknown) => this.o.log.warn({ err: describeRedisError(err) }, 'bus: announcing heads failed'),
+    )
   }
 
   // ---- following -----------------------------------------------------------------------------
@@ -167,13 +189,15 @@ export class DocBus {
     }
     try {
       await register(this.pub, this.o.nodeId, docId)
+      // The join announcement is load-bearing: a node that was alone with the document stops
+      // skipping Redis only when it hears it (receive), so it is awaited, not fired and forgotten.
+      await this.announceJoin([docId])
     } catch (err) {
       // The room's load fails with it; a later load must be able to follow again.
       if (this.followed.get(docId) === f) this.forget(f)
       throw err
     }
     if (f.gone) return
-    this.queryAwareness(docId)
     f.requestResync('follow')
     await f.resyncing
   }
@@ -206,39 +230,44 @@ export class DocBus {
     if (this.closed || !this.rejoinWanted || this.rejoining || !this.ready) return
     this.rejoinWanted = false
     this.rejoining = true
+    // Joins may have been announced while we were cut off: ask Redis again at the next cycle.
+    for (const f of this.followed.values()) f.othersMayHaveChanged()
     const docs = [...this.followed.keys()]
-    rejoin(this.pub, this.o.nodeId, docs).then(
-      () => {
-        this.rejoining = false
-        if (this.closed) return
-        this.o.log.warn({ docs: docs.length }, 'bus: registered again with Redis; resyncing followed documents')
-        for (const docId of docs) {
-          const f = this.followed.get(docId)
-          if (!f) {
-            // Unfollowed while the rejoin ran: its registration was just made again.
-            unregister(this.pub, this.o.nodeId, docId).catch(() => undefined)
-            continue
+    rejoin(this.pub, this.o.nodeId, docs)
+      .then(() => this.announceJoin(docs))
+      .then(
+        () => {
+          this.rejoining = false
+          if (this.closed) return
+          this.o.log.warn({ docs: docs.length }, 'bus: registered again with Redis; resyncing followed documents')
+          // A node that joined while we were cut off may have missed cycles we did not send.
+          this.announceHeads([...this.followed.values()].filter((f) => f.unsent))
+          for (const docId of docs) {
+            const f = this.followed.get(docId)
+            if (!f) {
+              // Unfollowed while the rejoin ran: its registration was just made again.
+              unregister(this.pub, this.o.nodeId, docId).catch(() => undefined)
+              continue
+            }
+            f.requestResync('reconnect')
+            // Others may have dropped our clients' awareness (our heartbeat lapsed) and we theirs:
+            // announce ours (theirs were asked for by announceJoin).
+            try {
+              f.handlers.onAwarenessQuery?.(this.o.nodeId)
+            } catch (err) {
+              this.o.log.error({ docId, err }, 'bus: re-announcing awareness failed')
+            }
           }
-          f.requestResync('reconnect')
-          // Others may have dropped our clients' awareness (our heartbeat lapsed) and we theirs:
-          // announce ours and ask for theirs.
-          this.queryAwareness(docId)
-          try {
-            f.handlers.onAwarenessQuery?.(this.o.nodeId)
-          } catch (err) {
-            this.o.log.error({ docId, err }, 'bus: re-announcing awareness failed')
-          }
-        }
-        this.tryRejoin()
-      },
-      (err: unknown) => {
-        this.rejoining = false
-        if (this.closed) return
-        this.rejoinWanted = true
-        this.o.log.warn({ err: describeRedisError(err) }, 'bus: registering again failed; retrying')
-        setTimeout(() => this.tryRejoin(), this.context.resyncRetryMs).unref()
-      },
-    )
+          this.tryRejoin()
+        },
+        (err: unknown) => {
+          this.rejoining = false
+          if (this.closed) return
+          this.rejoinWanted = true
+          this.o.log.warn({ err: describeRedisError(err) }, 'bus: registering again failed; retrying')
+          setTimeout(() => this.tryRejoin(), this.context.resyncRetryMs).unref()
+        },
+      )
   }
 
   /**
@@ -269,19 +298,40 @@ export class DocBus {
 
   /**
    * Publishes a committed write cycle: one message per document to each other node following it,
-   * all in one script call (nothing goes out for a document nobody else follows). Resolves when
-   * Redis ran it; while Redis is unreachable the cycle waits in the outbox and goes out after the
-   * reconnect. The caller acknowledges the cycle only then.
+   * all in one script call. A document whose last publish found no other follower, with no join
+   * seen since, is not sent at all: a cycle of only such documents costs Redis nothing. Resolves
+   * when Redis ran it; while Redis is unreachable the cycle waits in the outbox and goes out after
+   * the reconnect. The caller acknowledges the cycle only then.
    */
   publish(cycle: CycleUpdate[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error('bus is closed'))
-    for (const u of cycle) this.followed.get(u.docId)?.committed(u.fromSeq, u.toSeq)
-    if (cycle.length === 0) return Promise.resolve()
-    const frames = cycle.map((u): Frame => [
+    const send: CycleUpdate[] = []
+    const gens: (number | undefined)[] = []
+    for (const u of cycle) {
+      const f = this.followed.get(u.docId)
+      f?.committed(u.fromSeq, u.toSeq)
+      if (f?.others === 'none') {
+        // Nobody else followed at the last publish and nobody joined since: nothing to send. A
+        // node that joins later reads this cycle in its catch-up or is told the head (receive).
+        f.unsent = true
+        this.o.metrics?.busUnsent.inc()
+        continue
+      }
+      send.push(u)
+      gens.push(f?.othersGen)
+    }
+    if (send.length === 0) return Promise.resolve()
+    const frames = send.map((u): Frame => [
       u.docId,
       Buffer.from(encodeBusMessage({ type: 'update', node: this.o.nodeId, docId: u.docId, fromSeq: u.fromSeq, toSeq: u.toSeq, update: u.update })),
     ])
-    return this.outbox.send(frames)
+    return this.outbox.send(frames).then((sent) => {
+      send.forEach((u, i) => {
+        const f = this.followed.get(u.docId)
+        // Only if nothing happened since the script ran that could have made it stale.
+        if (f && f.othersGen === gens[i]) f.others = sent[i]! > 0 ? 'some' : 'none'
+      })
+    })
   }
 
   /** Awareness is not durable: published when connected, dropped otherwise (clients renew it). */
@@ -289,14 +339,24 @@ export class DocBus {
     this.fireAndForget(docId, encodeBusMessage({ type: 'awareness', node: this.o.nodeId, docId, update }), 'awareness')
   }
 
-  private queryAwareness(docId: string): void {
-    this.fireAndForget(docId, encodeBusMessage({ type: 'awareness-query', node: this.o.nodeId, docId }), 'awareness-query')
+  /**
+   * Tells the other followers of each document that this node follows it now (an awareness query:
+   * they re-announce their clients' awareness, resume publishing to Redis, and send their head if
+   * they skipped any cycle). Rejects if Redis did not run it.
+   */
+  private async announceJoin(docIds: string[]): Promise<void> {
+    const sent = await publishToFollowers(
+      this.pub,
+      this.o.nodeId,
+      docIds.map((docId) => [docId, Buffer.from(encodeBusMessage({ type: 'awareness-query', node: this.o.nodeId, docId }))] as const),
+    )
+    this.o.metrics?.busMessages.inc({ direction: 'out', type: 'awareness-query' }, sent.reduce((a, b) => a + b, 0))
   }
 
   private fireAndForget(docId: string, payload: Uint8Array, type: BusMessage['type']): void {
     if (this.closed || !this.pub.isReady) return
     publishToFollowers(this.pub, this.o.nodeId, [[docId, Buffer.from(payload)]]).then(
-      (sent) => this.o.metrics?.busMessages.inc({ direction: 'out', type }, sent),
+      (sent) => this.o.metrics?.busMessages.inc({ direction: 'out', type }, sent[0] ?? 0),
       () => undefined,
     )
   }

@@ -4,6 +4,7 @@
 //   update:    [0] varString(node) varString(doc) varUint(fromSeq) varUint(toSeq) varUint8Array(update)
 //   awareness: [1] varString(node) varString(doc) varUint8Array(awareness update)
 //   awareness query: [2] varString(node) varString(doc)   (a node that just followed asks the others to re-announce)
+//   head:      [3] varString(node) varString(doc) varUint(seq)   (the sender committed up to seq, not all of it sent)
 import * as decoding from 'lib0/decoding'
 import * as encoding from 'lib0/encoding'
 
@@ -31,22 +32,33 @@ interface AwarenessQueryMessage {
   docId: string
 }
 
-export type BusMessage = UpdateMessage | AwarenessMessage | AwarenessQueryMessage
+/** A node that did not publish some cycles (nobody else followed) tells a new follower how far it committed. */
+interface HeadMessage {
+  type: 'head'
+  node: string
+  docId: string
+  seq: number
+}
+
+export type BusMessage = UpdateMessage | AwarenessMessage | AwarenessQueryMessage | HeadMessage
 
 const UPDATE = 0
 const AWARENESS = 1
 const AWARENESS_QUERY = 2
+const HEAD = 3
+const TYPES = { update: UPDATE, awareness: AWARENESS, 'awareness-query': AWARENESS_QUERY, head: HEAD } as const
 
 export function encodeBusMessage(m: BusMessage): Uint8Array {
   const e = encoding.createEncoder()
-  encoding.writeUint8(e, m.type === 'update' ? UPDATE : m.type === 'awareness' ? AWARENESS : AWARENESS_QUERY)
+  encoding.writeUint8(e, TYPES[m.type])
   encoding.writeVarString(e, m.node)
   encoding.writeVarString(e, m.docId)
   if (m.type === 'update') {
     encoding.writeVarUint(e, m.fromSeq)
     encoding.writeVarUint(e, m.toSeq)
   }
-  if (m.type !== 'awareness-query') encoding.writeVarUint8Array(e, m.update)
+  if (m.type === 'head') encoding.writeVarUint(e, m.seq)
+  if (m.type === 'update' || m.type === 'awareness') encoding.writeVarUint8Array(e, m.update)
   return encoding.toUint8Array(e)
 }
 
@@ -66,6 +78,8 @@ export function decodeBusMessage(bytes: Uint8Array): BusMessage {
     m = { type: 'awareness', node, docId, update: decoding.readVarUint8Array(d) }
   } else if (type === AWARENESS_QUERY) {
     m = { type: 'awareness-query', node, docId }
+  } else if (type === HEAD) {
+    m = { type: 'head', node, docId, seq: decoding.readVarUint(d) }
   } else {
     throw new Error(`bus message: unknown type ${type}`)
   }

@@ -14,14 +14,15 @@ import type { RedisClient } from './redis.js'
 
 type Arg = string | Buffer
 
-/** KEYS: the followers sets of the documents; ARGV: self, inbox prefix, one payload per key. Returns messages sent. */
+/** KEYS: the followers sets of the documents; ARGV: self, inbox prefix, one payload per key. Returns messages sent per key. */
 const PUBLISH = `
-local sent = 0
+local sent = {}
 for i, key in ipairs(KEYS) do
+  sent[i] = 0
   for _, node in ipairs(redis.call('SMEMBERS', key)) do
     if node ~= ARGV[1] then
       redis.call('PUBLISH', ARGV[2] .. node, ARGV[i + 2])
-      sent = sent + 1
+      sent[i] = sent[i] + 1
     end
   end
 end
@@ -59,25 +60,26 @@ const sha1 = (s: string) => createHash('sha1').update(s).digest('hex')
 const SHAS = new Map([PUBLISH, REJOIN, REAP].map((s) => [s, sha1(s)]))
 
 /** EVALSHA, and EVAL once when Redis does not know the script (first use, or after a restart). */
-async function run(redis: RedisClient, script: string, keyList: string[], args: Arg[]): Promise<number> {
+async function run(redis: RedisClient, script: string, keyList: string[], args: Arg[]): Promise<unknown> {
   const tail: Arg[] = [String(keyList.length), ...keyList, ...args]
   try {
-    return Number(await redis.sendCommand(['EVALSHA', SHAS.get(script)!, ...tail]))
+    return await redis.sendCommand(['EVALSHA', SHAS.get(script)!, ...tail])
   } catch (err) {
     if (!String((err as Error)?.message).startsWith('NOSCRIPT')) throw err
-    return Number(await redis.sendCommand(['EVAL', script, ...tail]))
+    return await redis.sendCommand(['EVAL', script, ...tail])
   }
 }
 
-/** Sends each payload to the inboxes of its document's followers other than `self`; resolves with the number sent. */
-export function publishToFollowers(redis: RedisClient, self: string, messages: ReadonlyArray<readonly [docId: string, payload: Buffer]>): Promise<number> {
-  if (messages.length === 0) return Promise.resolve(0)
-  return run(
+/** Sends each payload to the inboxes of its document's followers other than `self`; resolves with the number sent per message. */
+export async function publishToFollowers(redis: RedisClient, self: string, messages: ReadonlyArray<readonly [docId: string, payload: Buffer]>): Promise<number[]> {
+  if (messages.length === 0) return []
+  const sent = await run(
     redis,
     PUBLISH,
     messages.map(([docId]) => keys.followers(docId)),
     [self, keys.inbox(''), ...messages.map(([, payload]) => payload)],
   )
+  return (sent as unknown[]).map(Number)
 }
 
 /** Registers `node` as a follower of one document (before its catch-up read: see the header). */
@@ -90,11 +92,11 @@ export async function unregister(redis: RedisClient, node: string, docId: string
 }
 
 /** Makes `docIds` exactly the node's registrations (after a reconnect, a Redis restart, a lapse). */
-export function rejoin(redis: RedisClient, node: string, docIds: string[]): Promise<number> {
-  return run(redis, REJOIN, [keys.follows(node)], [node, keys.followers(''), ...docIds])
+export async function rejoin(redis: RedisClient, node: string, docIds: string[]): Promise<void> {
+  await run(redis, REJOIN, [keys.follows(node)], [node, keys.followers(''), ...docIds])
 }
 
 /** Removes a lapsed node's registrations unless its heartbeat is back; any node may, idempotent. */
-export function reap(redis: RedisClient, node: string): Promise<number> {
-  return run(redis, REAP, [keys.node(node), keys.follows(node)], [node, keys.followers('')])
+export async function reap(redis: RedisClient, node: string): Promise<void> {
+  await run(redis, REAP, [keys.node(node), keys.follows(node)], [node, keys.followers('')])
 }
