@@ -1,17 +1,25 @@
 // `npm run bench -- --scenario cluster [--duration S --rooms N --clients-per-room N --rate R
-// --haproxy-config FILE --setups haproxy,split]`: real `tandem serve` processes over one PostgreSQL (and one redis-server
+// --haproxy-config FILE --setups haproxy,split --idle S]`: real `tandem serve` processes over one PostgreSQL (and one redis-server
 // for the cluster), three set-ups at the same load:
 //   one node      every client on one node (the baseline);
 //   haproxy       three nodes behind HAProxy running docs/cluster/haproxy.cfg (or FILE), every
 //                 client through it: what a deployment gets from the shipped configuration;
 //   split         three nodes, each room's clients spread round robin over them directly (what
-//                 happens when affinity is lost: a node died, another balancer): cross-node latency.
+//                 happens when affinity is lost: a node died, another balancer): cross-node latency;
+//   cluster node  one node in cluster mode (Redis, store-assigned seqs, heartbeats): the capacity baseline;
+//   haproxy 3x    three nodes behind HAProxy at three times the rooms: the capacity row (CPU per
+//                 delivery against "cluster node"; target at most 1.1x, three nodes >= 2.7x one).
+// Before the clients connect, the nodes' idle CPU is measured (ms per node per second), and after
+// the run their bus messages are read from /metrics: publishes received per delivery.
 // Every client writes `rate` updates a second, stamped with its send time; every other client of
 // the room counts the delivery. Reports delivery latency, the delivery ratio (nothing lost is 1)
 // and the nodes' CPU per delivery; the target is haproxy at most 1.3x one node.
+import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createClient } from '@redis/client'
+import pg from 'pg'
 import WebSocket from 'ws'
 import { WebsocketProvider } from 'y-websocket'
 import * as Y from 'yjs'
@@ -24,7 +32,7 @@ import { list, log, num, type Flags } from './lib/args.js'
 import { cpuSeconds } from './lib/proc.js'
 import { Samples, round, type Summary } from './lib/stats.js'
 
-export type ClusterSetup = 'one node' | 'haproxy' | 'split'
+export type ClusterSetup = 'one node' | 'haproxy' | 'split' | 'cluster node' | 'haproxy 3x'
 
 export interface ClusterResult {
   setup: ClusterSetup
@@ -43,13 +51,84 @@ export interface ClusterResult {
   haproxyCpuMsPerDelivery: number | null
   /** rooms loaded per node at the end of the run (affinity: the sum is the room count) */
   roomsLoaded: number[]
+  /** ms of CPU per node per second, nodes started and nothing connected (--idle S, default 5) */
+  idleCpuMsPerNodeS: number
+  /** PostgreSQL transactions (each write cycle: one statement) per delivery, sending window and drain */
+  pgTransactionsPerDelivery: number
+  /** Redis commands per delivery, and by command (INFO commandstats), over the same window */
+  redisCommandsPerDelivery: number
+  redisCommands: Record<string, number>
+  /** the main thread's voluntary context switches per node per second at idle: how often it wakes */
+  idleWakeupsPerNodeS: number
+  /** bus update messages the nodes published / received from Redis (own echoes included), per delivery */
+  busOutPerDelivery: number
+  busInPerDelivery: number
+}
+
+/** Voluntary context switches of a process's main thread so far: each is a sleep, so roughly a wakeup. */
+function wakeups(pid: number): number {
+  return Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0)
+}
+
+/**
+ * What the backends did so far: PostgreSQL transactions committed or rolled back in the bench
+ * database (a write cycle is one autocommit statement, so one transaction), and Redis commands by
+ * name (INFO commandstats).
+ */
+async function backendCounts(pgUrl: string, redisUrl: string): Promise<{ pgXacts: number; redis: Record<string, number> }> {
+  const client = new pg.Client({ connectionString: pgUrl })
+  await client.connect()
+  let pgXacts = 0
+  try {
+    await client.query('SELECT pg_stat_force_next_flush()').catch(() => undefined)
+    const { rows } = await client.query<{ n: string }>('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()')
+    pgXacts = Number(rows[0]?.n ?? 0)
+  } finally {
+    await client.end()
+  }
+  const r = createClient({ url: redisUrl })
+  await r.connect()
+  const redis: Record<string, number> = {}
+  try {
+    const info = String(await r.sendCommand(['INFO', 'commandstats']))
+    for (const m of info.matchAll(/^cmdstat_([a-z|_-]+):calls=(\d+)/gm)) redis[m[1]!] = Number(m[2])
+  } finally {
+    r.destroy()
+  }
+  return { pgXacts, redis }
+}
+
+/** Per-command difference of two INFO commandstats readings, without the bench's own INFO. */
+function redisDelta(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const [k, v] of Object.entries(b)) if (k !== 'info' && v - (a[k] ?? 0) > 0) out[k] = v - (a[k] ?? 0)
+  return out
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-async function roomsLoaded(n: TandemProcess): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${n.apiPort}/metrics`)).text()
+async function metricsOf(n: TandemProcess): Promise<string> {
+  return (await fetch(`http://127.0.0.1:${n.apiPort}/metrics`)).text()
+}
+
+function roomsLoaded(text: string): number {
   return Number(/^tandem_rooms_loaded (\d+)$/m.exec(text)?.[1] ?? NaN)
+}
+
+/** A counter's value for one label set ("" when absent: 0). */
+function counter(text: string, name: string, labels: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && labels.split(',').every((kv) => l.includes(kv)))
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0
+}
+
+/**
+ * Update messages a node read from its Redis subscription. `received` counts every one (a build
+ * that has it); older builds count only other nodes' messages as `in` and read back each of their
+ * own publishes too (every publisher followed the documents it published), so `in + out`.
+ */
+function busReceived(text: string): number {
+  if (text.includes('tandem_bus_received_total')) return counter(text, 'tandem_bus_received_total', '')
+  return counter(text, 'tandem_bus_messages_total', 'direction="in",type="update"') + counter(text, 'tandem_bus_messages_total', 'direction="out",type="update"')
 }
 
 export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
@@ -57,15 +136,17 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
   const rooms = num(flags, 'rooms') ?? 20
   const perRoom = num(flags, 'clients-per-room') ?? 5
   const rate = num(flags, 'rate') ?? 5 // updates per second per client
+  const idleS = num(flags, 'idle') ?? 5 // seconds of idle CPU measured before the clients connect
   const haproxyConfig = flags.get('haproxy-config') ?? undefined
   const dir = await mkdtemp(join(tmpdir(), 'tandem-bench-cluster-'))
   const [pg, redis] = await Promise.all([startPostgres(), startRedis()])
   const { file, keys } = await sharedSigningKeys(dir)
   const results: ClusterResult[] = []
   try {
-    const setups = (list(flags, 'setups') ?? ['one node', 'haproxy', 'split']) as ClusterSetup[]
+    const setups = (list(flags, 'setups') ?? ['one node', 'cluster node', 'haproxy', 'haproxy 3x', 'split']) as ClusterSetup[]
     for (const setup of setups) {
-      const n = setup === 'one node' ? 1 : 3
+      const n = setup === 'one node' || setup === 'cluster node' ? 1 : 3
+      const setupRooms = setup === 'haproxy 3x' ? rooms * 3 : rooms
       const schema = `bench_cluster_${setup.replace(' ', '_')}`
       const env = {
         TANDEM_POSTGRES_URL: pg.url,
@@ -73,16 +154,30 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
         TANDEM_SIGNING_KEYS: file,
         TANDEM_LOG_LEVEL: 'warn',
         TANDEM_TRUSTED_PROXIES: '127.0.0.1',
-        ...(n > 1 ? { TANDEM_REDIS_URL: redis.url } : {}),
+        ...(setup !== 'one node' ? { TANDEM_REDIS_URL: redis.url } : {}),
       }
-      const ports = await Promise.all(Array.from({ length: n }, async () => [await freePort(), await freePort()] as const))
+      // One at a time and distinct: two concurrent probes can return the same free port.
+      const taken = new Set<number>()
+      const distinctPort = async (): Promise<number> => {
+        for (;;) {
+          const p = await freePort()
+          if (!taken.has(p)) return taken.add(p), p
+        }
+      }
+      const ports: (readonly [number, number])[] = []
+      for (let i = 0; i < n; i++) ports.push([await distinctPort(), await distinctPort()] as const)
       const spawn = (i: number) =>
         spawnTandem(['--data-dir', join(dir, `${schema}-${i}`), '--collab-port', String(ports[i]![0]), '--api-port', String(ports[i]![1])], env)
       const nodes: TandemProcess[] = [await spawn(0)] // the first migrates
       nodes.push(...(await Promise.all(Array.from({ length: n - 1 }, (_, i) => spawn(i + 1)))))
-      const lb: Haproxy | null = setup === 'haproxy' ? await startShippedHaproxy(ports, haproxyConfig) : null
+      const idle0 = nodes.reduce((s, x) => s + cpuSeconds(x.child.pid!), 0)
+      const wakes0 = nodes.reduce((s, x) => s + wakeups(x.child.pid!), 0)
+      await sleep(idleS * 1000)
+      const idleCpuMsPerNodeS = round(((nodes.reduce((s, x) => s + cpuSeconds(x.child.pid!), 0) - idle0) * 1000) / idleS / n, 2)
+      const idleWakeupsPerNodeS = round((nodes.reduce((s, x) => s + wakeups(x.child.pid!), 0) - wakes0) / idleS / n, 1)
+      const lb: Haproxy | null = setup.startsWith('haproxy') ? await startShippedHaproxy(ports, haproxyConfig) : null
       if (lb) await sleep(2_500) // HAProxy's checks (rise 2, every 1 s) put the nodes in rotation
-      log(`cluster bench: ${setup} (${n} node(s)), ${rooms} rooms x ${perRoom} clients, ${rate} updates/s per client, ${durationS} s`)
+      log(`cluster bench: ${setup} (${n} node(s)), ${setupRooms} rooms x ${perRoom} clients, ${rate} updates/s per client, ${durationS} s`)
 
       const providers: WebsocketProvider[] = []
       const clients: { doc: Y.Doc; node: number; id: string }[] = []
@@ -90,7 +185,7 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
       const crossLatency = new Samples()
       let delivered = 0
       let sent = 0
-      for (let r = 0; r < rooms; r++) {
+      for (let r = 0; r < setupRooms; r++) {
         const doc = `room-${r}`
         const token = (await mintToken(keys, { org: 'bench', doc, sub: 'bench@x', acc: 'rw', ttlSec: 3600 })).token
         const nodeOf = new Map<string, number>()
@@ -123,6 +218,7 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
       }
       for (const p of providers) while (!p.synced) await sleep(20)
       const haproxyPid = lb?.pid
+      const counts0 = await backendCounts(pg.url, redis.url)
       const cpu0 = nodes.reduce((s, x) => s + cpuSeconds(x.child.pid!), 0)
       const lbCpu0 = haproxyPid ? cpuSeconds(haproxyPid) : 0
       // One timer: every tick each client writes one update, in a round that spreads the sends.
@@ -137,7 +233,13 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
       await sleep(2000) // the last deliveries
       const cpu = nodes.reduce((s, x) => s + cpuSeconds(x.child.pid!), 0) - cpu0
       const lbCpu = haproxyPid ? cpuSeconds(haproxyPid) - lbCpu0 : 0
-      const loaded = await Promise.all(nodes.map(roomsLoaded))
+      const counts1 = await backendCounts(pg.url, redis.url)
+      const redisCommands = redisDelta(counts0.redis, counts1.redis)
+      const redisTotal = Object.values(redisCommands).reduce((a, b) => a + b, 0)
+      const texts = await Promise.all(nodes.map(metricsOf))
+      const loaded = texts.map(roomsLoaded)
+      const busOut = texts.reduce((s, t) => s + counter(t, 'tandem_bus_messages_total', 'direction="out",type="update"'), 0)
+      const busIn = texts.reduce((s, t) => s + busReceived(t), 0)
       for (const p of providers) p.destroy()
       await lb?.close()
       for (const x of nodes) await x.stop('SIGTERM')
@@ -155,6 +257,13 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
         cpuMsPerDelivery: delivered ? round((cpu * 1000) / delivered, 4) : 0,
         haproxyCpuMsPerDelivery: lb && delivered ? round((lbCpu * 1000) / delivered, 4) : null,
         roomsLoaded: loaded,
+        idleCpuMsPerNodeS,
+        pgTransactionsPerDelivery: delivered ? round((counts1.pgXacts - counts0.pgXacts - 2) / delivered, 4) : 0,
+        redisCommandsPerDelivery: delivered ? round(redisTotal / delivered, 4) : 0,
+        redisCommands,
+        idleWakeupsPerNodeS,
+        busOutPerDelivery: delivered ? round(busOut / delivered, 4) : 0,
+        busInPerDelivery: delivered ? round(busIn / delivered, 4) : 0,
       }
       log(JSON.stringify(res))
       results.push(res)
@@ -167,9 +276,9 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
   return results
 }
 
-/** CPU per delivery of the HAProxy set-up over one node's (the target: at most 1.3). */
-export function cpuRatio(results: ClusterResult[]): number | null {
-  const one = results.find((r) => r.setup === 'one node')?.cpuMsPerDelivery
-  const lb = results.find((r) => r.setup === 'haproxy')?.cpuMsPerDelivery
-  return one && lb ? round(lb / one, 2) : null
+/** CPU per delivery of set-up `of` over set-up `over`'s (e.g. haproxy over one node). */
+export function cpuRatio(results: ClusterResult[], of: ClusterSetup = 'haproxy', over: ClusterSetup = 'one node'): number | null {
+  const base = results.find((r) => r.setup === over)?.cpuMsPerDelivery
+  const x = results.find((r) => r.setup === of)?.cpuMsPerDelivery
+  return base && x ? round(x / base, 2) : null
 }

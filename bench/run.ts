@@ -12,8 +12,9 @@ import { markdown, svg, type BenchReport, type RunRecord } from './lib/report.js
 import { ALL_SCENARIOS, EXTRA_PEERS, EXTRA_SCENARIOS, SCENARIOS, needsPersistence, runScenario, sizeFor, startOptionsFor, type ScenarioName } from './scenarios/index.js'
 
 const USAGE = `usage: npm run bench -- [options]
-  --scenario a,b      ${SCENARIOS.join(',')} (default: all); or cluster (one node, three behind
-                      docs/cluster/haproxy.cfg, three with clients split; alone; --haproxy-config FILE
+  --scenario a,b      ${SCENARIOS.join(',')} (default: all); or cluster (one node, one cluster node,
+                      three behind docs/cluster/haproxy.cfg at 1x and 3x the rooms, three with clients
+                      split; --setups picks; alone; --haproxy-config FILE
                       runs another config written for the same ports)
                       named only (issue 24): memory (KB per loaded document), large (a 50 MB
                       document's first load and sync); tandem, yws and hocuspocus only
@@ -98,18 +99,21 @@ async function main(argv: string[]): Promise<number> {
     mkdirSync(out, { recursive: true })
     const file = join(out, `${stamp(new Date())}-cluster.json`)
     const ratio = cpuRatio(results)
-    writeFileSync(file, JSON.stringify({ machine: machineFacts(), loadavg: loadavg(), results, cpuRatio: ratio }, null, 2))
+    const capacity = cpuRatio(results, 'haproxy 3x', 'cluster node')
+    const lowLoad = cpuRatio(results, 'haproxy', 'cluster node')
+    writeFileSync(file, JSON.stringify({ machine: machineFacts(), loadavg: loadavg(), results, cpuRatio: ratio, capacityRatio: capacity, lowLoadRatio: lowLoad }, null, 2))
     const rows = results.map(
       (r) =>
-        `| ${r.setup} | ${r.latencyMs.p50} | ${r.latencyMs.p99} | ${r.crossNodeLatencyMs?.p99 ?? '-'} | ${r.deliveryRatio} | ${r.cpuMsPerDelivery} | ${r.haproxyCpuMsPerDelivery ?? '-'} | ${r.delivered} | ${r.roomsLoaded.join('/')} |`,
+        `| ${r.setup} | ${r.latencyMs.p50} | ${r.latencyMs.p99} | ${r.crossNodeLatencyMs?.p99 ?? '-'} | ${r.deliveryRatio} | ${r.cpuMsPerDelivery} | ${r.haproxyCpuMsPerDelivery ?? '-'} | ${r.delivered} | ${r.roomsLoaded.join('/')} | ${r.idleCpuMsPerNodeS} (${r.idleWakeupsPerNodeS}/s) | ${r.busOutPerDelivery} | ${r.busInPerDelivery} | ${r.pgTransactionsPerDelivery} | ${r.redisCommandsPerDelivery} |`,
     )
     process.stdout.write(
       [
-        '| setup | p50 ms | p99 ms | cross-node p99 ms | delivery ratio | nodes\' CPU ms per delivery | HAProxy CPU ms per delivery | deliveries | rooms loaded per node |',
-        '|---|---|---|---|---|---|---|---|---|',
+        '| setup | p50 ms | p99 ms | cross-node p99 ms | delivery ratio | nodes\' CPU ms per delivery | HAProxy CPU ms per delivery | deliveries | rooms loaded per node | idle CPU ms/s per node (wakeups/s) | bus publishes per delivery | bus messages received per delivery | PostgreSQL transactions per delivery | Redis commands per delivery (script-internal included) |',
+        '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
         ...rows,
         '',
-        `CPU per delivery, haproxy / one node: ${ratio ?? '-'} (target at most 1.3); load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+        `capacity: CPU per delivery, haproxy 3x / cluster node: ${capacity ?? '-'} (target at most 1.1); at one load, haproxy / cluster node: ${lowLoad ?? '-'}`,
+        `CPU per delivery, haproxy / one node (embedded-style, no Redis): ${ratio ?? '-'}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
         `written: ${file}`,
         '',
       ].join('\n'),

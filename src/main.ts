@@ -1,4 +1,5 @@
 // The `tandem` command: the only module that reads process.argv and process.env.
+import { COMMAND_USAGE, wantsHelp } from './cli/args.js'
 import { ConfigError, settingsHelp } from './infra/config.js'
 
 const USAGE = `usage:
@@ -15,8 +16,27 @@ settings (flag, environment variable, meaning):
 ${settingsHelp()}
 `
 
+/** One command's usage and the settings it reads (admin: its nouns and the storage settings). */
+async function commandHelp(command: string): Promise<string> {
+  const settings = command === 'admin' ? settingsHelp(STORAGE_SETTINGS) : command === 'build-console' ? '' : settingsHelp()
+  const nouns = command === 'admin' ? `\n${(await import('./admin/commands.js')).adminUsage()}` : ''
+  return `${COMMAND_USAGE[command]}${nouns}\n${settings ? `\nsettings (flag, environment variable, meaning):\n${settings}\n` : ''}`
+}
+
+/** The settings `tandem admin` reads; everything else on its line belongs to the admin command. */
+const STORAGE_SETTINGS = ['data-dir', 'postgres-url', 'postgres-schema', 'postgres-pool-size']
+
+let current: string | undefined
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
+  if (command && command in COMMAND_USAGE) {
+    current = command
+    if (wantsHelp(rest)) {
+      process.stdout.write(await commandHelp(command))
+      return 0
+    }
+  }
   switch (command) {
     case 'serve':
       return (await import('./cli/serve.js')).runServe(rest, process.env)
@@ -34,9 +54,8 @@ async function main(argv: string[]): Promise<number> {
       const { loadConfig } = await import('./infra/config.js')
       const { takeFlags } = await import('./cli/args.js')
       // Storage settings are read here; everything else belongs to the admin command.
-      const storage = ['data-dir', 'postgres-url', 'postgres-schema', 'postgres-pool-size']
-      const { values, rest: others } = takeFlags(rest, storage)
-      const config = loadConfig(storage.flatMap((f) => (values.has(f) ? [`--${f}`, values.get(f)!] : [])), process.env)
+      const { values, rest: others } = takeFlags(rest, STORAGE_SETTINGS)
+      const config = loadConfig(STORAGE_SETTINGS.flatMap((f) => (values.has(f) ? [`--${f}`, values.get(f)!] : [])), process.env)
       return (await import('./cli/admin.js')).runAdmin(others, config)
     }
     case undefined:
@@ -56,7 +75,8 @@ main(process.argv.slice(2)).then(
     process.exitCode = code
   },
   (err: unknown) => {
-    if (err instanceof ConfigError) process.stderr.write(`tandem: configuration error: ${err.message}\n`)
+    // A bad flag or setting: the error, then that command's usage.
+    if (err instanceof ConfigError) process.stderr.write(`tandem: configuration error: ${err.message}\n${current ? `${COMMAND_USAGE[current]}\n(tandem ${current} --help lists the settings)\n` : ''}`)
     else process.stderr.write(`tandem: ${err instanceof Error ? err.message : String(err)}\n`)
     process.exitCode = 1
   },

@@ -1,5 +1,6 @@
 // createServer(config) -> both listeners over one data dir. Used by `tandem serve` and by tests.
 import { openBackend } from './backend/open.js'
+import { DELETED_PREFIX } from './auth/deleted-docs.js'
 import { REVOKE_PREFIX, RevocationList } from './auth/revocation.js'
 import type { ClusterNode, ClusterNodeOptions } from './cluster/node.js'
 import { RemoteAwareness } from './cluster/remote-awareness.js'
@@ -26,6 +27,7 @@ import { versionState } from './versions/state.js'
 import { versionRoutes } from './versions/routes.js'
 import type { VersionStore } from './versions/store.js'
 import { versionCreatedEvents } from './webhooks/emit.js'
+import { WEBHOOK_KIND } from './webhooks/records.js'
 import { Webhooks } from './webhooks/service.js'
 
 const RETENTION_SWEEP_MS = 60 * 60 * 1000 // hourly
@@ -153,6 +155,12 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     // Webhooks: closed before the rooms' last cycles, which leave marks for the next start.
     const webhooks = resources.add('webhooks', new Webhooks({ control: control.store, docs: store, config, log, registry: metrics.registry, now }), (w) => w.close())
     await webhooks.start(registry.committer)
+    // A cluster: other nodes hear of these changes at once; their polling stays the fallback.
+    cluster?.notices.relay(control.store, {
+      [`${REVOKE_PREFIX}/`]: () => revocations.refresh(true),
+      [`${DELETED_PREFIX}/`]: () => deleted.records.refresh(true),
+      [`${WEBHOOK_KIND}/`]: () => webhooks.refresh(),
+    })
 
     const restRoutes: RestRoutes = { ...ydocRoutes, ...lazyHistoryRoutes(openHistory), ...versionRoutes(versions, versionCreatedEvents(control.store, log)), ...opts.restRoutes }
     const clusterReady = cluster && (() => cluster.ready)

@@ -62,3 +62,20 @@ describe('tandem keys', () => {
     expect(after[1]).toBe(first[0]!.replace(' (signing)', ''))
   })
 })
+
+describe('tandem <command> --help', () => {
+  it.each(['serve', 'token', 'keys', 'migrate', 'admin', 'build-console', 'loadtest'])('%s --help prints its usage (and settings) and exits 0', async (command) => {
+    const { stdout, stderr } = await tandem(command, '--help')
+    expect(stderr).toBe('')
+    expect(stdout).toMatch(new RegExp(`^usage: tandem ${command}\\b`))
+    if (command === 'serve' || command === 'token') expect(stdout).toMatch(/--redis-url +TANDEM_REDIS_URL/)
+    if (command === 'admin') expect(stdout).toMatch(/--postgres-url/)
+  })
+
+  it('an unknown flag still fails, with the command\'s usage', async () => {
+    await expect(tandem('serve', '--bogus')).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/unknown option --bogus\nusage: tandem serve /),
+    })
+  })
+})

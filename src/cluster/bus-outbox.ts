@@ -1,16 +1,18 @@
-// The bus's outgoing write cycles: every cycle queued in a turn goes to Redis in one pipeline; while
+// The bus's outgoing write cycles: every cycle queued in a turn goes to Redis in one script call; while
 // Redis is unreachable they are held and sent after the reconnect. A cycle resolves only once Redis
 // accepted it, which is what its acknowledgement to clients waits for.
 import type { Logger } from '../infra/log.js'
 import type { ClusterMetrics } from './metrics.js'
+import { publishToFollowers } from './followers.js'
 import { describeRedisError, type RedisClient } from './redis.js'
 
-export type Frame = [channel: string, payload: Buffer]
+export type Frame = [docId: string, payload: Buffer]
 
 interface Outgoing {
   frames: Frame[]
   startedAt: number
-  resolve: () => void
+  /** messages sent per frame (other followers reached) */
+  resolve: (sent: number[]) => void
   reject: (err: Error) => void
 }
 
@@ -24,6 +26,7 @@ export class BusOutbox {
   /** `pub` must fail commands while disconnected (disableOfflineQueue): the outbox does the holding. */
   constructor(
     private readonly pub: RedisClient,
+    private readonly nodeId: string,
     private readonly log: Logger,
     private readonly metrics?: ClusterMetrics,
   ) {}
@@ -33,8 +36,9 @@ export class BusOutbox {
     return this.held.length
   }
 
-  send(frames: Frame[]): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
+  /** Resolves, once Redis ran it, with how many other followers each frame reached. */
+  send(frames: Frame[]): Promise<number[]> {
+    return new Promise<number[]>((resolve, reject) => {
       this.held.push({ frames, startedAt: performance.now(), resolve, reject })
       this.pump()
     })
@@ -45,19 +49,18 @@ export class BusOutbox {
     if (this.closed || this.held.length === 0 || !this.pub.isReady) return
     const batch = this.held
     this.held = []
-    const multi = this.pub.multi()
-    for (const o of batch) for (const [channel, payload] of o.frames) multi.publish(channel, payload)
-    multi.execAsPipeline().then(
-      () => {
+    publishToFollowers(this.pub, this.nodeId, batch.flatMap((o) => o.frames)).then(
+      (sent) => {
         const now = performance.now()
+        this.metrics?.busMessages.inc({ direction: 'out', type: 'update' }, sent.reduce((a, b) => a + b, 0))
+        let k = 0
         for (const o of batch) {
-          this.metrics?.busMessages.inc({ direction: 'out', type: 'update' }, o.frames.length)
           this.metrics?.busPublishSeconds.observe((now - o.startedAt) / 1000)
-          o.resolve()
+          o.resolve(sent.slice(k, (k += o.frames.length)))
         }
       },
       (err: unknown) => {
-        // Some messages may have gone out: sending them again is harmless (receivers track seqs,
+        // A script that failed may have sent some messages: sending them again is harmless (receivers track seqs,
         // Yjs updates are idempotent); losing them is not.
         if (this.closed) {
           for (const o of batch) o.reject(new Error('bus is closed'))

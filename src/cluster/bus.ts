@@ -1,16 +1,20 @@
 // The document bus: moves committed updates and awareness between the nodes of a cluster over
-// Redis pub/sub, one channel per document. PostgreSQL holds the truth; the bus only carries what
-// is already committed, so anything it drops is read back from storage: a hole in a followed
-// document's seqs (after a grace period) or a reconnect to Redis makes the bus ask the room to
-// resync. A node follows only the documents it has loaded. See docs/cluster.md. One followed
-// document's seqs, gaps and resyncs: followed-doc.ts; cycles held while Redis is away: bus-outbox.ts.
+// Redis pub/sub. PostgreSQL holds the truth; the bus only carries what is already committed, so
+// anything it drops is read back from storage: a hole in a followed document's seqs (after a grace
+// period) or a reconnect to Redis makes the bus ask the room to resync. A node follows only the
+// documents it has loaded, registers itself as their follower and reads one inbox channel of its
+// own; a cycle goes only to the other followers of each document (followers.ts), so a node never
+// reads back its own publishes and publishes nothing while no other node follows. See
+// docs/cluster.md. One followed document's seqs, gaps and resyncs: followed-doc.ts; cycles held
+// while Redis is away: bus-outbox.ts.
 import type { Logger } from '../infra/log.js'
 import { BusOutbox, type Frame } from './bus-outbox.js'
-import { type BusMessage, encodeBusMessage } from './codec.js'
+import { type BusMessage, decodeBusMessage, encodeBusMessage } from './codec.js'
 import { type FollowContext, FollowedDoc, type FollowHandlers, type ResyncReason } from './followed-doc.js'
+import { publishToFollowers, reap, register, rejoin, unregister } from './followers.js'
 import { keys } from './keys.js'
 import type { ClusterMetrics } from './metrics.js'
-import { connectRedis, describeRedisError, type RedisClient } from './redis.js'
+import { atMost, connectRedis, describeRedisError, type RedisClient } from './redis.js'
 
 export type { FollowHandlers, ResyncReason } from './followed-doc.js'
 
@@ -38,26 +42,40 @@ export class DocBus {
   private readonly outbox: BusOutbox
   private readonly context: FollowContext
   private closed = false
+  /** this node's registrations must be made again (a reconnect, our heartbeat lapsed, a follow while Redis was away) */
+  private rejoinWanted = false
+  private rejoining = false
+  /** the inbox subscription's listener: every message another node sent this one */
+  private readonly onInbox = (raw: Buffer): void => this.receive(raw)
 
   /** Opens the two connections (commands, subscriptions); throws a clear error if Redis is unreachable. */
   static async connect(url: string, o: BusOptions & { connectTimeoutMs?: number }): Promise<DocBus> {
     const pub = await connectRedis({ url, name: `tandem-bus-pub-${o.nodeId}`, connectTimeoutMs: o.connectTimeoutMs, disableOfflineQueue: true })
+    let sub: RedisClient
     try {
-      const sub = await connectRedis({ url, name: `tandem-bus-sub-${o.nodeId}`, connectTimeoutMs: o.connectTimeoutMs })
-      return new DocBus(pub, sub, o)
+      sub = await connectRedis({ url, name: `tandem-bus-sub-${o.nodeId}`, connectTimeoutMs: o.connectTimeoutMs })
     } catch (err) {
       pub.destroy()
       throw err
     }
+    return DocBus.attach(pub, sub, o)
   }
 
   /**
    * A bus over connections the caller opened (a cluster node shares `pub` with leases and
    * heartbeats). `pub` must fail commands while disconnected (disableOfflineQueue); the bus owns
-   * both from now on and closes them.
+   * both from now on and closes them. Resolves once the inbox is subscribed.
    */
-  static attach(pub: RedisClient, sub: RedisClient, o: BusOptions): DocBus {
-    return new DocBus(pub, sub, o)
+  static async attach(pub: RedisClient, sub: RedisClient, o: BusOptions): Promise<DocBus> {
+    const bus = new DocBus(pub, sub, o)
+    try {
+      // Before any follow: a registration must never point at an inbox nobody reads.
+      await sub.subscribe(keys.inbox(o.nodeId), bus.onInbox, true)
+    } catch (err) {
+      await bus.close()
+      throw new Error(`redis-url: cannot subscribe: ${describeRedisError(err)}`)
+    }
+    return bus
   }
 
   private constructor(
@@ -66,28 +84,18 @@ export class DocBus {
     private readonly o: BusOptions,
   ) {
     this.context = { nodeId: o.nodeId, log: o.log, metrics: o.metrics, gapGraceMs: o.gapGraceMs ?? 250, resyncRetryMs: o.resyncRetryMs ?? 1_000 }
-    this.outbox = new BusOutbox(pub, o.log, o.metrics)
-    // Both clients are connected: every later 'ready' is a reconnect. node-redis resubscribes every
-    // channel before it reports 'ready', so a resync started here cannot miss a message.
+    this.outbox = new BusOutbox(pub, o.nodeId, o.log, o.metrics)
+    // Both clients are connected: every later 'ready' is a reconnect. node-redis resubscribes the
+    // inbox before it reports 'ready'; what was sent to it meanwhile is lost, and Redis may have
+    // restarted without our registrations: register again, then resync every followed document.
     sub.on('ready', () => {
       this.updateGauge()
-      if (this.closed) return
-      this.o.log.warn({ docs: this.followed.size }, 'bus: reconnected to Redis; resyncing followed documents')
-      for (const f of this.followed.values()) {
-        f.requestResync('reconnect')
-        // Others may have dropped our clients' awareness (our heartbeat lapsed) and we theirs:
-        // announce ours and ask for theirs.
-        this.queryAwareness(f.docId)
-        try {
-          f.handlers.onAwarenessQuery?.(this.o.nodeId)
-        } catch (err) {
-          this.o.log.error({ docId: f.docId, err }, 'bus: re-announcing awareness failed')
-        }
-      }
+      this.rejoinAll()
     })
     pub.on('ready', () => {
       this.updateGauge()
       this.outbox.pump()
+      this.tryRejoin()
     })
     for (const c of [pub, sub]) {
       c.on('error', (err: unknown) => {
@@ -126,73 +134,150 @@ export class DocBus {
     this.o.metrics?.busConnected.set(this.ready ? 1 : 0)
   }
 
+  private receive(raw: Buffer): void {
+    this.o.metrics?.busReceived.inc()
+    let m: BusMessage
+    try {
+      m = decodeBusMessage(raw)
+    } catch (err) {
+      this.o.log.warn({ err: String(err) }, 'bus: undecodable message ignored')
+      return
+    }
+    // Not followed (any more): a registration being removed, or one left by a lost unregister.
+    const f = this.followed.get(m.docId)
+    if (!f) return
+    // A node joined (it registered, then asked): publish to Redis again and tell it how far we
+    // committed if some of it never went out. Any cycle skipped so far was decided before this
+    // point and so committed before the head we announce.
+    if (m.type === 'awareness-query' && m.node !== this.o.nodeId) {
+      f.othersMayHaveChanged()
+      if (f.unsent) this.announceHeads([f])
+    }
+    f.receive(m)
+  }
+
+  /** Sends each document's committed head to its other followers (see receive and tryRejoin). */
+  private announceHeads(docs: FollowedDoc[]): void {
+    if (this.closed || !this.pub.isReady || docs.length === 0) return
+    const messages = docs.map(
+      (f) => [f.docId, Buffer.from(encodeBusMessage({ type: 'head', node: this.o.nodeId, docId: f.docId, seq: f.tracker.highest }))] as const,
+    )
+    publishToFollowers(this.pub, this.o.nodeId, messages).then(
+      (sent) => this.o.metrics?.busMessages.inc({ direction: 'out', type: 'head' }, sent.reduce((a, b) => a + b, 0)),
+      // Lost: the joiner still sees a hole at our next published cycle (gap resync).
+      (err: unknown) => this.o.log.warn({ err: describeRedisError(err) }, 'bus: announcing heads failed'),
+    )
+  }
+
   // ---- following -----------------------------------------------------------------------------
 
   /**
-   * Follows a document loaded up to lastSeq. Resolves once Redis confirmed the subscription and
-   * the room resynced from lastSeq + 1, which closes the window between loading and subscribing.
-   * While Redis is down it resolves at once: the room serves what it loaded from storage, and the
-   * subscription and its catch-up follow when Redis is back (a load never waits for the bus; a
-   * write cycle still does, see publish).
+   * Follows a document loaded up to lastSeq. Resolves once this node is registered as a follower
+   * and the room resynced from lastSeq + 1: any cycle whose publish ran before the registration
+   * committed before it, so the catch-up reads it (followers.ts). While Redis is down it resolves
+   * at once: the room serves what it loaded from storage, and the registration and its catch-up
+   * follow when Redis is back (a load never waits for the bus; a write cycle still does, see publish).
    */
   async follow(docId: string, lastSeq: number, handlers: FollowHandlers): Promise<void> {
     if (this.closed) throw new Error('bus is closed')
     if (this.followed.has(docId)) throw new Error(`bus: ${docId} is already followed`)
     const f = new FollowedDoc(docId, lastSeq, handlers, this.context)
     this.followed.set(docId, f)
-    if (!this.sub.isReady) {
-      this.subscribeLater(f)
+    if (!this.ready) {
+      this.rejoinAll()
       return
     }
     try {
-      await this.sub.subscribe(keys.docChannel(docId), f.listener, true)
+      await register(this.pub, this.o.nodeId, docId)
+      // The join announcement is load-bearing: a node that was alone with the document stops
+      // skipping Redis only when it hears it (receive), so it is awaited, not fired and forgotten.
+      await this.announceJoin([docId])
     } catch (err) {
       // The room's load fails with it; a later load must be able to follow again.
       if (this.followed.get(docId) === f) this.forget(f)
       throw err
     }
     if (f.gone) return
-    this.subscribed(f)
-    await f.resyncing
-  }
-
-  private subscribed(f: FollowedDoc): void {
-    this.queryAwareness(f.docId)
     f.requestResync('follow')
-  }
-
-  /**
-   * Redis is down: subscribe in the background (node-redis sends it on reconnect), then catch up
-   * from storage. A refused subscription is tried again: a loaded room must not stay unfollowed.
-   */
-  private subscribeLater(f: FollowedDoc): void {
-    this.sub.subscribe(keys.docChannel(f.docId), f.listener, true).then(
-      () => {
-        if (!f.gone) this.subscribed(f)
-      },
-      (err: unknown) => {
-        if (f.gone || this.closed) return
-        this.o.log.warn({ docId: f.docId, err: describeRedisError(err) }, 'bus: subscribing failed; retrying')
-        f.retryLater(() => {
-          if (!f.gone && !this.closed) this.subscribeLater(f)
-        })
-      },
-    )
+    await f.resyncing
   }
 
   async unfollow(docId: string): Promise<void> {
     const f = this.followed.get(docId)
     if (!f) return
     this.forget(f)
-    // node-redis drops the listener from its state at once, so a reconnect does not resubscribe
-    // it; while disconnected the UNSUBSCRIBE itself waits for the connection, so wait only if up.
-    const done = this.sub.unsubscribe(keys.docChannel(docId), f.listener, true).catch(() => undefined)
-    if (this.sub.isReady) await done
+    if (!this.pub.isReady) return this.rejoinAll() // the rejoin drops it
+    await unregister(this.pub, this.o.nodeId, docId).catch(() => this.rejoinAll())
   }
 
   private forget(f: FollowedDoc): void {
     f.forget()
     this.followed.delete(f.docId)
+  }
+
+  /**
+   * Registers every followed document again (and only those), then resyncs each: after a
+   * reconnect, or when this node's heartbeat had lapsed and others may have removed its
+   * registrations. Waits for both connections; coalesces.
+   */
+  rejoinAll(): void {
+    if (this.closed) return
+    this.rejoinWanted = true
+    this.tryRejoin()
+  }
+
+  private tryRejoin(): void {
+    if (this.closed || !this.rejoinWanted || this.rejoining || !this.ready) return
+    this.rejoinWanted = false
+    this.rejoining = true
+    // Joins may have been announced while we were cut off: ask Redis again at the next cycle.
+    for (const f of this.followed.values()) f.othersMayHaveChanged()
+    const docs = [...this.followed.keys()]
+    rejoin(this.pub, this.o.nodeId, docs)
+      .then(() => this.announceJoin(docs))
+      .then(
+        () => {
+          this.rejoining = false
+          if (this.closed) return
+          this.o.log.warn({ docs: docs.length }, 'bus: registered again with Redis; resyncing followed documents')
+          // A node that joined while we were cut off may have missed cycles we did not send.
+          this.announceHeads([...this.followed.values()].filter((f) => f.unsent))
+          for (const docId of docs) {
+            const f = this.followed.get(docId)
+            if (!f) {
+              // Unfollowed while the rejoin ran: its registration was just made again.
+              unregister(this.pub, this.o.nodeId, docId).catch(() => undefined)
+              continue
+            }
+            f.requestResync('reconnect')
+            // Others may have dropped our clients' awareness (our heartbeat lapsed) and we theirs:
+            // announce ours (theirs were asked for by announceJoin).
+            try {
+              f.handlers.onAwarenessQuery?.(this.o.nodeId)
+            } catch (err) {
+              this.o.log.error({ docId, err }, 'bus: re-announcing awareness failed')
+            }
+          }
+          this.tryRejoin()
+        },
+        (err: unknown) => {
+          this.rejoining = false
+          if (this.closed) return
+          this.rejoinWanted = true
+          this.o.log.warn({ err: describeRedisError(err) }, 'bus: registering again failed; retrying')
+          setTimeout(() => this.tryRejoin(), this.context.resyncRetryMs).unref()
+        },
+      )
+  }
+
+  /**
+   * Another node's heartbeat lapsed: remove its registrations (unless it is back), so cycles stop
+   * going to its inbox, and resync every followed document (its last cycle may be unannounced).
+   */
+  nodeLapsed(nodeId: string): void {
+    if (this.closed) return
+    reap(this.pub, nodeId).catch((err: unknown) => this.o.log.debug({ err: describeRedisError(err) }, 'bus: removing a lapsed node failed'))
+    this.resyncAll('node_lapse')
   }
 
   /** Resyncs every followed document (a node's heartbeat lapsed: its last cycle may be unannounced). */
@@ -212,43 +297,79 @@ export class DocBus {
   // ---- publishing ----------------------------------------------------------------------------
 
   /**
-   * Publishes a committed write cycle: one message per document, all in one pipeline. Resolves
-   * when Redis accepted every message; while Redis is unreachable the cycle waits in the outbox
-   * and goes out after the reconnect. The caller acknowledges the cycle only then.
+   * Publishes a committed write cycle: one message per document to each other node following it,
+   * all in one script call. A document whose last publish found no other follower, with no join
+   * seen since, is not sent at all: a cycle of only such documents costs Redis nothing. Resolves
+   * when Redis ran it; while Redis is unreachable the cycle waits in the outbox and goes out after
+   * the reconnect. The caller acknowledges the cycle only then.
    */
   publish(cycle: CycleUpdate[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error('bus is closed'))
-    for (const u of cycle) this.followed.get(u.docId)?.committed(u.fromSeq, u.toSeq)
-    if (cycle.length === 0) return Promise.resolve()
-    const frames = cycle.map((u): Frame => [
-      keys.docChannel(u.docId),
-      Buffer.from(encodeBusMessage({ type: 'update', node: this.o.nodeId, fromSeq: u.fromSeq, toSeq: u.toSeq, update: u.update })),
+    const send: CycleUpdate[] = []
+    const gens: (number | undefined)[] = []
+    for (const u of cycle) {
+      const f = this.followed.get(u.docId)
+      f?.committed(u.fromSeq, u.toSeq)
+      if (f?.others === 'none') {
+        // Nobody else followed at the last publish and nobody joined since: nothing to send. A
+        // node that joins later reads this cycle in its catch-up or is told the head (receive).
+        f.unsent = true
+        this.o.metrics?.busUnsent.inc()
+        continue
+      }
+      send.push(u)
+      gens.push(f?.othersGen)
+    }
+    if (send.length === 0) return Promise.resolve()
+    const frames = send.map((u): Frame => [
+      u.docId,
+      Buffer.from(encodeBusMessage({ type: 'update', node: this.o.nodeId, docId: u.docId, fromSeq: u.fromSeq, toSeq: u.toSeq, update: u.update })),
     ])
-    return this.outbox.send(frames)
+    return this.outbox.send(frames).then((sent) => {
+      send.forEach((u, i) => {
+        const f = this.followed.get(u.docId)
+        // Only if nothing happened since the script ran that could have made it stale.
+        if (f && f.othersGen === gens[i]) f.others = sent[i]! > 0 ? 'some' : 'none'
+      })
+    })
   }
 
   /** Awareness is not durable: published when connected, dropped otherwise (clients renew it). */
   publishAwareness(docId: string, update: Uint8Array): void {
-    this.fireAndForget(docId, encodeBusMessage({ type: 'awareness', node: this.o.nodeId, update }), 'awareness')
+    this.fireAndForget(docId, encodeBusMessage({ type: 'awareness', node: this.o.nodeId, docId, update }), 'awareness')
   }
 
-  private queryAwareness(docId: string): void {
-    this.fireAndForget(docId, encodeBusMessage({ type: 'awareness-query', node: this.o.nodeId }), 'awareness-query')
+  /**
+   * Tells the other followers of each document that this node follows it now (an awareness query:
+   * they re-announce their clients' awareness, resume publishing to Redis, and send their head if
+   * they skipped any cycle). Rejects if Redis did not run it.
+   */
+  private async announceJoin(docIds: string[]): Promise<void> {
+    const sent = await publishToFollowers(
+      this.pub,
+      this.o.nodeId,
+      docIds.map((docId) => [docId, Buffer.from(encodeBusMessage({ type: 'awareness-query', node: this.o.nodeId, docId }))] as const),
+    )
+    this.o.metrics?.busMessages.inc({ direction: 'out', type: 'awareness-query' }, sent.reduce((a, b) => a + b, 0))
   }
 
   private fireAndForget(docId: string, payload: Uint8Array, type: BusMessage['type']): void {
     if (this.closed || !this.pub.isReady) return
-    this.o.metrics?.busMessages.inc({ direction: 'out', type })
-    this.pub.publish(keys.docChannel(docId), Buffer.from(payload)).catch(() => undefined)
+    publishToFollowers(this.pub, this.o.nodeId, [[docId, Buffer.from(payload)]]).then(
+      (sent) => this.o.metrics?.busMessages.inc({ direction: 'out', type }, sent[0] ?? 0),
+      () => undefined,
+    )
   }
 
-  /** Stops following everything and closes both connections; held cycles are rejected. */
+  /** Stops following everything, drops this node's registrations, closes both connections; held cycles are rejected. */
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
     this.outbox.close()
     for (const f of [...this.followed.values()]) this.forget(f)
     this.updateGauge()
+    // Best effort: a registration left behind only costs publishes until our heartbeat lapses.
+    if (this.pub.isReady) await atMost(rejoin(this.pub, this.o.nodeId, []), 1_000)
     await Promise.all(
       [this.sub, this.pub].map(async (c) => {
         if (c.isReady) await c.close().catch(() => c.destroy())

@@ -2,11 +2,11 @@
 // its grace period (a gap), and the resync from storage that closes it. Resync requests coalesce:
 // while one runs, at most one more is queued; a failed one is retried after a delay.
 import type { Logger } from '../infra/log.js'
-import { type AwarenessMessage, type BusMessage, decodeBusMessage, type UpdateMessage } from './codec.js'
+import type { AwarenessMessage, BusMessage, UpdateMessage } from './codec.js'
 import type { ClusterMetrics } from './metrics.js'
 import { SeqTracker } from './seq-tracker.js'
 
-export type ResyncReason = 'follow' | 'gap' | 'reconnect' | 'node_lapse' | 'retry'
+export type ResyncReason = 'follow' | 'gap' | 'reconnect' | 'node_lapse' | 'retry' | 'join'
 
 export interface FollowHandlers {
   /** An update another node committed: apply it to the room and broadcast it to local sockets. */
@@ -34,11 +34,18 @@ export interface FollowContext {
 
 export class FollowedDoc {
   readonly tracker: SeqTracker
-  /** the Redis subscription's listener */
-  readonly listener = (message: Buffer): void => this.dispatch(message)
   /** set once the bus stops following it: every timer and late answer is ignored */
   gone = false
   resyncing: Promise<void> | null = null
+  /**
+   * Whether another node follows the document, as this node's last publish of it found: 'none'
+   * lets a cycle skip Redis altogether. Only a publish's answer sets it, and only if `othersGen`
+   * did not move meanwhile (a join or a reconnect makes it 'unknown' again).
+   */
+  others: 'unknown' | 'none' | 'some' = 'unknown'
+  othersGen = 0
+  /** some committed cycle of this node was never sent: a node that joins is told the head */
+  unsent = false
   /** watermark when the current gap timer started */
   private gapFrom = 0
   private gapTimer: NodeJS.Timeout | null = null
@@ -75,21 +82,24 @@ export class FollowedDoc {
     this.checkGap()
   }
 
-  private dispatch(raw: Buffer): void {
+  /** Another node may follow now (it joined, or we were cut off): the next cycle asks Redis again. */
+  othersMayHaveChanged(): void {
+    this.others = 'unknown'
+    this.othersGen++
+  }
+
+  /** A message another node sent to this node's inbox about this document. */
+  receive(m: BusMessage): void {
     if (this.gone) return
-    let m: BusMessage
-    try {
-      m = decodeBusMessage(raw)
-    } catch (err) {
-      this.c.log.warn({ docId: this.docId, err: String(err) }, 'bus: undecodable message ignored')
-      return
-    }
-    if (m.node === this.c.nodeId) return // our own publish, already applied and tracked
+    if (m.node === this.c.nodeId) return // never sent (followers.ts skips the publisher); kept as a guard
     this.c.metrics?.busMessages.inc({ direction: 'in', type: m.type })
     try {
       if (m.type === 'awareness') this.handlers.onAwareness(m)
       else if (m.type === 'awareness-query') this.handlers.onAwarenessQuery?.(m.node)
-      else if (m.toSeq <= this.tracker.watermark) {
+      else if (m.type === 'head') {
+        // The sender committed up to m.seq and did not send all of it (it was alone): read it.
+        if (m.seq > this.tracker.watermark) this.requestResync('join')
+      } else if (m.toSeq <= this.tracker.watermark) {
         // Already applied (a resync read it first, or a publisher's retry): nothing to broadcast.
       } else {
         this.handlers.onUpdate(m)

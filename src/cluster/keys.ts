@@ -3,8 +3,14 @@
 const PREFIX = 'tandem:'
 
 export const keys = {
-  /** pub/sub channel of one document: updates and awareness */
-  docChannel: (docId: string) => `${PREFIX}doc:${docId}`,
+  /** pub/sub channel one node reads: other nodes' updates and awareness of the documents it follows */
+  inbox: (nodeId: string) => `${PREFIX}inbox:${nodeId}`,
+  /** set of the nodes that follow one document (src/cluster/followers.ts) */
+  followers: (docId: string) => `${PREFIX}followers:${docId}`,
+  /** pub/sub channel of control-plane changes ("<node>\n<prefix>"; control-notices.ts) */
+  controlChannel: `${PREFIX}control`,
+  /** set of the documents one node follows (so a lapsed node's registrations can be removed) */
+  follows: (nodeId: string) => `${PREFIX}follows:${nodeId}`,
   /** heartbeat of one node (value: its description, TTL: heartbeat TTL) */
   node: (nodeId: string) => `${PREFIX}node:${nodeId}`,
   /** set of node ids ever registered and not yet reaped */

@@ -6,14 +6,20 @@ export function createClusterMetrics(registry: Registry) {
   return {
     busMessages: new Counter({
       name: 'tandem_bus_messages_total',
-      help: 'document bus messages by direction (in, out) and type (update, awareness)',
+      help: 'document bus messages by direction (in: from another node, out: to another node) and type (update, awareness, awareness-query)',
       labelNames: ['direction', 'type'] as const,
+      registers,
+    }),
+    busReceived: new Counter({ name: 'tandem_bus_received_total', help: 'messages read from this node\'s inbox (every one, decodable or not)', registers }),
+    busUnsent: new Counter({
+      name: 'tandem_bus_unsent_total',
+      help: 'committed document messages not sent at all: the last publish found no other follower (no Redis call for them)',
       registers,
     }),
     busGaps: new Counter({ name: 'tandem_bus_gaps_total', help: 'holes in a followed document\'s seqs still open after the grace period', registers }),
     busResyncs: new Counter({
       name: 'tandem_bus_resyncs_total',
-      help: 'followed documents resynced from storage, by reason (follow, gap, reconnect, node_lapse, retry)',
+      help: 'followed documents resynced from storage, by reason (follow, gap, reconnect, node_lapse, retry, join)',
       labelNames: ['reason'] as const,
       registers,
     }),

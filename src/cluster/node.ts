@@ -4,6 +4,7 @@
 import type { Registry } from 'prom-client'
 import type { Logger } from '../infra/log.js'
 import { DocBus } from './bus.js'
+import { ControlNotices } from './control-notices.js'
 import { Leases } from './leases.js'
 import { createClusterMetrics, type ClusterMetrics } from './metrics.js'
 import { NodeMembership, newNodeId } from './nodes.js'
@@ -31,6 +32,8 @@ export class ClusterNode {
     readonly bus: DocBus,
     readonly leases: Leases,
     readonly membership: NodeMembership,
+    /** control-plane changes announced to the other nodes at once */
+    readonly notices: ControlNotices,
     readonly metrics: ClusterMetrics | undefined,
     /** called by the membership's lapse callback, filled through onNodeLapse() */
     private readonly lapseListeners: Array<(nodeId: string) => void>,
@@ -49,7 +52,14 @@ export class ClusterNode {
       pub.destroy()
       throw err
     }
-    const bus = DocBus.attach(pub, sub, { nodeId: id, log, metrics, gapGraceMs: o.gapGraceMs })
+    const bus = await DocBus.attach(pub, sub, { nodeId: id, log, metrics, gapGraceMs: o.gapGraceMs })
+    let notices: ControlNotices
+    try {
+      notices = await ControlNotices.start(pub, sub, id, log)
+    } catch (err) {
+      await bus.close()
+      throw err
+    }
     const leases = new Leases(pub, { nodeId: id, log, metrics })
     const lapseListeners: Array<(nodeId: string) => void> = []
     let membership: NodeMembership
@@ -62,17 +72,20 @@ export class ClusterNode {
         everyMs: o.heartbeatEveryMs,
         pollMs: o.pollMs,
         onLapse: (node) => {
-          // Its last cycle may be committed but unannounced: read every followed document's tail.
-          bus.resyncAll('node_lapse')
+          // Its registrations go; its last cycle may be committed but unannounced: every followed
+          // document's tail is read.
+          bus.nodeLapsed(node)
           for (const listener of lapseListeners) listener(node)
         },
+        // Others may have removed our registrations meanwhile: make them again and catch up.
+        onRevived: () => bus.rejoinAll(),
       })
     } catch (err) {
       await bus.close()
       throw err
     }
     log.info('cluster node started')
-    return new ClusterNode(id, bus, leases, membership, metrics, lapseListeners)
+    return new ClusterNode(id, bus, leases, membership, notices, metrics, lapseListeners)
   }
 
   /** Another node's heartbeat lapsed: e.g. remove its clients' awareness (the bus resyncs by itself). */
@@ -92,6 +105,7 @@ export class ClusterNode {
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      this.notices.close()
       await this.membership.stop()
       await this.leases.close()
       await this.bus.close()

@@ -26,6 +26,8 @@ export interface NodesOptions {
   pollMs?: number
   /** a node seen live has lapsed */
   onLapse?: (nodeId: string) => void
+  /** this node's own heartbeat had expired before a renewal (others may have seen it lapse) */
+  onRevived?: () => void
   /** what this node says about itself (shown by `tandem admin` or debugging) */
   info?: Record<string, unknown>
 }
@@ -36,6 +38,8 @@ export class NodeMembership {
   private readonly pollTimer: NodeJS.Timeout
   private stopped = false
   private polling = false
+  /** a heartbeat was written before: a missing key at the next one means it lapsed */
+  private beaten = false
   private readonly ttlMs: number
   private readonly payload: string
 
@@ -83,11 +87,20 @@ export class NodeMembership {
 
   private async beat(): Promise<void> {
     if (this.stopped) return
-    await this.redis
+    const [previous] = await this.redis
       .multi()
-      .set(keys.node(this.o.nodeId), this.payload, { expiration: { type: 'PX', value: this.ttlMs } })
+      .set(keys.node(this.o.nodeId), this.payload, { expiration: { type: 'PX', value: this.ttlMs }, GET: true })
       .sAdd(keys.nodes, this.o.nodeId)
       .execAsPipeline()
+    if (previous === null && this.beaten && !this.stopped) {
+      this.o.log.warn('nodes: own heartbeat had lapsed; registering again')
+      try {
+        this.o.onRevived?.()
+      } catch (err) {
+        this.o.log.error({ err }, 'nodes: revival handler failed')
+      }
+    }
+    this.beaten = true
   }
 
   /** Reads who is live; reports lapses; removes lapsed ids from the set (any node may, idempotent). */

@@ -232,8 +232,10 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = {}, ove
 }
 
 /** Text for `tandem --help` and the README's configuration table. */
-export function settingsHelp(): string {
+/** One line per setting; `only` (flag names) narrows it to what a command reads. */
+export function settingsHelp(only?: readonly string[]): string {
   return Object.values(SETTINGS)
+    .filter((st: Setting) => !only || only.includes(st.flag))
     .map((st: Setting) => `  --${st.flag.padEnd(26)} ${st.env.padEnd(34)} ${st.help} (default ${JSON.stringify(st.default)})`)
     .join('\n')
 }

@@ -1,7 +1,8 @@
 // Webhooks in a server: the dispatcher sending what the outbox holds, and the document.updated
 // windows on the group committer. Events of other changes are recorded with emit.ts, in the
 // change's own batch. Registrations are cached here (who watches what), refreshed when this
-// process writes one and periodically for other processes' writes.
+// process writes one, when a cluster peer announces one (src/cluster/control-notices.ts) and
+// periodically for other processes' writes (the admin CLI, a lost announcement).
 import type { GroupCommitter } from '../collab/group-commit.js'
 import type { HookedControlStore } from '../control/hooked-store.js'
 import type { Config } from '../infra/config.js'
@@ -90,7 +91,8 @@ export class Webhooks {
     this.dispatcher.start()
   }
 
-  private async refresh(): Promise<void> {
+  /** Re-reads the registrations (this process wrote one, a cluster peer announced one, or the periodic poll). */
+  async refresh(): Promise<void> {
     const all = await allWebhooks(this.o.control)
     this.hooks = new Map(all.map((w) => [w.id, w]))
     this.watching = new Set(all.filter((w) => w.events.includes('document.updated')).map((w) => w.workspaceId))
