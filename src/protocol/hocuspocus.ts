@@ -4,7 +4,7 @@
 // body, so a server frame is the name followed by the y-websocket frame the room already encoded.
 // A frame whose name cannot be read is a ProtocolError (the socket closes 4400); a frame with a
 // readable name and a bad body is `bad` for that document only.
-import { ProtocolError, Reader, varUintSize, writeVarUint } from './messages.js'
+import { ProtocolError, readSyncMessage, Reader, varUintSize, writeVarUint } from './messages.js'
 
 const MSG_SYNC = 0
 const MSG_AWARENESS = 1
@@ -17,10 +17,6 @@ const MSG_SYNC_STATUS = 8
 // Socket-level keepalive of provider 4.x: one byte, no document name.
 const MSG_PING = 9
 const MSG_PONG = 10
-
-const SYNC_STEP1 = 0
-const SYNC_STEP2 = 1
-const SYNC_UPDATE = 2
 
 const AUTH_TOKEN = 0 // client -> server: the token; server -> client (no body): send a fresh one
 const AUTH_PERMISSION_DENIED = 1
@@ -62,15 +58,9 @@ function body(r: Reader): HocusMessage {
   let msg: HocusMessage
   switch (type) {
     case MSG_SYNC:
-    case MSG_SYNC_REPLY: {
-      const sub = r.varUint()
-      const payload = r.bytes()
-      if (sub === SYNC_STEP1) msg = { type: 'sync-step1', stateVector: payload }
-      else if (sub === SYNC_STEP2) msg = { type: 'sync-step2', update: payload }
-      else if (sub === SYNC_UPDATE) msg = { type: 'sync-update', update: payload }
-      else throw new ProtocolError(`unknown sync message ${sub}`)
+    case MSG_SYNC_REPLY:
+      msg = readSyncMessage(r)
       break
-    }
     case MSG_AWARENESS:
       msg = { type: 'awareness', update: r.bytes() }
       break

@@ -70,20 +70,24 @@ export class Reader {
   }
 }
 
+/** A y-protocols sync message after its type: step 1, step 2 or update (both framings share it). */
+export function readSyncMessage(r: Reader): Extract<ClientMessage, { type: 'sync-step1' | 'sync-step2' | 'sync-update' }> {
+  const sub = r.varUint()
+  const payload = r.bytes()
+  if (sub === SYNC_STEP1) return { type: 'sync-step1', stateVector: payload }
+  if (sub === SYNC_STEP2) return { type: 'sync-step2', update: payload }
+  if (sub === SYNC_UPDATE) return { type: 'sync-update', update: payload }
+  throw new ProtocolError(`unknown sync message ${sub}`)
+}
+
 export function decodeMessage(buf: Uint8Array): ClientMessage {
   const r = new Reader(buf)
   const type = r.varUint()
   let msg: ClientMessage
   switch (type) {
-    case MSG_SYNC: {
-      const sub = r.varUint()
-      const payload = r.bytes()
-      if (sub === SYNC_STEP1) msg = { type: 'sync-step1', stateVector: payload }
-      else if (sub === SYNC_STEP2) msg = { type: 'sync-step2', update: payload }
-      else if (sub === SYNC_UPDATE) msg = { type: 'sync-update', update: payload }
-      else throw new ProtocolError(`unknown sync message ${sub}`)
+    case MSG_SYNC:
+      msg = readSyncMessage(r)
       break
-    }
     case MSG_AWARENESS:
       msg = { type: 'awareness', update: r.bytes() }
       break
