@@ -8,12 +8,18 @@ export interface PeerSocket {
   /** Bytes queued for this socket and not yet written to the network. */
   bufferedAmount(): number
   /**
-   * Sends one large message, `head` then `body`, in fragments, each once the socket has drained,
-   * so no large copy sits in the socket library's buffer and the body is never copied into a
-   * frame; sends made meanwhile wait behind it. Resolves false if the socket closed. Optional:
-   * sockets without it get the message in one `send`.
+   * Sends large messages, each its `head` then its `body`, in fragments, each once the socket has
+   * drained, so no large copy sits in the socket library's buffer and no body is copied into a
+   * frame; sends made meanwhile wait behind the last of them. Resolves false if the socket
+   * closed. Optional: sockets without it get each message in one `send`.
    */
-  sendPaced?(head: Uint8Array, body: Uint8Array): Promise<boolean>
+  sendPaced?(messages: readonly PacedMessage[]): Promise<boolean>
+}
+
+/** One message of a paced send: a few head bytes (the frame's start) and the body, sent as it is. */
+export interface PacedMessage {
+  head: Uint8Array
+  body: Uint8Array
 }
 
 /**

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Awareness } from 'y-protocols/awareness'
 import * as Y from 'yjs'
 import { decodeMessage } from '../../src/protocol/messages.js'
+import { hocusClients } from '../helpers/hocuspocus.js'
 import { rawClient } from '../helpers/raw-client.js'
 import { eventually, startTandem, synced, type Harness } from '../helpers/tandem.js'
 
@@ -79,4 +80,60 @@ describe('large documents sync in paced fragments', () => {
     expect(Y.encodeStateVector(got)).toEqual(Y.encodeStateVector(writer))
     raw.ws.close()
   })
+
+  it('after a restart a logged document goes out part by part, unmerged, and providers are whole when synced', async () => {
+    const t = await h.token('acme', 'logged')
+    const writer = new Y.Doc()
+    const pw = h.provider('acme', 'logged', t, writer)
+    await synced(pw)
+    // Twelve ~700 KB updates: logged apart, and loaded apart after the restart.
+    for (let i = 0; i < 12; i++) {
+      writer.getText('t').insert(writer.getText('t').length, String.fromCharCode(97 + i).repeat(700 * 1024))
+      writer.getMap('m').set(`k${i}`, i)
+    }
+    const room = h.server.registry.loaded('acme/logged/main')!
+    await eventually(() => expect(room.contains(Y.encodeStateAsUpdate(writer))).toBe(true), 30_000)
+    await room.flushed()
+    await h.restart()
+
+    // A raw reader asking for everything gets several updates, then the last part as step 2.
+    const raw = await rawClient(`${h.wsUrl}/acme/logged?yauth=${t}`)
+    raw.send([0, 0, 1, 0])
+    const got = new Y.Doc()
+    const kinds: number[] = []
+    await eventually(() => {
+      for (let i = kinds.length; i < raw.messages.length; i++) {
+        const m = raw.messages[i]!
+        if (m[0] !== 0 || m[1] === 0) {
+          kinds.push(-1)
+          continue
+        }
+        kinds.push(m[1]!)
+        Y.applyUpdate(got, (decodeMessage(m) as { update: Uint8Array }).update)
+      }
+      expect(kinds).toContain(1)
+    }, 30_000)
+    const sync = kinds.filter((k) => k >= 0)
+    expect(sync.length).toBeGreaterThan(2)
+    expect(sync.indexOf(1)).toBe(sync.length - 1) // the step 2 comes last
+    expect(Y.encodeStateVector(got)).toEqual(Y.encodeStateVector(writer))
+    expect(got.getText('t').toString()).toBe(writer.getText('t').toString())
+    raw.ws.close()
+
+    // A y-websocket provider and a Hocuspocus provider hold the whole document when they count as synced.
+    const yd = new Y.Doc()
+    const yp = h.provider('acme', 'logged', t, yd)
+    const ywsLength = new Promise<number>((resolve) => yp.once('sync', () => resolve(yd.getText('t').length)))
+    const c = hocusClients()
+    try {
+      const hd = new Y.Doc()
+      const hp = c.provider(c.socket(h.wsUrl), 'acme/logged', t, hd)
+      const hocusLength = new Promise<number>((resolve) => hp.on('synced', () => resolve(hd.getText('t').length)))
+      expect(await ywsLength).toBe(writer.getText('t').length)
+      expect(await hocusLength).toBe(writer.getText('t').length)
+      expect(hd.getMap('m').size).toBe(12)
+    } finally {
+      c.destroy()
+    }
+  }, 60_000)
 })

@@ -2,7 +2,7 @@
 // behind the document's name; closing it ends that document on the socket (its owner decides
 // whether the whole socket must go). A channel serves one join: a re-admitted document gets a new one.
 import { encodeAuthenticated, withName, type HocusScope } from '../../protocol/hocuspocus.js'
-import type { PeerSocket, PrefixedSocket } from '../transport.js'
+import type { PacedMessage, PeerSocket, PrefixedSocket } from '../transport.js'
 
 /** y-websocket's Auth message type: the room's only Auth frame to a joined peer is the notice of a token narrowed to read-only. */
 const YWS_AUTH = 2
@@ -36,15 +36,18 @@ export class DocChannel implements PrefixedSocket {
     return this.base.bufferedAmount()
   }
 
-  sendPaced(head: Uint8Array, body: Uint8Array): Promise<boolean> {
+  sendPaced(messages: readonly PacedMessage[]): Promise<boolean> {
     if (this.closed) return Promise.resolve(false)
-    // the document's name goes before the head: the body (a whole document) is never copied
-    const named = withName(this.prefix, head)
-    if (this.base.sendPaced) return this.base.sendPaced(named, body)
-    const whole = new Uint8Array(named.length + body.length)
-    whole.set(named)
-    whole.set(body, named.length)
-    return Promise.resolve(this.base.send(whole))
+    // the document's name goes before each head: the bodies (a whole document) are never copied
+    const named = messages.map((m) => ({ head: withName(this.prefix, m.head), body: m.body }))
+    if (this.base.sendPaced) return this.base.sendPaced(named)
+    for (const m of named) {
+      const whole = new Uint8Array(m.head.length + m.body.length)
+      whole.set(m.head)
+      whole.set(m.body, m.head.length)
+      if (!this.base.send(whole)) return Promise.resolve(false)
+    }
+    return Promise.resolve(true)
   }
 
   close(code: number, reason: string): void {

@@ -57,7 +57,12 @@ const SOCKET_CODES = new Set<number>([CLOSE.goingAway, CLOSE.internalError, CLOS
 
 type State =
   | { kind: 'waiting' } // for a token's check (first or after expiry)
-  | { kind: 'open'; room: Room; peer: Peer; channel: DocChannel }
+  /**
+   * `answered`: the answer to the provider's sync step 1 is out. The provider counts as synced
+   * at its step 2 or once no change of its own is unconfirmed, so no SyncStatus may overtake a
+   * large (paced) answer.
+   */
+  | { kind: 'open'; room: Room; peer: Peer; channel: DocChannel; answered: Promise<void> }
   | { kind: 'ended' }
 
 const scopeOf = (cap: Capability): HocusScope => (cap.acc === 'rw' ? 'read-write' : 'readonly')
@@ -116,9 +121,12 @@ export class HocusDocument {
   private dispatch(m: HocusMessage, st: Extract<State, { kind: 'open' }>): void {
     const { room, peer } = st
     switch (m.type) {
-      case 'sync-step1':
-        void room.answerSyncStep1(peer, m.stateVector).catch((e: unknown) => this.fail(e))
+      case 'sync-step1': {
+        const answer = room.answerSyncStep1(peer, m.stateVector)
+        st.answered = answer.catch(() => undefined)
+        void answer.catch((e: unknown) => this.fail(e))
         break
+      }
       case 'sync-step2':
       case 'sync-update':
         this.update(st, m.update)
@@ -144,9 +152,10 @@ export class HocusDocument {
   /** SyncStatus(true) once the update is durable; a read-only peer hears true only for what the document already holds. */
   private update(st: Extract<State, { kind: 'open' }>, update: Uint8Array): void {
     const { room, peer } = st
-    const status = (saved: boolean) => {
-      if (this.state === st && !peer.closed) this.s.base.send(encodeSyncStatus(this.prefix, saved))
-    }
+    const status = (saved: boolean) =>
+      void st.answered.then(() => {
+        if (this.state === st && !peer.closed) this.s.base.send(encodeSyncStatus(this.prefix, saved))
+      })
     if (!peer.canWrite) {
       if (!room.contains(update)) return status(false)
       void room.flushed().then(() => status(true), (e: unknown) => this.fail(e))
@@ -204,7 +213,7 @@ export class HocusDocument {
       ended: (code, reason) => this.ended(channel, code, reason),
     })
     const peer: Peer = new Peer(channel, cap)
-    this.state = { kind: 'open', room, peer, channel }
+    this.state = { kind: 'open', room, peer, channel, answered: Promise.resolve() }
     this.s.base.send(encodeAuthenticated(this.prefix, scopeOf(cap)))
     room.join(peer)
     hold.release()

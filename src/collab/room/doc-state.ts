@@ -22,6 +22,12 @@ export type Verdict = 'unchanged' | 'ready' | 'held'
 const MIN_TAIL = 48
 /** A level is merged into the one before it once it is at least this fraction of its size. */
 const LEVEL_RATIO = 4
+/**
+ * No merge in the event loop makes a level larger than this: a merge holds its inputs, the
+ * encoder's chunks and the result at once (about 3x its size), so a 50 MB document merged whole
+ * took 150 MB for a moment. Past it a document is served as several levels of this size.
+ */
+const LEVEL_MAX_BYTES = 8 * 1024 * 1024
 /** what a Uint8Array costs beyond its bytes (object, backing store header), roughly */
 const ARRAY_OVERHEAD = 96
 
@@ -35,6 +41,7 @@ export class DocState {
   private tailCap = drawTailCap()
   private tailBytes = 0
   private levelBytes = 0
+  private loading = false
   private readonly clocks = new Map<number, number>()
   /**
    * The served deleted ranges, built from the served state on the first update that deletes
@@ -48,9 +55,14 @@ export class DocState {
   /** deleted ranges added since the last compaction: without any, collecting garbage frees nothing */
   deletionsSinceCompaction = 0
 
-  /** Loads a stored document: a snapshot (trusted, written by a room) and the updates since. */
+  /**
+   * Loads a stored document: a snapshot (trusted, written by a room) and the updates since. The
+   * log is not merged while loading: a first sync sends it as it is, and later updates merge it
+   * in bounded steps.
+   */
   static load(snapshot: Uint8Array | null, updates: Uint8Array[]): DocState {
     const s = new DocState()
+    s.loading = true
     if (snapshot && snapshot.length > 2) {
       scanUpdate(snapshot, heldShape)
       if (s.integrates(heldShape)) s.take(snapshot, heldShape)
@@ -66,6 +78,7 @@ export class DocState {
       }
       s.accept(u, shape)
     }
+    s.loading = false
     return s
   }
 
@@ -139,9 +152,11 @@ export class DocState {
     if (this.deletedIndex) return this.deletedIndex
     const index = new DeleteIndex()
     const served = new UpdateShape()
-    scanUpdate(this.full(), served)
-    const d = served.deletes
-    for (let i = 0; i < d.length; i += 3) index.add(d[i]!, d[i + 1]!, d[i + 2]!)
+    for (const part of this.parts()) {
+      scanUpdate(part, served)
+      const d = served.deletes
+      for (let i = 0; i < d.length; i += 3) index.add(d[i]!, d[i + 1]!, d[i + 2]!)
+    }
     return (this.deletedIndex = index)
   }
 
@@ -217,7 +232,7 @@ export class DocState {
     this.tail.push(update)
     this.tailBytes += update.length
     this.version++
-    if (this.tail.length >= this.tailCap) this.mergeTail()
+    if (!this.loading && (this.tail.length >= this.tailCap || this.tailBytes > LEVEL_MAX_BYTES)) this.mergeTail()
   }
 
   /** Held updates whose dependencies arrived are served, until none moves. */
@@ -240,41 +255,65 @@ export class DocState {
     }
   }
 
-  /** The tail becomes a level; levels of similar size are merged (each byte is merged O(log n) times). */
+  /**
+   * The tail (its oldest LEVEL_MAX_BYTES, at least one update) becomes a level; levels of similar
+   * size are merged, up to LEVEL_MAX_BYTES (each byte is merged O(log n) times).
+   */
   private mergeTail(): void {
     if (this.tail.length === 0) return
     this.tailCap = drawTailCap()
-    const merged = this.tail.length === 1 ? this.tail[0]! : Y.mergeUpdates(this.tail)
-    this.tail = []
-    this.tailBytes = 0
+    let n = 0
+    for (let bytes = 0; n < this.tail.length && (n === 0 || bytes + this.tail[n]!.length <= LEVEL_MAX_BYTES); n++) bytes += this.tail[n]!.length
+    const taken = this.tail.splice(0, n)
+    const merged = taken.length === 1 ? taken[0]! : Y.mergeUpdates(taken)
+    for (const u of taken) this.tailBytes -= u.length
     this.levels.push(merged)
     this.levelBytes += merged.length
     while (this.levels.length >= 2) {
       const last = this.levels[this.levels.length - 1]!
       const prev = this.levels[this.levels.length - 2]!
-      if (last.length * LEVEL_RATIO < prev.length) break
+      if (last.length * LEVEL_RATIO < prev.length || prev.length + last.length > LEVEL_MAX_BYTES) break
       this.levels.splice(-2, 2, Y.mergeUpdates([prev, last]))
       this.levelBytes += this.levels[this.levels.length - 1]!.length - prev.length - last.length
     }
   }
 
+  /** The served state as it is held, in the order it was taken (each part integrates after the ones before). */
+  parts(): Uint8Array[] {
+    return this.tail.length === 0 ? this.levels.slice() : this.levels.concat(this.tail)
+  }
+
+  /** Bytes of the served state (what a first sync sends). */
+  get servedBytes(): number {
+    return this.levelBytes + this.tailBytes
+  }
+
   /** The whole served state as one update (merges everything into one level). */
   full(): Uint8Array {
-    this.mergeTail()
-    if (this.levels.length > 1) {
-      const one = Y.mergeUpdates(this.levels)
+    const parts = this.parts()
+    if (parts.length === 0) return EMPTY
+    if (parts.length > 1 || this.tail.length > 0) {
+      const one = parts.length === 1 ? parts[0]! : Y.mergeUpdates(parts)
       this.levels = [one]
       this.levelBytes = one.length
+      this.tail = []
+      this.tailBytes = 0
+      this.tailCap = drawTailCap()
     }
-    return this.levels[0] ?? EMPTY
+    return this.levels[0]!
   }
 
   /** What a peer with `stateVector` lacks (throws on a malformed state vector). */
   diff(stateVector: Uint8Array): Uint8Array {
-    this.mergeTail()
-    if (this.levels.length === 0) return EMPTY
-    if (this.levels.length === 1) return Y.diffUpdate(this.levels[0]!, stateVector)
-    return Y.mergeUpdates(this.levels.map((l) => Y.diffUpdate(l, stateVector)))
+    if (this.tail.length > 1 && this.tailBytes <= LEVEL_MAX_BYTES) this.mergeTail()
+    const parts = this.diffParts(stateVector)
+    if (parts.length === 0) return EMPTY
+    return parts.length === 1 ? parts[0]! : Y.mergeUpdates(parts)
+  }
+
+  /** What a peer with `stateVector` lacks, part by part as held (throws on a malformed state vector). */
+  diffParts(stateVector: Uint8Array): Uint8Array[] {
+    return this.parts().map((p) => Y.diffUpdate(p, stateVector))
   }
 
   /** The served state vector, encoded as Yjs encodes one. */

@@ -4,6 +4,7 @@
 // document); no broadcast may land between the fragments of one message, so the peer leaves the
 // room's topic meanwhile, then gets what changed (once durable) and the awareness states, and
 // rejoins.
+import * as Y from 'yjs'
 import { AppError } from '../../infra/errors.js'
 import { encodeSyncStep2, encodeUpdate, syncHead } from '../../protocol/messages.js'
 import { FullStateCache } from '../full-state-cache.js'
@@ -53,10 +54,10 @@ export class RoomSync {
     await this.o.flushed()
     if (peer.closed) return
     const state = this.o.state()
-    if (stateVector.length === 1 && stateVector[0] === 0) {
-      // A large document goes out as it is held (no frame copy, nothing cached beside it).
-      const full = state.full()
-      if (this.pacedFor(peer, full)) return this.sendPaced(peer, syncHead('sync-step2', full.length), full)
+    const empty = stateVector.length === 1 && stateVector[0] === 0
+    const paced = peer.socket.sendPaced !== undefined && !this.pacing.has(peer)
+    const large = paced && state.servedBytes > PACED_SYNC_BYTES
+    if (empty && !large) {
       const message = this.fullState.acquire()
       try {
         peer.send(message)
@@ -65,28 +66,34 @@ export class RoomSync {
       }
       return
     }
-    let diff: Uint8Array
+    let parts: Uint8Array[]
     try {
-      diff = state.diff(stateVector)
+      // A large document goes out as it is held, part by part: nothing merged, nothing copied.
+      parts = empty ? state.parts() : large ? state.diffParts(stateVector).filter(hasContent) : [state.diff(stateVector)]
     } catch {
       throw new AppError('malformed_message', 'invalid state vector')
     }
-    if (this.pacedFor(peer, diff)) return this.sendPaced(peer, syncHead('sync-step2', diff.length), diff)
-    peer.send(encodeSyncStep2(diff)) // (behind a paced answer still going out, the socket queues it)
+    let bytes = 0
+    for (const p of parts) bytes += p.length
+    if (large && bytes > PACED_SYNC_BYTES) return this.sendPaced(peer, parts)
+    // (behind a paced answer still going out, the socket queues it)
+    peer.send(encodeSyncStep2(parts.length === 0 ? EMPTY_UPDATE : parts.length === 1 ? parts[0]! : Y.mergeUpdates(parts)))
   }
 
-  private pacedFor(peer: Peer, body: Uint8Array): boolean {
-    return body.length > PACED_SYNC_BYTES && peer.socket.sendPaced !== undefined && !this.pacing.has(peer)
-  }
-
-  private async sendPaced(peer: Peer, head: Uint8Array, body: Uint8Array): Promise<void> {
+  /**
+   * Sends `parts` (the state, or what the peer lacks, in the order it was taken) paced: every part
+   * but the last as an update, the last as the sync step 2, so a provider counts as synced once
+   * it holds everything and never holds a part whose dependencies are still to come.
+   */
+  private async sendPaced(peer: Peer, parts: Uint8Array[]): Promise<void> {
     const state = this.o.state()
     const stateVector = state.stateVector()
     const version = state.version
     this.pacing.add(peer)
     this.o.transport.leave(peer.socket, this.o.docId)
     try {
-      if (!(await peer.socket.sendPaced!(head, body))) return
+      const messages = parts.map((body, i) => ({ head: syncHead(i === parts.length - 1 ? 'sync-step2' : 'sync-update', body.length), body }))
+      if (!(await peer.socket.sendPaced!(messages))) return
       await this.o.flushed()
     } finally {
       this.pacing.delete(peer)
@@ -99,4 +106,11 @@ export class RoomSync {
     this.o.transport.join(peer.socket, this.o.docId)
     this.o.sendAwarenessTo(peer)
   }
+}
+
+const EMPTY_UPDATE = Uint8Array.of(0, 0)
+
+/** Whether a diff carries structs or deletions (an empty one is [0, 0]). */
+function hasContent(update: Uint8Array): boolean {
+  return update.length > 2
 }

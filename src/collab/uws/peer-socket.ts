@@ -2,7 +2,7 @@
 // native pub/sub as its Transport.
 import type uWS from 'uWebSockets.js'
 import { withName } from '../../protocol/hocuspocus.js'
-import { isPrefixed, type PeerSocket, type Transport } from '../transport.js'
+import { isPrefixed, type PacedMessage, type PeerSocket, type Transport } from '../transport.js'
 import type { CollabListenerDeps } from './deps.js'
 
 /** Paced messages go out in fragments of this size, each after the previous one drained. */
@@ -42,31 +42,40 @@ export class UwsSocket implements PeerSocket {
   // uWS keeps the capacity of a socket's send buffer after it drains: one 1 MB sync step 2
   // that the kernel did not take at once left ~1.4 MB per socket (connect storms: GBs). In
   // fragments that each wait for the previous one, the buffer stays a fragment's size.
-  async sendPaced(head: Uint8Array, body: Uint8Array): Promise<boolean> {
+  async sendPaced(messages: readonly PacedMessage[]): Promise<boolean> {
     if (this.closed) return false
-    if (this.waiting || body.length <= FRAGMENT_BYTES) return this.send(concat(head, body))
+    if (this.waiting) {
+      for (const m of messages) this.waiting.push(concat(m.head, m.body))
+      return true
+    }
     this.waiting = []
     try {
-      this.metrics.messagesOut.inc()
-      this.metrics.bytesOut.inc(head.length + body.length)
-      // The head (a few bytes) is the first fragment: the body goes out as it is, never copied.
-      this.ws.sendFirstFragment(head, true)
-      for (let off = 0; off < body.length; off += FRAGMENT_BYTES) {
-        // Next fragment once less than one is queued. uWS does not always call drain after a
-        // partial write (seen with fragments), so a short timer re-checks too.
-        while (!this.closed && this.ws.getBufferedAmount() >= FRAGMENT_BYTES) await this.drainOrTimeout()
-        if (this.closed) return false
-        const end = Math.min(body.length, off + FRAGMENT_BYTES)
-        const part = body.subarray(off, end)
-        if (end === body.length) this.ws.sendLastFragment(part)
-        else this.ws.sendFragment(part)
-      }
+      for (const m of messages) if (!(await this.sendFragmented(m.head, m.body))) return false
       return true
     } finally {
       const waiting = this.waiting
       this.waiting = null
       if (!this.closed) for (const b of waiting) this.send(b)
     }
+  }
+
+  private async sendFragmented(head: Uint8Array, body: Uint8Array): Promise<boolean> {
+    this.metrics.messagesOut.inc()
+    this.metrics.bytesOut.inc(head.length + body.length)
+    if (body.length <= FRAGMENT_BYTES) return this.ws.send(concat(head, body), true) !== 2
+    // The head (a few bytes) is the first fragment: the body goes out as it is, never copied.
+    this.ws.sendFirstFragment(head, true)
+    for (let off = 0; off < body.length; off += FRAGMENT_BYTES) {
+      // Next fragment once less than one is queued. uWS does not always call drain after a
+      // partial write (seen with fragments), so a short timer re-checks too.
+      while (!this.closed && this.ws.getBufferedAmount() >= FRAGMENT_BYTES) await this.drainOrTimeout()
+      if (this.closed) return false
+      const end = Math.min(body.length, off + FRAGMENT_BYTES)
+      const part = body.subarray(off, end)
+      if (end === body.length) this.ws.sendLastFragment(part)
+      else this.ws.sendFragment(part)
+    }
+    return true
   }
 
   private drainOrTimeout(): Promise<void> {
