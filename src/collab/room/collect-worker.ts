@@ -1,9 +1,7 @@
-// Worker thread: collects a document's garbage (a Y.Doc with gc built from the update, encoded
-// again), so a large document's compaction never stalls the event loop of the rooms.
+// Worker thread: folds a large document's parts for a snapshot (collect.ts), so its compaction
+// never stalls the event loop of the rooms.
 import { parentPort, workerData } from 'node:worker_threads'
-import * as Y from 'yjs'
+import { fold, type FoldJob } from './collect.js'
 
-const doc = new Y.Doc()
-Y.applyUpdate(doc, workerData as Uint8Array)
-const collected = Y.encodeStateAsUpdate(doc)
-parentPort!.postMessage(collected, [collected.buffer as ArrayBuffer])
+const folded = fold(workerData as FoldJob)
+parentPort!.postMessage(folded, [folded.buffer as ArrayBuffer])

@@ -66,20 +66,20 @@ export class Compaction {
   private async write(seq: number, sized: (bytes: number) => void): Promise<void> {
     const state = this.o.state()
     if (seq <= this.snapshotSeq || state.heldCount > 0) return
+    const deletions = state.deletionsSinceCompaction
+    // Folded beside the room (a large one in a worker); the room serves on meanwhile.
+    const parts = state.pinParts()
     try {
-      const served = state.full()
-      const deletions = state.deletionsSinceCompaction
-      let snapshot = served
-      if (deletions > 0) {
-        snapshot = await this.o.builds.collect(served)
-        if (this.o.state().replaceCollected(served, snapshot)) this.o.collected()
-      }
+      const snapshot = parts.length === 1 && deletions === 0 ? parts[0]! : await this.o.builds.fold(parts, deletions > 0)
+      if (snapshot !== parts[0] && state.replacePrefix(parts, snapshot)) this.o.collected()
       await this.o.store.writeSnapshot(this.o.docId, { seq, at: this.o.now(), state: snapshot })
       this.snapshotSeq = seq
       state.deletionsSinceCompaction -= deletions // what was deleted meanwhile waits for the next one
       sized(snapshot.length)
     } catch (err) {
       this.o.log.error({ err, docId: this.o.docId }, 'snapshot write failed; the log still holds every update')
+    } finally {
+      state.unpin()
     }
   }
 }

@@ -42,6 +42,8 @@ export class DocState {
   private tailBytes = 0
   private levelBytes = 0
   private loading = false
+  /** leading levels a fold (compaction) works from: never merged until it ends (see pinParts) */
+  private pinned = 0
   private readonly clocks = new Map<number, number>()
   /**
    * The served deleted ranges, built from the served state on the first update that deletes
@@ -272,6 +274,7 @@ export class DocState {
     while (this.levels.length >= 2) {
       const last = this.levels[this.levels.length - 1]!
       const prev = this.levels[this.levels.length - 2]!
+      if (this.levels.length - 2 < this.pinned) break
       if (last.length * LEVEL_RATIO < prev.length || prev.length + last.length > LEVEL_MAX_BYTES) break
       this.levels.splice(-2, 2, Y.mergeUpdates([prev, last]))
       this.levelBytes += this.levels[this.levels.length - 1]!.length - prev.length - last.length
@@ -293,6 +296,7 @@ export class DocState {
     const parts = this.parts()
     if (parts.length === 0) return EMPTY
     if (parts.length > 1 || this.tail.length > 0) {
+      this.pinned = 0
       const one = parts.length === 1 ? parts[0]! : Y.mergeUpdates(parts)
       this.levels = [one]
       this.levelBytes = one.length
@@ -328,14 +332,36 @@ export class DocState {
   }
 
   /**
-   * Replaces `from` (what full() returned) by `collected`, the same document with its garbage
-   * collected, if it is still the first level: what was served since sits in later levels and the
-   * tail, merged on top of it later (an item collected here is a GC struct there, as in a Y.Doc).
+   * The served parts, for a fold beside the room (compaction): the tail becomes levels as it is,
+   * and these levels are not merged until replacePrefix or unpin, so the fold can replace them.
    */
-  replaceCollected(from: Uint8Array, collected: Uint8Array): boolean {
-    if (this.levels[0] !== from) return false
-    this.levels[0] = collected
-    this.levelBytes += collected.length - from.length
+  pinParts(): Uint8Array[] {
+    if (this.tail.length > 0) {
+      for (const u of this.tail) this.levels.push(u)
+      this.levelBytes += this.tailBytes
+      this.tail = []
+      this.tailBytes = 0
+    }
+    this.pinned = this.levels.length
+    return this.levels.slice()
+  }
+
+  unpin(): void {
+    this.pinned = 0
+  }
+
+  /**
+   * Replaces `from` (what pinParts() returned) by `folded`, the same document in one update (its
+   * garbage collected or not), if they are still the first levels: what was served since stays
+   * after it, merged on top of it later (an item collected here is a GC struct there, as in a
+   * Y.Doc). False when they were merged meanwhile (a full()).
+   */
+  replacePrefix(from: readonly Uint8Array[], folded: Uint8Array): boolean {
+    const k = from.length
+    if (k === 0 || this.levels.length < k || from.some((p, i) => this.levels[i] !== p)) return false
+    this.levels.splice(0, k, folded)
+    this.levelBytes += folded.length - sum(from)
+    this.pinned = 0
     return true
   }
 
@@ -346,6 +372,12 @@ export class DocState {
 }
 
 const EMPTY = Uint8Array.of(0, 0)
+
+function sum(arrays: readonly Uint8Array[]): number {
+  let n = 0
+  for (const a of arrays) n += a.length
+  return n
+}
 
 function drawTailCap(): number {
   return MIN_TAIL + Math.floor(Math.random() * MIN_TAIL)

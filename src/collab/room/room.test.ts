@@ -195,6 +195,34 @@ describe('Room', () => {
     expect(await textOf(again)).toBe('y'.repeat(100))
   })
 
+  it('a large compaction without deletions merges the document beside the room into one part, keeping what arrived meanwhile', async () => {
+    const { room, store } = setup(undefined, 'o/fold-busy/main')
+    const d = new Y.Doc()
+    d.clientID = 1
+    const updates: Uint8Array[] = []
+    d.on('update', (u: Uint8Array) => updates.push(u))
+    for (let i = 0; i < 20; i++) d.getText('t').insert(d.getText('t').length, String.fromCharCode(97 + i).repeat(20 * 1024))
+    // One write cycle: the setup's threshold (3 updates) would compact after every cycle.
+    await Promise.all(updates.splice(0).map((u) => room.applyUpdate(u, 'ann', null)))
+    const parts = () => (room as unknown as { writes: { state: { parts(): Uint8Array[] } } }).writes.state.parts()
+    await room.flushed()
+    const before = parts()
+    const compacting = room.compact() // in a worker: the document is over 256 KiB
+    for (let i = 0; i < 10; i++) {
+      d.getText('t').insert(0, 'y')
+      await room.applyUpdate(updates.pop()!, 'ann', null)
+    }
+    await compacting
+    const after = parts()
+    expect(after[0]!.length).toBeGreaterThan(400 * 1024) // the parts before, merged into one
+    expect(before.includes(after[0]!)).toBe(false)
+    expect(after.length).toBeLessThanOrEqual(11) // then at most the ten that came meanwhile
+    expect(await textOf(room)).toBe(d.getText('t').toString())
+    const again = setup(store, 'o/fold-busy/main').room
+    await again.load()
+    expect(await textOf(again)).toBe(d.getText('t').toString())
+  })
+
   it('tells a read-only peer its change was refused and applies nothing', async () => {
     const { room, peer } = setup()
     const r = peer('r')
