@@ -1,6 +1,7 @@
 // A large sync answer goes out in fragments paced by drain (uWS otherwise keeps a socket's buffer
 // at the size of the largest message it ever queued). Clients must still get the whole document,
 // everything edited while it was downloading, and the room's awareness.
+import { get } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Awareness } from 'y-protocols/awareness'
 import * as Y from 'yjs'
@@ -119,6 +120,21 @@ describe('large documents sync in paced fragments', () => {
     expect(Y.encodeStateVector(got)).toEqual(Y.encodeStateVector(writer))
     expect(got.getText('t').toString()).toBe(writer.getText('t').toString())
     raw.ws.close()
+
+    // Over REST the same document comes whole, streamed as the reader takes it, even a reader that pauses.
+    const body = await new Promise<Buffer>((resolve, reject) => {
+      const req = get(`${h.httpUrl}/ydoc/v1/acme/logged?yauth=${t}`, { headers: { accept: 'application/octet-stream' } }, (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () => resolve(Buffer.concat(chunks)))
+        res.pause()
+        setTimeout(() => res.resume(), 300)
+      })
+      req.on('error', reject)
+    })
+    const viaRest = new Y.Doc()
+    Y.applyUpdate(viaRest, body)
+    expect(viaRest.getText('t').toString()).toBe(writer.getText('t').toString())
 
     // A y-websocket provider and a Hocuspocus provider hold the whole document when they count as synced.
     const yd = new Y.Doc()

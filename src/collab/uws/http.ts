@@ -32,6 +32,9 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'Service Unavailable',
 }
 
+/** Bodies larger than this are streamed as the socket drains (tryEnd), not copied by `end`. */
+const STREAMED_BODY_BYTES = 1024 * 1024
+
 const statusLine = (status: number) => `${status} ${STATUS_TEXT[status] ?? 'Status'}`
 
 /** A response that is safe to write after awaits: it knows whether the client went away. */
@@ -65,8 +68,23 @@ export class Reply {
       this.res.writeStatus(statusLine(status))
       this.res.writeHeader('content-type', contentType)
       for (const [k, v] of Object.entries({ ...this.extraHeaders(), ...headers })) this.res.writeHeader(k, v)
-      this.res.end(body)
+      if (typeof body === 'string' || body.length <= STREAMED_BODY_BYTES) this.res.end(body)
+      else this.stream(body)
     })
+  }
+
+  /**
+   * A large body (a whole document) goes out as the socket takes it: `end` copies what the kernel
+   * does not take at once into uWS's buffer, 50 MB beside the 50 MB document for a slow reader.
+   */
+  private stream(body: Uint8Array): void {
+    const start = this.res.getWriteOffset()
+    const from = (offset: number): boolean => {
+      if (this.aborted) return true
+      const [ok, done] = this.res.tryEnd(body.subarray(offset - start), body.length)
+      return ok || done
+    }
+    if (!from(start)) this.res.onWritable(from)
   }
 
   json(status: number, value: unknown, headers?: Record<string, string>): void {
