@@ -2,10 +2,10 @@
 //   [--clients-per-room 4] [--rate 2]   (fan-out: --rooms 1 --clients-per-room 200 --rate 1)
 //   [--server-node-args --cpu-prof,--cpu-prof-dir=DIR]`
 // Attributes the server's CPU per update in the rooms scenario by ablation: the full path and each
-// variant with one part taken away (bench/lib/ablate-hook.ts, a bench-only patch loaded into the
-// server process, or a product setting where one exists), interleaved round robin, `--rounds`
-// times, medians reported. Every server is `bin/tandem.js` from the sources (tsx), LevelDB with
-// fsync unless the variant says otherwise, pinned to CPU 0, this load generator to CPU 1.
+// variant with one part taken away (the server's bench-only `--bench-ablate` setting, or a product
+// setting where one exists), interleaved round robin, `--rounds` times, medians reported. Every
+// server is `bin/tandem.js` from the sources (tsx), LevelDB with fsync unless the variant says
+// otherwise, pinned to CPU 0, this load generator to CPU 1.
 // Per run: server CPU (all threads) per update sent, main-thread CPU per update, and bytes
 // allocated on the V8 heap per update (--trace-gc-nvp's `allocated=` summed between the
 // scenario's first and last progress lines, divided by the updates scheduled in that span).
@@ -22,19 +22,20 @@ interface Variant {
   what: string
   peer?: 'tandem' | 'tandem-mem' | 'relay'
   env?: Record<string, string>
+  /** the server's --bench-ablate names */
   ablate?: string
 }
 
 const VARIANTS: Record<string, Variant> = {
   full: { what: 'nothing (LevelDB, fsync, commit interval 10 ms)' },
   mem: { what: 'LevelDB: --doc-storage memory', peer: 'tandem-mem' },
-  nowrite: { what: 'the LevelDB batch (appendMany returns without writing)', ablate: 'nowrite' },
+  nowrite: { what: 'the LevelDB batch (appends numbered and dropped unwritten)', ablate: 'nowrite' },
   nofsync: { what: 'fsync (TANDEM_FSYNC=false)', env: { TANDEM_FSYNC: 'false' } },
   interval0: { what: 'the commit interval (TANDEM_COMMIT_INTERVAL_MS=0)', env: { TANDEM_COMMIT_INTERVAL_MS: '0' } },
-  nometrics: { what: 'metrics (prom-client inc/observe no-ops)', ablate: 'nometrics' },
+  nometrics: { what: 'metrics (they record nothing; no default metrics)', ablate: 'nometrics' },
   nosinks: { what: 'commit sinks (webhooks per-cycle marks)', ablate: 'nosinks' },
   uws: { what: 'Tandem: the bare uWS relay peer (bench/peers/uws-relay.mjs), the floor of socket work', peer: 'relay' },
-  relay: { what: 'everything after the frame decode: room relays the frame (no scan, Y.Doc, store, commit)', ablate: 'relay' },
+  relay: { what: 'everything after the frame decode: room relays the update (no scan, judging, store, commit)', ablate: 'relay' },
 }
 
 const flags = parseFlags(process.argv.slice(2))
@@ -50,7 +51,6 @@ const size = {
   drainSec: 3,
   connectConcurrency: 50,
 }
-const hook = join(ROOT, 'bench/lib/ablate-hook.ts')
 /** extra node flags for the servers, comma separated (e.g. --cpu-prof,--cpu-prof-dir=/tmp/p) */
 const extraNodeArgs = list(flags, 'server-node-args') ?? []
 
@@ -68,7 +68,7 @@ async function runOne(name: string): Promise<Sample> {
   const v = VARIANTS[name]!
   const dataDir = mkdtempSync(join(tmpdir(), `tandem-ablate-${name}-`))
   for (const k of ['TANDEM_FSYNC', 'TANDEM_COMMIT_INTERVAL_MS', 'TANDEM_BENCH_ABLATE']) delete process.env[k]
-  Object.assign(process.env, v.env ?? {}, { TANDEM_BENCH_ABLATE: v.ablate ?? '' })
+  Object.assign(process.env, v.env ?? {})
   let counting = false
   let allocated = 0
   /** main-thread GC pause ms by kind (s: scavenge, mc/ms: mark-compact) over the window */
@@ -82,7 +82,8 @@ async function runOne(name: string): Promise<Sample> {
       persistent: true,
       cpus: '0',
       tandemEntry: join(ROOT, 'bin/tandem.js'),
-      nodeArgs: v.peer === 'relay' ? ['--trace-gc-nvp'] : ['--import', 'tsx', '--import', hook, '--trace-gc-nvp', ...extraNodeArgs],
+      tandemArgs: v.ablate ? ['--bench-ablate', v.ablate] : [],
+      nodeArgs: v.peer === 'relay' ? ['--trace-gc-nvp'] : ['--import', 'tsx', '--trace-gc-nvp', ...extraNodeArgs],
       log: (chunk) => {
         if (!counting) return
         for (const m of chunk.matchAll(/allocated=(\d+)/g)) allocated += Number(m[1])

@@ -73,7 +73,10 @@ export interface TandemServer {
 export async function createServer(config: Config, opts: ServerOptions = {}): Promise<TandemServer> {
   const log = opts.log ?? createLogger(config.logLevel)
   const now = opts.now ?? Date.now
-  const metrics = createMetrics()
+  // --bench-ablate: parts of the per-update path taken away, for bench/ablate.ts only.
+  const ablate = new Set(config.benchAblate)
+  if (ablate.size > 0) log.warn({ benchAblate: [...ablate] }, 'bench-only ablations on (--bench-ablate): updates are lost or unseen; never run this in production')
+  const metrics = createMetrics({ record: !ablate.has('nometrics') })
   // Everything opened below registers its close here once; a failed start unwinds the same stack.
   const resources = new Resources()
   // How the registry and the sockets close: set by close(), read when the stack unwinds.
@@ -81,7 +84,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
   try {
     // Documents, versions, the control plane and the signing keys: in the data dir, or all in
     // PostgreSQL with --postgres-url (src/backend/).
-    const backend = resources.add('backend', await openBackend(config), (b) => b.close())
+    const backend = resources.add('backend', await openBackend(config, { discardAppends: ablate.has('nowrite') }), (b) => b.close())
     const { db, pg, versions } = backend
     const keys = await backend.keys()
     const storageHealth = new StorageHealth(metrics)
@@ -116,6 +119,8 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       unloadDelayMs: config.roomUnloadDelayMs,
       memoryBudgetBytes: memoryBudgetBytes(config.memoryBudgetMb),
       commitIntervalMs: config.commitIntervalMs,
+      commitSinks: !ablate.has('nosinks'),
+      path: ablate.has('relay') ? 'relay' : 'full',
       cluster: cluster && { bus: cluster.bus, leases: cluster.leases, remote, cycleIdPrefix: cluster.id },
     })
     // The rooms' last cycles commit and publish before the bus closes.

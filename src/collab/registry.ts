@@ -35,6 +35,8 @@ export type RegistryOptions = Omit<RoomOptions, 'docId' | 'committer' | 'cluster
   committer?: GroupCommitter
   /** least ms between the starts of two write cycles (GroupCommitOptions.minIntervalMs) */
   commitIntervalMs?: number
+  /** false for the bench only: the committer takes no sinks (GroupCommitOptions.withSinks) */
+  commitSinks?: boolean
   /** cluster mode: every loaded room follows its document on the bus */
   cluster?: { bus: DocBus; leases: Leases; remote: RemoteAwareness; cycleIdPrefix: string }
 }
@@ -64,7 +66,7 @@ export class RoomRegistry implements DocService {
 
   constructor(private readonly o: RegistryOptions) {
     const cluster = o.cluster && { cycleIdPrefix: o.cluster.cycleIdPrefix, publish: o.cluster.bus.publish.bind(o.cluster.bus) }
-    this.committer = o.committer ?? new GroupCommitter({ store: o.store, log: o.log, metrics: o.metrics, cluster, minIntervalMs: o.commitIntervalMs })
+    this.committer = o.committer ?? new GroupCommitter({ store: o.store, log: o.log, metrics: o.metrics, cluster, minIntervalMs: o.commitIntervalMs, withSinks: o.commitSinks })
     o.metrics.memory.used = () => this.memoryUsed()
     o.metrics.memory.roomBytes = () => [...this.rooms.values()].map((r) => r.bytes)
   }

@@ -27,6 +27,8 @@ const s = <K extends Kind>(kind: K, flag: string, def: unknown, help: string, mi
 
 /** A setting with a fixed set of values: validated at start, typed as their union. */
 const e = <const V extends string>(flag: string, values: readonly V[], def: V, help: string): Setting<'enum', V> => ({ ...s('enum', flag, def, help), values })
+/** A comma list of names from a fixed set (empty by default): each validated at start. */
+const names = <const V extends string>(flag: string, values: readonly V[], help: string): Setting<'list', V> => ({ ...s('list', flag, [], help), values })
 
 // Every limit is a named setting with its unit in the name or the help text.
 const SETTINGS = {
@@ -113,11 +115,26 @@ const SETTINGS = {
   webhookRetryHours: s('number', 'webhook-retry-hours', 24, 'hours (decimals allowed) a delivery is retried with exponential backoff before it is marked failed', 0),
   webhookAllowPrivate: s('bool', 'webhook-allow-private', false, 'allow webhook URLs on loopback, link-local and private addresses (checked at registration and at every delivery)'),
   siteProvisioningWindowSec: s('int', 'site-provisioning-window-sec', 600, 'seconds a finished site sweep still shows in /me/sources', 0),
+
+  // bench only (bench/ablate.ts): each name takes one part of the per-update path away
+  benchAblate: names(
+    'bench-ablate',
+    ['relay', 'nometrics', 'nosinks', 'nowrite'],
+    'BENCH ONLY, never in production (updates are lost or unseen; the server warns at start): comma list of parts the server runs without, so bench/ablate.ts can measure their cost: relay (rooms only relay updates to their other sockets: nothing judged, stored or committed), nometrics (metrics record nothing), nosinks (no commit sinks: webhooks\' per-cycle marks), nowrite (LevelDB appends are numbered and dropped unwritten)',
+  ),
 } satisfies Record<string, Setting>
 
 type Settings = typeof SETTINGS
 type ValueOfKind<K extends Kind> = K extends 'int' | 'number' ? number : K extends 'bool' ? boolean : K extends 'list' ? string[] : string
-type ValueOf<S> = S extends Setting<'enum', infer V> ? V : S extends Setting<infer K> ? ValueOfKind<K> : never
+type ValueOf<S> = S extends Setting<'enum', infer V>
+  ? V
+  : S extends Setting<'list', infer V>
+    ? string extends V
+      ? string[]
+      : readonly V[]
+    : S extends Setting<infer K>
+      ? ValueOfKind<K>
+      : never
 export type Config = Readonly<{ [P in keyof Settings]: ValueOf<Settings[P]> }>
 
 export class ConfigError extends Error {}
@@ -142,7 +159,7 @@ function parseValue(name: string, setting: Setting, raw: string | boolean): unkn
       return n
     }
     case 'list':
-      return String(raw).split(',').map((v) => v.trim()).filter(Boolean)
+      return checkNames(name, setting, String(raw).split(',').map((v) => v.trim()).filter(Boolean))
     case 'enum':
       if (typeof raw !== 'string' || !setting.values!.includes(raw)) throw new ConfigError(`${name}: expected ${setting.values!.join(' or ')}, got ${JSON.stringify(raw)}`)
       return raw
@@ -150,6 +167,13 @@ function parseValue(name: string, setting: Setting, raw: string | boolean): unkn
       if (typeof raw !== 'string') throw new ConfigError(`${name}: expects a value`)
       return raw
   }
+}
+
+/** A list drawn from a fixed set: every item must be one of its names. */
+function checkNames(name: string, setting: Setting, items: string[]): string[] {
+  const unknown = setting.values ? items.find((v) => !setting.values!.includes(v)) : undefined
+  if (unknown !== undefined) throw new ConfigError(`${name}: unknown name ${JSON.stringify(unknown)}; expected any of ${setting.values!.join(', ')}`)
+  return items
 }
 
 /** An override (tests, embedding code) passes the same checks as a flag's parsed value. */
@@ -166,7 +190,7 @@ function checkOverride(key: string, setting: Setting, value: unknown): unknown {
       return value
     case 'list':
       if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw bad('a list of strings')
-      return value
+      return checkNames(key, setting, value)
     case 'enum':
       if (typeof value !== 'string' || !setting.values!.includes(value)) throw bad(setting.values!.join(' or '))
       return value
@@ -222,6 +246,9 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = {}, ove
   if (cfg.redisUrl && !cfg.postgresUrl) {
     // Cluster nodes share documents and the control plane: LevelDB admits one process.
     throw new ConfigError('--redis-url (cluster mode) needs --postgres-url: every node keeps documents and the control plane in PostgreSQL')
+  }
+  if (cfg.benchAblate.includes('nowrite') && (cfg.postgresUrl || cfg.docStorage !== 'leveldb')) {
+    throw new ConfigError('bench-ablate: nowrite drops LevelDB appends; it needs documents in LevelDB (--doc-storage leveldb, no --postgres-url)')
   }
   try {
     TrustedProxies.parse(cfg.trustedProxies)

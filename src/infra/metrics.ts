@@ -2,10 +2,8 @@
 // prom-client's parts are imported one by one and its process/Node.js default metrics on first
 // use: the whole package (Pushgateway with http/https/zlib, @opentelemetry/api for the CPU
 // counter, event-loop and GC observers) cost ~40 ms of CPU before a start accepted a socket.
-import Counter from 'prom-client/lib/counter.js'
-import Gauge from 'prom-client/lib/gauge.js'
-import Histogram from 'prom-client/lib/histogram.js'
 import Registry from 'prom-client/lib/registry.js'
+import { metricKinds } from './metric-kinds.js'
 
 // prom-client samples event-loop delay with a libuv timer at this resolution; its default, 10 ms,
 // woke an idle process 100 times a second (about 3 of an idle node's 9-17 ms of CPU a second). The
@@ -20,7 +18,17 @@ interface MemorySource {
   roomBytes(): number[]
 }
 
-export function createMetrics() {
+export interface MetricsOptions {
+  /**
+   * false only for the bench (--bench-ablate nometrics): every metric records nothing and the
+   * process/Node.js default metrics are never collected. Default true.
+   */
+  record?: boolean
+}
+
+export function createMetrics(o: MetricsOptions = {}) {
+  const record = o.record ?? true
+  const { Counter, Gauge, Histogram } = metricKinds(record)
   const registry = new Registry()
   const memory: MemorySource = { used: () => 0, roomBytes: () => [] }
   let defaults: Promise<void> | undefined
@@ -31,6 +39,7 @@ export function createMetrics() {
      * up); a scrape awaits it, so no exposition ever lacks them.
      */
     withDefaults(): Promise<void> {
+      if (!record) return Promise.resolve()
       defaults ??= import('prom-client/lib/defaultMetrics.js').then(({ default: collectDefaultMetrics }) => {
         collectDefaultMetrics({ register: registry, prefix: 'tandem_', eventLoopMonitoringPrecision: EVENT_LOOP_RESOLUTION_MS })
       })
