@@ -156,7 +156,11 @@ export class BenchClient {
         if (this.opts.tally) this.count(this.opts.tally.awareness.get(msg.payload), recv, true)
         return
       case 'auth':
-        if (msg.sub === 0) this.error = `permission denied: ${msg.text}`
+        if (msg.sub === 0) {
+          this.error = `permission denied: ${msg.text}`
+          // a Hocuspocus refusal leaves the socket open: the connect fails on it, not on its timeout
+          this.rejectSynced?.(new Error(this.error))
+        }
         return
       case 'ping':
         this.ws?.send(this.framing.pong())
@@ -218,10 +222,11 @@ export class BenchClient {
     return 1_000_000 + this.id
   }
 
-  /** y-websocket dialect: a fresh token for the same document, in band, so the socket outlives the old one. */
+  /** A fresh token for the same document, in band, so the socket outlives the old one. */
   refreshToken(token: string): boolean {
-    if (!this.open || this.target.dialect !== 'yws') return false
-    this.ws!.send(encodeAuthRefresh(token))
+    if (!this.open) return false
+    // Hocuspocus: Auth again on an open document; y-websocket: Tandem's refresh message
+    this.ws!.send(this.target.dialect === 'yws' ? encodeAuthRefresh(token) : this.framing.auth(token))
     return true
   }
 

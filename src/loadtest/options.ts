@@ -3,6 +3,8 @@
 
 const SCENARIOS = ['fanout', 'rooms', 'typing', 'storm', 'soak'] as const
 export type Scenario = (typeof SCENARIOS)[number]
+const PROTOCOLS = ['yws', 'hocuspocus'] as const
+export type Protocol = (typeof PROTOCOLS)[number]
 
 interface Sizes {
   rooms: number
@@ -33,6 +35,7 @@ const FLAGS = {
   assets: 'comma list of generic_doc asset ids to load (with --api-url); one room each',
   workspace: 'load the generic_doc assets of this workspace the key may edit (with --api-url)',
   scenario: `${SCENARIOS.join('|')} (default fanout)`,
+  protocol: `${PROTOCOLS.join('|')}: what the clients speak, the y-websocket provider's protocol (a socket per document, the room in its URL) or the Hocuspocus provider's (the root URL, the document named in every frame) (default yws)`,
   rooms: 'documents under load',
   clients: 'sockets in all (spread over the rooms in turn)',
   'clients-per-room': 'sockets per document (sets --clients to rooms x this)',
@@ -60,7 +63,7 @@ export function helpText(): string {
   const lines = Object.entries(FLAGS).map(([f, what]) => `  --${f.padEnd(width - 2)}${what}`)
   return [
     'usage: tandem loadtest (--ws-url URL --signing-keys FILE [--org O] | --api-url URL --api-key KEY (--assets ID,... | --workspace ID))',
-    '                       [--scenario fanout|rooms|typing|storm|soak] [sizes] [--workers N] [--json FILE] [--markdown FILE] [thresholds]',
+    '                       [--scenario fanout|rooms|typing|storm|soak] [--protocol yws|hocuspocus] [sizes] [--workers N] [--json FILE] [--markdown FILE] [thresholds]',
     '',
     'Generates load on a running Tandem and reports delivery and latency; exits 1 when a threshold is missed, 2 on bad input.',
     '',
@@ -82,6 +85,7 @@ export type TargetOptions =
 export interface LoadtestOptions {
   target: TargetOptions
   scenario: Scenario
+  protocol: Protocol
   rooms: number
   clients: number
   rate: number
@@ -158,6 +162,8 @@ export function parseOptions(argv: string[], now = new Date()): LoadtestOptions 
   if (v.has('help')) return 'help'
   const scenario = (v.get('scenario') ?? 'fanout') as Scenario
   if (!SCENARIOS.includes(scenario)) fail('scenario', `expected one of ${SCENARIOS.join(', ')}, got ${JSON.stringify(v.get('scenario'))}`)
+  const protocol = (v.get('protocol') ?? 'yws') as Protocol
+  if (!PROTOCOLS.includes(protocol)) fail('protocol', `expected one of ${PROTOCOLS.join(', ')}, got ${JSON.stringify(v.get('protocol'))}`)
 
   let target: TargetOptions
   if (v.has('ws-url') === v.has('api-url')) throw new BadInput('give one target: --ws-url with --signing-keys, or --api-url with --api-key (see --help)')
@@ -196,6 +202,7 @@ export function parseOptions(argv: string[], now = new Date()): LoadtestOptions 
   const options: LoadtestOptions = {
     target,
     scenario,
+    protocol,
     rooms,
     clients,
     rate: number(v, 'rate', { min: 0, max: 1000 }) ?? d.rate,

@@ -7,7 +7,8 @@ import { TandemClient } from '../client/client.js'
 import { TandemError } from '../client/error.js'
 import { BenchClient } from './client.js'
 import type { LoadtestOptions } from './options.js'
-import { apiAssets, apiTarget, signingTarget, type Target } from './targets.js'
+import type { Protocol } from './options.js'
+import { apiAssets, apiTarget, clientTarget, signingTarget, type Target } from './targets.js'
 
 const TIMEOUT_MS = 10_000
 
@@ -32,14 +33,14 @@ function reach(url: string, what: string): Promise<number> {
 }
 
 /** One socket, opened and synced with a token of the target, then closed. */
-async function trySocket(target: Target, where: string, hint: string): Promise<void> {
+async function trySocket(target: Target, protocol: Protocol, where: string, hint: string): Promise<void> {
   const t = await target.token(0, 0)
-  const c = new BenchClient(0, { url: t.url, dialect: 'yws', docName: '', token: '' }, { connectTimeoutMs: TIMEOUT_MS })
+  const c = new BenchClient(0, clientTarget(t, protocol), { connectTimeoutMs: TIMEOUT_MS })
   try {
     await c.connect()
   } catch (e) {
     const m = (e as Error).message
-    throw new Error(`${where} refused the token (${m})${/HTTP 40[13]|4401/.test(m) ? `: ${hint}` : ''}`)
+    throw new Error(`${where} refused the token (${m})${/HTTP 40[13]|4401|permission denied/.test(m) ? `: ${hint}` : ''}`)
   } finally {
     await c.close()
   }
@@ -54,7 +55,7 @@ export async function preflight(o: LoadtestOptions): Promise<Checked> {
     const health = await reach(`${t.wsUrl.replace(/^ws/, 'http')}/healthz`, t.wsUrl)
     if (health !== 200) throw new Error(`${t.wsUrl} answered /healthz with ${health}: is it a Tandem collab listener?`)
     const target = await signingTarget(t, o.rooms, keys)
-    await trySocket(target, t.wsUrl, 'are --signing-keys the keys this deployment signs with?')
+    await trySocket(target, o.protocol, t.wsUrl, 'are --signing-keys the keys this deployment signs with?')
     return { target, assets: null }
   }
   const t = o.target
@@ -73,6 +74,6 @@ export async function preflight(o: LoadtestOptions): Promise<Checked> {
     if (token.access_type !== 'rw') throw new Error(`--assets ${id}: the key may only view this document (token access ${token.access_type}); the load writes`)
   }
   const target = apiTarget(t, assets)
-  await trySocket(target, 'the collab listener', 'the token minted by collab-token was not accepted')
+  await trySocket(target, o.protocol, 'the collab listener', 'the token minted by collab-token was not accepted')
   return { target, assets }
 }

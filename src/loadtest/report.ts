@@ -1,6 +1,6 @@
 // The loadtest report: one record (the JSON file), a plain-text summary (stdout), Markdown with an
 // SVG chart of latency over the run (the Markdown file and the .svg beside it).
-import type { LoadtestOptions, Scenario } from './options.js'
+import type { LoadtestOptions, Protocol, Scenario } from './options.js'
 import { round, type Summary } from './stats.js'
 
 interface Percentiles {
@@ -20,6 +20,8 @@ export interface Second {
 
 export interface Report {
   scenario: Scenario
+  /** what the clients spoke */
+  protocol: Protocol
   target: string
   startedAt: string
   workers: number
@@ -68,7 +70,7 @@ const codes = (c: Record<string, number>) => (Object.keys(c).length ? Object.ent
 function rows(r: Report): [string, string][] {
   const out: [string, string][] = [
     ['target', r.target],
-    ['scenario', `${r.scenario}: ${r.rooms} rooms, ${r.clients} clients${r.scenario === 'storm' ? '' : `, ${r.rate}/s each${r.awarenessHz ? `, awareness ${r.awarenessHz}/s` : ''}, ${r.durationSec} s`}, ${r.workers} worker(s)${r.interrupted ? ' (interrupted)' : ''}`],
+    ['scenario', `${r.scenario} (${r.protocol} clients): ${r.rooms} rooms, ${r.clients} clients${r.scenario === 'storm' ? '' : `, ${r.rate}/s each${r.awarenessHz ? `, awareness ${r.awarenessHz}/s` : ''}, ${r.durationSec} s`}, ${r.workers} worker(s)${r.interrupted ? ' (interrupted)' : ''}`],
     ['connected', `${r.connected} of ${r.clients}; connect to synced ${pct(r.connectMs)}`],
     [r.scenario === 'storm' ? 'synced' : 'delivered', `${r.delivered} of ${r.expected} expected (ratio ${r.deliveryRatio ?? '-'}), ${r.sent} sent`],
     [r.scenario === 'storm' ? 'sync latency' : 'update latency', pct(r.latencyMs)],

@@ -162,6 +162,7 @@ export async function runLoad(o: LoadtestOptions, assets: string[] | null, io: R
   const awarenessExpected = sum((s) => s.awarenessExpected)
   return {
     scenario: o.scenario,
+    protocol: o.protocol,
     target: o.target.kind === 'signing' ? o.target.wsUrl : o.target.apiUrl,
     startedAt: startedAt.toISOString(),
     workers: shards,

@@ -6,7 +6,7 @@ import { BenchClient, Tally, pool } from './client.js'
 import { now } from './marks.js'
 import type { LoadtestOptions } from './options.js'
 import { Samples } from './stats.js'
-import { apiTarget, signingTarget, type Target } from './targets.js'
+import { apiTarget, clientTarget, signingTarget, type Target } from './targets.js'
 
 export interface ShardSpec {
   options: LoadtestOptions
@@ -135,7 +135,7 @@ export async function runShard(spec: ShardSpec, ctl: ShardControl): Promise<void
       return
     }
     const addr = o.sourceAddresses.length ? o.sourceAddresses[i % o.sourceAddresses.length] : undefined
-    const c = new BenchClient(i, { url: t.url, dialect: 'yws', docName: '', token: '' }, { tally, connectTimeoutMs: o.connectTimeoutSec * 1000, ...(addr ? { localAddress: addr } : {}) })
+    const c = new BenchClient(i, clientTarget(t, o.protocol), { tally, connectTimeoutMs: o.connectTimeoutSec * 1000, ...(addr ? { localAddress: addr } : {}) })
     try {
       await c.connect()
       clients.push(c)

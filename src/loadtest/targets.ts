@@ -6,13 +6,22 @@ import { mintToken } from '../auth/capability.js'
 import { loadKeyRing, type KeyRing } from '../auth/keys/ring.js'
 import { TandemClient } from '../client/client.js'
 import type { CollabToken } from '../client/types.js'
-import type { TargetOptions } from './options.js'
+import type { Target as ClientTarget } from './client.js'
+import type { Protocol, TargetOptions } from './options.js'
 
 interface RoomToken {
   /** socket URL with the token (`.../{org}/{doc}?yauth=...`) */
   url: string
+  /** the collab listener's root URL (a Hocuspocus socket's) and the document's name there */
+  root: string
+  docName: string
   token: string
   expiresAtMs: number
+}
+
+/** What a load client connects to, in the protocol the load speaks. */
+export function clientTarget(t: RoomToken, protocol: Protocol): ClientTarget {
+  return protocol === 'yws' ? { url: t.url, dialect: 'yws', docName: '', token: '' } : { url: t.root, dialect: 'hocuspocus', docName: t.docName, token: t.token }
 }
 
 export interface Target {
@@ -34,7 +43,7 @@ export async function signingTarget(t: Extract<TargetOptions, { kind: 'signing' 
     async token(room, client) {
       const doc = `${t.docPrefix}-${room}`
       const { token, expiresAtMs } = await mintToken(ring, { org: t.org, doc, sub: `loadtest-${client}@tandem.local`, acc: 'rw', ttlSec: SIGNED_TTL_SEC })
-      return { url: `${t.wsUrl}/${encodeURIComponent(t.org)}/${encodeURIComponent(doc)}?yauth=${encodeURIComponent(token)}`, token, expiresAtMs }
+      return { url: `${t.wsUrl}/${encodeURIComponent(t.org)}/${encodeURIComponent(doc)}?yauth=${encodeURIComponent(token)}`, root: t.wsUrl, docName: `${t.org}/${doc}`, token, expiresAtMs }
     },
   }
 }
@@ -70,7 +79,13 @@ export function apiTarget(t: Extract<TargetOptions, { kind: 'api' }>, assets: st
     rooms: assets.length,
     async token(room) {
       const c = await current(room)
-      return { url: `${c.ws_url}/${encodeURIComponent(c.org)}/${encodeURIComponent(c.doc_id)}?yauth=${encodeURIComponent(c.token)}`, token: c.token, expiresAtMs: c.expires_at_ms }
+      return {
+        url: `${c.ws_url}/${encodeURIComponent(c.org)}/${encodeURIComponent(c.doc_id)}?yauth=${encodeURIComponent(c.token)}`,
+        root: c.ws_url,
+        docName: `${c.org}/${c.doc_id}`,
+        token: c.token,
+        expiresAtMs: c.expires_at_ms,
+      }
     },
   }
 }

@@ -97,6 +97,20 @@ describe('tandem loadtest on one node', () => {
     expect(report.awareness!.delivered).toBe(report.awareness!.expected)
   }, 90_000)
 
+  it('with Hocuspocus clients (--protocol hocuspocus): every update delivered, Hocuspocus frames on the wire', async () => {
+    const json = join(dir, 'hocuspocus.json')
+    const r = await loadtest('--ws-url', h.wsUrl, '--signing-keys', keysFile, '--protocol', 'hocuspocus', '--scenario', 'rooms', '--rooms', '4', '--clients', '12', '--rate', '4', '--duration', '2', '--json', json, '--quiet', '--min-delivery-ratio', '1', '--max-errors', '0')
+    expect(r.err).toBe('')
+    expect(r.code).toBe(0)
+    expect(r.out).toMatch(/^scenario\s+rooms \(hocuspocus clients\)/m)
+    const report = JSON.parse(await readFile(json, 'utf8')) as Report
+    expect(report).toMatchObject({ scenario: 'rooms', protocol: 'hocuspocus', clients: 12, connected: 12, deliveryRatio: 1, errors: 0 })
+    expect(report.delivered).toBe(report.sent * 2) // three clients a room: each update reaches two
+    // and the server saw Hocuspocus frames, not y-websocket ones
+    const metrics = await (await fetch(`${h.httpUrl}/metrics`)).text()
+    expect(metrics).toMatch(/^tandem_ws_messages_in_total\{[^}]*type="hocuspocus-sync-update"[^}]*\} [1-9]/m)
+  }, 60_000)
+
   it('exits 1 and names the threshold it missed', async () => {
     const r = await loadtest('--ws-url', h.wsUrl, '--signing-keys', keysFile, '--scenario', 'rooms', '--rooms', '3', '--clients', '6', '--duration', '1', '--quiet', '--max-p99-ms', '0', '--min-delivery-ratio', '0.5')
     expect(r.code).toBe(1)
