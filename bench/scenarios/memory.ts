@@ -34,6 +34,8 @@ type Phase = 'empty' | 'real' | 'plain'
 
 interface Load {
   rss: number
+  /** of it, anonymous memory (RssAnon): without file pages mapped into the process (LevelDB's tables) */
+  anon: number
   /** RSS of the same process right after start, before any reader */
   idleRss: number
   heapUsed: number
@@ -108,6 +110,7 @@ export async function runMemory(first: RunningPeer, size: MemorySize, ctx: Ctx):
       if (open < docs.length - failed.length) notes.push(`${phase}: ${docs.length - failed.length - open} readers were closed before the reading`)
       loads[phase].push({
         rss: mem.rss,
+        anon: mem.anon,
         idleRss: idle.mem.rss,
         heapUsed: heap?.heapUsed ?? NaN,
         heapTotal: heap?.heapTotal ?? NaN,
@@ -138,6 +141,11 @@ export async function runMemory(first: RunningPeer, size: MemorySize, ctx: Ctx):
     metrics[key('items')] = doc.items
     metrics[key('kbPerDoc')] = kb(rss)
     metrics[key('xEncoded')] = round(rss / n / doc.update.length, 2)
+    // LevelDB reads its table files through mmap: the pages it touched count in RSS as file
+    // pages (page cache the kernel takes back), not as memory the process allocated.
+    const anon = perDoc(phase, (l) => l.anon)
+    metrics[key('anonKbPerDoc')] = kb(anon)
+    metrics[key('anonXEncoded')] = round(anon / n / doc.update.length, 2)
     metrics[key('heapKbPerDoc')] = kb(perDoc(phase, (l) => l.heapUsed))
     // V8's heap as reserved (used + free space in its pages): the part of RSS a GC does not give back.
     metrics[key('heapTotalKbPerDoc')] = kb(perDoc(phase, (l) => l.heapTotal))
