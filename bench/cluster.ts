@@ -11,9 +11,14 @@
 //                 delivery against "cluster node"; target at most 1.1x, three nodes >= 2.7x one).
 // Before the clients connect, the nodes' idle CPU is measured (ms per node per second), and after
 // the run their bus messages are read from /metrics: publishes received per delivery.
+// `--pin-nodes CPUS` (e.g. 0): the nodes on those CPUs, and this load generator, PostgreSQL,
+// redis-server and HAProxy (started from here, so they inherit its affinity) on the others
+// (`--pin-rest`, default 1): on two cores the nodes then compete with each other, not with the
+// load they serve, and CPU per delivery compares set-ups rather than the machine's contention.
 // Every client writes `rate` updates a second, stamped with its send time; every other client of
 // the room counts the delivery. Reports delivery latency, the delivery ratio (nothing lost is 1)
 // and the nodes' CPU per delivery; the target is haproxy at most 1.3x one node.
+import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -29,6 +34,7 @@ import { startPostgres } from '../test/helpers/postgres.js'
 import { freePort, startRedis } from '../test/helpers/redis.js'
 import { sharedSigningKeys, spawnTandem, type TandemProcess } from '../test/helpers/tandem-process.js'
 import { list, log, num, type Flags } from './lib/args.js'
+import { pinSelf } from './lib/host.js'
 import { cpuSeconds } from './lib/proc.js'
 import { Samples, round, type Summary } from './lib/stats.js'
 
@@ -138,6 +144,8 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
   const rate = num(flags, 'rate') ?? 5 // updates per second per client
   const idleS = num(flags, 'idle') ?? 5 // seconds of idle CPU measured before the clients connect
   const haproxyConfig = flags.get('haproxy-config') ?? undefined
+  const pinNodes = flags.get('pin-nodes') ?? null
+  if (pinNodes && !pinSelf(flags.get('pin-rest') ?? '1')) throw new Error('--pin-nodes: taskset failed')
   const dir = await mkdtemp(join(tmpdir(), 'tandem-bench-cluster-'))
   const [pg, redis] = await Promise.all([startPostgres(), startRedis()])
   const { file, keys } = await sharedSigningKeys(dir)
@@ -166,8 +174,11 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
       }
       const ports: (readonly [number, number])[] = []
       for (let i = 0; i < n; i++) ports.push([await distinctPort(), await distinctPort()] as const)
-      const spawn = (i: number) =>
-        spawnTandem(['--data-dir', join(dir, `${schema}-${i}`), '--collab-port', String(ports[i]![0]), '--api-port', String(ports[i]![1])], env)
+      const spawn = async (i: number) => {
+        const node = await spawnTandem(['--data-dir', join(dir, `${schema}-${i}`), '--collab-port', String(ports[i]![0]), '--api-port', String(ports[i]![1])], env)
+        if (pinNodes) execFileSync('taskset', ['-a', '-cp', pinNodes, String(node.child.pid)], { stdio: 'ignore' })
+        return node
+      }
       const nodes: TandemProcess[] = [await spawn(0)] // the first migrates
       nodes.push(...(await Promise.all(Array.from({ length: n - 1 }, (_, i) => spawn(i + 1)))))
       const idle0 = nodes.reduce((s, x) => s + cpuSeconds(x.child.pid!), 0)

@@ -15,7 +15,8 @@ const USAGE = `usage: npm run bench -- [options]
   --scenario a,b      ${SCENARIOS.join(',')} (default: all); or cluster (one node, one cluster node,
                       three behind docs/cluster/haproxy.cfg at 1x and 3x the rooms, three with clients
                       split; --setups picks; alone; --haproxy-config FILE
-                      runs another config written for the same ports)
+                      runs another config written for the same ports; --pin-nodes 0 puts the nodes
+                      on CPU 0 and the load, PostgreSQL, Redis and HAProxy on --pin-rest, default 1)
                       named only (issue 24): memory (KB per loaded document), large (a 50 MB
                       document's first load and sync); tandem, yws and hocuspocus only
   --peers a,b         ${PEER_NAMES.join(',')} (default: all; alias: yws = y-websocket reference server)
