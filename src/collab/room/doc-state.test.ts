@@ -136,7 +136,7 @@ describe('DocState', () => {
     expect(s.bytes).toBeLessThan(Y.mergeUpdates(all).length * 3)
   })
 
-  it('loads a large log without merging it, and never merges a level past 8 MB while serving', () => {
+  it('loads a large log in merges of at most 8 MB, and never merges a level past 8 MB while serving', () => {
     const d = new Y.Doc()
     d.clientID = 5
     const log: Uint8Array[] = []
@@ -148,7 +148,8 @@ describe('DocState', () => {
       })
     }
     const loaded = DocState.load(null, log)
-    expect(loaded.parts()).toHaveLength(20) // as logged
+    for (const p of loaded.parts()) expect(p.length).toBeLessThanOrEqual(8 * 1024 * 1024)
+    expect(loaded.parts().length).toBeGreaterThan(2) // several levels, not one 20 MB merge
     // Applied in order, the parts are the document, with nothing left pending.
     const fromParts = new Y.Doc()
     for (const p of loaded.parts()) Y.applyUpdate(fromParts, p)
@@ -169,5 +170,16 @@ describe('DocState', () => {
     expect(served(loaded).getText('t').toString()).toBe(d.getText('t').toString())
     // A re-sent deletion is known (the index was built from the parts, unmerged).
     expect(feed(loaded, log[1]!)).toBe('unchanged')
+  })
+
+  it('loads a log of 20,000 small updates without a snapshot into a few parts, in bounded merges', () => {
+    const d = new Y.Doc()
+    d.clientID = 9
+    const log: Uint8Array[] = []
+    d.on('update', (u: Uint8Array) => log.push(u))
+    for (let i = 0; i < 20_000; i++) d.getText('t').insert(i, 'z')
+    const loaded = DocState.load(null, log)
+    expect(loaded.parts().length).toBeLessThan(120) // levels, then a tail under 96
+    expect(served(loaded).getText('t').length).toBe(20_000)
   })
 })
