@@ -151,10 +151,11 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     })
     await revocations.start(config.revocationRefreshMs, (err) => log.error({ err }, 'token deny-list refresh failed'))
     // Deleted documents: refused on upgrade and collab REST, their sockets closed (src/lifecycle/).
-    // Document histories (activity, changeset, rollback, retention): built on the first history
-    // request or sweep, so a plain start never loads the history engine.
+    // Document histories (activity, changeset, rollback, retention): the service is built on the
+    // first history request or sweep, so a plain start never loads the history engine. Each
+    // history it builds takes a turn among the rooms' transient Y.Docs, counted in their budget.
     let history: Promise<HistoryService> | undefined
-    const openHistory = () => (history ??= import('./history/service.js').then((m) => new m.HistoryService({ store, config, now, log })))
+    const openHistory = () => (history ??= import('./history/service.js').then((m) => new m.HistoryService({ store, config, now, log, builds: registry.docBuilds })))
     const historyMemory = { forget: async (docId: string) => (history ? (await history).forget(docId) : undefined) }
     const { deleted, lifecycle } = await startDocLifecycle(resources, { config, log, now, control, registry, store, versions, history: historyMemory, databases: openDatabases })
     // Webhooks: closed before the rooms' last cycles, which leave marks for the next start.

@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { join } from 'node:path'
+import { Worker } from 'node:worker_threads'
 import WebSocket from 'ws'
 import { WebsocketProvider } from 'y-websocket'
 import * as Y from 'yjs'
@@ -13,6 +14,8 @@ import { bundleServer, ROOT, type Bundle } from '../scripts/bundle.js'
 import { mintToken } from '../src/auth/capability.js'
 import { loadKeyRing } from '../src/auth/keys/ring.js'
 import { DEMO_DATABASE_ID } from '../src/demo/database.js'
+import type { HistoryJob, JobResult } from '../src/history/job.js'
+import { LogPacker } from '../src/history/log-pack.js'
 import { eventually } from './helpers/tandem.js'
 
 let dir: string
@@ -55,6 +58,7 @@ describe('production bundle', () => {
     expect(bundle.files).toContain('pglite-worker.mjs')
     expect(bundle.files).toContain('collect-worker.mjs')
     expect(bundle.files).toContain('doc-content-worker.mjs')
+    expect(bundle.files).toContain('history-worker.mjs')
   })
 
   it('serves a document to providers, the API and a PGlite database, and keeps the document across a SIGTERM restart', async () => {
@@ -98,6 +102,22 @@ describe('production bundle', () => {
       await second?.stop()
     }
   }, 90_000)
+
+  it('runs a history job in the bundled history worker, as a server does for a large history', async () => {
+    const doc = new Y.Doc()
+    const log = new LogPacker()
+    doc.on('update', (update: Uint8Array) => log.add({ seq: log.lastSeq + 1, user: 'ann', at: 1000 * (log.lastSeq + 1), update }))
+    doc.getText('t').insert(0, 'bundled ')
+    doc.getText('t').insert(8, 'history')
+    const job: HistoryJob = { from: { base: null }, log: log.finish(), fold: null, encode: true, task: { kind: 'changeset', window: { from: 1500, to: 5000, by: null }, delta: true, ydoc: false } }
+    const result = await new Promise<JobResult>((resolve, reject) => {
+      const worker = new Worker(join(dir, 'dist', 'history-worker.mjs'), { workerData: job })
+      worker.once('message', (r: JobResult) => void worker.terminate().then(() => resolve(r)))
+      worker.once('error', reject)
+    })
+    expect(result).toMatchObject({ answer: { inserted: 7, deleted: 0, by: ['ann'] }, lastSeq: 2 })
+    expect(result.record).toBeInstanceOf(Uint8Array)
+  })
 
   // Every upgrade happens inside uWS's upgrade handler, whether the room is loaded or not (a first
   // join loads it after the open). An upgrade after an await has to go through cork(), which in this

@@ -22,6 +22,8 @@ export interface RestRequest {
 export interface RestResponse {
   status: number
   json?: unknown
+  /** a JSON body serialised already (by a worker thread, say) */
+  jsonText?: string
   bytes?: Uint8Array
   headers?: Record<string, string>
 }

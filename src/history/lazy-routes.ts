@@ -1,5 +1,5 @@
 // The history REST routes as a start sees them: their access and body here, their module (the
-// history engine, ~14 files) imported on the first history request instead of at every start.
+// history engine, ~19 files) imported on the first history request instead of at every start.
 import { lazyRoutes, type RouteShape } from '../collab/rest.js'
 import type { HistoryService } from './service.js'
 

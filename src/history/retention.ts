@@ -8,38 +8,51 @@ import { DocHistory } from './timeline.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
-/** The seq to fold history into: the last entry at or before the boundary, or null when none is due. */
-export function boundarySeq(h: DocHistory, now: number, retentionDays: number, foldableUpTo: number): number | null {
-  const boundary = now - retentionDays * DAY_MS
-  let seq = 0
-  for (let i = 0; i < h.index.size; i++) {
-    if (h.index.at(i) > boundary || h.index.seq(i) > foldableUpTo) break
-    seq = h.index.seq(i)
-  }
-  return seq > h.base.seq ? seq : null
+/** Where a history is folded: its last entry older than the window, and that entry's time. */
+export interface Fold {
+  seq: number
+  at: number
 }
 
 /**
- * A history whose base is the document at `seq`. `log(from, to)` reads log entries (inclusive);
+ * The fold due for a history whose log continues after its base (`log`: from the base's next seq),
+ * or null. Read off the log alone, so nothing is built to find that nothing is due. The log may
+ * only be pruned up to `foldableUpTo()` (the room's snapshot), asked once an entry qualifies.
+ */
+export async function foldPoint(
+  log: AsyncIterable<StoredUpdate>,
+  now: number,
+  retentionDays: number,
+  foldableUpTo: () => Promise<number>,
+): Promise<Fold | null> {
+  const boundary = now - retentionDays * DAY_MS
+  let fold: Fold | null = null
+  let cap: number | undefined
+  for await (const e of log) {
+    if (e.at > boundary) break
+    cap ??= await foldableUpTo()
+    if (e.seq > cap) break
+    fold = { seq: e.seq, at: e.at }
+  }
+  return fold
+}
+
+/**
+ * A history whose base is the document at `seq`. `log` holds the entries after the old base;
  * everything after `seq` is replayed on top of the new base and keeps its attribution.
  */
-export async function rebase(
-  h: DocHistory,
-  seq: number,
-  log: (from: number, to?: number) => AsyncIterable<StoredUpdate>,
-): Promise<DocHistory> {
+export function rebase(h: DocHistory, seq: number, log: readonly StoredUpdate[]): DocHistory {
   const folded = new Y.Doc() // gc on: content deleted before the boundary goes
   let at = h.base.at
-  Y.transact(folded, () => {
-    Y.applyUpdate(folded, h.base.state)
-  })
-  for await (const e of log(h.base.seq + 1, seq)) {
+  Y.applyUpdate(folded, h.base.state)
+  for (const e of log) {
+    if (e.seq <= h.base.seq || e.seq > seq) continue
     Y.applyUpdate(folded, e.update)
     at = e.at
   }
   const next = new DocHistory({ seq, at, state: Y.encodeStateAsUpdate(folded) })
   folded.destroy()
-  for await (const e of log(seq + 1, h.lastSeq)) next.apply(e, false)
+  for (const e of log) if (e.seq > seq && e.seq <= h.lastSeq) next.apply(e, false)
   next.lastSeq = h.lastSeq
   for (const e of h.index.entries()) if (e.seq > seq) next.index.add(e)
   return next

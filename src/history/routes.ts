@@ -4,15 +4,10 @@
 import type { RestContext, RestRequest, RestRoutes } from '../collab/rest.js'
 import { AppError } from '../infra/errors.js'
 import { docIdOf } from '../storage/doc-store.js'
-import { activity } from './activity.js'
-import { changeset } from './changeset.js'
-import { documentAt } from './document-at.js'
-import { entryDelta } from './entry-delta.js'
 import { whoKey } from './who.js'
 import { attrParam, boolParam, intParam, limitParam, orderParam, rollbackSpec, usersParam, windowParams } from './query.js'
-import { rollback, wantAt, wantVersion, wantWithout, withVersionContent } from './rollback.js'
-import type { HistoryService } from './service.js'
-import type { DocHistory } from './timeline.js'
+import type { HistoryHead, HistoryService } from './service.js'
+import type { RollbackTarget } from './task.js'
 
 /** The server's history service, built on the first history request. */
 type OpenHistory = () => Promise<HistoryService>
@@ -25,11 +20,11 @@ async function target(req: RestRequest, ctx: RestContext, open: OpenHistory) {
 }
 
 /** How far back the history reaches, and whether a request starting at `from` asked for more. */
-function retained(h: DocHistory, from: number) {
+function retained(h: HistoryHead, from: number) {
   return { retainedFrom: h.base.at, truncated: h.base.seq > 0 && from <= h.base.at }
 }
 
-function notBeforeBase(h: DocHistory, time: number): void {
+function notBeforeBase(h: HistoryHead, time: number): void {
   if (h.base.seq > 0 && time < h.base.at) {
     throw new AppError('bad_request', `history before ${h.base.at} is past the retention window and was compacted`)
   }
@@ -54,19 +49,8 @@ export const historyRoutes = (open: OpenHistory): RestRoutes => ({
         }
         const withDelta = boolParam(q, 'delta', false)
         const { docId, history } = await target(req, ctx, open)
-        return history.use(docId, (h) => {
-          const { groups, more } = activity(h.index, query)
-          const entries = groups.map((g) => ({
-            from: g.from,
-            to: g.to,
-            by: g.by,
-            ...(g.attributes ? { attributes: g.attributes } : {}),
-            inserted: g.inserted,
-            deleted: g.deleted,
-            ...(withDelta ? { delta: entryDelta(h, g.entries) } : {}),
-          }))
-          return { status: 200, json: { entries, more, ...retained(h, from) } }
-        })
+        const { answer, head } = await history.run(docId, () => ({ kind: 'activity', query, delta: withDelta }))
+        return { status: 200, json: { ...answer, ...retained(head, from) } }
       },
     },
   },
@@ -81,14 +65,16 @@ export const historyRoutes = (open: OpenHistory): RestRoutes => ({
         const withDoc = boolParam(q, 'ydoc', false)
         const withDelta = boolParam(q, 'delta', true)
         const { docId, history } = await target(req, ctx, open)
-        return history.use(docId, (h) => {
-          notBeforeBase(h, to)
-          const cs = changeset(h, { from, to, by, attr })
-          const json: Record<string, unknown> = { from, to, inserted: cs.inserted, deleted: cs.deleted, by: cs.by, ...retained(h, from) }
-          if (withDelta) json.roots = cs.roots
-          if (withDoc) json.ydoc = Buffer.from(documentAt(h, to)).toString('base64')
-          return { status: 200, json }
+        const { answer, head } = await history.run(docId, (head) => {
+          notBeforeBase(head, to)
+          return { kind: 'changeset', window: { from, to, by, attr }, delta: withDelta, ydoc: withDoc }
         })
+        const { ydoc, rootsJson, ...counts } = answer
+        const json: Record<string, unknown> = { from, to, ...counts, ...retained(head, from) }
+        if (ydoc) json.ydoc = Buffer.from(ydoc).toString('base64')
+        if (rootsJson === undefined) return { status: 200, json }
+        // the roots go in as the job serialised them, never parsed here
+        return { status: 200, jsonText: `${JSON.stringify(json).slice(0, -1)},"roots":${rootsJson}}` }
       },
     },
   },
@@ -101,7 +87,6 @@ export const historyRoutes = (open: OpenHistory): RestRoutes => ({
         const { ref, docId, history } = await target(req, ctx, open)
         const version = spec.kind === 'version' ? await ctx.versionState(docId, spec.version) : null
         if (spec.kind === 'version' && !version) throw new AppError('not_found', 'no such version')
-        const versionSeq = version?.seq
         // Computed and applied in the document's queue: a second rollback arriving meanwhile sees
         // the first one's change in the log instead of restoring the same content twice.
         // The same rollback again with nothing changed since (a double click) is a no-op: restored
@@ -109,24 +94,16 @@ export const historyRoutes = (open: OpenHistory): RestRoutes => ({
         const key = JSON.stringify(spec.kind === 'window' ? { ...spec, by: spec.by && [...spec.by].sort(), attr: spec.attr && [...spec.attr].sort() } : spec)
         // the rollback's own update is attributed like any other the token sends
         const who = whoKey(req.cap.sub, req.cap.attr)
-        const result = await history.use(docId, async (h) => {
-          if (spec.kind !== 'version') notBeforeBase(h, spec.kind === 'to' ? spec.to : spec.from)
-          const last = h.lastRollback
-          if (last && last.key === key && h.quietSince(last.seq, last.who)) return { update: null, removed: 0, restored: 0, reformatted: 0 }
-          const want = spec.kind === 'to' ? wantAt(spec.to) : spec.kind === 'version' ? wantVersion(version!.state) : wantWithout(spec.from, spec.to, spec.by, spec.attr)
-          // A version older than the retained history may hold content retention has collected.
-          const source = spec.kind === 'version' && h.base.seq > 0 && versionSeq! < h.base.seq ? withVersionContent(h, version!.state) : null
-          let r
-          try {
-            r = rollback(source ?? h, want)
-          } finally {
-            source?.destroy()
-          }
-          if (r.update) {
-            h.lastRollback = { key, seq: h.lastSeq, who }
-            await ctx.storageHealth.untilDurable(ctx.registry.applyUpdate(ref, r.update, req.cap.sub, req.cap.attr))
-          }
-          return r
+        const want: RollbackTarget = spec.kind === 'version' ? { kind: 'version', seq: version!.seq, state: version!.state } : spec
+        const plan = (head: HistoryHead) => {
+          if (spec.kind !== 'version') notBeforeBase(head, spec.kind === 'to' ? spec.to : spec.from)
+          const last = history.lastRollback(docId)
+          return { kind: 'rollback' as const, target: want, unless: last && last.key === key ? { seq: last.seq, who: last.who } : null }
+        }
+        const { answer: result } = await history.run(docId, plan, async (r, head) => {
+          if (!r.update) return
+          history.rememberRollback(docId, { key, seq: head.lastSeq, who })
+          await ctx.storageHealth.untilDurable(ctx.registry.applyUpdate(ref, r.update, req.cap.sub, req.cap.attr))
         })
         return { status: 200, json: { applied: result.update !== null, removed: result.removed, restored: result.restored, reformatted: result.reformatted } }
       },

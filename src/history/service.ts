@@ -1,57 +1,137 @@
-// Document histories for the history routes: loaded from the `history` side record of the store,
-// brought up to date from the log, kept in a small LRU, written back every few hundred entries,
-// and folded past the retention window (then the log is pruned). One operation per document at
-// a time; documents never wait on one another.
+// Document histories for the history routes, built per call and dropped after: the `history`
+// record of the store and the log after it go into one job (job.ts), run in its turn among the
+// process's transient Y.Docs (the room registry's DocBuilds: a few at once, counted in the memory
+// budget), in a worker thread when large. Checkpoints are written back every few hundred entries,
+// and history past the retention window is folded (then the log pruned). One call per document at
+// a time; documents wait on one another only for a build turn.
+import type { DocBuilds } from '../collab/room/doc-builds.js'
 import type { Config } from '../infra/config.js'
 import type { Logger } from '../infra/log.js'
 import type { DocStore } from '../storage/doc-store.js'
-import { boundarySeq, rebase } from './retention.js'
-import { DocHistory } from './timeline.js'
+import { jobBytes, type HistoryJob } from './job.js'
+import { runJobOffLoop } from './job-thread.js'
+import { LogPacker } from './log-pack.js'
+import { foldPoint, type Fold } from './retention.js'
+import type { AnswerOf, Task } from './task.js'
+import { readRecordHead, type RecordHead } from './timeline.js'
 
 export const RECORD_NAME = 'history'
 const PRUNE_CHECK_EVERY_MS = 60 * 60 * 1000
+/** documents whose last rollback is remembered (small records; past this the oldest is forgotten) */
+const ROLLBACK_MEMOS = 1024
+
+/** What the service asks of the process's transient Y.Docs: a turn, counted while it lasts. */
+export type Builds = Pick<DocBuilds, 'bounded'>
 
 export interface HistoryServiceOptions {
   store: DocStore
-  config: Pick<Config, 'historyRetentionDays' | 'historyCheckpointEvery' | 'historyCacheDocs'>
+  config: Pick<Config, 'historyRetentionDays' | 'historyCheckpointEvery'>
   now: () => number
+  /** the room registry's DocBuilds: a history is built in one of its turns, like any transient Y.Doc */
+  builds: Builds
   log?: Pick<Logger, 'warn'>
+  /** jobs over this many encoded bytes run in a worker thread (default: job-thread.ts) */
+  inLoopMaxBytes?: number
 }
 
-/** One per server (createServer builds it on first use): its cache and per-document queues are shared by every caller. */
+/** Where a document's history starts (its base: everything before is folded) and ends. */
+export type HistoryHead = RecordHead
+
+/** The last rollback applied to a document: the same one again with nothing changed since is a no-op. */
+export interface RollbackMemo {
+  key: string
+  seq: number
+  who: string
+}
+
+/** A stored history before it is built: its record (or the base of one never written) and head. */
+interface Source {
+  from: HistoryJob['from']
+  head: RecordHead
+  /** the last seq the stored record holds */
+  savedSeq: number
+}
+
+const EMPTY: Source = { from: { base: null }, head: { base: { seq: 0, at: 0 }, lastSeq: 0 }, savedSeq: 0 }
+
+/** One per server (createServer builds it on first use): its per-document queues are shared by every caller. */
 export class HistoryService {
-  private cache = new Map<string, DocHistory>()
   private queues = new Map<string, Promise<unknown>>()
   private pruneCheckedAt = new Map<string, number>()
+  private rollbacks = new Map<string, RollbackMemo>()
 
   constructor(private readonly o: HistoryServiceOptions) {}
 
   /**
-   * Applies the retention policy to every stored document (for a periodic timer): each history is
-   * brought up to date, checkpointed and folded past the window when due. One document at a time.
+   * Applies the retention policy to every stored document (for a periodic timer): a history is
+   * built only when a checkpoint or a fold is due. One document at a time.
    */
   async sweep(prefix = ''): Promise<number> {
     let n = 0
     for await (const docId of this.o.store.listDocs(prefix)) {
-      await this.use(docId, () => {})
+      await this.run(docId, () => ({ kind: 'none' }))
       n++
     }
     return n
   }
 
-  /** After what is queued for the document: its cached history is dropped. */
+  /** After what is queued for the document: what the service remembers of it is dropped. */
   forget(docId: string): Promise<void> {
     const prev = this.queues.get(docId) ?? Promise.resolve()
     return prev.then(() => {
-      this.cache.delete(docId)
+      this.rollbacks.delete(docId)
       this.pruneCheckedAt.delete(docId)
     })
   }
 
-  /** Runs `fn` on the document's history, up to date with its log. */
-  use<T>(docId: string, fn: (h: DocHistory) => T | Promise<T>): Promise<T> {
+  /**
+   * Answers the task `plan` makes of the head of the document's history (up to date with its log;
+   * `plan` may throw to refuse before anything is built), then runs `after` with the answer, still
+   * in the document's queue but past the build turn (a rollback applies its update there).
+   */
+  run<T extends Task>(
+    docId: string,
+    plan: (head: HistoryHead) => T,
+    after?: (answer: AnswerOf<T>, head: HistoryHead) => Promise<void>,
+  ): Promise<{ answer: AnswerOf<T>; head: HistoryHead }> {
+    return this.queued(docId, async () => {
+      const src = await this.source(docId)
+      const checkedAt = this.o.now()
+      const fold = await this.foldDue(docId, src.head, checkedAt)
+      const log = new LogPacker()
+      for await (const e of this.o.store.readLog(docId, (fold ? src.head.base.seq : src.head.lastSeq) + 1)) log.add(e)
+      const head = { base: fold ?? src.head.base, lastSeq: Math.max(src.head.lastSeq, log.lastSeq) }
+      const task = plan(head)
+      const encode = fold !== null || head.lastSeq - src.savedSeq >= this.o.config.historyCheckpointEvery
+      let answer = null as AnswerOf<T>
+      if (task.kind !== 'none' || encode) {
+        const job: HistoryJob<T> = { from: src.from, log: log.finish(), fold: fold?.seq ?? null, encode, task }
+        const result = await this.o.builds.bounded(jobBytes(job), () => runJobOffLoop(job, this.o.inLoopMaxBytes))
+        if (result.record) await this.o.store.writeMeta(docId, RECORD_NAME, result.record) // durable before the log it replaces goes
+        if (fold) {
+          await this.o.store.prune(docId, fold.seq)
+          this.pruneCheckedAt.set(docId, checkedAt)
+        }
+        answer = result.answer
+      }
+      await after?.(answer, head)
+      return { answer, head }
+    })
+  }
+
+  lastRollback(docId: string): RollbackMemo | undefined {
+    return this.rollbacks.get(docId)
+  }
+
+  rememberRollback(docId: string, memo: RollbackMemo): void {
+    this.rollbacks.delete(docId)
+    this.rollbacks.set(docId, memo)
+    if (this.rollbacks.size > ROLLBACK_MEMOS) this.rollbacks.delete(this.rollbacks.keys().next().value!)
+  }
+
+  private queued<T>(docId: string, fn: () => Promise<T>): Promise<T> {
     const prev = this.queues.get(docId) ?? Promise.resolve()
-    const run = prev.then(async () => fn(await this.current(docId)))
+    const run = prev.then(fn)
     const tail = run.catch(() => {})
     this.queues.set(docId, tail)
     void tail.then(() => {
@@ -60,29 +140,12 @@ export class HistoryService {
     return run
   }
 
-  private async current(docId: string): Promise<DocHistory> {
-    let h = this.cache.get(docId) ?? (await this.load(docId))
-    this.remember(docId, h)
-    for await (const e of this.o.store.readLog(docId, h.lastSeq + 1)) h.apply(e)
-    h = await this.retain(docId, h)
-    if (h.lastSeq - h.savedSeq >= this.o.config.historyCheckpointEvery) await this.save(docId, h)
-    return h
-  }
-
-  private remember(docId: string, h: DocHistory): void {
-    this.cache.delete(docId)
-    this.cache.set(docId, h)
-    for (const key of this.cache.keys()) {
-      if (this.cache.size <= this.o.config.historyCacheDocs) break
-      this.cache.delete(key)
-    }
-  }
-
-  private async load(docId: string): Promise<DocHistory> {
-    const bytes = await this.o.store.readMeta(docId, RECORD_NAME)
-    if (bytes) {
+  private async source(docId: string): Promise<Source> {
+    const record = await this.o.store.readMeta(docId, RECORD_NAME)
+    if (record) {
       try {
-        return DocHistory.decode(bytes)
+        const head = readRecordHead(record)
+        return { from: { record }, head, savedSeq: head.lastSeq }
       } catch (err) {
         // An unreadable record (another version) is only a cache while the log is whole.
         this.o.log?.warn({ err, docId }, 'history record unreadable; rebuilding from the log')
@@ -92,33 +155,21 @@ export class HistoryService {
     for await (const first of this.o.store.readLog(docId)) {
       if (first.seq === 1) break
       const { snapshot } = await this.o.store.load(docId)
-      if (snapshot) return new DocHistory({ seq: snapshot.seq, at: snapshot.at, state: snapshot.state })
-      break
+      if (!snapshot) break
+      const { seq, at, state } = snapshot
+      return { from: { base: { seq, at, state } }, head: { base: { seq, at }, lastSeq: seq }, savedSeq: seq }
     }
-    return new DocHistory()
+    return EMPTY
   }
 
-  private async save(docId: string, h: DocHistory): Promise<void> {
-    await this.o.store.writeMeta(docId, RECORD_NAME, h.encode())
-    h.savedSeq = h.lastSeq
-  }
-
-  /** Folds history older than the window into the base once an hour per document at most. */
-  private async retain(docId: string, h: DocHistory): Promise<DocHistory> {
-    const now = this.o.now()
+  /** The fold past the retention window, checked once an hour per document at most. */
+  private async foldDue(docId: string, head: RecordHead, now: number): Promise<Fold | null> {
     const checked = this.pruneCheckedAt.get(docId)
-    if (checked !== undefined && now - checked < PRUNE_CHECK_EVERY_MS && now >= checked) return h
-    this.pruneCheckedAt.set(docId, now)
-    const days = this.o.config.historyRetentionDays
-    if (boundarySeq(h, now, days, Number.MAX_SAFE_INTEGER) === null) return h
+    if (checked !== undefined && now - checked < PRUNE_CHECK_EVERY_MS && now >= checked) return null
     // The log may only be pruned up to the room's snapshot, which stands for it.
-    const { snapshot } = await this.o.store.load(docId)
-    const seq = boundarySeq(h, now, days, snapshot?.seq ?? 0)
-    if (seq === null) return h
-    const next = await rebase(h, seq, (from, to) => this.o.store.readLog(docId, from, to))
-    await this.save(docId, next) // durable before the log it replaces goes
-    await this.o.store.prune(docId, seq)
-    this.remember(docId, next)
-    return next
+    const snapshotSeq = async () => (await this.o.store.load(docId)).snapshot?.seq ?? 0
+    const fold = await foldPoint(this.o.store.readLog(docId, head.base.seq + 1), now, this.o.config.historyRetentionDays, snapshotSeq)
+    if (!fold) this.pruneCheckedAt.set(docId, now)
+    return fold
   }
 }

@@ -27,15 +27,10 @@ export class DocHistory {
   readonly doc = new Y.Doc({ gc: false })
   readonly index = new AttributionIndex()
   lastSeq: number
-  /** lastSeq when the history was last written to storage */
-  savedSeq: number
-  /** the last rollback applied through this history (in memory only), to make a repeat a no-op */
-  lastRollback: { key: string; seq: number; who: string } | null = null
 
   constructor(readonly base: Base = EMPTY_BASE) {
     Y.applyUpdate(this.doc, base.state)
     this.lastSeq = base.seq
-    this.savedSeq = base.seq
   }
 
   /** Applies a log entry and records what it changed; entries at or below lastSeq are skipped. */
@@ -93,6 +88,11 @@ export class DocHistory {
     return n
   }
 
+  /** Frees the history document: a history lives for one job (job.ts). */
+  destroy(): void {
+    this.doc.destroy()
+  }
+
   encode(): Uint8Array {
     const e = encoding.createEncoder()
     encoding.writeVarUint(e, RECORD_VERSION)
@@ -112,11 +112,26 @@ export class DocHistory {
     const base: Base = { seq: decoding.readVarUint(d), at: decoding.readVarUint(d), state: decoding.readVarUint8Array(d) }
     const h = new DocHistory(base)
     h.lastSeq = decoding.readVarUint(d)
-    h.savedSeq = h.lastSeq
     Y.applyUpdate(h.doc, decoding.readVarUint8Array(d))
     for (const entry of decodeIndex(decoding.readVarUint8Array(d))) h.index.add(entry)
     return h
   }
+}
+
+/** Where a stored history starts and ends, read off its record without building anything. */
+export interface RecordHead {
+  base: { seq: number; at: number }
+  lastSeq: number
+}
+
+/** The head of a history record; throws on a record of another version. */
+export function readRecordHead(bytes: Uint8Array): RecordHead {
+  const d = decoding.createDecoder(bytes)
+  const version = decoding.readVarUint(d)
+  if (version !== RECORD_VERSION) throw new Error(`unknown history record version ${version}`)
+  const base = { seq: decoding.readVarUint(d), at: decoding.readVarUint(d) }
+  decoding.readVarUint8Array(d) // the base's state: a view, not a copy
+  return { base, lastSeq: decoding.readVarUint(d) }
 }
 
 /** Calls f for each struct of a client overlapping [from, to), with the overlapping clock span. */

@@ -85,7 +85,7 @@ const SETTINGS = {
   historyRetentionDays: s('int', 'history-retention-days', 30, 'days of document history kept for activity/changeset', 1),
   historyMaxLimit: s('int', 'history-max-limit', 1000, 'largest activity limit accepted (entries); larger is capped', 1),
   historyCheckpointEvery: s('int', 'history-checkpoint-every', 1000, 'log entries a document history applies before its checkpoint is rewritten', 1),
-  historyCacheDocs: s('int', 'history-cache-docs', 8, 'document histories kept in memory between requests', 1),
+  historyCacheDocs: s('int', 'history-cache-docs', 8, 'unused: a history is built per request and dropped after (accepted so existing command lines start)', 1),
 
   // api limits
   maxBodyBytes: s('int', 'max-body-bytes', 1024 * 1024, 'largest /api/v0 request body (bytes); larger is 413', 1024),

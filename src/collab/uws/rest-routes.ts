@@ -100,6 +100,7 @@ export function handleRest(res: HttpResponse, req: HttpRequest, d: ListenerConte
         { registry: d.registry, store: d.store, storageHealth: d.storageHealth, config: d.config, now: d.now, versionState: d.versionState },
       )
       if (result.bytes) reply.send(result.status, result.bytes, 'application/octet-stream', result.headers)
+      else if (result.jsonText !== undefined) reply.send(result.status, result.jsonText, 'application/json', result.headers)
       else if (result.status === 204) reply.send(204, '', 'text/plain', result.headers)
       else reply.json(result.status, result.json ?? null, result.headers)
       finish(result.status)

@@ -1,0 +1,19 @@
+// Where a history job runs: small histories in the event loop (a worker costs more to start than
+// they take), large ones in a worker thread of their own, so other rooms go on meanwhile.
+import { runWorker } from '../infra/worker-thread.js'
+import { jobBytes, runJob, type HistoryJob, type JobResult } from './job.js'
+import type { Task } from './task.js'
+
+/** Set by the production bundle (scripts/bundle.ts): the worker's own entry next to the bundle. */
+declare const TANDEM_BUNDLED_HISTORY_WORKER: string | undefined
+
+/** Above this many encoded bytes a job runs in a worker (measured: 20-30 ms of the loop at this size; a worker's round trip 70-120 ms). */
+const IN_LOOP_MAX_BYTES = 64 * 1024
+
+const fromSources = import.meta.url.endsWith('.ts')
+
+export async function runJobOffLoop<T extends Task>(job: HistoryJob<T>, inLoopMaxBytes = IN_LOOP_MAX_BYTES): Promise<JobResult<T>> {
+  if (jobBytes(job) <= inLoopMaxBytes) return runJob(job)
+  const compiled = typeof TANDEM_BUNDLED_HISTORY_WORKER === 'string' ? TANDEM_BUNDLED_HISTORY_WORKER : './job-worker.js'
+  return runWorker<JobResult<T>>(fromSources, new URL('./job-worker.ts', import.meta.url), new URL(compiled, import.meta.url), job)
+}
