@@ -136,7 +136,7 @@ describe('DocState', () => {
     expect(s.bytes).toBeLessThan(Y.mergeUpdates(all).length * 3)
   })
 
-  it('loads a large log in merges of at most 8 MB, and never merges a level past 8 MB while serving', () => {
+  it('loads a large log without merging it into one, and never merges a level past 8 MB while serving', () => {
     const d = new Y.Doc()
     d.clientID = 5
     const log: Uint8Array[] = []
@@ -149,7 +149,7 @@ describe('DocState', () => {
     }
     const loaded = DocState.load(null, log)
     for (const p of loaded.parts()) expect(p.length).toBeLessThanOrEqual(8 * 1024 * 1024)
-    expect(loaded.parts().length).toBeGreaterThan(2) // several levels, not one 20 MB merge
+    expect(loaded.parts().length).toBeGreaterThan(2) // several parts, not one 20 MB merge
     // Applied in order, the parts are the document, with nothing left pending.
     const fromParts = new Y.Doc()
     for (const p of loaded.parts()) Y.applyUpdate(fromParts, p)

@@ -58,7 +58,7 @@ export class DocState {
 
   /**
    * Loads a stored document: a snapshot (trusted, written by a room) and the updates since, merged
-   * as they would have been served (in steps of at most 95 updates or 8 MB: a log of 100,000
+   * as they would have been served (in steps of at most 95 updates and 8 MB: a log of 100,000
    * updates merged at once took Y.mergeUpdates minutes).
    */
   static load(snapshot: Uint8Array | null, updates: Uint8Array[]): DocState {
@@ -231,7 +231,9 @@ export class DocState {
     this.tail.push(update)
     this.tailBytes += update.length
     this.version++
-    if (this.tail.length >= this.tailCap || this.tailBytes > LEVEL_MAX_BYTES) this.mergeTail()
+    // By count only: merging large updates with each other saves nothing and leaves the allocator
+    // holding the merge's copies (a 50 MB log merged 8 MB at a time at load: 3.2x held, not 1.5x).
+    if (this.tail.length >= this.tailCap) this.mergeTail()
   }
 
   /** Held updates whose dependencies arrived are served, until none moves. */
