@@ -61,6 +61,10 @@ export interface ClusterResult {
   idleCpuMsPerNodeS: number
   /** PostgreSQL transactions (each write cycle: one statement) per delivery, sending window and drain */
   pgTransactionsPerDelivery: number
+  /** write cycles the nodes ran (tandem_persist_seconds_count) over the same window, and the backends' work per cycle */
+  cycles: number
+  pgTransactionsPerCycle: number
+  redisCommandsPerCycle: number
   /** Redis commands per delivery, and by command (INFO commandstats), over the same window */
   redisCommandsPerDelivery: number
   redisCommands: Record<string, number>
@@ -115,6 +119,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 async function metricsOf(n: TandemProcess): Promise<string> {
   return (await fetch(`http://127.0.0.1:${n.apiPort}/metrics`)).text()
+}
+
+/** Write cycles a node ran so far (one per storage write: the persist histogram's count). */
+function cyclesRun(text: string): number {
+  return Number(/^tandem_persist_seconds_count (\d+)$/m.exec(text)?.[1] ?? 0)
 }
 
 function roomsLoaded(text: string): number {
@@ -230,6 +239,7 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
       for (const p of providers) while (!p.synced) await sleep(20)
       const haproxyPid = lb?.pid
       const counts0 = await backendCounts(pg.url, redis.url)
+      const cycles0 = (await Promise.all(nodes.map(metricsOf))).reduce((n, t) => n + cyclesRun(t), 0)
       const cpu0 = nodes.reduce((s, x) => s + cpuSeconds(x.child.pid!), 0)
       const lbCpu0 = haproxyPid ? cpuSeconds(haproxyPid) : 0
       // One timer: every tick each client writes one update, in a round that spreads the sends.
@@ -249,6 +259,8 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
       const redisTotal = Object.values(redisCommands).reduce((a, b) => a + b, 0)
       const texts = await Promise.all(nodes.map(metricsOf))
       const loaded = texts.map(roomsLoaded)
+      const cycles = texts.reduce((n, t) => n + cyclesRun(t), 0) - cycles0
+      const pgXacts = counts1.pgXacts - counts0.pgXacts - 2 // the bench's own two readings
       const busOut = texts.reduce((s, t) => s + counter(t, 'tandem_bus_messages_total', 'direction="out",type="update"'), 0)
       const busIn = texts.reduce((s, t) => s + busReceived(t), 0)
       for (const p of providers) p.destroy()
@@ -269,7 +281,10 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
         haproxyCpuMsPerDelivery: lb && delivered ? round((lbCpu * 1000) / delivered, 4) : null,
         roomsLoaded: loaded,
         idleCpuMsPerNodeS,
-        pgTransactionsPerDelivery: delivered ? round((counts1.pgXacts - counts0.pgXacts - 2) / delivered, 4) : 0,
+        pgTransactionsPerDelivery: delivered ? round(pgXacts / delivered, 4) : 0,
+        cycles,
+        pgTransactionsPerCycle: cycles ? round(pgXacts / cycles, 3) : 0,
+        redisCommandsPerCycle: cycles ? round(redisTotal / cycles, 3) : 0,
         redisCommandsPerDelivery: delivered ? round(redisTotal / delivered, 4) : 0,
         redisCommands,
         idleWakeupsPerNodeS,

@@ -105,12 +105,12 @@ async function main(argv: string[]): Promise<number> {
     writeFileSync(file, JSON.stringify({ machine: machineFacts(), loadavg: loadavg(), results, cpuRatio: ratio, capacityRatio: capacity, lowLoadRatio: lowLoad }, null, 2))
     const rows = results.map(
       (r) =>
-        `| ${r.setup} | ${r.latencyMs.p50} | ${r.latencyMs.p99} | ${r.crossNodeLatencyMs?.p99 ?? '-'} | ${r.deliveryRatio} | ${r.cpuMsPerDelivery} | ${r.haproxyCpuMsPerDelivery ?? '-'} | ${r.delivered} | ${r.roomsLoaded.join('/')} | ${r.idleCpuMsPerNodeS} (${r.idleWakeupsPerNodeS}/s) | ${r.busOutPerDelivery} | ${r.busInPerDelivery} | ${r.pgTransactionsPerDelivery} | ${r.redisCommandsPerDelivery} |`,
+        `| ${r.setup} | ${r.latencyMs.p50} | ${r.latencyMs.p99} | ${r.crossNodeLatencyMs?.p99 ?? '-'} | ${r.deliveryRatio} | ${r.cpuMsPerDelivery} | ${r.haproxyCpuMsPerDelivery ?? '-'} | ${r.delivered} | ${r.roomsLoaded.join('/')} | ${r.idleCpuMsPerNodeS} (${r.idleWakeupsPerNodeS}/s) | ${r.busOutPerDelivery} | ${r.busInPerDelivery} | ${r.pgTransactionsPerDelivery} | ${r.redisCommandsPerDelivery} | ${r.cycles} | ${r.pgTransactionsPerCycle} | ${r.redisCommandsPerCycle} |`,
     )
     process.stdout.write(
       [
-        '| setup | p50 ms | p99 ms | cross-node p99 ms | delivery ratio | nodes\' CPU ms per delivery | HAProxy CPU ms per delivery | deliveries | rooms loaded per node | idle CPU ms/s per node (wakeups/s) | bus publishes per delivery | bus messages received per delivery | PostgreSQL transactions per delivery | Redis commands per delivery (script-internal included) |',
-        '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+        '| setup | p50 ms | p99 ms | cross-node p99 ms | delivery ratio | nodes\' CPU ms per delivery | HAProxy CPU ms per delivery | deliveries | rooms loaded per node | idle CPU ms/s per node (wakeups/s) | bus publishes per delivery | bus messages received per delivery | PostgreSQL transactions per delivery | Redis commands per delivery (script-internal included) | write cycles | PostgreSQL transactions per cycle | Redis commands per cycle |',
+        '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
         ...rows,
         '',
         `capacity: CPU per delivery, haproxy 3x / cluster node: ${capacity ?? '-'} (target at most 1.1); at one load, haproxy / cluster node: ${lowLoad ?? '-'}`,

@@ -1,6 +1,7 @@
 // createServer(config) -> both listeners over one data dir. Used by `tandem serve` and by tests.
 import { openBackend } from './backend/open.js'
 import { DELETED_PREFIX } from './auth/deleted-docs.js'
+import { VersionPoll } from './auth/polled-records.js'
 import { REVOKE_PREFIX, RevocationList } from './auth/revocation.js'
 import type { ClusterNode, ClusterNodeOptions } from './cluster/node.js'
 import { RemoteAwareness } from './cluster/remote-awareness.js'
@@ -139,6 +140,8 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
 
     // The token deny-list: re-read at once when this process writes to it, and periodically for
     // writes of other processes sharing the control plane; changes reach live sockets at once.
+    // One read a period tells every cache below whether another process changed its records.
+    const versionPoll = new VersionPoll(control.store, config.revocationRefreshMs)
     const revocations = resources.add('token deny-list', new RevocationList(control.store), (r) => r.stop())
     enforceRevocations(registry, revocations, metrics)
     control.store.addHook({
@@ -149,7 +152,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
         }
       },
     })
-    await revocations.start(config.revocationRefreshMs, (err) => log.error({ err }, 'token deny-list refresh failed'))
+    await revocations.start(versionPoll, (err) => log.error({ err }, 'token deny-list refresh failed'))
     // Deleted documents: refused on upgrade and collab REST, their sockets closed (src/lifecycle/).
     // Document histories (activity, changeset, rollback, retention): the service is built on the
     // first history request or sweep, so a plain start never loads the history engine. Each
@@ -157,7 +160,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     let history: Promise<HistoryService> | undefined
     const openHistory = () => (history ??= import('./history/service.js').then((m) => new m.HistoryService({ store, config, now, log, builds: registry.docBuilds })))
     const historyMemory = { forget: async (docId: string) => (history ? (await history).forget(docId) : undefined) }
-    const { deleted, lifecycle } = await startDocLifecycle(resources, { config, log, now, control, registry, store, versions, history: historyMemory, databases: openDatabases })
+    const { deleted, lifecycle } = await startDocLifecycle(resources, { log, now, control, registry, store, versions, history: historyMemory, databases: openDatabases, versionPoll })
     // Webhooks: closed before the rooms' last cycles, which leave marks for the next start.
     const webhooks = resources.add('webhooks', new Webhooks({ control: control.store, docs: store, config, log, registry: metrics.registry, now }), (w) => w.close())
     await webhooks.start(registry.committer)

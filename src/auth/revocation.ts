@@ -5,7 +5,7 @@
 // (`revokemeta/version`, rewritten with every revocation) makes the periodic refresh one `get`
 // while nothing changed.
 import { TOKEN_REVOKED, TokenRefused, type Capability } from './capability.js'
-import { PolledRecords, type RecordSource } from './polled-records.js'
+import { PolledRecords, type RecordSource, type VersionPoll } from './polled-records.js'
 
 /** `deny` refuses matching tokens; `readonly` turns matching `rw` tokens into `r`. */
 export type RevocationEffect = 'deny' | 'readonly'
@@ -89,9 +89,9 @@ export class RevocationList {
     return this.records.refresh(force)
   }
 
-  /** Loads once, then refreshes every `periodMs` (errors are reported, the last list stays). */
-  start(periodMs: number, onError: (err: unknown) => void): Promise<void> {
-    return this.records.start(periodMs, onError)
+  /** Loads once, then is checked by `poll` every period (errors are reported, the last list stays). */
+  start(poll: VersionPoll, onError: (err: unknown) => void): Promise<void> {
+    return this.records.start(poll, onError)
   }
 
   /** Stops the periodic refresh and waits for one in flight (the store may close next). */

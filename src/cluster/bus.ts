@@ -125,6 +125,14 @@ export class DocBus {
     return this.followed.has(docId)
   }
 
+  /**
+   * No other node followed the document at its last publish, and none joined since. A hint for
+   * work that is only saved, never made correct, by knowing it (a join may be on its way).
+   */
+  isAlone(docId: string): boolean {
+    return this.followed.get(docId)?.others === 'none'
+  }
+
   /** The watermark of a followed document: every seq up to it is applied here. */
   watermark(docId: string): number | undefined {
     return this.followed.get(docId)?.tracker.watermark
@@ -334,9 +342,16 @@ export class DocBus {
     })
   }
 
-  /** Awareness is not durable: published when connected, dropped otherwise (clients renew it). */
+  /**
+   * Awareness is not durable: published when connected, dropped otherwise (clients renew it).
+   * Not sent while no other node follows the document, as for a cycle: a node that joins asks
+   * every follower for its clients' awareness (announceJoin), and hearing it makes this node
+   * publish again.
+   */
   publishAwareness(docId: string, update: Uint8Array): void {
-    this.fireAndForget(docId, encodeBusMessage({ type: 'awareness', node: this.o.nodeId, docId, update }), 'awareness')
+    const f = this.followed.get(docId)
+    if (f?.others === 'none') return
+    this.fireAndForget(f, docId, encodeBusMessage({ type: 'awareness', node: this.o.nodeId, docId, update }), 'awareness')
   }
 
   /**
@@ -353,10 +368,15 @@ export class DocBus {
     this.o.metrics?.busMessages.inc({ direction: 'out', type: 'awareness-query' }, sent.reduce((a, b) => a + b, 0))
   }
 
-  private fireAndForget(docId: string, payload: Uint8Array, type: BusMessage['type']): void {
+  private fireAndForget(f: FollowedDoc | undefined, docId: string, payload: Uint8Array, type: BusMessage['type']): void {
     if (this.closed || !this.pub.isReady) return
+    const gen = f?.othersGen
     publishToFollowers(this.pub, this.o.nodeId, [[docId, Buffer.from(payload)]]).then(
-      (sent) => this.o.metrics?.busMessages.inc({ direction: 'out', type }, sent[0] ?? 0),
+      (sent) => {
+        this.o.metrics?.busMessages.inc({ direction: 'out', type }, sent[0] ?? 0)
+        // What a cycle's publish learns, learnt here too (same rule: only if nothing moved since).
+        if (f && !f.gone && f.othersGen === gen) f.others = (sent[0] ?? 0) > 0 ? 'some' : 'none'
+      },
       () => undefined,
     )
   }

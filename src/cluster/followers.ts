@@ -8,11 +8,8 @@
 //
 // Keys: tandem:followers:<doc> (set of node ids), tandem:follows:<node> (set of doc ids, so a
 // lapsed node's registrations can be removed), channel tandem:inbox:<node>.
-import { createHash } from 'node:crypto'
 import { keys } from './keys.js'
-import type { RedisClient } from './redis.js'
-
-type Arg = string | Buffer
+import { runScript, type RedisClient } from './redis.js'
 
 /** KEYS: the followers sets of the documents; ARGV: self, inbox prefix, one payload per key. Returns messages sent per key. */
 const PUBLISH = `
@@ -56,24 +53,10 @@ end
 redis.call('DEL', KEYS[2])
 return #docs`
 
-const sha1 = (s: string) => createHash('sha1').update(s).digest('hex')
-const SHAS = new Map([PUBLISH, REJOIN, REAP].map((s) => [s, sha1(s)]))
-
-/** EVALSHA, and EVAL once when Redis does not know the script (first use, or after a restart). */
-async function run(redis: RedisClient, script: string, keyList: string[], args: Arg[]): Promise<unknown> {
-  const tail: Arg[] = [String(keyList.length), ...keyList, ...args]
-  try {
-    return await redis.sendCommand(['EVALSHA', SHAS.get(script)!, ...tail])
-  } catch (err) {
-    if (!String((err as Error)?.message).startsWith('NOSCRIPT')) throw err
-    return await redis.sendCommand(['EVAL', script, ...tail])
-  }
-}
-
 /** Sends each payload to the inboxes of its document's followers other than `self`; resolves with the number sent per message. */
 export async function publishToFollowers(redis: RedisClient, self: string, messages: ReadonlyArray<readonly [docId: string, payload: Buffer]>): Promise<number[]> {
   if (messages.length === 0) return []
-  const sent = await run(
+  const sent = await runScript(
     redis,
     PUBLISH,
     messages.map(([docId]) => keys.followers(docId)),
@@ -93,10 +76,10 @@ export async function unregister(redis: RedisClient, node: string, docId: string
 
 /** Makes `docIds` exactly the node's registrations (after a reconnect, a Redis restart, a lapse). */
 export async function rejoin(redis: RedisClient, node: string, docIds: string[]): Promise<void> {
-  await run(redis, REJOIN, [keys.follows(node)], [node, keys.followers(''), ...docIds])
+  await runScript(redis, REJOIN, [keys.follows(node)], [node, keys.followers(''), ...docIds])
 }
 
 /** Removes a lapsed node's registrations unless its heartbeat is back; any node may, idempotent. */
 export async function reap(redis: RedisClient, node: string): Promise<void> {
-  await run(redis, REAP, [keys.node(node), keys.follows(node)], [node, keys.followers('')])
+  await runScript(redis, REAP, [keys.node(node), keys.follows(node)], [node, keys.followers('')])
 }

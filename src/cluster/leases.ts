@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto'
 import type { Logger } from '../infra/log.js'
 import { keys } from './keys.js'
 import type { ClusterMetrics } from './metrics.js'
-import { atMost, describeRedisError, type RedisClient } from './redis.js'
+import { atMost, describeRedisError, runScript, type RedisClient } from './redis.js'
 
 const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`
@@ -65,7 +65,7 @@ export class Leases {
 
   /** @internal renewal and release, by HeldLease */
   async eval(script: string, keyNames: string[], args: string[]): Promise<number> {
-    return Number(await this.redis.eval(script, { keys: keyNames, arguments: args }))
+    return Number(await runScript(this.redis, script, keyNames, args))
   }
 
   /** @internal */

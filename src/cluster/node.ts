@@ -44,7 +44,8 @@ export class ClusterNode {
     const id = o.nodeId ?? newNodeId()
     const metrics = o.registry ? createClusterMetrics(o.registry) : undefined
     const log = o.log.child({ node: id })
-    const pub = await connectRedis({ url: o.redisUrl, name: `tandem-${id}`, connectTimeoutMs: o.connectTimeoutMs, disableOfflineQueue: true })
+    // No PING on the command connection: the heartbeat is a command every few seconds already.
+    const pub = await connectRedis({ url: o.redisUrl, name: `tandem-${id}`, connectTimeoutMs: o.connectTimeoutMs, disableOfflineQueue: true, pingIntervalMs: 0 })
     let sub
     try {
       sub = await connectRedis({ url: o.redisUrl, name: `tandem-sub-${id}`, connectTimeoutMs: o.connectTimeoutMs })

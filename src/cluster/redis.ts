@@ -1,6 +1,7 @@
 // Connections to Redis. The URL is a secret: errors name the setting and the cause, never the
 // URL. At start an unreachable Redis is an error after connectTimeoutMs; once connected, a lost
 // connection is retried for ever with capped backoff (the bus reports readiness meanwhile).
+import { createHash } from 'node:crypto'
 import { createClient } from '@redis/client'
 
 type Strategy = (retries: number, cause: Error) => number | Error
@@ -11,7 +12,7 @@ function newClient(o: RedisConnectOptions, reconnectStrategy: Strategy, connectT
     name: o.name,
     disableOfflineQueue: o.disableOfflineQueue ?? false,
     // Detects a silently dead connection (no RST) between commands.
-    pingInterval: 5_000,
+    pingInterval: o.pingIntervalMs ?? 5_000,
     socket: { connectTimeout, reconnectStrategy },
   })
 }
@@ -26,6 +27,8 @@ export interface RedisConnectOptions {
   connectTimeoutMs?: number
   /** fail commands at once while disconnected instead of queueing them */
   disableOfflineQueue?: boolean
+  /** ms between PINGs (default 5 s); 0 for a connection whose own commands are that regular */
+  pingIntervalMs?: number
 }
 
 /** Words fit for a log or a startup message: no URL, no password. */
@@ -74,4 +77,20 @@ export async function atMost(p: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined
   await Promise.race([p.then(() => undefined, () => undefined), new Promise<void>((r) => (timer = setTimeout(r, ms)))])
   clearTimeout(timer)
+}
+
+type ScriptArg = string | Buffer
+const shas = new Map<string, string>()
+
+/** EVALSHA (the script's text is sent once), and EVAL when Redis does not know it (first use, or after a restart). */
+export async function runScript(redis: RedisClient, script: string, keyList: string[], args: ScriptArg[]): Promise<unknown> {
+  let sha = shas.get(script)
+  if (!sha) shas.set(script, (sha = createHash('sha1').update(script).digest('hex')))
+  const tail: ScriptArg[] = [String(keyList.length), ...keyList, ...args]
+  try {
+    return await redis.sendCommand(['EVALSHA', sha, ...tail])
+  } catch (err) {
+    if (!String((err as Error)?.message).startsWith('NOSCRIPT')) throw err
+    return await redis.sendCommand(['EVAL', script, ...tail])
+  }
 }

@@ -23,6 +23,7 @@ const Y_DOC_BYTES_PER_ENCODED_BYTE = 14
 const CAPACITY_RETRY_SEC = 5
 /** A snapshot write takes far less; the lease outlives a slow one and expires soon after a crash. */
 const COMPACT_LEASE_MS = 30_000
+const NO_LEASE = { release: async () => undefined }
 
 /**
  * What every room gets (less its id and the writer), plus how long an idle room stays loaded.
@@ -176,7 +177,12 @@ export class RoomRegistry implements DocService {
       ...this.o,
       committer: this.committer,
       docBuilds: this.docBuilds,
-      cluster: c && { watermark: (id) => c.bus.watermark(id), compactLease: (id) => c.leases.tryAcquire(`compact:${id}`, COMPACT_LEASE_MS) },
+      cluster: c && {
+        watermark: (id) => c.bus.watermark(id),
+        // The lease only saves a second node the same work: a document no other node follows
+        // (with affinity, nearly all) compacts without asking Redis.
+        compactLease: (id) => (c.bus.isAlone(id) ? Promise.resolve(NO_LEASE) : c.leases.tryAcquire(`compact:${id}`, COMPACT_LEASE_MS)),
+      },
     })
     const branch = ref.branch ?? 'main'
     const seed =

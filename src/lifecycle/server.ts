@@ -3,8 +3,8 @@
 // processes), and what a change does to this process's live rooms: a deleted document's sockets
 // close with 4404; a hard-deleted one's rooms are dropped unwritten and its stores erased.
 import { DELETED_PREFIX, DOC_DELETED_MESSAGE, DeletedDocs, type DocDeletion } from '../auth/deleted-docs.js'
+import type { VersionPoll } from '../auth/polled-records.js'
 import type { RoomRegistry } from '../collab/registry.js'
-import type { Config } from '../infra/config.js'
 import type { Logger } from '../infra/log.js'
 import type { Resources } from '../infra/resources.js'
 import type { ControlPlane } from '../plane.js'
@@ -14,7 +14,6 @@ import type { VersionStore } from '../versions/store.js'
 import { AssetLifecycle, type LifecycleDeps } from './asset-lifecycle.js'
 
 export interface LifecycleParts {
-  config: Pick<Config, 'revocationRefreshMs'>
   log: Logger
   now: () => number
   control: ControlPlane
@@ -26,11 +25,13 @@ export interface LifecycleParts {
   databases: LifecycleDeps['databases']
   /** what the server's history service holds in memory, dropped on a hard delete */
   history: LifecycleDeps['history']
+  /** the server's periodic check of control-plane caches (other processes' writes) */
+  versionPoll: VersionPoll
 }
 
 /** Starts the deny-set (loaded before the collab listener serves) and the lifecycle of this server. */
 export async function startDocLifecycle(resources: Resources, p: LifecycleParts): Promise<{ deleted: DeletedDocs; lifecycle: AssetLifecycle }> {
-  const { config, log, control, registry } = p
+  const { log, control, registry } = p
   const deleted = resources.add('deleted documents', new DeletedDocs(control.store), (d) => d.records.stop())
   const lifecycle = new AssetLifecycle({ control: control.store, docs: p.store, versions: p.versions, rooms: registry, databases: p.databases, history: p.history, now: p.now })
 
@@ -50,6 +51,6 @@ export async function startDocLifecycle(resources: Resources, p: LifecycleParts)
       }
     },
   })
-  await deleted.records.start(config.revocationRefreshMs, (err) => log.error({ err }, 'deleted documents refresh failed'))
+  await deleted.records.start(p.versionPoll, (err) => log.error({ err }, 'deleted documents refresh failed'))
   return { deleted, lifecycle }
 }

@@ -1,6 +1,9 @@
 // Sends due deliveries: a bounded number in flight (a slow receiver holds a slot, never the write
 // path), each attempt leased in the outbox so exactly one process sends it, then settled as
 // delivered, retried with exponential backoff and jitter, or failed after the retry window.
+// It sleeps until something may be due: an event recorded here or a settled attempt wakes it, a
+// timer wakes it when the earliest queued entry (a retry, a lease running out) comes due, and a
+// slow fallback finds what other processes queued (the admin CLI, a node that died).
 import type { Logger } from '../infra/log.js'
 import { attempt } from './deliver.js'
 import type { WebhookMetrics } from './metrics.js'
@@ -9,7 +12,8 @@ import type { WebhookRecord } from './records.js'
 import { signedHeaders } from './signing.js'
 
 const CONCURRENCY = 16
-const POLL_MS = 250
+/** Deliveries another process queued without telling this one are found within this time. */
+const FALLBACK_MS = 5000
 const FIRST_RETRY_MS = 1000
 const MAX_RETRY_MS = 60 * 60 * 1000 // 1 h
 const KEEP_SETTLED = 1000
@@ -25,6 +29,8 @@ export interface DispatcherOptions {
   now: () => number
   log: Logger
   metrics: WebhookMetrics
+  /** ms between looks at the outbox while nothing is known to come due (default FALLBACK_MS) */
+  fallbackMs?: number
 }
 
 /** ms until attempt n+1 after n failed attempts: doubling from 1 s up to 1 h, with +-50 % jitter. */
@@ -40,6 +46,7 @@ export class Dispatcher {
   private inflight = 0
   private polling = false
   private again = false
+  private started = false
   private stopped = false
   private timer: NodeJS.Timeout | undefined
   private readonly sending = new Set<Promise<void>>()
@@ -50,14 +57,13 @@ export class Dispatcher {
   constructor(private readonly o: DispatcherOptions) {}
 
   start(): void {
-    this.timer = setInterval(() => this.wake(), POLL_MS)
-    this.timer.unref()
+    this.started = true
     this.wake()
   }
 
-  /** Something may be due now (an event was recorded here, a delivery settled). */
+  /** Something may be due now (an event was recorded here, a delivery settled, a webhook registered). */
   wake(): void {
-    if (this.stopped) return
+    if (!this.started || this.stopped) return
     if (this.polling) {
       this.again = true
       return
@@ -72,16 +78,26 @@ export class Dispatcher {
     })
   }
 
+  /**
+   * Claims what is due, then sleeps until the next entry comes due or the fallback. Nothing is
+   * armed while every slot is busy (a settle wakes it) or no webhook is registered (a registration
+   * does: Webhooks.refresh).
+   */
   private async poll(): Promise<void> {
     const free = CONCURRENCY - this.inflight
     if (free <= 0 || this.o.idle()) return
-    let claimed: Claimed[]
+    let next: number | null = null
+    let claimed: Claimed[] = []
     try {
-      claimed = await this.o.outbox.claim(this.o.now(), free, leaseMs(this.o.timeoutMs), (id) => this.o.webhook(id) !== undefined)
+      const now = this.o.now()
+      // A look without the claim's lock first: an idle outbox costs one read per wake.
+      next = await this.o.outbox.nextDue()
+      if (next !== null && next <= now) ({ claimed, next } = await this.o.outbox.claim(now, free, leaseMs(this.o.timeoutMs), (id) => this.o.webhook(id) !== undefined))
     } catch (err) {
       this.o.log.error({ err }, 'webhook outbox claim failed')
-      return
+      next = null
     }
+    this.arm(next)
     for (const c of claimed) {
       this.inflight++
       const p = this.send(c).finally(() => {
@@ -91,6 +107,16 @@ export class Dispatcher {
       })
       this.sending.add(p)
     }
+  }
+
+  /** One timer: at `at` (an entry comes due) or after the fallback, whichever is sooner. */
+  private arm(at: number | null): void {
+    clearTimeout(this.timer)
+    if (this.stopped) return
+    const fallback = this.o.fallbackMs ?? FALLBACK_MS
+    const delay = at === null ? fallback : Math.min(fallback, Math.max(0, at - this.o.now()))
+    this.timer = setTimeout(() => this.wake(), delay)
+    this.timer.unref()
   }
 
   private async send(c: Claimed): Promise<void> {
@@ -125,7 +151,7 @@ export class Dispatcher {
   /** Stops claiming; attempts in flight are cut short and their deliveries given back (sent again, same id). */
   async stop(): Promise<void> {
     this.stopped = true
-    clearInterval(this.timer)
+    clearTimeout(this.timer)
     this.stopping.abort()
     await Promise.allSettled([...this.sending])
   }

@@ -36,6 +36,12 @@ export interface Claimed {
   leaseKey: string
 }
 
+export interface ClaimResult {
+  claimed: Claimed[]
+  /** when the earliest entry left in the queue comes due, as far as the claim saw (null: none seen) */
+  next: number | null
+}
+
 const CLAIM_LOCK = 'whq-claim'
 const pad13 = (n: number) => String(Math.max(0, Math.floor(n))).padStart(13, '0')
 /** Event ids sort by time; delivery keys invert that so a listing starts with the newest. */
@@ -89,13 +95,24 @@ export class Outbox {
    * Up to `max` due deliveries, each leased to the caller until now + leaseMs. A delivery whose
    * webhook is gone is dropped; one behind an older pending delivery of its asset waits.
    */
-  claim(nowMs: number, max: number, leaseMs: number, isLive: (webhookId: string) => boolean): Promise<Claimed[]> {
+  claim(nowMs: number, max: number, leaseMs: number, isLive: (webhookId: string) => boolean): Promise<ClaimResult> {
     return this.store.serial(CLAIM_LOCK, async () => {
-      const due = await this.store.list<number>('whq', Math.max(64, max * 4))
+      const page = Math.max(64, max * 4)
+      const due = await this.store.list<number>('whq', page)
       const claimed: Claimed[] = []
       const ops: Op[] = []
+      // a full page may hide more due entries beyond it
+      let next: number | null = due.length === page ? nowMs : null
+      const later = (at: number) => (next = next === null ? at : Math.min(next, at))
       for (const { key: k } of due) {
-        if (claimed.length >= max || dueAt(k) > nowMs) break
+        if (claimed.length >= max) {
+          later(nowMs)
+          break
+        }
+        if (dueAt(k) > nowMs) {
+          later(dueAt(k))
+          break
+        }
         const [, , wh, ev] = k.split('/') as [string, string, string, string]
         const d = await this.store.get<Delivery>(deliveryKey(wh, ev))
         if (!d || d.status !== 'pending' || !isLive(wh)) {
@@ -107,15 +124,23 @@ export class Outbox {
         if (head && head.key !== fifoKey(wh, d.orderKey, ev)) {
           // an older delivery of this asset is still pending: look again when it may have settled
           ops.push({ type: 'del', key: k }, { type: 'put', key: dueKey(nowMs + 1000, wh, ev), value: 1 })
+          later(nowMs + 1000)
           continue
         }
         const leaseKey = dueKey(nowMs + leaseMs, wh, ev)
         ops.push({ type: 'del', key: k }, { type: 'put', key: leaseKey, value: 1 })
+        later(nowMs + leaseMs)
         claimed.push({ delivery: d, leaseKey })
       }
       if (ops.length > 0) await this.store.batch(ops)
-      return claimed
+      return { claimed, next }
     })
+  }
+
+  /** When the earliest pending entry comes due (a lease's end included), or null when none is pending: one read, no lock. */
+  async nextDue(): Promise<number | null> {
+    const [first] = await this.store.list('whq', 1)
+    return first ? dueAt(first.key) : null
   }
 
   /** The outcome of one attempt: delivered, failed for good, or another attempt at `retryAt`. */

@@ -94,8 +94,11 @@ export class Webhooks {
   /** Re-reads the registrations (this process wrote one, a cluster peer announced one, or the periodic poll). */
   async refresh(): Promise<void> {
     const all = await allWebhooks(this.o.control)
+    const first = this.hooks.size === 0 && all.length > 0
     this.hooks = new Map(all.map((w) => [w.id, w]))
     this.watching = new Set(all.filter((w) => w.events.includes('document.updated')).map((w) => w.workspaceId))
+    // With no webhook the dispatcher sleeps without a timer; the first one wakes it.
+    if (first) this.dispatcher.wake()
   }
 
   private subscribers(workspaceId: string, type: EventType): WebhookRecord[] {

@@ -43,6 +43,18 @@ async function followersOf(docId: string): Promise<string[]> {
   }
 }
 
+/** Script calls Redis ran so far (each a round trip of some node's bus). */
+async function scriptCalls(): Promise<number> {
+  const c = createClient({ url: redis().url })
+  await c.connect()
+  try {
+    const info = String(await c.sendCommand(['INFO', 'commandstats']))
+    return [...info.matchAll(/^cmdstat_eval(?:sha)?:calls=(\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0)
+  } finally {
+    c.destroy()
+  }
+}
+
 describe('DocBus', () => {
   it('delivers every committed cycle to the other followers, who converge with storage', async () => {
     fresh()
@@ -325,6 +337,25 @@ describe('DocBus', () => {
     expect(b.awareness[0]).toMatchObject({ docId: doc, node: 'a' })
     expect([...b.awareness[0]!.update]).toEqual([1, 2, 3])
     expect(a.awareness).toEqual([]) // never its own
+  })
+
+  it('sends no awareness while no other node follows; a node that joins is still told every client\'s', async () => {
+    fresh()
+    const doc = 'bus/awareness-alone/main'
+    const [a, b] = [await node('a'), await node('b')]
+    await a.follow(doc)
+    a.bus.publishAwareness(doc, new Uint8Array([1])) // the first asks Redis: nobody else follows
+    await until('a knows it is alone', () => a.bus.isAlone(doc))
+    const before = await scriptCalls()
+    for (let i = 0; i < 5; i++) a.bus.publishAwareness(doc, new Uint8Array([2, i]))
+    await new Promise((r) => setTimeout(r, 200))
+    expect(await scriptCalls()).toBe(before)
+    await b.follow(doc)
+    await until('a was asked to announce', () => a.queries.some((q) => q.node === 'b'))
+    expect(a.bus.isAlone(doc)).toBe(false)
+    a.bus.publishAwareness(doc, new Uint8Array([3])) // what the room's answer to the query sends
+    await until('b got it', () => b.awareness.some((m) => m.update[0] === 3))
+    expect(b.awareness.map((m) => [...m.update])).toEqual([[3]])
   })
 
   it('an unreachable Redis at start is a clear error that names the setting, never the URL', async () => {

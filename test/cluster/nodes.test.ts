@@ -54,6 +54,18 @@ describe('NodeMembership', () => {
     expect(lapsed).toEqual(['b'])
   })
 
+  it('a node whose own heartbeat expired (others may have reaped it) says so at its next heartbeat', async () => {
+    let revived = 0
+    const redisClient = await client('c')
+    const c = await NodeMembership.start(redisClient, { nodeId: 'c', log, ttlMs: 10_000, everyMs: 200, pollMs: 200, onRevived: () => revived++ })
+    cleanups.push(() => c.stop())
+    await new Promise((r) => setTimeout(r, 500))
+    expect(revived).toBe(0)
+    await redisClient.del('tandem:node:c') // what an expiry does
+    await until('c revives', () => revived === 1, 3_000)
+    await until('c is live again', () => c.isLive('c'), 3_000)
+  })
+
   it('a node killed with SIGKILL lapses after its TTL and its clients\' awareness disappears on the other nodes', async () => {
     const docId = 'nodes/aw/main'
     // The surviving node: a room's awareness, the bus, remote ownership, membership.

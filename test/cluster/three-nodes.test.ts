@@ -2,7 +2,7 @@
 // PostgreSQL and one redis-server: stock y-websocket providers on different nodes converge,
 // awareness crosses nodes and leaves with its client, a REST PATCH on one node reaches a provider
 // on another, and a collab token minted by one node's API opens the document on another.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import * as Y from 'yjs'
 import type { WebsocketProvider } from 'y-websocket'
 import { call, grant, makeWorld } from '../api/helpers.js'
@@ -105,6 +105,30 @@ describe('three cluster nodes', () => {
       const content = await call(a, 'GET', `/api/v0/tools/asset/content?asset_id=${w.doc.id}`, { key: w.keys.admin })
       expect(content.body.content).toBe('typed on C')
     })
+  }, 30_000)
+
+  it('a document no other node follows compacts without asking Redis for the lease; one another node follows takes it', async () => {
+    const [a, b] = nodes as [Harness, Harness, Harness]
+    const docId = 'acme/lone-compact/main'
+    const leases = vi.spyOn(a.server.cluster!.leases, 'tryAcquire')
+    const pa = a.provider('acme', 'lone-compact', await a.token('acme', 'lone-compact'))
+    await synced(pa)
+    pa.doc.getText('t').insert(0, 'alone')
+    await eventually(() => expect(a.server.cluster!.bus.isAlone(docId)).toBe(true)) // its first publish found nobody
+    pa.doc.getText('t').insert(0, 'still ')
+    await eventually(async () => expect((await a.server.store.load(docId)).lastSeq).toBe(2))
+    await a.server.registry.loaded(docId)!.compact()
+    expect(leases).not.toHaveBeenCalled()
+    expect((await a.server.store.load(docId)).snapshot?.seq).toBe(2)
+
+    const pb = b.provider('acme', 'lone-compact', await b.token('acme', 'lone-compact'))
+    await synced(pb)
+    pa.doc.getText('t').insert(0, 'shared ')
+    await eventually(() => expect(pb.doc.getText('t').toString()).toBe('shared still alone'))
+    await a.server.registry.loaded(docId)!.compact()
+    expect(leases).toHaveBeenCalledWith(`compact:${docId}`, expect.any(Number))
+    expect((await a.server.store.load(docId)).snapshot?.seq).toBe(3)
+    leases.mockRestore()
   }, 30_000)
 
   it('/readyz answers ready on every node while Redis and PostgreSQL are up', async () => {

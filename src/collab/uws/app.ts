@@ -11,6 +11,7 @@ import { ExpiryClock } from '../expiry-clock.js'
 import { CollabThrottle } from './throttle.js'
 import { Reply, copyRequest } from './http.js'
 import { listenExclusive } from './listen.js'
+import { SweptSockets } from './swept-sockets.js'
 import { bindWithRetry } from '../../infra/listen-retry.js'
 import { collabErrorReply } from '../../infra/errors.js'
 import { PUBLIC_PATHS, publicEndpoints } from '../../infra/public-endpoints.js'
@@ -38,7 +39,7 @@ interface CollabListener {
 export function createCollabApp(): CollabApp {
   const app = uWS.App()
   const transport = new UwsTransport(app)
-  const sockets = new Set<uWS.WebSocket<SocketData>>()
+  const sockets = new SweptSockets<uWS.WebSocket<SocketData>>()
   return {
     transport,
     listen: (d) => listen(app, transport, sockets, d),
@@ -51,7 +52,7 @@ export function createCollabApp(): CollabApp {
 async function listen(
   app: uWS.TemplatedApp,
   transport: UwsTransport,
-  sockets: Set<uWS.WebSocket<SocketData>>,
+  sockets: SweptSockets<uWS.WebSocket<SocketData>>,
   deps: CollabListenerDeps,
 ): Promise<CollabListener> {
   let ready = true
@@ -93,17 +94,13 @@ async function listen(
     new Reply(res, () => corsHeaders(copied.headers.get('origin'), d.config)).json(404, { error: 'no such route', code: 'not_found' })
   })
 
-  // Slow readers: rooms check after each broadcast; this sweep catches awareness-only traffic. uWS's own limit (4x
-  // ours) is the hard stop for a socket that fills up between two sweeps.
-  const sweep = setInterval(() => {
-    for (const ws of sockets) {
-      if (ws.getBufferedAmount() > d.config.maxBackpressureBytes) {
-        d.metrics.closes.inc({ code: '1013' })
-        ws.end(1013, 'backpressure limit reached')
-      }
+  // Slow readers: uWS's own limit (4x ours) is the hard stop for a socket that fills up between two sweeps.
+  sockets.sweep((ws) => {
+    if (ws.getBufferedAmount() > d.config.maxBackpressureBytes) {
+      d.metrics.closes.inc({ code: '1013' })
+      ws.end(1013, 'backpressure limit reached')
     }
-  }, 1000)
-  sweep.unref()
+  })
 
   const listenSocket = await bindWithRetry(() => listenExclusive(app, d.config.host, d.config.collabPort), {
     retryMs: d.config.listenRetrySec * 1000,
@@ -117,7 +114,7 @@ async function listen(
     stopListening() {
       if (!ready) return
       ready = false
-      clearInterval(sweep)
+      sockets.stop()
       uWS.us_listen_socket_close(listenSocket)
     },
   }

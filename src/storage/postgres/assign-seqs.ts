@@ -8,10 +8,18 @@
 // PgDocStore.appendMany uses it for writes without firstSeq (cluster mode).
 import type { StoreMark, UpdateEntry } from '../doc-store.js'
 import { withMarks } from './marks-sql.js'
+import { statementName } from './prepared.js'
+
+/** One statement; `name` keeps it prepared on the connection (prepared.ts), as pg's query config does. */
+export interface Statement {
+  text: string
+  values: unknown[]
+  name?: string
+}
 
 /** A pool, or a store's one-statement runner: each call is one statement on its own. */
 export interface Queryable {
-  query<R extends object>(text: string, params: unknown[]): Promise<{ rows: R[] }>
+  query<R extends object>(statement: Statement): Promise<{ rows: R[] }>
 }
 
 export interface AssignWrite {
@@ -82,7 +90,9 @@ export async function appendAssigningSeqs(pool: Queryable, writes: AssignWrite[]
       eAttrs.push(e.attrs ? JSON.stringify(e.attrs) : null)
     })
   }
-  const { rows } = await pool.query<{ doc_id: string; last_seq: string; n: string }>(...withMarks(APPEND_SQL, [docs, counts, eDoc, eIdx, eUser, eAt, eBody, cycleId, eAttrs], marks))
+  // The statement of every write cycle in cluster mode: prepared once per connection.
+  const [text, values] = withMarks(APPEND_SQL, [docs, counts, eDoc, eIdx, eUser, eAt, eBody, cycleId, eAttrs], marks)
+  const { rows } = await pool.query<{ doc_id: string; last_seq: string; n: string }>({ name: statementName(text), text, values })
   const byDoc = new Map(rows.map((r) => [r.doc_id, r]))
   return docs.map((docId) => {
     const r = byDoc.get(docId)!
@@ -93,7 +103,7 @@ export async function appendAssigningSeqs(pool: Queryable, writes: AssignWrite[]
 
 /** The seqs a cycle got if it committed (its answer was lost), or null if it did not. */
 export async function findCycle(pool: Queryable, cycleId: string): Promise<Assigned[] | null> {
-  const { rows } = await pool.query<{ doc_id: string; first_seq: string; last_seq: string }>(FIND_SQL, [cycleId])
+  const { rows } = await pool.query<{ doc_id: string; first_seq: string; last_seq: string }>({ text: FIND_SQL, values: [cycleId] })
   if (rows.length === 0) return null
   return rows.map((r) => ({ docId: r.doc_id, firstSeq: Number(r.first_seq), lastSeq: Number(r.last_seq) }))
 }

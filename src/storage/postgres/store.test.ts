@@ -19,9 +19,9 @@ beforeAll(async () => {
 afterAll(async () => pgs?.close())
 
 /** A store over a fresh schema and a count of the statements its pool ran. */
-async function fresh(queryTimeoutMs = 30_000): Promise<{ store: PgDocStore; pool: PgPool; statements: () => number; done: () => Promise<void> }> {
+async function fresh(queryTimeoutMs = 30_000, poolSize = 3): Promise<{ store: PgDocStore; pool: PgPool; statements: () => number; done: () => Promise<void> }> {
   const schema = `pgstore_${++schemas}`
-  const pool = createPgPool({ url: pgs.url, schema, poolSize: 3, connectTimeoutMs: 1000 })
+  const pool = createPgPool({ url: pgs.url, schema, poolSize, connectTimeoutMs: 1000 })
   await applySchemaMigrations(pool, schema)
   // the store checks a connection out for each statement it runs
   let n = 0
@@ -45,6 +45,23 @@ describe('PgDocStore', () => {
       expect(state.snapshot?.seq).toBe(10)
       expect(state.updates.map((u) => u.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 11))
       expect(state.lastSeq).toBe(30)
+    } finally {
+      await t.done()
+    }
+  })
+
+  it("a write cycle's statement is prepared once per connection, not parsed and planned every cycle", async () => {
+    const t = await fresh(30_000, 1) // one connection: the session the statements below look at
+    try {
+      for (let i = 1; i <= 3; i++) await t.store.appendMany([{ docId: 'o/p/main', firstSeq: i, entries: [entry(i)] }])
+      for (let i = 1; i <= 3; i++) await t.store.appendMany([{ docId: 'o/q/main', entries: [entry(i)] }], `c${i}`) // store-assigned seqs (cluster)
+      await t.store.appendMany([{ docId: 'o/q/main', entries: [entry(4)], marks: [{ key: 'webhooks!o/q/main!1', value: '1' }] }], 'c4')
+      const { rows } = await t.pool.query<{ name: string; calls: string }>(
+        `SELECT name, generic_plans + custom_plans AS calls FROM pg_prepared_statements WHERE name LIKE 'tandem_%' ORDER BY name`,
+      )
+      // single-node appends, cluster appends, cluster appends carrying marks: three statements
+      expect(rows.map((r) => Number(r.calls)).sort()).toEqual([1, 3, 3])
+      expect((await t.store.load('o/q/main')).lastSeq).toBe(4)
     } finally {
       await t.done()
     }

@@ -5,8 +5,9 @@
 import type { PgPool } from '../../pg/pool.js'
 import { randomUUID } from 'node:crypto'
 import { assignsSeqs, type AppendedSeqs, type Attributes, type AppendWrite, type DocState, type DocStore, type Snapshot, type StoredUpdate, type StoreMark, type UpdateEntry } from '../doc-store.js'
-import { appendAssigningSeqs, findCycle, type Assigned } from './assign-seqs.js'
+import { appendAssigningSeqs, findCycle, type Assigned, type Queryable, type Statement } from './assign-seqs.js'
 import { withMarks } from './marks-sql.js'
+import { statementName } from './prepared.js'
 import { QueryTimeoutError, isUnavailable, storageError } from './errors.js'
 
 const LOG_PAGE_ROWS = 500
@@ -121,11 +122,14 @@ export class PgDocStore implements DocStore {
     }
   }
 
-  /** One statement on a pooled connection, which is closed (not reused) when it timed out or broke. */
-  private async run<R extends object>(text: string, params: unknown[]): Promise<R[]> {
+  /**
+   * One statement on a pooled connection, which is closed (not reused) when it timed out or broke.
+   * `name`: a statement of every write cycle, kept prepared on each connection (prepared.ts).
+   */
+  private async run<R extends object>(text: string, params: unknown[], name?: string): Promise<R[]> {
     const client = await this.pool.connect()
     let timer: NodeJS.Timeout | undefined
-    const result = client.query<R>(text, params)
+    const result = client.query<R>({ text, values: params, ...(name ? { name } : {}) })
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new QueryTimeoutError(this.timeoutMs)), this.timeoutMs)
     })
@@ -166,7 +170,8 @@ export class PgDocStore implements DocStore {
     const rows = writes.flatMap(({ docId, firstSeq, entries }) => entries.map((e, i) => ({ docId, seq: firstSeq! + i, ...e })))
     if (rows.length === 0) return seqs
     try {
-      await this.run(...withMarks(APPEND_SQL, columns(rows), marks))
+      const [text, params] = withMarks(APPEND_SQL, columns(rows), marks)
+      await this.run(text, params, statementName(text))
     } catch (err) {
       if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw storageError(err)
       // A retried cycle whose first attempt committed but whose answer was lost (connection
@@ -182,7 +187,7 @@ export class PgDocStore implements DocStore {
    * up by its id, so a retry never appends it a second time under new seqs.
    */
   private async appendAssigning(writes: AppendWrite[], cycleId: string, marks: StoreMark[]): Promise<AppendedSeqs[]> {
-    const db = { query: async <R extends object>(text: string, params: unknown[]) => ({ rows: await this.run<R>(text, params) }) }
+    const db: Queryable = { query: async <R extends object>(q: Statement) => ({ rows: await this.run<R>(q.text, q.values, q.name) }) }
     let assigned
     try {
       assigned = await appendAssigningSeqs(db, writes, cycleId, marks)
