@@ -1,5 +1,5 @@
 // `npm run bench -- --scenario cluster [--duration S --rooms N --clients-per-room N --rate R
-// --haproxy-config FILE --setups haproxy,split --idle S]`: real `tandem serve` processes over one PostgreSQL (and one redis-server
+// --haproxy-config FILE --setups haproxy,split --idle S --warmup S --rounds N]`: real `tandem serve` processes over one PostgreSQL (and one redis-server
 // for the cluster), three set-ups at the same load:
 //   one node      every client on one node (the baseline);
 //   haproxy       three nodes behind HAProxy running docs/cluster/haproxy.cfg (or FILE), every
@@ -16,7 +16,10 @@
 // (`--pin-rest`, default 1): on two cores the nodes then compete with each other, not with the
 // load they serve, and CPU per delivery compares set-ups rather than the machine's contention.
 // Every client writes `rate` updates a second, stamped with its send time; every other client of
-// the room counts the delivery. Reports delivery latency, the delivery ratio (nothing lost is 1)
+// the room counts the delivery. The load runs `--warmup` seconds (default 5) before the window, so
+// JIT compilation and the first statements of a fresh schema fall outside it. `--rounds N` repeats
+// the set-ups, in reverse order every other round so drift of the machine falls on both sides;
+// ratios are then the median of the rounds' ratios, with their range. Reports delivery latency, the delivery ratio (nothing lost is 1)
 // and the nodes' CPU per delivery; the target is haproxy at most 1.3x one node.
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -42,6 +45,8 @@ export type ClusterSetup = 'one node' | 'haproxy' | 'split' | 'cluster node' | '
 
 export interface ClusterResult {
   setup: ClusterSetup
+  /** 1-based round (--rounds) */
+  round: number
   nodes: number
   sent: number
   expected: number
@@ -152,6 +157,8 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
   const perRoom = num(flags, 'clients-per-room') ?? 5
   const rate = num(flags, 'rate') ?? 5 // updates per second per client
   const idleS = num(flags, 'idle') ?? 5 // seconds of idle CPU measured before the clients connect
+  const warmupS = num(flags, 'warmup') ?? 5 // seconds of load before the measured window
+  const rounds = Math.max(1, Math.floor(num(flags, 'rounds') ?? 1))
   const haproxyConfig = flags.get('haproxy-config') ?? undefined
   const pinNodes = flags.get('pin-nodes') ?? null
   if (pinNodes && !pinSelf(flags.get('pin-rest') ?? '1')) throw new Error('--pin-nodes: taskset failed')
@@ -161,10 +168,11 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
   const results: ClusterResult[] = []
   try {
     const setups = (list(flags, 'setups') ?? ['one node', 'cluster node', 'haproxy', 'haproxy 3x', 'split']) as ClusterSetup[]
-    for (const setup of setups) {
+    const order = Array.from({ length: rounds }, (_, i) => (i % 2 ? [...setups].reverse() : setups).map((setup) => ({ setup, round: i + 1 }))).flat()
+    for (const { setup, round: roundNo } of order) {
       const n = setup === 'one node' || setup === 'cluster node' ? 1 : 3
       const setupRooms = setup === 'haproxy 3x' ? rooms * 3 : rooms
-      const schema = `bench_cluster_${setup.replace(' ', '_')}`
+      const schema = `bench_cluster_${setup.replace(' ', '_')}${rounds > 1 ? `_r${roundNo}` : ''}`
       const env = {
         TANDEM_POSTGRES_URL: pg.url,
         TANDEM_POSTGRES_SCHEMA: schema,
@@ -197,7 +205,7 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
       const idleWakeupsPerNodeS = round((nodes.reduce((s, x) => s + wakeups(x.child.pid!), 0) - wakes0) / idleS / n, 1)
       const lb: Haproxy | null = setup.startsWith('haproxy') ? await startShippedHaproxy(ports, haproxyConfig) : null
       if (lb) await sleep(2_500) // HAProxy's checks (rise 2, every 1 s) put the nodes in rotation
-      log(`cluster bench: ${setup} (${n} node(s)), ${setupRooms} rooms x ${perRoom} clients, ${rate} updates/s per client, ${durationS} s`)
+      log(`cluster bench: ${setup} (${n} node(s))${rounds > 1 ? `, round ${roundNo}/${rounds}` : ''}, ${setupRooms} rooms x ${perRoom} clients, ${rate} updates/s per client, ${warmupS} s warm-up + ${durationS} s`)
 
       const providers: WebsocketProvider[] = []
       const clients: { doc: Y.Doc; node: number; id: string }[] = []
@@ -205,6 +213,9 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
       const crossLatency = new Samples()
       let delivered = 0
       let sent = 0
+      let firstRound = Infinity // the first send round in the window: earlier ones are warm-up
+      // Every y-websocket provider in Node adds a process 'exit' listener (its awareness goodbye).
+      process.setMaxListeners(setupRooms * perRoom + 10)
       for (let r = 0; r < setupRooms; r++) {
         const doc = `room-${r}`
         const token = (await mintToken(keys, { org: 'bench', doc, sub: 'bench@x', acc: 'rw', ttlSec: 3600 })).token
@@ -228,7 +239,7 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
             const now = performance.now() + performance.timeOrigin
             for (const key of e.keysChanged) {
               const sentAt = ydoc.getMap<number>('m').get(key)
-              if (typeof sentAt !== 'number') continue
+              if (typeof sentAt !== 'number' || Number(key.slice(key.indexOf(':') + 1)) < firstRound) continue
               latency.add(now - sentAt)
               if (setup === 'split' && nodeOf.get(key.slice(0, key.indexOf(':'))) !== node) crossLatency.add(now - sentAt)
               delivered++
@@ -237,18 +248,20 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
         }
       }
       for (const p of providers) while (!p.synced) await sleep(20)
+      // One timer: every tick each client writes one update, in a round that spreads the sends.
+      let round_ = 0
+      const ticks = setInterval(() => {
+        for (const c of clients) c.doc.getMap<number>('m').set(`${c.id}:${round_}`, performance.now() + performance.timeOrigin)
+        if (round_ >= firstRound) sent += clients.length
+        round_++
+      }, 1000 / rate)
+      await sleep(warmupS * 1000)
       const haproxyPid = lb?.pid
       const counts0 = await backendCounts(pg.url, redis.url)
       const cycles0 = (await Promise.all(nodes.map(metricsOf))).reduce((n, t) => n + cyclesRun(t), 0)
       const cpu0 = nodes.reduce((s, x) => s + cpuSeconds(x.child.pid!), 0)
       const lbCpu0 = haproxyPid ? cpuSeconds(haproxyPid) : 0
-      // One timer: every tick each client writes one update, in a round that spreads the sends.
-      let round_ = 0
-      const ticks = setInterval(() => {
-        for (const c of clients) c.doc.getMap<number>('m').set(`${c.id}:${round_}`, performance.now() + performance.timeOrigin)
-        sent += clients.length
-        round_++
-      }, 1000 / rate)
+      firstRound = round_
       await sleep(durationS * 1000)
       clearInterval(ticks)
       await sleep(2000) // the last deliveries
@@ -269,6 +282,7 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
       const expected = sent * (perRoom - 1)
       const res: ClusterResult = {
         setup,
+        round: roundNo,
         nodes: n,
         sent,
         expected,
@@ -302,9 +316,37 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
   return results
 }
 
-/** CPU per delivery of set-up `of` over set-up `over`'s (e.g. haproxy over one node). */
-export function cpuRatio(results: ClusterResult[], of: ClusterSetup = 'haproxy', over: ClusterSetup = 'one node'): number | null {
-  const base = results.find((r) => r.setup === over)?.cpuMsPerDelivery
-  const x = results.find((r) => r.setup === of)?.cpuMsPerDelivery
-  return base && x ? round(x / base, 2) : null
+export interface Ratio {
+  /** every round's nodes' CPU over every round's deliveries, one set-up over the other */
+  pooled: number
+  /** the median of the rounds' ratios (the ratio itself with one round) */
+  median: number
+  min: number
+  max: number
+  rounds: number[]
+}
+
+/** CPU per delivery of set-up `of` over set-up `over`'s (e.g. haproxy over one node), round by round. */
+export function cpuRatio(results: ClusterResult[], of: ClusterSetup = 'haproxy', over: ClusterSetup = 'one node'): Ratio | null {
+  const perRound: number[] = []
+  for (const r of new Set(results.map((x) => x.round))) {
+    const base = results.find((x) => x.round === r && x.setup === over)?.cpuMsPerDelivery
+    const x = results.find((y) => y.round === r && y.setup === of)?.cpuMsPerDelivery
+    if (base && x) perRound.push(round(x / base, 2))
+  }
+  if (!perRound.length) return null
+  const perDelivery = (setup: ClusterSetup) => {
+    const rs = results.filter((x) => x.setup === setup)
+    return rs.reduce((n, x) => n + x.serverCpuSeconds, 0) / rs.reduce((n, x) => n + x.delivered, 0)
+  }
+  const sorted = [...perRound].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  const median = sorted.length % 2 ? sorted[mid]! : round((sorted[mid - 1]! + sorted[mid]!) / 2, 2)
+  return { pooled: round(perDelivery(of) / perDelivery(over), 2), median, min: sorted[0]!, max: sorted.at(-1)!, rounds: perRound }
+}
+
+/** "1.05" for one round; "1.05 pooled (rounds: median 1.04, 0.98-1.12, 4 rounds)" for several. */
+export function formatRatio(r: Ratio | null): string {
+  if (!r) return '-'
+  return r.rounds.length > 1 ? `${r.pooled} pooled (rounds: median ${r.median}, ${r.min}-${r.max}, ${r.rounds.length} rounds)` : String(r.median)
 }

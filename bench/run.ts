@@ -16,7 +16,9 @@ const USAGE = `usage: npm run bench -- [options]
                       three behind docs/cluster/haproxy.cfg at 1x and 3x the rooms, three with clients
                       split; --setups picks; alone; --haproxy-config FILE
                       runs another config written for the same ports; --pin-nodes 0 puts the nodes
-                      on CPU 0 and the load, PostgreSQL, Redis and HAProxy on --pin-rest, default 1)
+                      on CPU 0 and the load, PostgreSQL, Redis and HAProxy on --pin-rest, default 1;
+                      --warmup S seconds of load before the window, default 5; --rounds N repeats
+                      the set-ups, order reversed every other round: ratios pooled over the rounds)
                       named only (issue 24): memory (KB per loaded document), large (a 50 MB
                       document's first load and sync); tandem, yws and hocuspocus only
   --peers a,b         ${PEER_NAMES.join(',')} (default: all; alias: yws = y-websocket reference server)
@@ -25,7 +27,7 @@ const USAGE = `usage: npm run bench -- [options]
   --rooms N --clients-per-room N --rate R --awareness-hz H
   --clients N         storm: total clients; idle: connections
   --docs N --doc-kb K --concurrency N --hold S
-  --rounds N          memory: repeat the three loads N times, each in a fresh process (medians)
+  --rounds N          cluster: see above; memory: repeat the three loads N times, each in a fresh process (medians)
   --doc-mb M --batch-kb K --timeout S   large: document size, written message size, sync timeout
   --edit-every N      large: one edit per N 4 KB appends (default 8; lower = more items)
   --apply 1           large: the fresh client applies the document to a Y.Doc before it counts as synced
@@ -94,7 +96,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if ((list(flags, 'scenario') ?? list(flags, 'scenarios'))?.includes('cluster')) {
     // Three cluster nodes vs one (real processes, PostgreSQL, redis-server): its own runner.
-    const { cpuRatio, runClusterBench } = await import('./cluster.js')
+    const { cpuRatio, formatRatio, runClusterBench } = await import('./cluster.js')
     const results = await runClusterBench(flags)
     const out = flags.get('out') ?? join(ROOT, 'bench/results')
     mkdirSync(out, { recursive: true })
@@ -105,16 +107,16 @@ async function main(argv: string[]): Promise<number> {
     writeFileSync(file, JSON.stringify({ machine: machineFacts(), loadavg: loadavg(), results, cpuRatio: ratio, capacityRatio: capacity, lowLoadRatio: lowLoad }, null, 2))
     const rows = results.map(
       (r) =>
-        `| ${r.setup} | ${r.latencyMs.p50} | ${r.latencyMs.p99} | ${r.crossNodeLatencyMs?.p99 ?? '-'} | ${r.deliveryRatio} | ${r.cpuMsPerDelivery} | ${r.haproxyCpuMsPerDelivery ?? '-'} | ${r.delivered} | ${r.roomsLoaded.join('/')} | ${r.idleCpuMsPerNodeS} (${r.idleWakeupsPerNodeS}/s) | ${r.busOutPerDelivery} | ${r.busInPerDelivery} | ${r.pgTransactionsPerDelivery} | ${r.redisCommandsPerDelivery} | ${r.cycles} | ${r.pgTransactionsPerCycle} | ${r.redisCommandsPerCycle} |`,
+        `| ${r.setup} | ${r.round} | ${r.latencyMs.p50} | ${r.latencyMs.p99} | ${r.crossNodeLatencyMs?.p99 ?? '-'} | ${r.deliveryRatio} | ${r.cpuMsPerDelivery} | ${r.haproxyCpuMsPerDelivery ?? '-'} | ${r.delivered} | ${r.roomsLoaded.join('/')} | ${r.idleCpuMsPerNodeS} (${r.idleWakeupsPerNodeS}/s) | ${r.busOutPerDelivery} | ${r.busInPerDelivery} | ${r.pgTransactionsPerDelivery} | ${r.redisCommandsPerDelivery} | ${r.cycles} | ${r.pgTransactionsPerCycle} | ${r.redisCommandsPerCycle} |`,
     )
     process.stdout.write(
       [
-        '| setup | p50 ms | p99 ms | cross-node p99 ms | delivery ratio | nodes\' CPU ms per delivery | HAProxy CPU ms per delivery | deliveries | rooms loaded per node | idle CPU ms/s per node (wakeups/s) | bus publishes per delivery | bus messages received per delivery | PostgreSQL transactions per delivery | Redis commands per delivery (script-internal included) | write cycles | PostgreSQL transactions per cycle | Redis commands per cycle |',
-        '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+        '| setup | round | p50 ms | p99 ms | cross-node p99 ms | delivery ratio | nodes\' CPU ms per delivery | HAProxy CPU ms per delivery | deliveries | rooms loaded per node | idle CPU ms/s per node (wakeups/s) | bus publishes per delivery | bus messages received per delivery | PostgreSQL transactions per delivery | Redis commands per delivery (script-internal included) | write cycles | PostgreSQL transactions per cycle | Redis commands per cycle |',
+        '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
         ...rows,
         '',
-        `capacity: CPU per delivery, haproxy 3x / cluster node: ${capacity ?? '-'} (target at most 1.1); at one load, haproxy / cluster node: ${lowLoad ?? '-'}`,
-        `CPU per delivery, haproxy / one node (embedded-style, no Redis): ${ratio ?? '-'}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+        `capacity: CPU per delivery, haproxy 3x / cluster node: ${formatRatio(capacity)} (target at most 1.1); at one load, haproxy / cluster node: ${formatRatio(lowLoad)}`,
+        `CPU per delivery, haproxy / one node (embedded-style, no Redis): ${formatRatio(ratio)}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
         `written: ${file}`,
         '',
       ].join('\n'),
