@@ -195,6 +195,34 @@ describe('Hocuspocus token expiry', () => {
     })
     expect(closes).toBe(0)
   })
+  it('asks for a fresh token before expiry: the document never leaves its room, its presence never drops', async () => {
+    h = await startTandem({ tokenClockSkewSec: 0 }, { api: false })
+    c = hocusClients()
+    const mints: { at: number; expMs: number }[] = []
+    const token = async () => {
+      const { token, expiresAtMs } = await mintToken(h.server.deps.keys, { org: 'acme', doc: 'hp-renew', sub: 'ann@example.com', acc: 'rw', ttlSec: 4 })
+      mints.push({ at: Date.now(), expMs: expiresAtMs })
+      return token
+    }
+    const doc = new Y.Doc()
+    const p = c.provider(c.socket(h.wsUrl), 'acme/hp-renew', token, doc)
+    await authenticated(p)
+    p.setAwarenessField('user', { name: 'ann' })
+    const watcher = c.provider(c.socket(h.wsUrl), 'acme/hp-renew', await h.token('acme', 'hp-renew'))
+    await authenticated(watcher)
+    await eventually(() => expect(watcher.awareness!.getStates().get(doc.clientID)).toEqual({ user: { name: 'ann' } }))
+    const dropped: number[] = []
+    watcher.awareness!.on('change', ({ removed }: { removed: number[] }) => dropped.push(...removed))
+    const firstExpMs = mints[0]!.expMs
+    await new Promise((r) => setTimeout(r, firstExpMs - Date.now() + 1500)) // past the first token's expiry
+    // asked while the first token was still valid
+    expect(mints.length).toBeGreaterThanOrEqual(2)
+    expect(mints[1]!.at).toBeLessThan(firstExpMs)
+    expect(dropped).not.toContain(doc.clientID)
+    doc.getText('t').insert(0, 'across the expiry')
+    await eventually(() => expect(p.unsyncedChanges).toBe(0))
+    expect(dropped).not.toContain(doc.clientID)
+  })
 })
 
 describe('Hocuspocus revocation', () => {

@@ -2,7 +2,9 @@
 // its room like a y-websocket socket (the room sees a DocChannel). Frames that come while its token
 // is being checked are held, bounded, and replayed in order once it has joined. A refusal ends this
 // document only (PermissionDenied with a reason); the socket and its other documents carry on.
-// Updates are acknowledged with SyncStatus once their write cycle is durable.
+// Updates are acknowledged with SyncStatus once their write cycle is durable. Before its token
+// expires the provider is asked for a fresh one, so a live document never leaves its room (no
+// presence flicker, no held frames); expiry itself stays the fallback.
 import { admitToDocument } from '../../auth/admission.js'
 import { TokenRefused, refusalKind, verifyToken, type Capability } from '../../auth/capability.js'
 import { isAppError, publicMessage } from '../../infra/errors.js'
@@ -19,6 +21,7 @@ import {
 } from '../../protocol/hocuspocus.js'
 import { ProtocolError } from '../../protocol/messages.js'
 import type { ConnectionDeps } from '../connection.js'
+import type { Expiring } from '../expiry-clock.js'
 import { Peer } from '../peer.js'
 import type { RoomHold } from '../registry.js'
 import { enforceOn } from '../revocation-enforcer.js'
@@ -52,6 +55,8 @@ export interface SocketSide {
 
 /** What a held frame costs besides its bytes, so tiny frames count. */
 const FRAME_OVERHEAD_BYTES = 64
+/** How long before its token expires a document asks for a fresh one; at most half the time left. */
+const RENEW_LEAD_SEC = 30
 /** Codes that concern the socket, not one document: every document on it goes. */
 const SOCKET_CODES = new Set<number>([CLOSE.goingAway, CLOSE.internalError, CLOSE.serviceRestart, CLOSE.tryAgainLater])
 
@@ -75,6 +80,9 @@ export class HocusDocument {
   /** a newer Auth supersedes a check still in flight */
   private attempt = 0
   private reauthTimer: NodeJS.Timeout | null = null
+  /** the second the early token request is due on the expiry clock (null: none pending) */
+  private renewAt: number | null = null
+  private readonly renewal: Expiring = { expired: () => this.askForToken() }
 
   constructor(
     readonly name: string,
@@ -116,6 +124,7 @@ export class HocusDocument {
     this.attempt++
     this.held = []
     this.clearReauth()
+    this.clearRenewal()
   }
 
   private dispatch(m: HocusMessage, st: Extract<State, { kind: 'open' }>): void {
@@ -221,6 +230,7 @@ export class HocusDocument {
     // A revocation that landed between the check and this join.
     if (!enforceOn(this.d.revocations, peer, this.d.metrics)) return
     peer.armExpiry(this.d.expiry)
+    this.scheduleRenewal(cap.exp)
     const held = this.held
     this.held = []
     this.heldBytes = 0
@@ -234,8 +244,12 @@ export class HocusDocument {
       if (this.state !== st) return
       const cap = admitToDocument(this.d, verified, this.org, this.doc)
       if (cap.branch !== st.peer.cap.branch) throw new ProtocolError('token is for another branch')
+      // A token that lives no longer than the current one (a provider's cached token) is not asked
+      // for again: expiry takes over.
+      const later = cap.exp > st.peer.cap.exp
       st.peer.cap = cap
       st.peer.armExpiry(this.d.expiry)
+      if (later) this.scheduleRenewal(cap.exp)
       this.s.base.send(encodeAuthenticated(this.prefix, scopeOf(cap)))
     } catch (err) {
       if (this.state !== st) return
@@ -274,8 +288,29 @@ export class HocusDocument {
     st.channel.closed = true
     st.peer.closed = true
     st.peer.clearExpiry()
+    this.clearRenewal()
     st.room.leave(st.peer)
     this.d.registry.maybeScheduleUnload(st.room)
+  }
+
+  /** Asks for a fresh token RENEW_LEAD_SEC (or half the time left) before `exp`; none under 2 s left. */
+  private scheduleRenewal(exp: number): void {
+    this.clearRenewal()
+    const left = exp - this.d.now() / 1000
+    if (left < 2) return
+    this.renewAt = Math.ceil(exp - Math.min(RENEW_LEAD_SEC, left / 2))
+    this.d.expiry.add(this.renewal, this.renewAt)
+  }
+
+  private clearRenewal(): void {
+    if (this.renewAt !== null) this.d.expiry.remove(this.renewal, this.renewAt)
+    this.renewAt = null
+  }
+
+  /** The provider answers with Auth, which refresh() takes while the document stays joined. */
+  private askForToken(): void {
+    this.renewAt = null
+    if (this.state.kind === 'open') this.s.base.send(encodeTokenRequest(this.prefix))
   }
 
   private clearReauth(): void {
