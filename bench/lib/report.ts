@@ -106,6 +106,8 @@ export const COLUMNS: Record<string, Col[]> = {
     { key: 'restartMs', label: 'restart ms', better: 'lower' },
     { key: 'writeSec', label: 'write s', better: 'lower' },
     { key: 'restGetMs', label: 'Tandem REST first GET ms', better: 'lower' },
+    { key: 'restRiseMB', label: 'Tandem REST GET peak RSS rise MB', better: 'lower' },
+    { key: 'restStallMs', label: 'Tandem REST GET: longest /healthz meanwhile ms', better: 'lower' },
   ],
 }
 

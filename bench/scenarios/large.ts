@@ -127,7 +127,7 @@ export async function runLarge(first: RunningPeer, size: LargeSize, ctx: Ctx): P
   applied?.destroy()
   if (syncMs !== null && bytesIn < docBytes * 0.9) notes.push(`the client received ${bytesIn} bytes for a ${docBytes}-byte document`)
   // Tandem alone: the same first load through REST (GET /ydoc, octet-stream) after another restart.
-  let rest: { ms: number; riseMB: number } | null = null
+  let rest: { ms: number; riseMB: number; stallMs: number } | null = null
   let last = peer
   if (peer.name.startsWith('tandem') && serverAlive) {
     ctx.progress(`large/${peer.name}: restarting for the REST read`)
@@ -157,30 +157,49 @@ export async function runLarge(first: RunningPeer, size: LargeSize, ctx: Ctx): P
       clientBytesIn: bytesIn,
       restGetMs: rest ? rest.ms : null,
       restRiseMB: rest ? rest.riseMB : null,
+      restStallMs: rest ? rest.stallMs : null,
       foreignLoadServerCore: foreignLoad,
     },
   }
 }
 
-/** ms of a first GET /ydoc (octet-stream) of the document after a restart, and the peak RSS rise meanwhile. */
-async function restFirstRead(peer: RunningPeer, room: string, docBytes: number, notes: string[]): Promise<{ ms: number; riseMB: number } | null> {
+/**
+ * ms of a first GET /ydoc (octet-stream) of the document after a restart, the peak RSS rise
+ * meanwhile, and the longest /healthz answer on the same listener while it ran: how long every
+ * other client of the process waited at worst.
+ */
+async function restFirstRead(peer: RunningPeer, room: string, docBytes: number, notes: string[]): Promise<{ ms: number; riseMB: number; stallMs: number } | null> {
   const before = await collectAndRead(peer.pid)
   const peakReset = resetPeak(peer.pid)
   const sampler = new RssSampler(peer.pid, 10)
   sampler.start()
   const t = await peer.target('bench', room, 'rest-reader')
   const t0 = now()
+  let reading = true
+  let stallMs = 0
+  const probe = (async () => {
+    while (reading) {
+      const p0 = now()
+      await fetch(`http://127.0.0.1:${peer.port}/healthz`).then((r) => r.arrayBuffer())
+      stallMs = Math.max(stallMs, now() - p0)
+      await sleep(10)
+    }
+  })()
   try {
     const res = await fetch(`http://127.0.0.1:${peer.port}/ydoc/v1/bench/${room}?yauth=${encodeURIComponent(t.token)}`, { headers: { accept: 'application/octet-stream' } })
     const body = new Uint8Array(await res.arrayBuffer())
     const ms = now() - t0
+    reading = false
+    await probe
     const peak = Math.max(sampler.stop().peak, peakReset ? memory(peer.pid).hwm : 0)
     if (res.status !== 200 || body.length < docBytes * 0.9) {
       notes.push(`REST GET /ydoc answered ${res.status} with ${body.length} bytes`)
       return null
     }
-    return { ms: round(ms, 0), riseMB: round((peak - before.mem.rss) / MB, 1) }
+    return { ms: round(ms, 0), riseMB: round((peak - before.mem.rss) / MB, 1), stallMs: round(stallMs, 0) }
   } catch (err) {
+    reading = false
+    await probe.catch(() => undefined)
     sampler.stop()
     notes.push(`REST GET /ydoc failed: ${(err as Error).message}`)
     return null

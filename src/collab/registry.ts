@@ -299,7 +299,7 @@ export class RoomRegistry implements DocService {
     const hold = await this.acquire(ref)
     let state: Uint8Array
     try {
-      state = hold.room.encodeState() // never changed in place: safe to use after the hold goes
+      state = await hold.room.readState() // never changed in place: safe to use after the hold goes
     } finally {
       hold.release()
     }
@@ -310,7 +310,7 @@ export class RoomRegistry implements DocService {
   async encodeState(ref: DocRef): Promise<Uint8Array> {
     const hold = await this.acquire(ref)
     try {
-      return hold.room.encodeState()
+      return await hold.room.readState()
     } finally {
       hold.release()
     }

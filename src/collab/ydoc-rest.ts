@@ -67,9 +67,11 @@ export const ydocRoutes: RestRoutes = {
         let awareness: Uint8Array | null = null
         try {
           try {
-            update = room.encodeState(sv)
-          } catch {
-            throw new AppError('bad_request', 'sv is not a valid Yjs state vector')
+            update = await room.readState(sv)
+          } catch (err) {
+            // a state vector the diff cannot use; any other failure (storage, budget) is its own
+            if (sv && !(err instanceof AppError && err.code !== 'bad_request')) throw new AppError('bad_request', 'sv is not a valid Yjs state vector')
+            throw err
           }
           if (withAwareness) awareness = room.encodeAwarenessStates()
         } finally {

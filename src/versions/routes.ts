@@ -68,8 +68,9 @@ export function versionRoutes(versions: VersionStore, created: VersionCreated = 
           let seq: number
           try {
             await room.flushed()
-            state = room.encodeState()
+            const reading = room.readState() // takes the state now, merges it beside the room
             seq = room.headSeq
+            state = await reading
           } finally {
             release()
           }

@@ -45,10 +45,10 @@ export class DocBuilds {
    * (collect.ts), queued as any other build. A merge holds about 4 times its bytes, a Y.Doc 14:
    * a merge counts as a quarter of a build of its size.
    */
-  fold(parts: Uint8Array[], collect: boolean): Promise<Uint8Array> {
+  fold(parts: Uint8Array[], collect: boolean, stateVector?: Uint8Array): Promise<Uint8Array> {
     let bytes = 0
     for (const p of parts) bytes += p.length
-    return this.bounded(collect ? bytes : Math.ceil(bytes / 4), () => foldParts({ parts, collect }))
+    return this.bounded(collect ? bytes : Math.ceil(bytes / 4), () => foldParts({ parts, collect, stateVector }))
   }
 
   private async turn(): Promise<void> {

@@ -223,6 +223,40 @@ describe('Room', () => {
     expect(await textOf(again)).toBe(d.getText('t').toString())
   })
 
+  it('a read of a large document held in parts is merged or diffed beside the room: the state as asked, and the parts become one', async () => {
+    const { room } = setup(undefined, 'o/read-large/main')
+    const d = new Y.Doc()
+    d.clientID = 1
+    const updates: Uint8Array[] = []
+    d.on('update', (u: Uint8Array) => updates.push(u))
+    for (let i = 0; i < 20; i++) d.getText('t').insert(d.getText('t').length, String.fromCharCode(97 + i).repeat(20 * 1024))
+    await Promise.all(updates.splice(0).map((u) => room.applyUpdate(u, 'ann', null)))
+    await room.flushed()
+    const parts = () => (room as unknown as { writes: { state: { parts(): Uint8Array[] } } }).writes.state.parts()
+    const held = parts()
+    expect(held.length).toBeGreaterThan(1)
+
+    // What a client holding the first part lacks (diffed in a worker: over 256 KiB).
+    const client = new Y.Doc()
+    Y.applyUpdate(client, held[0]!)
+    Y.applyUpdate(client, await room.readState(Y.encodeStateVector(client)))
+    expect(client.getText('t').toString()).toBe(d.getText('t').toString())
+    await expect(room.readState(Uint8Array.of(0xff, 0xff, 0xff))).rejects.toThrow('invalid state vector')
+
+    // The whole state: the document when the read was asked, not what came after.
+    const asked = d.getText('t').toString()
+    const reading = room.readState()
+    d.getText('t').insert(0, 'later ')
+    await room.applyUpdate(updates.pop()!, 'ann', null)
+    const answer = await reading
+    const read = new Y.Doc()
+    Y.applyUpdate(read, answer)
+    expect(read.getText('t').toString()).toBe(asked)
+    expect(parts()[0]).toBe(answer) // the parts it merged are held as the answer now
+    expect(parts().length).toBe(2) // and the update that came meanwhile after it
+    expect(await textOf(room)).toBe(d.getText('t').toString())
+  })
+
   it('tells a read-only peer its change was refused and applies nothing', async () => {
     const { room, peer } = setup()
     const r = peer('r')

@@ -2,7 +2,7 @@
 // written through the room's write path (writes.ts: judged, queued for the group commit, broadcast
 // once durable); sync answers come from the encoded state (sync.ts); a Y.Doc is built only for a
 // call that needs content (withDoc), never kept.
-import { mergeUpdates, type Doc } from 'yjs'
+import { decodeStateVector, mergeUpdates, type Doc } from 'yjs'
 import { AppError } from '../../infra/errors.js'
 import type { Logger } from '../../infra/log.js'
 import type { Metrics } from '../../infra/metrics.js'
@@ -13,6 +13,7 @@ import type { GroupCommitter } from '../group-commit.js'
 import type { Peer } from '../peer.js'
 import type { Transport } from '../transport.js'
 import { RoomAwareness } from './awareness.js'
+import { IN_LOOP_MAX_BYTES } from './collect.js'
 import type { ClusterCompaction } from './compaction.js'
 import type { DocBuilds } from './doc-builds.js'
 import { Fanout } from './fanout.js'
@@ -212,6 +213,44 @@ export class Room {
     } catch {
       throw new AppError('bad_request', 'invalid state vector')
     }
+  }
+
+  /**
+   * encodeState for reads that may wait (REST, versions): a large document held in several parts
+   * is merged, or diffed against the state vector, beside the room (DocBuilds, a worker thread)
+   * instead of stalling every room's event loop, and a whole-state merge replaces the parts it was
+   * made of, so the next read is served as held. The answer is the state when the call was made:
+   * the parts are taken before the first await (a caller may read headSeq right after calling).
+   */
+  readState(stateVector?: Uint8Array): Promise<Uint8Array> {
+    const state = this.writes.state
+    if (state.servedBytes <= IN_LOOP_MAX_BYTES || state.parts().length <= 1) {
+      try {
+        return Promise.resolve(this.encodeState(stateVector))
+      } catch (err) {
+        return Promise.reject(err)
+      }
+    }
+    if (stateVector) {
+      try {
+        decodeStateVector(stateVector)
+      } catch {
+        return Promise.reject(new AppError('bad_request', 'invalid state vector'))
+      }
+      return this.o.docBuilds.fold(state.parts(), false, stateVector)
+    }
+    const parts = state.pinParts()
+    return this.o.docBuilds.fold(parts, false).then(
+      (merged) => {
+        state.replacePrefix(parts, merged)
+        state.unpin()
+        return merged
+      },
+      (err: unknown) => {
+        state.unpin()
+        throw err
+      },
+    )
   }
 
   /** Runs `read` with a Y.Doc of the document, built for the call and destroyed after. */
