@@ -7,29 +7,19 @@ import * as Y from 'yjs'
 import { call, grant, makeWorld } from '../api/helpers.js'
 import { docIdOf } from '../../src/storage/doc-store.js'
 import { rawClient, upgradeStatus } from '../helpers/raw-client.js'
-import { startPostgres, type PgServer } from '../helpers/postgres.js'
-import { startRedis, type RedisServer } from '../helpers/redis.js'
-import { eventually, startTandem, synced, type Harness } from '../helpers/tandem.js'
+import { startClusterNodes, type ClusterNodes } from '../helpers/cluster-nodes.js'
+import { eventually, synced, type Harness } from '../helpers/tandem.js'
 
-let pgs: PgServer
-let redis: RedisServer
+let cluster: ClusterNodes
 let a: Harness
 let c: Harness
 
 beforeAll(async () => {
-  ;[pgs, redis] = await Promise.all([startPostgres(), startRedis()])
-  const settings = { postgresUrl: pgs.url, postgresSchema: 'tandem_delete', redisUrl: redis.url, revocationRefreshMs: 200 }
-  const cluster = { cluster: { heartbeatTtlMs: 3_000, heartbeatEveryMs: 500, pollMs: 500 } }
-  a = await startTandem(settings, cluster) // first: runs the migrations
-  c = await startTandem(settings, cluster)
+  cluster = await startClusterNodes(2, 'tandem_delete', { settings: { revocationRefreshMs: 200 } })
+  ;[a, c] = cluster.nodes as [Harness, Harness]
 }, 60_000)
 
-afterAll(async () => {
-  await a?.close()
-  await c?.close()
-  await redis?.close()
-  await pgs?.close()
-})
+afterAll(() => cluster?.close())
 
 describe('delete across cluster nodes', () => {
   it('a soft delete on node A closes sockets on node C with 4404 and C refuses the upgrade; restore reopens it on C', async () => {

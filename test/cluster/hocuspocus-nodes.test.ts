@@ -5,27 +5,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { authenticated, hocusClients } from '../helpers/hocuspocus.js'
-import { startPostgres, type PgServer } from '../helpers/postgres.js'
-import { startRedis, type RedisServer } from '../helpers/redis.js'
-import { eventually, startTandem, synced, type Harness } from '../helpers/tandem.js'
+import { startClusterNodes, storedDoc, type ClusterNodes } from '../helpers/cluster-nodes.js'
+import { eventually, synced, type Harness } from '../helpers/tandem.js'
 
-let pgs: PgServer
-let redis: RedisServer
+let cluster: ClusterNodes
 let nodes: Harness[] = []
 
 beforeAll(async () => {
-  ;[pgs, redis] = await Promise.all([startPostgres(), startRedis()])
-  for (let i = 0; i < 2; i++) {
-    nodes.push(await startTandem({ postgresUrl: pgs.url, postgresSchema: 'tandem_hocus_cluster', redisUrl: redis.url }, { cluster: { heartbeatTtlMs: 3_000, heartbeatEveryMs: 500, pollMs: 500 } }))
-  }
+  cluster = await startClusterNodes(2, 'tandem_hocus_cluster')
+  nodes = cluster.nodes
 }, 60_000)
 
-afterAll(async () => {
-  for (const n of nodes) await n.close()
-  nodes = []
-  await redis?.close()
-  await pgs?.close()
-})
+afterAll(() => cluster?.close())
 
 describe('Hocuspocus providers across cluster nodes', () => {
   it('a Hocuspocus provider on one node and a y-websocket provider on another converge, with awareness both ways', async () => {
@@ -61,9 +52,7 @@ describe('Hocuspocus providers across cluster nodes', () => {
       // Saved, as the Hocuspocus provider counts it: durable in PostgreSQL, whichever node reads it.
       hd.getText('t').insert(0, 'saved. ')
       await eventually(() => expect(hp.unsyncedChanges).toBe(0))
-      const stored = await b.server.store.load('acme/hp-nodes/main')
-      const fromStore = new Y.Doc()
-      for (const u of [...(stored.snapshot ? [stored.snapshot.state] : []), ...stored.updates.map((x) => x.update)]) Y.applyUpdate(fromStore, u)
+      const fromStore = await storedDoc(b, 'acme/hp-nodes/main')
       expect(fromStore.getText('t').toString()).toContain('saved. ')
     } finally {
       c.destroy()

@@ -7,32 +7,18 @@ import * as awarenessProtocol from 'y-protocols/awareness'
 import type { WebsocketProvider } from 'y-websocket'
 import * as Y from 'yjs'
 import { mintToken } from '../../src/auth/capability.js'
-import { startPostgres, type PgServer } from '../helpers/postgres.js'
-import { startRedis, type RedisServer } from '../helpers/redis.js'
-import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
+import { startClusterNodes, type ClusterNodes } from '../helpers/cluster-nodes.js'
+import { eventually, type Harness } from '../helpers/tandem.js'
 
-let pgs: PgServer
-let redis: RedisServer
+let cluster: ClusterNodes
 let nodes: Harness[] = []
 
 beforeAll(async () => {
-  ;[pgs, redis] = await Promise.all([startPostgres(), startRedis()])
-  for (let i = 0; i < 3; i++) {
-    nodes.push(
-      await startTandem(
-        { postgresUrl: pgs.url, postgresSchema: 'tandem_lifecycle', redisUrl: redis.url },
-        { api: false, cluster: { heartbeatTtlMs: 3_000, heartbeatEveryMs: 500, pollMs: 500 } },
-      ),
-    )
-  }
+  cluster = await startClusterNodes(3, 'tandem_lifecycle', { options: { api: false } })
+  nodes = cluster.nodes
 }, 60_000)
 
-afterAll(async () => {
-  for (const n of nodes) await n.close()
-  nodes = []
-  await redis?.close()
-  await pgs?.close()
-})
+afterAll(() => cluster?.close())
 
 type Json = Record<string, any>
 const synced = (p: WebsocketProvider) => eventually(() => expect(p.synced).toBe(true))

@@ -7,28 +7,18 @@ import * as Y from 'yjs'
 import type { WebsocketProvider } from 'y-websocket'
 import { call, grant, makeWorld } from '../api/helpers.js'
 import { PGLITE_IN_CLUSTER } from '../../src/cluster/pglite-guard.js'
-import { startPostgres, type PgServer } from '../helpers/postgres.js'
-import { startRedis, type RedisServer } from '../helpers/redis.js'
-import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
+import { startClusterNodes, storedDoc, type ClusterNodes } from '../helpers/cluster-nodes.js'
+import { eventually, type Harness } from '../helpers/tandem.js'
 
-let pgs: PgServer
-let redis: RedisServer
+let cluster: ClusterNodes
 let nodes: Harness[] = []
 
 beforeAll(async () => {
-  ;[pgs, redis] = await Promise.all([startPostgres(), startRedis()])
-  // one after the other: the first runs the migrations
-  for (let i = 0; i < 3; i++) {
-    nodes.push(await startTandem({ postgresUrl: pgs.url, postgresSchema: 'tandem_cluster', redisUrl: redis.url }, { cluster: { heartbeatTtlMs: 3_000, heartbeatEveryMs: 500, pollMs: 500 } }))
-  }
+  cluster = await startClusterNodes(3, 'tandem_cluster')
+  nodes = cluster.nodes
 }, 60_000)
 
-afterAll(async () => {
-  for (const n of nodes) await n.close()
-  nodes = []
-  await redis?.close()
-  await pgs?.close()
-})
+afterAll(() => cluster?.close())
 
 const synced = (p: WebsocketProvider) => eventually(() => expect(p.synced).toBe(true))
 
@@ -55,9 +45,7 @@ describe('three cluster nodes', () => {
     }, 20_000)
     // and what every node committed is one dense log in PostgreSQL
     const state = await c.server.store.load('acme/converge/main')
-    const log = Y.mergeUpdates([...(state.snapshot ? [state.snapshot.state] : []), ...state.updates.map((u) => u.update)])
-    const stored = new Y.Doc()
-    Y.applyUpdate(stored, log)
+    const stored = await storedDoc(c, 'acme/converge/main')
     expect(stored.getText('t').toString()).toBe(docs[0]!.getText('t').toString())
     expect(state.updates.map((u) => u.seq)).toEqual(state.updates.map((_, i) => (state.snapshot?.seq ?? 0) + i + 1))
   }, 60_000)
@@ -172,14 +160,14 @@ describe('three cluster nodes', () => {
     }, 20)
     try {
       await new Promise((r) => setTimeout(r, 500))
-      await redis.kill()
+      await cluster.redis.kill()
       await eventually(async () => {
         const res = await fetch(`${nodes[0]!.httpUrl}/readyz`)
         expect(res.status).toBe(503)
         expect(await res.json()).toEqual({ status: 'cluster bus unavailable' })
       })
       await new Promise((r) => setTimeout(r, 1_000))
-      await redis.start()
+      await cluster.redis.start()
       await new Promise((r) => setTimeout(r, 1_000))
     } finally {
       clearInterval(writer)
@@ -191,10 +179,7 @@ describe('three cluster nodes', () => {
       for (const d of docs) expect(d.getArray('items').toJSON()).toEqual(want)
     }, 30_000)
     await eventually(async () => {
-      const state = await nodes[1]!.server.store.load('acme/redis-restart/main')
-      const stored = new Y.Doc()
-      if (state.snapshot) Y.applyUpdate(stored, state.snapshot.state)
-      for (const u of state.updates) Y.applyUpdate(stored, u.update)
+      const stored = await storedDoc(nodes[1]!, 'acme/redis-restart/main')
       expect(stored.getArray('items').length).toBe(written)
     })
     for (const node of nodes) await eventually(async () => expect((await fetch(`${node.httpUrl}/readyz`)).status).toBe(200))
@@ -211,7 +196,7 @@ describe('three cluster nodes', () => {
       expect(state.updates.length + (state.snapshot ? 1 : 0)).toBeGreaterThan(0)
     })
     const tokenA = await a.token('acme', 'redis-down-load')
-    await redis.kill()
+    await cluster.redis.kill()
     try {
       await eventually(async () => expect((await fetch(`${a.httpUrl}/readyz`)).status).toBe(503))
       // A has never loaded the document: it loads it from PostgreSQL without waiting for Redis.
@@ -221,7 +206,7 @@ describe('three cluster nodes', () => {
       expect(docA.getText('t').toString()).toBe('before ')
       expect((await fetch(`${a.httpUrl}/readyz`)).status).toBe(503) // still down: it did not wait
       docB.getText('t').insert(7, 'during ') // committed on B, held unacknowledged until Redis is back
-      await redis.start()
+      await cluster.redis.start()
       await eventually(() => {
         expect(docA.getText('t').toString()).toBe('before during ')
         expect(docB.getText('t').toString()).toBe('before during ')
@@ -229,7 +214,7 @@ describe('three cluster nodes', () => {
       docA.getText('t').insert(14, 'after')
       await eventually(() => expect(docB.getText('t').toString()).toBe('before during after'), 30_000)
     } finally {
-      if (!redis.running) await redis.start()
+      if (!cluster.redis.running) await cluster.redis.start()
     }
   }, 60_000)
 })

@@ -8,27 +8,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { seedDemo } from '../../src/demo/world.js'
 import { DEMO_DATABASE_ID, seedDemoDatabase } from '../../src/demo/database.js'
 import { call } from '../api/helpers.js'
-import { startPostgres, type PgServer } from '../helpers/postgres.js'
-import { startRedis, type RedisServer } from '../helpers/redis.js'
-import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
+import { startClusterNodes, type ClusterNodes } from '../helpers/cluster-nodes.js'
+import { eventually, type Harness } from '../helpers/tandem.js'
 import { spawnTandem, type TandemProcess } from '../helpers/tandem-process.js'
 
-let pgs: PgServer
-let redis: RedisServer
-const nodes: Harness[] = []
+let cluster: ClusterNodes
+let nodes: Harness[] = []
 
 beforeAll(async () => {
-  ;[pgs, redis] = await Promise.all([startPostgres(), startRedis()])
-  for (let i = 0; i < 3; i++) {
-    nodes.push(await startTandem({ postgresUrl: pgs.url, postgresSchema: 'tandem_demo', redisUrl: redis.url }, { cluster: { heartbeatTtlMs: 3_000, heartbeatEveryMs: 500, pollMs: 500 } }))
-  }
+  cluster = await startClusterNodes(3, 'tandem_demo')
+  nodes = cluster.nodes
 }, 60_000)
 
-afterAll(async () => {
-  for (const n of nodes.splice(0)) await n.close()
-  await redis?.close()
-  await pgs?.close()
-})
+afterAll(() => cluster?.close())
 
 describe('--demo on cluster nodes', () => {
   it('three nodes seeding at once make one world: the demo key works on every node and the Shop database answers from each', async () => {
@@ -69,7 +61,7 @@ describe('--demo on cluster nodes', () => {
 
   it('`tandem serve --demo` as two cluster processes started together: both print the same key, the Shop database answers from each, no secret printed', async () => {
     const dirs = await Promise.all([0, 1].map(() => mkdtemp(join(tmpdir(), 'tandem-demo-node-'))))
-    const env = { TANDEM_POSTGRES_URL: pgs.url, TANDEM_REDIS_URL: redis.url, TANDEM_POSTGRES_SCHEMA: 'tandem_demo_procs' }
+    const env = { TANDEM_POSTGRES_URL: cluster.pg.url, TANDEM_REDIS_URL: cluster.redis.url, TANDEM_POSTGRES_SCHEMA: 'tandem_demo_procs' }
     const procs: TandemProcess[] = []
     try {
       // the first runs the migrations; the second starts while the first seeds

@@ -30,6 +30,7 @@ function setup(
   docId = 'o/d/main',
   committer = new GroupCommitter({ store, log: createLogger('silent'), metrics: createMetrics() }),
   fullStateKeepMs = 0,
+  compactThreshold = 3,
 ) {
   const room = new Room({
     docId,
@@ -41,7 +42,7 @@ function setup(
     metrics: createMetrics(),
     now: () => 1000,
     maxDocBytes: 1 << 20,
-    compactThreshold: 3,
+    compactThreshold,
     maxBackpressureBytes: 1 << 20,
     fullStateKeepMs,
   })
@@ -54,6 +55,24 @@ function setup(
   }
   return { room, store, peer, committer }
 }
+
+/**
+ * 400 KiB of text in 20 updates written in one cycle (the setup's threshold, 3 updates, would
+ * compact after every cycle): a document held in several parts. Later edits of `d` queue in `updates`.
+ */
+async function writeLargeText(room: Room): Promise<{ d: Y.Doc; updates: Uint8Array[] }> {
+  const d = new Y.Doc()
+  d.clientID = 1
+  const updates: Uint8Array[] = []
+  d.on('update', (u: Uint8Array) => updates.push(u))
+  for (let i = 0; i < 20; i++) d.getText('t').insert(d.getText('t').length, String.fromCharCode(97 + i).repeat(20 * 1024))
+  await Promise.all(updates.splice(0).map((u) => room.applyUpdate(u, 'ann', null)))
+  await room.flushed()
+  return { d, updates }
+}
+
+/** The served state's parts as the room holds them. */
+const partsOf = (room: Room) => (room as unknown as { writes: { state: { parts(): Uint8Array[] } } }).writes.state.parts()
 
 /** The room's document as a Y.Doc would show it. */
 const textOf = (room: Room, name = 't') => room.withDoc((d) => d.getText(name).toString())
@@ -197,23 +216,15 @@ describe('Room', () => {
 
   it('a large compaction without deletions merges the document beside the room into one part, keeping what arrived meanwhile', async () => {
     const { room, store } = setup(undefined, 'o/fold-busy/main')
-    const d = new Y.Doc()
-    d.clientID = 1
-    const updates: Uint8Array[] = []
-    d.on('update', (u: Uint8Array) => updates.push(u))
-    for (let i = 0; i < 20; i++) d.getText('t').insert(d.getText('t').length, String.fromCharCode(97 + i).repeat(20 * 1024))
-    // One write cycle: the setup's threshold (3 updates) would compact after every cycle.
-    await Promise.all(updates.splice(0).map((u) => room.applyUpdate(u, 'ann', null)))
-    const parts = () => (room as unknown as { writes: { state: { parts(): Uint8Array[] } } }).writes.state.parts()
-    await room.flushed()
-    const before = parts()
+    const { d, updates } = await writeLargeText(room)
+    const before = partsOf(room)
     const compacting = room.compact() // in a worker: the document is over 256 KiB
     for (let i = 0; i < 10; i++) {
       d.getText('t').insert(0, 'y')
       await room.applyUpdate(updates.pop()!, 'ann', null)
     }
     await compacting
-    const after = parts()
+    const after = partsOf(room)
     expect(after[0]!.length).toBeGreaterThan(400 * 1024) // the parts before, merged into one
     expect(before.includes(after[0]!)).toBe(false)
     expect(after.length).toBeLessThanOrEqual(11) // then at most the ten that came meanwhile
@@ -224,16 +235,10 @@ describe('Room', () => {
   })
 
   it('a read of a large document held in parts is merged or diffed beside the room: the state as asked, and the parts become one', async () => {
-    const { room } = setup(undefined, 'o/read-large/main')
-    const d = new Y.Doc()
-    d.clientID = 1
-    const updates: Uint8Array[] = []
-    d.on('update', (u: Uint8Array) => updates.push(u))
-    for (let i = 0; i < 20; i++) d.getText('t').insert(d.getText('t').length, String.fromCharCode(97 + i).repeat(20 * 1024))
-    await Promise.all(updates.splice(0).map((u) => room.applyUpdate(u, 'ann', null)))
-    await room.flushed()
-    const parts = () => (room as unknown as { writes: { state: { parts(): Uint8Array[] } } }).writes.state.parts()
-    const held = parts()
+    // No compaction meanwhile: it would fold the same parts, and whichever ends first replaces them.
+    const { room } = setup(undefined, 'o/read-large/main', undefined, 0, 1000)
+    const { d, updates } = await writeLargeText(room)
+    const held = partsOf(room)
     expect(held.length).toBeGreaterThan(1)
 
     // What a client holding the first part lacks (diffed in a worker: over 256 KiB).
@@ -252,8 +257,8 @@ describe('Room', () => {
     const read = new Y.Doc()
     Y.applyUpdate(read, answer)
     expect(read.getText('t').toString()).toBe(asked)
-    expect(parts()[0]).toBe(answer) // the parts it merged are held as the answer now
-    expect(parts().length).toBe(2) // and the update that came meanwhile after it
+    expect(partsOf(room)[0]).toBe(answer) // the parts it merged are held as the answer now
+    expect(partsOf(room).length).toBe(2) // and the update that came meanwhile after it
     expect(await textOf(room)).toBe(d.getText('t').toString())
   })
 

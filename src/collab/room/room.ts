@@ -221,6 +221,8 @@ export class Room {
    * instead of stalling every room's event loop, and a whole-state merge replaces the parts it was
    * made of, so the next read is served as held. The answer is the state when the call was made:
    * the parts are taken before the first await (a caller may read headSeq right after calling).
+   * A compaction folding the same parts meanwhile is harmless: whichever ends first replaces them,
+   * and the other finds them gone (replacePrefix checks) and only uses its own result.
    */
   readState(stateVector?: Uint8Array): Promise<Uint8Array> {
     const state = this.writes.state
