@@ -50,6 +50,60 @@ describe('large documents sync in paced fragments', () => {
     expect(typed).toBeGreaterThan(5)
   })
 
+  it('a Hocuspocus socket downloading a large document keeps getting its other document\'s edits, never inside the download', async () => {
+    // Document "big": 6 MB, so its answer goes out in fragments. Document "busy": edited every 2 ms.
+    const big = new Y.Doc()
+    const pb = h.provider('acme', 'mux-big', await h.token('acme', 'mux-big'), big)
+    await synced(pb)
+    for (let i = 0; i < 192; i++) big.getText('t').insert(0, String.fromCharCode(97 + (i % 26)).repeat(32 * 1024))
+    const room = h.server.registry.loaded('acme/mux-big/main')!
+    await eventually(async () => expect(await room.withDoc((d) => d.getText('t').length)).toBe(big.getText('t').length))
+    const busy = new Y.Doc()
+    const pBusy = h.provider('acme', 'mux-busy', await h.token('acme', 'mux-busy'), busy)
+    await synced(pBusy)
+
+    const c = hocusClients()
+    try {
+      const socket = c.socket(h.wsUrl)
+      const closes: string[] = []
+      socket.on('close', ({ event }: { event: { code: number; reason: string } }) => closes.push(`${event.code} ${event.reason}`))
+      const errors: string[] = []
+      ;(socket as unknown as { webSocket: { on(e: 'error', f: (e: Error) => void): void } }).webSocket.on('error', (e: Error) => errors.push(e.message))
+      const seen = new Y.Doc()
+      const pSeen = c.provider(socket, 'acme/mux-busy', await h.token('acme', 'mux-busy'), seen)
+      await eventually(() => expect(pSeen.synced).toBe(true))
+      let typed = 0
+      const typing = setInterval(() => busy.getMap('m').set(`k${typed++}`, typed), 2)
+      try {
+        // three downloads of the big document on the socket that follows the busy one
+        for (let k = 0; k < 3; k++) {
+          const copy = new Y.Doc()
+          // a reader that stops now and then: the download spans many turns of the server's loop
+          const tcp = (socket as unknown as { webSocket: { _socket: import('node:net').Socket } }).webSocket._socket
+          const p = c.provider(socket, 'acme/mux-big', await h.token('acme', 'mux-big'), copy)
+          await new Promise((r) => setTimeout(r, 30))
+          for (let j = 0; j < 40 && copy.getText('t').length < big.getText('t').length; j++) {
+            tcp.pause()
+            await new Promise((r) => setTimeout(r, 15))
+            tcp.resume()
+            await new Promise((r) => setTimeout(r, 5))
+          }
+          await eventually(() => expect(copy.getText('t').length).toBe(big.getText('t').length), 20_000)
+          p.destroy()
+        }
+      } finally {
+        clearInterval(typing)
+      }
+      busy.getMap('m').set('last', true)
+      await eventually(() => expect(seen.getMap('m').toJSON()).toEqual(busy.getMap('m').toJSON()))
+      expect(errors).toEqual([])
+      expect(closes).toEqual([])
+      expect(typed).toBeGreaterThan(5)
+    } finally {
+      c.destroy()
+    }
+  })
+
   it('a reader that pauses mid-download still gets every edit made meanwhile, after the document', async () => {
     const t = await h.token('acme', 'paused')
     const writer = new Y.Doc()

@@ -18,10 +18,13 @@ export class UwsSocket implements PeerSocket {
   /** sends waiting behind a paced message (null when none is going out) */
   private waiting: Uint8Array[] | null = null
   private onDrain: (() => void) | null = null
-  // The process's metrics, not a closure per socket: thousands of idle sockets each pay for it.
+  /** while a paced message goes out: the topics it follows, taken off uWS pub/sub (see UwsTransport.pause) */
+  pausedTopics: Set<string> | null = null
+  // The process's metrics and transport, not closures per socket: thousands of idle sockets each pay for them.
   constructor(
     readonly ws: uWS.WebSocket<unknown>,
     private readonly metrics: CollabListenerDeps['metrics'],
+    private readonly transport: UwsTransport,
   ) {}
 
   send(bytes: Uint8Array): boolean {
@@ -49,6 +52,7 @@ export class UwsSocket implements PeerSocket {
       return true
     }
     this.waiting = []
+    this.transport.pause(this)
     try {
       for (const m of messages) if (!(await this.sendFragmented(m.head, m.body))) return false
       return true
@@ -56,6 +60,8 @@ export class UwsSocket implements PeerSocket {
       const waiting = this.waiting
       this.waiting = null
       if (!this.closed) for (const b of waiting) this.send(b)
+      // after what queued behind it, in the same turn: no publish falls between
+      this.transport.resume(this)
     }
   }
 
@@ -113,21 +119,28 @@ export class UwsSocket implements PeerSocket {
  * whose frames carry the document name first: uWS sends a topic's bytes as they are to every
  * subscriber, so a room with Hocuspocus peers publishes twice (the second time with the name
  * before the frame). A room without them publishes once, as before.
+ *
+ * A socket sending a paced (fragmented) message is taken off every topic it follows until the
+ * message is out: uWS would put a topic's frame between two fragments, which no client accepts
+ * (a Hocuspocus socket downloading one document while another of its documents is edited). Their
+ * frames reach it as sends meanwhile, queued behind the paced message.
  */
 export class UwsTransport implements Transport {
   /** per room topic with Hocuspocus channels: their prefix and how many subscribed */
   private readonly named = new Map<string, { prefix: Uint8Array; count: number }>()
+  /** per topic, the sockets taken off it while they send a paced message */
+  private readonly paused = new Map<string, Set<UwsSocket>>()
 
   constructor(private readonly app: uWS.TemplatedApp) {}
 
   join(socket: PeerSocket, topic: string): void {
     if (!isPrefixed(socket)) {
-      ;(socket as UwsSocket).ws.subscribe(topic)
+      this.subscribe(socket as UwsSocket, topic)
       return
     }
     if (socket.subscribed) return
     socket.subscribed = true
-    ;(socket.base as UwsSocket).ws.subscribe(NAMED + topic)
+    this.subscribe(socket.base as UwsSocket, NAMED + topic)
     const entry = this.named.get(topic)
     if (entry) entry.count++
     else this.named.set(topic, { prefix: socket.prefix, count: 1 })
@@ -135,16 +148,63 @@ export class UwsTransport implements Transport {
 
   leave(socket: PeerSocket, topic: string): void {
     if (!isPrefixed(socket)) {
-      const s = socket as UwsSocket
-      if (!s.closed) s.ws.unsubscribe(topic)
+      this.unsubscribe(socket as UwsSocket, topic)
       return
     }
     if (!socket.subscribed) return
     socket.subscribed = false
-    const base = socket.base as UwsSocket
-    if (!base.closed) base.ws.unsubscribe(NAMED + topic)
+    this.unsubscribe(socket.base as UwsSocket, NAMED + topic)
     const entry = this.named.get(topic)
     if (entry && --entry.count === 0) this.named.delete(topic)
+  }
+
+  /** A paced message starts on `s`: off uWS pub/sub for every topic it follows. */
+  pause(s: UwsSocket): void {
+    if (s.pausedTopics) return
+    const topics = new Set(s.ws.getTopics())
+    s.pausedTopics = topics
+    for (const t of topics) {
+      s.ws.unsubscribe(t)
+      let set = this.paused.get(t)
+      if (!set) this.paused.set(t, (set = new Set()))
+      set.add(s)
+    }
+  }
+
+  /** The paced message is out (or the socket closed): back on what it still follows. */
+  resume(s: UwsSocket): void {
+    const topics = s.pausedTopics
+    if (!topics) return
+    s.pausedTopics = null
+    for (const t of topics) {
+      this.forgetPaused(s, t)
+      if (!s.closed) s.ws.subscribe(t)
+    }
+  }
+
+  private subscribe(s: UwsSocket, t: string): void {
+    if (s.pausedTopics) {
+      s.pausedTopics.add(t)
+      let set = this.paused.get(t)
+      if (!set) this.paused.set(t, (set = new Set()))
+      set.add(s)
+    } else if (!s.closed) s.ws.subscribe(t)
+  }
+
+  private unsubscribe(s: UwsSocket, t: string): void {
+    if (s.pausedTopics?.delete(t)) this.forgetPaused(s, t)
+    else if (!s.closed) s.ws.unsubscribe(t)
+  }
+
+  private forgetPaused(s: UwsSocket, t: string): void {
+    const set = this.paused.get(t)
+    if (set?.delete(s) && set.size === 0) this.paused.delete(t)
+  }
+
+  /** A topic's frame to the sockets taken off it (queued behind their paced message). */
+  private sendPaused(t: string, bytes: Uint8Array, except: UwsSocket | undefined): void {
+    const set = this.paused.get(t)
+    if (set) for (const s of set) if (s !== except) s.send(bytes)
   }
 
   publish(topic: string, bytes: Uint8Array, except?: PeerSocket): void {
@@ -152,12 +212,14 @@ export class UwsTransport implements Transport {
     const s = named ? undefined : (except as UwsSocket | undefined)
     if (s && !s.closed) s.ws.publish(topic, bytes, true)
     else this.app.publish(topic, bytes, true)
+    if (this.paused.size > 0) this.sendPaused(topic, bytes, s)
     const entry = this.named.get(topic)
     if (!entry) return
     const framed = withName(entry.prefix, bytes)
     const base = named?.base as UwsSocket | undefined
     if (base && !base.closed) base.ws.publish(NAMED + topic, framed, true)
     else this.app.publish(NAMED + topic, framed, true)
+    if (this.paused.size > 0) this.sendPaused(NAMED + topic, framed, base)
   }
 }
 

@@ -14,10 +14,9 @@ import { HocusSession } from '../hocuspocus/session.js'
 import { PendingConnection, type Admitted, type Refused, type Session } from '../pending-connection.js'
 import { Peer } from '../peer.js'
 import type { RoomHold } from '../registry.js'
-import type { Transport } from '../transport.js'
 import type { ListenerContext } from './deps.js'
 import { Reply } from './http.js'
-import { UwsSocket } from './peer-socket.js'
+import { UwsSocket, type UwsTransport } from './peer-socket.js'
 import { upgradeAuthorizer, type Decided } from './upgrade-auth.js'
 
 /** What the upgrade decided, for open: join a held room, wait for one, speak Hocuspocus, or close at once. */
@@ -42,7 +41,7 @@ function refusedWith(err: unknown): Refused {
 
 export function webSocketBehavior(
   d: ListenerContext,
-  transport: Transport,
+  transport: UwsTransport,
   sockets: Set<uWS.WebSocket<SocketData>>,
 ): uWS.WebSocketBehavior<SocketData> {
   const { config, metrics } = d
@@ -130,7 +129,7 @@ export function webSocketBehavior(
         ws.end(start.code, start.reason)
         return
       }
-      const socket = new UwsSocket(ws, metrics)
+      const socket = new UwsSocket(ws, metrics, transport)
       data.socket = socket
       sockets.add(ws)
       const protocol = 'hocuspocus' in start ? 'hocuspocus' : 'y-websocket'
