@@ -74,10 +74,11 @@ export class RoomRegistry implements DocService {
 
   /**
    * Bytes the memory budget counts: every loaded room's document, held and unwritten updates and
-   * cached frames, what its sockets have queued, and the transient Y.Docs being used.
+   * cached frames, what its sockets have queued, the transient Y.Docs being used, and what the
+   * calls waiting to build one hold meanwhile.
    */
   memoryUsed(): number {
-    let n = this.docBuilds.bytesInUse * Y_DOC_BYTES_PER_ENCODED_BYTE
+    let n = this.docBuilds.bytesInUse * Y_DOC_BYTES_PER_ENCODED_BYTE + this.docBuilds.bytesWaiting
     for (const room of this.rooms.values()) {
       n += room.bytes
       for (const peer of room.peers) n += peer.socket.bufferedAmount()
@@ -303,7 +304,7 @@ export class RoomRegistry implements DocService {
     } finally {
       hold.release()
     }
-    return this.docBuilds.bounded(state.length, () => use(state))
+    return this.docBuilds.bounded(state.length, () => use(state), state.length)
   }
 
   /** The document as one Yjs update, without building a Y.Doc. */

@@ -46,6 +46,11 @@ export function runJob<T extends Task>(job: HistoryJob<T>): JobResult<T> {
  * base, and the log), the folded one beside it during a fold, and what the task builds.
  */
 export function jobBytes(job: HistoryJob): number {
-  const history = ('record' in job.from ? job.from.record.length : (job.from.base?.state.length ?? 0)) + job.log.length
+  const history = jobInputBytes(job)
   return history + (job.fold !== null ? history : 0) + taskBytes(job.task, history)
+}
+
+/** What a job holds before it runs: its record or base, and the packed log. */
+export function jobInputBytes(job: HistoryJob): number {
+  return ('record' in job.from ? job.from.record.length : (job.from.base?.state.length ?? 0)) + job.log.length
 }

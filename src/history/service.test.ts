@@ -27,9 +27,9 @@ const seqs = async (store: MemoryDocStore, docId: string) => {
 function counted(builds: DocBuilds): Builds & { turns: number } {
   const c = {
     turns: 0,
-    bounded: <T>(bytes: number, use: () => Promise<T>) => {
+    bounded: <T>(bytes: number, use: () => Promise<T>, held?: number) => {
       c.turns++
-      return builds.bounded(bytes, use)
+      return builds.bounded(bytes, use, held)
     },
   }
   return c
@@ -76,7 +76,7 @@ describe('HistoryService', () => {
     expect(answer.entries).toEqual([{ from: 50 * DAY, to: 50 * DAY, by: 'ann', inserted: 1, deleted: 0, delta: [{ insert: 'x' }] }])
   })
 
-  it('a history waits for a turn of the process builds, is counted while it is built, and answers as before', async () => {
+  it('a history waits for a turn of the process builds, its log counted while it waits and its build while it runs, and answers as before', async () => {
     const store = new MemoryDocStore()
     await typed(store, 'o/d/main', [1, 2, 3], 'ab')
     const builds = new DocBuilds(1)
@@ -85,12 +85,14 @@ describe('HistoryService', () => {
     const release = await holdTurn(builds)
     const waiting = changesetOf(service, 'o/d/main')
     expect(await settled(waiting)).toBe(false)
-    expect(builds.bytesInUse).toBe(0) // queued: nothing built, nothing counted
+    expect(builds.bytesInUse).toBe(0) // queued: nothing built
+    expect(builds.bytesWaiting).toBeGreaterThan(0) // but its packed log is held, and counted once
     release()
     let counted = 0
     while (!(await settled(waiting))) counted = Math.max(counted, builds.bytesInUse)
     expect(counted).toBeGreaterThan(0)
     expect(builds.bytesInUse).toBe(0)
+    expect(builds.bytesWaiting).toBe(0)
     const { answer } = await waiting
     expect(answer).toMatchObject({ inserted: 6, deleted: 0, by: ['ann'] })
     const roots = JSON.parse(answer.rootsJson!) as Record<string, { delta: { insert: string }[] }>

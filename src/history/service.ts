@@ -8,7 +8,7 @@ import type { DocBuilds } from '../collab/room/doc-builds.js'
 import type { Config } from '../infra/config.js'
 import type { Logger } from '../infra/log.js'
 import type { DocStore } from '../storage/doc-store.js'
-import { jobBytes, type HistoryJob } from './job.js'
+import { jobBytes, jobInputBytes, type HistoryJob } from './job.js'
 import { runJobOffLoop } from './job-thread.js'
 import { LogPacker } from './log-pack.js'
 import { foldPoint, type Fold } from './retention.js'
@@ -106,7 +106,7 @@ export class HistoryService {
       let answer = null as AnswerOf<T>
       if (task.kind !== 'none' || encode) {
         const job: HistoryJob<T> = { from: src.from, log: log.finish(), fold: fold?.seq ?? null, encode, task }
-        const result = await this.o.builds.bounded(jobBytes(job), () => runJobOffLoop(job, this.o.inLoopMaxBytes))
+        const result = await this.o.builds.bounded(jobBytes(job), () => runJobOffLoop(job, this.o.inLoopMaxBytes), jobInputBytes(job))
         if (result.record) await this.o.store.writeMeta(docId, RECORD_NAME, result.record) // durable before the log it replaces goes
         if (fold) {
           await this.o.store.prune(docId, fold.seq)

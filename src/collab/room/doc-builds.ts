@@ -9,12 +9,19 @@ export class DocBuilds {
   private readonly waiting: (() => void)[] = []
   /** encoded bytes of the documents being built or used now (the memory budget counts them, times 14) */
   bytesInUse = 0
+  /** encoded bytes the calls waiting for a turn already hold (a packed history log, a read state): counted once */
+  bytesWaiting = 0
 
   constructor(private readonly concurrency: number) {}
 
-  /** Runs `use`, which builds a Y.Doc from `bytes` encoded bytes somewhere, in its turn and counted. */
-  async bounded<T>(bytes: number, use: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `use`, which builds a Y.Doc from `bytes` encoded bytes somewhere, in its turn and counted;
+   * `held`: bytes the caller holds for it already, counted while it waits.
+   */
+  async bounded<T>(bytes: number, use: () => Promise<T>, held = 0): Promise<T> {
+    this.bytesWaiting += held
     await this.turn()
+    this.bytesWaiting -= held
     this.bytesInUse += bytes
     try {
       return await use()
