@@ -1,7 +1,7 @@
 // One connected editor: its socket, its (refreshable) capability and the awareness client ids it
 // introduced, so they can be removed for everyone when it leaves.
 import type { Capability } from '../auth/capability.js'
-import { CLOSE } from '../protocol/close-codes.js'
+import { CLOSE, type CloseCode } from '../protocol/close-codes.js'
 import type { ExpiryClock, Expiring } from './expiry-clock.js'
 import type { PeerSocket } from './transport.js'
 
@@ -36,7 +36,7 @@ export class Peer implements Expiring {
     if (!this.closed) this.socket.send(bytes)
   }
 
-  close(code: number, reason: string): void {
+  close(code: CloseCode, reason: string): void {
     if (this.closed) return
     this.closed = true
     this.clearExpiry()

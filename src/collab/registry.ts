@@ -3,7 +3,7 @@
 import { getHeapStatistics } from 'node:v8'
 import type * as Y from 'yjs'
 import { AppError } from '../infra/errors.js'
-import { CLOSE } from '../protocol/close-codes.js'
+import { CLOSE, type CloseCode } from '../protocol/close-codes.js'
 import { docIdOf, type Attributes } from '../storage/doc-store.js'
 import type { DocRef, DocService } from './doc-service.js'
 import type { DocBus } from '../cluster/bus.js'
@@ -255,7 +255,7 @@ export class RoomRegistry implements DocService {
   }
 
   /** Closes every socket of the document (every branch) with `code`; its rooms unload as usual. */
-  closeDocument(org: string, doc: string, code: number, reason: string): void {
+  closeDocument(org: string, doc: string, code: CloseCode, reason: string): void {
     for (const room of this.roomsOf(org, doc)) for (const peer of [...room.peers]) peer.close(code, reason)
   }
 
@@ -264,7 +264,7 @@ export class RoomRegistry implements DocService {
    * their sockets with `code` (hard delete). Resolves once no write of theirs is in flight, so
    * an erase that follows is the last word.
    */
-  async dropDocument(org: string, doc: string, code: number, reason: string): Promise<void> {
+  async dropDocument(org: string, doc: string, code: CloseCode, reason: string): Promise<void> {
     const rooms = this.roomsOf(org, doc)
     for (const room of rooms) {
       this.keep(room.docId)
@@ -331,7 +331,7 @@ export class RoomRegistry implements DocService {
    * drain uses 1012 service restart so providers reconnect elsewhere). Safe to call twice.
    * `exiting`: the process ends next, so documents are not freed one by one (see Room.destroy).
    */
-  async close(code: number = CLOSE.goingAway, reason = 'server shutting down', exiting = false): Promise<void> {
+  async close(code: CloseCode = CLOSE.goingAway, reason = 'server shutting down', exiting = false): Promise<void> {
     this.closing = true
     for (const t of this.unloadTimers.values()) clearTimeout(t)
     this.unloadTimers.clear()

@@ -1,10 +1,11 @@
 // How a room reaches its sockets. The collab core sees only this and PeerSocket; the uWS adapter
 // implements it with native pub/sub (one C++ loop per broadcast), the loop twin with plain sends.
+import type { CloseCode } from '../protocol/close-codes.js'
 
 export interface PeerSocket {
   /** Sends one binary message; false when the socket is gone. */
   send(bytes: Uint8Array): boolean
-  close(code: number, reason: string): void
+  close(code: CloseCode, reason: string): void
   /** Bytes queued for this socket and not yet written to the network. */
   bufferedAmount(): number
   /**

@@ -2,6 +2,7 @@
 // behind the document's name; closing it ends that document on the socket (its owner decides
 // whether the whole socket must go). A channel serves one join: a re-admitted document gets a new one.
 import { encodeAuthenticated, withName, type HocusScope } from '../../protocol/hocuspocus.js'
+import type { CloseCode } from '../../protocol/close-codes.js'
 import type { PacedMessage, PeerSocket, PrefixedSocket } from '../transport.js'
 
 /** y-websocket's Auth message type: the room's only Auth frame to a joined peer is the notice of a token narrowed to read-only. */
@@ -50,7 +51,7 @@ export class DocChannel implements PrefixedSocket {
     return Promise.resolve(true)
   }
 
-  close(code: number, reason: string): void {
+  close(code: CloseCode, reason: string): void {
     if (this.closed) return
     this.closed = true
     this.owner.ended(code, reason)

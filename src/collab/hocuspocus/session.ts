@@ -5,7 +5,7 @@
 // closed 1008 with the reason. A frame whose name cannot be read closes it 4400; anything else
 // wrong is refused for its document alone.
 import { DOC_NAME } from '../../auth/capability.js'
-import { CLOSE } from '../../protocol/close-codes.js'
+import { CLOSE, type CloseCode } from '../../protocol/close-codes.js'
 import { decodeHocusFrame, encodeHocusPermissionDenied, encodeName } from '../../protocol/hocuspocus.js'
 import { ProtocolError } from '../../protocol/messages.js'
 import type { Session } from '../pending-connection.js'
@@ -108,7 +108,7 @@ export class HocusSession implements Session, SocketSide {
     this.docs.delete(name)
   }
 
-  closeSocket(code: number, reason: string): void {
+  closeSocket(code: CloseCode, reason: string): void {
     if (this.closed) return
     if (code === CLOSE.policyViolation || code === CLOSE.malformed) this.d.log.info({ ip: this.ip, protocol: 'hocuspocus', code, reason }, 'hocuspocus socket closed')
     this.base.close(code, reason)

@@ -6,7 +6,7 @@ import { decodeStateVector, mergeUpdates, type Doc } from 'yjs'
 import { AppError } from '../../infra/errors.js'
 import type { Logger } from '../../infra/log.js'
 import type { Metrics } from '../../infra/metrics.js'
-import { CLOSE } from '../../protocol/close-codes.js'
+import { CLOSE, type CloseCode } from '../../protocol/close-codes.js'
 import { encodeAwareness, encodePermissionDenied, encodeSyncStep1, encodeUpdate } from '../../protocol/messages.js'
 import type { Attributes, DocStore } from '../../storage/doc-store.js'
 import type { GroupCommitter } from '../group-commit.js'
@@ -317,13 +317,13 @@ export class Room {
    * the peers are closed with `code`. A write already in flight still lands (the eraser waits for
    * it with `flushed()` and erases after); a failed one is not retried.
    */
-  discard(code: number, reason: string): void {
+  discard(code: CloseCode, reason: string): void {
     this.writes.discard()
     this.destroy(code, reason)
   }
 
   /** Closes every peer (shutdown) and frees the document. Callers flush first. */
-  destroy(code: number = CLOSE.goingAway, reason = 'server shutting down'): void {
+  destroy(code: CloseCode = CLOSE.goingAway, reason = 'server shutting down'): void {
     if (this.destroyed) return
     this.destroyed = true
     for (const peer of [...this.peers]) {

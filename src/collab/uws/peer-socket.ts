@@ -1,6 +1,7 @@
 // One uWS WebSocket as the collab core sees it (a PeerSocket: send, paced send, close) and the
 // native pub/sub as its Transport.
 import type uWS from 'uWebSockets.js'
+import type { CloseCode } from '../../protocol/close-codes.js'
 import { withName } from '../../protocol/hocuspocus.js'
 import { isPrefixed, type PacedMessage, type PeerSocket, type Transport } from '../transport.js'
 import type { CollabListenerDeps } from './deps.js'
@@ -106,7 +107,7 @@ export class UwsSocket implements PeerSocket {
     this.drained()
   }
 
-  close(code: number, reason: string): void {
+  close(code: CloseCode, reason: string): void {
     if (this.closed) return
     this.closed = true
     this.ws.end(code, reason)
