@@ -4,10 +4,10 @@
 // authenticates must not hold the server's memory, cf. GHSA-xwhh-v746-pj9m); past a bound it is
 // closed 1008 with the reason. A frame whose name cannot be read closes it 4400; anything else
 // wrong is refused for its document alone.
-import { DOC_NAME } from '../../auth/capability.js'
 import { CLOSE, type CloseCode } from '../../protocol/close-codes.js'
 import { decodeHocusFrame, encodeHocusPermissionDenied, encodeName } from '../../protocol/hocuspocus.js'
 import { ProtocolError } from '../../protocol/messages.js'
+import { splitDocName } from '../doc-path.js'
 import type { Session } from '../pending-connection.js'
 import type { PeerSocket } from '../transport.js'
 import { HocusDocument, type HocusDeps, type SocketSide } from './document.js'
@@ -78,12 +78,12 @@ export class HocusSession implements Session, SocketSide {
   }
 
   private open(name: string, token: string): void {
-    const m = /^([^/]+)\/([^/]+)$/.exec(name)
-    if (!m || !DOC_NAME.test(m[1]!) || !DOC_NAME.test(m[2]!)) return this.deny(name, 'bad document name: expected {org}/{doc_id}')
+    const path = splitDocName(name)
+    if (!path) return this.deny(name, 'bad document name: expected {org}/{doc_id}')
     const max = this.d.config.hocuspocusMaxDocs
     if (!this.authenticated && ++this.unauthDocs > max) return this.closeSocket(CLOSE.policyViolation, `over ${max} documents before one was authenticated`)
     if (this.docs.size >= max) return this.deny(name, `too many documents on this socket (at most ${max})`)
-    const doc = new HocusDocument(name, m[1]!, m[2]!, this, this.d)
+    const doc = new HocusDocument(name, path.org, path.doc, this, this.d)
     this.docs.set(name, doc)
     doc.auth(token)
   }

@@ -2,10 +2,11 @@
 // `{error, code}` error shape. The handlers themselves live in collab/ and know nothing of uWS.
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import { admitToDocument } from '../../auth/admission.js'
-import { DOC_NAME, TokenRefused, refusalKind, verifyToken } from '../../auth/capability.js'
+import { TokenRefused, refusalKind, verifyToken } from '../../auth/capability.js'
 import type { Config } from '../../infra/config.js'
 import { AppError, collabErrorReply, isAppError } from '../../infra/errors.js'
 import { tooDeepAt } from '../../infra/json-depth.js'
+import { decodeDocPath } from '../doc-path.js'
 import type { RestMethod } from '../rest.js'
 import type { ListenerContext } from './deps.js'
 import { Reply, copyRequest, readBody, type CopiedRequest } from './http.js'
@@ -58,14 +59,7 @@ export function handleRest(res: HttpResponse, req: HttpRequest, d: ListenerConte
     try {
       if (!d.restRoutes[name]) throw new AppError('not_found', `no collab REST API named ${JSON.stringify(name)}`)
       if (!route) throw new AppError('method_not_allowed', `${method} is not supported on ${name}`)
-      let org: string, doc: string
-      try {
-        org = decodeURIComponent(rawOrg)
-        doc = decodeURIComponent(rawDoc)
-      } catch {
-        throw new AppError('not_found', 'bad document path')
-      }
-      if (!DOC_NAME.test(org) || !DOC_NAME.test(doc)) throw new AppError('not_found', 'bad document path')
+      const { org, doc } = decodeDocPath(rawOrg, rawDoc)
       if (rawId !== null ? !route.id : route.id === 'required') throw new AppError('not_found', `no such path on ${name}`)
       // The body is read (or refused) before any await, so uWS never drops its chunks.
       const body = route.body

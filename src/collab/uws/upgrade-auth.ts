@@ -7,10 +7,11 @@
 // upgrade (an upgrade after an await meets the uWS cork() bug), and a refusal then closes the socket
 // with 4401 (4403 for another document) and a reason.
 import { admitToDocument } from '../../auth/admission.js'
-import { DOC_NAME, TokenRefused, verifyToken, verifyTokenNow, type Capability } from '../../auth/capability.js'
+import { TokenRefused, verifyToken, verifyTokenNow, type Capability } from '../../auth/capability.js'
 import { AppError } from '../../infra/errors.js'
 import { CLOSE, type CloseCode } from '../../protocol/close-codes.js'
 import { ClientBudget } from '../client-budget.js'
+import { decodeDocPath } from '../doc-path.js'
 import type { CollabListenerDeps } from './deps.js'
 
 export interface UpgradeRequest {
@@ -44,15 +45,7 @@ function tokenOf(query: URLSearchParams, protocols: string): { token: string | n
 function parseRoomPath(url: string): { org: string; doc: string } {
   const m = /^\/([^/]+)\/([^/]+)\/?$/.exec(url)
   if (!m) throw new AppError('not_found', 'connect to /{org}/{doc_id}')
-  let org: string, doc: string
-  try {
-    org = decodeURIComponent(m[1]!)
-    doc = decodeURIComponent(m[2]!)
-  } catch {
-    throw new AppError('not_found', 'bad document path')
-  }
-  if (!DOC_NAME.test(org) || !DOC_NAME.test(doc)) throw new AppError('not_found', 'bad document path')
-  return { org, doc }
+  return decodeDocPath(m[1]!, m[2]!)
 }
 
 /**

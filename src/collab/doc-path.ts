@@ -1,0 +1,26 @@
+// A document's address as clients give it: `{org}/{doc_id}` in a WebSocket or REST path
+// (URI-encoded) and in a Hocuspocus document name (as it is). One check for every entry point.
+import { DOC_NAME } from '../auth/capability.js'
+import { AppError } from '../infra/errors.js'
+
+/** The org and document of a path's two segments, decoded; not_found when either is no document name. */
+export function decodeDocPath(rawOrg: string, rawDoc: string): { org: string; doc: string } {
+  let org: string, doc: string
+  try {
+    org = decodeURIComponent(rawOrg)
+    doc = decodeURIComponent(rawDoc)
+  } catch {
+    throw new AppError('not_found', 'bad document path')
+  }
+  if (!DOC_NAME.test(org) || !DOC_NAME.test(doc)) throw new AppError('not_found', 'bad document path')
+  return { org, doc }
+}
+
+/** `{org}/{doc_id}` of a Hocuspocus document name, or null. */
+export function splitDocName(name: string): { org: string; doc: string } | null {
+  const slash = name.indexOf('/')
+  if (slash < 0 || name.indexOf('/', slash + 1) >= 0) return null
+  const org = name.slice(0, slash)
+  const doc = name.slice(slash + 1)
+  return DOC_NAME.test(org) && DOC_NAME.test(doc) ? { org, doc } : null
+}
