@@ -70,7 +70,7 @@ describe('webhook dispatcher wakes', () => {
       allowPrivate: true,
       now: Date.now,
       log: createLogger('silent'),
-      metrics: createWebhookMetrics(new Registry(), async () => 0),
+      metrics: createWebhookMetrics(new Registry(), async () => 0, () => 1),
       fallbackMs: o.fallbackMs,
     })
     open.push({ close: () => dispatcher.stop() })

@@ -6,7 +6,7 @@ import Counter from 'prom-client/lib/counter.js'
 import Gauge from 'prom-client/lib/gauge.js'
 import Histogram from 'prom-client/lib/histogram.js'
 
-export function createWebhookMetrics(registry: Registry, depth: () => Promise<number>) {
+export function createWebhookMetrics(registry: Registry, depth: () => Promise<number>, registrations: () => number) {
   const registers = [registry]
   return {
     deliveries: new Counter({
@@ -20,6 +20,14 @@ export function createWebhookMetrics(registry: Registry, depth: () => Promise<nu
       help: 'time from an event being recorded to its delivery (2xx answer)',
       buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 300, 3600],
       registers,
+    }),
+    registrations: new Gauge({
+      name: 'tandem_webhook_registrations',
+      help: 'webhook registrations this process knows (re-read when a node announces a change, and every 5 s)',
+      registers,
+      collect() {
+        this.set(registrations())
+      },
     }),
     depth: new Gauge({
       name: 'tandem_webhook_outbox_depth',

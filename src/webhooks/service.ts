@@ -44,7 +44,7 @@ export class Webhooks {
 
   constructor(private readonly o: WebhooksOptions) {
     this.outbox = new Outbox(o.control)
-    const metrics = createWebhookMetrics(o.registry, () => this.outbox.depth(100_000))
+    const metrics = createWebhookMetrics(o.registry, () => this.outbox.depth(100_000), () => this.hooks.size)
     this.windows = new DocWindows(o.docs, {
       debounceMs: o.config.webhookDebounceMs,
       watched: (org) => this.watching.has(org),

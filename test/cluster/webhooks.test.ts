@@ -50,8 +50,17 @@ describe('webhooks in a cluster', () => {
     const created = await api(0, '/workspaces/fast/webhooks', { method: 'POST', body: JSON.stringify({ url: receiver.url, events: ['document.updated'] }) })
     expect(created.status).toBe(201)
     // Inside the 5 s poll: the announcement over Redis tells nodes 1 and 2 (a poll landing in this
-    // second could too, so this can pass without it, never fail with it).
-    await new Promise((r) => setTimeout(r, 1000))
+    // second could too, so this can pass without it, never fail with it). Each node says what it
+    // knows in tandem_webhook_registrations.
+    const t0 = Date.now()
+    await Promise.all(
+      [1, 2].map(async (i) => {
+        while (!/^tandem_webhook_registrations 1$/m.test(await fetch(`http://127.0.0.1:${c.nodes[i]!.apiPort}/metrics`).then((r) => r.text()))) {
+          expect(Date.now() - t0).toBeLessThan(1000)
+          await new Promise((r) => setTimeout(r, 20))
+        }
+      }),
+    )
     await edit(1, 'fast-doc-1', 'fast')
     await edit(2, 'fast-doc-2', 'fast')
     await eventually(() => expect(new Set(receiver.accepted.filter((e) => e.json.data.workspace_id === 'fast').map((e) => e.json.data.doc_id))).toEqual(new Set(['fast-doc-1', 'fast-doc-2'])), 10_000)
