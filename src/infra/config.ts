@@ -113,6 +113,7 @@ const SETTINGS = {
   webhookDebounceMs: s('int', 'webhook-debounce-ms', 2000, 'ms a document.updated event gathers changes: at most one per document per this time, at least one this long after a change', 0),
   webhookTimeoutMs: s('int', 'webhook-timeout-ms', 10_000, 'ms a webhook receiver has to answer 2xx before the attempt counts as failed', 100),
   webhookRetryHours: s('number', 'webhook-retry-hours', 24, 'hours (decimals allowed) a delivery is retried with exponential backoff before it is marked failed', 0),
+  webhookRefreshSec: s('int', 'webhook-refresh-sec', 5, 'seconds between re-reads of the webhook registrations; a fallback, since in a cluster a node announces its changes to the others at once', 1),
   webhookAllowPrivate: s('bool', 'webhook-allow-private', false, 'allow webhook URLs on loopback, link-local and private addresses (checked at registration and at every delivery)'),
   siteProvisioningWindowSec: s('int', 'site-provisioning-window-sec', 600, 'seconds a finished site sweep still shows in /me/sources', 0),
 

@@ -18,7 +18,6 @@ import { allWebhooks, WEBHOOK_KIND, type WebhookRecord } from './records.js'
 import { createHash } from 'node:crypto'
 
 /** Other processes' registrations are seen within this time (a cluster's nodes, the admin CLI on PostgreSQL). */
-const REFRESH_MS = 5000
 /** How often a cluster node looks for marks of windows a dead node left open, and how old they must be. */
 const ORPHAN_SWEEP_MS = 10_000
 const ORPHAN_AGE_MS = 30_000
@@ -73,7 +72,7 @@ export class Webhooks {
         if (ops.some((op) => op.key.startsWith('whq/'))) this.dispatcher.wake()
       },
     })
-    this.refreshTimer = setInterval(() => this.refresh().catch((err) => this.o.log.warn({ err }, 'webhook registrations refresh failed')), REFRESH_MS)
+    this.refreshTimer = setInterval(() => this.refresh().catch((err) => this.o.log.warn({ err }, 'webhook registrations refresh failed')), this.o.config.webhookRefreshSec * 1000)
     this.refreshTimer.unref()
     committer.addSink(this.windows)
     // One process: every mark is a window of an earlier life. A cluster: only marks far older

@@ -20,7 +20,9 @@ describe('webhooks in a cluster', () => {
   let receiver: Receiver
   let apiKey: string
   beforeAll(async () => {
-    c = await startProcessCluster(3, { TANDEM_WEBHOOK_ALLOW_PRIVATE: 'true', TANDEM_WEBHOOK_DEBOUNCE_MS: '300', TANDEM_WEBHOOK_TIMEOUT_MS: '1500' })
+    // The registrations' periodic re-read is off (10 min): a node learns of another's registration
+    // only from its announcement.
+    c = await startProcessCluster(3, { TANDEM_WEBHOOK_ALLOW_PRIVATE: 'true', TANDEM_WEBHOOK_DEBOUNCE_MS: '300', TANDEM_WEBHOOK_TIMEOUT_MS: '1500', TANDEM_WEBHOOK_REFRESH_SEC: '600' })
     receiver = await startReceiver()
     const pool = createPgPool({ url: c.pg.url, schema: 'tandem', poolSize: 2 })
     const store = new PgControlStore(pool, { schema: 'tandem', maxSerial: 2 })
@@ -46,21 +48,14 @@ describe('webhooks in a cluster', () => {
     expect(res.status).toBe(200)
   }
 
-  it('a registration made on node A is used by node B for its next change within a second (announced, not polled)', async () => {
+  it('a registration made on node A reaches nodes B and C by its announcement, and their next changes are announced', async () => {
     const created = await api(0, '/workspaces/fast/webhooks', { method: 'POST', body: JSON.stringify({ url: receiver.url, events: ['document.updated'] }) })
     expect(created.status).toBe(201)
-    // Inside the 5 s poll: the announcement over Redis tells nodes 1 and 2 (a poll landing in this
-    // second could too, so this can pass without it, never fail with it). Each node says what it
-    // knows in tandem_webhook_registrations.
-    const t0 = Date.now()
-    await Promise.all(
-      [1, 2].map(async (i) => {
-        while (!/^tandem_webhook_registrations 1$/m.test(await fetch(`http://127.0.0.1:${c.nodes[i]!.apiPort}/metrics`).then((r) => r.text()))) {
-          expect(Date.now() - t0).toBeLessThan(1000)
-          await new Promise((r) => setTimeout(r, 20))
-        }
-      }),
-    )
+    // Each node says what it knows in tandem_webhook_registrations (20-35 ms measured on a quiet
+    // machine; the bound here is for a loaded CI machine, the re-read being 10 min away).
+    await eventually(async () => {
+      for (const i of [1, 2]) expect(await fetch(`http://127.0.0.1:${c.nodes[i]!.apiPort}/metrics`).then((r) => r.text())).toMatch(/^tandem_webhook_registrations 1$/m)
+    }, 10_000)
     await edit(1, 'fast-doc-1', 'fast')
     await edit(2, 'fast-doc-2', 'fast')
     await eventually(() => expect(new Set(receiver.accepted.filter((e) => e.json.data.workspace_id === 'fast').map((e) => e.json.data.doc_id))).toEqual(new Set(['fast-doc-1', 'fast-doc-2'])), 10_000)
@@ -69,8 +64,10 @@ describe('webhooks in a cluster', () => {
   it('delivers each event once although three nodes send, and a killed node leaves its deliveries to the others', async () => {
     const created = await api(1, '/workspaces/acme/webhooks', { method: 'POST', body: JSON.stringify({ url: receiver.url, events: ['document.updated'] }) })
     expect(created.status).toBe(201)
-    // every node learns of the registration (announced over Redis)
-    await new Promise((r) => setTimeout(r, 1000))
+    // every node learns of the registration (announced over Redis; this test is about delivery)
+    await eventually(async () => {
+      for (const i of [0, 1, 2]) expect(await fetch(`http://127.0.0.1:${c.nodes[i]!.apiPort}/metrics`).then((r) => r.text())).toMatch(/^tandem_webhook_registrations 2$/m)
+    }, 10_000)
 
     const docs = Array.from({ length: 30 }, (_, i) => `cluster-doc-${i}`)
     for (const [i, d] of docs.entries()) await edit(i % 3, d)
