@@ -166,9 +166,7 @@ export class UwsTransport implements Transport {
     s.pausedTopics = topics
     for (const t of topics) {
       s.ws.unsubscribe(t)
-      let set = this.paused.get(t)
-      if (!set) this.paused.set(t, (set = new Set()))
-      set.add(s)
+      this.addPaused(s, t)
     }
   }
 
@@ -186,10 +184,14 @@ export class UwsTransport implements Transport {
   private subscribe(s: UwsSocket, t: string): void {
     if (s.pausedTopics) {
       s.pausedTopics.add(t)
-      let set = this.paused.get(t)
-      if (!set) this.paused.set(t, (set = new Set()))
-      set.add(s)
+      this.addPaused(s, t)
     } else if (!s.closed) s.ws.subscribe(t)
+  }
+
+  private addPaused(s: UwsSocket, t: string): void {
+    let set = this.paused.get(t)
+    if (!set) this.paused.set(t, (set = new Set()))
+    set.add(s)
   }
 
   private unsubscribe(s: UwsSocket, t: string): void {
