@@ -25,7 +25,11 @@ export class HookedControlStore implements ControlStore {
     for (const h of this.hooks) if (h.prepare) all = [...all, ...(await h.prepare(all))]
     if (all.length === 0) return
     await this.inner.batch(all)
-    for (const h of this.hooks) await h.after?.(all)
+    // Inside a PostgreSQL serial() the batch is not yet committed: a hook telling other nodes
+    // now would have them re-read the old records (and hear of writes a rollback undoes).
+    await this.inner.afterCommit(async () => {
+      for (const h of this.hooks) await h.after?.(all)
+    })
   }
 
   list<T>(prefix: string, limit?: number): Promise<ControlRecord<T>[]> {
@@ -38,5 +42,9 @@ export class HookedControlStore implements ControlStore {
 
   serial<T>(k: string, fn: () => Promise<T>): Promise<T> {
     return this.inner.serial(k, fn)
+  }
+
+  afterCommit(fn: () => Promise<void>): Promise<void> {
+    return this.inner.afterCommit(fn)
   }
 }

@@ -43,4 +43,9 @@ export class LevelControlStore implements ControlStore {
   serial<T>(k: string, fn: () => Promise<T>): Promise<T> {
     return this.queue.run(k, fn)
   }
+
+  /** A LevelDB batch is committed when it resolves. */
+  afterCommit(fn: () => Promise<void>): Promise<void> {
+    return fn()
+  }
 }

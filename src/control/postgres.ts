@@ -5,10 +5,12 @@
 // pg_advisory_xact_lock on (schema, k), and every call fn makes on this store goes to that
 // transaction (AsyncLocalStorage). So two read-modify-writes of one key, in any processes, never
 // interleave, and fn's writes commit together when fn returns (or none do if it throws or the
-// connection is lost: the lock and the writes live and die with the same transaction). Local
-// callers of one key queue in memory first, holding no connection. At most half the pool runs
-// serial transactions at once, so plain queries (and fn's own work outside this store) always
-// find a connection and a pool full of lock waiters cannot deadlock. fn must not wait on another
+// connection is lost: the lock and the writes live and die with the same transaction). What fn
+// asks to run afterCommit (batch hooks: notices to other nodes) runs after COMMIT, before serial
+// resolves, and not at all after a rollback. Local callers of one key queue in memory first,
+// holding no connection. At most half the pool runs serial transactions at once, so plain queries
+// (and fn's own work outside this store) always find a connection and a pool full of lock waiters
+// cannot deadlock. fn must not wait on another
 // process's serial of a key it already holds (as with any lock order); nested serial() inside fn
 // joins fn's transaction.
 import { AsyncLocalStorage } from 'node:async_hooks'
@@ -24,6 +26,8 @@ interface Tx {
   open: boolean
   /** a statement failed (or timed out, and may yet complete): the transaction must not commit */
   failed: boolean
+  /** afterCommit callbacks, run once COMMIT succeeded (dropped on rollback) */
+  committed: (() => Promise<void>)[]
 }
 
 /** A counting semaphore: waiters are served in arrival order. */
@@ -160,7 +164,7 @@ export class PgControlStore implements ControlStore {
     return rows
   }
 
-  serial<T>(k: string, fn: () => Promise<T>): Promise<T> {
+  async serial<T>(k: string, fn: () => Promise<T>): Promise<T> {
     const lockName = `${this.o.schema}/${k}`
     const outer = this.tx.getStore()
     if (outer?.open) {
@@ -173,21 +177,32 @@ export class PgControlStore implements ControlStore {
         return fn()
       })
     }
-    return this.queue.run(k, async () => {
+    const committed: (() => Promise<void>)[] = []
+    const out = await this.queue.run(k, async () => {
       await this.slots.acquire()
       try {
-        return await this.inTransaction(lockName, fn).catch((err: unknown) => {
+        return await this.inTransaction(lockName, committed, fn).catch((err: unknown) => {
           throw this.unavailable(err)
         })
       } finally {
         this.slots.release()
       }
     })
+    // Committed, the lock and the connection given back: the callbacks may use the pool.
+    for (const f of committed) await f()
+    return out
   }
 
-  private async inTransaction<T>(lockName: string, fn: () => Promise<T>): Promise<T> {
+  afterCommit(fn: () => Promise<void>): Promise<void> {
+    const t = this.tx.getStore()
+    if (!t?.open) return fn()
+    t.committed.push(fn)
+    return Promise.resolve()
+  }
+
+  private async inTransaction<T>(lockName: string, committed: Tx['committed'], fn: () => Promise<T>): Promise<T> {
     const client = await this.pool.connect()
-    const t: Tx = { client, open: true, failed: false }
+    const t: Tx = { client, open: true, failed: false, committed }
     let broken: Error | undefined
     try {
       await this.run(client, 'BEGIN')

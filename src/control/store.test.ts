@@ -11,6 +11,7 @@ import { startPostgres, type PgServer } from '../../test/helpers/postgres.js'
 import type { RootDb } from '../infra/data-dir.js'
 import { applySchemaMigrations } from '../pg/schema.js'
 import { createPgPool, type PgPool } from '../pg/pool.js'
+import { HookedControlStore } from './hooked-store.js'
 import { LevelControlStore } from './leveldb.js'
 import { PgControlStore } from './postgres.js'
 import type { ControlStore } from './store.js'
@@ -232,6 +233,37 @@ describe('PgControlStore across processes', () => {
       expect((await s.list('many')).length).toBe(12)
     } finally {
       await p.end()
+    }
+  })
+
+  it('a batch hook inside a serial update runs after its commit: another process reads the write, and a rollback runs no hook', async () => {
+    const { schema, pool } = await pgSchema()
+    const [p1, p2] = [await pool(), await pool()]
+    try {
+      const a = new HookedControlStore(new PgControlStore(p1, { schema, maxSerial: 2 }))
+      const b = new PgControlStore(p2, { schema, maxSerial: 2 })
+      // what a cluster node does on a notice: the other process re-reads the record
+      const seenByB: unknown[] = []
+      a.addHook({ after: async (ops) => void seenByB.push(await b.get(ops[0]!.key)) })
+      let returned = false
+      await a.serial('hook/w', async () => {
+        await a.batch([put('hook/w', 'registered')])
+        returned = true
+      })
+      expect(returned).toBe(true)
+      expect(seenByB).toEqual(['registered']) // and serial resolved only after the hook
+      await expect(
+        a.serial('hook/x', async () => {
+          await a.batch([put('hook/x', 'undone')])
+          throw new Error('second step failed')
+        }),
+      ).rejects.toThrow('second step failed')
+      expect(seenByB).toEqual(['registered'])
+      // outside a serial update the hook runs once the batch is written
+      await a.batch([put('hook/y', 'plain')])
+      expect(seenByB).toEqual(['registered', 'plain'])
+    } finally {
+      await Promise.all([p1.end(), p2.end()])
     }
   })
 

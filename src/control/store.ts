@@ -35,13 +35,20 @@ export interface ControlStore {
    * database, and `fn`'s own reads and writes through this store are one transaction.
    */
   serial<T>(k: string, fn: () => Promise<T>): Promise<T>
+  /**
+   * Runs `fn` once the writes made so far are committed: at once, or on PostgreSQL inside a
+   * serial() at the end of its transaction (serial resolves after `fn`; a rollback drops it).
+   * What other processes are told of a write must wait for this, or they read the old records.
+   */
+  afterCommit(fn: () => Promise<void>): Promise<void>
 }
 
 /**
  * Watches every batch, whatever path wrote it: `prepare` may add ops that land atomically with the
- * batch (derived records), `after` runs once it is written (in-process notification; the batch
- * resolves after it, so a caller that wrote knows this process has seen it). `after` must not throw:
- * the batch is written by then.
+ * batch (derived records), `after` runs once it is committed (in-process notification, and the
+ * cluster's notices to other nodes; the batch, or the serial() it was part of, resolves after it,
+ * so a caller that wrote knows this process has seen it). `after` must not throw: the batch is
+ * written by then.
  */
 export interface BatchHook {
   prepare?(ops: Op[]): Promise<Op[]>

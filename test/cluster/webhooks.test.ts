@@ -20,7 +20,7 @@ describe('webhooks in a cluster', () => {
   let receiver: Receiver
   let apiKey: string
   beforeAll(async () => {
-    c = await startProcessCluster(3, { TANDEM_WEBHOOK_ALLOW_PRIVATE: 'true', TANDEM_WEBHOOK_DEBOUNCE_MS: '300', TANDEM_WEBHOOK_TIMEOUT_MS: '1500' })
+    c = await startProcessCluster(3, { TANDEM_WEBHOOK_ALLOW_PRIVATE: 'true', TANDEM_WEBHOOK_DEBOUNCE_MS: '300', TANDEM_WEBHOOK_TIMEOUT_MS: '1500', TANDEM_WEBHOOK_REFRESH_SEC: '600' })
     receiver = await startReceiver()
     const pool = createPgPool({ url: c.pg.url, schema: 'tandem', poolSize: 2 })
     const store = new PgControlStore(pool, { schema: 'tandem', maxSerial: 2 })
@@ -46,17 +46,11 @@ describe('webhooks in a cluster', () => {
     expect(res.status).toBe(200)
   }
 
-  it('a registration made on node A reaches nodes B and C, and their next changes are announced', async () => {
+  it('a registration made on node A is used by nodes B and C for their next changes within a second', async () => {
+    // The periodic re-read is 10 min here: only the announcement over Redis can tell B and C.
     const created = await api(0, '/workspaces/fast/webhooks', { method: 'POST', body: JSON.stringify({ url: receiver.url, events: ['document.updated'] }) })
     expect(created.status).toBe(201)
-    // Each node says what it knows in tandem_webhook_registrations: announced over Redis (20-35 ms
-    // on a quiet machine), re-read every 5 s as the fallback. Which of the two it was is not
-    // asserted: on a loaded 2-core CI machine the announcement was seen to arrive late or not at
-    // all (open, see docs/webhooks.md).
-
-    await eventually(async () => {
-      for (const i of [1, 2]) expect(await fetch(`http://127.0.0.1:${c.nodes[i]!.apiPort}/metrics`).then((r) => r.text())).toMatch(/^tandem_webhook_registrations 1$/m)
-    }, 10_000)
+    await new Promise((r) => setTimeout(r, 1000))
     await edit(1, 'fast-doc-1', 'fast')
     await edit(2, 'fast-doc-2', 'fast')
     await eventually(() => expect(new Set(receiver.accepted.filter((e) => e.json.data.workspace_id === 'fast').map((e) => e.json.data.doc_id))).toEqual(new Set(['fast-doc-1', 'fast-doc-2'])), 10_000)
@@ -65,7 +59,7 @@ describe('webhooks in a cluster', () => {
   it('delivers each event once although three nodes send, and a killed node leaves its deliveries to the others', async () => {
     const created = await api(1, '/workspaces/acme/webhooks', { method: 'POST', body: JSON.stringify({ url: receiver.url, events: ['document.updated'] }) })
     expect(created.status).toBe(201)
-    // every node learns of the registration (announced over Redis; this test is about delivery)
+    // every node learns of the registration (announced over Redis)
     await eventually(async () => {
       for (const i of [0, 1, 2]) expect(await fetch(`http://127.0.0.1:${c.nodes[i]!.apiPort}/metrics`).then((r) => r.text())).toMatch(/^tandem_webhook_registrations 2$/m)
     }, 10_000)
