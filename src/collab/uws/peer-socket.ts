@@ -6,13 +6,28 @@ import { withName } from '../../protocol/hocuspocus.js'
 import { isPrefixed, type PacedMessage, type PeerSocket, type Transport } from '../transport.js'
 import type { CollabListenerDeps } from './deps.js'
 
-/** Paced messages go out in fragments of this size, each after the previous one drained. */
-const FRAGMENT_BYTES = 32 * 1024
 /**
- * How soon a paced send looks again when uWS did not call drain: a 50 MB answer is 1,600
- * fragments, and at 10 ms a wait one that never saw a drain took 16 s.
+ * Paced messages go out in fragments of this size, each after the previous one drained. Under
+ * uWS's 16 KB cork buffer: a fragment is assembled there and written at once, never copied into
+ * the socket's own buffer (whose capacity uWS keeps until the socket closes) unless the kernel
+ * refuses part of it. And under 16 KB, so never on uWS's zero-copy path for large sends: in
+ * uWebSockets before PR #1662 (2023-09; our build is based on uWS.js 20.30.0) that path lost the
+ * frame's payload when the kernel took less than its header, a misaligned stream the client
+ * refuses ("RSV2 and RSV3 must be clear", once in about 12 runs of a 50 MB first sync with 32 KB
+ * fragments).
+ */
+const FRAGMENT_BYTES = 16_000
+/**
+ * How soon a paced send looks again when uWS did not call drain: a 50 MB answer is 3,300
+ * fragments, and at 10 ms a wait one that never saw a drain took 33 s.
  */
 const DRAIN_RECHECK_MS = 2
+/**
+ * uWS's compress hint, on every send. The app never negotiates permessage-deflate (no
+ * `compression` option), so nothing is compressed: the hint keeps a whole message of 16 KB or
+ * more off the zero-copy path above, on sockets not in pub/sub at that moment.
+ */
+const HINT = true
 
 export class UwsSocket implements PeerSocket {
   closed = false
@@ -36,7 +51,7 @@ export class UwsSocket implements PeerSocket {
     }
     this.metrics.messagesOut.inc()
     this.metrics.bytesOut.inc(bytes.length)
-    return this.ws.send(bytes, true) !== 2
+    return this.ws.send(bytes, true, HINT) !== 2
   }
 
   bufferedAmount(): number {
@@ -69,9 +84,9 @@ export class UwsSocket implements PeerSocket {
   private async sendFragmented(head: Uint8Array, body: Uint8Array): Promise<boolean> {
     this.metrics.messagesOut.inc()
     this.metrics.bytesOut.inc(head.length + body.length)
-    if (body.length <= FRAGMENT_BYTES) return this.ws.send(concat(head, body), true) !== 2
+    if (body.length <= FRAGMENT_BYTES) return this.ws.send(concat(head, body), true, HINT) !== 2
     // The head (a few bytes) is the first fragment: the body goes out as it is, never copied.
-    this.ws.sendFirstFragment(head, true)
+    this.ws.sendFirstFragment(head, true, HINT)
     for (let off = 0; off < body.length; off += FRAGMENT_BYTES) {
       // Next fragment once less than one is queued. uWS does not always call drain after a
       // partial write (seen with fragments), so a short timer re-checks too.
@@ -79,8 +94,8 @@ export class UwsSocket implements PeerSocket {
       if (this.closed) return false
       const end = Math.min(body.length, off + FRAGMENT_BYTES)
       const part = body.subarray(off, end)
-      if (end === body.length) this.ws.sendLastFragment(part)
-      else this.ws.sendFragment(part)
+      if (end === body.length) this.ws.sendLastFragment(part, HINT)
+      else this.ws.sendFragment(part, HINT)
     }
     return true
   }

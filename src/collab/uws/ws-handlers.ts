@@ -87,6 +87,8 @@ export function webSocketBehavior(
     maxPayloadLength: Math.min(config.maxMessageBytes * 2, 1024 * 1024 * 1024),
     maxBackpressure: config.maxBackpressureBytes * 4,
     closeOnBackpressureLimit: 1,
+    // No permessage-deflate: peer-socket.ts passes the compress hint on every send (see HINT there).
+    compression: 0, // uWS.DISABLED
     idleTimeout: config.idleTimeoutSec,
     sendPingsAutomatically: true,
 
