@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { decodeDocPath, splitDocName } from './doc-path.js'
+import { decodeDocPath, splitHocusName } from './doc-path.js'
 
 describe('document paths', () => {
   it('decodes a path\'s segments and refuses what is no document name, as not_found', () => {
@@ -9,8 +9,10 @@ describe('document paths', () => {
     }
   })
 
-  it('splits a Hocuspocus name in two, or answers null', () => {
-    expect(splitDocName('acme/doc-1')).toEqual({ org: 'acme', doc: 'doc-1' })
-    for (const name of ['acme', 'acme/doc/x', '/doc', 'acme/', 'acme/a b', 'a%2Fb/c/d']) expect(splitDocName(name)).toBeNull()
+  it('splits a Hocuspocus name, with or without a session, or answers null', () => {
+    expect(splitHocusName('acme/doc-1')).toEqual({ org: 'acme', doc: 'doc-1', session: null })
+    expect(splitHocusName('acme/doc-1\0k3x9q2ab1')).toEqual({ org: 'acme', doc: 'doc-1', session: 'k3x9q2ab1' })
+    const bad = ['acme', 'acme/doc/x', '/doc', 'acme/', 'acme/a b', 'a%2Fb/c/d', 'acme/doc\0', 'acme/doc\0a b', 'acme/doc\0a\0b', 'acme\0s/doc', `acme/doc\0${'s'.repeat(65)}`]
+    for (const name of bad) expect(splitHocusName(name)).toBeNull()
   })
 })

@@ -25,11 +25,13 @@ export interface PacedMessage {
 
 /**
  * One document's share of a socket that carries several (a Hocuspocus socket): it goes out over
- * `base`, every frame behind `prefix` (the document's encoded name). Every channel on one room
- * topic has the same prefix: the name is the room's `{org}/{doc_id}`.
+ * `base`, every frame behind `prefix` (its encoded `name`). The name is the room's `{org}/{doc_id}`,
+ * or with the provider's `sessionAwareness` `{org}/{doc_id}\0{session}`: one socket may then hold
+ * several channels of one room, each with its own name.
  */
 export interface PrefixedSocket extends PeerSocket {
   readonly base: PeerSocket
+  readonly name: string
   readonly prefix: Uint8Array
   /** whether the transport has it on its room topic (kept by the transport: join and leave may repeat) */
   subscribed: boolean

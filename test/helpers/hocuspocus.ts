@@ -6,8 +6,11 @@ import * as Y from 'yjs'
 
 export interface HocusClients {
   socket(url: string): HocuspocusProviderWebsocket
-  /** A provider for `name` on `socket`, attached; `token` may be a function (called on every auth). */
-  provider(socket: HocuspocusProviderWebsocket, name: string, token: string | (() => Promise<string>), doc?: Y.Doc): HocuspocusProvider
+  /**
+   * A provider for `name` on `socket`, attached; `token` may be a function (called on every auth).
+   * `sessionAwareness`: the provider's option (several providers of one document on one socket).
+   */
+  provider(socket: HocuspocusProviderWebsocket, name: string, token: string | (() => Promise<string>), doc?: Y.Doc, o?: { sessionAwareness?: boolean }): HocuspocusProvider
   destroy(): void
 }
 
@@ -20,8 +23,8 @@ export function hocusClients(): HocusClients {
       sockets.push(s)
       return s
     },
-    provider(socket, name, token, doc = new Y.Doc()) {
-      const p = new HocuspocusProvider({ websocketProvider: socket, name, token, document: doc })
+    provider(socket, name, token, doc = new Y.Doc(), o = {}) {
+      const p = new HocuspocusProvider({ websocketProvider: socket, name, token, document: doc, sessionAwareness: o.sessionAwareness ?? false })
       p.attach()
       providers.push(p)
       return p

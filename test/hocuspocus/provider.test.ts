@@ -148,4 +148,56 @@ describe('Hocuspocus providers on the root URL', () => {
     await eventually(() => expect(got).toEqual(['{"cursor":3}']))
     expect(seenByA).toEqual([])
   })
+
+  it('sessionAwareness: two providers of one document on one socket each get their own presence, edits and stateless messages', async () => {
+    const t = await h.token('acme', 'hp-sessions')
+    const socket = c.socket(h.wsUrl)
+    const [a, b, d, y] = [new Y.Doc(), new Y.Doc(), new Y.Doc(), new Y.Doc()]
+    const pa = c.provider(socket, 'acme/hp-sessions', t, a, { sessionAwareness: true })
+    const pb = c.provider(socket, 'acme/hp-sessions', t, b, { sessionAwareness: true })
+    const pd = c.provider(c.socket(h.wsUrl), 'acme/hp-sessions', t, d) // a plain name on another socket
+    const py = h.provider('acme', 'hp-sessions', t, y)
+    await Promise.all([authenticated(pa), authenticated(pb), authenticated(pd), synced(py)])
+
+    // edits: from one session to its twin on the same socket, and to everyone else
+    a.getText('t').insert(0, 'a ')
+    b.getMap('m').set('from', 'b')
+    y.getText('t').insert(0, 'y ')
+    await eventually(() => {
+      for (const doc of [a, b, d, y]) {
+        expect(doc.getText('t').toString()).toHaveLength(4)
+        expect(doc.getMap('m').get('from')).toBe('b')
+      }
+      expect(pa.unsyncedChanges).toBe(0)
+      expect(pb.unsyncedChanges).toBe(0)
+    })
+    // a write cycle with one author skips the author's socket: not its twin session
+    a.getText('t').insert(0, 'solo ')
+    await eventually(() => expect(b.getText('t').toString()).toMatch(/^solo /))
+
+    // presence: each session is its own awareness client, seen by the other session and by y-websocket
+    pa.setAwarenessField('user', 'Ann')
+    pb.setAwarenessField('user', 'Bob')
+    const users = (states: Map<number, Record<string, unknown>>) => [...states.values()].map((s) => s.user).filter(Boolean).sort()
+    await eventually(() => {
+      expect(users(py.awareness.getStates())).toEqual(['Ann', 'Bob'])
+      expect(users(pa.awareness!.getStates())).toEqual(['Ann', 'Bob'])
+      expect(users(pb.awareness!.getStates())).toEqual(['Ann', 'Bob'])
+    })
+
+    // stateless: to the twin session and the plain provider, never back to the sender
+    const got = { a: [] as string[], b: [] as string[], d: [] as string[] }
+    pa.on('stateless', ({ payload }: { payload: string }) => got.a.push(payload))
+    pb.on('stateless', ({ payload }: { payload: string }) => got.b.push(payload))
+    pd.on('stateless', ({ payload }: { payload: string }) => got.d.push(payload))
+    pa.sendStateless('ping')
+    await eventually(() => expect(got).toEqual({ a: [], b: ['ping'], d: ['ping'] }))
+
+    // one session detaches: its presence goes, its twin on the same socket carries on
+    pa.destroy()
+    await eventually(() => expect(users(py.awareness.getStates())).toEqual(['Bob']))
+    y.getText('t').insert(0, 'after ')
+    await eventually(() => expect(b.getText('t').toString()).toMatch(/^after /))
+    expect(a.getText('t').toString()).not.toMatch(/^after /)
+  })
 })

@@ -21,6 +21,7 @@ export class DocChannel implements PrefixedSocket {
 
   constructor(
     readonly base: PeerSocket,
+    readonly name: string,
     readonly prefix: Uint8Array,
     private readonly owner: ChannelOwner,
   ) {}

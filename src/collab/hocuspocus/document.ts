@@ -184,9 +184,14 @@ export class HocusDocument {
       this.s.base.send(encodeHocusPermissionDenied(this.prefix, `stateless message over ${max} bytes`))
       return
     }
-    const frame = encodeStateless(this.prefix, payload)
+    // behind each receiver's own name: with sessionAwareness, one document has several
+    const frames = new Map<string, Uint8Array>()
     for (const other of room.peers) {
-      if (other !== peer && !other.closed && isPrefixed(other.socket)) other.socket.base.send(frame)
+      if (other === peer || other.closed || !isPrefixed(other.socket)) continue
+      const { name, prefix, base } = other.socket
+      let frame = frames.get(name)
+      if (!frame) frames.set(name, (frame = encodeStateless(prefix, payload)))
+      base.send(frame)
     }
   }
 
@@ -217,7 +222,7 @@ export class HocusDocument {
   private join(hold: RoomHold, cap: Capability): void {
     this.clearReauth()
     const room = hold.room
-    const channel: DocChannel = new DocChannel(this.s.base, this.prefix, {
+    const channel: DocChannel = new DocChannel(this.s.base, this.name, this.prefix, {
       scope: (): HocusScope => scopeOf(peer.cap),
       ended: (code, reason) => this.ended(channel, code, reason),
     })

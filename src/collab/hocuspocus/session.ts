@@ -7,7 +7,7 @@
 import { CLOSE, type CloseCode } from '../../protocol/close-codes.js'
 import { decodeHocusFrame, encodeHocusPermissionDenied, encodeName } from '../../protocol/hocuspocus.js'
 import { ProtocolError } from '../../protocol/messages.js'
-import { splitDocName } from '../doc-path.js'
+import { splitHocusName } from '../doc-path.js'
 import type { Session } from '../pending-connection.js'
 import type { PeerSocket } from '../transport.js'
 import { HocusDocument, type HocusDeps, type SocketSide } from './document.js'
@@ -78,7 +78,7 @@ export class HocusSession implements Session, SocketSide {
   }
 
   private open(name: string, token: string): void {
-    const path = splitDocName(name)
+    const path = splitHocusName(name)
     if (!path) return this.deny(name, 'bad document name: expected {org}/{doc_id}')
     const max = this.d.config.hocuspocusMaxDocs
     if (!this.authenticated && ++this.unauthDocs > max) return this.closeSocket(CLOSE.policyViolation, `over ${max} documents before one was authenticated`)

@@ -132,9 +132,10 @@ export class UwsSocket implements PeerSocket {
 
 /**
  * uWS native pub/sub, one topic per room. Channels of Hocuspocus sockets subscribe to a twin topic
- * whose frames carry the document name first: uWS sends a topic's bytes as they are to every
- * subscriber, so a room with Hocuspocus peers publishes twice (the second time with the name
- * before the frame). A room without them publishes once, as before.
+ * per name, whose frames carry that name first: uWS sends a topic's bytes as they are to every
+ * subscriber, so a room with Hocuspocus peers publishes once more per name (usually one:
+ * `{org}/{doc_id}`; one per session with the provider's `sessionAwareness`). A room without them
+ * publishes once, as before.
  *
  * A socket sending a paced (fragmented) message is taken off every topic it follows until the
  * message is out: uWS would put a topic's frame between two fragments, which no client accepts
@@ -142,8 +143,8 @@ export class UwsSocket implements PeerSocket {
  * frames reach it as sends meanwhile, queued behind the paced message.
  */
 export class UwsTransport implements Transport {
-  /** per room topic with Hocuspocus channels: their prefix and how many subscribed */
-  private readonly named = new Map<string, { prefix: Uint8Array; count: number }>()
+  /** per room topic with Hocuspocus channels: per name, its twin topic, prefix and how many subscribed */
+  private readonly named = new Map<string, Map<string, Twin>>()
   /** per topic, the sockets taken off it while they send a paced message */
   private readonly paused = new Map<string, Set<UwsSocket>>()
 
@@ -156,10 +157,12 @@ export class UwsTransport implements Transport {
     }
     if (socket.subscribed) return
     socket.subscribed = true
-    this.subscribe(socket.base as UwsSocket, NAMED + topic)
-    const entry = this.named.get(topic)
-    if (entry) entry.count++
-    else this.named.set(topic, { prefix: socket.prefix, count: 1 })
+    let twins = this.named.get(topic)
+    if (!twins) this.named.set(topic, (twins = new Map()))
+    let twin = twins.get(socket.name)
+    if (!twin) twins.set(socket.name, (twin = { topic: `${NAMED}${topic}\u0000${socket.name}`, prefix: socket.prefix, count: 0 }))
+    twin.count++
+    this.subscribe(socket.base as UwsSocket, twin.topic)
   }
 
   leave(socket: PeerSocket, topic: string): void {
@@ -169,9 +172,13 @@ export class UwsTransport implements Transport {
     }
     if (!socket.subscribed) return
     socket.subscribed = false
-    this.unsubscribe(socket.base as UwsSocket, NAMED + topic)
-    const entry = this.named.get(topic)
-    if (entry && --entry.count === 0) this.named.delete(topic)
+    const twins = this.named.get(topic)
+    const twin = twins?.get(socket.name)
+    if (!twins || !twin) return
+    this.unsubscribe(socket.base as UwsSocket, twin.topic)
+    if (--twin.count > 0) return
+    twins.delete(socket.name)
+    if (twins.size === 0) this.named.delete(topic)
   }
 
   /** A paced message starts on `s`: off uWS pub/sub for every topic it follows. */
@@ -231,13 +238,18 @@ export class UwsTransport implements Transport {
     if (s && !s.closed) s.ws.publish(topic, bytes, true)
     else this.app.publish(topic, bytes, true)
     if (this.paused.size > 0) this.sendPaused(topic, bytes, s)
-    const entry = this.named.get(topic)
-    if (!entry) return
-    const framed = withName(entry.prefix, bytes)
+    const twins = this.named.get(topic)
+    if (!twins) return
     const base = named?.base as UwsSocket | undefined
-    if (base && !base.closed) base.ws.publish(NAMED + topic, framed, true)
-    else this.app.publish(NAMED + topic, framed, true)
-    if (this.paused.size > 0) this.sendPaused(NAMED + topic, framed, base)
+    for (const [name, twin] of twins) {
+      const framed = withName(twin.prefix, bytes)
+      // The sender's socket is skipped on its own twin only: under another name (a second session
+      // of this document) the same socket is a receiver.
+      const skip = base && !base.closed && name === named!.name ? base : undefined
+      if (skip) skip.ws.publish(twin.topic, framed, true)
+      else this.app.publish(twin.topic, framed, true)
+      if (this.paused.size > 0) this.sendPaused(twin.topic, framed, skip)
+    }
   }
 }
 
@@ -248,5 +260,12 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   return out
 }
 
-/** Topic prefix of the Hocuspocus twin of a room topic (a room topic never starts with it). */
+/** Topic prefix of the Hocuspocus twins of a room topic (a room topic never starts with it). */
 const NAMED = '\u0000h:'
+
+interface Twin {
+  /** the uWS topic: NAMED, the room topic, NUL, the name */
+  topic: string
+  prefix: Uint8Array
+  count: number
+}
