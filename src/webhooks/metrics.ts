@@ -23,7 +23,7 @@ export function createWebhookMetrics(registry: Registry, depth: () => Promise<nu
     }),
     registrations: new Gauge({
       name: 'tandem_webhook_registrations',
-      help: 'webhook registrations this process knows (re-read when a node announces a change, and every 5 s)',
+      help: 'webhook registrations this process knows (re-read when a node announces a change, and every --webhook-refresh-sec)',
       registers,
       collect() {
         this.set(registrations())

@@ -17,7 +17,6 @@ import { Outbox } from './outbox.js'
 import { allWebhooks, WEBHOOK_KIND, type WebhookRecord } from './records.js'
 import { createHash } from 'node:crypto'
 
-/** Other processes' registrations are seen within this time (a cluster's nodes, the admin CLI on PostgreSQL). */
 /** How often a cluster node looks for marks of windows a dead node left open, and how old they must be. */
 const ORPHAN_SWEEP_MS = 10_000
 const ORPHAN_AGE_MS = 30_000
@@ -39,6 +38,9 @@ export class Webhooks {
   private readonly windows: DocWindows
   private readonly dispatcher: Dispatcher
   private refreshTimer: NodeJS.Timeout | undefined
+  /** the re-read running, and the one asked for meanwhile (shared by every caller) */
+  private reading: Promise<void> | null = null
+  private next: Promise<void> | null = null
   private sweepTimer: NodeJS.Timeout | undefined
 
   constructor(private readonly o: WebhooksOptions) {
@@ -90,8 +92,23 @@ export class Webhooks {
     this.dispatcher.start()
   }
 
-  /** Re-reads the registrations (this process wrote one, a cluster peer announced one, or the periodic poll). */
-  async refresh(): Promise<void> {
+  /**
+   * Re-reads the registrations (this process wrote one, a cluster peer announced one, or the
+   * periodic poll). One at a time: one asked for while another runs reads again after it, so an
+   * older read never lands last.
+   */
+  refresh(): Promise<void> {
+    if (this.reading) {
+      return (this.next ??= this.reading.catch(() => undefined).then(() => {
+        this.next = null
+        return this.refresh()
+      }))
+    }
+    this.reading = this.read().finally(() => (this.reading = null))
+    return this.reading
+  }
+
+  private async read(): Promise<void> {
     const all = await allWebhooks(this.o.control)
     const first = this.hooks.size === 0 && all.length > 0
     this.hooks = new Map(all.map((w) => [w.id, w]))
