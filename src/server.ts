@@ -5,7 +5,7 @@ import { VersionPoll } from './auth/polled-records.js'
 import { REVOKE_PREFIX, RevocationList } from './auth/revocation.js'
 import type { ClusterNode, ClusterNodeOptions } from './cluster/node.js'
 import { RemoteAwareness } from './cluster/remote-awareness.js'
-import { memoryBudgetBytes, RoomRegistry } from './collab/registry.js'
+import { RoomRegistry, roomSettings } from './collab/registry.js'
 import type { RestRoutes } from './collab/rest.js'
 import { enforceRevocations } from './collab/revocation-enforcer.js'
 import { createCollabApp } from './collab/uws/app.js'
@@ -113,13 +113,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       log,
       metrics,
       now,
-      maxDocBytes: config.maxDocBytes,
-      compactThreshold: config.compactThreshold,
-      maxBackpressureBytes: config.maxBackpressureBytes,
-      fullStateKeepMs: config.syncCacheMs,
-      unloadDelayMs: config.roomUnloadDelayMs,
-      memoryBudgetBytes: memoryBudgetBytes(config.memoryBudgetMb),
-      commitIntervalMs: config.commitIntervalMs,
+      ...roomSettings(config),
       commitSinks: !ablate.has('nosinks'),
       path: ablate.has('relay') ? 'relay' : 'full',
       cluster: cluster && { bus: cluster.bus, leases: cluster.leases, remote, cycleIdPrefix: cluster.id },

@@ -7,7 +7,7 @@ import { parseAdminArgs } from '../admin/args.js'
 import { adminUsage, executeAdmin, type AdminResult } from '../admin/commands.js'
 import type { AdminEndpointInfo } from '../admin/endpoint.js'
 import { openBackend } from '../backend/open.js'
-import { RoomRegistry } from '../collab/registry.js'
+import { RoomRegistry, roomSettings } from '../collab/registry.js'
 import { LoopTransport } from '../collab/transport.js'
 import { watchAccessChanges } from '../control/token-revocations.js'
 import { DatabaseRegistry, registryOptions } from '../databases/registry.js'
@@ -70,10 +70,8 @@ async function locally(config: Config, args: string[]): Promise<AdminResult> {
     log: createLogger('silent'),
     metrics,
     now: Date.now,
-    maxDocBytes: config.maxDocBytes,
-    compactThreshold: config.compactThreshold,
-    maxBackpressureBytes: config.maxBackpressureBytes,
-    unloadDelayMs: 0,
+    ...roomSettings(config),
+    unloadDelayMs: 0, // a one-off process: nothing to keep loaded
   })
   try {
     const lifecycle = new AssetLifecycle({ control: store, docs: backend.docs, versions: backend.versions, rooms: docs, databases: async () => databases, now: Date.now })

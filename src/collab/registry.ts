@@ -2,6 +2,7 @@
 // holder leaves plus an idle delay, and never with unflushed updates. Shutdown is idempotent.
 import { getHeapStatistics } from 'node:v8'
 import type * as Y from 'yjs'
+import type { Config } from '../infra/config.js'
 import { AppError } from '../infra/errors.js'
 import { CLOSE, type CloseCode } from '../protocol/close-codes.js'
 import { docIdOf, type Attributes } from '../storage/doc-store.js'
@@ -42,8 +43,21 @@ export type RegistryOptions = Omit<RoomOptions, 'docId' | 'committer' | 'cluster
   cluster?: { bus: DocBus; leases: Leases; remote: RemoteAwareness; cycleIdPrefix: string }
 }
 
+/** What the settings say of every room: one reading for the server and the admin CLI's own registry. */
+export function roomSettings(config: Config) {
+  return {
+    maxDocBytes: config.maxDocBytes,
+    compactThreshold: config.compactThreshold,
+    maxBackpressureBytes: config.maxBackpressureBytes,
+    fullStateKeepMs: config.syncCacheMs,
+    unloadDelayMs: config.roomUnloadDelayMs,
+    memoryBudgetBytes: memoryBudgetBytes(config.memoryBudgetMb),
+    commitIntervalMs: config.commitIntervalMs,
+  } satisfies Partial<RegistryOptions>
+}
+
 /** --memory-budget-mb in bytes; 0 means half the V8 heap limit (a Y.Doc built for a call lives there). */
-export function memoryBudgetBytes(mb: number): number {
+function memoryBudgetBytes(mb: number): number {
   return mb > 0 ? mb * 1024 * 1024 : Math.floor(getHeapStatistics().heap_size_limit / 2)
 }
 
