@@ -33,7 +33,7 @@ function ephemeralLow(): number {
 }
 
 /** Whether a server can listen on the port now (it is closed again at once). */
-function listensOn(port: number): Promise<boolean> {
+export function listensOn(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = createServer()
     s.once('error', () => resolve(false))
