@@ -85,7 +85,8 @@ export class UwsSocket implements PeerSocket {
     this.metrics.messagesOut.inc()
     this.metrics.bytesOut.inc(head.length + body.length)
     if (body.length <= FRAGMENT_BYTES) return this.ws.send(concat(head, body), true, HINT) !== 2
-    // The head (a few bytes) is the first fragment: the body goes out as it is, never copied.
+    // The head (a few bytes) is the first fragment; the body goes out in slices, never concatenated
+    // (each slice is copied only into uWS's cork buffer on its way to the kernel).
     this.ws.sendFirstFragment(head, true, HINT)
     for (let off = 0; off < body.length; off += FRAGMENT_BYTES) {
       // Next fragment once less than one is queued. uWS does not always call drain after a
