@@ -189,6 +189,21 @@ describe('large documents sync in paced fragments', () => {
     const viaRest = new Y.Doc()
     Y.applyUpdate(viaRest, body)
     expect(viaRest.getText('t').toString()).toBe(writer.getText('t').toString())
+    // As JSON too (base64, streamed the same way past 1 MB), to a reader that pauses.
+    const json = await new Promise<{ type: string; body: string }>((resolve, reject) => {
+      const req = get(`${h.httpUrl}/ydoc/v1/acme/logged?yauth=${t}`, (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () => resolve({ type: String(res.headers['content-type']), body: Buffer.concat(chunks).toString() }))
+        res.pause()
+        setTimeout(() => res.resume(), 300)
+      })
+      req.on('error', reject)
+    })
+    expect(json.type).toBe('application/json')
+    const viaJson = new Y.Doc()
+    Y.applyUpdate(viaJson, Buffer.from((JSON.parse(json.body) as { doc: string }).doc, 'base64'))
+    expect(viaJson.getText('t').toString()).toBe(writer.getText('t').toString())
 
     // A y-websocket provider and a Hocuspocus provider hold the whole document when they count as synced.
     const yd = new Y.Doc()

@@ -88,7 +88,10 @@ export class Reply {
   }
 
   json(status: number, value: unknown, headers?: Record<string, string>): void {
-    this.send(status, JSON.stringify(value), 'application/json', headers)
+    const text = JSON.stringify(value)
+    // A large answer (a whole document in base64) is streamed as bytes are: `end` would copy it
+    // into uWS's buffer, whose capacity a keep-alive connection keeps until it closes.
+    this.send(status, text.length > STREAMED_BODY_BYTES ? Buffer.from(text) : text, 'application/json', headers)
   }
 }
 
