@@ -72,7 +72,7 @@ export async function bundleServer(outDir = join(ROOT, 'dist')): Promise<Bundle>
   for (const old of await readdir(outDir)) if (OWN_OUTPUT.test(old)) await rm(join(outDir, old), { force: true })
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: { tandem: 'src/main.ts', 'pglite-worker': 'src/databases/pglite/worker.ts', 'collect-worker': 'src/collab/room/collect-worker.ts', 'doc-content-worker': 'src/control/doc-content-worker.ts', 'history-worker': 'src/history/job-worker.ts' },
+    entryPoints: { tandem: 'src/main.ts', 'pglite-worker': 'src/databases/pglite/worker.ts', 'collect-worker': 'src/collab/room/collect-worker.ts', 'doc-content-worker': 'src/content/doc-content-worker.ts', 'history-worker': 'src/history/job-worker.ts' },
     outdir: outDir,
     outExtension: { '.js': '.mjs' },
     bundle: true,

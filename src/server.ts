@@ -11,6 +11,7 @@ import { enforceRevocations } from './collab/revocation-enforcer.js'
 import { createCollabApp } from './collab/uws/app.js'
 import { ydocRoutes } from './collab/ydoc-rest.js'
 import { openControlPlane } from './plane.js'
+import { lazyContentRoutes } from './content/lazy-routes.js'
 import { lazyHistoryRoutes } from './history/lazy-routes.js'
 import type { HistoryService } from './history/service.js'
 import { startDocLifecycle } from './lifecycle/server.js'
@@ -165,7 +166,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       [`${WEBHOOK_KIND}/`]: () => webhooks.refresh(),
     })
 
-    const restRoutes: RestRoutes = { ...ydocRoutes, ...lazyHistoryRoutes(openHistory), ...versionRoutes(versions, versionCreatedEvents(control.store, log)), ...opts.restRoutes }
+    const restRoutes: RestRoutes = { ...ydocRoutes, ...lazyHistoryRoutes(openHistory), ...lazyContentRoutes(openHistory), ...versionRoutes(versions, versionCreatedEvents(control.store, log)), ...opts.restRoutes }
     const clusterReady = cluster && (() => cluster.ready)
     const collab = await collabApp.listen({
       config, keys, revocations, deleted, registry, store, storageHealth, clusterReady, metrics, log, now, restRoutes,

@@ -21,6 +21,9 @@ export interface DocService {
    * queued with the process's other document builds: `use` may build one, here or in a worker.
    */
   withState<T>(ref: DocRef, use: (state: Uint8Array) => Promise<T>): Promise<T>
-  /** Applies a Yjs update attributed to `user` (and `attrs`); durable before the promise resolves; broadcast live. */
-  applyUpdate(ref: DocRef, update: Uint8Array, user: string, attrs?: Attributes): Promise<void>
+  /**
+   * Applies a Yjs update attributed to `user` (and `attrs`); durable before the promise resolves;
+   * broadcast live. Resolves with the update's seq in the log, null when it changed nothing.
+   */
+  applyUpdate(ref: DocRef, update: Uint8Array, user: string, attrs?: Attributes): Promise<number | null>
 }

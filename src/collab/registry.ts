@@ -331,10 +331,10 @@ export class RoomRegistry implements DocService {
     }
   }
 
-  async applyUpdate(ref: DocRef, update: Uint8Array, user: string, attrs?: Attributes): Promise<void> {
+  async applyUpdate(ref: DocRef, update: Uint8Array, user: string, attrs?: Attributes): Promise<number | null> {
     const hold = await this.acquire(ref, user)
     try {
-      await hold.room.applyUpdate(update, user, null, attrs)
+      return await hold.room.applyUpdate(update, user, null, attrs)
     } finally {
       hold.release()
     }

@@ -1,9 +1,16 @@
 // Comment threads on assets and their comments. Comments are keyed by a per-thread sequence number
 // so a prefix scan returns them in creation order; writes to one thread are serialised.
 import { AppError } from '../infra/errors.js'
-import type { TextAnchor } from './doc-text.js'
 import { newId, normalizeEmail } from './ids.js'
 import { key, type ControlStore, type Op } from './store.js'
+
+/** Where a comment thread points in its document: two Yjs relative positions in one text node. */
+export interface TextAnchor {
+  root: string
+  /** base64 of Y.encodeRelativePosition */
+  start: string
+  end: string
+}
 
 export interface Thread {
   id: string

@@ -1,4 +1,4 @@
-// The document as it was at a past time, cut out of the history document with a Yjs snapshot
+// The document as it was at a past time (or log entry), cut out of the history document with a Yjs snapshot
 // (the state vector and delete set of that moment, read from the attribution index), so no log
 // entry has to be read or replayed.
 import * as Y from 'yjs'
@@ -10,6 +10,16 @@ interface DeleteRange {
 }
 
 export function documentAt(h: DocHistory, time: number): Uint8Array {
+  return documentWhen(h, (entry) => h.index.at(entry) <= time)
+}
+
+/** The document exactly as it was once the log entry `seq` was applied (an agent's content base). */
+export function documentAtSeq(h: DocHistory, seq: number): Uint8Array {
+  return documentWhen(h, (entry) => h.index.seq(entry) <= seq)
+}
+
+/** The document with every change of the entries `happened` admits (the base's own: always). */
+function documentWhen(h: DocHistory, happened: (entry: number) => boolean): Uint8Array {
   const sv = new Map<number, number>()
   const deleteSet = Y.createDeleteSet()
   const ds = deleteSet as unknown as { clients: Map<number, DeleteRange[]> }
@@ -27,12 +37,10 @@ export function documentAt(h: DocHistory, time: number): Uint8Array {
         const ins = h.index.insertOf(client, c)
         const del = s instanceof Y.Item && s.deleted ? h.index.deleteOf(client, c) : null
         const until = Math.min(stop, ins.until, del ? del.until : Infinity)
-        const insAt = ins.entry < 0 ? -Infinity : h.index.at(ins.entry)
-        if (insAt <= time) {
+        if (ins.entry < 0 || happened(ins.entry)) {
           end = until
           // GC structs carry no delete entry: their content was gone when it arrived
-          const delAt = s instanceof Y.GC ? insAt : del ? (del.entry < 0 ? -Infinity : h.index.at(del.entry)) : Infinity
-          if (delAt <= time) markDeleted(c, until - c)
+          if (s instanceof Y.GC || (del && (del.entry < 0 || happened(del.entry)))) markDeleted(c, until - c)
         }
         c = until
       }

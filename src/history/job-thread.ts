@@ -1,6 +1,6 @@
 // Where a history job runs: small histories in the event loop (a worker costs more to start than
 // they take), large ones in a worker thread of their own, so other rooms go on meanwhile.
-import { runWorker } from '../infra/worker-thread.js'
+import { IN_LOOP_MAX_BYTES, runWorker } from '../infra/worker-thread.js'
 import { jobBytes, runJob, type HistoryJob, type JobResult } from './job.js'
 import type { Task } from './task.js'
 
@@ -8,11 +8,11 @@ import type { Task } from './task.js'
 declare const TANDEM_BUNDLED_HISTORY_WORKER: string | undefined
 
 /** Above this many encoded bytes a job runs in a worker (measured: 20-30 ms of the loop at this size; a worker's round trip 70-120 ms). */
-const IN_LOOP_MAX_BYTES = 64 * 1024
+const HISTORY_IN_LOOP_MAX_BYTES = IN_LOOP_MAX_BYTES / 4
 
 const fromSources = import.meta.url.endsWith('.ts')
 
-export async function runJobOffLoop<T extends Task>(job: HistoryJob<T>, inLoopMaxBytes = IN_LOOP_MAX_BYTES): Promise<JobResult<T>> {
+export async function runJobOffLoop<T extends Task>(job: HistoryJob<T>, inLoopMaxBytes = HISTORY_IN_LOOP_MAX_BYTES): Promise<JobResult<T>> {
   if (jobBytes(job) <= inLoopMaxBytes) return runJob(job)
   const compiled = typeof TANDEM_BUNDLED_HISTORY_WORKER === 'string' ? TANDEM_BUNDLED_HISTORY_WORKER : './job-worker.js'
   return runWorker<JobResult<T>>(fromSources, new URL('./job-worker.ts', import.meta.url), new URL(compiled, import.meta.url), job)

@@ -3,7 +3,7 @@
 import type { Attributes } from '../storage/doc-store.js'
 import { activity, type ActivityQuery } from './activity.js'
 import { changeset, type Changeset, type Window } from './changeset.js'
-import { documentAt } from './document-at.js'
+import { documentAt, documentAtSeq } from './document-at.js'
 import { entryDelta, type DeltaOp } from './entry-delta.js'
 import { rollback, wantAt, wantVersion, wantWithout, withVersionContent, type RollbackResult, type Want } from './rollback.js'
 import type { DocHistory } from './timeline.js'
@@ -22,6 +22,8 @@ export type Task =
   | { kind: 'changeset'; window: Window; delta: boolean; ydoc: boolean }
   /** `unless`: the same rollback was applied at seq by who; nothing else changed since means no-op */
   | { kind: 'rollback'; target: RollbackTarget; unless: { seq: number; who: string } | null }
+  /** the document exactly as it was after log entry `seq` (a content write's base) */
+  | { kind: 'state-at'; seq: number }
 
 interface ActivityAnswer {
   entries: { from: number; to: number; by: string; attributes?: Attributes; inserted: number; deleted: number; delta?: DeltaOp[] }[]
@@ -42,6 +44,7 @@ interface Answers {
   activity: ActivityAnswer
   changeset: ChangesetAnswer
   rollback: RollbackResult
+  'state-at': Uint8Array
 }
 
 export type AnswerOf<T extends Task> = Answers[T['kind']]
@@ -78,6 +81,8 @@ export function answer(h: DocHistory, task: Task): Answers[Task['kind']] {
     }
     case 'rollback':
       return rollbackOf(h, task.target, task.unless)
+    case 'state-at':
+      return documentAtSeq(h, task.seq)
   }
 }
 
@@ -96,6 +101,7 @@ function rollbackOf(h: DocHistory, target: RollbackTarget, unless: { seq: number
 /** Encoded bytes of the Y.Docs a task builds besides the history itself (`history`: what that one is built from). */
 export function taskBytes(task: Task, history: number): number {
   if (task.kind === 'changeset') return task.ydoc ? history : 0 // the document at `to`
+  if (task.kind === 'state-at') return history
   if (task.kind !== 'rollback') return 0
   // a copy of the document to edit, and the history with the version's content under it
   return history + (task.target.kind === 'version' ? task.target.state.length + history : 0)

@@ -7,6 +7,13 @@ import { Worker } from 'node:worker_threads'
 
 const require = createRequire(import.meta.url)
 
+/**
+ * Above this many encoded bytes a document is merged or built in a worker thread rather than in
+ * the event loop (merging: ~5 ms in the loop below it; building a Y.Doc: ~60 ms). History jobs,
+ * which build a gc-off document with every deleted item, use a quarter of it (job-thread.ts).
+ */
+export const IN_LOOP_MAX_BYTES = 256 * 1024
+
 /** `source`: the entry's .ts URL; `compiled`: where the built entry sits (used unless the caller runs from sources). */
 /** A worker that answers once: its first message is the result, then it is terminated. */
 export function runWorker<T>(fromSources: boolean, source: URL, compiled: URL, workerData: unknown): Promise<T> {

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto'
 import type { JWK } from 'jose'
 import * as Y from 'yjs'
-import { renderDocText } from '../control/doc-text.js'
+import { renderDocText } from '../content/doc-text.js'
 import type { ControlRecord, ControlStore } from '../control/store.js'
 import type { DocStore } from '../storage/doc-store.js'
 import { META_NAMES, type KeyTarget } from './copy.js'

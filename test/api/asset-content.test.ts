@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { addComment, createThread, newThread, setThreadState, toggleReaction, updateComment } from '../../src/control/comments.js'
-import { anchorQuote } from '../../src/control/doc-text.js'
+import { anchorQuote } from '../../src/content/doc-text.js'
 import { BACKENDS } from '../helpers/backends.js'
 import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
 import { asset, call, grant, makeWorld, type World } from './helpers.js'

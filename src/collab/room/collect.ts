@@ -4,13 +4,11 @@
 // folded in the event loop (a worker costs more to start than they take); large ones in a worker
 // thread of their own, so the other rooms go on meanwhile (a 50 MB merge takes ~0.5 s of CPU).
 import * as Y from 'yjs'
-import { runWorker } from '../../infra/worker-thread.js'
+import { IN_LOOP_MAX_BYTES, runWorker } from '../../infra/worker-thread.js'
 
 /** Set by the production bundle (scripts/bundle.ts): the worker's own entry next to the bundle. */
 declare const TANDEM_BUNDLED_COLLECT_WORKER: string | undefined
 
-/** Above this many encoded bytes a document is folded in a worker (measured: ~5 ms in the loop below it). */
-export const IN_LOOP_MAX_BYTES = 256 * 1024
 
 const fromSources = import.meta.url.endsWith('.ts')
 

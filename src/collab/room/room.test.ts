@@ -400,7 +400,7 @@ describe('Deferred apply', () => {
       const rand = () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
       const stream = editStream(seed, 300)
       const sent: Uint8Array[] = []
-      const waits: Promise<void>[] = []
+      const waits: Promise<unknown>[] = []
       for (let i = 0; i < stream.length; i++) {
         // now and then a later update first (a hole), a re-send, or a read of the document
         if (rand() < 0.1 && i + 1 < stream.length) [stream[i], stream[i + 1]] = [stream[i + 1]!, stream[i]!]

@@ -4,6 +4,7 @@
 // call that needs content (withDoc), never kept.
 import { decodeStateVector, mergeUpdates, type Doc } from 'yjs'
 import { AppError } from '../../infra/errors.js'
+import { IN_LOOP_MAX_BYTES } from '../../infra/worker-thread.js'
 import type { Logger } from '../../infra/log.js'
 import type { Metrics } from '../../infra/metrics.js'
 import { CLOSE, type CloseCode } from '../../protocol/close-codes.js'
@@ -13,7 +14,6 @@ import type { GroupCommitter } from '../group-commit.js'
 import type { Peer } from '../peer.js'
 import type { Transport } from '../transport.js'
 import { RoomAwareness } from './awareness.js'
-import { IN_LOOP_MAX_BYTES } from './collect.js'
 import type { ClusterCompaction } from './compaction.js'
 import type { DocBuilds } from './doc-builds.js'
 import { Fanout } from './fanout.js'
@@ -172,7 +172,7 @@ export class Room {
     }
     const queued = this.writes.ingest(update, peer.cap.sub, peer, peer.cap.attr)
     if (queued) queued.done = done
-    else this.flushed().then(done.resolve, done.reject)
+    else this.flushed().then(() => done.resolve(), done.reject)
   }
 
   /** Whether the document already holds all of `update` (a read-only peer's sync step 2). */
@@ -262,20 +262,21 @@ export class Room {
 
   /**
    * Validates an update, queues it for the next batched write, and resolves once it is durable
-   * and broadcast. Malformed or oversized updates throw before touching the document.
+   * and broadcast, with its seq in the log (null: it changed nothing, so nothing was logged).
+   * Malformed or oversized updates throw before touching the document.
    */
-  applyUpdate(update: Uint8Array, user: string, origin: Peer | null, attrs?: Attributes): Promise<void> {
+  applyUpdate(update: Uint8Array, user: string, origin: Peer | null, attrs?: Attributes): Promise<number | null> {
     if (this.destroyed) return Promise.reject(new AppError('unavailable', 'room is closing'))
     if (this.relays) {
       this.relay(update, origin)
-      return Promise.resolve()
+      return Promise.resolve(null)
     }
     const queued = this.writes.ingest(update, user, origin, attrs)
     // Nothing new: the caller still learns of success only once what it may have duplicated
     // (accepted from someone else, not yet written) is durable.
-    if (!queued) return this.flushed()
-    return new Promise<void>((resolve, reject) => {
-      queued.done = { resolve, reject }
+    if (!queued) return this.flushed().then(() => null)
+    return new Promise<number | null>((resolve, reject) => {
+      queued.done = { resolve: (seq) => resolve(seq ?? null), reject }
     })
   }
 

@@ -7,7 +7,9 @@ import type { Peer } from '../peer.js'
 export interface Queued extends UpdateEntry {
   origin: Peer | null
   receivedAt: number
-  done?: { resolve: () => void; reject: (e: unknown) => void }
+  /** the update's seq in the document's log, once durable */
+  seq?: number
+  done?: { resolve: (seq?: number) => void; reject: (e: unknown) => void }
 }
 
 export class WriteQueue {

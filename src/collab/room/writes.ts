@@ -180,9 +180,12 @@ export class RoomWrites implements CommitSource {
     const live = this.o.live()
     if (live) this.o.landed(batch)
     const now = performance.now()
+    // the batch is the write's entries in order (WriteQueue.take), numbered from firstSeq
+    let seq = seqs.firstSeq
     for (const p of batch) {
+      p.seq = seq++
       this.o.metrics.updateLatency.observe((now - p.receivedAt) / 1000)
-      p.done?.resolve()
+      p.done?.resolve(p.seq)
     }
     if (live) return this.compaction.maybeCompact(this.lastSeq, this.o.compactThreshold, (bytes) => this.sized(bytes))
   }

@@ -2,7 +2,7 @@
 // other types from their stored text) and optionally its comment threads. Errors are `{"message"}`.
 // An asset the caller may not view answers exactly like a missing one.
 import { getAsset, permissionOf } from '../../../control/assets.js'
-import { readDocContentOffLoop } from '../../../control/doc-content.js'
+import { readDocContentOffLoop } from '../../../content/doc-content.js'
 import { AppError } from '../../../infra/errors.js'
 import type { ApiContext } from '../../context.js'
 import { defineRoute, type RouteDef } from '../../route.js'

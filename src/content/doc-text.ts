@@ -2,42 +2,8 @@
 // changed (no root type is instantiated or converted). A root holding text items renders as Y.Text;
 // a root holding XML nodes renders as a Y.XmlFragment with every block on its own line.
 import * as Y from 'yjs'
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Yjs types its roots with `any` events
-type AnyType = Y.AbstractType<any>
-
-/** Roots tried first, in this order, by editor convention (Tiptap, y-prosemirror, plain text). */
-const PREFERRED_ROOTS = ['default', 'prosemirror', 'content', 'text', 'codemirror', 'monaco', 'quill']
-
-function* liveItems(type: AnyType): Generator<Y.Item> {
-  for (let item = type._start; item !== null; item = item.right) if (!item.deleted) yield item
-}
-
-function kindOf(type: AnyType): 'text' | 'xml' | 'empty' {
-  for (const item of liveItems(type)) {
-    if (item.content instanceof Y.ContentString || item.content instanceof Y.ContentEmbed) return 'text'
-    if (item.content instanceof Y.ContentType) {
-      const t = item.content.type
-      if (t instanceof Y.XmlElement || t instanceof Y.XmlText) return 'xml'
-    }
-  }
-  return 'empty'
-}
-
-/** The root holding the document's content: a preferred name first, then any other by name. */
-function contentRoot(doc: Y.Doc): { name: string; type: AnyType; kind: 'text' | 'xml' } | null {
-  const names = [...doc.share.keys()].sort((a, b) => {
-    const ia = PREFERRED_ROOTS.indexOf(a)
-    const ib = PREFERRED_ROOTS.indexOf(b)
-    return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib) || (a < b ? -1 : a > b ? 1 : 0)
-  })
-  for (const name of names) {
-    const type = doc.share.get(name)!
-    const kind = kindOf(type)
-    if (kind !== 'empty') return { name, type, kind }
-  }
-  return null
-}
+import type { TextAnchor } from '../control/comments.js'
+import { contentRoot, kindOf, liveItems, type AnyType } from './roots.js'
 
 /** The characters of a text type (Y.Text or Y.XmlText); formatting and embeds are dropped. */
 function inlineText(type: AnyType): string {
@@ -71,10 +37,14 @@ function blockLines(t: AnyType, out: string[]): void {
 
 export function renderDocText(doc: Y.Doc): string {
   const root = contentRoot(doc)
-  if (!root) return ''
-  if (root.kind === 'text') return inlineText(root.type)
+  return root ? renderText(root.type, root.kind) : ''
+}
+
+/** The plain text of one root: a text root's characters, or an XML root's blocks one per line. */
+export function renderText(type: AnyType, kind: 'text' | 'xml'): string {
+  if (kind === 'text') return inlineText(type)
   const lines: string[] = []
-  for (const item of liveItems(root.type)) {
+  for (const item of liveItems(type)) {
     if (item.content instanceof Y.ContentType) blockLines(item.content.type as AnyType, lines)
   }
   return lines.join('\n')
@@ -104,12 +74,6 @@ function* textTypes(t: AnyType): Generator<AnyType> {
   for (const item of liveItems(t)) if (item.content instanceof Y.ContentType) yield* textTypes(item.content.type as AnyType)
 }
 
-export interface TextAnchor {
-  root: string
-  /** base64 of Y.encodeRelativePosition */
-  start: string
-  end: string
-}
 
 const b64 = (u: Uint8Array) => Buffer.from(u).toString('base64')
 

@@ -1,0 +1,114 @@
+// Reading a document's content in a format, and computing the smallest Yjs update that makes it
+// read as given content: pure functions of an encoded state, so they run in the event loop or in
+// a worker thread alike (jobs.ts).
+import * as Y from 'yjs'
+import { AppError } from '../infra/errors.js'
+import { renderText } from './doc-text.js'
+import { fragmentToPm, markTypeOf } from './fragment-read.js'
+import { updateChildren } from './fragment-update.js'
+import { FULL, MARKDOWN } from './lens.js'
+import { markdownToPm } from './markdown-in.js'
+import { pmToMarkdown } from './markdown-out.js'
+import { checkPmDoc, vocabularyOf, type PmNode } from './pm-json.js'
+import { contentRoot, DEFAULT_ROOT, liveItems, namedRoot, type AnyType, type RootKind } from './roots.js'
+import { updateText, type Counts } from './text-update.js'
+
+export const FORMATS = ['markdown', 'prosemirror', 'text'] as const
+export type Format = (typeof FORMATS)[number]
+
+/** The root a plain-text write creates in a document with no content (never `default`, Tiptap's XML root). */
+const DEFAULT_TEXT_ROOT = 'text'
+
+export interface ContentRead {
+  root: string
+  content: string | PmNode
+}
+
+function pickRoot(doc: Y.Doc, name: string | null, format: Format): { name: string; type: AnyType | null; kind: RootKind } {
+  if (name !== null) return namedRoot(doc, name)
+  const found = contentRoot(doc)
+  if (found) return found
+  return { name: format === 'text' ? DEFAULT_TEXT_ROOT : DEFAULT_ROOT, type: null, kind: 'empty' }
+}
+
+function refuseKind(root: { name: string; kind: RootKind }, format: Format): void {
+  const name = JSON.stringify(root.name)
+  if (root.kind === 'map') throw new AppError('validation', `root ${name} is a Y.Map: content formats read and write text and XML roots only`)
+  if (root.kind === 'text' && format !== 'text') throw new AppError('validation', `root ${name} is a Y.Text: read and write it with format=text`)
+}
+
+export function readContent(state: Uint8Array, format: Format, rootName: string | null): ContentRead {
+  const doc = new Y.Doc()
+  try {
+    Y.applyUpdate(doc, state)
+    const root = pickRoot(doc, rootName, format)
+    refuseKind(root, format)
+    if (root.kind === 'empty' || !root.type) return { root: root.name, content: format === 'prosemirror' ? { type: 'doc', content: [] } : '' }
+    if (format === 'text') return { root: root.name, content: renderText(root.type, root.kind as 'text' | 'xml') }
+    const pm = fragmentToPm(root.type)
+    return { root: root.name, content: format === 'prosemirror' ? pm : pmToMarkdown(pm) }
+  } finally {
+    doc.destroy()
+  }
+}
+
+export interface EditInput {
+  format: Format
+  /** Markdown or text as a string; ProseMirror JSON as parsed JSON (checked here) */
+  content: unknown
+  root: string | null
+}
+
+export interface EditResult extends Counts {
+  root: string
+  /** the change, null when the document already reads as the content */
+  update: Uint8Array | null
+}
+
+/** Element and mark names a fragment holds: a write may use them even when Tandem does not know them. */
+function namesIn(t: AnyType, into: Set<string>): Set<string> {
+  for (const item of liveItems(t)) {
+    if (!(item.content instanceof Y.ContentType)) continue
+    const child = item.content.type
+    if (child instanceof Y.XmlElement) {
+      into.add(child.nodeName)
+      namesIn(child, into)
+    } else if (child instanceof Y.XmlText) {
+      for (const op of child.toDelta() as { attributes?: Record<string, unknown> }[]) for (const k of Object.keys(op.attributes ?? {})) into.add(markTypeOf(k))
+    }
+  }
+  return into
+}
+
+/** The smallest update that makes `state`'s root read as the content (see fragment-update.ts). */
+export function computeEdit(state: Uint8Array, input: EditInput): EditResult {
+  const doc = new Y.Doc()
+  try {
+    Y.applyUpdate(doc, state)
+    // A fresh client id for the new items, never one the document already holds.
+    while (doc.store.clients.has(doc.clientID)) doc.clientID = Math.floor(Math.random() * 0xffffffff)
+    const root = pickRoot(doc, input.root, input.format)
+    refuseKind(root, input.format)
+    if (input.format === 'text' && root.kind === 'xml') {
+      throw new AppError('validation', `root ${JSON.stringify(root.name)} is an XML fragment: write it with format=markdown or format=prosemirror`)
+    }
+    if (typeof input.content !== 'string' && input.format !== 'prosemirror') throw new AppError('validation', `content must be a string for format=${input.format}`)
+    const counts: Counts = { inserted: 0, deleted: 0 }
+    let update: Uint8Array | null = null
+    doc.on('update', (u: Uint8Array) => {
+      update = update ? Y.mergeUpdates([update, u]) : u
+    })
+    if (input.format === 'text') {
+      const text = doc.getText(root.name)
+      doc.transact(() => updateText(text, [{ text: input.content as string, attrs: {} }], counts, true))
+    } else {
+      const fragment = doc.getXmlFragment(root.name)
+      const known = namesIn(fragment, new Set())
+      const target = input.format === 'markdown' ? markdownToPm(input.content as string, vocabularyOf(known)) : checkPmDoc(input.content, known)
+      doc.transact(() => updateChildren(fragment, target.content, counts, input.format === 'markdown' ? MARKDOWN : FULL))
+    }
+    return { root: root.name, update, ...counts }
+  } finally {
+    doc.destroy()
+  }
+}

@@ -1,0 +1,56 @@
+// An XML root as ProseMirror JSON, the way y-prosemirror and Tiptap's binding store it: an
+// element per node (its name the node type, its attributes the node's attrs) and a Y.XmlText per
+// run of text, whose formatting attributes are the marks (`{bold: {}}`, `{link: {href}}`).
+// Read from the item lists, so the root is never instantiated as a type.
+import * as Y from 'yjs'
+import type { PmMark, PmNode } from './pm-json.js'
+import { liveItems, type AnyType } from './roots.js'
+
+export function fragmentToPm(root: AnyType): PmNode {
+  return { type: 'doc', content: childrenOf(root) }
+}
+
+function childrenOf(t: AnyType): PmNode[] {
+  const out: PmNode[] = []
+  for (const item of liveItems(t)) {
+    if (!(item.content instanceof Y.ContentType)) continue
+    const child = item.content.type
+    if (child instanceof Y.XmlText) out.push(...textNodes(child))
+    else if (child instanceof Y.XmlElement) out.push(elementNode(child))
+  }
+  return out
+}
+
+export function elementNode(e: Y.XmlElement): PmNode {
+  const node: PmNode = { type: e.nodeName }
+  const attrs = e.getAttributes() as Record<string, unknown>
+  delete attrs.ychange // y-prosemirror's change-tracking decoration, not a node attribute
+  if (Object.keys(attrs).length) node.attrs = attrs
+  const content = childrenOf(e)
+  if (content.length) node.content = content
+  return node
+}
+
+/** y-prosemirror keys marks that may overlap (`comment--<hash>`) apart; the type is before `--`. */
+export const markTypeOf = (key: string) => {
+  const cut = key.indexOf('--')
+  return cut > 0 ? key.slice(0, cut) : key
+}
+
+export function textNodes(t: Y.XmlText): PmNode[] {
+  const out: PmNode[] = []
+  for (const op of t.toDelta() as { insert: unknown; attributes?: Record<string, unknown> }[]) {
+    if (typeof op.insert !== 'string' || op.insert === '') continue
+    const node: PmNode = { type: 'text', text: op.insert }
+    const marks: PmMark[] = []
+    for (const [key, value] of Object.entries(op.attributes ?? {})) {
+      if (key === 'ychange' || value === null) continue
+      const mark: PmMark = { type: markTypeOf(key) }
+      if (typeof value === 'object' && Object.keys(value as object).length) mark.attrs = value as Record<string, unknown>
+      marks.push(mark)
+    }
+    if (marks.length) node.marks = marks
+    out.push(node)
+  }
+  return out
+}

@@ -1,0 +1,178 @@
+// A ProseMirror JSON document as Markdown: CommonMark, with GFM tables, task lists and
+// strikethrough where the document has them, printed by mdast-util-to-markdown (which escapes
+// what would otherwise read as syntax). Both vocabularies read the same; what Markdown cannot say
+// (underline, alignment, empty paragraphs) is left out, and an unknown block reads as its text.
+import type * as M from 'mdast'
+import { gfmToMarkdown } from 'mdast-util-gfm'
+import { toMarkdown } from 'mdast-util-to-markdown'
+import type { PmMark, PmNode } from './pm-json.js'
+
+const BULLET_LISTS = new Set(['bulletList', 'bullet_list'])
+const ORDERED_LISTS = new Set(['orderedList', 'ordered_list'])
+const CODE_BLOCKS = new Set(['codeBlock', 'code_block'])
+const RULES = new Set(['horizontalRule', 'horizontal_rule'])
+const BREAKS = new Set(['hardBreak', 'hard_break'])
+
+export function pmToMarkdown(doc: PmNode): string {
+  const root: M.Root = { type: 'root', children: blocks(doc.content) }
+  if (root.children.length === 0) return ''
+  return toMarkdown(root, {
+    extensions: [gfmToMarkdown()],
+    bullet: '-',
+    emphasis: '*',
+    strong: '*',
+    fence: '`',
+    fences: true,
+    rule: '-',
+    listItemIndent: 'one',
+    incrementListMarker: true,
+  })
+}
+
+function textOf(n: PmNode): string {
+  if (n.type === 'text') return n.text ?? ''
+  if (BREAKS.has(n.type)) return '\n'
+  return (n.content ?? []).map(textOf).join('')
+}
+
+function blocks(content: readonly PmNode[] | undefined): M.BlockContent[] {
+  return (content ?? []).flatMap((n) => block(n))
+}
+
+function block(n: PmNode): M.BlockContent[] {
+  const attrs = n.attrs ?? {}
+  if (n.type === 'paragraph') {
+    const children = inline(n.content)
+    return children.length ? [{ type: 'paragraph', children }] : []
+  }
+  if (n.type === 'heading') {
+    const depth = Math.min(6, Math.max(1, Number(attrs.level) || 1)) as M.Heading['depth']
+    return [{ type: 'heading', depth, children: inline(n.content) }]
+  }
+  if (n.type === 'blockquote') return [{ type: 'blockquote', children: blocks(n.content) }]
+  if (BULLET_LISTS.has(n.type)) return [list(n, false, null)]
+  if (ORDERED_LISTS.has(n.type)) return [list(n, true, Number(attrs.start ?? attrs.order ?? 1) || 1)]
+  if (n.type === 'taskList') return [list(n, false, null)]
+  if (CODE_BLOCKS.has(n.type)) {
+    const lang = (attrs.language ?? attrs.params ?? null) as string | null
+    return [{ type: 'code', lang: lang || null, meta: null, value: textOf(n) }]
+  }
+  if (RULES.has(n.type)) return [{ type: 'thematicBreak' }]
+  if (n.type === 'table') return [table(n)]
+  if (n.type === 'image') return [{ type: 'paragraph', children: inline([n]) }]
+  // An element Markdown has no form for: its blocks if it holds blocks, else its text.
+  const inner = n.content ?? []
+  if (inner.length && inner.every((c) => c.type !== 'text' && !BREAKS.has(c.type) && c.type !== 'image')) return blocks(inner)
+  const children = inline(inner)
+  return children.length ? [{ type: 'paragraph', children }] : []
+}
+
+function list(n: PmNode, ordered: boolean, start: number | null): M.List {
+  const items = (n.content ?? []).map((item): M.ListItem => {
+    const li: M.ListItem = { type: 'listItem', spread: false, children: blocks(item.content) }
+    if (item.type === 'taskItem') li.checked = item.attrs?.checked === true
+    return li
+  })
+  return ordered ? { type: 'list', ordered, start, spread: false, children: items } : { type: 'list', ordered, spread: false, children: items }
+}
+
+function table(n: PmNode): M.Table {
+  const rows = (n.content ?? []).map(
+    (row): M.TableRow => ({
+      type: 'tableRow',
+      children: (row.content ?? []).map((cell): M.TableCell => ({ type: 'tableCell', children: cellInline(cell) })),
+    }),
+  )
+  // GFM prints the first row as the header row, whatever its cells are in the document.
+  return { type: 'table', align: rows[0]?.children.map(() => null) ?? [], children: rows }
+}
+
+/** A cell's blocks as one line of phrasing (GFM cells hold no blocks). */
+function cellInline(cell: PmNode): M.PhrasingContent[] {
+  const out: M.PhrasingContent[] = []
+  for (const b of cell.content ?? []) {
+    const part = b.type === 'paragraph' || b.type === 'heading' ? inline(b.content) : [{ type: 'text', value: textOf(b) } as M.Text]
+    if (out.length && part.length) out.push({ type: 'text', value: ' ' })
+    out.push(...part)
+  }
+  return out
+}
+
+type Wrapper = 'link' | 'strong' | 'emphasis' | 'delete'
+
+/** The mark that wraps phrasing, and its rank: outer marks first, so runs sharing it nest inside one node. */
+function wrapperOf(m: PmMark): Wrapper | null {
+  switch (m.type) {
+    case 'link':
+      return 'link'
+    case 'bold':
+    case 'strong':
+      return 'strong'
+    case 'italic':
+    case 'em':
+      return 'emphasis'
+    case 'strike':
+      return 'delete'
+    default:
+      return null
+  }
+}
+const RANK: Wrapper[] = ['link', 'strong', 'emphasis', 'delete']
+
+interface Leaf {
+  node: PmNode
+  wraps: { kind: Wrapper; mark: PmMark }[]
+}
+
+function inline(content: readonly PmNode[] | undefined): M.PhrasingContent[] {
+  const leaves: Leaf[] = (content ?? []).map((node) => {
+    const wraps = (node.marks ?? []).flatMap((mark) => {
+      const kind = wrapperOf(mark)
+      return kind ? [{ kind, mark }] : []
+    })
+    wraps.sort((a, b) => RANK.indexOf(a.kind) - RANK.indexOf(b.kind))
+    return { node, wraps }
+  })
+  return nest(leaves, 0)
+}
+
+const sameWrap = (a: Leaf['wraps'][number] | undefined, b: Leaf['wraps'][number] | undefined) =>
+  !!a && !!b && a.kind === b.kind && (a.kind !== 'link' || (a.mark.attrs?.href === b.mark.attrs?.href && a.mark.attrs?.title === b.mark.attrs?.title))
+
+/** Consecutive leaves sharing their outermost remaining mark go into one node of it. */
+function nest(leaves: Leaf[], depth: number): M.PhrasingContent[] {
+  const out: M.PhrasingContent[] = []
+  let i = 0
+  while (i < leaves.length) {
+    const w = leaves[i]!.wraps[depth]
+    if (!w) {
+      out.push(...leaf(leaves[i]!.node))
+      i++
+      continue
+    }
+    let j = i + 1
+    while (j < leaves.length && sameWrap(leaves[j]!.wraps[depth], w)) j++
+    const children = nest(leaves.slice(i, j), depth + 1)
+    if (w.kind === 'link') {
+      const title = w.mark.attrs?.title
+      out.push({ type: 'link', url: String(w.mark.attrs?.href ?? ''), title: typeof title === 'string' ? title : null, children })
+    } else out.push({ type: w.kind, children } as M.PhrasingContent)
+    i = j
+  }
+  return out
+}
+
+function leaf(n: PmNode): M.PhrasingContent[] {
+  if (n.type === 'text') {
+    const value = n.text ?? ''
+    if (!value) return []
+    return n.marks?.some((m) => m.type === 'code') ? [{ type: 'inlineCode', value }] : [{ type: 'text', value }]
+  }
+  if (BREAKS.has(n.type)) return [{ type: 'break' }]
+  if (n.type === 'image') {
+    const a = n.attrs ?? {}
+    return [{ type: 'image', url: String(a.src ?? ''), alt: typeof a.alt === 'string' ? a.alt : null, title: typeof a.title === 'string' ? a.title : null }]
+  }
+  const text = textOf(n)
+  return text ? [{ type: 'text', value: text }] : []
+}

@@ -1,0 +1,163 @@
+// GET /content/v1/{org}/{doc_id} (r): the document as Markdown, ProseMirror JSON or text, with the
+// `base` it was read at. PATCH (rw): content in one of those formats becomes the smallest Yjs
+// change from the document at `base` (now, when absent) to it, applied through the room like any
+// update: durable before the answer, broadcast, attributed. Made from the state the agent read,
+// the change merges with everything written since instead of erasing it.
+import * as Y from 'yjs'
+import { attributionProblem, mergeAttributions, normalizeAttributions } from '../auth/attributions.js'
+import type { RestContext, RestRequest, RestRoutes } from '../collab/rest.js'
+import type { HistoryService } from '../history/service.js'
+import { AppError } from '../infra/errors.js'
+import { docIdOf, type Attributes } from '../storage/doc-store.js'
+import { advance, formatBase, MAX_OWN, parseBase, type Base } from './base.js'
+import { runContentJobOffLoop } from './doc-content.js'
+import { FORMATS, type Format } from './formats.js'
+
+type OpenHistory = () => Promise<HistoryService>
+
+function formatOf(value: unknown, fallback: Format | null): Format {
+  if (value === undefined || value === null) {
+    if (fallback) return fallback
+    throw new AppError('bad_request', `format is required: one of ${FORMATS.join(', ')}`)
+  }
+  if (typeof value !== 'string' || !(FORMATS as readonly string[]).includes(value)) throw new AppError('bad_request', `format must be one of ${FORMATS.join(', ')}`)
+  return value as Format
+}
+
+function rootOf(value: unknown): string | null {
+  if (value === undefined || value === null) return null
+  if (typeof value !== 'string' || value === '' || value.length > 200) throw new AppError('bad_request', 'root must be the name of a root type (1-200 characters)')
+  return value
+}
+
+/**
+ * The document now, and the seq that names it: the room's state once everything it accepted is
+ * durable, plus (cluster mode) what other nodes committed that has not reached this room yet.
+ */
+async function current(req: RestRequest, ctx: RestContext): Promise<{ state: Uint8Array; seq: number }> {
+  const ref = { org: req.org, doc: req.doc, branch: req.cap.branch }
+  const { room, release } = await ctx.registry.acquire(ref)
+  let state: Uint8Array
+  let seq: number
+  try {
+    await room.flushed()
+    const reading = room.readState() // takes the state now
+    seq = room.headSeq
+    state = await reading
+  } finally {
+    release()
+  }
+  const missed: Uint8Array[] = []
+  for await (const u of ctx.store.readLog(docIdOf(ref.org, ref.doc, ref.branch), seq + 1)) {
+    missed.push(u.update)
+    seq = u.seq
+  }
+  return { state: missed.length ? Y.mergeUpdates([state, ...missed]) : state, seq }
+}
+
+/** The 409 for a base history no longer reaches, naming the oldest one that still works. */
+class BaseTooOld extends AppError {
+  constructor(readonly oldest: number) {
+    super('conflict', `base is older than the retained history: the oldest valid base is ${oldest}; read the document again`)
+  }
+}
+
+/** The document exactly as the base names it: rebuilt from history, the agent's own updates on top. */
+async function stateAt(base: Base, docId: string, ctx: RestContext, open: OpenHistory): Promise<Uint8Array> {
+  const history = await open()
+  const { answer } = await history.run(docId, (head) => {
+    if (base.seq < head.base.seq) throw new BaseTooOld(head.base.seq)
+    return { kind: 'state-at', seq: base.seq }
+  })
+  const own: Uint8Array[] = []
+  for (const s of base.own) {
+    let found: Uint8Array | null = null
+    for await (const e of ctx.store.readLog(docId, s, s)) found = e.update
+    if (!found) throw new BaseTooOld((await history.run(docId, () => ({ kind: 'none' }))).head.base.seq)
+    own.push(found)
+  }
+  return own.length ? Y.mergeUpdates([answer, ...own]) : answer
+}
+
+interface WriteBody {
+  format: Format
+  content: unknown
+  root: string | null
+  base: Base | null
+  attributions: Attributes | undefined
+}
+
+function writeBody(req: RestRequest): WriteBody {
+  if (!req.contentType.startsWith('application/json')) throw new AppError('unsupported_media_type', 'send application/json {"format", "content", "base"?, "root"?}')
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(new TextDecoder().decode(req.body ?? new Uint8Array()))
+  } catch {
+    throw new AppError('bad_request', 'body is not valid JSON')
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new AppError('bad_request', 'body must be a JSON object {"format", "content", "base"?, "root"?}')
+  const o = parsed as Record<string, unknown>
+  const format = formatOf(o.format, null)
+  if (o.content === undefined) throw new AppError('bad_request', 'content is required')
+  if (format === 'prosemirror' ? typeof o.content !== 'object' || o.content === null : typeof o.content !== 'string') {
+    throw new AppError('bad_request', format === 'prosemirror' ? 'content must be a ProseMirror JSON document' : `content must be a string for format=${format}`)
+  }
+  let attributions: Attributes | undefined
+  if (o.attributions !== undefined) {
+    const problem = attributionProblem(o.attributions)
+    if (problem) throw new AppError('validation', problem)
+    attributions = normalizeAttributions(o.attributions as Record<string, string>)
+  }
+  return { format, content: o.content, root: rootOf(o.root), base: o.base === undefined || o.base === null ? null : parseBase(o.base), attributions }
+}
+
+export const contentRoutes = (open: OpenHistory): RestRoutes => ({
+  content: {
+    GET: {
+      access: 'r',
+      async handle(req, ctx) {
+        const format = formatOf(req.query.get('format') ?? undefined, 'markdown')
+        const root = rootOf(req.query.get('root') ?? undefined)
+        const { state, seq } = await current(req, ctx)
+        const read = await ctx.registry.docBuilds.bounded(state.length, () => runContentJobOffLoop({ kind: 'read', state, format, root }), state.length)
+        return { status: 200, json: { format, root: read.root, content: read.content, base: formatBase({ seq, own: [] }) } }
+      },
+    },
+    PATCH: {
+      access: 'rw',
+      body: true,
+      async handle(req, ctx) {
+        const body = writeBody(req)
+        const attrs = mergeAttributions(req.cap.attr, body.attributions)
+        const problem = body.attributions && attrs ? attributionProblem(attrs) : null // the merge may pass the key limit
+        if (problem) throw new AppError('validation', `token and body attributions together: ${problem}`)
+        if (body.base && body.base.own.length >= MAX_OWN) throw new AppError('conflict', 'read the document again: this base carries too many of your own writes')
+        const ref = { org: req.org, doc: req.doc, branch: req.cap.branch }
+        const docId = docIdOf(ref.org, ref.doc, ref.branch)
+        const now = await current(req, ctx)
+        let base: Base = body.base ?? { seq: now.seq, own: [] }
+        if (base.seq > now.seq || base.own.some((s) => s > now.seq)) throw new AppError('bad_request', 'base is not a base of this document')
+        let state: Uint8Array
+        try {
+          state = base.seq === now.seq && base.own.length === 0 ? now.state : await stateAt(base, docId, ctx, open)
+        } catch (err) {
+          if (!(err instanceof BaseTooOld)) throw err
+          return { status: 409, json: { error: err.message, code: 'conflict', oldest_base: formatBase({ seq: err.oldest, own: [] }) } }
+        }
+        const input = { format: body.format, content: body.content, root: body.root }
+        const edit = await ctx.registry.docBuilds.bounded(state.length, () => runContentJobOffLoop({ kind: 'edit', state, input }), state.length)
+        if (edit.update) {
+          let seq: number | null
+          try {
+            seq = await ctx.storageHealth.untilDurable(ctx.registry.applyUpdate(ref, edit.update, req.cap.sub, attrs))
+          } catch (err) {
+            if (err instanceof AppError && err.code === 'malformed_message') throw new AppError('bad_request', err.message)
+            throw err
+          }
+          base = advance(base, seq)
+        }
+        return { status: 200, json: { applied: edit.update !== null, inserted: edit.inserted, deleted: edit.deleted, base: formatBase(base), root: edit.root } }
+      },
+    },
+  },
+})
