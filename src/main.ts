@@ -9,6 +9,7 @@ const USAGE = `usage:
   tandem keys rotate|list [--data-dir DIR | --postgres-url URL]   (data dir keys: a running server reloads on SIGHUP)
   tandem migrate --from-data-dir DIR --postgres-url URL   (copies a LevelDB data dir into PostgreSQL, then verifies)
   tandem build-console                       (bundles web/ into dist/console/; serve also does it when stale)
+  tandem mcp --api-url URL [--workspace ID]  (MCP over stdio for agent runtimes; TANDEM_API_KEY in the environment)
   tandem loadtest --ws-url URL --signing-keys FILE | --api-url URL --api-key KEY --assets ID,...  [--scenario S] ...
                                              (load on a running deployment; --help lists every flag)
 
@@ -18,7 +19,7 @@ ${settingsHelp()}
 
 /** One command's usage and the settings it reads (admin: its nouns and the storage settings). */
 async function commandHelp(command: string): Promise<string> {
-  const settings = command === 'admin' ? settingsHelp(STORAGE_SETTINGS) : command === 'build-console' ? '' : settingsHelp()
+  const settings = command === 'admin' ? settingsHelp(STORAGE_SETTINGS) : command === 'build-console' || command === 'mcp' ? '' : settingsHelp()
   const nouns = command === 'admin' ? `\n${(await import('./admin/commands.js')).adminUsage()}` : ''
   return `${COMMAND_USAGE[command]}${nouns}\n${settings ? `\nsettings (flag, environment variable, meaning):\n${settings}\n` : ''}`
 }
@@ -50,6 +51,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./cli/loadtest.js')).runLoadtest(rest, process.env)
     case 'build-console':
       return (await import('./cli/build-console.js')).runBuildConsole()
+    case 'mcp':
+      return (await import('./cli/mcp.js')).runMcp(rest, process.env)
     case 'admin': {
       const { loadConfig } = await import('./infra/config.js')
       const { takeFlags } = await import('./cli/args.js')

@@ -4,6 +4,7 @@
 import Router from '@koa/router'
 import Koa from 'koa'
 import { serveConsole } from './console/routes.js'
+import { mcpRoute } from './mcp-route.js'
 import { authenticate } from './middleware/auth.js'
 import { clientAddress } from './middleware/client-address.js'
 import { throttleAuthFailures } from './middleware/auth-throttle.js'
@@ -52,6 +53,7 @@ export function createApiApp(api: ApiContext, modules: RouteModule[] = V0_ROUTES
   root.get('openapi', '/api/v0/openapi.json', (ctx) => {
     ctx.body = openapi
   })
+  root.all('/mcp', mcpRoute(api))
 
   const v0 = new Router({ prefix: '/api/v0' })
   const authenticateThrottled = throttleAuthFailures(deps.config.authFailuresPerMinPerIp, deps.metrics, (ctx) => authenticate(ctx, api.control.store))

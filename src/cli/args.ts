@@ -25,6 +25,7 @@ export const COMMAND_USAGE: Readonly<Record<string, string>> = {
   migrate: 'usage: tandem migrate --from-data-dir DIR --postgres-url URL [--postgres-schema S]\n  copies a LevelDB data dir into PostgreSQL, then verifies the copy',
   admin: 'usage: tandem admin <noun> <verb> [...] [--json] [--data-dir DIR | --postgres-url URL]\n  creates and lists control-plane records',
   'build-console': 'usage: tandem build-console\n  bundles web/ into dist/console/ (serve also does it when stale)',
+  mcp: 'usage: tandem mcp --api-url URL [--workspace ID]   (TANDEM_API_KEY in the environment)\n  an MCP server on stdin/stdout for agent runtimes, relaying to the server\'s /mcp endpoint',
 }
 
 /** `--help` or `-h` anywhere among a command's arguments. */

@@ -7,6 +7,9 @@ import { AppError, type ErrorCode } from '../infra/errors.js'
 import { IN_LOOP_MAX_BYTES, runWorker } from '../infra/worker-thread.js'
 import type { TextAnchor } from '../control/comments.js'
 import { anchoredText, renderDocText } from './doc-text.js'
+import { fragmentToPm } from './fragment-read.js'
+import { pmToMarkdown } from './markdown-out.js'
+import { contentRoot } from './roots.js'
 import { computeEdit, readContent, type ContentRead, type EditInput, type EditResult, type Format } from './formats.js'
 
 /** Set by the production bundle (scripts/bundle.ts): the worker's own entry next to the bundle. */
@@ -21,7 +24,7 @@ export interface DocContent {
 }
 
 export type ContentJob =
-  | { kind: 'asset'; state: Uint8Array; anchors: readonly TextAnchor[] }
+  | { kind: 'asset'; state: Uint8Array; anchors: readonly TextAnchor[]; format: 'text' | 'markdown' }
   | { kind: 'read'; state: Uint8Array; format: Format; root: string | null }
   | { kind: 'edit'; state: Uint8Array; input: EditInput }
 
@@ -36,12 +39,14 @@ type AnswerOf<J extends ContentJob> = Answers[J['kind']]
 /** What a worker posts back: the answer, or a refusal to rethrow as the same AppError. */
 export type JobReply<T> = { ok: T } | { refused: { code: ErrorCode; message: string } }
 
-/** Reads the content in this thread. */
-function readDocContent(state: Uint8Array, anchors: readonly TextAnchor[]): DocContent {
+/** Reads the content in this thread: its plain text, or Markdown when the content root is XML. */
+function readDocContent(state: Uint8Array, anchors: readonly TextAnchor[], format: 'text' | 'markdown'): DocContent {
   const doc = new Y.Doc()
   try {
     Y.applyUpdate(doc, state)
-    return { text: renderDocText(doc), anchored: anchors.map((a) => anchoredText(doc, a)) }
+    const root = format === 'markdown' ? contentRoot(doc) : null
+    const text = root?.kind === 'xml' ? pmToMarkdown(fragmentToPm(root.type)) : renderDocText(doc)
+    return { text, anchored: anchors.map((a) => anchoredText(doc, a)) }
   } finally {
     doc.destroy()
   }
@@ -51,7 +56,7 @@ export function runContentJob<J extends ContentJob>(job: J): AnswerOf<J>
 export function runContentJob(job: ContentJob): Answers[ContentJob['kind']] {
   switch (job.kind) {
     case 'asset':
-      return readDocContent(job.state, job.anchors)
+      return readDocContent(job.state, job.anchors, job.format)
     case 'read':
       return readContent(job.state, job.format, job.root)
     case 'edit':
@@ -69,6 +74,6 @@ export async function runContentJobOffLoop<J extends ContentJob>(job: J): Promis
 }
 
 /** Reads the content, off the event loop when the document is large. */
-export function readDocContentOffLoop(state: Uint8Array, anchors: readonly TextAnchor[]): Promise<DocContent> {
-  return runContentJobOffLoop({ kind: 'asset', state, anchors })
+export function readDocContentOffLoop(state: Uint8Array, anchors: readonly TextAnchor[], format: 'text' | 'markdown' = 'text'): Promise<DocContent> {
+  return runContentJobOffLoop({ kind: 'asset', state, anchors, format })
 }

@@ -7,6 +7,10 @@ export interface ToolCatalog {
   readonly tools: ReadonlyMap<string, boolean>
 }
 
+/** The tools Tandem's MCP endpoint serves (src/mcp/): a workspace's registry may disable each. */
+export const MCP_TOOLS = ['list_documents', 'read_document', 'edit_document', 'read_table', 'insert_rows', 'comment'] as const
+export type McpTool = (typeof MCP_TOOLS)[number]
+
 const DEFAULT_TOOLS: { tool_id: string; base: boolean }[] = [
   { tool_id: 'asset_content', base: true },
   { tool_id: 'search', base: true },
@@ -15,6 +19,7 @@ const DEFAULT_TOOLS: { tool_id: string; base: boolean }[] = [
   { tool_id: 'email_send', base: false },
   { tool_id: 'image_generation', base: false },
   { tool_id: 'web_browse', base: false },
+  ...MCP_TOOLS.map((tool_id) => ({ tool_id, base: false })),
 ]
 
 function catalogFrom(tools: { tool_id: string; base: boolean }[]): ToolCatalog {

@@ -61,6 +61,10 @@ describe.each(BACKENDS)('asset content ($name)', (backend) => {
     })
     const r = await content(h, w.keys.member, `?asset_id=${w.doc.id}`)
     expect(r).toMatchObject({ status: 200, body: { content: 'Plan\nIntro text\nfirst item\nThe end', comments: null } })
+    // beyond the spec: the same document as Markdown
+    const md = await content(h, w.keys.member, `?asset_id=${w.doc.id}&format=markdown`)
+    expect(md).toMatchObject({ status: 200, body: { content: '# **Plan**\n\nIntro text\n\n- first item\n\nThe end\n', comments: null } })
+    expect((await content(h, w.keys.member, `?asset_id=${w.doc.id}&format=html`)).status).toBe(422)
   })
 
   it('renders a Y.Text document as its text', async () => {

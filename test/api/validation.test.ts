@@ -245,6 +245,8 @@ describe('api listener foundation', () => {
     expect(doc.paths['/api/v0/tools/asset/content'].get.parameters).toEqual([
       { name: 'asset_id', in: 'query', required: true, schema: { type: 'string', maxLength: 200 } },
       { name: 'include_comments', in: 'query', required: false, schema: { type: 'boolean', default: false } },
+      // beyond the spec (docs/api-v0.md): a generic_doc as Markdown
+      { name: 'format', in: 'query', required: false, schema: expect.objectContaining({ type: 'string', enum: ['text', 'markdown'], default: 'text' }) },
     ])
     expect(doc.components.securitySchemes.APIKeyHeader).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-KEY' })
   })

@@ -4,6 +4,7 @@ import type { RouteDef } from '../route.js'
 import { assetContentRoutes } from './asset-content/routes.js'
 import { assetLifecycleRoutes } from './assets/routes.js'
 import { collabTokenRoutes } from './collab-token/routes.js'
+import { commentRoutes } from './comments/routes.js'
 import { databaseRoutes } from './databases/routes.js'
 import { directoryRoutes } from './directory/routes.js'
 import { sourcesRoutes } from './sources/routes.js'
@@ -12,4 +13,4 @@ import { webhookRoutes } from './webhooks/routes.js'
 
 export type RouteModule = (api: ApiContext) => RouteDef[]
 
-export const V0_ROUTES: RouteModule[] = [toolRegistryRoutes, collabTokenRoutes, assetContentRoutes, sourcesRoutes, databaseRoutes, directoryRoutes, assetLifecycleRoutes, webhookRoutes]
+export const V0_ROUTES: RouteModule[] = [toolRegistryRoutes, collabTokenRoutes, assetContentRoutes, commentRoutes, sourcesRoutes, databaseRoutes, directoryRoutes, assetLifecycleRoutes, webhookRoutes]

@@ -39,7 +39,7 @@ export function assetContentRoutes({ deps, control }: ApiContext): RouteDef[] {
         }
         // Large documents are read in a worker thread: the rooms of the process go on meanwhile.
         const anchors = (threads ?? []).flatMap((t) => (t.thread.anchor ? [t.thread.anchor] : []))
-        const read = await deps.docs.withState({ org: asset.workspaceId, doc: asset.id }, (state) => readDocContentOffLoop(state, anchors))
+        const read = await deps.docs.withState({ org: asset.workspaceId, doc: asset.id }, (state) => readDocContentOffLoop(state, anchors, query.format))
         let next = 0
         return {
           content: read.text,

@@ -5,6 +5,7 @@ import { Id } from '../../ids.js'
 export const AssetContentQuery = z.object({
   asset_id: Id,
   include_comments: z.boolean().default(false),
+  format: z.enum(['text', 'markdown']).default('text').describe('beyond the spec: markdown renders a generic_doc as CommonMark (GFM tables and task lists); other assets answer their text either way'),
 })
 
 const AssetComment = z

@@ -1,0 +1,76 @@
+// `/mcp` on the API listener: the MCP endpoint (Streamable HTTP) for agent runtimes. The caller is
+// an API key (`X-API-KEY`, or `Authorization: Bearer <key>` as MCP clients send it), counted by the
+// same failure throttle as /api/v0; the workspace is `?workspace=` or `X-Tandem-Workspace` (or the
+// caller's only one). The MCP engine (src/mcp/) loads on the first request.
+import type { Context } from 'koa'
+import { authenticateApiKey } from '../control/api-keys.js'
+import { MCP_TOOLS, type McpTool } from '../control/tool-catalog.js'
+import { getRegistry } from '../control/tool-registry.js'
+import { listWorkspaces, roleOf } from '../control/workspaces.js'
+import { AppError } from '../infra/errors.js'
+import type { McpSessions } from '../mcp/sessions.js'
+import type { ApiContext } from './context.js'
+import { throttleAuthFailures } from './middleware/auth-throttle.js'
+import { readJsonBody } from './middleware/body.js'
+
+const MAX_SESSIONS = 1000
+const IDLE_MS = 30 * 60 * 1000 // 30 min
+
+function presentedKey(ctx: Context): string {
+  const header = ctx.get('x-api-key')
+  if (header) return header
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'))
+  if (!m) throw new AppError('unauthorized', 'Missing API key')
+  return m[1]!
+}
+
+async function workspaceOf(ctx: Context, api: ApiContext, user: string): Promise<string> {
+  const named = (ctx.query.workspace as string | undefined) || ctx.get('x-tandem-workspace')
+  if (named) {
+    if (!(await roleOf(api.control.store, named, user))) throw new AppError('not_found', 'Workspace not found')
+    return named
+  }
+  const mine = await listWorkspaces(api.control.store, user)
+  if (mine.length !== 1) throw new AppError('bad_request', 'name the workspace: ?workspace=ID or the X-Tandem-Workspace header')
+  return mine[0]!.id
+}
+
+/** The tools the workspace's registry leaves enabled: an override's `enabled`, else the default visibility. */
+async function enabledTools(api: ApiContext, workspace: string): Promise<Set<McpTool>> {
+  const reg = await getRegistry(api.control.store, api.control.catalog, workspace)
+  const overrides = new Map(reg.tools.map((t) => [t.tool_id, t.enabled]))
+  return new Set(MCP_TOOLS.filter((t) => overrides.get(t) ?? reg.default_visibility === 'visible'))
+}
+
+export function mcpRoute(api: ApiContext): (ctx: Context) => Promise<void> {
+  const { deps } = api
+  const authenticate = throttleAuthFailures(deps.config.authFailuresPerMinPerIp, deps.metrics, async (ctx) => {
+    const user = await authenticateApiKey(api.control.store, presentedKey(ctx))
+    if (!user) throw new AppError('unauthorized', 'Invalid API key')
+    return user
+  })
+  let sessions: Promise<McpSessions> | undefined
+  const open = () =>
+    (sessions ??= import('../mcp/sessions.js').then((m) => {
+      const s = new m.McpSessions({ log: deps.log, maxSessions: MAX_SESSIONS, idleMs: IDLE_MS })
+      api.onClose(() => s.close())
+      return s
+    }))
+  return async (ctx) => {
+    if (!['GET', 'POST', 'DELETE'].includes(ctx.method)) throw new AppError('method_not_allowed', `${ctx.method} is not supported on /mcp`)
+    const user = await authenticate(ctx)
+    let body: unknown
+    if (ctx.method === 'POST') {
+      const raw = await readJsonBody(ctx, { maxBytes: deps.config.maxBodyBytes, maxDepth: deps.config.maxJsonDepth })
+      if (raw.kind !== 'json') throw new AppError('bad_request', 'send a JSON-RPC message as application/json')
+      body = raw.value
+    }
+    const workspace = await workspaceOf(ctx, api, user)
+    const tools = await enabledTools(api, workspace)
+    const local = ctx.req.socket.localAddress ?? '127.0.0.1'
+    const origin = `http://${local.includes(':') ? `[${local}]` : local}:${ctx.req.socket.localPort}`
+    const s = await open()
+    ctx.respond = false
+    await s.handle(ctx.req, ctx.res, body, { user, apiKey: presentedKey(ctx), workspace, tools, origin })
+  }
+}

@@ -1,0 +1,90 @@
+// The endpoints the MCP tools map onto, called over HTTP with the caller's API key: the /api/v0
+// routes, and the document's collab REST with a token minted for the call. A refusal becomes an
+// Error whose message is the endpoint's status and reason, for the agent to read.
+const seg = encodeURIComponent
+
+interface CollabToken {
+  token: string
+  access_type: 'r' | 'rw'
+  org: string
+  doc_id: string
+  rest_url: string
+}
+
+export interface ContentWrite {
+  format: 'markdown' | 'prosemirror' | 'text'
+  content: unknown
+  base?: string | undefined
+  root?: string | undefined
+  attributions: Record<string, string>
+}
+
+export class TandemApi {
+  /** `origin`: the API listener, e.g. http://127.0.0.1:8080 */
+  constructor(
+    private readonly origin: string,
+    private readonly apiKey: string,
+    readonly workspace: string,
+  ) {}
+
+  private async request<T>(url: string, init: { method?: string; json?: unknown; headers?: Record<string, string> } = {}): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json', ...init.headers }
+    if (init.json !== undefined) headers['content-type'] = 'application/json'
+    const res = await fetch(url, { method: init.method ?? 'GET', headers, ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}) })
+    const text = await res.text()
+    let body: unknown = null
+    try {
+      body = text ? JSON.parse(text) : null
+    } catch {
+      body = text
+    }
+    if (!res.ok) {
+      const o = (body ?? {}) as { detail?: unknown; message?: unknown; error?: unknown }
+      const reason = typeof o.detail === 'string' ? o.detail : typeof o.message === 'string' ? o.message : typeof o.error === 'string' ? o.error : JSON.stringify(o.detail ?? body)
+      throw new Error(`${res.status}: ${reason}`)
+    }
+    return body as T
+  }
+
+  private api<T>(path: string, init: { method?: string; json?: unknown } = {}): Promise<T> {
+    return this.request<T>(`${this.origin}/api/v0${path}`, { ...init, headers: { 'x-api-key': this.apiKey } })
+  }
+
+  async assets(): Promise<{ id: string; type: string; title: string }[]> {
+    return (await this.api<{ assets: { id: string; type: string; title: string }[] }>(`/workspaces/${seg(this.workspace)}/assets`)).assets
+  }
+
+  private token(assetId: string, access: 'view' | 'edit'): Promise<CollabToken> {
+    return this.api<CollabToken>(`/assets/${seg(assetId)}/collab-token`, { method: 'POST', json: { access } })
+  }
+
+  private content<T>(t: CollabToken, init: { method?: string; json?: unknown; query?: Record<string, string> }): Promise<T> {
+    const q = new URLSearchParams(init.query ?? {}).toString()
+    return this.request<T>(`${t.rest_url}/content/v1/${seg(t.org)}/${seg(t.doc_id)}${q ? `?${q}` : ''}`, { ...init, headers: { authorization: `Bearer ${t.token}` } })
+  }
+
+  async readContent(assetId: string, format: string, root: string | undefined): Promise<unknown> {
+    const t = await this.token(assetId, 'view')
+    return this.content(t, { query: { format, ...(root ? { root } : {}) } })
+  }
+
+  async writeContent(assetId: string, w: ContentWrite): Promise<unknown> {
+    const t = await this.token(assetId, 'edit')
+    if (t.access_type !== 'rw') throw new Error('403: the caller may only view this document')
+    const { format, content, base, root, attributions } = w
+    return this.content(t, { method: 'PATCH', json: { format, content, attributions, ...(base ? { base } : {}), ...(root ? { root } : {}) } })
+  }
+
+  async readRows(assetId: string, table: string, query: string): Promise<unknown> {
+    const q = query.replace(/^\?/, '')
+    return this.api(`/databases/${seg(assetId)}/data/${seg(table)}${q ? `?${q}` : ''}`)
+  }
+
+  insertRows(assetId: string, table: string, rows: Record<string, unknown>[]): Promise<unknown> {
+    return this.api(`/databases/${seg(assetId)}/data/${seg(table)}`, { method: 'POST', json: { data: rows, return_representation: true } })
+  }
+
+  comment(assetId: string, c: { text: string; quote?: string; thread_id?: string }): Promise<unknown> {
+    return this.api(`/assets/${seg(assetId)}/comments`, { method: 'POST', json: c })
+  }
+}

@@ -1,0 +1,115 @@
+// MCP over Streamable HTTP on the API listener: one session per `initialize`, kept in this process
+// (the MCP client keeps its session id; a client sent to another node starts a new session there),
+// bound to the API key and workspace that opened it. A session remembers the client's name for
+// the attributions of its edits and the tools the workspace's registry lets it see.
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
+import type { Logger } from '../infra/log.js'
+import { TandemApi } from './api.js'
+import type { McpTool } from '../control/tool-catalog.js'
+import { registerTools } from './tools.js'
+
+/** Who calls, as the API route established it. */
+export interface McpCaller {
+  user: string
+  apiKey: string
+  workspace: string
+  /** the tools the workspace's registry leaves enabled */
+  tools: ReadonlySet<McpTool>
+  /** this API listener, as the request reached it */
+  origin: string
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport
+  server: McpServer
+  user: string
+  keyDigest: Buffer
+  workspace: string
+  lastUsedMs: number
+}
+
+export interface McpSessionOptions {
+  log: Logger
+  /** open sessions at most; an initialize past it closes the longest idle one */
+  maxSessions: number
+  /** a session unused this long is closed (ms) */
+  idleMs: number
+}
+
+const digest = (key: string) => createHash('sha256').update(key).digest()
+const SERVER_INFO = { name: 'tandem', version: '0.1.0' }
+
+function rpcError(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }))
+}
+
+export class McpSessions {
+  private readonly sessions = new Map<string, Session>()
+  private readonly sweeper: NodeJS.Timeout
+
+  constructor(private readonly o: McpSessionOptions) {
+    this.sweeper = setInterval(() => this.sweep(), Math.max(1000, Math.min(o.idleMs, 60_000)))
+    this.sweeper.unref()
+  }
+
+  get size(): number {
+    return this.sessions.size
+  }
+
+  /** Serves one request: `body` is the parsed JSON of a POST (undefined for GET and DELETE). */
+  async handle(req: IncomingMessage, res: ServerResponse, body: unknown, caller: McpCaller): Promise<void> {
+    const sid = req.headers['mcp-session-id']
+    if (typeof sid === 'string') {
+      const s = this.sessions.get(sid)
+      // Another key's session answers like a missing one: its id is no credential.
+      if (!s || s.user !== caller.user || s.workspace !== caller.workspace || !timingSafeEqual(s.keyDigest, digest(caller.apiKey))) {
+        return rpcError(res, 404, 'session not found: initialize a new one')
+      }
+      s.lastUsedMs = Date.now()
+      return s.transport.handleRequest(req, res, body)
+    }
+    if (req.method !== 'POST' || !isInitializeRequest(body)) return rpcError(res, 400, 'no mcp-session-id: send an initialize request first')
+    if (this.sessions.size >= this.o.maxSessions) this.closeIdlest()
+    const server = new McpServer(SERVER_INFO)
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      enableJsonResponse: true,
+      onsessioninitialized: (id) => {
+        this.sessions.set(id, { transport, server, user: caller.user, keyDigest: digest(caller.apiKey), workspace: caller.workspace, lastUsedMs: Date.now() })
+      },
+    })
+    transport.onclose = () => {
+      if (transport.sessionId) this.sessions.delete(transport.sessionId)
+    }
+    registerTools(server, new TandemApi(caller.origin, caller.apiKey, caller.workspace), caller.tools, () => server.server.getClientVersion()?.name ?? '')
+    await server.connect(transport)
+    await transport.handleRequest(req, res, body)
+  }
+
+  private closeIdlest(): void {
+    let idlest: [string, Session] | null = null
+    for (const e of this.sessions) if (!idlest || e[1].lastUsedMs < idlest[1].lastUsedMs) idlest = e
+    if (idlest) this.end(idlest[0], idlest[1])
+  }
+
+  private sweep(): void {
+    const now = Date.now()
+    for (const [id, s] of this.sessions) if (now - s.lastUsedMs > this.o.idleMs) this.end(id, s)
+  }
+
+  private end(id: string, s: Session): void {
+    this.sessions.delete(id)
+    s.server.close().catch((err: unknown) => this.o.log.warn({ err }, 'closing an MCP session failed'))
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper)
+    const all = [...this.sessions]
+    this.sessions.clear()
+    await Promise.allSettled(all.map(([, s]) => s.server.close()))
+  }
+}
