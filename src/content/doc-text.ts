@@ -17,7 +17,7 @@ function inlineText(type: AnyType): string {
 
 function elementInline(t: AnyType): string {
   if (t instanceof Y.XmlText) return inlineText(t)
-  if (t instanceof Y.XmlElement && t.nodeName === 'hard_break') return '\n'
+  if (t instanceof Y.XmlElement && (t.nodeName === 'hard_break' || t.nodeName === 'hardBreak')) return '\n'
   let s = ''
   for (const item of liveItems(t)) if (item.content instanceof Y.ContentType) s += elementInline(item.content.type as AnyType)
   return s

@@ -84,3 +84,19 @@ describe('ProseMirror JSON writes', () => {
     expect(texts).toEqual(['Intro', '', 'see docs', 'Very Last one, done.'])
   })
 })
+
+describe('emphasis and white space', () => {
+  it('white space at the edge of emphasis prints outside it, and writing that Markdown back changes nothing', () => {
+    const doc = new Y.Doc()
+    const p = new Y.XmlElement('paragraph')
+    doc.getXmlFragment('default').insert(0, [p])
+    const t = new Y.XmlText()
+    p.insert(0, [t])
+    t.insert(0, 'Bold', { strong: {} })
+    t.insert(4, ' and slanted ', { em: {} })
+    t.insert(17, 'end', {})
+    const md = readContent(stateOf(doc), 'markdown', null).content as string
+    expect(md).toBe('**Bold** *and slanted* end\n')
+    expect(computeEdit(stateOf(doc), { format: 'markdown', content: md, root: null }).update).toBeNull()
+  })
+})

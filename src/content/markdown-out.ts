@@ -153,13 +153,42 @@ function nest(leaves: Leaf[], depth: number): M.PhrasingContent[] {
     let j = i + 1
     while (j < leaves.length && sameWrap(leaves[j]!.wraps[depth], w)) j++
     const children = nest(leaves.slice(i, j), depth + 1)
+    // Emphasis cannot open or close on white space (`* b*` is not emphasis): it goes outside.
+    const [before, after] = w.kind === 'link' ? ['', ''] : expel(children)
+    if (before) out.push({ type: 'text', value: before })
     if (w.kind === 'link') {
       const title = w.mark.attrs?.title
       out.push({ type: 'link', url: String(w.mark.attrs?.href ?? ''), title: typeof title === 'string' ? title : null, children })
-    } else out.push({ type: w.kind, children } as M.PhrasingContent)
+    } else if (children.length) out.push({ type: w.kind, children } as M.PhrasingContent)
+    if (after) out.push({ type: 'text', value: after })
     i = j
   }
   return out
+}
+
+/** Takes the white space off the ends of emphasised phrasing, to print beside it. */
+function expel(children: M.PhrasingContent[]): [string, string] {
+  let before = ''
+  let after = ''
+  const first = children[0]
+  if (first?.type === 'text') {
+    const m = /^\s+/.exec(first.value)
+    if (m) {
+      before = m[0]
+      first.value = first.value.slice(before.length)
+      if (!first.value) children.shift()
+    }
+  }
+  const last = children[children.length - 1]
+  if (last?.type === 'text') {
+    const m = /\s+$/.exec(last.value)
+    if (m) {
+      after = m[0]
+      last.value = last.value.slice(0, -after.length)
+      if (!last.value) children.pop()
+    }
+  }
+  return [before, after]
 }
 
 function leaf(n: PmNode): M.PhrasingContent[] {

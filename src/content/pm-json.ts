@@ -56,11 +56,14 @@ const SHARED_MARKS = ['code', 'link', 'strike', 'underline', 'highlight', 'subsc
 const KNOWN_NODES = new Set<string>([...SHARED_NODES, ...Object.values(NODE_NAMES.tiptap), ...Object.values(NODE_NAMES.basic)])
 const KNOWN_MARKS = new Set<string>([...SHARED_MARKS, 'bold', 'italic', 'strong', 'em'])
 
-/** Whether a document's element names are those of the snake_case family (else Tiptap's, the default). */
+const TIPTAP_ONLY = new Set<string>(Object.values(NODE_NAMES.tiptap))
+const BASIC_ONLY = new Set<string>(Object.values(NODE_NAMES.basic))
+
+/** Whether a document's node and mark names are prosemirror-schema-basic's (else Tiptap's, the default). */
 export function vocabularyOf(names: Iterable<string>): Vocabulary {
   for (const n of names) {
-    if (n.includes('_')) return 'basic'
-    if (/[a-z][A-Z]/.test(n)) return 'tiptap'
+    if (BASIC_ONLY.has(n)) return 'basic'
+    if (TIPTAP_ONLY.has(n)) return 'tiptap'
   }
   return 'tiptap'
 }

@@ -125,7 +125,7 @@ export function updateText(text: Y.Text, target: readonly TextRun[], counts: Cou
           const t = spanAt(tgtSpans, tpos + done, tgtHint)!
           const len = Math.min(n - done, c.end - (cpos + done), t.end - (tpos + done))
           const change = formatChange(c.attrs, t.attrs, lens)
-          if (change) text.format(live + done, len, change)
+          if (change && (lens.formatsWhitespace || /\S/.test(to.slice(tpos + done, tpos + done + len)))) text.format(live + done, len, change)
           done += len
         }
       }

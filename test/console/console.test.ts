@@ -398,4 +398,37 @@ describe.skipIf(!hasChromium())('web console token renewal', () => {
     await live.context.close()
     await cut.context.close()
   })
+  it("what the console's editor writes reads back as Markdown, and an agent's Markdown write shows in the editor", async () => {
+    const tab = await openDoc(demoKey)
+    await tab.page.locator('.ProseMirror').click()
+    await tab.page.keyboard.press('Control+End')
+    await tab.page.keyboard.press('Enter')
+    await tab.page.keyboard.press('Control+b')
+    await tab.page.keyboard.type('Bold words')
+    await tab.page.keyboard.press('Control+b')
+    await tab.page.keyboard.press('Control+i')
+    await tab.page.keyboard.type(' and slanted')
+    await tab.page.keyboard.press('Control+i')
+    const minted = await call(h, 'POST', `/api/v0/assets/${DOC}/collab-token`, { key: demoKey, body: { access: 'edit' } })
+    const { token, rest_url, org, doc_id } = minted.body as { token: string; rest_url: string; org: string; doc_id: string }
+    const url = `${rest_url}/content/v1/${org}/${doc_id}?yauth=${token}`
+    let read: { content: string; base: string } = { content: '', base: '' }
+    await eventually(async () => {
+      read = (await (await fetch(url)).json()) as typeof read
+      expect(read.content.endsWith('\n\n**Bold words** *and slanted*\n')).toBe(true)
+    })
+    // the console's editor names its marks the prosemirror-schema-basic way
+    const pm = (await (await fetch(`${url}&format=prosemirror`)).json()) as { content: { content: { content?: { marks?: { type: string }[] }[] }[] } }
+    expect(pm.content.content.at(-1)!.content!.map((t) => t.marks?.[0]?.type)).toEqual(['strong', 'em'])
+    const w = await fetch(url, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ format: 'markdown', content: read.content.replace('**Bold words**', '**Bold words, agreed**'), base: read.base }),
+    })
+    expect(w.status).toBe(200)
+    await eventually(async () => expect(await editorText(tab.page)).toContain('Bold words, agreed and slanted'))
+    expect(await tab.page.locator('.ProseMirror strong').last().innerText()).toBe('Bold words, agreed')
+    expect(tab.errors).toEqual([])
+    await tab.context.close()
+  })
 })
