@@ -1,0 +1,142 @@
+// `node --import tsx bench/content.ts [--storage leveldb|postgres] [--mb 1] [--runs 7] [--no-build]`
+// What an agent's content calls cost the server on a document of about `mb` MB (paragraphs,
+// headings and bold typed by three clients into the `default` XML fragment): GET /content as
+// Markdown, ProseMirror JSON and text, and PATCH /content with a one-word change, from the current
+// base and from a base 20 person edits old (the document at that base is rebuilt from history).
+// The server is the production bundle (as the image runs it) in its own process, pinned to CPU 0
+// when taskset is there; each figure is the median of `runs` calls over real HTTP: wall ms, and
+// server CPU ms read from /proc (every thread: the content and history workers included), also as
+// a ratio against GET /ydoc (octet-stream) of the same document.
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import * as Y from 'yjs'
+import { num, parseFlags } from './lib/args.js'
+import { buildTandem, startPeer } from './lib/peers.js'
+import { pinSelf } from './lib/host.js'
+import { cpuSeconds } from './lib/proc.js'
+
+const flags = parseFlags(process.argv.slice(2))
+const storage = flags.get('storage') ?? 'leveldb'
+const mb = num(flags, 'mb') ?? 1
+const runs = num(flags, 'runs') ?? 7
+const build = !flags.has('no-build')
+
+const SENTENCE = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor. '
+
+/** About `mb` MB of blocks typed by three clients, as one update. */
+function bigDocument(): Uint8Array {
+  const doc = new Y.Doc()
+  const writers = [0, 1, 2].map(() => new Y.Doc())
+  for (let i = 0; i < mb * 1000; i++) {
+    const w = writers[i % 3]!
+    Y.applyUpdate(w, Y.encodeStateAsUpdate(doc, Y.encodeStateVector(w)))
+    const block = new Y.XmlElement(i % 20 === 0 ? 'heading' : 'paragraph')
+    if (i % 20 === 0) block.setAttribute('level', 2 as unknown as string)
+    const text = new Y.XmlText()
+    block.insert(0, [text])
+    const frag = w.getXmlFragment('default')
+    frag.insert(frag.length, [block])
+    text.insert(0, `Block ${i}. ` + SENTENCE.repeat(i % 20 === 0 ? 1 : 12))
+    text.format(0, 5, { bold: {} })
+    Y.applyUpdate(doc, Y.encodeStateAsUpdate(w, Y.encodeStateVector(doc)))
+  }
+  return Y.encodeStateAsUpdate(doc)
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'tandem-bench-content-'))
+  const log = (l: string) => process.stderr.write(`${l}\n`)
+  pinSelf('1') // the client on the other core
+  const tandemEntry = build ? await buildTandem(log) : undefined
+  const peer = await startPeer(storage === 'postgres' ? 'tandem-pg' : 'tandem', { dataDir: join(dir, 'data'), persistent: true, cpus: '0', tandemEntry })
+  const measured = async (fn: () => Promise<unknown>): Promise<{ ms: number; cpu: number }> => {
+    const cpu = cpuSeconds(peer.pid)
+    const t = performance.now()
+    await fn()
+    return { ms: performance.now() - t, cpu: (cpuSeconds(peer.pid) - cpu) * 1000 }
+  }
+  try {
+    const target = await peer.target('bench', 'big', 'bench')
+    const base = `http://127.0.0.1:${peer.port}`
+    const token = target.token || new URL(target.url).searchParams.get('yauth')!
+    const update = bigDocument()
+    const patched = await fetch(`${base}/ydoc/v1/bench/big?yauth=${token}`, { method: 'PATCH', headers: { 'content-type': 'application/octet-stream' }, body: update })
+    if (patched.status !== 200) throw new Error(`PATCH ydoc ${patched.status}`)
+    const ydoc = async () => {
+      const res = await fetch(`${base}/ydoc/v1/bench/big?yauth=${token}`, { headers: { accept: 'application/octet-stream' } })
+      if (res.status !== 200) throw new Error(`GET ydoc ${res.status}`)
+      await res.arrayBuffer()
+    }
+    const read = async (format: string) => {
+      const res = await fetch(`${base}/content/v1/bench/big?yauth=${token}&format=${format}`)
+      if (res.status !== 200) throw new Error(`GET content ${res.status}: ${await res.text()}`)
+      return (await res.json()) as { content: unknown; base: string }
+    }
+    const write = async (content: string, from: string) => {
+      const res = await fetch(`${base}/content/v1/bench/big?yauth=${token}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ format: 'markdown', content, base: from }) })
+      if (res.status !== 200) throw new Error(`PATCH content ${res.status}: ${await res.text()}`)
+      return (await res.json()) as { applied: boolean; base: string }
+    }
+    /** A person's edit through the room (the log grows by one entry). */
+    const personEdit = async (i: number) => {
+      const d = new Y.Doc()
+      const p = new Y.XmlElement('paragraph')
+      p.insert(0, [new Y.XmlText(`Person edit ${i}.`)])
+      const current = new Uint8Array(await (await fetch(`${base}/ydoc/v1/bench/big?yauth=${token}`, { headers: { accept: 'application/octet-stream' } })).arrayBuffer())
+      Y.applyUpdate(d, current)
+      d.getXmlFragment('default').insert(0, [p])
+      const diff = Y.encodeStateAsUpdate(d, current.length ? Y.encodeStateVectorFromUpdate(current) : undefined)
+      await fetch(`${base}/ydoc/v1/bench/big?yauth=${token}`, { method: 'PATCH', headers: { 'content-type': 'application/octet-stream' }, body: diff })
+    }
+    await ydoc() // warm: the room is loaded
+    await read('markdown')
+    const m = { ydoc: [] as { ms: number; cpu: number }[], markdown: [] as { ms: number; cpu: number }[], prosemirror: [] as { ms: number; cpu: number }[], text: [] as { ms: number; cpu: number }[], writeNow: [] as { ms: number; cpu: number }[], writeOld: [] as { ms: number; cpu: number }[] }
+    let markdownBytes = 0
+    for (let i = 0; i < runs; i++) {
+      m.ydoc.push(await measured(ydoc))
+      m.markdown.push(await measured(() => read('markdown')))
+      m.prosemirror.push(await measured(() => read('prosemirror')))
+      m.text.push(await measured(() => read('text')))
+      const now = await read('markdown')
+      markdownBytes = Buffer.byteLength(now.content as string)
+      const edited = (now.content as string).replace(`Block ${500 + i}. `, `Block ${500 + i}, edited. `)
+      m.writeNow.push(await measured(() => write(edited, now.base)))
+      // an agent that read 20 person edits ago
+      const stale = await read('markdown')
+      for (let e = 0; e < 20; e++) await personEdit(i * 100 + e)
+      const staleEdit = (stale.content as string).replace(`Block ${600 + i}. `, `Block ${600 + i}, late. `)
+      m.writeOld.push(await measured(() => write(staleEdit, stale.base)))
+    }
+    const round = (x: number) => Math.round(x * 10) / 10
+    const baseline = median(m.ydoc.map((x) => x.ms))
+    const row = (name: string, xs: { ms: number; cpu: number }[]) => {
+      const ms = median(xs.map((x) => x.ms))
+      return { call: name, ms: round(ms), cpu_ms: round(median(xs.map((x) => x.cpu))), vs_ydoc: round(ms / baseline) }
+    }
+    const result = {
+      storage,
+      doc_bytes: update.length,
+      markdown_bytes: markdownBytes,
+      runs,
+      rows: [
+        row('GET /ydoc (octet-stream, baseline)', m.ydoc),
+        row('GET /content markdown', m.markdown),
+        row('GET /content prosemirror', m.prosemirror),
+        row('GET /content text', m.text),
+        row('PATCH /content one word, current base', m.writeNow),
+        row('PATCH /content one word, base 20 edits old', m.writeOld),
+      ],
+    }
+    console.log(JSON.stringify(result, null, 2))
+    console.log(`\n| call (${(update.length / 1e6).toFixed(2)} MB document, ${storage}) | wall ms | CPU ms | x GET /ydoc |\n|---|---|---|---|`)
+    for (const r of result.rows) console.log(`| ${r.call} | ${r.ms} | ${r.cpu_ms} | ${r.vs_ydoc} |`)
+  } finally {
+    await peer.stop()
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+await main()
