@@ -13,6 +13,8 @@ import { ydocRoutes } from './collab/ydoc-rest.js'
 import { openControlPlane } from './plane.js'
 import { lazyContentRoutes } from './content/lazy-routes.js'
 import { lazyHistoryRoutes } from './history/lazy-routes.js'
+import { lazySuggestionRoutes } from './suggestions/lazy-routes.js'
+import type { SuggestionStore } from './suggestions/store.js'
 import type { HistoryService } from './history/service.js'
 import { startDocLifecycle } from './lifecycle/server.js'
 import type { DatabaseRegistry } from './databases/registry.js'
@@ -62,6 +64,8 @@ export interface TandemServer {
   store: DocStore
   /** named versions, beside the document store (src/versions/) */
   versions: VersionStore
+  /** suggestions held for review, beside the document store (src/suggestions/) */
+  suggestions: SuggestionStore
   /** cluster mode only */
   cluster?: ClusterNode
   /**
@@ -87,7 +91,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     // Documents, versions, the control plane and the signing keys: in the data dir, or all in
     // PostgreSQL with --postgres-url (src/backend/).
     const backend = resources.add('backend', await openBackend(config, { discardAppends: ablate.has('nowrite') }), (b) => b.close())
-    const { db, pg, versions } = backend
+    const { db, pg, versions, suggestions } = backend
     const keys = await backend.keys()
     const storageHealth = new StorageHealth(metrics)
     const store = trackWrites(backend.docs, storageHealth)
@@ -155,7 +159,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     let history: Promise<HistoryService> | undefined
     const openHistory = () => (history ??= import('./history/service.js').then((m) => new m.HistoryService({ store, config, now, log, builds: registry.docBuilds })))
     const historyMemory = { forget: async (docId: string) => (history ? (await history).forget(docId) : undefined) }
-    const { deleted, lifecycle } = await startDocLifecycle(resources, { log, now, control, registry, store, versions, history: historyMemory, databases: openDatabases, versionPoll })
+    const { deleted, lifecycle } = await startDocLifecycle(resources, { log, now, control, registry, store, versions, suggestions, history: historyMemory, databases: openDatabases, versionPoll })
     // Webhooks: closed before the rooms' last cycles, which leave marks for the next start.
     const webhooks = resources.add('webhooks', new Webhooks({ control: control.store, docs: store, config, log, registry: metrics.registry, now }), (w) => w.close())
     await webhooks.start(registry.committer)
@@ -166,7 +170,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       [`${WEBHOOK_KIND}/`]: () => webhooks.refresh(),
     })
 
-    const restRoutes: RestRoutes = { ...ydocRoutes, ...lazyHistoryRoutes(openHistory), ...lazyContentRoutes(openHistory), ...versionRoutes(versions, versionCreatedEvents(control.store, log)), ...opts.restRoutes }
+    const restRoutes: RestRoutes = { ...ydocRoutes, ...lazyHistoryRoutes(openHistory), ...lazyContentRoutes(openHistory), ...lazySuggestionRoutes(suggestions, openHistory), ...versionRoutes(versions, versionCreatedEvents(control.store, log)), ...opts.restRoutes }
     const clusterReady = cluster && (() => cluster.ready)
     const collab = await collabApp.listen({
       config, keys, revocations, deleted, registry, store, storageHealth, clusterReady, metrics, log, now, restRoutes,
@@ -215,6 +219,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       registry,
       store,
       versions,
+      suggestions,
       cluster,
       close(code: CloseCode = CLOSE.goingAway, reason = 'server shutting down', closeOpts: { exiting?: boolean } = {}) {
         collab.stopListening()

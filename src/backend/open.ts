@@ -15,6 +15,9 @@ import type { PgPool } from '../pg/pool.js'
 import type { DocStore } from '../storage/doc-store.js'
 import { LevelDocStore } from '../storage/leveldb/store.js'
 import { MemoryDocStore } from '../storage/memory.js'
+import { LevelSuggestionStore } from '../suggestions/leveldb.js'
+import { MemorySuggestionStore } from '../suggestions/memory.js'
+import type { SuggestionStore } from '../suggestions/store.js'
 import { LevelVersionStore } from '../versions/leveldb.js'
 import { MemoryVersionStore } from '../versions/memory.js'
 import type { VersionStore } from '../versions/store.js'
@@ -35,6 +38,8 @@ export interface Backend {
   pg: PgPool | undefined
   docs: DocStore
   versions: VersionStore
+  /** suggestions held for review (src/suggestions/), beside the documents */
+  suggestions: SuggestionStore
   control: HookedControlStore
   /** the signing keys, read (or generated into the data dir) on the first call only */
   keys(): Promise<KeyRing>
@@ -60,25 +65,27 @@ export async function openBackend(config: BackendSettings, o: BackendOptions = {
     if (o.createIfMissing !== false) await mkdir(config.dataDir, { recursive: true })
     if (config.postgresUrl) {
       const pg = resources.add('postgres pool', await (await import('../pg/open.js')).openPgPool(config, o.applicationName), (p) => p.end())
-      const [{ PgDocStore }, { PgVersionStore }, { PgControlStore }] = await Promise.all([
+      const [{ PgDocStore }, { PgVersionStore }, { PgControlStore }, { PgSuggestionStore }] = await Promise.all([
         import('../storage/postgres/store.js'),
         import('../versions/postgres.js'),
         import('../control/postgres.js'),
+        import('../suggestions/postgres.js'),
       ])
       const docs = resources.add('document store', new PgDocStore(pg, { queryTimeoutMs: config.postgresQueryTimeoutMs }), (s) => s.close())
       const control = new HookedControlStore(
         new PgControlStore(pg, { schema: config.postgresSchema, maxSerial: Math.floor(config.postgresPoolSize / 2), queryTimeoutMs: config.postgresQueryTimeoutMs }),
       )
-      return backend('postgres', undefined, pg, docs, new PgVersionStore(pg), control, () => openKeyRing(config, pg), resources)
+      return backend('postgres', undefined, pg, docs, { versions: new PgVersionStore(pg), suggestions: new PgSuggestionStore(pg) }, control, () => openKeyRing(config, pg), resources)
     }
     const db = resources.add('data dir LevelDB', await openDataDirDb(config.dataDir, { createIfMissing: o.createIfMissing, hint: o.hint }), (d) => d.close())
     const control = new HookedControlStore(new LevelControlStore(db))
     const keys = () => openKeyRing(config, undefined)
     if (config.docStorage === 'memory') {
-      return backend('memory', db, undefined, new MemoryDocStore(), new MemoryVersionStore(), control, keys, resources)
+      return backend('memory', db, undefined, new MemoryDocStore(), { versions: new MemoryVersionStore(), suggestions: new MemorySuggestionStore() }, control, keys, resources)
     }
     const docs = resources.add('document store', new LevelDocStore(db, { sync: config.fsync, discardAppends: o.discardAppends }), (s) => s.close())
-    return backend('leveldb', db, undefined, docs, new LevelVersionStore(db, { sync: config.fsync }), control, keys, resources)
+    const beside = { versions: new LevelVersionStore(db, { sync: config.fsync }), suggestions: new LevelSuggestionStore(db, { sync: config.fsync }) }
+    return backend('leveldb', db, undefined, docs, beside, control, keys, resources)
   } catch (err) {
     await resources.close().catch(() => undefined)
     throw err
@@ -90,13 +97,13 @@ function backend(
   db: RootDb | undefined,
   pg: PgPool | undefined,
   docs: DocStore,
-  versions: VersionStore,
+  beside: { versions: VersionStore; suggestions: SuggestionStore },
   control: HookedControlStore,
   openKeys: () => Promise<KeyRing>,
   resources: Resources,
 ): Backend {
   let keys: Promise<KeyRing> | undefined
-  return { kind, db, pg, docs, versions, control, keys: () => (keys ??= openKeys()), close: () => resources.close() }
+  return { kind, db, pg, docs, ...beside, control, keys: () => (keys ??= openKeys()), close: () => resources.close() }
 }
 
 /**

@@ -12,6 +12,8 @@ export interface RestRequest {
   doc: string
   /** the trailing `/{id}` segment, for routes that take one */
   id: string | null
+  /** a segment after the id (`/{id}/accept`), for routes that name their actions */
+  action: string | null
   cap: Capability
   query: URLSearchParams
   accept: string
@@ -45,6 +47,8 @@ interface RestRoute {
   body?: boolean
   /** whether the path ends in `/{id}`: never (default), optionally, or always */
   id?: 'optional' | 'required'
+  /** the segments a path may have after the id (`/{id}/accept`); none by default */
+  actions?: readonly string[]
   handle(req: RestRequest, ctx: RestContext): Promise<RestResponse>
 }
 
@@ -71,7 +75,7 @@ export function lazyRoutes(shape: RouteShape, load: () => Promise<RestRoutes>): 
         async handle(req, ctx) {
           loaded ??= load()
           const route = (await loaded)[name]?.[method]
-          if (!route || route.access !== meta.access || Boolean(route.body) !== Boolean(meta.body) || route.id !== meta.id) {
+          if (!route || route.access !== meta.access || Boolean(route.body) !== Boolean(meta.body) || route.id !== meta.id || String(route.actions) !== String(meta.actions)) {
             throw new Error(`collab REST route ${method} ${name} does not match its declared shape`)
           }
           return route.handle(req, ctx)

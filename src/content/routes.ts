@@ -3,17 +3,14 @@
 // change from the document at `base` (now, when absent) to it, applied through the room like any
 // update: durable before the answer, broadcast, attributed. Made from the state the agent read,
 // the change merges with everything written since instead of erasing it.
-import * as Y from 'yjs'
 import { attributionProblem, mergeAttributions, normalizeAttributions } from '../auth/attributions.js'
 import type { RestContext, RestRequest, RestRoutes } from '../collab/rest.js'
-import type { HistoryService } from '../history/service.js'
 import { AppError } from '../infra/errors.js'
 import { docIdOf, type Attributes } from '../storage/doc-store.js'
 import { advance, formatBase, MAX_OWN, parseBase, type Base } from './base.js'
+import { BaseTooOld, current, stateAt, type OpenHistory } from './state.js'
 import { runContentJobOffLoop } from './doc-content.js'
 import { FORMATS, type Format } from './formats.js'
-
-type OpenHistory = () => Promise<HistoryService>
 
 function formatOf(value: unknown, fallback: Format | null): Format {
   if (value === undefined || value === null) {
@@ -28,55 +25,6 @@ function rootOf(value: unknown): string | null {
   if (value === undefined || value === null) return null
   if (typeof value !== 'string' || value === '' || value.length > 200) throw new AppError('bad_request', 'root must be the name of a root type (1-200 characters)')
   return value
-}
-
-/**
- * The document now, and the seq that names it: the room's state once everything it accepted is
- * durable, plus (cluster mode) what other nodes committed that has not reached this room yet.
- */
-async function current(req: RestRequest, ctx: RestContext): Promise<{ state: Uint8Array; seq: number }> {
-  const ref = { org: req.org, doc: req.doc, branch: req.cap.branch }
-  const { room, release } = await ctx.registry.acquire(ref)
-  let state: Uint8Array
-  let seq: number
-  try {
-    await room.flushed()
-    const reading = room.readState() // takes the state now
-    seq = room.headSeq
-    state = await reading
-  } finally {
-    release()
-  }
-  const missed: Uint8Array[] = []
-  for await (const u of ctx.store.readLog(docIdOf(ref.org, ref.doc, ref.branch), seq + 1)) {
-    missed.push(u.update)
-    seq = u.seq
-  }
-  return { state: missed.length ? Y.mergeUpdates([state, ...missed]) : state, seq }
-}
-
-/** The 409 for a base history no longer reaches, naming the oldest one that still works. */
-class BaseTooOld extends AppError {
-  constructor(readonly oldest: number) {
-    super('conflict', `base is older than the retained history: the oldest valid base is ${oldest}; read the document again`)
-  }
-}
-
-/** The document exactly as the base names it: rebuilt from history, the agent's own updates on top. */
-async function stateAt(base: Base, docId: string, ctx: RestContext, open: OpenHistory): Promise<Uint8Array> {
-  const history = await open()
-  const { answer } = await history.run(docId, (head) => {
-    if (base.seq < head.base.seq) throw new BaseTooOld(head.base.seq)
-    return { kind: 'state-at', seq: base.seq }
-  })
-  const own: Uint8Array[] = []
-  for (const s of base.own) {
-    let found: Uint8Array | null = null
-    for await (const e of ctx.store.readLog(docId, s, s)) found = e.update
-    if (!found) throw new BaseTooOld((await history.run(docId, () => ({ kind: 'none' }))).head.base.seq)
-    own.push(found)
-  }
-  return own.length ? Y.mergeUpdates([answer, ...own]) : answer
 }
 
 interface WriteBody {

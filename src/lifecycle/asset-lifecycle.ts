@@ -13,6 +13,7 @@ import type { DatabaseAsset } from '../databases/options.js'
 import { AppError } from '../infra/errors.js'
 import { CLOSE, type CloseCode } from '../protocol/close-codes.js'
 import { docIdOf, type DocStore } from '../storage/doc-store.js'
+import type { SuggestionStore } from '../suggestions/store.js'
 import type { VersionStore } from '../versions/store.js'
 import { webhookEventOps } from '../webhooks/emit.js'
 
@@ -20,6 +21,7 @@ import { webhookEventOps } from '../webhooks/emit.js'
 interface DocumentStores {
   docs: DocStore
   versions: VersionStore
+  suggestions?: SuggestionStore
   history?: HistoryMemory
 }
 
@@ -38,6 +40,7 @@ type DocumentEraser = (stores: DocumentStores, docId: string) => Promise<void>
 const DOCUMENT_ERASERS: readonly DocumentEraser[] = [
   ({ docs }, docId) => docs.eraseDocument(docId), // log, snapshot, side records (history checkpoints)
   ({ versions }, docId) => versions.erase(docId), // named versions: records and states
+  async ({ suggestions }, docId) => suggestions?.erase(docId), // suggestions: records and updates
   // the history service's copy in memory
   async ({ history }, docId) => history?.forget(docId),
 ]
@@ -52,6 +55,7 @@ export interface LifecycleDeps {
   control: ControlStore
   docs: DocStore
   versions: VersionStore
+  suggestions?: SuggestionStore
   rooms?: LiveRooms
   history?: HistoryMemory
   /** the process's database registry, asked for only when a database asset is hard deleted */

@@ -10,6 +10,7 @@ import type { Resources } from '../infra/resources.js'
 import type { ControlPlane } from '../plane.js'
 import { CLOSE } from '../protocol/close-codes.js'
 import type { DocStore } from '../storage/doc-store.js'
+import type { SuggestionStore } from '../suggestions/store.js'
 import type { VersionStore } from '../versions/store.js'
 import { AssetLifecycle, type LifecycleDeps } from './asset-lifecycle.js'
 
@@ -21,6 +22,7 @@ export interface LifecycleParts {
   /** the document store rooms and history use */
   store: DocStore
   versions: VersionStore
+  suggestions: SuggestionStore
   /** the server's database registry, built on first use */
   databases: LifecycleDeps['databases']
   /** what the server's history service holds in memory, dropped on a hard delete */
@@ -33,7 +35,7 @@ export interface LifecycleParts {
 export async function startDocLifecycle(resources: Resources, p: LifecycleParts): Promise<{ deleted: DeletedDocs; lifecycle: AssetLifecycle }> {
   const { log, control, registry } = p
   const deleted = resources.add('deleted documents', new DeletedDocs(control.store), (d) => d.records.stop())
-  const lifecycle = new AssetLifecycle({ control: control.store, docs: p.store, versions: p.versions, rooms: registry, databases: p.databases, history: p.history, now: p.now })
+  const lifecycle = new AssetLifecycle({ control: control.store, docs: p.store, versions: p.versions, suggestions: p.suggestions, rooms: registry, databases: p.databases, history: p.history, now: p.now })
 
   const purge = (d: DocDeletion) => lifecycle.purge(d).catch((err: unknown) => log.error({ err, asset: d.assetId }, 'hard delete: erasing failed'))
   deleted.records.onChange((changed, initial) => {

@@ -124,4 +124,20 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 8,
+    // Suggestions (src/suggestions/): a change held for review, its record and Yjs update in one
+    // row; decisions compare-and-set the record's rev. Everything of a document under its doc_id.
+    name: 'doc-suggestions',
+    sql: `
+      CREATE TABLE doc_suggestions (
+        doc_id        text COLLATE "C" NOT NULL,
+        id            text COLLATE "C" NOT NULL,
+        created_at_ms bigint NOT NULL,
+        record        jsonb NOT NULL,
+        change        bytea NOT NULL,
+        PRIMARY KEY (doc_id, id)
+      );
+    `,
+  },
 ]

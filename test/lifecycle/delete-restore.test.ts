@@ -140,6 +140,9 @@ describe.each(BACKENDS)('asset delete and restore on $name', (backend) => {
     const { w, token, url } = await editedWorld('erase me')
     const docId = docIdOf(w.workspaceId, w.doc.id)
     expect(await h.server.versions.list(docId)).toHaveLength(1)
+    const made = await rest('POST', 'suggestions', w, token, { format: 'text', content: 'a suggestion' })
+    expect(made.status).toBe(201)
+    expect(await h.server.suggestions.list(docId)).toHaveLength(1)
     // history records exist (activity checkpoints them), and a branch of the document too
     expect((await rest('GET', 'activity', w, token)).status).toBe(200)
     await eventually(async () => expect(await h.server.store.readMeta(docId, 'history')).not.toBeNull())
@@ -161,6 +164,7 @@ describe.each(BACKENDS)('asset delete and restore on $name', (backend) => {
       expect(await collect(h.server.store.readLog(id))).toEqual([])
       expect(await h.server.store.readMeta(id, 'history')).toBeNull()
       expect(await h.server.versions.list(id)).toEqual([])
+      expect(await h.server.suggestions.list(id)).toEqual([])
     }
     expect(h.server.registry.loaded(docId)).toBeUndefined()
     // the asset record is gone; its id is a tombstone that answers 404 everywhere

@@ -87,8 +87,10 @@ async function listen(
   })
   app.options('/:name/v1/:org/:doc', (res, req) => preflight(res, req, d.config))
   app.options('/:name/v1/:org/:doc/:id', (res, req) => preflight(res, req, d.config))
+  app.options('/:name/v1/:org/:doc/:id/:action', (res, req) => preflight(res, req, d.config))
   app.any('/:name/v1/:org/:doc', (res, req) => handleRest(res, req, d))
   app.any('/:name/v1/:org/:doc/:id', (res, req) => handleRest(res, req, d))
+  app.any('/:name/v1/:org/:doc/:id/:action', (res, req) => handleRest(res, req, d))
   app.any('/*', (res, req) => {
     const copied = copyRequest(req)
     new Reply(res, () => corsHeaders(copied.headers.get('origin'), d.config)).json(404, { error: 'no such route', code: 'not_found' })

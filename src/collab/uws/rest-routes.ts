@@ -44,6 +44,7 @@ export function handleRest(res: HttpResponse, req: HttpRequest, d: ListenerConte
   const rawOrg = req.getParameter(1) ?? ''
   const rawDoc = req.getParameter(2) ?? ''
   const rawId = req.getParameter(3) || null // `/{name}/v1/{org}/{doc}/{id}`
+  const action = req.getParameter(4) || null // `/{name}/v1/{org}/{doc}/{id}/{action}`
   const reply = new Reply(res, () => corsHeaders(copied.headers.get('origin'), d.config))
   const started = performance.now()
   const method = copied.method
@@ -61,6 +62,7 @@ export function handleRest(res: HttpResponse, req: HttpRequest, d: ListenerConte
       if (!route) throw new AppError('method_not_allowed', `${method} is not supported on ${name}`)
       const { org, doc } = decodeDocPath(rawOrg, rawDoc)
       if (rawId !== null ? !route.id : route.id === 'required') throw new AppError('not_found', `no such path on ${name}`)
+      if (action !== null && !route.actions?.includes(action)) throw new AppError('not_found', `no such path on ${name}`)
       // The body is read (or refused) before any await, so uWS never drops its chunks.
       const body = route.body
         ? readBody(res, reply, d.config.maxRestBodyBytes, Number(copied.headers.get('content-length') ?? 0))
@@ -85,6 +87,7 @@ export function handleRest(res: HttpResponse, req: HttpRequest, d: ListenerConte
           org,
           doc,
           id: rawId,
+          action,
           cap,
           query: copied.query,
           accept: copied.headers.get('accept') ?? '',

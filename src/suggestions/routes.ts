@@ -1,0 +1,289 @@
+// /suggestions/v1/{org}/{doc_id}: changes held for a person. POST (rw) makes one from a Yjs update
+// or from content (Markdown, ProseMirror JSON, text) against a base; GET (r) lists them or shows one
+// with its hunks and the document as it would read if accepted now; POST /{id}/accept and
+// /{id}/reject (rw) decide, whole or hunk by hunk. An accept is one update through the room,
+// attributed to the reviewer with `suggestion` and `suggested_by`, merged by the CRDT with
+// everything written since the base. A suggestion's author cannot accept it (rejecting it is a
+// withdrawal).
+import { randomBytes } from 'node:crypto'
+import * as Y from 'yjs'
+import { attributionProblem, mergeAttributions, normalizeAttributions } from '../auth/attributions.js'
+import type { RestContext, RestRequest, RestResponse, RestRoutes } from '../collab/rest.js'
+import { advance, formatBase, parseBase } from '../content/base.js'
+import { runContentJobOffLoop } from '../content/doc-content.js'
+import { FORMATS, type Format } from '../content/formats.js'
+import { pmToMarkdown } from '../content/markdown-out.js'
+import type { PmNode } from '../content/pm-json.js'
+import { BaseTooOld, current, stateAt, type OpenHistory } from '../content/state.js'
+import { AppError } from '../infra/errors.js'
+import { docIdOf, type Attributes } from '../storage/doc-store.js'
+import { hunksOf, withHunks, type Hunks } from './hunks.js'
+import { STATUSES, type SuggestionRecord, type SuggestionStatus } from './record.js'
+import type { SuggestionStore } from './store.js'
+
+/** Open suggestions a document may hold; one more is 409 until one is decided. */
+const MAX_OPEN_PER_DOC = 100
+/** A claim (a decision being applied) older than this was left by a process that died. */
+const CLAIM_STALE_MS = 60_000
+
+type Decision = Pick<SuggestionRecord, 'status' | 'accepted_hunks' | 'rejected_hunks' | 'decided_by' | 'decided_at_ms'>
+
+interface Claim {
+  /** the log's head when the claim was taken: the accept's update lands after it */
+  head: number
+  at: number
+  /** what the record becomes once the update is durable */
+  decision: Decision
+}
+type Stored = SuggestionRecord & { claim?: Claim }
+
+const docIdOfReq = (req: RestRequest) => docIdOf(req.org, req.doc, req.cap.branch)
+
+function jsonOf(req: RestRequest): Record<string, unknown> {
+  if (!req.body || req.body.length === 0) return {}
+  if (!req.contentType.startsWith('application/json')) throw new AppError('unsupported_media_type', 'send application/json')
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(new TextDecoder().decode(req.body))
+  } catch {
+    throw new AppError('bad_request', 'body is not valid JSON')
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new AppError('bad_request', 'body must be a JSON object')
+  return parsed as Record<string, unknown>
+}
+
+function attributionsOf(o: Record<string, unknown>): Attributes | undefined {
+  if (o.attributions === undefined) return undefined
+  const problem = attributionProblem(o.attributions)
+  if (problem) throw new AppError('validation', problem)
+  return normalizeAttributions(o.attributions as Record<string, string>)
+}
+
+function view(r: Stored) {
+  const { claim: _claim, rev: _rev, applied: _applied, ...out } = r
+  return out
+}
+
+function render(blocks: PmNode[], format: Format): unknown {
+  const doc: PmNode = { type: 'doc', content: blocks }
+  if (format === 'prosemirror') return blocks
+  if (format === 'markdown') return pmToMarkdown(doc)
+  return blocks.map(function text(n: PmNode): string {
+    return n.text ?? (n.content ?? []).map(text).join('')
+  })
+}
+
+/** The document at the suggestion's base and its hunks (null: the change is to no XML root). */
+async function hunksAt(store: SuggestionStore, r: Stored, docId: string, ctx: RestContext, open: OpenHistory): Promise<{ baseState: Uint8Array; update: Uint8Array; hunks: Hunks | null }> {
+  const update = await store.update(docId, r.id)
+  if (!update) throw new AppError('not_found', 'no such suggestion')
+  const baseState = await stateAt(parseBase(r.base), docId, ctx, open)
+  return { baseState, update, hunks: hunksOf(baseState, update, r.root) }
+}
+
+/** The change that applies the hunks `take` admits on top of what this suggestion already applied. */
+async function changeFor(store: SuggestionStore, r: Stored, docId: string, ctx: RestContext, open: OpenHistory, take: (id: string) => boolean): Promise<Uint8Array | null> {
+  const { update, hunks } = await hunksAt(store, r, docId, ctx, open)
+  if (!hunks) return update // not an XML root: whole only, exactly as made
+  if (r.accepted_hunks.length === 0 && r.rejected_hunks.length === 0 && hunks.hunks.every((h) => take(h.id))) return update
+  const applied = await stateAt(parseBase(r.applied), docId, ctx, open)
+  const target = withHunks(hunks, take)
+  const edit = await ctx.registry.docBuilds.bounded(applied.length, () => runContentJobOffLoop({ kind: 'edit', state: applied, input: { format: 'prosemirror', content: target, root: hunks.root } }), applied.length)
+  return edit.update
+}
+
+function statusAfter(r: Stored, all: string[], wholeAccept: boolean, wholeReject: boolean, byAuthor: boolean): SuggestionStatus {
+  if (wholeReject && byAuthor) return 'withdrawn'
+  const remaining = all.filter((id) => !r.accepted_hunks.includes(id) && !r.rejected_hunks.includes(id))
+  if (!wholeAccept && !wholeReject && remaining.length > 0) return 'open'
+  if (r.accepted_hunks.length === 0 && !wholeAccept) return 'rejected'
+  if (r.rejected_hunks.length === 0 && (wholeAccept || remaining.length === 0)) return 'accepted'
+  return 'partially_accepted'
+}
+
+export function suggestionRoutes(store: SuggestionStore, open: OpenHistory): RestRoutes {
+  /** Makes a suggestion: `{update, base?}` or `{format, content, base?, root?}`. */
+  async function create(req: RestRequest, ctx: RestContext): Promise<RestResponse> {
+    const o = jsonOf(req)
+    const docId = docIdOfReq(req)
+    const attrs = mergeAttributions(req.cap.attr, attributionsOf(o))
+    const open_ = (await store.list(docId)).filter((s) => s.status === 'open').length
+    if (open_ >= MAX_OPEN_PER_DOC) throw new AppError('conflict', `a document holds at most ${MAX_OPEN_PER_DOC} open suggestions: decide one first`)
+    const now = await current(req, ctx)
+    const base = o.base === undefined || o.base === null ? { seq: now.seq, own: [] } : parseBase(o.base)
+    if (base.seq > now.seq || base.own.some((s) => s > now.seq)) throw new AppError('bad_request', 'base is not a base of this document')
+    let baseState: Uint8Array
+    try {
+      baseState = base.seq === now.seq && base.own.length === 0 ? now.state : await stateAt(base, docId, ctx, open)
+    } catch (err) {
+      if (!(err instanceof BaseTooOld)) throw err
+      return { status: 409, json: { error: err.message, code: 'conflict', oldest_base: formatBase({ seq: err.oldest, own: [] }) } }
+    }
+    const root = typeof o.root === 'string' && o.root ? o.root : null
+    let update: Uint8Array | null
+    if (o.update !== undefined) {
+      if (typeof o.update !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(o.update)) throw new AppError('bad_request', 'update must be a base64 Yjs update')
+      update = new Uint8Array(Buffer.from(o.update, 'base64'))
+      try {
+        const probe = new Y.Doc()
+        Y.applyUpdate(probe, baseState)
+        Y.applyUpdate(probe, update)
+        probe.destroy()
+      } catch {
+        throw new AppError('bad_request', 'update is not a Yjs update')
+      }
+    } else {
+      if (typeof o.format !== 'string' || !(FORMATS as readonly string[]).includes(o.format)) throw new AppError('bad_request', `format must be one of ${FORMATS.join(', ')} (or send "update")`)
+      if (o.content === undefined) throw new AppError('bad_request', 'content is required')
+      const input = { format: o.format as Format, content: o.content, root }
+      update = (await ctx.registry.docBuilds.bounded(baseState.length, () => runContentJobOffLoop({ kind: 'edit', state: baseState, input }), baseState.length)).update
+    }
+    const hunks = update ? hunksOf(baseState, update, root) : null
+    if (!update || (hunks && hunks.hunks.length === 0)) throw new AppError('validation', 'the suggestion changes nothing in the document at its base')
+    const record: Stored = {
+      id: randomBytes(12).toString('base64url'),
+      base: formatBase(base),
+      applied: formatBase(base),
+      root: hunks?.root ?? null,
+      by: req.cap.sub,
+      ...(attrs ? { attributions: attrs } : {}),
+      created_at_ms: ctx.now(),
+      status: 'open',
+      accepted_hunks: [],
+      rejected_hunks: [],
+      rev: 0,
+    }
+    await store.create(docId, record, update)
+    return { status: 201, json: { suggestion: view(record), hunks: hunks?.hunks.map((h) => h.id) ?? [] } }
+  }
+
+  async function show(req: RestRequest, ctx: RestContext): Promise<RestResponse> {
+    const docId = docIdOfReq(req)
+    if (req.id === null) {
+      const status = req.query.get('status')
+      if (status !== null && !(STATUSES as readonly string[]).includes(status)) throw new AppError('bad_request', `status must be one of ${STATUSES.join(', ')}`)
+      const all = await store.list(docId)
+      return { status: 200, json: { suggestions: all.filter((s) => status === null || s.status === status).map(view) } }
+    }
+    const r = (await store.get(docId, req.id)) as Stored | null
+    if (!r) throw new AppError('not_found', 'no such suggestion')
+    const formatParam = req.query.get('format') ?? 'markdown'
+    if (!(FORMATS as readonly string[]).includes(formatParam)) throw new AppError('bad_request', `format must be one of ${FORMATS.join(', ')}`)
+    const format = formatParam as Format
+    const { hunks } = await hunksAt(store, r, docId, ctx, open)
+    const hunkView = (hunks?.hunks ?? []).map((h) => ({
+      id: h.id,
+      status: r.accepted_hunks.includes(h.id) ? 'accepted' : r.rejected_hunks.includes(h.id) ? 'rejected' : 'open',
+      before: render(h.before, format),
+      after: render(h.after, format),
+    }))
+    // The document as it would read if every open hunk were accepted now.
+    let preview: unknown = null
+    if (r.status === 'open') {
+      const change = await changeFor(store, r, docId, ctx, open, (id) => !r.rejected_hunks.includes(id))
+      const now = await current(req, ctx)
+      const state = change ? Y.mergeUpdates([now.state, change]) : now.state
+      preview = (await runContentJobOffLoop({ kind: 'read', state, format, root: r.root })).content
+    }
+    return { status: 200, json: { suggestion: view(r), format, hunks: hunkView, preview } }
+  }
+
+  async function decide(req: RestRequest, ctx: RestContext): Promise<RestResponse> {
+    const docId = docIdOfReq(req)
+    const ref = { org: req.org, doc: req.doc, branch: req.cap.branch }
+    const o = jsonOf(req)
+    if (o.hunks !== undefined && (!Array.isArray(o.hunks) || o.hunks.some((h) => typeof h !== 'string') || o.hunks.length === 0)) throw new AppError('bad_request', 'hunks must be a non-empty list of hunk ids')
+    const asked = o.hunks as string[] | undefined
+    let r = (await store.get(docId, req.id!)) as Stored | null
+    if (!r) throw new AppError('not_found', 'no such suggestion')
+    r = await settleClaim(r, docId, ctx)
+    const accept = req.action === 'accept'
+    const byAuthor = req.cap.sub === r.by
+    if (accept && byAuthor) throw new AppError('forbidden', "a suggestion's author cannot accept it")
+    if (r.status !== 'open') return { status: 409, json: { error: `the suggestion is already ${r.status}`, code: 'conflict', status: r.status } }
+    if (r.claim) return { status: 409, json: { error: 'the suggestion is being decided right now', code: 'conflict', status: r.status } }
+    const { hunks } = await hunksAt(store, r, docId, ctx, open)
+    const all = hunks?.hunks.map((h) => h.id) ?? []
+    if (asked) {
+      if (!hunks) throw new AppError('validation', 'this suggestion is not to an XML fragment: accept or reject it whole')
+      const unknown = asked.filter((id) => !all.includes(id))
+      if (unknown.length) throw new AppError('validation', `not hunks of this suggestion: ${unknown.join(', ')}`)
+      const clash = asked.filter((id) => (accept ? r!.rejected_hunks : r!.accepted_hunks).includes(id))
+      if (clash.length) return { status: 409, json: { error: `hunks already ${accept ? 'rejected' : 'accepted'}: ${clash.join(', ')}`, code: 'conflict', status: r.status } }
+    }
+    const undecided = all.filter((id) => !r!.accepted_hunks.includes(id) && !r!.rejected_hunks.includes(id))
+    const chosen = asked ? asked.filter((id) => undecided.includes(id)) : undecided
+    const next: Stored = { ...r, rev: r.rev + 1, accepted_hunks: [...r.accepted_hunks], rejected_hunks: [...r.rejected_hunks] }
+    if (accept) next.accepted_hunks.push(...chosen)
+    else next.rejected_hunks.push(...chosen)
+    next.status = statusAfter(next, all, accept && !asked, !accept && !asked, byAuthor)
+    if (next.status !== 'open') {
+      next.decided_by = req.cap.sub
+      next.decided_at_ms = ctx.now()
+    }
+    if (!accept || (asked && chosen.length === 0)) {
+      if (!(await store.replace(docId, next))) return conflict(docId, r.id)
+      return { status: 200, json: { suggestion: view(next), applied: false } }
+    }
+    // Accept: claim the decision (one reviewer wins, on any node), apply one update, then record it.
+    const taken = new Set(next.accepted_hunks)
+    const change = await changeFor(store, r, docId, ctx, open, (id) => taken.has(id))
+    const attrs = mergeAttributions(req.cap.attr, { suggestion: r.id, suggested_by: r.by.slice(0, 128) })
+    const problem = attrs ? attributionProblem(attrs) : null
+    if (problem) throw new AppError('validation', `token and suggestion attributions together: ${problem}`)
+    const decision: Decision = { status: next.status, accepted_hunks: next.accepted_hunks, rejected_hunks: next.rejected_hunks, decided_by: next.decided_by, decided_at_ms: next.decided_at_ms }
+    const claimed: Stored = { ...r, rev: r.rev + 1, claim: { head: (await current(req, ctx)).seq, at: ctx.now(), decision } }
+    if (!(await store.replace(docId, claimed))) return conflict(docId, r.id)
+    let seq: number | null = null
+    try {
+      if (change) seq = await ctx.storageHealth.untilDurable(ctx.registry.applyUpdate(ref, change, req.cap.sub, attrs))
+    } catch (err) {
+      await store.replace(docId, { ...r, rev: claimed.rev + 1 }) // the claim goes; nothing was applied
+      throw err
+    }
+    const final: Stored = { ...next, rev: claimed.rev + 1, applied: formatBase(advance(parseBase(r.applied), seq)) }
+    delete final.claim
+    await store.replace(docId, final)
+    return { status: 200, json: { suggestion: view(final), applied: change !== null } }
+  }
+
+  async function conflict(docId: string, id: string): Promise<RestResponse> {
+    const now = await store.get(docId, id)
+    return { status: 409, json: { error: `the suggestion was decided meanwhile: ${now?.status ?? 'gone'}`, code: 'conflict', status: now?.status ?? null } }
+  }
+
+  /**
+   * A claim left by a process that died between its claim and its record: if its update is in the
+   * log (attributed with this suggestion), the accept happened and is recorded now; else the claim
+   * is dropped and the suggestion is open as before.
+   */
+  async function settleClaim(r: Stored, docId: string, ctx: RestContext): Promise<Stored> {
+    if (!r.claim || ctx.now() - r.claim.at < CLAIM_STALE_MS) return r
+    let landed: number | null = null
+    for await (const e of ctx.store.readLog(docId, r.claim.head + 1)) if (e.attrs?.suggestion === r.id) landed = e.seq
+    const next: Stored = { ...r, rev: r.rev + 1 }
+    delete next.claim
+    if (landed !== null) {
+      Object.assign(next, r.claim.decision)
+      next.applied = formatBase(advance(parseBase(r.applied), landed))
+    }
+    return (await store.replace(docId, next)) ? next : ((await store.get(docId, r.id)) as Stored)
+  }
+
+  return {
+    suggestions: {
+      GET: { access: 'r', id: 'optional', handle: show },
+      POST: {
+        access: 'rw',
+        body: true,
+        id: 'optional',
+        actions: ['accept', 'reject'],
+        handle(req, ctx) {
+          if (req.id === null) return create(req, ctx)
+          if (req.action === null) throw new AppError('not_found', 'POST .../{id}/accept or .../{id}/reject')
+          return decide(req, ctx)
+        },
+      },
+    },
+  }
+}
