@@ -12,6 +12,8 @@ import { createCollabApp } from './collab/uws/app.js'
 import { ydocRoutes } from './collab/ydoc-rest.js'
 import { openControlPlane } from './plane.js'
 import { lazyContentRoutes } from './content/lazy-routes.js'
+import type { ContentHooks } from './content/routes.js'
+import { getRegistry } from './control/tool-registry.js'
 import { lazyHistoryRoutes } from './history/lazy-routes.js'
 import { lazySuggestionRoutes } from './suggestions/lazy-routes.js'
 import type { SuggestionStore } from './suggestions/store.js'
@@ -30,7 +32,7 @@ import { StorageHealth, trackWrites } from './storage/health.js'
 import { versionState } from './versions/state.js'
 import { versionRoutes } from './versions/routes.js'
 import type { VersionStore } from './versions/store.js'
-import { versionCreatedEvents } from './webhooks/emit.js'
+import { suggestionEvents, versionCreatedEvents } from './webhooks/emit.js'
 import { WEBHOOK_KIND } from './webhooks/records.js'
 import { Webhooks } from './webhooks/service.js'
 
@@ -170,7 +172,14 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       [`${WEBHOOK_KIND}/`]: () => webhooks.refresh(),
     })
 
-    const restRoutes: RestRoutes = { ...ydocRoutes, ...lazyHistoryRoutes(openHistory), ...lazyContentRoutes(openHistory), ...lazySuggestionRoutes(suggestions, openHistory), ...versionRoutes(versions, versionCreatedEvents(control.store, log)), ...opts.restRoutes }
+    // Agents' content writes: held as suggestions when asked, or when the workspace's registry
+    // requires approval for edit_document.
+    const suggestionRoutes = lazySuggestionRoutes(suggestions, openHistory, suggestionEvents(control.store, log, now))
+    const contentHooks: ContentHooks = {
+      suggest: (req, ctx) => suggestionRoutes.suggestions!.POST!.handle(req, ctx),
+      approval: async (org) => (await getRegistry(control.store, control.catalog, org)).tools.find((t) => t.tool_id === 'edit_document')?.approval_mode ?? 'no_approval',
+    }
+    const restRoutes: RestRoutes = { ...ydocRoutes, ...lazyHistoryRoutes(openHistory), ...lazyContentRoutes(openHistory, contentHooks), ...suggestionRoutes, ...versionRoutes(versions, versionCreatedEvents(control.store, log)), ...opts.restRoutes }
     const clusterReady = cluster && (() => cluster.ready)
     const collab = await collabApp.listen({
       config, keys, revocations, deleted, registry, store, storageHealth, clusterReady, metrics, log, now, restRoutes,

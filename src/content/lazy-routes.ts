@@ -2,10 +2,12 @@
 // parser and printer, the fragment diff) imported on the first content request.
 import { lazyRoutes, type RouteShape } from '../collab/rest.js'
 import type { HistoryService } from '../history/service.js'
+import type { ContentHooks } from './routes.js'
 
 const CONTENT_ROUTE_SHAPE: RouteShape = {
   content: { GET: { access: 'r' }, PATCH: { access: 'rw', body: true } },
 }
 
 /** `open`: the server's history service (a write from an older base rebuilds the document at it). */
-export const lazyContentRoutes = (open: () => Promise<HistoryService>) => lazyRoutes(CONTENT_ROUTE_SHAPE, async () => (await import('./routes.js')).contentRoutes(open))
+export const lazyContentRoutes = (open: () => Promise<HistoryService>, hooks?: ContentHooks) =>
+  lazyRoutes(CONTENT_ROUTE_SHAPE, async () => (await import('./routes.js')).contentRoutes(open, hooks))

@@ -4,7 +4,7 @@
 // update: durable before the answer, broadcast, attributed. Made from the state the agent read,
 // the change merges with everything written since instead of erasing it.
 import { attributionProblem, mergeAttributions, normalizeAttributions } from '../auth/attributions.js'
-import type { RestContext, RestRequest, RestRoutes } from '../collab/rest.js'
+import type { RestContext, RestRequest, RestResponse, RestRoutes } from '../collab/rest.js'
 import { AppError } from '../infra/errors.js'
 import { docIdOf, type Attributes } from '../storage/doc-store.js'
 import { advance, formatBase, MAX_OWN, parseBase, type Base } from './base.js'
@@ -27,12 +27,48 @@ function rootOf(value: unknown): string | null {
   return value
 }
 
+/** What the workspace's tool registry says of an agent's edits (the `edit_document` tool's approval mode). */
+export type ApprovalMode = 'no_approval' | 'required_with_override' | 'required_no_override'
+
+/** What the server composes in: suggestions (src/suggestions/) and the workspace's approval rule. */
+export interface ContentHooks {
+  /** makes a suggestion of the same body instead of applying it (the suggestions route's POST) */
+  suggest(req: RestRequest, ctx: RestContext): Promise<RestResponse>
+  /** the approval mode for agents' edits in a workspace (`org`); no_approval where none is set */
+  approval(org: string): Promise<ApprovalMode>
+}
+
+/** Whether a write is an agent's: a token or body carrying `source: ai`, or an MCP edit_document call. */
+const byAgent = (attrs: Attributes | undefined) => attrs?.source === 'ai' || attrs?.source === 'mcp'
+
+/**
+ * Apply or hold: `"mode": "suggest"` always holds; an agent's write follows the registry:
+ * no_approval applies, required_no_override holds (and refuses `"override": true`),
+ * required_with_override holds unless the call says `"override": true`.
+ */
+async function holdFor(body: WriteBody, attrs: Attributes | undefined, org: string, hooks: ContentHooks | undefined): Promise<boolean> {
+  if (body.mode === 'suggest') return true
+  if (!hooks || !byAgent(attrs)) {
+    if (body.override) throw new AppError('bad_request', 'override only applies to agents\' edits under an approval mode')
+    return false
+  }
+  const mode = await hooks.approval(org)
+  if (mode === 'no_approval') return false
+  if (mode === 'required_no_override') {
+    if (body.override) throw new AppError('forbidden', "the workspace's approval mode for edit_document is required_no_override: an agent's edit is always a suggestion")
+    return true
+  }
+  return !body.override
+}
+
 interface WriteBody {
   format: Format
   content: unknown
   root: string | null
   base: Base | null
   attributions: Attributes | undefined
+  mode: 'apply' | 'suggest'
+  override: boolean
 }
 
 function writeBody(req: RestRequest): WriteBody {
@@ -56,10 +92,20 @@ function writeBody(req: RestRequest): WriteBody {
     if (problem) throw new AppError('validation', problem)
     attributions = normalizeAttributions(o.attributions as Record<string, string>)
   }
-  return { format, content: o.content, root: rootOf(o.root), base: o.base === undefined || o.base === null ? null : parseBase(o.base), attributions }
+  if (o.mode !== undefined && o.mode !== 'apply' && o.mode !== 'suggest') throw new AppError('bad_request', 'mode must be apply or suggest')
+  if (o.override !== undefined && typeof o.override !== 'boolean') throw new AppError('bad_request', 'override must be true or false')
+  return {
+    format,
+    content: o.content,
+    root: rootOf(o.root),
+    base: o.base === undefined || o.base === null ? null : parseBase(o.base),
+    attributions,
+    mode: o.mode === 'suggest' ? 'suggest' : 'apply',
+    override: o.override === true,
+  }
 }
 
-export const contentRoutes = (open: OpenHistory): RestRoutes => ({
+export const contentRoutes = (open: OpenHistory, hooks?: ContentHooks): RestRoutes => ({
   content: {
     GET: {
       access: 'r',
@@ -76,10 +122,18 @@ export const contentRoutes = (open: OpenHistory): RestRoutes => ({
       body: true,
       async handle(req, ctx) {
         const body = writeBody(req)
-        const attrs = mergeAttributions(req.cap.attr, body.attributions)
+        const attrs = mergeAttributions(mergeAttributions(req.cap.attr, body.attributions), body.override ? { override: 'true' } : undefined)
         const problem = body.attributions && attrs ? attributionProblem(attrs) : null // the merge may pass the key limit
         if (problem) throw new AppError('validation', `token and body attributions together: ${problem}`)
         if (body.base && body.base.own.length >= MAX_OWN) throw new AppError('conflict', 'read the document again: this base carries too many of your own writes')
+        if (await holdFor(body, attrs, req.org, hooks)) {
+          if (!hooks) throw new AppError('not_implemented', 'suggestions are not served here')
+          const held = await hooks.suggest({ ...req, id: null, action: null }, ctx)
+          if (held.status !== 201) return held
+          const made = held.json as { suggestion: unknown; hunks: string[] }
+          // nothing applied: the agent's base is what it was
+          return { status: 202, json: { applied: false, inserted: 0, deleted: 0, base: body.base ? formatBase(body.base) : undefined, suggestion: made.suggestion, hunks: made.hunks } }
+        }
         const ref = { org: req.org, doc: req.doc, branch: req.cap.branch }
         const docId = docIdOf(ref.org, ref.doc, ref.branch)
         const now = await current(req, ctx)

@@ -68,11 +68,18 @@ export class TandemApi {
     return this.content(t, { query: { format, ...(root ? { root } : {}) } })
   }
 
-  async writeContent(assetId: string, w: ContentWrite): Promise<unknown> {
+  /** `suggest`: held as a suggestion for a person instead of applied. */
+  async writeContent(assetId: string, w: ContentWrite, suggest = false): Promise<unknown> {
     const t = await this.token(assetId, 'edit')
     if (t.access_type !== 'rw') throw new Error('403: the caller may only view this document')
     const { format, content, base, root, attributions } = w
-    return this.content(t, { method: 'PATCH', json: { format, content, attributions, ...(base ? { base } : {}), ...(root ? { root } : {}) } })
+    return this.content(t, { method: 'PATCH', json: { format, content, attributions, ...(base ? { base } : {}), ...(root ? { root } : {}), ...(suggest ? { mode: 'suggest' } : {}) } })
+  }
+
+  async suggestions(assetId: string, status: string | undefined): Promise<unknown> {
+    const t = await this.token(assetId, 'view')
+    const q = status ? `?status=${seg(status)}` : ''
+    return this.request(`${t.rest_url}/suggestions/v1/${seg(t.org)}/${seg(t.doc_id)}${q}`, { headers: { authorization: `Bearer ${t.token}` } })
   }
 
   async readRows(assetId: string, table: string, query: string): Promise<unknown> {

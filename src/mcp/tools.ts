@@ -48,7 +48,7 @@ export function registerTools(server: McpServer, api: TandemApi, enabled: Readon
       'edit_document',
       {
         description:
-          'Writes a whole document as Markdown (default) or ProseMirror JSON. Give the `base` read_document returned: the server applies only the difference between that state and your content, so edits others made since are kept. Answers {applied, inserted, deleted, base}; use the new base for the next edit.',
+          "Writes a whole document as Markdown (default) or ProseMirror JSON. Give the `base` read_document returned: the server applies only the difference between that state and your content, so edits others made since are kept. Answers {applied, inserted, deleted, base}; use the new base for the next edit. When the workspace requires approval for agents' edits, the edit is held as a suggestion instead (the answer carries `suggestion`).",
         inputSchema: {
           asset_id: z.string(),
           content: z.union([z.string(), z.record(z.string(), z.unknown())]).describe('Markdown text, or a ProseMirror JSON document {type: "doc", content: [...]}'),
@@ -59,6 +59,34 @@ export function registerTools(server: McpServer, api: TandemApi, enabled: Readon
       },
       ({ asset_id, content, format, base, root }) =>
         answer(() => api.writeContent(asset_id, { format: format ?? (typeof content === 'string' ? 'markdown' : 'prosemirror'), content, base, root, attributions: attributions() })),
+    )
+  }
+  if (on('suggest_edit')) {
+    server.registerTool(
+      'suggest_edit',
+      {
+        description:
+          'Like edit_document, but held for a person to review: the document does not change until someone accepts the suggestion (whole or hunk by hunk). Answers the suggestion and its hunk ids.',
+        inputSchema: {
+          asset_id: z.string(),
+          content: z.union([z.string(), z.record(z.string(), z.unknown())]).describe('Markdown text, or a ProseMirror JSON document'),
+          format: format.optional(),
+          base: z.string().optional(),
+          root: z.string().optional(),
+        },
+      },
+      ({ asset_id, content, format, base, root }) =>
+        answer(() => api.writeContent(asset_id, { format: format ?? (typeof content === 'string' ? 'markdown' : 'prosemirror'), content, base, root, attributions: attributions() }, true)),
+    )
+  }
+  if (on('list_suggestions')) {
+    server.registerTool(
+      'list_suggestions',
+      {
+        description: "A document's suggestions, newest first, optionally only those with a status (open, accepted, partially_accepted, rejected, withdrawn).",
+        inputSchema: { asset_id: z.string(), status: z.enum(['open', 'accepted', 'partially_accepted', 'rejected', 'withdrawn']).optional() },
+      },
+      ({ asset_id, status }) => answer(() => api.suggestions(asset_id, status)),
     )
   }
   if (on('read_table')) {

@@ -2,6 +2,7 @@
 // the content diff) imported on the first suggestion request.
 import { lazyRoutes, type RouteShape } from '../collab/rest.js'
 import type { HistoryService } from '../history/service.js'
+import type { SuggestionNotice } from './routes.js'
 import type { SuggestionStore } from './store.js'
 
 const SUGGESTION_ROUTE_SHAPE: RouteShape = {
@@ -11,5 +12,5 @@ const SUGGESTION_ROUTE_SHAPE: RouteShape = {
   },
 }
 
-export const lazySuggestionRoutes = (store: SuggestionStore, open: () => Promise<HistoryService>) =>
-  lazyRoutes(SUGGESTION_ROUTE_SHAPE, async () => (await import('./routes.js')).suggestionRoutes(store, open))
+export const lazySuggestionRoutes = (store: SuggestionStore, open: () => Promise<HistoryService>, notify?: SuggestionNotice) =>
+  lazyRoutes(SUGGESTION_ROUTE_SHAPE, async () => (await import('./routes.js')).suggestionRoutes(store, open, notify))

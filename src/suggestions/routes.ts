@@ -101,7 +101,10 @@ function statusAfter(r: Stored, all: string[], wholeAccept: boolean, wholeReject
   return 'partially_accepted'
 }
 
-export function suggestionRoutes(store: SuggestionStore, open: OpenHistory): RestRoutes {
+/** Told of every suggestion made and every decision, once durable (the suggestion.* webhooks). */
+export type SuggestionNotice = (req: RestRequest, type: 'suggestion.created' | 'suggestion.accepted' | 'suggestion.rejected', record: SuggestionRecord) => Promise<void>
+
+export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, notify: SuggestionNotice = async () => {}): RestRoutes {
   /** Makes a suggestion: `{update, base?}` or `{format, content, base?, root?}`. */
   async function create(req: RestRequest, ctx: RestContext): Promise<RestResponse> {
     const o = jsonOf(req)
@@ -154,6 +157,7 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory): Res
       rev: 0,
     }
     await store.create(docId, record, update)
+    await notify(req, 'suggestion.created', record)
     return { status: 201, json: { suggestion: view(record), hunks: hunks?.hunks.map((h) => h.id) ?? [] } }
   }
 
@@ -223,6 +227,7 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory): Res
     }
     if (!accept || (asked && chosen.length === 0)) {
       if (!(await store.replace(docId, next))) return conflict(docId, r.id)
+      await notify(req, accept ? 'suggestion.accepted' : 'suggestion.rejected', next)
       return { status: 200, json: { suggestion: view(next), applied: false } }
     }
     // Accept: claim the decision (one reviewer wins, on any node), apply one update, then record it.
@@ -244,6 +249,7 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory): Res
     const final: Stored = { ...next, rev: claimed.rev + 1, applied: formatBase(advance(parseBase(r.applied), seq)) }
     delete final.claim
     await store.replace(docId, final)
+    await notify(req, 'suggestion.accepted', final)
     return { status: 200, json: { suggestion: view(final), applied: change !== null } }
   }
 

@@ -48,3 +48,34 @@ export function versionCreatedEvents(store: ControlStore, log: Logger): (req: { 
       (err: unknown) => log.error({ err, doc: req.doc, version: v.id }, 'version.created event not recorded'),
     )
 }
+
+/** What a suggestion event says of it (src/suggestions/record.ts fields). */
+interface SuggestionFacts {
+  id: string
+  by: string
+  status: string
+  decided_by?: string
+  accepted_hunks: string[]
+  rejected_hunks: string[]
+}
+
+/**
+ * suggestion.created|accepted|rejected, once the suggestion (and an accept's update) is durable and
+ * before the answer; like version.created, not in the same write (a crash between loses the event).
+ */
+export function suggestionEvents(store: ControlStore, log: Logger, now: () => number) {
+  return (req: { org: string; doc: string }, type: 'suggestion.created' | 'suggestion.accepted' | 'suggestion.rejected', s: SuggestionFacts): Promise<void> => {
+    const data = {
+      asset_id: req.doc,
+      workspace_id: req.org,
+      suggestion_id: s.id,
+      by: s.by,
+      status: s.status,
+      ...(s.decided_by ? { decided_by: s.decided_by } : {}),
+      accepted_hunks: s.accepted_hunks,
+      rejected_hunks: s.rejected_hunks,
+      at_ms: now(),
+    }
+    return emitWebhookEvent(store, req.org, type, req.doc, data, data.at_ms).catch((err: unknown) => log.error({ err, doc: req.doc, suggestion: s.id }, `${type} event not recorded`))
+  }
+}

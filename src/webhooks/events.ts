@@ -1,7 +1,16 @@
 // The events webhooks carry and their payloads (the `data` of the Standard Webhooks body). Adding an
 // event type: its name here, its payload type, and one `webhooks.emit(...)` where the change happens.
 
-export const EVENT_TYPES = ['document.updated', 'version.created', 'asset.deleted', 'asset.restored', 'rows.inserted'] as const
+export const EVENT_TYPES = [
+  'document.updated',
+  'version.created',
+  'asset.deleted',
+  'asset.restored',
+  'rows.inserted',
+  'suggestion.created',
+  'suggestion.accepted',
+  'suggestion.rejected',
+] as const
 export type EventType = (typeof EVENT_TYPES)[number]
 
 interface DocumentUpdated {
@@ -43,12 +52,30 @@ interface RowsInserted {
   count: number
 }
 
+/** Emitted by suggestions (src/suggestions/): made, and each accept or reject decision (whole or of hunks). */
+interface SuggestionEvent {
+  asset_id: string
+  workspace_id: string
+  suggestion_id: string
+  /** the suggestion's author */
+  by: string
+  /** open while hunks are undecided; accepted, partially_accepted, rejected or withdrawn once decided */
+  status: string
+  decided_by?: string
+  accepted_hunks: string[]
+  rejected_hunks: string[]
+  at_ms: number
+}
+
 export interface EventData {
   'document.updated': DocumentUpdated
   'version.created': VersionCreated
   'asset.deleted': AssetDeleted
   'asset.restored': AssetLifecycle
   'rows.inserted': RowsInserted
+  'suggestion.created': SuggestionEvent
+  'suggestion.accepted': SuggestionEvent
+  'suggestion.rejected': SuggestionEvent
 }
 
 /** One event as recorded in the outbox: deliveries of it to every subscribed webhook share `id`. */

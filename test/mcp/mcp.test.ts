@@ -57,7 +57,7 @@ describe('MCP over Streamable HTTP', () => {
   it('lists the tools, reads a document with its base and edits it; a live editor sees the edit, attributed to the MCP client', async () => {
     const client = await httpClient(w.keys.owner)
     const names = (await client.listTools()).tools.map((t) => t.name).sort()
-    expect(names).toEqual(['comment', 'edit_document', 'insert_rows', 'list_documents', 'read_document', 'read_table'])
+    expect(names).toEqual(['comment', 'edit_document', 'insert_rows', 'list_documents', 'list_suggestions', 'read_document', 'read_table', 'suggest_edit'])
     expect(result(await client.callTool({ name: 'list_documents', arguments: {} })).documents).toEqual([{ asset_id: w.doc.id, title: w.doc.title }])
 
     const person = await liveEditor()
@@ -80,6 +80,17 @@ describe('MCP over Streamable HTTP', () => {
       ['person', undefined],
       [w.users.owner, { source: 'mcp', mcp_client: 'test-agent' }],
     ])
+  })
+
+  it('suggest_edit holds an edit for review; list_suggestions shows it; the document is unchanged', async () => {
+    const client = await httpClient(w.keys.owner)
+    const before = result(await client.callTool({ name: 'read_document', arguments: { asset_id: w.doc.id } }))
+    const held = result(await client.callTool({ name: 'suggest_edit', arguments: { asset_id: w.doc.id, content: `${before.content}\nSuggested line.\n`, base: before.base } }))
+    expect(held).toMatchObject({ applied: false, suggestion: { status: 'open', attributions: { source: 'mcp', mcp_client: 'test-agent' } } })
+    expect(held.hunks).toHaveLength(1)
+    expect(result(await client.callTool({ name: 'read_document', arguments: { asset_id: w.doc.id } })).content).toBe(before.content)
+    const listed = result(await client.callTool({ name: 'list_suggestions', arguments: { asset_id: w.doc.id, status: 'open' } }))
+    expect(listed.suggestions.map((s: Json) => s.id)).toContain(held.suggestion.id)
   })
 
   it('comments on the document anchored to a quote', async () => {
