@@ -16,6 +16,7 @@ import { verifyCopy } from '../migrate/verify.js'
 import { ManagedPostgres } from '../databases/managed/provision.js'
 import { openPgPool } from '../pg/open.js'
 import { PgDocStore } from '../storage/postgres/store.js'
+import { PgSuggestionStore } from '../suggestions/postgres.js'
 import { PgVersionStore } from '../versions/postgres.js'
 import { openBackend } from '../backend/open.js'
 import { takeFlags } from './args.js'
@@ -91,10 +92,11 @@ export async function runMigrate(argv: string[], env: NodeJS.ProcessEnv, io: Mig
   }
   try {
     const started = Date.now()
-    const src: CopySource = { docs: source.docs, versions: source.versions, control: source.control, keys: await readDataDirKeys(from) }
+    const src: CopySource = { docs: source.docs, versions: source.versions, suggestions: source.suggestions, control: source.control, keys: await readDataDirKeys(from) }
     const dst: CopyTarget = {
       docs: new PgDocStore(pool),
       versions: new PgVersionStore(pool),
+      suggestions: new PgSuggestionStore(pool),
       control: new PgControlStore(pool, { schema: config.postgresSchema, maxSerial: 1 }),
       keys: { read: () => readPgKeys(pool), add: (keys) => addPgKeys(pool, keys) },
     }

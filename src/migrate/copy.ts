@@ -11,6 +11,7 @@ import type { StoredKey } from '../auth/keys/postgres.js'
 import type { ControlRecord, ControlStore } from '../control/store.js'
 import { RECORD_NAME as HISTORY_RECORD } from '../history/service.js'
 import type { DocStore, StoredUpdate } from '../storage/doc-store.js'
+import type { SuggestionStore } from '../suggestions/store.js'
 import type { VersionStore } from '../versions/store.js'
 
 /** Every side record name a module writes beside documents (DocStore.writeMeta). */
@@ -28,6 +29,8 @@ export interface CopySource {
   docs: DocStore
   /** named versions (absent: none are copied) */
   versions?: VersionStore
+  /** suggestions held for review (absent: none are copied) */
+  suggestions?: SuggestionStore
   control: ControlStore
   /** private JWKs, the signing one first (the data dir's signing-keys.json); [] when there is none */
   keys: JWK[]
@@ -36,6 +39,7 @@ export interface CopySource {
 export interface CopyTarget {
   docs: DocStore
   versions?: VersionStore
+  suggestions?: SuggestionStore
   control: ControlStore
   keys: KeyTarget
 }
@@ -107,6 +111,15 @@ async function copyVersions(src: VersionStore, dst: VersionStore, docId: string)
   }
 }
 
+/** A document's suggestions the target lacks (by id), each with its update and its record as it stands. */
+async function copySuggestions(src: SuggestionStore, dst: SuggestionStore, docId: string): Promise<void> {
+  for (const record of await src.list(docId)) {
+    if (await dst.get(docId, record.id)) continue
+    const update = await src.update(docId, record.id)
+    if (update) await dst.create(docId, record, update)
+  }
+}
+
 async function copyControl(src: ControlStore, dst: ControlStore, onProgress?: (p: Progress) => void, transform = (r: ControlRecord) => r): Promise<number> {
   let copied = 0
   for (let after = ''; ; ) {
@@ -148,6 +161,7 @@ export async function copyStorage(src: CopySource, dst: CopyTarget, opts: CopyOp
   for (const [index, docId] of ids.entries()) {
     const r = await copyDocument(src.docs, dst.docs, docId, o)
     if (src.versions && dst.versions) await copyVersions(src.versions, dst.versions, docId)
+    if (src.suggestions && dst.suggestions) await copySuggestions(src.suggestions, dst.suggestions, docId)
     report.appended += r.appended
     if (r.skipped) report.documentsSkipped++
     o.onProgress?.({ kind: 'document', docId, index, total: ids.length, appended: r.appended, done: true })

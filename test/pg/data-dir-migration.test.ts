@@ -38,6 +38,8 @@ interface Expected {
   logEntries: number
   /** a named version of the first document: its record and text */
   version: { record: Record<string, unknown>; text: string }
+  /** a suggestion on the first document, as listed */
+  suggestion: Record<string, unknown>
 }
 let expected: Expected
 
@@ -99,6 +101,13 @@ async function buildDataDir(dir: string): Promise<Expected> {
     const saved = await fetch(`${h.httpUrl}/versions/v1/${w.workspaceId}/${w.doc.id}?yauth=${agentToken}`, { method: 'POST', body: JSON.stringify({ name: 'before migration' }), headers: { 'content-type': 'application/json' } })
     expect(saved.status).toBe(201)
     const version = { record: (await saved.json()) as Record<string, unknown>, text: docs[0]!.text }
+    const suggested = await fetch(`${h.httpUrl}/suggestions/v1/${w.workspaceId}/${w.doc.id}?yauth=${agentToken}`, {
+      method: 'POST',
+      body: JSON.stringify({ format: 'text', root: 't', content: `${docs[0]!.text} (suggested)` }),
+      headers: { 'content-type': 'application/json' },
+    })
+    expect(suggested.status).toBe(201)
+    const suggestion = ((await suggested.json()) as { suggestion: Record<string, unknown> }).suggestion
 
     // reading history writes the checkpoints (side records) and folds the old documents' logs
     clock = t0 + 10_000
@@ -118,7 +127,7 @@ async function buildDataDir(dir: string): Promise<Expected> {
     const kinds = new Set((await store.scan('', 100_000)).map((r) => r.key.split('/')[0]))
     expect([...kinds].sort()).toEqual(KINDS)
     expect(JSON.stringify(act[w.doc.id])).toContain('"attributes":{"source":"ai"}')
-    return { apiKey: demo.apiKey, workspaceId: w.workspaceId, docs, activity: act, contentWithComments, oldToken, logEntries, version }
+    return { apiKey: demo.apiKey, workspaceId: w.workspaceId, docs, activity: act, contentWithComments, oldToken, logEntries, version, suggestion }
   } finally {
     await h.close()
   }
@@ -215,6 +224,9 @@ describe('tandem migrate', () => {
       const versionDoc = new Y.Doc()
       Y.applyUpdate(versionDoc, new Uint8Array(await read.arrayBuffer()))
       expect(versionDoc.getText('t').toString()).toBe(expected.version.text)
+      // suggestions come along
+      const suggestions = await fetch(`${h.httpUrl}/suggestions/v1/${first.org}/${first.doc}?yauth=${expected.oldToken}`)
+      expect(((await suggestions.json()) as { suggestions: unknown[] }).suggestions).toEqual([expected.suggestion])
     } finally {
       await h.close()
     }
