@@ -194,6 +194,9 @@ export async function openDocument(mint: (access: 'view' | 'edit') => Promise<Co
       stopped = true
       clearTimeout(timer)
       provider.destroy()
+      // The provider leaves its awareness alive (a 3 s interval that keeps Node running): destroy
+      // the one it made for us, never one the caller passed in.
+      if (!o.awareness) provider.awareness.destroy()
       events.destroy()
     },
   }
