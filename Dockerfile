@@ -7,16 +7,18 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/client/package.json ./packages/client/
 RUN npm ci --no-audit --no-fund
 COPY . .
-# What ships is assembled in /ship: the bundle and the console (not the SDK build), bin/, and the
-# production dependencies, with uWebSockets.js's addon for this platform and Node ABI only (the
-# package carries one per platform and Node version: ~110 MB, of which the image needs 7).
+# What ships is assembled in /ship: the bundle and the console, bin/, and the production
+# dependencies, with uWebSockets.js's addon for this platform and Node ABI only (the package
+# carries one per platform and Node version: ~110 MB, of which the image needs 7). The SDK
+# (packages/client, linked as @tandem/client) is inside the bundles and is not shipped.
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund \
     && uws="uws_$(node -p 'process.platform + "_" + process.arch + "_" + process.versions.modules').node" \
     && test -f "node_modules/uWebSockets.js/binaries/$uws" \
     && find node_modules/uWebSockets.js -name '*.node' ! -path "*/binaries/$uws" -delete \
-    && rm -rf dist/client \
+    && rm -rf node_modules/@tandem \
     && mkdir /ship && mv package.json bin dist node_modules /ship/
 
 FROM node:20-bookworm-slim

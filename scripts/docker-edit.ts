@@ -8,7 +8,7 @@
 // exits 1 when the synced document lacks the marker. Both exit 1 after 30 s without an answer.
 import { parseArgs } from 'node:util'
 import WebSocket from 'ws'
-import { TandemClient, type LiveDocument } from '../src/client/index.js'
+import { TandemClient, type LiveDocument } from '../packages/client/src/index.js'
 
 const MARK = 'docker-check'
 const TIMEOUT_MS = 30_000

@@ -60,8 +60,9 @@ describe.each(snippets)('$file:$line', (s) => {
   it('runs and exits by itself', async () => {
     const path = join(dir, `${s.file.replace(/\W/g, '-')}-${s.line}.${s.ext}`)
     await writeFile(path, s.code)
-    // tsx for TypeScript snippets; `source` resolves the SDK to its sources, as the tests do
-    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions', 'source', path], {
+    // tsx for TypeScript snippets; `tandem-source` resolves @tandem/client to its sources (the
+    // workspace link), as the console's build does
+    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions', 'tandem-source', path], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, TANDEM_API_URL: `http://127.0.0.1:${h.server.apiPort}`, TANDEM_API_KEY: apiKey },
     })

@@ -86,8 +86,8 @@ export async function buildConsole(p: ConsolePaths): Promise<void> {
       bundle: true,
       format: 'esm',
       platform: 'browser',
-      // `tandem/client` from its TypeScript sources (package.json exports), not a prior build
-      conditions: ['source'],
+      // @tandem/client from its TypeScript sources (its package.json exports), not a prior build
+      conditions: ['tandem-source'],
       target: ['es2022'],
       minify: true,
       legalComments: 'none',
