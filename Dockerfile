@@ -1,15 +1,25 @@
 # Production image: the bundle (dist/tandem.mjs and its chunks, scripts/bundle.ts), production
 # dependencies only (the bundle loads its native and asset-carrying packages from node_modules),
-# non-root, one data volume.
+# non-root, one data volume. scripts/docker-check.sh builds and runs it in CI.
+#
+# Few layers on purpose: the check's engine stores layers with the vfs driver, which copies the
+# whole tree for each one. The build context is an allowlist (.dockerignore).
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/client/package.json ./packages/client/
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
-COPY scripts ./scripts
-COPY src ./src
-COPY web ./web
-RUN npm run build && npm prune --omit=dev
+COPY . .
+# What ships is assembled in /ship: the bundle and the console, bin/, and the production
+# dependencies, with uWebSockets.js's addon for this platform and Node ABI only (the package
+# carries one per platform and Node version: ~110 MB, of which the image needs 7). The SDK
+# (packages/client, linked as @tandem/client) is inside the bundles and is not shipped.
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund \
+    && uws="uws_$(node -p 'process.platform + "_" + process.arch + "_" + process.versions.modules').node" \
+    && test -f "node_modules/uWebSockets.js/binaries/$uws" \
+    && find node_modules/uWebSockets.js -name '*.node' ! -path "*/binaries/$uws" -delete \
+    && rm -rf node_modules/@tandem \
+    && mkdir /ship && mv package.json bin dist node_modules /ship/
 
 FROM node:20-bookworm-slim
 # MALLOC_ARENA_MAX=2: glibc otherwise gives each thread that allocates (libuv pool running LevelDB,
@@ -22,13 +32,11 @@ ENV MALLOC_ARENA_MAX=2 \
     TANDEM_HOST=0.0.0.0 \
     TANDEM_COLLAB_PORT=1234 \
     TANDEM_API_PORT=8080
-WORKDIR /app
-RUN groupadd --system tandem && useradd --system --gid tandem --home /app tandem \
+RUN groupadd --system tandem && useradd --system --gid tandem --home-dir /app --no-create-home tandem \
     && mkdir -p /data && chown tandem:tandem /data
-COPY --from=build --chown=tandem:tandem /app/node_modules ./node_modules
-COPY --from=build --chown=tandem:tandem /app/dist ./dist
-COPY --chown=tandem:tandem package.json ./
-COPY --chown=tandem:tandem bin ./bin
+# Owned by root: the server reads its code and writes only to /data.
+COPY --from=build /ship /app
+WORKDIR /app
 USER tandem
 VOLUME ["/data"]
 EXPOSE 1234 8080

@@ -1,23 +1,30 @@
-// Builds the `tandem/client` subpath export: dist/client/index.js (ESM, Yjs and its protocol
-// packages left as imports so an app shares one copy of Yjs) and its declarations
-// (dist/client/types, emitted from the sources, so the types stay the schemas' own). The
-// declarations are compiled with the DOM library and no Node types: a Node-only import in the
-// client's path fails this build.
+// Builds @tandem/client (packages/client) into packages/client/dist: index.js, ESM, with Yjs,
+// y-websocket, y-protocols and lib0 left as imports (an app keeps one copy of Yjs) and the pure
+// wire-protocol modules it uses (src/protocol/: close codes, the auth message) inlined; and its
+// declarations. Those come from the sources (tsc), except types.d.ts: the client's request and
+// response types are the server's zod schemas (packages/client/src/types.ts imports them), and a
+// published package cannot point into the server, so every alias there is written out in full
+// from the compiler's own view of it. The declarations are then compiled alone, with the DOM
+// library and no Node types: a path out of dist/, a server type or a Node-only type in the
+// client's surface fails the build.
 //
-// `node --import tsx scripts/build-client.ts [--out-dir DIR]` (npm run build runs it).
-import { execFile } from 'node:child_process'
+// `node --import tsx scripts/build-client.ts [--out-dir DIR]` (npm run build and npm pack -w
+// packages/client run it).
+import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
+import ts from 'typescript'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
-/** Imported by the client and resolved by the app, never bundled. */
+export const CLIENT = join(ROOT, 'packages/client')
+/** Imported by the client and resolved by the app, never bundled: the package's dependencies. */
 const CLIENT_EXTERNAL = ['yjs', 'y-websocket', 'y-protocols', 'lib0']
 
-export async function buildClient(outDir = join(ROOT, 'dist/client')): Promise<void> {
+export async function buildClient(outDir = join(CLIENT, 'dist')): Promise<void> {
+  await rm(outDir, { recursive: true, force: true })
   await build({
-    entryPoints: [join(ROOT, 'src/client/index.ts')],
+    entryPoints: [join(CLIENT, 'src/index.ts')],
     outfile: join(outDir, 'index.js'),
     bundle: true,
     format: 'esm',
@@ -26,11 +33,97 @@ export async function buildClient(outDir = join(ROOT, 'dist/client')): Promise<v
     external: CLIENT_EXTERNAL.flatMap((p) => [p, `${p}/*`]),
     logLevel: 'warning',
   })
-  const tsc = join(ROOT, 'node_modules/typescript/bin/tsc')
-  await promisify(execFile)(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.client.json'), '--outDir', join(outDir, 'types')], { cwd: ROOT })
+  await declarations(outDir)
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+/** tsc's declarations of the client's own modules, types.d.ts written out, checked alone. */
+async function declarations(outDir: string): Promise<void> {
+  const scratch = join(outDir, '.declarations')
+  const config = ts.getParsedCommandLineOfConfigFile(join(CLIENT, 'tsconfig.json'), { outDir: scratch }, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => fail([d]) })!
+  const program = ts.createProgram(config.fileNames, config.options)
+  const emitted = program.emit()
+  fail([...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics])
+  const own = join(scratch, 'packages/client/src')
+  for (const f of await readdir(own)) if (f.endsWith('.d.ts') && !f.endsWith('.test.d.ts')) await cp(join(own, f), join(outDir, f))
+  await rm(scratch, { recursive: true, force: true })
+  await writeFile(join(outDir, 'types.d.ts'), writtenOut(program, join(CLIENT, 'src/types.ts')))
+  await checkAlone(outDir)
+}
+
+function fail(diagnostics: readonly ts.Diagnostic[]): void {
+  if (!diagnostics.length) return
+  const host = { getCanonicalFileName: (f: string) => f, getCurrentDirectory: () => ROOT, getNewLine: () => '\n' }
+  throw new Error(`@tandem/client declarations:\n${ts.formatDiagnostics(diagnostics, host)}`)
+}
+
+/** Every exported type alias of `file`, its type printed structurally (no name from elsewhere). */
+function writtenOut(program: ts.Program, file: string): string {
+  const checker = program.getTypeChecker()
+  const source = program.getSourceFile(file)!
+  const printUnion = (types: readonly ts.Type[], depth: number): string => {
+    const parts = [...new Set(types.map((t) => print(t, depth)))]
+    const bool = parts.includes('true') && parts.includes('false')
+    const merged = bool ? [...parts.filter((p) => p !== 'true' && p !== 'false'), 'boolean'] : parts
+    return merged.map((p) => (p.includes(' => ') ? `(${p})` : p)).join(' | ')
+  }
+  const print = (t: ts.Type, depth: number): string => {
+    if (depth > 24) throw new Error(`${file}: a type nests deeper than 24 levels (recursive?)`)
+    if (t.isUnion()) return printUnion(t.types, depth + 1)
+    if (t.isIntersection()) return t.types.map((p) => `(${print(p, depth + 1)})`).join(' & ')
+    if (!(t.flags & ts.TypeFlags.Object)) return checker.typeToString(t)
+    if (checker.isTupleType(t)) return `[${checker.getTypeArguments(t as ts.TypeReference).map((a) => print(a, depth + 1)).join(', ')}]`
+    if (checker.isArrayType(t)) {
+      const item = print(checker.getTypeArguments(t as ts.TypeReference)[0]!, depth + 1)
+      const readonly = t.getSymbol()?.getName() === 'ReadonlyArray' ? 'readonly ' : ''
+      return `${readonly}${/^[\w$.'"]+$/.test(item) ? item : `(${item})`}[]`
+    }
+    if (t.getCallSignatures().length) throw new Error(`${file}: a function type in the schema types: ${checker.typeToString(t)}`)
+    const members = checker.getPropertiesOfType(t).map((p) => {
+      const optional = (p.flags & ts.SymbolFlags.Optional) !== 0
+      const type = checker.getTypeOfSymbol(p)
+      const value = optional && type.isUnion() ? printUnion(type.types.filter((u) => !(u.flags & ts.TypeFlags.Undefined)), depth + 1) : print(type, depth + 1)
+      const name = /^[A-Za-z_$][\w$]*$/.test(p.name) ? p.name : JSON.stringify(p.name)
+      return `${name}${optional ? '?' : ''}: ${value}`
+    })
+    for (const info of checker.getIndexInfosOfType(t)) members.push(`[key: ${checker.typeToString(info.keyType)}]: ${print(info.type, depth + 1)}`)
+    return members.length ? `{ ${members.join('; ')} }` : '{}'
+  }
+  const aliases = source.statements.filter(
+    (s): s is ts.TypeAliasDeclaration => ts.isTypeAliasDeclaration(s) && !!s.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword),
+  )
+  const text = source.getFullText()
+  const out = aliases.map((a) => {
+    const comments = (ts.getLeadingCommentRanges(text, a.getFullStart()) ?? []).map((r) => text.slice(r.pos, r.end)).filter((c) => c.startsWith('/**'))
+    return `${comments.map((c) => `${c}\n`).join('')}export type ${a.name.text} = ${print(checker.getTypeAtLocation(a.name), 0)}\n`
+  })
+  return `// Generated by scripts/build-client.ts from the server's zod schemas (packages/client/src/types.ts): do not edit.\n${out.join('')}`
+}
+
+/** The declarations compile on their own, referring to nothing but themselves and the dependencies. */
+async function checkAlone(outDir: string): Promise<void> {
+  const files = (await readdir(outDir)).filter((f) => f.endsWith('.d.ts')).map((f) => join(outDir, f))
+  for (const f of files) {
+    for (const { fileName: spec } of ts.preProcessFile(await readFile(f, 'utf8'), true, true).importedFiles) {
+      if (spec.startsWith('.') ? !/^\.\/[\w-]+\.js$/.test(spec) : !CLIENT_EXTERNAL.some((p) => spec === p || spec.startsWith(`${p}/`))) {
+        throw new Error(`${f}: refers to ${spec}, outside the package and its dependencies`)
+      }
+    }
+  }
+  const program = ts.createProgram(files, {
+    strict: true,
+    noEmit: true,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    lib: ['lib.es2023.d.ts', 'lib.dom.d.ts', 'lib.dom.iterable.d.ts'],
+    types: [],
+    skipLibCheck: false,
+  })
+  fail(ts.getPreEmitDiagnostics(program).filter((d) => !d.file || d.file.fileName.startsWith(outDir)))
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const i = process.argv.indexOf('--out-dir')
   await buildClient(i > 0 ? process.argv[i + 1] : undefined)
+  process.stdout.write(`@tandem/client built into ${i > 0 ? process.argv[i + 1] : 'packages/client/dist'}\n`)
 }

@@ -1,31 +1,7 @@
 // The `tandem` command: the only module that reads process.argv and process.env.
 import { COMMAND_USAGE, wantsHelp } from './cli/args.js'
-import { ConfigError, settingsHelp } from './infra/config.js'
-
-const USAGE = `usage:
-  tandem serve [--data-dir DIR] [--host H] [--collab-port N] [--api-port N] [--demo] [settings...]
-  tandem token --org O --doc D --access r|rw --sub USER [--ttl SECONDS] [--branch B] [--data-dir DIR | --postgres-url URL]
-  tandem admin <noun> <verb> [...] [--json] [--data-dir DIR | --postgres-url URL]
-  tandem keys rotate|list [--data-dir DIR | --postgres-url URL]   (data dir keys: a running server reloads on SIGHUP)
-  tandem migrate --from-data-dir DIR --postgres-url URL   (copies a LevelDB data dir into PostgreSQL, then verifies)
-  tandem build-console                       (bundles web/ into dist/console/; serve also does it when stale)
-  tandem mcp --api-url URL [--workspace ID]  (MCP over stdio for agent runtimes; TANDEM_API_KEY in the environment)
-  tandem loadtest --ws-url URL --signing-keys FILE | --api-url URL --api-key KEY --assets ID,...  [--scenario S] ...
-                                             (load on a running deployment; --help lists every flag)
-
-settings (flag, environment variable, meaning):
-${settingsHelp()}
-`
-
-/** One command's usage and the settings it reads (admin: its nouns and the storage settings). */
-async function commandHelp(command: string): Promise<string> {
-  const settings = command === 'admin' ? settingsHelp(STORAGE_SETTINGS) : command === 'build-console' || command === 'mcp' ? '' : settingsHelp()
-  const nouns = command === 'admin' ? `\n${(await import('./admin/commands.js')).adminUsage()}` : ''
-  return `${COMMAND_USAGE[command]}${nouns}\n${settings ? `\nsettings (flag, environment variable, meaning):\n${settings}\n` : ''}`
-}
-
-/** The settings `tandem admin` reads; everything else on its line belongs to the admin command. */
-const STORAGE_SETTINGS = ['data-dir', 'postgres-url', 'postgres-schema', 'postgres-pool-size']
+import { commandHelp, settingsHelpText, STORAGE_SETTINGS, unknownCommand, unknownOptionHint, USAGE, wantsSettings } from './cli/help.js'
+import { ConfigError } from './infra/config.js'
 
 let current: string | undefined
 
@@ -33,6 +9,10 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
   if (command && command in COMMAND_USAGE) {
     current = command
+    if (wantsSettings(rest)) {
+      process.stdout.write(settingsHelpText(command))
+      return 0
+    }
     if (wantsHelp(rest)) {
       process.stdout.write(await commandHelp(command))
       return 0
@@ -68,7 +48,7 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(USAGE)
       return command === undefined ? 2 : 0
     default:
-      process.stderr.write(`tandem: unknown command ${JSON.stringify(command)}\n${USAGE}`)
+      process.stderr.write(unknownCommand(command))
       return 2
   }
 }
@@ -78,8 +58,8 @@ main(process.argv.slice(2)).then(
     process.exitCode = code
   },
   (err: unknown) => {
-    // A bad flag or setting: the error, then that command's usage.
-    if (err instanceof ConfigError) process.stderr.write(`tandem: configuration error: ${err.message}\n${current ? `${COMMAND_USAGE[current]}\n(tandem ${current} --help lists the settings)\n` : ''}`)
+    // A bad flag or setting: the error (with the flag it was probably meant to be), then that command's usage.
+    if (err instanceof ConfigError) process.stderr.write(`tandem: configuration error: ${err.message}${unknownOptionHint(err.message, current)}\n${current ? `${COMMAND_USAGE[current]}\n(tandem ${current} --help-settings lists the settings)\n` : ''}`)
     else process.stderr.write(`tandem: ${err instanceof Error ? err.message : String(err)}\n`)
     process.exitCode = 1
   },

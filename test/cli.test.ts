@@ -64,18 +64,50 @@ describe('tandem keys', () => {
 })
 
 describe('tandem <command> --help', () => {
-  it.each(['serve', 'token', 'keys', 'migrate', 'admin', 'build-console', 'loadtest'])('%s --help prints its usage (and settings) and exits 0', async (command) => {
+  it.each(['serve', 'token', 'keys', 'migrate', 'admin', 'build-console', 'loadtest'])('%s --help prints its usage and exits 0', async (command) => {
     const { stdout, stderr } = await tandem(command, '--help')
     expect(stderr).toBe('')
     expect(stdout).toMatch(new RegExp(`^usage: tandem ${command}\\b`))
-    if (command === 'serve' || command === 'token') expect(stdout).toMatch(/--redis-url +TANDEM_REDIS_URL/)
-    if (command === 'admin') expect(stdout).toMatch(/--postgres-url/)
+    if (command !== 'loadtest' && command !== 'build-console') expect(stdout).toContain(`tandem ${command} --help-settings lists all`)
+    // short: the settings are behind --help-settings (loadtest lists its own flags, one a line)
+    if (command !== 'loadtest') expect(stdout.split('\n').length).toBeLessThan(command === 'admin' ? 30 : 8)
+  })
+
+  it('--help-settings lists every setting a command reads', async () => {
+    for (const command of ['serve', 'token']) {
+      const { stdout } = await tandem(command, '--help-settings')
+      expect(stdout).toMatch(/--redis-url +TANDEM_REDIS_URL/)
+      expect(stdout).toMatch(/--collab-port +TANDEM_COLLAB_PORT/)
+    }
+    const admin = (await tandem('admin', '--help-settings')).stdout
+    expect(admin).toMatch(/--postgres-url/)
+    expect(admin).not.toMatch(/--redis-url/)
+  })
+
+  it('tandem --help is a short list of the commands', async () => {
+    const { stdout } = await tandem('--help')
+    for (const command of ['serve', 'token', 'admin', 'keys', 'migrate', 'loadtest', 'build-console']) expect(stdout).toMatch(new RegExp(`^  ${command} `, 'm'))
+    expect(stdout.split('\n').length).toBeLessThan(20)
   })
 
   it('an unknown flag still fails, with the command\'s usage', async () => {
     await expect(tandem('serve', '--bogus')).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringMatching(/unknown option --bogus\nusage: tandem serve /),
+    })
+  })
+
+  it('a mistyped command, flag or setting gets a "did you mean"', async () => {
+    await expect(tandem('srve')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/^tandem: unknown command "srve"; did you mean serve\?/) })
+    await expect(tandem('serve', '--colab-port', '1')).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/unknown option --colab-port; did you mean --collab-port\?\nusage: tandem serve /),
+    })
+    // a command's own flag, not only the settings
+    await expect(tandem('token', '--ogr', 'acme')).rejects.toMatchObject({ stderr: expect.stringMatching(/unknown option --ogr; did you mean --org\?/) })
+    await expect(tandem('loadtest', '--api-url', 'http://127.0.0.1:1', '--clinets', '3')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/unknown flag --clinets; did you mean --clients\?/),
     })
   })
 })

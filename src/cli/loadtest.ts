@@ -39,7 +39,8 @@ export async function runLoadtest(argv: string[], env: NodeJS.ProcessEnv, io: Io
     io.err(`tandem loadtest: ${(e as Error).message}\n`)
     return 2
   }
-  if (!o.quiet) io.err(`tandem loadtest: ${o.scenario} on ${checked.target.describe}\n`)
+  // The load's edits stay in these documents and their history: say which they are.
+  if (!o.quiet) io.err(`tandem loadtest: ${o.scenario} on ${checked.target.describe}; the load writes into these documents\n`)
 
   let onInterrupt = () => {}
   const interrupted = new Promise<void>((resolve) => (onInterrupt = resolve))

@@ -261,6 +261,9 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = {}, ove
 
 /** Text for `tandem --help` and the README's configuration table. */
 /** One line per setting; `only` (flag names) narrows it to what a command reads. */
+/** Every setting's flag, without the dashes (for "did you mean" on an unknown option). */
+export const SETTING_FLAGS: readonly string[] = Object.values(SETTINGS).map((st: Setting) => st.flag)
+
 export function settingsHelp(only?: readonly string[]): string {
   return Object.values(SETTINGS)
     .filter((st: Setting) => !only || only.includes(st.flag))

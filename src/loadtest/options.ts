@@ -1,5 +1,6 @@
 // `tandem loadtest` flags: parsed, checked and frozen before anything connects. A bad value is one
 // line naming the flag (exit 2); every flag is listed by --help from this one table.
+import { didYouMean } from '../infra/suggest.js'
 
 const SCENARIOS = ['fanout', 'rooms', 'typing', 'storm', 'soak'] as const
 export type Scenario = (typeof SCENARIOS)[number]
@@ -115,7 +116,7 @@ function parseArgs(argv: string[]): Map<Flag, string> {
     const m = /^--([a-z0-9-]+)(?:=(.*))?$/.exec(argv[i]!)
     if (!m) throw new BadInput(`unexpected argument ${JSON.stringify(argv[i])} (see --help)`)
     const flag = m[1] as Flag
-    if (!(flag in FLAGS)) throw new BadInput(`unknown flag --${m[1]} (see --help)`)
+    if (!(flag in FLAGS)) throw new BadInput(`unknown flag --${m[1]}${didYouMean(m[1]!, Object.keys(FLAGS), (f) => `--${f}`)} (see --help)`)
     if (BOOLEAN.has(flag)) {
       values.set(flag, m[2] ?? 'true')
       continue

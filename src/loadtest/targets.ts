@@ -4,8 +4,8 @@
 // Both give, per room, the socket URL and a token renewed before it expires.
 import { mintToken } from '../auth/capability.js'
 import { loadKeyRing, type KeyRing } from '../auth/keys/ring.js'
-import { TandemClient } from '../client/client.js'
-import type { CollabToken } from '../client/types.js'
+import { TandemClient } from '../../packages/client/src/client.js'
+import type { CollabToken } from '../../packages/client/src/types.js'
 import type { Target as ClientTarget } from './client.js'
 import type { Protocol, TargetOptions } from './options.js'
 

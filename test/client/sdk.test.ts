@@ -1,4 +1,4 @@
-// tandem/client against a real server (demo world, 10 s tokens): every method against its endpoint,
+// @tandem/client against a real server (demo world, 10 s tokens): every method against its endpoint,
 // the answer checked with the schema the server validates with; TandemError for refusals; a live
 // document kept open three token lifetimes on one socket; `deleted` on 4404; `unauthorized` after
 // a re-mint is refused.
@@ -13,7 +13,7 @@ import { MeOut, WorkspaceAssetsOut, WorkspaceDeletedAssetsOut } from '../../src/
 import { SourceReadiness } from '../../src/api/v0/sources/schema.js'
 import { WorkspaceToolRegistryOut } from '../../src/api/v0/tool-registry/schema.js'
 import { CreatedWebhookOut, DeliveryListOut, WebhookListOut } from '../../src/api/v0/webhooks/schema.js'
-import { TandemClient, TandemError, type LiveDocument } from '../../src/client/index.js'
+import { TandemClient, TandemError, type LiveDocument } from '../../packages/client/src/index.js'
 import { DEMO_DATABASE_ID, seedDemoDatabase } from '../../src/demo/database.js'
 import { DEMO_USER, seedDemo } from '../../src/demo/world.js'
 import { admin, asset } from '../api/helpers.js'

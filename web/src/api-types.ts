@@ -1,5 +1,5 @@
-// The answers the console reads, as tandem/client types them (the server's schemas).
-import type { DeletedAssets, Me, WorkspaceAssets } from 'tandem/client'
+// The answers the console reads, as @tandem/client types them (the server's schemas).
+import type { DeletedAssets, Me, WorkspaceAssets } from '@tandem/client'
 
 export type { Me }
 export type AssetSummary = WorkspaceAssets['assets'][number]

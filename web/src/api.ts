@@ -1,6 +1,6 @@
-// The console's one client: tandem/client's TandemClient bound to the session's API key (same
+// The console's one client: @tandem/client's TandemClient bound to the session's API key (same
 // origin). `said` turns the client's TandemError into the sentence the console shows.
-import { TandemClient, TandemError, type Me } from 'tandem/client'
+import { TandemClient, TandemError, type Me } from '@tandem/client'
 
 export type { AssetSummary, DeletedAsset, Me } from './api-types.js'
 

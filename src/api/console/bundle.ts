@@ -73,7 +73,10 @@ const staticInputs = (p: ConsolePaths) => [relative(join(p.web, '..'), join(p.we
 
 /** Bundles web/ into a temporary folder, then swaps it in whole (concurrent builders are harmless). */
 export async function buildConsole(p: ConsolePaths): Promise<void> {
-  const { build } = await import('esbuild')
+  // esbuild is a dev dependency: a production install serves the bundle it was built with.
+  const { build } = await import('esbuild').catch((err: Error) => {
+    throw new Error(`web/ changed since dist/console was built, and esbuild (a dev dependency) is not installed: run npm run build where it is (${err.message})`)
+  })
   const root = join(p.web, '..')
   const tmp = `${p.out}.tmp-${process.pid}-${Date.now()}`
   await mkdir(tmp, { recursive: true })
@@ -83,8 +86,8 @@ export async function buildConsole(p: ConsolePaths): Promise<void> {
       bundle: true,
       format: 'esm',
       platform: 'browser',
-      // `tandem/client` from its TypeScript sources (package.json exports), not a prior build
-      conditions: ['source'],
+      // @tandem/client from its TypeScript sources (its package.json exports), not a prior build
+      conditions: ['tandem-source'],
       target: ['es2022'],
       minify: true,
       legalComments: 'none',

@@ -1,6 +1,6 @@
 // A database asset: its tables, and rows read through the read-rows endpoint with filters, an order
 // and paging. A 503 (database starting, suspended or busy) shows its Retry-After and retries.
-import type { ColumnFilter, RowsQuery, TableRow } from 'tandem/client'
+import type { ColumnFilter, RowsQuery, TableRow } from '@tandem/client'
 import { ApiError, said } from '../api.js'
 import { fill, h, uid } from '../dom.js'
 import type { View, ViewContext } from '../view.js'

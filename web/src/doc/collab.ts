@@ -1,8 +1,8 @@
-// One live document of the console: tandem/client's openDocument (a minted token, the stock
+// One live document of the console: @tandem/client's openDocument (a minted token, the stock
 // y-websocket provider, the token renewed in band before expiry and re-minted after a 4401) with
 // the console's status line, presence and the browser's online/offline events on top. A 4404
 // close (the document was deleted) is final: no reconnect, no renewal.
-import type { DocumentRest, TandemError } from 'tandem/client'
+import type { DocumentRest, TandemError } from '@tandem/client'
 import type { WebsocketProvider } from 'y-websocket'
 import type * as Y from 'yjs'
 import { said, type Api } from '../api.js'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseReadParams } from '../api/v0/databases/query/params.js'
+import { parseReadParams } from '../../../src/api/v0/databases/query/params.js'
 import { renewDelayMs } from './document.js'
 import { rowsSearchParams } from './rows-query.js'
 

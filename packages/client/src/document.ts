@@ -8,8 +8,9 @@ import { ObservableV2 } from 'lib0/observable'
 import { WebsocketProvider } from 'y-websocket'
 import type { Awareness } from 'y-protocols/awareness'
 import * as Y from 'yjs'
-import { CLOSE } from '../protocol/close-codes.js'
-import { encodeAuthRefresh } from '../protocol/messages.js'
+// The wire protocol's pure modules (no I/O): bundled into the package's build.
+import { CLOSE } from '../../../src/protocol/close-codes.js'
+import { encodeAuthRefresh } from '../../../src/protocol/messages.js'
 import { DocumentRest } from './doc-rest.js'
 import { TandemError } from './error.js'
 import type { Fetch } from './http.js'
@@ -194,6 +195,9 @@ export async function openDocument(mint: (access: 'view' | 'edit') => Promise<Co
       stopped = true
       clearTimeout(timer)
       provider.destroy()
+      // The provider leaves its awareness alive (a 3 s interval that keeps Node running): destroy
+      // the one it made for us, never one the caller passed in.
+      if (!o.awareness) provider.awareness.destroy()
       events.destroy()
     },
   }

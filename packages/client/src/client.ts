@@ -1,6 +1,6 @@
 // TandemClient: one typed method per /api/v0 endpoint, bound to an API key. Answers are returned
 // as the server sends them; anything but 2xx throws a TandemError with the body's own detail.
-import { DocumentRest, type VersionRecord } from './doc-rest.js'
+import { DocumentRest } from './doc-rest.js'
 import { openDocument, type DocumentOptions, type LiveDocument } from './document.js'
 import { exchange, seg, type Call, type Fetch } from './http.js'
 import { rowsSearchParams, type RowsQuery } from './rows-query.js'
@@ -21,6 +21,7 @@ import type {
   TableRow,
   ToolRegistry,
   ToolRegistryPatch,
+  VersionRecord,
   WebhookCreate,
   WebhookList,
   WorkspaceAssets,

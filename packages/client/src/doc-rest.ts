@@ -1,11 +1,8 @@
 // The collab REST routes of one document (`{rest_url}/{name}/v1/{org}/{doc_id}`): named versions,
 // history and rollback. Every call carries the current capability token, which the caller supplies
 // (a live document's, or one minted for the call).
-import type { VersionRecord } from '../versions/record.js'
 import { exchange, seg, type Fetch } from './http.js'
-import type { CollabToken } from './types.js'
-
-export type { VersionRecord }
+import type { CollabToken, VersionRecord } from './types.js'
 
 export interface RestCall {
   method?: 'GET' | 'POST' | 'PATCH' | 'DELETE'

@@ -1,7 +1,7 @@
-// The read-rows filter language (spec 4.2, PostgREST-style) as typed options, written into the
-// query string the server parses (src/api/v0/databases/query/). Values are sent as text; the
+// The read-rows filter language (PostgREST-style) as typed options, written into the query string
+// the server parses (src/api/v0/databases/query/ in the server). Values are sent as text; the
 // server casts them to the column's type.
-import type { CompareOp, IsValue, OrderTerm } from '../api/v0/databases/query/ast.js'
+import type { CompareOp, IsValue, OrderTerm } from './types.js'
 
 type Scalar = string | number | boolean
 

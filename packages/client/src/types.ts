@@ -1,0 +1,45 @@
+// Request and response types of /api/v0, taken from the zod schemas the server validates with.
+// The only module of the client that names the server's sources, and only their types: the
+// package's build (scripts/build-client.ts) writes every alias below out in full into
+// dist/types.d.ts, so the published declarations hold no reference to the server. `In` is what a
+// caller may send (defaults optional), `Out` what the server answers.
+import type { z } from 'zod'
+import type { AssetContentResponse } from '../../../src/api/v0/asset-content/schema.js'
+import type { AssetDeletedOut, AssetRestoredOut } from '../../../src/api/v0/assets/schema.js'
+import type { CollabTokenRequest, CollabTokenResponse } from '../../../src/api/v0/collab-token/schema.js'
+import type { InsertDataRequest, InsertDataResponse, ListTablesResponse, ReadRowsResponse, Row } from '../../../src/api/v0/databases/schema.js'
+import type { MeOut, WorkspaceAssetsOut, WorkspaceDeletedAssetsOut } from '../../../src/api/v0/directory/schema.js'
+import type { SourceReadiness } from '../../../src/api/v0/sources/schema.js'
+import type { UpdateWorkspaceToolRegistryRequestIn, WorkspaceToolRegistryOut } from '../../../src/api/v0/tool-registry/schema.js'
+import type { CreateWebhookRequest, CreatedWebhookOut, DeliveryListOut, WebhookListOut } from '../../../src/api/v0/webhooks/schema.js'
+import type * as Query from '../../../src/api/v0/databases/query/ast.js'
+import type * as Versions from '../../../src/versions/record.js'
+
+type In<S extends z.ZodType> = z.input<S>
+type Out<S extends z.ZodType> = z.output<S>
+
+export type CollabTokenOptions = In<typeof CollabTokenRequest>
+export type CollabToken = Out<typeof CollabTokenResponse>
+export type AssetContent = Out<typeof AssetContentResponse>
+export type AssetDeleted = Out<typeof AssetDeletedOut>
+export type AssetRestored = Out<typeof AssetRestoredOut>
+export type TableRow = Out<typeof Row>
+export type TableList = Out<typeof ListTablesResponse>
+export type RowsResult = Out<typeof ReadRowsResponse>
+export type InsertResult = Out<typeof InsertDataResponse>
+export type InsertOptions = Omit<In<typeof InsertDataRequest>, 'data'>
+export type Me = Out<typeof MeOut>
+export type WorkspaceAssets = Out<typeof WorkspaceAssetsOut>
+export type DeletedAssets = Out<typeof WorkspaceDeletedAssetsOut>
+export type Sources = Out<typeof SourceReadiness>
+export type ToolRegistry = Out<typeof WorkspaceToolRegistryOut>
+export type ToolRegistryPatch = In<typeof UpdateWorkspaceToolRegistryRequestIn>
+export type WebhookCreate = In<typeof CreateWebhookRequest>
+export type CreatedWebhook = Out<typeof CreatedWebhookOut>
+export type WebhookList = Out<typeof WebhookListOut>
+export type DeliveryList = Out<typeof DeliveryListOut>
+/** a named version of a document (collab REST `versions` routes) */
+export type VersionRecord = Versions.VersionRecord
+export type CompareOp = Query.CompareOp
+export type IsValue = Query.IsValue
+export type OrderTerm = Query.OrderTerm
