@@ -16,7 +16,8 @@ import {
 import type { Peer } from '../peer.js'
 import type { Room } from '../room/room.js'
 import type { Meaning, SessionCodec, SessionEnd, SocketOwner } from '../session/codec.js'
-import { DocSession, type SessionDeps } from '../session/doc-session.js'
+import type { SessionDeps } from '../session/admission.js'
+import { DocSession } from '../session/doc-session.js'
 import { isPrefixed, type PeerSocket } from '../transport.js'
 import { DocChannel, HOCUS_VOICE, scopeOf } from './channel.js'
 

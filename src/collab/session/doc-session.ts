@@ -12,50 +12,23 @@
 // down? full? → join → the deny-list once more → the expiry clock. A failure maps through the
 // error table (refusal.ts) to a close code and a reason; the codec closes its socket with them
 // (y-websocket) or denies the document alone (Hocuspocus).
-import { admitToDocument } from '../../auth/admission.js'
-import { verifyToken, type Capability } from '../../auth/capability.js'
-import type { DeletedDocs } from '../../auth/deleted-docs.js'
-import type { KeyRing } from '../../auth/keys/ring.js'
-import type { RevocationList } from '../../auth/revocation.js'
+import { type Capability } from '../../auth/capability.js'
 import { AppError, isAppError } from '../../infra/errors.js'
-import type { Logger } from '../../infra/log.js'
-import type { Metrics } from '../../infra/metrics.js'
 import { CLOSE, type CloseCode } from '../../protocol/close-codes.js'
-import type { ExpiryClock, Expiring } from '../expiry-clock.js'
 import { Peer } from '../peer.js'
-import type { RoomHold, RoomRegistry } from '../registry.js'
+import type { RoomHold } from '../registry.js'
 import { enforceOn } from '../revocation-enforcer.js'
 import type { Room } from '../room/room.js'
 import type { PeerSocket } from '../transport.js'
 import type { Meaning, SessionCodec, SocketOwner } from './codec.js'
+import { roomRefusal, verifyFor, type SessionDeps } from './admission.js'
 import { HeldFrames } from './held-frames.js'
 import { refusalOf, type Refusal } from './refusal.js'
+import { Renewal } from './renewal.js'
 
 export type SessionState = 'admitting' | 'joined' | 'reauth' | 'ended'
 
-export interface SessionDeps {
-  keys: KeyRing
-  revocations: RevocationList
-  deleted: DeletedDocs
-  config: {
-    /** tolerance for token `iat` ahead of our clock (seconds) */
-    tokenClockSkewSec: number
-    maxConnectionsPerRoom: number
-    maxMessageBytes: number
-  }
-  registry: RoomRegistry
-  metrics: Metrics
-  log: Logger
-  now: () => number
-  /** the listener's one clock for token expiries (one timer for every socket) */
-  expiry: ExpiryClock
-}
-
-/** How long before its token expires a session that can renew asks for a fresh one; at most half the time left. */
-const RENEW_LEAD_SEC = 30
 const RESOLVED = Promise.resolve()
-const SHUTTING_DOWN: Refusal = { code: CLOSE.goingAway, reason: 'server shutting down' }
-const ROOM_FULL = refusalOf(new AppError('room_full', 'room is full'))
 const TOO_MANY_EARLY: Refusal = { code: CLOSE.policyViolation, reason: 'too many messages before the document was loaded' }
 
 export class DocSession implements SocketOwner {
@@ -70,10 +43,8 @@ export class DocSession implements SocketOwner {
   private attempt = 0
   /** the answer to the client's sync step 1 is out: no acknowledgement may overtake it */
   private answered: Promise<void> = RESOLVED
-  private reauthTimer: NodeJS.Timeout | null = null
-  /** the second the early token request is due on the expiry clock (null: none pending) */
-  private renewAt: number | null = null
-  private renewDue: Expiring | null = null
+  /** early token requests and the wait after expiry (made on first use: only a protocol that can ask) */
+  private renewal: Renewal | null = null
 
   constructor(
     private readonly codec: SessionCodec,
@@ -99,12 +70,7 @@ export class DocSession implements SocketOwner {
   /** A token in band: admits a session not joined (a newer one supersedes), refreshes a joined one. */
   auth(token: string): void {
     if (this.state === 'joined') void this.refresh(token, this.peer!)
-    else if (this.state !== 'ended') void this.run(++this.attempt, this.verify(token))
-  }
-
-  private async verify(token: string): Promise<{ cap: Capability }> {
-    const verified = await verifyToken(this.d.keys, token, this.d.now(), this.d.config.tokenClockSkewSec)
-    return { cap: admitToDocument(this.d, verified, this.org, this.doc) }
+    else if (this.state !== 'ended') void this.run(++this.attempt, verifyFor(this.d, token, this.org, this.doc).then((cap) => ({ cap })))
   }
 
   private async run(attempt: number, checked: Promise<{ cap: Capability } | Refusal>): Promise<void> {
@@ -136,24 +102,21 @@ export class DocSession implements SocketOwner {
 
   /** The room is held: a delete that landed meanwhile, shutdown and a full room refuse; else join. */
   private enter(hold: RoomHold, cap: Capability): void {
-    const room = hold.room
-    const refusal = room.destroyed ? SHUTTING_DOWN : room.peers.size >= this.d.config.maxConnectionsPerRoom ? ROOM_FULL : null
-    if (!refusal) {
-      try {
-        this.d.deleted.check(this.org, this.doc)
-      } catch (err) {
-        hold.release()
-        this.codec.admissionRefused(err)
-        return this.refuse(refusalOf(err))
-      }
-      return this.join(hold, cap)
+    let refusal: Refusal | null
+    try {
+      this.d.deleted.check(this.org, this.doc)
+      refusal = roomRefusal(hold.room, this.d.config.maxConnectionsPerRoom)
+    } catch (err) {
+      this.codec.admissionRefused(err)
+      refusal = refusalOf(err)
     }
+    if (!refusal) return this.join(hold, cap)
     hold.release()
     this.refuse(refusal)
   }
 
   private join(hold: RoomHold, cap: Capability): void {
-    this.clearReauth()
+    this.renewal?.stopWaiting()
     const room = hold.room
     const peer = new Peer(this.codec.attach(this), cap, this.codec.voice)
     this.room = room
@@ -166,7 +129,7 @@ export class DocSession implements SocketOwner {
     // A revocation that landed between the check and this join.
     if (!enforceOn(this.d.revocations, peer, this.d.metrics)) return
     peer.armExpiry(this.d.expiry)
-    if (this.codec.renewal) this.scheduleRenewal(cap.exp)
+    if (this.codec.renewal) this.renewals().schedule(cap.exp)
     const held = this.held?.take()
     if (held) for (const { frame, size } of held) this.message(frame, size)
   }
@@ -242,16 +205,15 @@ export class DocSession implements SocketOwner {
   /** A fresh token for the same document (and branch) replaces the capability; a refused one leaves the current in place. */
   private async refresh(token: string, peer: Peer): Promise<void> {
     try {
-      const verified = await verifyToken(this.d.keys, token, this.d.now(), this.d.config.tokenClockSkewSec)
+      const cap = await verifyFor(this.d, token, this.org, this.doc)
       if (this.peer !== peer || peer.closed) return
-      const cap = admitToDocument(this.d, verified, this.org, this.doc)
       if (cap.branch !== peer.cap.branch) throw new AppError('forbidden', 'token is for another branch')
       // A token that lives no longer than the current one (a provider's cached token) is not asked
       // for again: expiry takes over.
       const later = cap.exp > peer.cap.exp
       peer.cap = cap
       peer.armExpiry(this.d.expiry)
-      if (later && this.codec.renewal) this.scheduleRenewal(cap.exp)
+      if (later && this.codec.renewal) this.renewals().schedule(cap.exp)
       this.codec.refreshed(cap)
     } catch (err) {
       if (this.peer !== peer || peer.closed) return
@@ -272,40 +234,15 @@ export class DocSession implements SocketOwner {
   }
 
   private awaitToken(reason: string): void {
-    const renewal = this.codec.renewal!
     this.leaveRoom()
     this.state = 'reauth'
-    renewal.ask()
-    this.reauthTimer = setTimeout(() => this.refuse({ code: CLOSE.tokenExpired, reason }), renewal.waitSec * 1000)
-    this.reauthTimer.unref()
+    this.codec.renewal!.ask()
+    this.renewals().wait(this.codec.renewal!.waitSec, () => this.refuse({ code: CLOSE.tokenExpired, reason }))
   }
 
-  // ---- renewal: asking before the token expires ------------------------------------------------
-
-  /** Asks for a fresh token RENEW_LEAD_SEC (or half the time left) before `exp`; none under 2 s left. */
-  private scheduleRenewal(exp: number): void {
-    this.clearRenewal()
-    const left = exp - this.d.now() / 1000
-    if (left < 2) return
-    this.renewAt = Math.ceil(exp - Math.min(RENEW_LEAD_SEC, left / 2))
-    this.renewDue ??= { expired: () => this.renewNow() }
-    this.d.expiry.add(this.renewDue, this.renewAt)
-  }
-
-  private clearRenewal(): void {
-    if (this.renewAt !== null) this.d.expiry.remove(this.renewDue!, this.renewAt)
-    this.renewAt = null
-  }
-
-  /** The client answers with a token, which refresh() takes while the document stays joined. */
-  private renewNow(): void {
-    this.renewAt = null
-    if (this.state === 'joined') this.codec.renewal!.ask()
-  }
-
-  private clearReauth(): void {
-    if (this.reauthTimer) clearTimeout(this.reauthTimer)
-    this.reauthTimer = null
+  private renewals(): Renewal {
+    // the client answers an early request with a token, which refresh() takes while the document stays joined
+    return (this.renewal ??= new Renewal(this.d.expiry, this.d.now, () => this.state === 'joined' && this.codec.renewal!.ask()))
   }
 
   // ---- ending --------------------------------------------------------------------------------
@@ -332,8 +269,8 @@ export class DocSession implements SocketOwner {
     this.held = null
     this.ready?.hold.release()
     this.ready = null
-    this.clearReauth()
-    this.clearRenewal()
+    this.renewal?.stopWaiting()
+    this.renewal?.clear()
   }
 
   private leaveRoom(): void {
@@ -345,7 +282,7 @@ export class DocSession implements SocketOwner {
     this.codec.detach(peer.socket)
     peer.closed = true
     peer.clearExpiry()
-    this.clearRenewal()
+    this.renewal?.clear()
     room.leave(peer)
     this.d.registry.maybeScheduleUnload(room)
   }

@@ -40,7 +40,8 @@ interface SocketSession {
 }
 
 export interface SocketData {
-  start: Start
+  /** until open (then dropped: the session holds what it needs) */
+  start: Start | null
   /** from open on, unless the socket was accepted only to be closed */
   socket: UwsSocket | null
   session: SocketSession | null
@@ -113,7 +114,8 @@ export function webSocketBehavior(
 
     open(ws) {
       const data = ws.getUserData()
-      const start = data.start
+      const start = data.start!
+      data.start = null
       if ('code' in start) {
         ws.end(start.code, start.reason)
         return
