@@ -197,7 +197,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       db,
       pg,
       keys,
-      docs: registry,
+      docs: registry.docs,
       versions,
       control,
       lifecycle,

@@ -64,7 +64,7 @@ async function locally(config: Config, args: string[]): Promise<AdminResult> {
   const databases = new DatabaseRegistry(registryOptions(config, createLogger('silent')))
   const store = backend.control
   watchAccessChanges(store, Date.now)
-  const docs = new RoomRegistry({
+  const rooms = new RoomRegistry({
     store: backend.docs,
     transport: new LoopTransport(),
     log: createLogger('silent'),
@@ -73,12 +73,13 @@ async function locally(config: Config, args: string[]): Promise<AdminResult> {
     ...roomSettings(config),
     unloadDelayMs: 0, // a one-off process: nothing to keep loaded
   })
+  const docs = rooms.docs
   try {
-    const lifecycle = new AssetLifecycle({ control: store, docs: backend.docs, versions: backend.versions, rooms: docs, databases: async () => databases, now: Date.now })
+    const lifecycle = new AssetLifecycle({ control: store, docs: backend.docs, versions: backend.versions, rooms, databases: async () => databases, now: Date.now })
     return await executeAdmin({ store, now: Date.now, docs, databases, lifecycle, webhookAllowPrivate: config.webhookAllowPrivate }, parseAdminArgs(args))
   } finally {
     await databases.close()
-    await docs.close()
+    await rooms.close()
     await backend.close()
     metrics.registry.clear()
   }

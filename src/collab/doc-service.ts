@@ -1,7 +1,10 @@
 // What the rest of the process (the /api/v0 app, history endpoints) may ask of collaborative
-// documents, without knowing about rooms, sockets or storage layout.
+// documents, without knowing about rooms, sockets or storage layout; and RoomDocs, the answer over
+// the room registry: each call holds the document's room (loading it once) for its duration.
 import type * as Y from 'yjs'
 import type { Attributes } from '../storage/doc-store.js'
+import type { DocBuilds } from './room/doc-builds.js'
+import type { Room } from './room/room.js'
 
 export interface DocRef {
   org: string
@@ -26,4 +29,47 @@ export interface DocService {
    * broadcast live. Resolves with the update's seq in the log, null when it changed nothing.
    */
   applyUpdate(ref: DocRef, update: Uint8Array, user: string, attrs?: Attributes): Promise<number | null>
+}
+
+/** What RoomDocs needs of the registry: a held room, and the process's document builds. */
+export interface HeldRooms {
+  acquire(ref: DocRef, opener?: string): Promise<{ readonly room: Room; release(): void }>
+  readonly docBuilds: DocBuilds
+}
+
+export class RoomDocs implements DocService {
+  constructor(private readonly rooms: HeldRooms) {}
+
+  async withDoc<T>(ref: DocRef, read: (doc: Y.Doc) => T | Promise<T>): Promise<T> {
+    const hold = await this.rooms.acquire(ref)
+    try {
+      return await hold.room.withDoc(read)
+    } finally {
+      hold.release()
+    }
+  }
+
+  async withState<T>(ref: DocRef, use: (state: Uint8Array) => Promise<T>): Promise<T> {
+    const state = await this.encodeState(ref) // never changed in place: safe to use after the hold goes
+    return this.rooms.docBuilds.bounded(state.length, () => use(state), state.length)
+  }
+
+  /** The document as one Yjs update, without building a Y.Doc. */
+  async encodeState(ref: DocRef): Promise<Uint8Array> {
+    const hold = await this.rooms.acquire(ref)
+    try {
+      return await hold.room.readState()
+    } finally {
+      hold.release()
+    }
+  }
+
+  async applyUpdate(ref: DocRef, update: Uint8Array, user: string, attrs?: Attributes): Promise<number | null> {
+    const hold = await this.rooms.acquire(ref, user)
+    try {
+      return await hold.room.applyUpdate(update, user, null, attrs)
+    } finally {
+      hold.release()
+    }
+  }
 }

@@ -1,9 +1,11 @@
-// One connected editor: its socket, its (refreshable) capability and the awareness client ids it
-// introduced, so they can be removed for everyone when it leaves.
+// One connected editor: its socket, its (refreshable) capability, how its protocol says what the
+// room tells it (its voice) and the awareness client ids it introduced, so they can be removed for
+// everyone when it leaves.
 import type { Capability } from '../auth/capability.js'
 import { CLOSE, type CloseCode } from '../protocol/close-codes.js'
 import type { ExpiryClock, Expiring } from './expiry-clock.js'
-import type { PeerSocket } from './transport.js'
+import type { PeerSocket, PeerVoice } from './transport.js'
+import { Y_WEBSOCKET_VOICE } from './y-websocket/voice.js'
 
 export class Peer implements Expiring {
   /** made on the first awareness state this peer introduces: most sockets never need one */
@@ -17,6 +19,8 @@ export class Peer implements Expiring {
   constructor(
     readonly socket: PeerSocket,
     public cap: Capability,
+    /** a peer speaks y-websocket unless its codec gives another voice */
+    private readonly voice: PeerVoice = Y_WEBSOCKET_VOICE,
   ) {}
 
   /** Awareness client ids this peer introduced (empty until it sends awareness). */
@@ -34,6 +38,16 @@ export class Peer implements Expiring {
 
   send(bytes: Uint8Array): void {
     if (!this.closed) this.socket.send(bytes)
+  }
+
+  /** Tells the peer a write of its was refused: its capability is read-only. */
+  writeRefused(): void {
+    if (!this.closed) this.voice.writeRefused(this.socket, this.cap)
+  }
+
+  /** Tells the peer the deny-list narrowed its capability to read-only. */
+  narrowed(): void {
+    if (!this.closed) this.voice.narrowed(this.socket, this.cap)
   }
 
   close(code: CloseCode, reason: string): void {

@@ -1,27 +1,25 @@
 // Loaded rooms. A room loads once (concurrent joins share the load), unloads after its last
-// holder leaves plus an idle delay, and never with unflushed updates. Shutdown is idempotent.
-import { getHeapStatistics } from 'node:v8'
-import type * as Y from 'yjs'
+// holder leaves plus an idle delay, and never with unflushed updates; in a cluster each follows its
+// document on the bus. Shutdown is idempotent. What rooms cost is the memory budget's
+// (memory-budget.ts); what the rest of the process asks of documents goes through `docs`.
 import type { Config } from '../infra/config.js'
 import { AppError } from '../infra/errors.js'
 import { CLOSE, type CloseCode } from '../protocol/close-codes.js'
-import { docIdOf, type Attributes } from '../storage/doc-store.js'
-import type { DocRef, DocService } from './doc-service.js'
+import { docIdOf } from '../storage/doc-store.js'
+import { RoomDocs, type DocRef } from './doc-service.js'
 import type { DocBus } from '../cluster/bus.js'
 import type { Leases } from '../cluster/leases.js'
 import type { RemoteAwareness } from '../cluster/remote-awareness.js'
 import { RoomLink } from '../cluster/room-link.js'
+import { flushWithin } from './flush-within.js'
 import { GroupCommitter } from './group-commit.js'
+import { MemoryBudget, memoryBudgetBytes } from './memory-budget.js'
 import { DocBuilds } from './room/doc-builds.js'
 import { Room, type RoomOptions } from './room/room.js'
 
 const SHUTDOWN_FLUSH_MS = 15_000
 /** Y.Docs built at once for calls that need content (each about 14x its document's size) */
 const DOC_BUILDS_AT_ONCE = 2
-/** what a live Y.Doc costs per byte of its encoded document (measured: 13-16x) */
-const Y_DOC_BYTES_PER_ENCODED_BYTE = 14
-/** what a client refused at capacity is told to wait before trying again (s) */
-const CAPACITY_RETRY_SEC = 5
 /** A snapshot write takes far less; the lease outlives a slow one and expires soon after a crash. */
 const COMPACT_LEASE_MS = 30_000
 const NO_LEASE = { release: async () => undefined }
@@ -56,18 +54,13 @@ export function roomSettings(config: Config) {
   } satisfies Partial<RegistryOptions>
 }
 
-/** --memory-budget-mb in bytes; 0 means half the V8 heap limit (a Y.Doc built for a call lives there). */
-function memoryBudgetBytes(mb: number): number {
-  return mb > 0 ? mb * 1024 * 1024 : Math.floor(getHeapStatistics().heap_size_limit / 2)
-}
-
 /** A room kept loaded for its holder until `release` (idempotent). */
 export interface RoomHold {
   readonly room: Room
   release(): void
 }
 
-export class RoomRegistry implements DocService {
+export class RoomRegistry {
   private rooms = new Map<string, Room>()
   private loading = new Map<string, Promise<Room>>()
   private unloadTimers = new Map<string, NodeJS.Timeout>()
@@ -78,45 +71,25 @@ export class RoomRegistry implements DocService {
   readonly committer: GroupCommitter
   /** the process's transient Y.Docs: a few at once, the rest wait */
   readonly docBuilds = new DocBuilds(DOC_BUILDS_AT_ONCE)
+  private readonly budget: MemoryBudget
+  /** documents for the rest of the process (the /api/v0 app, admin, collab REST writes) */
+  readonly docs = new RoomDocs(this)
 
   constructor(private readonly o: RegistryOptions) {
     const cluster = o.cluster && { cycleIdPrefix: o.cluster.cycleIdPrefix, publish: o.cluster.bus.publish.bind(o.cluster.bus) }
     this.committer = o.committer ?? new GroupCommitter({ store: o.store, log: o.log, metrics: o.metrics, cluster, minIntervalMs: o.commitIntervalMs, withSinks: o.commitSinks })
-    o.metrics.memory.used = () => this.memoryUsed()
-    o.metrics.memory.roomBytes = () => [...this.rooms.values()].map((r) => r.bytes)
-  }
-
-  /**
-   * Bytes the memory budget counts: every loaded room's document, held and unwritten updates and
-   * cached frames, what its sockets have queued, the transient Y.Docs being used, and what the
-   * calls waiting to build one hold meanwhile.
-   */
-  memoryUsed(): number {
-    let n = this.docBuilds.bytesInUse * Y_DOC_BYTES_PER_ENCODED_BYTE + this.docBuilds.bytesWaiting
-    for (const room of this.rooms.values()) {
-      n += room.bytes
-      for (const peer of room.peers) n += peer.socket.bufferedAmount()
-    }
-    return n
-  }
-
-  /**
-   * Before a room loads: inside the budget, or idle rooms (no socket, no hold, nothing unwritten)
-   * unload early, least recently used first, until it is; failing that the load is refused.
-   */
-  private async makeRoom(): Promise<void> {
-    const budget = this.o.memoryBudgetBytes ?? 0
-    if (budget <= 0 || this.memoryUsed() < budget) return
-    // idle rooms wait for their unload timer, in the order they became idle
-    for (const docId of [...this.unloadTimers.keys()]) {
-      const room = this.rooms.get(docId)
-      if (!room || !room.idle || room.hasUnflushed) continue
-      await this.unload(room)
-      if (!this.rooms.has(docId)) this.o.metrics.roomEvictions.inc()
-      if (this.memoryUsed() < budget) return
-    }
-    this.o.metrics.capacityRefusals.inc()
-    throw new AppError('at_capacity', 'server at capacity', { retryAfterSec: CAPACITY_RETRY_SEC })
+    this.budget = new MemoryBudget(
+      o.memoryBudgetBytes ?? 0,
+      {
+        loaded: () => this.rooms.values(),
+        // idle rooms wait for their unload timer, in the order they became idle
+        idle: () => [...this.unloadTimers.keys()].flatMap((docId) => this.rooms.get(docId) ?? []),
+        unload: (room) => this.unload(room),
+        isLoaded: (room) => this.rooms.get(room.docId) === room,
+      },
+      this.docBuilds,
+      o.metrics,
+    )
   }
 
   get size(): number {
@@ -185,7 +158,7 @@ export class RoomRegistry implements DocService {
 
   private async load(ref: DocRef, docId: string, opener: string): Promise<Room> {
     if (this.closing) throw new AppError('unavailable', 'server is shutting down')
-    await this.makeRoom()
+    await this.budget.makeRoom()
     const c = this.o.cluster
     const room = new Room({
       docId,
@@ -203,7 +176,7 @@ export class RoomRegistry implements DocService {
     const seed =
       branch === 'main'
         ? undefined
-        : () => this.encodeState({ org: ref.org, doc: ref.doc, branch: 'main' })
+        : () => this.docs.encodeState({ org: ref.org, doc: ref.doc, branch: 'main' })
     try {
       await room.load(seed, `fork:main:${opener}`)
       if (this.o.cluster) {
@@ -299,47 +272,6 @@ export class RoomRegistry implements DocService {
     for (const [docId, ids] of this.o.cluster.remote.takeNode(node)) this.links.get(docId)?.dropNode(node, ids)
   }
 
-  // ---- DocService ----------------------------------------------------------------------------
-
-  async withDoc<T>(ref: DocRef, read: (doc: Y.Doc) => T | Promise<T>): Promise<T> {
-    const hold = await this.acquire(ref)
-    try {
-      return await hold.room.withDoc(read)
-    } finally {
-      hold.release()
-    }
-  }
-
-  async withState<T>(ref: DocRef, use: (state: Uint8Array) => Promise<T>): Promise<T> {
-    const hold = await this.acquire(ref)
-    let state: Uint8Array
-    try {
-      state = await hold.room.readState() // never changed in place: safe to use after the hold goes
-    } finally {
-      hold.release()
-    }
-    return this.docBuilds.bounded(state.length, () => use(state), state.length)
-  }
-
-  /** The document as one Yjs update, without building a Y.Doc. */
-  async encodeState(ref: DocRef): Promise<Uint8Array> {
-    const hold = await this.acquire(ref)
-    try {
-      return await hold.room.readState()
-    } finally {
-      hold.release()
-    }
-  }
-
-  async applyUpdate(ref: DocRef, update: Uint8Array, user: string, attrs?: Attributes): Promise<number | null> {
-    const hold = await this.acquire(ref, user)
-    try {
-      return await hold.room.applyUpdate(update, user, null, attrs)
-    } finally {
-      hold.release()
-    }
-  }
-
   /**
    * Flushes every room, then closes every socket with `code` (1001 going away; a cluster node's
    * drain uses 1012 service restart so providers reconnect elsewhere). Safe to call twice.
@@ -351,23 +283,7 @@ export class RoomRegistry implements DocService {
     this.unloadTimers.clear()
     await Promise.allSettled([...this.loading.values()])
     const rooms = [...this.rooms.values()]
-    // A store that keeps failing must not hang shutdown forever: wait a bounded time (one timer
-    // for all rooms, not one each), and say which documents could not be written.
-    const unwritten = new Set(rooms)
-    let timer: NodeJS.Timeout | undefined
-    const gaveUp = new Promise<void>((res) => (timer = setTimeout(res, SHUTDOWN_FLUSH_MS)))
-    const flushes = rooms.map((r) =>
-      r.flushed().then(
-        () => unwritten.delete(r),
-        (err: unknown) => {
-          unwritten.delete(r)
-          this.o.log.error({ err, docId: r.docId }, 'flush on shutdown failed')
-        },
-      ),
-    )
-    await Promise.race([Promise.all(flushes), gaveUp])
-    clearTimeout(timer)
-    for (const r of unwritten) this.o.log.error({ docId: r.docId }, 'shutdown: updates could not be written in time')
+    await flushWithin(rooms, SHUTDOWN_FLUSH_MS, this.o.log)
     for (const r of rooms) {
       await this.unlink(r.docId)
       r.destroy(code, reason)

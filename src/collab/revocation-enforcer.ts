@@ -4,7 +4,6 @@
 // records are looked at; the check itself is in memory.
 import type { Revocation, RevocationList } from '../auth/revocation.js'
 import { CLOSE } from '../protocol/close-codes.js'
-import { encodePermissionDenied } from '../protocol/messages.js'
 import type { Metrics } from '../infra/metrics.js'
 import type { Peer } from './peer.js'
 import type { RoomRegistry } from './registry.js'
@@ -22,7 +21,7 @@ export function enforceOn(list: RevocationList, peer: Peer, metrics: Metrics): b
   }
   if (effect === 'readonly' && peer.cap.acc === 'rw') {
     peer.cap = { ...peer.cap, acc: 'r' }
-    peer.send(encodePermissionDenied('edit access withdrawn: this connection is read-only now'))
+    peer.narrowed()
   }
   return true
 }

@@ -1,5 +1,6 @@
 // How a room reaches its sockets. The collab core sees only this and PeerSocket; the uWS adapter
 // implements it with native pub/sub (one C++ loop per broadcast), the loop twin with plain sends.
+import type { Capability } from '../auth/capability.js'
 import type { CloseCode } from '../protocol/close-codes.js'
 
 export interface PeerSocket {
@@ -15,6 +16,18 @@ export interface PeerSocket {
    * closed. Optional: sockets without it get each message in one `send`.
    */
   sendPaced?(messages: readonly PacedMessage[]): Promise<boolean>
+}
+
+/**
+ * What a room tells one peer beyond sync and awareness (which both protocols carry as y-protocols
+ * messages), each protocol in its own words: y-websocket a permission-denied message, Hocuspocus
+ * Authenticated with the narrower scope. Stateless, one per protocol.
+ */
+export interface PeerVoice {
+  /** a write of the peer was refused: its capability is read-only */
+  writeRefused(socket: PeerSocket, cap: Capability): void
+  /** the deny-list narrowed its capability to read-only (edit became view) */
+  narrowed(socket: PeerSocket, cap: Capability): void
 }
 
 /** One message of a paced send: a few head bytes (the frame's start) and the body, sent as it is. */

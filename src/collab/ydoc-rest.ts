@@ -99,7 +99,7 @@ export const ydocRoutes: RestRoutes = {
         if (problem) throw new AppError('validation', `token and body attributions together: ${problem}`)
         if (change.update) {
           try {
-            await storageHealth.untilDurable(registry.applyUpdate(ref, change.update, req.cap.sub, attrs))
+            await storageHealth.untilDurable(registry.docs.applyUpdate(ref, change.update, req.cap.sub, attrs))
           } catch (err) {
             if (err instanceof AppError && err.code === 'malformed_message') throw new AppError('bad_request', err.message)
             throw err

@@ -151,7 +151,7 @@ export const contentRoutes = (open: OpenHistory, hooks?: ContentHooks): RestRout
         if (edit.update) {
           let seq: number | null
           try {
-            seq = await ctx.storageHealth.untilDurable(ctx.registry.applyUpdate(ref, edit.update, req.cap.sub, attrs))
+            seq = await ctx.storageHealth.untilDurable(ctx.registry.docs.applyUpdate(ref, edit.update, req.cap.sub, attrs))
           } catch (err) {
             if (err instanceof AppError && err.code === 'malformed_message') throw new AppError('bad_request', err.message)
             throw err

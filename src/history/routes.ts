@@ -103,7 +103,7 @@ export const historyRoutes = (open: OpenHistory): RestRoutes => ({
         const { answer: result } = await history.run(docId, plan, async (r, head) => {
           if (!r.update) return
           history.rememberRollback(docId, { key, seq: head.lastSeq, who })
-          await ctx.storageHealth.untilDurable(ctx.registry.applyUpdate(ref, r.update, req.cap.sub, req.cap.attr))
+          await ctx.storageHealth.untilDurable(ctx.registry.docs.applyUpdate(ref, r.update, req.cap.sub, req.cap.attr))
         })
         return { status: 200, json: { applied: result.update !== null, removed: result.removed, restored: result.restored, reformatted: result.reformatted } }
       },

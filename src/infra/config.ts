@@ -57,7 +57,7 @@ const SETTINGS = {
   maxDocBytes: s('int', 'max-doc-bytes', 64 * 1024 * 1024, 'largest document state (bytes); updates growing past it are refused', 1024),
   maxBackpressureBytes: s('int', 'max-backpressure-bytes', 4 * 1024 * 1024, 'bytes queued to a slow socket before it is closed with 1013', 1024),
   idleTimeoutSec: s('int', 'idle-timeout-sec', 120, 'seconds without any frame before a socket is closed', 8),
-  maxConnectionsPerRoom: s('int', 'max-connections-per-room', 2000, 'sockets one room admits; more are refused with 503', 1),
+  maxConnectionsPerRoom: s('int', 'max-connections-per-room', 2000, 'sockets one room admits; more are closed with 1013 room is full (Hocuspocus: PermissionDenied)', 1),
   hocuspocusMaxDocs: s('int', 'hocuspocus-max-docs', 256, 'documents one Hocuspocus socket (root URL) may carry at once; more are refused with PermissionDenied', 1),
   hocuspocusUnauthSec: s('int', 'hocuspocus-unauth-sec', 10, 'seconds a Hocuspocus socket may stay open before one of its documents is authenticated; then closed 1008', 1),
   hocuspocusUnauthBytes: s('int', 'hocuspocus-unauth-bytes', 1024 * 1024, 'bytes a Hocuspocus socket may send before one of its documents is authenticated; more closes it 1008', 1024),

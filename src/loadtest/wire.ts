@@ -3,20 +3,21 @@
 // Pure: bytes in, bytes out.
 import * as decoding from 'lib0/decoding'
 import * as encoding from 'lib0/encoding'
+import {
+  HOCUS_AUTH_TOKEN,
+  MSG_AUTH,
+  MSG_AWARENESS,
+  MSG_PING,
+  MSG_PONG,
+  MSG_SYNC,
+  MSG_SYNC_REPLY,
+  MSG_SYNC_STATUS,
+  SYNC_STEP1,
+  SYNC_STEP2,
+  SYNC_UPDATE,
+} from '../protocol/message-types.js'
 
 export type Dialect = 'yws' | 'hocuspocus'
-
-const MSG_SYNC = 0
-const MSG_AWARENESS = 1
-const MSG_AUTH = 2
-const MSG_SYNC_REPLY = 4 // Hocuspocus: a sync message that must not trigger another step 1
-const MSG_SYNC_STATUS = 8 // Hocuspocus: acknowledgement of an applied update
-const MSG_PING = 9 // Hocuspocus keep-alive, answered with MSG_PONG
-const MSG_PONG = 10
-
-const SYNC_STEP1 = 0
-const SYNC_STEP2 = 1
-const SYNC_UPDATE = 2
 
 export type Incoming =
   | { kind: 'step1'; payload: Uint8Array }
@@ -69,7 +70,7 @@ export class Framing {
   /** Hocuspocus only: the token message that opens the document on this socket. */
   auth(token: string): Uint8Array {
     const e = this.start(MSG_AUTH)
-    encoding.writeVarUint(e, 0) // token
+    encoding.writeVarUint(e, HOCUS_AUTH_TOKEN)
     encoding.writeVarString(e, token)
     return encoding.toUint8Array(e)
   }

@@ -4,23 +4,22 @@
 // body, so a server frame is the name followed by the y-websocket frame the room already encoded.
 // A frame whose name cannot be read is a ProtocolError (the socket closes 4400); a frame with a
 // readable name and a bad body is `bad` for that document only.
+import {
+  HOCUS_AUTH_AUTHENTICATED as AUTH_AUTHENTICATED,
+  HOCUS_AUTH_PERMISSION_DENIED as AUTH_PERMISSION_DENIED,
+  HOCUS_AUTH_TOKEN as AUTH_TOKEN,
+  MSG_AUTH,
+  MSG_AWARENESS,
+  MSG_CLOSE,
+  MSG_PING,
+  MSG_PONG,
+  MSG_QUERY_AWARENESS,
+  MSG_STATELESS,
+  MSG_SYNC,
+  MSG_SYNC_REPLY,
+  MSG_SYNC_STATUS,
+} from './message-types.js'
 import { ProtocolError, readSyncMessage, Reader, varUintSize, writeVarUint } from './messages.js'
-
-const MSG_SYNC = 0
-const MSG_AWARENESS = 1
-const MSG_AUTH = 2
-const MSG_QUERY_AWARENESS = 3
-const MSG_SYNC_REPLY = 4 // a sync message answering ours: same body as Sync
-const MSG_STATELESS = 5
-const MSG_CLOSE = 7
-const MSG_SYNC_STATUS = 8
-// Socket-level keepalive of provider 4.x: one byte, no document name.
-const MSG_PING = 9
-const MSG_PONG = 10
-
-const AUTH_TOKEN = 0 // client -> server: the token; server -> client (no body): send a fresh one
-const AUTH_PERMISSION_DENIED = 1
-const AUTH_AUTHENTICATED = 2
 
 export type HocusScope = 'read-write' | 'readonly'
 

@@ -2,20 +2,18 @@
 // Pure: bytes in, typed messages out; no Yjs document, no I/O. Anything that does not parse
 // exactly (bad varint, unknown type, length past the end, trailing bytes) is a ProtocolError.
 
-const MSG_SYNC = 0
-const MSG_AWARENESS = 1
-const MSG_AUTH = 2
-const MSG_QUERY_AWARENESS = 3
-
-const SYNC_STEP1 = 0
-const SYNC_STEP2 = 1
-const SYNC_UPDATE = 2
-
-// Auth sub-types. 0 is y-protocols' "permission denied"; the provider ignores the others,
-// which Tandem uses for in-band token refresh.
-const AUTH_DENIED = 0
-const AUTH_REFRESH = 1 // client -> server: varString new token
-const AUTH_GRANTED = 2 // server -> client: varString access ('r' | 'rw')
+import {
+  AUTH_DENIED,
+  AUTH_GRANTED,
+  AUTH_REFRESH,
+  MSG_AUTH,
+  MSG_AWARENESS,
+  MSG_QUERY_AWARENESS,
+  MSG_SYNC,
+  SYNC_STEP1,
+  SYNC_STEP2,
+  SYNC_UPDATE,
+} from './message-types.js'
 
 export type ClientMessage =
   | { type: 'sync-step1'; stateVector: Uint8Array }

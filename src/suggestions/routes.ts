@@ -241,7 +241,7 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, noti
     if (!(await store.replace(docId, claimed))) return conflict(docId, r.id)
     let seq: number | null = null
     try {
-      if (change) seq = await ctx.storageHealth.untilDurable(ctx.registry.applyUpdate(ref, change, req.cap.sub, attrs))
+      if (change) seq = await ctx.storageHealth.untilDurable(ctx.registry.docs.applyUpdate(ref, change, req.cap.sub, attrs))
     } catch (err) {
       await store.replace(docId, { ...r, rev: claimed.rev + 1 }) // the claim goes; nothing was applied
       throw err

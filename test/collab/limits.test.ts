@@ -69,17 +69,25 @@ describe('malformed frames close only the sender', () => {
 })
 
 describe('room capacity', () => {
-  it('refuses connections past max-connections-per-room with 503', async () => {
+  it('closes connections past max-connections-per-room with 1013 room is full', async () => {
     const t = await h.token('acme', 'full')
-    const clients = await Promise.all([1, 2, 3].map(() => rawClient(`${h.wsUrl}/acme/full?yauth=${t}`)))
+    const url = `${h.wsUrl}/acme/full?yauth=${t}`
+    const clients = await Promise.all([1, 2, 3].map(() => rawClient(url)))
     // Joined once the room (loaded after these first opens) sent each its sync step 1.
     await eventually(() => expect(clients.every((c) => c.messages.length > 0)).toBe(true))
-    await expect(rawClient(`${h.wsUrl}/acme/full?yauth=${t}`)).rejects.toThrow(/503/)
+    // The room is loaded now: the fourth is upgraded, then closed as a first visitor would be.
+    const fourth = await rawClient(url)
+    expect(await fourth.closed).toEqual({ code: CLOSE.tryAgainLater, reason: 'room is full' })
+    expect(fourth.messages).toEqual([])
     clients[0]!.ws.close()
     await clients[0]!.closed
     await eventually(async () => {
-      const again = await rawClient(`${h.wsUrl}/acme/full?yauth=${t}`)
+      const again = await rawClient(url)
+      // its first message may have come with the upgrade's answer, before this line
+      const joined = again.messages.length > 0 ? 'joined' : new Promise<string>((res) => again.ws.once('message', () => res('joined')))
+      const outcome = await Promise.race([joined, again.closed.then((c) => c.reason)])
       again.ws.close()
+      expect(outcome).toBe('joined')
     })
     for (const c of clients) c.ws.close()
   })

@@ -1,18 +1,24 @@
-// One document's share of a Hocuspocus socket, as a room sees a socket: what the room sends goes out
-// behind the document's name; closing it ends that document on the socket (its owner decides
-// whether the whole socket must go). A channel serves one join: a re-admitted document gets a new one.
-import { encodeAuthenticated, withName, type HocusScope } from '../../protocol/hocuspocus.js'
+// One document's share of a Hocuspocus socket, as a room sees a socket: the room's sync and
+// awareness frames (y-protocols messages, which Hocuspocus carries as they are) go out behind the
+// document's name; what the room tells the peer otherwise comes through its voice, in Hocuspocus's
+// words. Closing the channel ends that document's join (its session decides whether the whole socket
+// must go). A channel serves one join: a re-admitted document gets a new one.
+import type { Capability } from '../../auth/capability.js'
 import type { CloseCode } from '../../protocol/close-codes.js'
-import type { PacedMessage, PeerSocket, PrefixedSocket } from '../transport.js'
+import { encodeAuthenticated, withName, type HocusScope } from '../../protocol/hocuspocus.js'
+import type { SocketOwner } from '../session/codec.js'
+import type { PacedMessage, PeerSocket, PeerVoice, PrefixedSocket } from '../transport.js'
 
-/** y-websocket's Auth message type: the room's only Auth frame to a joined peer is the notice of a token narrowed to read-only. */
-const YWS_AUTH = 2
+export const scopeOf = (cap: Capability): HocusScope => (cap.acc === 'rw' ? 'read-write' : 'readonly')
 
-export interface ChannelOwner {
-  /** the scope the document's current capability gives */
-  scope(): HocusScope
-  /** the room (or the expiry clock, the deny-list) closed this document's peer */
-  ended(code: number, reason: string): void
+/** Hocuspocus says a read-only capability with Authenticated `readonly` (a PermissionDenied would end the document). */
+export const HOCUS_VOICE: PeerVoice = {
+  writeRefused: (socket, cap) => sayScope(socket, cap),
+  narrowed: (socket, cap) => sayScope(socket, cap),
+}
+
+function sayScope(socket: PeerSocket, cap: Capability): void {
+  if (socket instanceof DocChannel && !socket.closed) socket.base.send(encodeAuthenticated(socket.prefix, scopeOf(cap)))
 }
 
 export class DocChannel implements PrefixedSocket {
@@ -23,14 +29,11 @@ export class DocChannel implements PrefixedSocket {
     readonly base: PeerSocket,
     readonly name: string,
     readonly prefix: Uint8Array,
-    private readonly owner: ChannelOwner,
+    private readonly owner: SocketOwner,
   ) {}
 
   send(bytes: Uint8Array): boolean {
     if (this.closed) return false
-    // Hocuspocus says a narrowed scope with Authenticated; y-websocket's permission notice would
-    // read as a token request here.
-    if (bytes[0] === YWS_AUTH) return this.base.send(encodeAuthenticated(this.prefix, this.owner.scope()))
     return this.base.send(withName(this.prefix, bytes))
   }
 
@@ -55,6 +58,6 @@ export class DocChannel implements PrefixedSocket {
   close(code: CloseCode, reason: string): void {
     if (this.closed) return
     this.closed = true
-    this.owner.ended(code, reason)
+    this.owner.peerClosed(this, code, reason)
   }
 }

@@ -8,7 +8,7 @@ import { IN_LOOP_MAX_BYTES } from '../../infra/worker-thread.js'
 import type { Logger } from '../../infra/log.js'
 import type { Metrics } from '../../infra/metrics.js'
 import { CLOSE, type CloseCode } from '../../protocol/close-codes.js'
-import { encodeAwareness, encodePermissionDenied, encodeSyncStep1, encodeUpdate } from '../../protocol/messages.js'
+import { encodeAwareness, encodeSyncStep1, encodeUpdate } from '../../protocol/messages.js'
 import type { Attributes, DocStore } from '../../storage/doc-store.js'
 import type { GroupCommitter } from '../group-commit.js'
 import type { Peer } from '../peer.js'
@@ -150,7 +150,7 @@ export class Room {
     if (!peer.canWrite) {
       // A read-only client's sync step 2 is usually empty; anything with content is refused.
       if (isStep2 && update.length <= EMPTY_UPDATE_MAX) return
-      peer.send(encodePermissionDenied('read-only: this token does not allow changes'))
+      peer.writeRefused()
       return
     }
     if (this.destroyed) return

@@ -31,7 +31,7 @@ export type Decided =
  * A decision, or (for a token naming a key not read yet) the protocol to answer and the decision to
  * come, or a Hocuspocus socket (the root URL), whose documents are authenticated one by one after the open.
  */
-export type UpgradeDecision = Decided | { kind: 'verify'; protocol: string; decided: Promise<Decided> } | { kind: 'hocuspocus'; protocol: string }
+export type UpgradeDecision = Decided | { kind: 'verify'; org: string; doc: string; protocol: string; decided: Promise<Decided> } | { kind: 'hocuspocus'; protocol: string }
 
 /** The token from `?yauth=` or from a `yauth-<token>` entry of Sec-WebSocket-Protocol. */
 function tokenOf(query: URLSearchParams, protocols: string): { token: string | null; protocol: string } {
@@ -96,6 +96,6 @@ export function upgradeAuthorizer(d: CollabListenerDeps): (req: UpgradeRequest) 
       (err: unknown) => refused(req, org, doc, protocol, err),
     )
     decided.catch(() => undefined) // handled once the socket opens; never an unhandled rejection meanwhile
-    return { kind: 'verify', protocol, decided }
+    return { kind: 'verify', org, doc, protocol, decided }
   }
 }

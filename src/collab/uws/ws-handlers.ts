@@ -1,42 +1,52 @@
 // WebSocket side of the collab listener: every upgrade happens inside uWS's upgrade handler, after
-// the checks that need no waiting (origin, path, rate limits, the token when its key is known, room
-// full for a loaded room). A room that still has to load (a document's first visitor), or a token
-// whose key has to be re-read, is waited for after the open, its first frames held meanwhile
-// (PendingConnection). An upgrade after an await would go through cork(), which in this uWS build
-// closes about one fresh socket in 1,000 without a close frame (docs/perf/versus-peers.md, "1006").
-// Native pub/sub carries room broadcasts.
+// the checks that need no waiting (origin, path, rate limits, the token when its key is known). A
+// y-websocket socket gets its DocSession at the open: with the room already held when it was
+// loaded, else admitted after the open (a document's first visitor, or a token whose key has to be
+// re-read), its first frames held meanwhile. An upgrade after an await would go through cork(),
+// which in this uWS build closes about one fresh socket in 1,000 without a close frame
+// (docs/perf/versus-peers.md, "1006"). The root URL speaks Hocuspocus. Native pub/sub carries room
+// broadcasts.
 import type uWS from 'uWebSockets.js'
 import { TokenRefused, refusalKind, type Capability } from '../../auth/capability.js'
-import { AppError, answerFor, collabErrorReply, isAppError, publicMessage } from '../../infra/errors.js'
+import { collabErrorReply, isAppError } from '../../infra/errors.js'
 import { CLOSE } from '../../protocol/close-codes.js'
-import { Connection } from '../connection.js'
-import { HocusSession } from '../hocuspocus/session.js'
-import { PendingConnection, type Admitted, type Refused, type Session } from '../pending-connection.js'
-import { Peer } from '../peer.js'
+import { HocusSocket } from '../hocuspocus/socket.js'
 import type { RoomHold } from '../registry.js'
+import type { Refusal } from '../session/refusal.js'
+import { YwsConnection } from '../y-websocket/connection.js'
 import type { ListenerContext } from './deps.js'
 import { Reply } from './http.js'
 import { UwsSocket, type UwsTransport } from './peer-socket.js'
 import { upgradeAuthorizer, type Decided } from './upgrade-auth.js'
 
-/** What the upgrade decided, for open: join a held room, wait for one, speak Hocuspocus, or close at once. */
-type Start = { hold: RoomHold; cap: Capability } | { admit: () => Promise<Admitted | Refused> } | { hocuspocus: string } | Refused
-
-export interface SocketData {
-  start: Start
-  /** from open on, unless the socket was accepted only to be closed */
-  socket: UwsSocket | null
-  session: Session | null
-  /** which protocol the socket speaks, from open on (metrics) */
-  protocol: 'y-websocket' | 'hocuspocus'
+/** The upgrade's y-websocket document, its client address and path. */
+interface YwsStart {
+  org: string
+  doc: string
+  ip: string
+  url: string
+  /** the room held and the capability, or the admission still to come */
+  admit: { hold: RoomHold; cap: Capability } | Promise<Decided>
 }
 
-/** Close code and reason for a failure after the open, as the HTTP refusal would have said it. */
-function refusedWith(err: unknown): Refused {
-  const code = answerFor(err).close
-  // As terse as the 401 body for a token ("invalid", "expired"); a close reason is at most 123 bytes.
-  const reason = err instanceof TokenRefused ? `token ${err.message}` : publicMessage(err).slice(0, 120)
-  return { code, reason }
+/** What the upgrade decided, for open: a y-websocket document, a Hocuspocus socket, or close at once. */
+type Start = YwsStart | { hocuspocus: string } | Refusal
+
+/** What the socket handlers drive: a y-websocket connection or a Hocuspocus socket. */
+interface SocketSession {
+  message(bytes: Uint8Array): void
+  /** the socket closed (by either side) */
+  close(): void
+}
+
+export interface SocketData {
+  /** until open (then dropped: the session holds what it needs) */
+  start: Start | null
+  /** from open on, unless the socket was accepted only to be closed */
+  socket: UwsSocket | null
+  session: SocketSession | null
+  /** which protocol the socket speaks, from open on (metrics) */
+  protocol: 'y-websocket' | 'hocuspocus'
 }
 
 export function webSocketBehavior(
@@ -59,27 +69,6 @@ export function webSocketBehavior(
     if (isAppError(err) && err.status === 401) throttle.authFailed(ip)
   }
 
-  /** The room for a socket already open, held for it; or why it cannot have it. Never rejects. */
-  const admit = async (decided: Promise<Decided>, ip: string, url: string): Promise<Admitted | Refused> => {
-    try {
-      const decision = await decided
-      if (decision.kind === 'close') return decision
-      const { org, doc, cap } = decision
-      const hold = await d.registry.acquire({ org, doc, branch: cap.branch }, cap.sub)
-      // A delete that landed while the room loaded: the upgrade's check came before it.
-      try {
-        d.deleted.check(org, doc)
-      } catch (err) {
-        hold.release()
-        throw err
-      }
-      return { hold, cap }
-    } catch (err) {
-      note(err, ip, url)
-      return refusedWith(err)
-    }
-  }
-
   return {
     // uWS drops a frame over its own limit without a close frame (1006). It gets headroom so
     // messages up to 2x our limit are refused by us, properly, with 1009 (not more: uWS buffers
@@ -96,7 +85,6 @@ export function webSocketBehavior(
       const url = req.getUrl()
       const origin = req.getHeader('origin')
       const ip = throttle.clientIp(res, req)
-      let held: RoomHold | null = null
       let start: Start
       let protocol: string
       try {
@@ -106,14 +94,14 @@ export function webSocketBehavior(
         protocol = decision.protocol
         if (decision.kind === 'close') start = decision
         else if (decision.kind === 'hocuspocus') start = { hocuspocus: ip }
-        else if (decision.kind === 'verify') start = { admit: () => admit(decision.decided, ip, url) }
+        else if (decision.kind === 'verify') start = { org: decision.org, doc: decision.doc, ip, url, admit: decision.decided }
         else {
-          held = d.registry.acquireLoaded({ org: decision.org, doc: decision.doc, branch: decision.cap.branch })
-          if (held && held.room.peers.size >= config.maxConnectionsPerRoom) throw new AppError('room_full', 'room is full')
-          start = held ? { hold: held, cap: decision.cap } : { admit: () => admit(Promise.resolve(decision), ip, url) }
+          // A loaded room is held at once (no await before the upgrade); a full one is refused by the session.
+          const { org, doc, cap } = decision
+          const held = d.registry.acquireLoaded({ org, doc, branch: cap.branch })
+          start = { org, doc, ip, url, admit: held ? { hold: held, cap } : Promise.resolve(decision) }
         }
       } catch (err) {
-        held?.release()
         note(err, ip, url, origin)
         const { status, body, headers } = collabErrorReply(err)
         metrics.httpRequests.inc({ listener: 'collab', route: 'upgrade', method: 'GET', status: String(status) })
@@ -126,7 +114,8 @@ export function webSocketBehavior(
 
     open(ws) {
       const data = ws.getUserData()
-      const start = data.start
+      const start = data.start!
+      data.start = null
       if ('code' in start) {
         ws.end(start.code, start.reason)
         return
@@ -139,18 +128,15 @@ export function webSocketBehavior(
       metrics.connections.inc({ protocol })
       if ('hocuspocus' in start) {
         const ip = start.hocuspocus
-        data.session = new HocusSession(socket, d, ip, () => throttle.authFailed(ip))
-      } else if ('hold' in start) {
-        // The room join (and its first sends) runs on the next turn, outside the upgrade's cork;
-        // a message arriving first opens the connection itself.
-        const conn = new Connection(start.hold, new Peer(socket, start.cap), d)
-        data.session = conn
-        setImmediate(() => conn.open())
-      } else {
-        // Loaded (or the token verified) only now that the socket is open: nothing is held for a
-        // socket that never opened.
-        data.session = new PendingConnection(socket, start.admit(), d)
+        data.session = new HocusSocket(socket, d, ip, () => throttle.authFailed(ip))
+        return
       }
+      const conn = new YwsConnection(socket, d, start.org, start.doc, start.ip, start.url, note)
+      data.session = conn
+      // Loaded (or the token verified) only now that the socket is open: nothing is held for a
+      // socket that never opened.
+      if ('hold' in start.admit) conn.session.admitHeld(start.admit.hold, start.admit.cap)
+      else conn.session.admit(start.admit)
     },
 
     message(ws, message) {

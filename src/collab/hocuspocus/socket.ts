@@ -8,11 +8,10 @@ import { CLOSE, type CloseCode } from '../../protocol/close-codes.js'
 import { decodeHocusFrame, encodeHocusPermissionDenied, encodeName } from '../../protocol/hocuspocus.js'
 import { ProtocolError } from '../../protocol/messages.js'
 import { splitHocusName } from '../doc-path.js'
-import type { Session } from '../pending-connection.js'
 import type { PeerSocket } from '../transport.js'
-import { HocusDocument, type HocusDeps, type SocketSide } from './document.js'
+import { HocusDoc, type HocusDeps, type SocketSide } from './doc.js'
 
-export type HocusSessionDeps = HocusDeps & {
+export type HocusSocketDeps = HocusDeps & {
   config: HocusDeps['config'] & {
     hocuspocusMaxDocs: number
     hocuspocusUnauthSec: number
@@ -21,8 +20,8 @@ export type HocusSessionDeps = HocusDeps & {
   }
 }
 
-export class HocusSession implements Session, SocketSide {
-  private readonly docs = new Map<string, HocusDocument>()
+export class HocusSocket implements SocketSide {
+  private readonly docs = new Map<string, HocusDoc>()
   private authenticated = false
   private unauthBytes = 0
   private unauthMessages = 0
@@ -32,7 +31,7 @@ export class HocusSession implements Session, SocketSide {
 
   constructor(
     readonly base: PeerSocket,
-    private readonly d: HocusSessionDeps,
+    private readonly d: HocusSocketDeps,
     /** the client's address (after trusted proxies), for the logs */
     readonly ip: string,
     /** charges a refused token to the client's address */
@@ -61,14 +60,14 @@ export class HocusSession implements Session, SocketSide {
     if (frame.kind === 'keepalive') return
     const doc = this.docs.get(frame.name)
     if (frame.kind === 'bad') {
-      doc?.end()
+      doc?.session.end()
       this.docs.delete(frame.name)
       return this.deny(frame.name, `malformed message: ${frame.reason}`)
     }
     const { name, message } = frame
     if (doc) {
-      if (message.type === 'auth') doc.auth(message.token)
-      else doc.message(message, bytes.length)
+      if (message.type === 'auth') doc.session.auth(message.token)
+      else doc.session.message(message, bytes.length)
       return
     }
     // The provider says CLOSE when it detaches, also after a refusal: nothing to answer.
@@ -83,9 +82,9 @@ export class HocusSession implements Session, SocketSide {
     const max = this.d.config.hocuspocusMaxDocs
     if (!this.authenticated && ++this.unauthDocs > max) return this.closeSocket(CLOSE.policyViolation, `over ${max} documents before one was authenticated`)
     if (this.docs.size >= max) return this.deny(name, `too many documents on this socket (at most ${max})`)
-    const doc = new HocusDocument(name, path.org, path.doc, this, this.d)
+    const doc = new HocusDoc(name, path.org, path.doc, this, this.d)
     this.docs.set(name, doc)
-    doc.auth(token)
+    doc.session.auth(token)
   }
 
   private deny(name: string, reason: string): void {
@@ -120,7 +119,7 @@ export class HocusSession implements Session, SocketSide {
     if (this.closed) return
     this.closed = true
     this.clearTimer()
-    for (const doc of this.docs.values()) doc.end()
+    for (const doc of this.docs.values()) doc.session.end()
     this.docs.clear()
   }
 

@@ -1,0 +1,12 @@
+// What a room tells a y-websocket peer beyond sync and awareness: y-protocols' permission-denied
+// message, which the stock provider logs and otherwise ignores.
+import { encodePermissionDenied } from '../../protocol/messages.js'
+import type { PeerVoice } from '../transport.js'
+
+const READ_ONLY = encodePermissionDenied('read-only: this token does not allow changes')
+const NARROWED = encodePermissionDenied('edit access withdrawn: this connection is read-only now')
+
+export const Y_WEBSOCKET_VOICE: PeerVoice = {
+  writeRefused: (socket) => void socket.send(READ_ONLY),
+  narrowed: (socket) => void socket.send(NARROWED),
+}
