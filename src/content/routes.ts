@@ -7,6 +7,7 @@ import { attributionProblem, mergeAttributions, normalizeAttributions } from '..
 import type { RestContext, RestRequest, RestResponse, RestRoutes } from '../collab/rest.js'
 import { AppError } from '../infra/errors.js'
 import { docIdOf, type Attributes } from '../storage/doc-store.js'
+import type { ContentRead, ContentWritten } from './answers.js'
 import { advance, formatBase, MAX_OWN, parseBase, type Base } from './base.js'
 import { BaseTooOld, current, stateAt, type OpenHistory } from './state.js'
 import { runContentJobOffLoop } from './doc-content.js'
@@ -114,7 +115,8 @@ export const contentRoutes = (open: OpenHistory, hooks?: ContentHooks): RestRout
         const root = rootOf(req.query.get('root') ?? undefined)
         const { state, seq } = await current(req, ctx)
         const read = await ctx.registry.docBuilds.bounded(state.length, () => runContentJobOffLoop({ kind: 'read', state, format, root }), state.length)
-        return { status: 200, json: { format, root: read.root, content: read.content, base: formatBase({ seq, own: [] }) } }
+        const json: ContentRead = { format, root: read.root, content: read.content as ContentRead['content'], base: formatBase({ seq, own: [] }) }
+        return { status: 200, json }
       },
     },
     PATCH: {
@@ -132,7 +134,8 @@ export const contentRoutes = (open: OpenHistory, hooks?: ContentHooks): RestRout
           if (held.status !== 201) return held
           const made = held.json as { suggestion: unknown; hunks: string[] }
           // nothing applied: the agent's base is what it was
-          return { status: 202, json: { applied: false, inserted: 0, deleted: 0, base: body.base ? formatBase(body.base) : undefined, suggestion: made.suggestion, hunks: made.hunks } }
+          const json: ContentWritten = { applied: false, inserted: 0, deleted: 0, ...(body.base ? { base: formatBase(body.base) } : {}), suggestion: made.suggestion, hunks: made.hunks }
+          return { status: 202, json }
         }
         const ref = { org: req.org, doc: req.doc, branch: req.cap.branch }
         const docId = docIdOf(ref.org, ref.doc, ref.branch)
@@ -158,7 +161,8 @@ export const contentRoutes = (open: OpenHistory, hooks?: ContentHooks): RestRout
           }
           base = advance(base, seq)
         }
-        return { status: 200, json: { applied: edit.update !== null, inserted: edit.inserted, deleted: edit.deleted, base: formatBase(base), root: edit.root } }
+        const json: ContentWritten = { applied: edit.update !== null, inserted: edit.inserted, deleted: edit.deleted, base: formatBase(base), root: edit.root }
+        return { status: 200, json }
       },
     },
   },

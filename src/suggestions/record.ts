@@ -30,3 +30,15 @@ export interface SuggestionRecord {
 
 
 export const newestFirst = (a: SuggestionRecord, b: SuggestionRecord) => b.created_at_ms - a.created_at_ms || (a.id < b.id ? 1 : -1)
+
+/** A suggestion as the API shows it (what the server keeps for itself left out). */
+export type SuggestionView = Omit<SuggestionRecord, 'applied' | 'rev'>
+
+/** GET /suggestions/{id}: the suggestion, its hunks and the document as it would read if accepted now. */
+export interface SuggestionShown {
+  suggestion: SuggestionView
+  format: 'markdown' | 'prosemirror' | 'text'
+  hunks: { id: string; status: 'open' | 'accepted' | 'rejected'; before: unknown; after: unknown }[]
+  /** null once decided */
+  preview: unknown
+}

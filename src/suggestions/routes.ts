@@ -18,7 +18,7 @@ import { BaseTooOld, current, stateAt, type OpenHistory } from '../content/state
 import { AppError } from '../infra/errors.js'
 import { docIdOf, type Attributes } from '../storage/doc-store.js'
 import { hunksOf, withHunks, type Hunks } from './hunks.js'
-import { STATUSES, type SuggestionRecord, type SuggestionStatus } from './record.js'
+import { STATUSES, type SuggestionRecord, type SuggestionShown, type SuggestionStatus, type SuggestionView } from './record.js'
 import type { SuggestionStore } from './store.js'
 
 /** Open suggestions a document may hold; one more is 409 until one is decided. */
@@ -59,7 +59,7 @@ function attributionsOf(o: Record<string, unknown>): Attributes | undefined {
   return normalizeAttributions(o.attributions as Record<string, string>)
 }
 
-function view(r: Stored) {
+function view(r: Stored): SuggestionView {
   const { claim: _claim, rev: _rev, applied: _applied, ...out } = r
   return out
 }
@@ -177,7 +177,7 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, noti
     const { hunks } = await hunksAt(store, r, docId, ctx, open)
     const hunkView = (hunks?.hunks ?? []).map((h) => ({
       id: h.id,
-      status: r.accepted_hunks.includes(h.id) ? 'accepted' : r.rejected_hunks.includes(h.id) ? 'rejected' : 'open',
+      status: r.accepted_hunks.includes(h.id) ? ('accepted' as const) : r.rejected_hunks.includes(h.id) ? ('rejected' as const) : ('open' as const),
       before: render(h.before, format),
       after: render(h.after, format),
     }))
@@ -189,7 +189,8 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, noti
       const state = change ? Y.mergeUpdates([now.state, change]) : now.state
       preview = (await runContentJobOffLoop({ kind: 'read', state, format, root: r.root })).content
     }
-    return { status: 200, json: { suggestion: view(r), format, hunks: hunkView, preview } }
+    const json: SuggestionShown = { suggestion: view(r), format, hunks: hunkView, preview }
+    return { status: 200, json }
   }
 
   async function decide(req: RestRequest, ctx: RestContext): Promise<RestResponse> {

@@ -16,6 +16,7 @@ import { CreatedWebhookOut, DeliveryListOut, WebhookListOut } from '../../src/ap
 import { TandemClient, TandemError, type LiveDocument } from '../../packages/client/src/index.js'
 import { DEMO_DATABASE_ID, seedDemoDatabase } from '../../src/demo/database.js'
 import { DEMO_USER, seedDemo } from '../../src/demo/world.js'
+import { createApiKey } from '../../src/control/api-keys.js'
 import { admin, asset } from '../api/helpers.js'
 import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
 
@@ -130,6 +131,31 @@ describe('TandemClient', () => {
     expect(WorkspaceDeletedAssetsOut.parse(await client.deletedAssets(workspaceId)).assets.map((a) => a.id)).toContain(doomed)
     expect(AssetRestoredOut.parse(await client.restoreAsset(doomed))).toEqual({ asset_id: doomed, restored: true })
     expect((await client.deleteAsset(doomed, { hard: true })).hard).toBe(true)
+  })
+
+  it("reads and writes a document's content and reviews a suggestion hunk by hunk", async () => {
+    const id = await newDoc('sdk content')
+    const doc = client.document(id)
+    const w = await doc.writeContent({ format: 'markdown', content: 'One.\n\nTwo.\n\nThree.\n' })
+    expect(w).toMatchObject({ applied: true, root: 'default' })
+    const read = await doc.content()
+    expect(read).toMatchObject({ format: 'markdown', content: 'One.\n\nTwo.\n\nThree.\n', base: w.base })
+    expect((await doc.content('prosemirror')).content).toMatchObject({ type: 'doc' })
+    // the demo user suggests; ada reviews (an author cannot accept their own)
+    const made = await doc.suggest({ format: 'markdown', content: 'One!\n\nTwo.\n\nThree!\n', base: read.base })
+    expect(made.hunks).toHaveLength(2)
+    expect((await doc.suggestions('open')).map((s) => s.id)).toEqual([made.suggestion.id])
+    const shown = await doc.suggestion(made.suggestion.id)
+    expect(shown.hunks.map((x) => x.after)).toEqual(['One!\n', 'Three!\n'])
+    const refused = await doc.acceptSuggestion(made.suggestion.id).catch((e: unknown) => e)
+    expect(refused).toMatchObject({ status: 403 })
+    const { store } = h.server.deps.control
+    const ada = new TandemClient({ baseUrl: `http://127.0.0.1:${h.server.apiPort}/`, apiKey: (await createApiKey(store, 'ada@tandem.local', 'sdk test', Date.now())).key })
+    const accepted = await ada.document(id).acceptSuggestion(made.suggestion.id, [made.hunks[1]!])
+    expect(accepted).toMatchObject({ applied: true, suggestion: { accepted_hunks: [made.hunks[1]] } })
+    const rejected = await ada.document(id).rejectSuggestion(made.suggestion.id)
+    expect(rejected.suggestion.status).toBe('partially_accepted')
+    expect((await doc.content()).content).toBe('One.\n\nTwo.\n\nThree!\n')
   })
 
   it('throws TandemError with the status, a code and the body detail', async () => {

@@ -2,7 +2,7 @@
 // history and rollback. Every call carries the current capability token, which the caller supplies
 // (a live document's, or one minted for the call).
 import { exchange, seg, type Fetch } from './http.js'
-import type { CollabToken, VersionRecord } from './types.js'
+import type { CollabToken, ContentRead, ContentWrite, ContentWritten, Suggestion, SuggestionShown, SuggestionStatus, VersionRecord } from './types.js'
 
 export interface RestCall {
   method?: 'GET' | 'POST' | 'PATCH' | 'DELETE'
@@ -10,6 +10,8 @@ export interface RestCall {
   json?: unknown
   /** a path segment after the document (a version id) */
   id?: string
+  /** a segment after the id (`accept`) */
+  action?: string
 }
 
 const fromBase64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0))
@@ -21,16 +23,17 @@ export class DocumentRest {
   ) {}
 
   /** The URL of a route with the token (for an `<a href>` or an EventSource). */
-  url(t: CollabToken, name: string, query: RestCall['query'] = {}, id?: string): string {
+  url(t: CollabToken, name: string, query: RestCall['query'] = {}, id?: string, action?: string): string {
     const q = new URLSearchParams({ ...Object.fromEntries(Object.entries(query).map(([k, v]) => [k, String(v)])), yauth: t.token })
-    return `${t.rest_url}/${name}/v1/${seg(t.org)}/${seg(t.doc_id)}${id === undefined ? '' : `/${seg(id)}`}?${q}`
+    const tail = `${id === undefined ? '' : `/${seg(id)}`}${action === undefined ? '' : `/${seg(action)}`}`
+    return `${t.rest_url}/${name}/v1/${seg(t.org)}/${seg(t.doc_id)}${tail}?${q}`
   }
 
   /** Any collab REST route (`activity`, `changeset`, `rollback`, ...); reads with a view token, writes with an edit one. */
   async call<T>(name: string, c: RestCall = {}): Promise<T> {
     const method = c.method ?? 'GET'
     const t = await this.token(method === 'GET' ? 'view' : 'edit')
-    return exchange<T>(this.fetchFn, this.url(t, name, c.query, c.id), { method, json: c.json })
+    return exchange<T>(this.fetchFn, this.url(t, name, c.query, c.id, c.action), { method, json: c.json })
   }
 
   async versions(): Promise<VersionRecord[]> {
@@ -54,5 +57,39 @@ export class DocumentRest {
 
   async deleteVersion(id: string): Promise<void> {
     await this.call('versions', { method: 'DELETE', id })
+  }
+
+  /** The document as Markdown (default), ProseMirror JSON or text, with the base to write from. */
+  content(format: ContentRead['format'] = 'markdown', root?: string): Promise<ContentRead> {
+    return this.call('content', { query: { format, ...(root ? { root } : {}) } })
+  }
+
+  /** Writes content as the smallest change from `base`, merged with what others wrote since (or held as a suggestion). */
+  writeContent(write: ContentWrite): Promise<ContentWritten> {
+    return this.call('content', { method: 'PATCH', json: write })
+  }
+
+  async suggestions(status?: SuggestionStatus): Promise<Suggestion[]> {
+    return (await this.call<{ suggestions: Suggestion[] }>('suggestions', { query: status ? { status } : {} })).suggestions
+  }
+
+  /** A suggestion with its hunks (before/after in `format`) and the document as it would read if accepted now. */
+  suggestion(id: string, format: SuggestionShown['format'] = 'markdown'): Promise<SuggestionShown> {
+    return this.call('suggestions', { id, query: { format } })
+  }
+
+  /** Holds a change for review: content against a base (as writeContent), or `{update}` (base64 Yjs update). */
+  suggest(change: Omit<ContentWrite, 'mode' | 'override'> | { update: string; base?: string; attributions?: Record<string, string> }): Promise<{ suggestion: Suggestion; hunks: string[] }> {
+    return this.call('suggestions', { method: 'POST', json: change })
+  }
+
+  /** Accepts the whole suggestion, or the hunks named. */
+  acceptSuggestion(id: string, hunks?: string[]): Promise<{ suggestion: Suggestion; applied: boolean }> {
+    return this.call('suggestions', { method: 'POST', id, action: 'accept', ...(hunks ? { json: { hunks } } : {}) })
+  }
+
+  /** Rejects the whole suggestion (its author: withdraws it), or the hunks named. */
+  rejectSuggestion(id: string, hunks?: string[]): Promise<{ suggestion: Suggestion; applied: boolean }> {
+    return this.call('suggestions', { method: 'POST', id, action: 'reject', ...(hunks ? { json: { hunks } } : {}) })
   }
 }

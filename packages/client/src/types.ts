@@ -14,6 +14,8 @@ import type { UpdateWorkspaceToolRegistryRequestIn, WorkspaceToolRegistryOut } f
 import type { CreateWebhookRequest, CreatedWebhookOut, DeliveryListOut, WebhookListOut } from '../../../src/api/v0/webhooks/schema.js'
 import type * as Query from '../../../src/api/v0/databases/query/ast.js'
 import type * as Versions from '../../../src/versions/record.js'
+import type * as Content from '../../../src/content/answers.js'
+import type * as Suggestions from '../../../src/suggestions/record.js'
 
 type In<S extends z.ZodType> = z.input<S>
 type Out<S extends z.ZodType> = z.output<S>
@@ -40,6 +42,15 @@ export type WebhookList = Out<typeof WebhookListOut>
 export type DeliveryList = Out<typeof DeliveryListOut>
 /** a named version of a document (collab REST `versions` routes) */
 export type VersionRecord = Versions.VersionRecord
+/** a ProseMirror JSON document (collab REST `content`) */
+export type PmDocument = Content.PmDocument
+export type ContentRead = Content.ContentRead
+export type ContentWrite = Content.ContentWrite
+export type ContentWritten = Content.ContentWritten
+/** a suggestion held for review (collab REST `suggestions`) */
+export type Suggestion = Suggestions.SuggestionView
+export type SuggestionStatus = Suggestions.SuggestionStatus
+export type SuggestionShown = Suggestions.SuggestionShown
 export type CompareOp = Query.CompareOp
 export type IsValue = Query.IsValue
 export type OrderTerm = Query.OrderTerm
