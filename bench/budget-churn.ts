@@ -19,7 +19,7 @@ import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as Y from 'yjs'
 import { log, num, parseFlags } from './lib/args.js'
-import { BenchClient, pool } from './lib/client.js'
+import { LoadClient, pool } from './lib/client.js'
 import { realisticDoc } from './lib/docs.js'
 import { pinSelf, stamp } from './lib/host.js'
 import { MARK_MAP, MarkWriter } from './lib/marks.js'
@@ -63,7 +63,7 @@ interface Counts {
   firstFailures: string[]
 }
 
-function isCapacityClose(c: BenchClient): boolean {
+function isCapacityClose(c: LoadClient): boolean {
   return c.closeCode === 1013 && /server at capacity/.test(c.closeReason)
 }
 
@@ -158,8 +158,8 @@ async function main(argv: string[]): Promise<number> {
     let st = states.get(doc)
     if (!st) states.set(doc, (st = { seeded: false, acked: new Set() }))
     c.visits++
-    const clients: BenchClient[] = []
-    for (let w = 0; w < writers; w++) clients.push(new BenchClient(nextSender++, await peer.target(ORG, doc, `w${w}`), { connectTimeoutMs: 60_000 }))
+    const clients: LoadClient[] = []
+    for (let w = 0; w < writers; w++) clients.push(new LoadClient(nextSender++, await peer.target(ORG, doc, `w${w}`), { connectTimeoutMs: 60_000 }))
     await Promise.all(
       clients.map(async (cl, w) => {
         try {

@@ -11,7 +11,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
-import { BenchClient, pool } from './lib/client.js'
+import { LoadClient, pool } from './lib/client.js'
 import { log, list, num, parseFlags } from './lib/args.js'
 import { now } from './lib/marks.js'
 import { ROOT, buildTandem, startPeer, type PeerName, type RunningPeer } from './lib/peers.js'
@@ -117,9 +117,9 @@ async function main(): Promise<void> {
 
 /** Opens each document until its whole content arrived (50 at once), then closes the sockets. */
 async function openWhole(peer: RunningPeer, docs: string[]): Promise<void> {
-  const clients: BenchClient[] = []
+  const clients: LoadClient[] = []
   for (const [i, doc] of docs.entries()) {
-    clients.push(new BenchClient(i, await peer.target('bench', doc, `u${i}`), { marker: Buffer.from(markerText(doc)), connectTimeoutMs: 60_000 }))
+    clients.push(new LoadClient(i, await peer.target('bench', doc, `u${i}`), { marker: Buffer.from(markerText(doc)), connectTimeoutMs: 60_000 }))
   }
   const res = await pool(clients, 50, (c) => c.connect())
   await pool(clients, 500, (c) => c.close())

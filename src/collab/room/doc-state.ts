@@ -17,7 +17,7 @@ export type Verdict = 'unchanged' | 'ready' | 'held'
 /**
  * Tail updates merged into a level at once: a count drawn from [MIN_TAIL, 2 MIN_TAIL) at each
  * merge, so rooms that got busy together (a thousand opened at once) do not all merge in the same
- * turn (a fixed count put the rooms bench's p99 at twice the base's).
+ * turn (a fixed count put the p99 of 1,000 rooms under load at twice the base's).
  */
 const MIN_TAIL = 48
 /** A level is merged into the one before it once it is at least this fraction of its size. */
