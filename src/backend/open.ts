@@ -49,8 +49,6 @@ export interface BackendOptions {
   createIfMissing?: boolean
   /** what to tell the operator when the data dir's LevelDB cannot be opened */
   hint?: string
-  /** bench only (--bench-ablate nowrite): the LevelDB document store drops appends unwritten */
-  discardAppends?: boolean
 }
 
 export async function openBackend(config: BackendSettings, o: BackendOptions = {}): Promise<Backend> {
@@ -77,7 +75,7 @@ export async function openBackend(config: BackendSettings, o: BackendOptions = {
     if (config.docStorage === 'memory') {
       return backend('memory', db, undefined, new MemoryDocStore(), new MemoryVersionStore(), control, keys, resources)
     }
-    const docs = resources.add('document store', new LevelDocStore(db, { sync: config.fsync, discardAppends: o.discardAppends }), (s) => s.close())
+    const docs = resources.add('document store', new LevelDocStore(db, { sync: config.fsync }), (s) => s.close())
     return backend('leveldb', db, undefined, docs, new LevelVersionStore(db, { sync: config.fsync }), control, keys, resources)
   } catch (err) {
     await resources.close().catch(() => undefined)

@@ -38,11 +38,6 @@ export interface GroupCommitOptions {
   metrics: Metrics
   sinks?: CommitSink[]
   /**
-   * false only for the bench (--bench-ablate nosinks): sinks given here or added later are
-   * ignored, so the cycles run without them (webhooks then never hear of a change). Default true.
-   */
-  withSinks?: boolean
-  /**
    * Least ms from one cycle's start to the next one's (0: back to back). What arrives meanwhile
    * shares the next cycle: fewer storage writes, and one merged frame per room instead of one
    * per update, which is most of a broadcast's cost (a socket write per peer).
@@ -73,11 +68,11 @@ export class GroupCommitter {
   private lastCycleStart = -Infinity
 
   constructor(private readonly o: GroupCommitOptions) {
-    this.sinks = o.withSinks === false ? [] : [...(o.sinks ?? [])]
+    this.sinks = [...(o.sinks ?? [])]
   }
 
   addSink(sink: CommitSink): void {
-    if (this.o.withSinks !== false) this.sinks.push(sink)
+    this.sinks.push(sink)
   }
 
   /** A room queued something: it joins the next cycle. */

@@ -27,8 +27,6 @@ const s = <K extends Kind>(kind: K, flag: string, def: unknown, help: string, mi
 
 /** A setting with a fixed set of values: validated at start, typed as their union. */
 const e = <const V extends string>(flag: string, values: readonly V[], def: V, help: string): Setting<'enum', V> => ({ ...s('enum', flag, def, help), values })
-/** A comma list of names from a fixed set (empty by default): each validated at start. */
-const names = <const V extends string>(flag: string, values: readonly V[], help: string): Setting<'list', V> => ({ ...s('list', flag, [], help), values })
 
 // Every limit is a named setting with its unit in the name or the help text.
 const SETTINGS = {
@@ -44,7 +42,7 @@ const SETTINGS = {
   logLevel: e('log-level', ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'], 'info', 'pino log level (silent, error, warn, info, debug)'),
   listenRetrySec: s('int', 'listen-retry-sec', 90, 'seconds a listener keeps retrying (with backoff, logged) while its port is busy before start fails; 0 = fail at once', 0),
   fsync: s('bool', 'fsync', true, 'fsync every document write cycle (LevelDB sync): acknowledged updates survive power loss and kernel crashes, not only a killed process'),
-  docStorage: e('doc-storage', ['leveldb', 'memory'], 'leveldb', 'where documents live: leveldb (durable) or memory (lost on exit; for benchmarks and tests)'),
+  docStorage: e('doc-storage', ['leveldb', 'memory'], 'leveldb', 'where documents live: leveldb (durable) or memory (lost on exit; for tests and measurements)'),
   redisUrl: s('string', 'redis-url', '', 'Redis URL (redis:// or rediss://): makes the process one node of a cluster; needs --postgres-url (a secret: never logged)'),
   postgresUrl: s('string', 'postgres-url', '', 'PostgreSQL URL: documents, history, control plane and signing keys live there instead of LevelDB (a secret: never logged)'),
   postgresSchema: s('string', 'postgres-schema', 'tandem', 'schema holding Tandem\'s own tables in --postgres-url'),
@@ -116,13 +114,6 @@ const SETTINGS = {
   webhookRefreshSec: s('int', 'webhook-refresh-sec', 5, 'seconds between re-reads of the webhook registrations; a fallback, since in a cluster a node announces its changes to the others at once', 1),
   webhookAllowPrivate: s('bool', 'webhook-allow-private', false, 'allow webhook URLs on loopback, link-local and private addresses (checked at registration and at every delivery)'),
   siteProvisioningWindowSec: s('int', 'site-provisioning-window-sec', 600, 'seconds a finished site sweep still shows in /me/sources', 0),
-
-  // bench only (bench/ablate.ts): each name takes one part of the per-update path away
-  benchAblate: names(
-    'bench-ablate',
-    ['relay', 'nometrics', 'nosinks', 'nowrite'],
-    'BENCH ONLY, never in production (updates are lost or unseen; the server warns at start): comma list of parts the server runs without, so bench/ablate.ts can measure their cost: relay (rooms only relay updates to their other sockets: nothing judged, stored or committed), nometrics (metrics record nothing), nosinks (no commit sinks: webhooks\' per-cycle marks), nowrite (LevelDB appends are numbered and dropped unwritten)',
-  ),
 } satisfies Record<string, Setting>
 
 type Settings = typeof SETTINGS
@@ -160,7 +151,7 @@ function parseValue(name: string, setting: Setting, raw: string | boolean): unkn
       return n
     }
     case 'list':
-      return checkNames(name, setting, String(raw).split(',').map((v) => v.trim()).filter(Boolean))
+      return String(raw).split(',').map((v) => v.trim()).filter(Boolean)
     case 'enum':
       if (typeof raw !== 'string' || !setting.values!.includes(raw)) throw new ConfigError(`${name}: expected ${setting.values!.join(' or ')}, got ${JSON.stringify(raw)}`)
       return raw
@@ -168,13 +159,6 @@ function parseValue(name: string, setting: Setting, raw: string | boolean): unkn
       if (typeof raw !== 'string') throw new ConfigError(`${name}: expects a value`)
       return raw
   }
-}
-
-/** A list drawn from a fixed set: every item must be one of its names. */
-function checkNames(name: string, setting: Setting, items: string[]): string[] {
-  const unknown = setting.values ? items.find((v) => !setting.values!.includes(v)) : undefined
-  if (unknown !== undefined) throw new ConfigError(`${name}: unknown name ${JSON.stringify(unknown)}; expected any of ${setting.values!.join(', ')}`)
-  return items
 }
 
 /** An override (tests, embedding code) passes the same checks as a flag's parsed value. */
@@ -191,7 +175,7 @@ function checkOverride(key: string, setting: Setting, value: unknown): unknown {
       return value
     case 'list':
       if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw bad('a list of strings')
-      return checkNames(key, setting, value)
+      return value
     case 'enum':
       if (typeof value !== 'string' || !setting.values!.includes(value)) throw bad(setting.values!.join(' or '))
       return value
@@ -247,9 +231,6 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = {}, ove
   if (cfg.redisUrl && !cfg.postgresUrl) {
     // Cluster nodes share documents and the control plane: LevelDB admits one process.
     throw new ConfigError('--redis-url (cluster mode) needs --postgres-url: every node keeps documents and the control plane in PostgreSQL')
-  }
-  if (cfg.benchAblate.includes('nowrite') && (cfg.postgresUrl || cfg.docStorage !== 'leveldb')) {
-    throw new ConfigError('bench-ablate: nowrite drops LevelDB appends; it needs documents in LevelDB (--doc-storage leveldb, no --postgres-url)')
   }
   try {
     TrustedProxies.parse(cfg.trustedProxies)

@@ -1,11 +1,11 @@
-// The classes a server's metrics are built from: prom-client's own, or, for the bench only
-// (--bench-ablate nometrics), subclasses that keep every name and help text but record nothing,
-// so bench/ablate.ts can measure what recording costs per update. Choosing them once, when the
-// metrics are built, leaves no check on the recording path.
+// Metric classes that keep every name and help text and record nothing: the `nometrics` ablation
+// (bench/ablate.ts) builds the server's metrics from them, so it measures what recording costs
+// per update with no check left on the recording path.
 import type { CounterConfiguration, HistogramConfiguration } from 'prom-client'
 import Counter from 'prom-client/lib/counter.js'
 import Gauge from 'prom-client/lib/gauge.js'
 import Histogram from 'prom-client/lib/histogram.js'
+import type { MetricKinds } from '../../src/infra/metrics.js'
 
 const ignore = (): void => {}
 
@@ -32,13 +32,4 @@ class QuietGauge<T extends string = string> extends Gauge<T> {
   override set(): void {}
 }
 
-interface MetricKinds {
-  Counter: typeof Counter
-  Gauge: typeof Gauge
-  Histogram: typeof Histogram
-}
-
-/** `record: false` (bench only): metrics that keep their shape and record nothing. */
-export function metricKinds(record: boolean): MetricKinds {
-  return record ? { Counter, Gauge, Histogram } : { Counter: QuietCounter, Gauge: QuietGauge, Histogram: QuietHistogram }
-}
+export const QUIET_KINDS: MetricKinds = { Counter: QuietCounter, Gauge: QuietGauge, Histogram: QuietHistogram }
