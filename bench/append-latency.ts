@@ -17,7 +17,7 @@ import { LevelDocStore } from '../src/storage/leveldb/store.js'
 import { PgDocStore } from '../src/storage/postgres/store.js'
 import { log, num, parseFlags } from './lib/args.js'
 import { ROOT } from './lib/peers.js'
-import { Samples, type Summary } from './lib/stats.js'
+import { Samples, type Summary } from '../src/loadtest/stats.js'
 
 interface Size {
   cycles: number

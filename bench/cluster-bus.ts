@@ -7,7 +7,7 @@
 import { pino } from 'pino'
 import { DocBus } from '../src/cluster/bus.js'
 import { startRedis } from '../test/helpers/redis.js'
-import { Samples } from './lib/stats.js'
+import { Samples } from '../src/loadtest/stats.js'
 
 const at = process.argv.indexOf('--cycles')
 const cycles = at > 0 ? Number(process.argv[at + 1]) : 2000

@@ -25,7 +25,7 @@ import { createServer } from '../src/server.js'
 import { startPostgres } from '../test/helpers/postgres.js'
 import { num, parseFlags } from './lib/args.js'
 import { machineFacts } from './lib/proc.js'
-import { round, Samples, type Summary } from './lib/stats.js'
+import { round, Samples, type Summary } from '../src/loadtest/stats.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const LIMIT_MS = 10 * 60 * 1000

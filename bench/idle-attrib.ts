@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { writeFileSync } from 'node:fs'
 import WebSocket from 'ws'
-import { LoadClient, pool } from './lib/client.js'
+import { LoadClient, pool } from '../src/loadtest/client.js'
 import { buildTandem, startPeer, type PeerName, type RunningPeer } from './lib/peers.js'
 import { sleep } from './scenarios/traffic.js'
 

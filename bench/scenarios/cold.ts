@@ -2,11 +2,11 @@
 // same data dir, then every document opened once (first open after restart) until its marker arrives.
 // Peers run with their own persistence here (reference server: y-leveldb; Hocuspocus: the
 // Database extension storing one file per document).
-import { LoadClient, pool } from '../lib/client.js'
-import { now } from '../lib/marks.js'
+import { LoadClient, pool } from '../../src/loadtest/client.js'
+import { now } from '../../src/loadtest/marks.js'
 import type { RunningPeer } from '../lib/peers.js'
 import { markerText, seedUpdate } from '../lib/seed.js'
-import { round } from '../lib/stats.js'
+import { round } from '../../src/loadtest/stats.js'
 import { measureConnects } from './connect-window.js'
 import { seedRooms } from './seeding.js'
 import { sleep } from './traffic.js'

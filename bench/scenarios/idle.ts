@@ -1,10 +1,10 @@
 // Idle capacity: N synced connections spread over R rooms that then send nothing; the server's
 // resident memory growth divided by N.
-import { LoadClient, pool } from '../lib/client.js'
-import { now } from '../lib/marks.js'
+import { LoadClient, pool } from '../../src/loadtest/client.js'
+import { now } from '../../src/loadtest/marks.js'
 import type { RunningPeer } from '../lib/peers.js'
 import { ForeignLoad, alive, cpuSeconds, memory } from '../lib/proc.js'
-import { round } from '../lib/stats.js'
+import { round } from '../../src/loadtest/stats.js'
 import { sleep } from './traffic.js'
 import type { Ctx, ScenarioResult } from './types.js'
 

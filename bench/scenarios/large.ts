@@ -6,14 +6,14 @@
 // connect to the whole document received (the marker seen), and the peak RSS rise of the server
 // during that load and sync (VmHWM after, and VmRSS polled every 10 ms).
 import * as Y from 'yjs'
-import { LoadClient } from '../lib/client.js'
+import { LoadClient } from '../../src/loadtest/client.js'
 import { largeDocBatches } from '../lib/docs.js'
 import { collectAndRead, resetPeak } from '../lib/gc.js'
-import { now } from '../lib/marks.js'
+import { now } from '../../src/loadtest/marks.js'
 import type { RunningPeer } from '../lib/peers.js'
 import { ForeignLoad, RssSampler, alive, cpuSeconds, mainThreadCpuSeconds, memory, waitForQuietDir } from '../lib/proc.js'
 import { markerText, markerUpdate } from '../lib/seed.js'
-import { round } from '../lib/stats.js'
+import { round } from '../../src/loadtest/stats.js'
 import { sleep } from './traffic.js'
 import type { Ctx, ScenarioResult } from './types.js'
 

@@ -7,13 +7,13 @@
 // plain ones. After a forced GC in the server (bench/peers/gc-probe.mjs), its RSS (VmRSS) is read;
 // (RSS loaded - RSS empty) / N is the cost of one loaded document. The readers are raw-protocol
 // clients in this process: no client memory in the server's figure.
-import { LoadClient, pool } from '../lib/client.js'
+import { LoadClient, pool } from '../../src/loadtest/client.js'
 import { plainTextDoc, realisticDoc } from '../lib/docs.js'
 import { collectAndRead } from '../lib/gc.js'
 import type { RunningPeer } from '../lib/peers.js'
 import { ForeignLoad, alive, cpuSeconds, memory, waitForQuietDir } from '../lib/proc.js'
 import { markerText } from '../lib/seed.js'
-import { round } from '../lib/stats.js'
+import { round } from '../../src/loadtest/stats.js'
 import { seedRooms } from './seeding.js'
 import { sleep } from './traffic.js'
 import type { Ctx, Metrics, ScenarioResult } from './types.js'

@@ -1,6 +1,6 @@
 // Puts a seed document into each named room through the ordinary protocol, and waits until the
 // server has applied it (it answered a later step 1).
-import { LoadClient, pool } from '../lib/client.js'
+import { LoadClient, pool } from '../../src/loadtest/client.js'
 import type { RunningPeer } from '../lib/peers.js'
 import { markerUpdate, seedStateVector } from '../lib/seed.js'
 import type { Ctx } from './types.js'
