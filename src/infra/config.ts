@@ -1,6 +1,7 @@
 // Configuration: one table of settings, read once (flags > TANDEM_* environment > defaults),
 // validated, frozen and passed down. No other module reads process.env.
 import { resolve } from 'node:path'
+import { ArgvError, readArgv } from './argv.js'
 import { TrustedProxies } from './client-address.js'
 
 type Kind = 'string' | 'int' | 'number' | 'bool' | 'list' | 'enum'
@@ -185,24 +186,22 @@ function checkOverride(key: string, setting: Setting, value: unknown): unknown {
   }
 }
 
+/** `--flag value`, `--flag=value`, a bare `--bool`; an unknown flag or a bare argument is refused. */
+function readFlags(argv: string[]): Map<string, string> {
+  const settings = Object.values(SETTINGS) as Setting[]
+  try {
+    const booleans = settings.filter((st) => st.kind === 'bool').map((st) => st.flag)
+    const strings = settings.filter((st) => st.kind !== 'bool').map((st) => st.flag)
+    return readArgv(argv, { booleans, strings, others: 'refuse' }).values
+  } catch (err) {
+    if (!(err instanceof ArgvError)) throw err
+    throw new ConfigError(err.kind === 'unknown' ? `unknown option --${err.arg}` : err.message)
+  }
+}
+
 /** Reads flags (already split from argv) and the environment; throws ConfigError naming the bad setting. */
 export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = {}, overrides: Partial<Config> = {}): Config {
-  const flags = new Map<string, string | boolean>()
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!
-    if (!arg.startsWith('--')) throw new ConfigError(`unexpected argument ${JSON.stringify(arg)}`)
-    const eq = arg.indexOf('=')
-    const name = eq > 0 ? arg.slice(2, eq) : arg.slice(2)
-    const setting = Object.values(SETTINGS).find((st) => st.flag === name)
-    if (!setting) throw new ConfigError(`unknown option --${name}`)
-    if (eq > 0) flags.set(name, arg.slice(eq + 1))
-    else if (setting.kind === 'bool') flags.set(name, true)
-    else {
-      const next = argv[++i]
-      if (next === undefined) throw new ConfigError(`--${name} needs a value`)
-      flags.set(name, next)
-    }
-  }
+  const flags = readFlags(argv)
   const out: Record<string, unknown> = {}
   for (const [key, setting] of Object.entries(SETTINGS) as [string, Setting][]) {
     if (key in overrides) out[key] = checkOverride(key, setting, (overrides as Record<string, unknown>)[key])
