@@ -4,6 +4,7 @@
 // Whatever arrives while a write is in flight waits for the next cycle, so under load the number
 // of storage writes per second stays bounded by the store's latency, not by the update rate.
 import type { Logger } from '../infra/log.js'
+import { backoffMs, type Backoff } from '../infra/backoff.js'
 import type { Metrics } from '../infra/metrics.js'
 import * as Y from 'yjs'
 import type { AppendedSeqs, AppendWrite, DocStore } from '../storage/doc-store.js'
@@ -54,7 +55,8 @@ export interface GroupCommitOptions {
   }
 }
 
-const MAX_BACKOFF_MS = 5000
+/** a failed cycle is retried after 50 ms, doubling up to 5 s */
+const RETRY: Backoff = { firstMs: 50, maxMs: 5000 }
 
 export class GroupCommitter {
   /** rooms with queued updates, in the order they first queued */
@@ -139,7 +141,7 @@ export class GroupCommitter {
         this.dirty.add(s)
       }
       for (const sink of this.sinks) callSink(() => sink.failed?.(err), this.o.log)
-      await new Promise((r) => setTimeout(r, Math.min(MAX_BACKOFF_MS, 50 * 2 ** Math.min(this.failures, 7))))
+      await new Promise((r) => setTimeout(r, backoffMs(this.failures, RETRY)))
       return
     }
     this.failures = 0
