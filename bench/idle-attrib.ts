@@ -17,15 +17,13 @@ import { join } from 'node:path'
 import { writeFileSync } from 'node:fs'
 import WebSocket from 'ws'
 import { LoadClient, pool } from '../src/loadtest/client.js'
+import { parseFlags } from './lib/args.js'
 import { buildTandem, startPeer, type PeerName, type RunningPeer } from './lib/peers.js'
 import { sleep } from './scenarios/traffic.js'
 
-const argv = process.argv.slice(2)
-const opt = (name: string, dflt: string): string => {
-  const i = argv.indexOf(`--${name}`)
-  return i >= 0 ? argv[i + 1]! : dflt
-}
-const flag = (name: string): boolean => argv.includes(`--${name}`)
+const flags = parseFlags(process.argv.slice(2))
+const opt = (name: string, dflt: string): string => flags.get(name) ?? dflt
+const flag = (name: string): boolean => flags.has(name)
 
 const peerName = opt('peer', 'tandem') as PeerName
 const clientsN = Number(opt('clients', '5000'))

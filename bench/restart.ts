@@ -7,12 +7,13 @@
 // rooms, as in the cold scenario), the server is stopped (SIGTERM until exit) and started again
 // (spawn until its ready line). Reports medians and ranges of stop, start and the new process's
 // CPU time (utime + stime at its ready line, which other processes' load moves less than wall time).
-// Writes bench/results/restart-<stamp>.json and restart-latest.json.
+// Writes restart-<stamp>.json and restart-latest.json to bench/results/local/ (--save: bench/results/).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { LoadClient, pool } from '../src/loadtest/client.js'
 import { log, list, num, parseFlags } from './lib/args.js'
+import { resultsDir } from './lib/results.js'
 import { now } from '../src/loadtest/marks.js'
 import { ROOT, buildTandem, startPeer, type PeerName, type RunningPeer } from './lib/peers.js'
 import { cpuSeconds } from './lib/proc.js'
@@ -108,8 +109,7 @@ async function main(): Promise<void> {
   const fmt = (s: { median: number; min: number; max: number }) => `${s.median} (${s.min}–${s.max})`
   for (const row of table) process.stdout.write(`| ${row.peer} | ${fmt(row.restartMs)} | ${fmt(row.stopMs)} | ${fmt(row.startMs)} | ${fmt(row.startCpuMs)} |\n`)
   const stamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-')
-  const out = join(ROOT, 'bench/results')
-  mkdirSync(out, { recursive: true })
+  const out = resultsDir(flags)
   const json = JSON.stringify({ stamp, entry: tandemEntry, rounds, docs, docKB, touch, cpus, loadavg: loadavg(), table }, null, 2)
   writeFileSync(join(out, `restart-${stamp}.json`), json)
   writeFileSync(join(out, 'restart-latest.json'), json)
