@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { ConfigError, loadConfig } from './config.js'
 
 describe('configuration', () => {
@@ -55,6 +55,24 @@ describe('configuration', () => {
     expect(loadConfig([], { TANDEM_TRUSTED_PROXIES: '127.0.0.1, 10.0.0.0/8,fd00::/8' }).trustedProxies).toEqual(['127.0.0.1', '10.0.0.0/8', 'fd00::/8'])
     expect(loadConfig().trustedProxies).toEqual([])
     expect(() => loadConfig(['--trusted-proxies', '10.0.0.0/8,lb.internal'])).toThrow(/^trusted-proxies: not an address or CIDR: "lb.internal"$/)
+  })
+
+  it('accepts --history-cache-docs (retired) with a deprecation warning, and it sets nothing', () => {
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined)
+    try {
+      const config = loadConfig(['--history-cache-docs', '16', '--log-level', 'debug'])
+      expect(config.logLevel).toBe('debug')
+      expect(config).not.toHaveProperty('historyCacheDocs')
+      expect(warn).toHaveBeenCalledTimes(1)
+      expect(warn.mock.calls[0]![0]).toMatch(/^--history-cache-docs does nothing .*remove it$/)
+      expect(warn.mock.calls[0]![1]).toMatchObject({ type: 'DeprecationWarning' })
+      loadConfig([], { TANDEM_HISTORY_CACHE_DOCS: '4' })
+      expect(warn.mock.calls[1]![0]).toMatch(/^TANDEM_HISTORY_CACHE_DOCS does nothing/)
+      loadConfig()
+      expect(warn).toHaveBeenCalledTimes(2)
+    } finally {
+      warn.mockRestore()
+    }
   })
 
   it('names the environment variable when its value is bad', () => {

@@ -84,7 +84,6 @@ const SETTINGS = {
   historyRetentionDays: s('int', 'history-retention-days', 30, 'days of document history kept for activity/changeset', 1),
   historyMaxLimit: s('int', 'history-max-limit', 1000, 'largest activity limit accepted (entries); larger is capped', 1),
   historyCheckpointEvery: s('int', 'history-checkpoint-every', 1000, 'log entries a document history applies before its checkpoint is rewritten', 1),
-  historyCacheDocs: s('int', 'history-cache-docs', 8, 'unused: a history is built per request and dropped after (accepted so existing command lines start)', 1),
 
   // api limits
   maxBodyBytes: s('int', 'max-body-bytes', 1024 * 1024, 'largest /api/v0 request body (bytes); larger is 413', 1024),
@@ -186,12 +185,27 @@ function checkOverride(key: string, setting: Setting, value: unknown): unknown {
   }
 }
 
+/**
+ * Settings that do nothing any more, still accepted (flag or environment) so existing command
+ * lines and deployments start; each given says so as a Node DeprecationWarning.
+ */
+const RETIRED: readonly { flag: string; env: string; why: string }[] = [
+  { flag: 'history-cache-docs', env: 'TANDEM_HISTORY_CACHE_DOCS', why: 'a history is built per request and dropped after' },
+]
+
+function warnRetired(argv: Map<string, string>, env: NodeJS.ProcessEnv): void {
+  for (const r of RETIRED) {
+    const given = argv.delete(r.flag) ? `--${r.flag}` : env[r.env] !== undefined && env[r.env] !== '' ? r.env : null
+    if (given) process.emitWarning(`${given} does nothing (${r.why}); remove it`, { type: 'DeprecationWarning', code: `TANDEM_RETIRED_${r.env}` })
+  }
+}
+
 /** `--flag value`, `--flag=value`, a bare `--bool`; an unknown flag or a bare argument is refused. */
 function readFlags(argv: string[]): Map<string, string> {
   const settings = Object.values(SETTINGS) as Setting[]
   try {
     const booleans = settings.filter((st) => st.kind === 'bool').map((st) => st.flag)
-    const strings = settings.filter((st) => st.kind !== 'bool').map((st) => st.flag)
+    const strings = [...settings.filter((st) => st.kind !== 'bool').map((st) => st.flag), ...RETIRED.map((r) => r.flag)]
     return readArgv(argv, { booleans, strings, others: 'refuse' }).values
   } catch (err) {
     if (!(err instanceof ArgvError)) throw err
@@ -202,6 +216,7 @@ function readFlags(argv: string[]): Map<string, string> {
 /** Reads flags (already split from argv) and the environment; throws ConfigError naming the bad setting. */
 export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = {}, overrides: Partial<Config> = {}): Config {
   const flags = readFlags(argv)
+  warnRetired(flags, env)
   const out: Record<string, unknown> = {}
   for (const [key, setting] of Object.entries(SETTINGS) as [string, Setting][]) {
     if (key in overrides) out[key] = checkOverride(key, setting, (overrides as Record<string, unknown>)[key])
