@@ -437,7 +437,7 @@ describe('Deferred apply', () => {
   it('a room nobody reads merges what it holds in batches: fewer than 96 updates unmerged, however many arrive', async () => {
     const { room, peer } = setup()
     const a = peer()
-    const held = () => (room as unknown as { writes: { state: { tail: unknown[] } } }).writes.state.tail.length
+    const held = () => (room as unknown as { writes: { state: { served: { tail: unknown[] } } } }).writes.state.served.tail.length
     let most = 0
     const d = new Y.Doc()
     d.clientID = 5
