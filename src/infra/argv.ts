@@ -1,7 +1,7 @@
 // Command-line flags, read the same way by every command (serve's settings, token, migrate, admin,
-// loadtest, the bench scripts): `node:util` parseArgs splits the arguments; what a command does with
-// a flag it did not declare, or with a bare argument, is the one choice it makes here. Each command
-// words its own errors from ArgvError (its tests and exit codes rely on them).
+// loadtest, and the scripts beside src/): `node:util` parseArgs splits the arguments; what a
+// command does with a flag it did not declare, or with a bare argument, is the one choice it makes
+// here. Each command words its own errors from ArgvError (its tests and exit codes rely on them).
 import { parseArgs } from 'node:util'
 
 export interface ArgvSpec {
