@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
+import { readArgv } from '../src/infra/argv.js'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 /** Imported by the client and resolved by the app, never bundled. */
@@ -31,6 +32,5 @@ export async function buildClient(outDir = join(ROOT, 'dist/client')): Promise<v
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const i = process.argv.indexOf('--out-dir')
-  await buildClient(i > 0 ? process.argv[i + 1] : undefined)
+  await buildClient(readArgv(process.argv.slice(2), { strings: ['out-dir'], others: 'refuse' }).values.get('out-dir'))
 }

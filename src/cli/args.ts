@@ -1,12 +1,13 @@
 import { ArgvError, readArgv } from '../infra/argv.js'
 
-// Splits a command's own flags (--org O ...) from the settings flags handed to loadConfig.
-export function takeFlags(argv: string[], own: readonly string[]): { values: Map<string, string>; rest: string[] } {
+// Splits a command's own flags (--org O ..., and `repeatable` ones given any number of times) from
+// the settings flags handed to loadConfig.
+export function takeFlags(argv: string[], own: readonly string[], repeatable: readonly string[] = []): { values: Map<string, string>; lists: Map<string, string[]>; rest: string[] } {
   try {
-    const { values, rest } = readArgv(argv, { strings: own, others: 'rest' })
-    return { values, rest }
+    const { values, lists, rest } = readArgv(argv, { strings: own, repeatable, others: 'rest' })
+    return { values, lists, rest }
   } catch (err) {
-    // the only error: one of `own` without its value
+    // the only error: one of the command's flags without its value
     throw err instanceof ArgvError ? new Error(err.message) : err
   }
 }

@@ -5,6 +5,7 @@ const read = (argv: string[], spec: Parameters<typeof readArgv>[1]) => {
   const { values, positionals, rest } = readArgv(argv, spec)
   return { values: Object.fromEntries(values), positionals, rest }
 }
+const lists = (argv: string[], spec: Parameters<typeof readArgv>[1]) => Object.fromEntries(readArgv(argv, spec).lists)
 const failure = (argv: string[], spec: Parameters<typeof readArgv>[1]) => {
   try {
     readArgv(argv, spec)
@@ -39,6 +40,11 @@ describe('readArgv', () => {
     })
     expect(failure(['--name'], { others: 'value' })).toEqual({ kind: 'needs-value', arg: 'name' })
     expect(read(['--rooms', '5', '--quick', '--peers=a,b', '--repeat'], { others: 'value-or-true' }).values).toEqual({ rooms: '5', quick: 'true', peers: 'a,b', repeat: 'true' })
+  })
+
+  it('keeps every value of a repeatable flag, in order', () => {
+    expect(lists(['--attr', 'a=1', '--org', 'o', '--attr=b=2'], { strings: ['org'], repeatable: ['attr'], others: 'refuse' })).toEqual({ attr: ['a=1', 'b=2'] })
+    expect(failure(['--attr'], { repeatable: ['attr'], others: 'rest' })).toEqual({ kind: 'needs-value', arg: 'attr' })
   })
 
   it('others: rest leaves everything not declared in order, flags with their values', () => {

@@ -9,6 +9,8 @@ export interface ArgvSpec {
   booleans?: readonly string[]
   /** flags with a value: `--name value` (whatever the value looks like) or `--name=value` */
   strings?: readonly string[]
+  /** flags with a value that may be given again: every value, in order, in `lists` */
+  repeatable?: readonly string[]
   /**
    * A flag not declared: 'refuse' it; it takes a 'value' as a declared one does; it is left with
    * everything else in `rest`, in order (the command hands those on); or it takes the next
@@ -23,6 +25,7 @@ export interface ArgvSpec {
 
 export interface Argv {
   values: Map<string, string>
+  lists: Map<string, string[]>
   positionals: string[]
   rest: string[]
 }
@@ -41,9 +44,10 @@ export class ArgvError extends Error {
 export function readArgv(argv: readonly string[], spec: ArgvSpec): Argv {
   const options: Record<string, { type: 'string' | 'boolean' }> = {}
   for (const name of spec.booleans ?? []) options[name] = { type: 'boolean' }
-  for (const name of spec.strings ?? []) options[name] = { type: 'string' }
+  for (const name of [...(spec.strings ?? []), ...(spec.repeatable ?? [])]) options[name] = { type: 'string' }
   const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true })
-  const out: Argv = { values: new Map(), positionals: [], rest: [] }
+  const out: Argv = { values: new Map(), lists: new Map(), positionals: [], rest: [] }
+  const repeatable = new Set(spec.repeatable)
   /** argument indexes already read: an undeclared flag's value, each short group once */
   const used = new Set<number>()
   const bare = (arg: string) => {
@@ -63,7 +67,8 @@ export function readArgv(argv: readonly string[], spec: ArgvSpec): Argv {
     if (declared === 'boolean') out.values.set(t.name, t.value ?? 'true')
     else if (declared === 'string') {
       if (t.value === undefined || (spec.plainValues && !t.inlineValue && t.value.startsWith('--'))) throw new ArgvError('needs-value', t.name)
-      out.values.set(t.name, t.value)
+      if (repeatable.has(t.name)) out.lists.set(t.name, [...(out.lists.get(t.name) ?? []), t.value])
+      else out.values.set(t.name, t.value)
     } else if (spec.others === 'refuse') throw new ArgvError('unknown', t.name)
     else if (spec.others === 'rest') out.rest.push(argv[t.index]!)
     else if (t.inlineValue) out.values.set(t.name, t.value!)
