@@ -1,4 +1,4 @@
-// CI check: every repository path README.md and docs/**/*.md cite exists. A file moved or removed
+// CI check: every repository path README.md, bench/README.md and docs/**/*.md cite exists. A file moved or removed
 // without its docs fails here, naming the doc, the line and what was cited.
 // What counts as a citation:
 //   - a Markdown link to a relative target ([text](../bench/README.md)), read from the doc's folder;
@@ -94,7 +94,7 @@ export function exists(path: string, tree: ReadonlySet<string>): boolean {
 }
 
 function docsOf(root: string): string[] {
-  const docs = ['README.md']
+  const docs = ['README.md', 'bench/README.md']
   const walk = (dir: string) => {
     for (const name of readdirSync(join(root, dir))) {
       const rel = `${dir}/${name}`
@@ -123,7 +123,7 @@ if (process.argv[1] === import.meta.filename) {
   if (!existsSync(join(root, 'docs'))) throw new Error(`no docs/ under ${root}`)
   const missing = missingCitations(root)
   if (missing.length === 0) {
-    process.stdout.write('every path README.md and docs/ cite exists\n')
+    process.stdout.write('every path README.md, bench/README.md and docs/ cite exists\n')
   } else {
     process.stderr.write(
       [

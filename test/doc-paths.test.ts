@@ -9,6 +9,7 @@ describe('doc paths', () => {
   it('reads links from the doc folder, top-level paths from the root, `folder/file.ts` from src/', () => {
     expect(cited('see [the bench](../../bench/README.md#run) and [web](https://example.com/src/x.ts)')).toEqual(['bench/README.md'])
     expect(cited('run `node --import tsx bench/ablate.ts --rooms 10`, then src/server.ts.')).toEqual(['bench/ablate.ts', 'src/server.ts'])
+    expect(cited('the reference server, `node_modules/y-websocket-server-legacy/bin/server.js`')).toEqual([])
     expect(cited('the room (`collab/room/room.ts`), not collab/registry.ts outside code')).toEqual(['src/collab/room/room.ts'])
   })
 
