@@ -2,16 +2,18 @@
 //   [--clients-per-room 4] [--rate 2]   (fan-out: --rooms 1 --clients-per-room 200 --rate 1)
 //   [--server-node-args --cpu-prof,--cpu-prof-dir=DIR]`
 // Attributes the server's CPU per update in the rooms scenario by ablation: the full path and each
-// variant with one part taken away (the server's bench-only `--bench-ablate` setting, or a product
-// setting where one exists), interleaved round robin, `--rounds` times, medians reported. Every
-// server is `bin/tandem.js` from the sources (tsx), LevelDB with fsync unless the variant says
-// otherwise, pinned to CPU 0, this load generator to CPU 1.
+// variant with one part taken away (a part the server is composed with, bench/lib/ablations.ts, or
+// a product setting where one exists), interleaved round robin, `--rounds` times, medians reported.
+// Every Tandem server is `tandem serve` from the sources (tsx) started through
+// bench/ablated-server.ts, LevelDB with fsync unless the variant says otherwise, pinned to CPU 0,
+// this load generator to CPU 1.
 // Per run: server CPU (all threads) per update sent, main-thread CPU per update, and bytes
 // allocated on the V8 heap per update (--trace-gc-nvp's `allocated=` summed between the
 // scenario's first and last progress lines, divided by the updates scheduled in that span).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { Ablation } from './lib/ablations.js'
 import { list, num, parseFlags } from './lib/args.js'
 import { pinSelf } from './lib/host.js'
 import { ROOT, startPeer, type RunningPeer } from './lib/peers.js'
@@ -22,8 +24,8 @@ interface Variant {
   what: string
   peer?: 'tandem' | 'tandem-mem' | 'relay'
   env?: Record<string, string>
-  /** the server's --bench-ablate names */
-  ablate?: string
+  /** the part taken away (bench/ablated-server.ts --ablate) */
+  ablate?: Ablation
 }
 
 const VARIANTS: Record<string, Variant> = {
@@ -67,7 +69,7 @@ interface Sample {
 async function runOne(name: string): Promise<Sample> {
   const v = VARIANTS[name]!
   const dataDir = mkdtempSync(join(tmpdir(), `tandem-ablate-${name}-`))
-  for (const k of ['TANDEM_FSYNC', 'TANDEM_COMMIT_INTERVAL_MS', 'TANDEM_BENCH_ABLATE']) delete process.env[k]
+  for (const k of ['TANDEM_FSYNC', 'TANDEM_COMMIT_INTERVAL_MS']) delete process.env[k]
   Object.assign(process.env, v.env ?? {})
   let counting = false
   let allocated = 0
@@ -81,8 +83,8 @@ async function runOne(name: string): Promise<Sample> {
       dataDir,
       persistent: true,
       cpus: '0',
-      tandemEntry: join(ROOT, 'bin/tandem.js'),
-      tandemArgs: v.ablate ? ['--bench-ablate', v.ablate] : [],
+      tandemEntry: join(ROOT, 'bench/ablated-server.ts'),
+      tandemArgs: v.ablate ? ['--ablate', v.ablate] : [],
       nodeArgs: v.peer === 'relay' ? ['--trace-gc-nvp'] : ['--import', 'tsx', '--trace-gc-nvp', ...extraNodeArgs],
       log: (chunk) => {
         if (!counting) return

@@ -3,8 +3,8 @@
 // cycles run one after another as group commit issues them. PostgreSQL runs twice: with its
 // production durability (fsync and synchronous_commit on: the commit is on disk before the call
 // returns) and with fsync off (writes reach the OS only, which is what LevelDB's unsynced batch
-// write gives). Writes results to bench/results/append-latency-latest.json.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+// write gives). Writes append-latency-latest.json to bench/results/local/ (--save: bench/results/).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Level } from 'level'
@@ -16,8 +16,8 @@ import type { AppendWrite, DocStore } from '../src/storage/doc-store.js'
 import { LevelDocStore } from '../src/storage/leveldb/store.js'
 import { PgDocStore } from '../src/storage/postgres/store.js'
 import { log, num, parseFlags } from './lib/args.js'
-import { ROOT } from './lib/peers.js'
-import { Samples, type Summary } from './lib/stats.js'
+import { resultsDir } from './lib/results.js'
+import { Samples, type Summary } from '../src/loadtest/stats.js'
 
 interface Size {
   cycles: number
@@ -78,8 +78,7 @@ async function main(argv: string[]): Promise<void> {
   }
 
   const out = { at: new Date().toISOString(), size, unit: 'ms per write cycle', results }
-  mkdirSync(join(ROOT, 'bench/results'), { recursive: true })
-  writeFileSync(join(ROOT, 'bench/results/append-latency-latest.json'), JSON.stringify(out, null, 2))
+  writeFileSync(join(resultsDir(flags), 'append-latency-latest.json'), JSON.stringify(out, null, 2))
   process.stdout.write('\n| store | p50 ms | p90 ms | p99 ms | max ms |\n|---|---:|---:|---:|---:|\n')
   for (const [k, v] of Object.entries(results)) process.stdout.write(`| ${k} | ${v.p50} | ${v.p90} | ${v.p99} | ${v.max} |\n`)
 }

@@ -12,17 +12,18 @@
 // table files mapped into the process) of the server every second.
 // At the end every document visited is read back through GET /ydoc (octet-stream; a 503 is retried
 // after its Retry-After) and checked for every acknowledged update: lost must be 0.
-// Writes bench/results/budget-churn-<stamp>.json (and budget-churn-latest.json with --latest).
+// Writes budget-churn-<stamp>.json to bench/results/local/ (--save: bench/results/) (and budget-churn-latest.json with --latest).
 // Exit: 0 = nothing lost and RSS within budget + baseline, 1 = otherwise, 2 = flag refused.
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as Y from 'yjs'
 import { log, num, parseFlags } from './lib/args.js'
-import { BenchClient, pool } from './lib/client.js'
+import { resultsDir } from './lib/results.js'
+import { LoadClient, pool } from '../src/loadtest/client.js'
 import { realisticDoc } from './lib/docs.js'
 import { pinSelf, stamp } from './lib/host.js'
-import { MARK_MAP, MarkWriter } from './lib/marks.js'
+import { MARK_MAP, MarkWriter } from '../src/loadtest/marks.js'
 import { ROOT, buildTandem, startPeer, type RunningPeer } from './lib/peers.js'
 import { alive, machineFacts, memory } from './lib/proc.js'
 
@@ -36,7 +37,7 @@ const USAGE = `usage: node --import tsx bench/budget-churn.ts [options]
   --doc-kb K        the realistic document written on a document's first visit (default 78)
   --server-cpus L   taskset for the server (default 0); this process goes to --client-cpus (default 1)
   --tandem-entry F  Tandem script (default: bundle into bench/.build/dist); --no-build: bin/tandem.js
-  --out DIR         results directory (default bench/results); --latest also writes budget-churn-latest.json
+  --save / --out DIR  write to bench/results/ / DIR instead of bench/results/local/; --latest also writes budget-churn-latest.json
 `
 
 const MB = 1024 * 1024
@@ -63,7 +64,7 @@ interface Counts {
   firstFailures: string[]
 }
 
-function isCapacityClose(c: BenchClient): boolean {
+function isCapacityClose(c: LoadClient): boolean {
   return c.closeCode === 1013 && /server at capacity/.test(c.closeReason)
 }
 
@@ -82,7 +83,7 @@ async function main(argv: string[]): Promise<number> {
   const docKB = num(flags, 'doc-kb') ?? 78
   const serverCpus = flags.get('server-cpus') ?? '0'
   const pinned = !flags.has('no-pin') && pinSelf(flags.get('client-cpus') ?? '1')
-  const out = flags.get('out') ?? join(ROOT, 'bench/results')
+  const out = resultsDir(flags)
 
   const seed = realisticDoc(docKB * 1024)
   const entry = flags.get('tandem-entry') ?? (flags.has('no-build') ? join(ROOT, 'bin/tandem.js') : await buildTandem(log))
@@ -158,8 +159,8 @@ async function main(argv: string[]): Promise<number> {
     let st = states.get(doc)
     if (!st) states.set(doc, (st = { seeded: false, acked: new Set() }))
     c.visits++
-    const clients: BenchClient[] = []
-    for (let w = 0; w < writers; w++) clients.push(new BenchClient(nextSender++, await peer.target(ORG, doc, `w${w}`), { connectTimeoutMs: 60_000 }))
+    const clients: LoadClient[] = []
+    for (let w = 0; w < writers; w++) clients.push(new LoadClient(nextSender++, await peer.target(ORG, doc, `w${w}`), { connectTimeoutMs: 60_000 }))
     await Promise.all(
       clients.map(async (cl, w) => {
         try {
@@ -326,7 +327,6 @@ async function main(argv: string[]): Promise<number> {
     serverDied: !serverAlive,
     rssSeriesMB: rssSeries,
   }
-  mkdirSync(out, { recursive: true })
   const file = join(out, `budget-churn-${stamp(new Date(t0))}.json`)
   writeFileSync(file, JSON.stringify(result, null, 2))
   if (flags.has('latest')) copyFileSync(file, join(out, 'budget-churn-latest.json'))

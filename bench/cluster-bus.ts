@@ -7,10 +7,10 @@
 import { pino } from 'pino'
 import { DocBus } from '../src/cluster/bus.js'
 import { startRedis } from '../test/helpers/redis.js'
-import { Samples } from './lib/stats.js'
+import { Samples } from '../src/loadtest/stats.js'
+import { num, parseFlags } from './lib/args.js'
 
-const at = process.argv.indexOf('--cycles')
-const cycles = at > 0 ? Number(process.argv[at + 1]) : 2000
+const cycles = num(parseFlags(process.argv.slice(2)), 'cycles') ?? 2000
 const redis = await startRedis()
 const log = pino({ level: 'silent' })
 const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((id) => DocBus.connect(redis.url, { nodeId: id, log })))

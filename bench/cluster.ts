@@ -39,7 +39,7 @@ import { sharedSigningKeys, spawnTandem, type TandemProcess } from '../test/help
 import { list, log, num, type Flags } from './lib/args.js'
 import { pinSelf } from './lib/host.js'
 import { cpuSeconds } from './lib/proc.js'
-import { Samples, round, type Summary } from './lib/stats.js'
+import { Samples, round, type Summary } from '../src/loadtest/stats.js'
 
 export type ClusterSetup = 'one node' | 'haproxy' | 'split' | 'cluster node' | 'haproxy 3x'
 

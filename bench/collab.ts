@@ -1,11 +1,12 @@
 // `npm run bench:collab [-- --clients 200 --rooms 10 --rate 2 --duration 10]`
 // Issue 2's first bench: N clients over M rooms, each sending small updates at a set rate through the
 // raw protocol client, against Tandem alone (persistence on). Reports delivered updates/s, fan-out
-// latency p50/p99, server CPU and RSS per connection; JSON under bench/results/.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, copyFileSync } from 'node:fs'
+// latency p50/p99, server CPU and RSS per connection; JSON under bench/results/local/ (--save: bench/results/).
+import { mkdtempSync, rmSync, writeFileSync, copyFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { log, num, parseFlags } from './lib/args.js'
+import { resultsDir } from './lib/results.js'
 import { openFileLimit, pinSelf, stamp } from './lib/host.js'
 import { ROOT, buildTandem, peerVersion, startPeer, type RunningPeer } from './lib/peers.js'
 import { machineFacts } from './lib/proc.js'
@@ -18,7 +19,8 @@ const USAGE = `usage: npm run bench:collab -- [--clients N] [--rooms M] [--rate 
   --duration S     seconds of sending (default 10)
   --no-pin         no taskset pinning (default: server CPU 0, load generator CPU 1)
   --no-build       run bin/tandem.js through tsx instead of the compiled sources
-  --out DIR        results directory (default bench/results)
+  --save           write to bench/results/ (tracked) instead of bench/results/local/
+  --out DIR        results directory (instead of either)
 `
 
 async function main(argv: string[]): Promise<number> {
@@ -44,8 +46,7 @@ async function main(argv: string[]): Promise<number> {
   const nofile = openFileLimit()
   if (nofile < size.rooms * size.clientsPerRoom + 500) log(`warning: ulimit -n is ${nofile}; raise it for this many clients`)
   const entry = flags.has('no-build') ? join(ROOT, 'bin/tandem.js') : await buildTandem(log)
-  const out = flags.get('out') ?? join(ROOT, 'bench/results')
-  mkdirSync(out, { recursive: true })
+  const out = resultsDir(flags)
   const dataDir = mkdtempSync(join(tmpdir(), 'tandem-bench-collab-'))
   const startedAt = new Date()
   let peer: RunningPeer | null = null

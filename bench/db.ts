@@ -6,12 +6,11 @@
 // "Direct" is pg on the same PostgreSQL server, and for PGlite the same worker-thread instance
 // (through the registry, no HTTP, no query language). rows/s API / rows/s direct = the API's share.
 // Then the memory one open PGlite database costs (process RSS with N open, minus with none).
-// Writes bench/results/db-<stamp>.json and db-latest.json. Bounded: aborts after 10 minutes.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+// Writes db-<stamp>.json and db-latest.json to bench/results/local/ (--save: bench/results/). Bounded: aborts after 10 minutes.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import pg from 'pg'
@@ -24,10 +23,10 @@ import { loadConfig } from '../src/infra/config.js'
 import { createServer } from '../src/server.js'
 import { startPostgres } from '../test/helpers/postgres.js'
 import { num, parseFlags } from './lib/args.js'
+import { resultsDir } from './lib/results.js'
 import { machineFacts } from './lib/proc.js'
-import { round, Samples, type Summary } from './lib/stats.js'
+import { round, Samples, type Summary } from '../src/loadtest/stats.js'
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const LIMIT_MS = 10 * 60 * 1000
 const flags = parseFlags(process.argv.slice(2))
 const SECONDS = num(flags, 'seconds') ?? 4
@@ -255,11 +254,10 @@ async function main(): Promise<void> {
     results,
     memory,
   }
-  const out = join(ROOT, 'bench', 'results')
-  mkdirSync(out, { recursive: true })
+  const out = resultsDir(flags)
   writeFileSync(join(out, `db-${stamp}.json`), JSON.stringify(report, null, 2) + '\n')
   writeFileSync(join(out, 'db-latest.json'), JSON.stringify(report, null, 2) + '\n')
-  say(`wrote bench/results/db-${stamp}.json`)
+  say(`wrote ${join(out, `db-${stamp}.json`)}`)
 }
 
 main().then(

@@ -29,7 +29,7 @@ function updatesOf(clientID: number, count: number): Uint8Array[] {
   const out: Uint8Array[] = []
   for (let i = 0; i < count; i++) {
     const sv = Y.encodeStateVector(d)
-    d.getMap('bench').set(`${clientID}:${i}`, Date.now() + i)
+    d.getMap('marks').set(`${clientID}:${i}`, Date.now() + i)
     out.push(Y.encodeStateAsUpdate(d, sv))
   }
   return out

@@ -4,7 +4,7 @@
 // writing serially and many rooms writing at once (LevelDB joins concurrent writers into one log
 // write, so one fsync covers them: the same effect as a group commit). Reports µs per cycle and the
 // on/off ratio. The data dir must be on the disk the server uses (default: a temp dir under the
-// repository, not /tmp, which may be tmpfs). Writes bench/results/fsync-<stamp>.json and fsync-latest.json.
+// repository, not /tmp, which may be tmpfs). Writes fsync-<stamp>.json and fsync-latest.json to bench/results/local/ (--save: bench/results/).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -13,6 +13,7 @@ import { Level } from 'level'
 import type { RootDb } from '../src/infra/data-dir.js'
 import { LevelDocStore } from '../src/storage/leveldb/store.js'
 import { log, num, list, parseFlags } from './lib/args.js'
+import { resultsDir } from './lib/results.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const LIMIT_MS = 10 * 60 * 1000
@@ -92,8 +93,7 @@ async function main(): Promise<void> {
     return { rooms, offUs: off.usPerCycle, onUs: on.usPerCycle, ratio: Math.round((on.usPerCycle / off.usPerCycle) * 10) / 10 }
   })
   for (const r of ratios) log(`${r.rooms} room(s): sync off ${r.offUs} µs/cycle, on ${r.onUs} µs/cycle, ${r.ratio}x`)
-  const out = flags.get('out') ?? join(ROOT, 'bench', 'results')
-  mkdirSync(out, { recursive: true })
+  const out = resultsDir(flags)
   const stamp = new Date().toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')
   const result = { bench: 'fsync', at: new Date().toISOString(), cpus: cpus().length, loadavg: loadavg(), cycles, entries, bytes, rows, ratios }
   writeFileSync(join(out, `fsync-${stamp}.json`), JSON.stringify(result, null, 2) + '\n')

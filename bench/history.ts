@@ -1,13 +1,12 @@
-// `npm run bench:history [-- --edits 100000 --users 10 --out DIR]`
+// `npm run bench:history [-- --edits 100000 --users 10 --save | --out DIR]`
 // Time and memory to answer activity and changeset on a document with many small attributed
 // edits, against the baseline of loading the same document state the way a room does. The log is
 // written to a real LevelDB in a temp dir; history is answered by the same service the routes use.
 // Every call builds the history from its record (none is kept between calls); repeated queries
-// report the median of 5 runs. Writes bench/results/history-<stamp>.json and history-latest.json. Bounded: aborts after 10 min.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+// report the median of 5 runs. Writes history-<stamp>.json and history-latest.json to bench/results/local/ (--save: bench/results/). Bounded: aborts after 10 min.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { Level } from 'level'
@@ -18,21 +17,17 @@ import { encodeIndex } from '../src/history/attribution-codec.js'
 import { HistoryService, RECORD_NAME } from '../src/history/service.js'
 import { DocHistory } from '../src/history/timeline.js'
 import type { UpdateEntry } from '../src/storage/doc-store.js'
+import { num, parseFlags } from './lib/args.js'
+import { resultsDir } from './lib/results.js'
 import { LevelDocStore } from '../src/storage/leveldb/store.js'
 import { rng } from './lib/seed.js'
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const LIMIT_MS = 10 * 60 * 1000
 const DOC = 'bench/history/main'
 const T0 = Date.UTC(2026, 0, 5, 9)
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
-
-function flag(argv: string[], name: string, fallback: string): string {
-  const i = argv.indexOf(`--${name}`)
-  return i >= 0 && argv[i + 1] ? argv[i + 1]! : fallback
-}
 
 function log(line: string): void {
   process.stdout.write(`[history bench] ${line}\n`)
@@ -116,9 +111,10 @@ async function median<T>(fn: () => Promise<T>, runs = 5): Promise<{ value: T; ms
 const round = (v: number) => Math.round(v * 10) / 10
 
 async function main(argv: string[]): Promise<void> {
-  const edits = Number(flag(argv, 'edits', '100000'))
-  const users = Number(flag(argv, 'users', '10'))
-  const out = flag(argv, 'out', join(ROOT, 'bench/results'))
+  const flags = parseFlags(argv)
+  const edits = num(flags, 'edits') ?? 100_000
+  const users = num(flags, 'users') ?? 10
+  const out = resultsDir(flags)
   const dir = mkdtempSync(join(tmpdir(), 'tandem-history-bench-'))
   const timer = setTimeout(() => {
     log(`aborted after ${LIMIT_MS / 1000}s`)
@@ -239,7 +235,6 @@ async function main(argv: string[]): Promise<void> {
     for (const [k, v] of Object.entries(report.ms)) {
       if (k !== 'baselineLoadDocument') report.timesBaseline[k] = Math.round((v / report.ms.baselineLoadDocument) * 100) / 100
     }
-    mkdirSync(out, { recursive: true })
     const stamp = report.at.replace(/[:.]/g, '-').slice(0, 19) + 'Z'
     const json = JSON.stringify(report, null, 2) + '\n'
     writeFileSync(join(out, `history-${stamp}.json`), json)

@@ -16,16 +16,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { writeFileSync } from 'node:fs'
 import WebSocket from 'ws'
-import { BenchClient, pool } from './lib/client.js'
+import { LoadClient, pool } from '../src/loadtest/client.js'
+import { parseFlags } from './lib/args.js'
 import { buildTandem, startPeer, type PeerName, type RunningPeer } from './lib/peers.js'
 import { sleep } from './scenarios/traffic.js'
 
-const argv = process.argv.slice(2)
-const opt = (name: string, dflt: string): string => {
-  const i = argv.indexOf(`--${name}`)
-  return i >= 0 ? argv[i + 1]! : dflt
-}
-const flag = (name: string): boolean => argv.includes(`--${name}`)
+const flags = parseFlags(process.argv.slice(2))
+const opt = (name: string, dflt: string): string => flags.get(name) ?? dflt
+const flag = (name: string): boolean => flags.has(name)
 
 const peerName = opt('peer', 'tandem') as PeerName
 const clientsN = Number(opt('clients', '5000'))
@@ -243,14 +241,14 @@ const peer = await startPeer(peerName, {
   nodeArgs: [...nodeArgs, ...(flag('gc') || flag('phys') || flag('alloc') ? [`--inspect=127.0.0.1:${INSPECT_PORT}`] : []), ...(snapDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapDir}`] : [])],
 })
 try {
-  const clients: BenchClient[] = []
-  for (let i = 0; i < clientsN; i++) clients.push(new BenchClient(i, await peer.target('bench', `idle-${i % roomsN}`, `u${i}`), { connectTimeoutMs: 60_000 }))
+  const clients: LoadClient[] = []
+  for (let i = 0; i < clientsN; i++) clients.push(new LoadClient(i, await peer.target('bench', `idle-${i % roomsN}`, `u${i}`), { connectTimeoutMs: 60_000 }))
   // --warmup N: N sockets to other rooms connected and closed first, so the baseline has paid the
   // process's one-time costs (JIT code, V8's young generation paged in, first-use native state)
   const warmN = Number(opt('warmup', '0'))
   if (warmN > 0) {
-    const warm: BenchClient[] = []
-    for (let i = 0; i < warmN; i++) warm.push(new BenchClient(clientsN + i, await peer.target('bench', `warm-${i % roomsN}`, `w${i}`), { connectTimeoutMs: 60_000 }))
+    const warm: LoadClient[] = []
+    for (let i = 0; i < warmN; i++) warm.push(new LoadClient(clientsN + i, await peer.target('bench', `warm-${i % roomsN}`, `w${i}`), { connectTimeoutMs: 60_000 }))
     await pool(warm, 200, (c) => c.connect())
     await pool(warm, 500, (c) => c.close())
   }

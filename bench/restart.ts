@@ -7,13 +7,14 @@
 // rooms, as in the cold scenario), the server is stopped (SIGTERM until exit) and started again
 // (spawn until its ready line). Reports medians and ranges of stop, start and the new process's
 // CPU time (utime + stime at its ready line, which other processes' load moves less than wall time).
-// Writes bench/results/restart-<stamp>.json and restart-latest.json.
+// Writes restart-<stamp>.json and restart-latest.json to bench/results/local/ (--save: bench/results/).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
-import { BenchClient, pool } from './lib/client.js'
+import { LoadClient, pool } from '../src/loadtest/client.js'
 import { log, list, num, parseFlags } from './lib/args.js'
-import { now } from './lib/marks.js'
+import { resultsDir } from './lib/results.js'
+import { now } from '../src/loadtest/marks.js'
 import { ROOT, buildTandem, startPeer, type PeerName, type RunningPeer } from './lib/peers.js'
 import { cpuSeconds } from './lib/proc.js'
 import { markerText, seedUpdate } from './lib/seed.js'
@@ -108,8 +109,7 @@ async function main(): Promise<void> {
   const fmt = (s: { median: number; min: number; max: number }) => `${s.median} (${s.min}–${s.max})`
   for (const row of table) process.stdout.write(`| ${row.peer} | ${fmt(row.restartMs)} | ${fmt(row.stopMs)} | ${fmt(row.startMs)} | ${fmt(row.startCpuMs)} |\n`)
   const stamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-')
-  const out = join(ROOT, 'bench/results')
-  mkdirSync(out, { recursive: true })
+  const out = resultsDir(flags)
   const json = JSON.stringify({ stamp, entry: tandemEntry, rounds, docs, docKB, touch, cpus, loadavg: loadavg(), table }, null, 2)
   writeFileSync(join(out, `restart-${stamp}.json`), json)
   writeFileSync(join(out, 'restart-latest.json'), json)
@@ -117,9 +117,9 @@ async function main(): Promise<void> {
 
 /** Opens each document until its whole content arrived (50 at once), then closes the sockets. */
 async function openWhole(peer: RunningPeer, docs: string[]): Promise<void> {
-  const clients: BenchClient[] = []
+  const clients: LoadClient[] = []
   for (const [i, doc] of docs.entries()) {
-    clients.push(new BenchClient(i, await peer.target('bench', doc, `u${i}`), { marker: Buffer.from(markerText(doc)), connectTimeoutMs: 60_000 }))
+    clients.push(new LoadClient(i, await peer.target('bench', doc, `u${i}`), { marker: Buffer.from(markerText(doc)), connectTimeoutMs: 60_000 }))
   }
   const res = await pool(clients, 50, (c) => c.connect())
   await pool(clients, 500, (c) => c.close())

@@ -1,11 +1,12 @@
 // `npm run bench [-- --scenario fanout,rooms --peers tandem,yws,hocuspocus --quick ...]`
 // Runs each chosen scenario against each chosen server, back to back, each server fresh on its own
-// data dir, pinned apart from this load generator; writes JSON, Markdown and SVG under bench/results/.
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+// data dir, pinned apart from this load generator; writes JSON, Markdown and SVG under bench/results/local/ (--save: bench/results/).
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { list, log, num, parseFlags } from './lib/args.js'
 import { openFileLimit, pinSelf, stamp } from './lib/host.js'
+import { resultsDir, saving } from './lib/results.js'
 import { machineFacts } from './lib/proc.js'
 import { PEER_NAMES, RELAY_SCENARIOS, ROOT, TANDEM_HP_SCENARIOS, TANDEM_PG_SCENARIOS, buildTandem, peerVersion, startPeer, stopBenchPostgres, type PeerName, type RunningPeer } from './lib/peers.js'
 import { markdown, svg, type BenchReport, type RunRecord } from './lib/report.js'
@@ -39,7 +40,9 @@ const USAGE = `usage: npm run bench -- [options]
   --tandem-entry F    Tandem script to run (default: the bundle built into bench/.build/dist)
   --no-build          run bin/tandem.js (through tsx) instead of compiling
   --server-node-args A  extra node flags for every server, comma separated (e.g. --cpu-prof)
-  --out DIR           results directory (default bench/results)
+  --save              write to bench/results/ (tracked); without it runs go to bench/results/local/
+                      (ignored by git)
+  --out DIR           results directory (instead of either)
   --latest            also write latest.{json,md,svg} (done anyway for a full default run); with
                       --scenario memory or large alone: memory-latest.*, large-latest.*
 `
@@ -98,9 +101,7 @@ async function main(argv: string[]): Promise<number> {
     // Three cluster nodes vs one (real processes, PostgreSQL, redis-server): its own runner.
     const { cpuRatio, formatRatio, runClusterBench } = await import('./cluster.js')
     const results = await runClusterBench(flags)
-    const out = flags.get('out') ?? join(ROOT, 'bench/results')
-    mkdirSync(out, { recursive: true })
-    const file = join(out, `${stamp(new Date())}-cluster.json`)
+    const file = join(resultsDir(flags), `${stamp(new Date())}-cluster.json`)
     const ratio = cpuRatio(results)
     const capacity = cpuRatio(results, 'haproxy 3x', 'cluster node')
     const lowLoad = cpuRatio(results, 'haproxy', 'cluster node')
@@ -128,8 +129,7 @@ async function main(argv: string[]): Promise<number> {
   const extraOnly = scenarios.every((s) => (EXTRA_SCENARIOS as readonly string[]).includes(s))
   const peers = (list(flags, 'peers') ?? [...PEER_NAMES]).map((p) => (p === 'y-websocket' ? 'yws' : p)) as PeerName[]
   for (const p of peers) if (!PEER_NAMES.includes(p)) throw new Error(`unknown peer ${p}; known: ${PEER_NAMES.join(', ')}`)
-  const out = flags.get('out') ?? join(ROOT, 'bench/results')
-  mkdirSync(out, { recursive: true })
+  const out = resultsDir(flags)
 
   const notes: string[] = []
   const machine = machineFacts() // before pinning: nproc counts the CPUs this process may use
@@ -270,13 +270,13 @@ async function main(argv: string[]): Promise<number> {
   const md = markdown(report)
   writeFileSync(`${base}.md`, md)
   writeFileSync(`${base}.svg`, svg(report))
-  const full = !flags.has('quick') && scenarios.length === SCENARIOS.length && peers.length === PEER_NAMES.length && argv.every((a) => !a.startsWith('--') || ['--latest', '--repeat'].includes(a))
+  const full = !flags.has('quick') && scenarios.length === SCENARIOS.length && peers.length === PEER_NAMES.length && argv.every((a) => !a.startsWith('--') || ['--latest', '--repeat', '--save'].includes(a))
   if (extraOnly) {
     // --latest: memory-latest.{json,md}, large-latest.{json,md} (that scenario run alone).
     if (scenarios.length === 1 && flags.has('latest')) for (const ext of ['json', 'md']) copyFileSync(`${base}.${ext}`, join(out, `${scenarios[0]}-latest.${ext}`))
   } else if (full || flags.has('latest')) {
     for (const ext of ['json', 'md', 'svg']) copyFileSync(`${base}.${ext}`, join(out, `latest.${ext}`))
-    updateReadme(md)
+    if (saving(flags)) updateReadme(md)
   }
   process.stdout.write(`\n${md}\n`)
   log(`results: ${base}.{json,md,svg}`)

@@ -14,16 +14,18 @@
 //   --server-node-args A  extra node flags for the server, comma separated (e.g. --max-semi-space-size=16)
 //   --server-args "..."   extra tandem serve flags, space separated
 //   --no-build            run bin/tandem.js through tsx instead of the compiled sources
-//   --out DIR             results directory (default bench/results)
-// Writes bench/results/soak-<stamp>.json and soak-latest.json. Bounded: the run stops itself at
+//   --save                write to bench/results/ (tracked) instead of bench/results/local/
+//   --out DIR             results directory (instead of either)
+// Writes soak-<stamp>.json and soak-latest.json to bench/results/local/ (--save: bench/results/). Bounded: the run stops itself at
 // duration + cool-down + 10 minutes.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { mintToken } from '../src/auth/capability.js'
 import { loadKeyRing } from '../src/auth/keys/ring.js'
 import { log, num, parseFlags } from './lib/args.js'
+import { resultsDir } from './lib/results.js'
 import { ROOT, buildTandem } from './lib/peers.js'
 import { machineFacts } from './lib/proc.js'
 import { runSoak, type SoakServer, type SoakSize } from './scenarios/soak.js'
@@ -113,8 +115,7 @@ async function main(): Promise<void> {
     const m = result.metrics
     log(`soak: RSS slope after warm-up ${m.rssSlopeMBPerMin} MiB/min (heap used ${m.heapUsedSlopeMBPerMin}, native ${m.nativeSlopeMBPerMin}); idle ${m.idleRssMB} MiB, peak under load ${m.peakLoadRssMB} MiB, after cool-down ${m.cooldownRssMB} MiB (${m.cooldownOverIdleMB} over idle)`)
     for (const n of result.notes) log(`soak note: ${n}`)
-    const out = flags.get('out') ?? join(ROOT, 'bench', 'results')
-    mkdirSync(out, { recursive: true })
+    const out = resultsDir(flags)
     const stamp = new Date().toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')
     const record = { bench: 'soak', at: new Date().toISOString(), machine: machineFacts(), size, env, nodeArgs, serverArgs: extra, ...result }
     writeFileSync(join(out, `soak-${stamp}.json`), JSON.stringify(record, null, 2) + '\n')

@@ -9,10 +9,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { list, log, num, parseFlags } from './lib/args.js'
-import { BenchClient, pool } from './lib/client.js'
+import { LoadClient, pool } from '../src/loadtest/client.js'
 import { pinSelf } from './lib/host.js'
 import { cpuSeconds } from './lib/proc.js'
-import { Samples } from './lib/stats.js'
+import { Samples } from '../src/loadtest/stats.js'
 import { ROOT, buildTandem, startPeer, type PeerName } from './lib/peers.js'
 import { markerText, seedUpdate } from './lib/seed.js'
 import { seedRooms } from './scenarios/seeding.js'
@@ -68,10 +68,10 @@ async function main(argv: string[]): Promise<void> {
     const seeded = await seedRooms(peer, docs, seed, 20, true, { progress: log })
     marks.push(['seeded', Date.now()])
     await sleep(1000)
-    const cs: BenchClient[] = []
+    const cs: LoadClient[] = []
     for (let i = 0; i < clients; i++) {
       const doc = docs[i % rooms]!
-      cs.push(new BenchClient(i, await peer.target('bench', doc, `u${i}`), { marker: Buffer.from(markerText(doc)), connectTimeoutMs: 120_000 }))
+      cs.push(new LoadClient(i, await peer.target('bench', doc, `u${i}`), { marker: Buffer.from(markerText(doc)), connectTimeoutMs: 120_000 }))
     }
     marks.push(['storm', Date.now()])
     const cpu0 = cpuSeconds(peer.pid)

@@ -45,7 +45,7 @@ class CountingSocket implements PeerSocket {
 function updatesOf(clientID: number, count: number): Uint8Array[] {
   const d = new Y.Doc()
   d.clientID = clientID
-  const m = d.getMap('bench')
+  const m = d.getMap('marks')
   const out: Uint8Array[] = []
   for (let i = 0; i < count; i++) {
     const sv = Y.encodeStateVector(d)

@@ -15,6 +15,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 import ts from 'typescript'
+import { readArgv } from '../src/infra/argv.js'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 export const CLIENT = join(ROOT, 'packages/client')
@@ -123,7 +124,7 @@ async function checkAlone(outDir: string): Promise<void> {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const i = process.argv.indexOf('--out-dir')
-  await buildClient(i > 0 ? process.argv[i + 1] : undefined)
-  process.stdout.write(`@tandem/client built into ${i > 0 ? process.argv[i + 1] : 'packages/client/dist'}\n`)
+  const outDir = readArgv(process.argv.slice(2), { strings: ['out-dir'], others: 'refuse' }).values.get('out-dir')
+  await buildClient(outDir)
+  process.stdout.write(`@tandem/client built into ${outDir ?? 'packages/client/dist'}\n`)
 }

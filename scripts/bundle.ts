@@ -10,6 +10,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build, type Metafile, type Plugin } from 'esbuild'
+import { readArgv } from '../src/infra/argv.js'
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url))
 
@@ -105,8 +106,7 @@ export async function bundleServer(outDir = join(ROOT, 'dist')): Promise<Bundle>
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const i = process.argv.indexOf('--out-dir')
-  const outDir = i > 0 ? process.argv[i + 1]! : join(ROOT, 'dist')
+  const outDir = readArgv(process.argv.slice(2), { strings: ['out-dir'], others: 'refuse' }).values.get('out-dir') ?? join(ROOT, 'dist')
   const b = await bundleServer(outDir)
   process.stdout.write(`bundled ${Object.keys(b.metafile.inputs).length} modules into ${relative(process.cwd(), b.entry)} and ${b.files.length - 1} more files (${(b.bytes / 1024).toFixed(0)} KB)\n`)
 }

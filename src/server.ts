@@ -5,7 +5,7 @@ import { VersionPoll } from './auth/polled-records.js'
 import { REVOKE_PREFIX, RevocationList } from './auth/revocation.js'
 import type { ClusterNode, ClusterNodeOptions } from './cluster/node.js'
 import { RemoteAwareness } from './cluster/remote-awareness.js'
-import { RoomRegistry, roomSettings } from './collab/registry.js'
+import { RoomRegistry, roomSettings, type RegistryOptions } from './collab/registry.js'
 import type { RestRoutes } from './collab/rest.js'
 import { enforceRevocations } from './collab/revocation-enforcer.js'
 import { createCollabApp } from './collab/uws/app.js'
@@ -24,7 +24,7 @@ import type { ServerDeps } from './deps.js'
 import { Resources } from './infra/resources.js'
 import type { Config } from './infra/config.js'
 import { createLogger, type Logger } from './infra/log.js'
-import { createMetrics } from './infra/metrics.js'
+import { createMetrics, type Metrics } from './infra/metrics.js'
 import { describePgError } from './pg/pool.js'
 import { CLOSE, type CloseCode } from './protocol/close-codes.js'
 import type { DocStore } from './storage/doc-store.js'
@@ -55,6 +55,21 @@ export interface ServerOptions {
   onCollabListening?: (port: number) => void
   /** cluster mode timings (tests shorten the heartbeat to see a lapse sooner) */
   cluster?: Pick<ClusterNodeOptions, 'heartbeatTtlMs' | 'heartbeatEveryMs' | 'pollMs' | 'gapGraceMs' | 'nodeId'>
+  /** parts built by the caller instead of the defaults; each a factory, called once per start */
+  parts?: ServerParts
+}
+
+/**
+ * The parts of the per-update path a caller may compose the server from: a measurement can take
+ * one away (metrics that record nothing, a store that drops appends, rooms that only relay)
+ * without the server knowing. Absent, the server builds its own.
+ */
+export interface ServerParts {
+  metrics?: () => Metrics
+  /** wraps the document store the rooms and history use */
+  docStore?: (store: DocStore) => DocStore
+  buildCommitter?: RegistryOptions['buildCommitter']
+  buildRoom?: RegistryOptions['buildRoom']
 }
 
 export interface TandemServer {
@@ -81,10 +96,8 @@ export interface TandemServer {
 export async function createServer(config: Config, opts: ServerOptions = {}): Promise<TandemServer> {
   const log = opts.log ?? createLogger(config.logLevel)
   const now = opts.now ?? Date.now
-  // --bench-ablate: parts of the per-update path taken away, for bench/ablate.ts only.
-  const ablate = new Set(config.benchAblate)
-  if (ablate.size > 0) log.warn({ benchAblate: [...ablate] }, 'bench-only ablations on (--bench-ablate): updates are lost or unseen; never run this in production')
-  const metrics = createMetrics({ record: !ablate.has('nometrics') })
+  const parts = opts.parts ?? {}
+  const metrics = parts.metrics?.() ?? createMetrics()
   // Everything opened below registers its close here once; a failed start unwinds the same stack.
   const resources = new Resources()
   // How the registry and the sockets close: set by close(), read when the stack unwinds.
@@ -92,11 +105,11 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
   try {
     // Documents, versions, the control plane and the signing keys: in the data dir, or all in
     // PostgreSQL with --postgres-url (src/backend/).
-    const backend = resources.add('backend', await openBackend(config, { discardAppends: ablate.has('nowrite') }), (b) => b.close())
+    const backend = resources.add('backend', await openBackend(config), (b) => b.close())
     const { db, pg, versions, suggestions } = backend
     const keys = await backend.keys()
     const storageHealth = new StorageHealth(metrics)
-    const store = trackWrites(backend.docs, storageHealth)
+    const store = trackWrites(parts.docStore?.(backend.docs) ?? backend.docs, storageHealth)
     log.info({ storage: backend.kind }, 'document storage open')
 
     // --redis-url: this process is one node of a cluster (docs/cluster.md). Rooms follow their
@@ -121,8 +134,8 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       metrics,
       now,
       ...roomSettings(config),
-      commitSinks: !ablate.has('nosinks'),
-      path: ablate.has('relay') ? 'relay' : 'full',
+      buildCommitter: parts.buildCommitter,
+      buildRoom: parts.buildRoom,
       cluster: cluster && { bus: cluster.bus, leases: cluster.leases, remote, cycleIdPrefix: cluster.id },
     })
     // The rooms' last cycles commit and publish before the bus closes.

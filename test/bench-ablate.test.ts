@@ -1,8 +1,8 @@
-// --bench-ablate (bench/ablate.ts only): each name takes its part away from a real server, and
-// the server says so at start.
+// bench/ablate.ts's variants: a real server composed with a part taken away (createServer's
+// parts, bench/lib/ablations.ts), and the warning that says so at start.
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import type { Config } from '../src/infra/config.js'
+import { ablationParts, type Ablation } from '../bench/lib/ablations.js'
 import { createLogger } from '../src/infra/log.js'
 import { eventually, startTandem, synced, type Harness } from './helpers/tandem.js'
 
@@ -11,9 +11,9 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
 
-async function harness(benchAblate: Config['benchAblate'], lines: string[] = []): Promise<Harness> {
+async function harness(ablations: Ablation[], lines: string[] = []): Promise<Harness> {
   const log = createLogger('warn', { write: (line: string) => void lines.push(line) })
-  const h = await startTandem({ benchAblate }, { api: false, log })
+  const h = await startTandem({}, { api: false, log, parts: ablationParts(ablations, log) })
   cleanups.push(() => h.close())
   return h
 }
@@ -35,7 +35,7 @@ const stored = async (h: Harness, doc: string) => {
   return (await h.server.store.load(`acme/${doc}/main`)).updates.length
 }
 
-describe('--bench-ablate', () => {
+describe('ablated servers (bench/ablate.ts)', () => {
   it('relay: rooms relay updates between sockets and store nothing', async () => {
     const h = await harness(['relay'])
     await typeAcross(h, 'relay', 'hello')
@@ -58,7 +58,7 @@ describe('--bench-ablate', () => {
     const h = await harness([], lines)
     await typeAcross(h, 'full', 'kept')
     expect(await stored(h, 'full')).toBeGreaterThan(0)
-    expect(lines.join('')).not.toContain('bench-only')
+    expect(lines.join('')).not.toContain('ablations on')
   })
 
   it('nometrics: the server counts nothing and serves no process metrics', async () => {
@@ -71,11 +71,11 @@ describe('--bench-ablate', () => {
     expect(await stored(h, 'nometrics')).toBeGreaterThan(0) // only metrics were taken away
   })
 
-  it('any ablation: the server warns at start, naming them', async () => {
+  it('any ablation: a warning at start names them', async () => {
     const lines: string[] = []
     await harness(['nosinks', 'nometrics'], lines)
-    const warning = lines.map((l) => JSON.parse(l) as { level: number; msg: string; benchAblate?: string[] }).find((l) => l.msg.includes('bench-only'))
-    expect(warning).toMatchObject({ level: 40, benchAblate: ['nosinks', 'nometrics'] })
-    expect(warning!.msg).toMatch(/never run this in production/)
+    const warning = lines.map((l) => JSON.parse(l) as { level: number; msg: string; ablations?: string[] }).find((l) => l.msg.includes('ablations on'))
+    expect(warning).toMatchObject({ level: 40, ablations: ['nosinks', 'nometrics'] })
+    expect(warning!.msg).toMatch(/updates are lost or unseen/)
   })
 })

@@ -8,13 +8,13 @@ import { join } from 'node:path'
 import * as Y from 'yjs'
 import { largeDocBatches, plainTextDoc, realisticDoc } from '../bench/lib/docs.js'
 import { GC_NODE_ARGS, collectAndRead } from '../bench/lib/gc.js'
-import { MarkWriter, readMarks } from '../bench/lib/marks.js'
+import { MarkWriter, readMarks } from '../src/loadtest/marks.js'
 import { startPeer, type PeerName } from '../bench/lib/peers.js'
 import { markdown, ratio, svg, type BenchReport } from '../bench/lib/report.js'
-import { Samples } from '../bench/lib/stats.js'
+import { Samples } from '../src/loadtest/stats.js'
 import { slope } from '../bench/scenarios/soak.js'
 import { runTraffic } from '../bench/scenarios/traffic.js'
-import { Framing, decodeAwareness, encodeAwarenessState } from '../bench/lib/wire.js'
+import { Framing, decodeAwareness, encodeAwarenessState } from '../src/loadtest/wire.js'
 
 describe('bench harness', () => {
   it('computes exact percentiles', () => {

@@ -1,21 +1,11 @@
-// Command-line flags of the bench entry points: `--name value`, `--name=value`, bare `--flag`.
+// Command-line flags of the bench entry points: `--name value`, `--name=value`, bare `--flag`
+// (read 'true'), on the one reader every command uses (src/infra/argv.ts).
+import { readArgv } from '../../src/infra/argv.js'
+
 export type Flags = Map<string, string>
 
 export function parseFlags(argv: string[]): Flags {
-  const flags: Flags = new Map()
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!
-    if (!a.startsWith('--')) throw new Error(`unexpected argument ${JSON.stringify(a)}`)
-    const eq = a.indexOf('=')
-    if (eq > 0) {
-      flags.set(a.slice(2, eq), a.slice(eq + 1))
-    } else if (i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) {
-      flags.set(a.slice(2), argv[++i]!)
-    } else {
-      flags.set(a.slice(2), 'true')
-    }
-  }
-  return flags
+  return readArgv(argv, { others: 'value-or-true' }).values
 }
 
 export function num(flags: Flags, name: string): number | undefined {

@@ -10,7 +10,7 @@ import { mintToken } from '../../src/auth/capability.js'
 import { generateSigningJwk, keyRingFromJwks, loadKeyRing, type KeyRing } from '../../src/auth/keys/ring.js'
 import { bundleServer } from '../../scripts/bundle.js'
 import { startPostgres, type PgServer } from '../../test/helpers/postgres.js'
-import type { Target } from './client.js'
+import type { Target } from '../../src/loadtest/client.js'
 import { freePort } from '../../test/helpers/ports.js'
 
 /**

@@ -2,11 +2,11 @@
 // same data dir, then every document opened once (first open after restart) until its marker arrives.
 // Peers run with their own persistence here (reference server: y-leveldb; Hocuspocus: the
 // Database extension storing one file per document).
-import { BenchClient, pool } from '../lib/client.js'
-import { now } from '../lib/marks.js'
+import { LoadClient, pool } from '../../src/loadtest/client.js'
+import { now } from '../../src/loadtest/marks.js'
 import type { RunningPeer } from '../lib/peers.js'
 import { markerText, seedUpdate } from '../lib/seed.js'
-import { round } from '../lib/stats.js'
+import { round } from '../../src/loadtest/stats.js'
 import { measureConnects } from './connect-window.js'
 import { seedRooms } from './seeding.js'
 import { sleep } from './traffic.js'
@@ -40,10 +40,10 @@ export async function runCold(first: RunningPeer, size: ColdSize, ctx: Ctx): Pro
   const restartMs = now() - r0
   await sleep(500)
 
-  const clients: BenchClient[] = []
+  const clients: LoadClient[] = []
   for (let i = 0; i < size.docs; i++) {
     const doc = docs[i]!
-    clients.push(new BenchClient(i, await peer.target('bench', doc, `u${i}`), { marker: Buffer.from(markerText(doc)), connectTimeoutMs: 60_000 }))
+    clients.push(new LoadClient(i, await peer.target('bench', doc, `u${i}`), { marker: Buffer.from(markerText(doc)), connectTimeoutMs: 60_000 }))
   }
   const w = await measureConnects(peer, clients, size.concurrency, ctx, notes, { label: 'cold', done: 'opened', failed: 'documents did not load whole' })
   await pool(clients, 500, (c) => c.close())

@@ -1,11 +1,11 @@
 // The measuring window shared by the storm and cold scenarios: clients connect through a pool of
 // `concurrency` in flight while server CPU, foreign load, RSS and load-generator CPU are recorded;
 // each client counts once its sync carried the whole document.
-import { type BenchClient, pool } from '../lib/client.js'
-import { now } from '../lib/marks.js'
+import { type LoadClient, pool } from '../../src/loadtest/client.js'
+import { now } from '../../src/loadtest/marks.js'
 import type { RunningPeer } from '../lib/peers.js'
 import { ForeignLoad, RssSampler, alive, cpuSeconds, mainThreadCpuSeconds, memory } from '../lib/proc.js'
-import { Samples, type Summary } from '../lib/stats.js'
+import { Samples, type Summary } from '../../src/loadtest/stats.js'
 import type { Ctx } from './types.js'
 
 export interface ConnectWindow {
@@ -28,7 +28,7 @@ export interface ConnectWindow {
 /** `what` names the unit in progress and notes: e.g. { done: 'synced', failed: 'clients did not sync' }. */
 export async function measureConnects(
   peer: RunningPeer,
-  clients: BenchClient[],
+  clients: LoadClient[],
   concurrency: number,
   ctx: Ctx,
   notes: string[],

@@ -1,10 +1,10 @@
 // Idle capacity: N synced connections spread over R rooms that then send nothing; the server's
 // resident memory growth divided by N.
-import { BenchClient, pool } from '../lib/client.js'
-import { now } from '../lib/marks.js'
+import { LoadClient, pool } from '../../src/loadtest/client.js'
+import { now } from '../../src/loadtest/marks.js'
 import type { RunningPeer } from '../lib/peers.js'
 import { ForeignLoad, alive, cpuSeconds, memory } from '../lib/proc.js'
-import { round } from '../lib/stats.js'
+import { round } from '../../src/loadtest/stats.js'
 import { sleep } from './traffic.js'
 import type { Ctx, ScenarioResult } from './types.js'
 
@@ -20,9 +20,9 @@ const MB = 1024 * 1024
 
 export async function runIdle(peer: RunningPeer, size: IdleSize, ctx: Ctx): Promise<ScenarioResult> {
   const notes: string[] = []
-  const clients: BenchClient[] = []
+  const clients: LoadClient[] = []
   for (let i = 0; i < size.connections; i++) {
-    clients.push(new BenchClient(i, await peer.target('bench', `idle-${i % size.rooms}`, `u${i}`), { connectTimeoutMs: 60_000 }))
+    clients.push(new LoadClient(i, await peer.target('bench', `idle-${i % size.rooms}`, `u${i}`), { connectTimeoutMs: 60_000 }))
   }
   await sleep(1000)
   const mem0 = memory(peer.pid)
@@ -31,7 +31,7 @@ export async function runIdle(peer: RunningPeer, size: IdleSize, ctx: Ctx): Prom
   foreign.start()
   ctx.progress(`idle: connecting ${size.connections} clients over ${size.rooms} rooms`)
   let done = 0
-  const connect = async (c: BenchClient): Promise<void> => {
+  const connect = async (c: LoadClient): Promise<void> => {
     await c.connect()
     if (++done % 1000 === 0) ctx.progress(`idle/${peer.name}: ${done}/${size.connections} connected`)
   }

@@ -6,14 +6,14 @@
 // connect to the whole document received (the marker seen), and the peak RSS rise of the server
 // during that load and sync (VmHWM after, and VmRSS polled every 10 ms).
 import * as Y from 'yjs'
-import { BenchClient } from '../lib/client.js'
+import { LoadClient } from '../../src/loadtest/client.js'
 import { largeDocBatches } from '../lib/docs.js'
 import { collectAndRead, resetPeak } from '../lib/gc.js'
-import { now } from '../lib/marks.js'
+import { now } from '../../src/loadtest/marks.js'
 import type { RunningPeer } from '../lib/peers.js'
 import { ForeignLoad, RssSampler, alive, cpuSeconds, mainThreadCpuSeconds, memory, waitForQuietDir } from '../lib/proc.js'
 import { markerText, markerUpdate } from '../lib/seed.js'
-import { round } from '../lib/stats.js'
+import { round } from '../../src/loadtest/stats.js'
 import { sleep } from './traffic.js'
 import type { Ctx, ScenarioResult } from './types.js'
 
@@ -64,7 +64,7 @@ export async function runLarge(first: RunningPeer, size: LargeSize, ctx: Ctx): P
   const docBytes = built.update.length
   const room = 'large-0'
   ctx.progress(`large/${first.name}: writing ${(docBytes / MB).toFixed(1)} MB (${built.items} items) in ${built.batches.length} messages`)
-  const writer = new BenchClient(9_500_000, await first.target('bench', room, 'writer'), { connectTimeoutMs: 120_000 })
+  const writer = new LoadClient(9_500_000, await first.target('bench', room, 'writer'), { connectTimeoutMs: 120_000 })
   await writer.connect()
   const svMap = Y.decodeStateVector(Y.encodeStateVectorFromUpdate(built.update))
   const withMarker = markerUpdate(svMap, room)
@@ -95,7 +95,7 @@ export async function runLarge(first: RunningPeer, size: LargeSize, ctx: Ctx): P
   const sampler = new RssSampler(peer.pid, 10)
   sampler.start()
   const applied = size.apply ? new Y.Doc() : undefined
-  const reader = new BenchClient(1, await peer.target('bench', room, 'reader'), {
+  const reader = new LoadClient(1, await peer.target('bench', room, 'reader'), {
     marker: Buffer.from(markerText(room)),
     connectTimeoutMs: size.timeoutSec * 1000,
     ...(applied ? { applyTo: applied } : {}),

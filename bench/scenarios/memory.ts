@@ -7,13 +7,13 @@
 // plain ones. After a forced GC in the server (bench/peers/gc-probe.mjs), its RSS (VmRSS) is read;
 // (RSS loaded - RSS empty) / N is the cost of one loaded document. The readers are raw-protocol
 // clients in this process: no client memory in the server's figure.
-import { BenchClient, pool } from '../lib/client.js'
+import { LoadClient, pool } from '../../src/loadtest/client.js'
 import { plainTextDoc, realisticDoc } from '../lib/docs.js'
 import { collectAndRead } from '../lib/gc.js'
 import type { RunningPeer } from '../lib/peers.js'
 import { ForeignLoad, alive, cpuSeconds, memory, waitForQuietDir } from '../lib/proc.js'
 import { markerText } from '../lib/seed.js'
-import { round } from '../lib/stats.js'
+import { round } from '../../src/loadtest/stats.js'
 import { seedRooms } from './seeding.js'
 import { sleep } from './traffic.js'
 import type { Ctx, Metrics, ScenarioResult } from './types.js'
@@ -88,12 +88,12 @@ export async function runMemory(first: RunningPeer, size: MemorySize, ctx: Ctx):
       const foreign = new ForeignLoad(ctx.serverCores ?? null)
       foreign.start()
       const idle = await collectAndRead(peer.pid, 500)
-      const readers: BenchClient[] = []
+      const readers: LoadClient[] = []
       const docs = names(phase)
       for (let i = 0; i < docs.length; i++) {
         const doc = docs[i]!
         const opts = phase === 'empty' ? { connectTimeoutMs: 60_000 } : { connectTimeoutMs: 60_000, marker: Buffer.from(markerText(doc)) }
-        readers.push(new BenchClient(i, await peer.target('bench', doc, `reader${i}`), opts))
+        readers.push(new LoadClient(i, await peer.target('bench', doc, `reader${i}`), opts))
       }
       const res = await pool(readers, size.concurrency, (c) => c.connect())
       const failed = res.filter((x) => x.status === 'rejected') as PromiseRejectedResult[]

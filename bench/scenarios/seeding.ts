@@ -1,6 +1,6 @@
 // Puts a seed document into each named room through the ordinary protocol, and waits until the
 // server has applied it (it answered a later step 1).
-import { BenchClient, pool } from '../lib/client.js'
+import { LoadClient, pool } from '../../src/loadtest/client.js'
 import type { RunningPeer } from '../lib/peers.js'
 import { markerUpdate, seedStateVector } from '../lib/seed.js'
 import type { Ctx } from './types.js'
@@ -12,12 +12,12 @@ export async function seedRooms(
   concurrency: number,
   keepOpen: boolean,
   ctx: Ctx,
-): Promise<{ writers: BenchClient[]; failures: number }> {
+): Promise<{ writers: LoadClient[]; failures: number }> {
   const sv = seedStateVector(seed)
   let done = 0
-  const writers: BenchClient[] = []
+  const writers: LoadClient[] = []
   const results = await pool(docs, concurrency, async (doc, i) => {
-    const c = new BenchClient(9_000_000 + i, await peer.target('bench', doc, `seeder${i}`), { connectTimeoutMs: 120_000 })
+    const c = new LoadClient(9_000_000 + i, await peer.target('bench', doc, `seeder${i}`), { connectTimeoutMs: 120_000 })
     await c.connect()
     const marker = markerUpdate(sv, doc)
     // In order on one socket: the answer to the marker's step 1 comes after both were applied.

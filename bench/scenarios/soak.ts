@@ -5,10 +5,10 @@
 // MiB/min), the same for the heap and for the rest ("native": RSS - V8 heap total), and RSS after
 // the traffic stops and a cool-down passes, against the idle RSS measured before the load (with the
 // same database already open, so both sides hold the same things).
-import { BenchClient, Tally, pool } from '../lib/client.js'
+import { LoadClient, Tally, pool } from '../../src/loadtest/client.js'
 import { alive, cpuSeconds, memory } from '../lib/proc.js'
-import type { Target } from '../lib/client.js'
-import { round } from '../lib/stats.js'
+import type { Target } from '../../src/loadtest/client.js'
+import { round } from '../../src/loadtest/stats.js'
 import type { Metrics, ScenarioResult } from './types.js'
 
 export interface SoakSize {
@@ -139,8 +139,8 @@ export async function runSoak(server: SoakServer, size: SoakSize, progress: (lin
   }
 
   // Load.
-  const clients: BenchClient[] = []
-  for (let i = 0; i < size.sockets; i++) clients.push(new BenchClient(i, await server.target(`soak-${i % size.docs}`, `u${i}`), { tally }))
+  const clients: LoadClient[] = []
+  for (let i = 0; i < size.sockets; i++) clients.push(new LoadClient(i, await server.target(`soak-${i % size.docs}`, `u${i}`), { tally }))
   progress(`connecting ${size.sockets} sockets to ${size.docs} documents`)
   const connected = await pool(clients, 50, (c) => c.connect())
   const failed = connected.filter((r) => r.status === 'rejected').length

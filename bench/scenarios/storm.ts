@@ -1,10 +1,10 @@
 // Connect storm: N clients connect, as fast as the in-flight limit allows, to R rooms that already
 // hold a document of the given size (kept loaded by one writer per room). A client counts once its
 // sync carried the whole document (the room's marker arrived).
-import { BenchClient, pool } from '../lib/client.js'
+import { LoadClient, pool } from '../../src/loadtest/client.js'
 import type { RunningPeer } from '../lib/peers.js'
 import { markerText, seedUpdate } from '../lib/seed.js'
-import { round } from '../lib/stats.js'
+import { round } from '../../src/loadtest/stats.js'
 import { measureConnects } from './connect-window.js'
 import { seedRooms } from './seeding.js'
 import { sleep } from './traffic.js'
@@ -29,10 +29,10 @@ export async function runStorm(peer: RunningPeer, size: StormSize, ctx: Ctx): Pr
   if (seeded.failures) notes.push(`${seeded.failures} rooms failed to seed`)
   await sleep(1000)
 
-  const clients: BenchClient[] = []
+  const clients: LoadClient[] = []
   for (let i = 0; i < size.clients; i++) {
     const doc = docs[i % size.rooms]!
-    clients.push(new BenchClient(i, await peer.target('bench', doc, `u${i}`), { marker: Buffer.from(markerText(doc)), connectTimeoutMs: 120_000 }))
+    clients.push(new LoadClient(i, await peer.target('bench', doc, `u${i}`), { marker: Buffer.from(markerText(doc)), connectTimeoutMs: 120_000 }))
   }
   ctx.progress(`storm: ${size.clients} clients, ${size.concurrency} in flight`)
   const w = await measureConnects(peer, clients, size.concurrency, ctx, notes, { label: 'storm', done: 'synced', failed: 'clients did not sync' })

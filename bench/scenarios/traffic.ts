@@ -1,11 +1,11 @@
 // Steady traffic: R rooms x C clients, each sending marked updates at a set rate (and, for presence,
 // awareness states), for a fixed time. Every client is connected and synced before sending starts;
 // after sending stops the run drains until every expected delivery arrived or the drain time ends.
-import { BenchClient, Tally, pool } from '../lib/client.js'
-import { now } from '../lib/marks.js'
+import { LoadClient, Tally, pool } from '../../src/loadtest/client.js'
+import { now } from '../../src/loadtest/marks.js'
 import type { RunningPeer } from '../lib/peers.js'
 import { ForeignLoad, RssSampler, alive, cpuSeconds, mainThreadCpuSeconds, memory } from '../lib/proc.js'
-import { round } from '../lib/stats.js'
+import { round } from '../../src/loadtest/stats.js'
 import type { Ctx, Metrics, ScenarioResult } from './types.js'
 
 export interface TrafficSize {
@@ -26,11 +26,11 @@ export async function runTraffic(name: string, peer: RunningPeer, size: TrafficS
   const notes: string[] = []
   const tally = new Tally()
   const total = size.rooms * size.clientsPerRoom
-  const clients: BenchClient[] = []
+  const clients: LoadClient[] = []
   for (let r = 0; r < size.rooms; r++) {
     for (let c = 0; c < size.clientsPerRoom; c++) {
       const id = r * size.clientsPerRoom + c
-      clients.push(new BenchClient(id, await peer.target('bench', `${name}-${r}`, `u${id}`), { tally }))
+      clients.push(new LoadClient(id, await peer.target('bench', `${name}-${r}`, `u${id}`), { tally }))
     }
   }
   const mem0 = memory(peer.pid)

@@ -1,5 +1,6 @@
 // `tandem admin <noun> <verb> [ID] --opt value ...`: positional noun and verb, an optional id (the
 // same as `--id ID`), `--name value` or `--name=value` options, and the flags `--json`, `--hard`.
+import { ArgvError, readArgv } from '../infra/argv.js'
 import { AppError } from '../infra/errors.js'
 
 export interface AdminArgs {
@@ -9,30 +10,22 @@ export interface AdminArgs {
 }
 
 /** Flags take no value (`--hard`, `--hard=false`); `json` is the output mode, the others options. */
-const FLAGS = new Set(['json', 'hard'])
+const FLAGS = ['json', 'hard']
+
+/** Any other `--name` takes a value: each command checks the options it reads. */
+function read(args: string[]) {
+  try {
+    return readArgv(args, { booleans: FLAGS, others: 'value', positionals: true })
+  } catch (err) {
+    throw err instanceof ArgvError ? new AppError('bad_request', err.message) : err
+  }
+}
 
 export function parseAdminArgs(args: string[]): AdminArgs & { json: boolean } {
-  const positional: string[] = []
-  const opts = new Map<string, string>()
-  let json = false
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!
-    if (!a.startsWith('--')) {
-      positional.push(a)
-      continue
-    }
-    const eq = a.indexOf('=')
-    const name = eq > 0 ? a.slice(2, eq) : a.slice(2)
-    if (FLAGS.has(name)) {
-      const on = eq > 0 ? a.slice(eq + 1) !== 'false' : true
-      if (name === 'json') json = on
-      else opts.set(name, String(on))
-      continue
-    }
-    const value = eq > 0 ? a.slice(eq + 1) : args[++i]
-    if (value === undefined) throw new AppError('bad_request', `--${name} needs a value`)
-    opts.set(name, value)
-  }
+  const { values: opts, positionals: positional } = read(args)
+  const json = opts.has('json') && opts.get('json') !== 'false'
+  opts.delete('json')
+  if (opts.has('hard')) opts.set('hard', String(opts.get('hard') !== 'false'))
   if (positional.length < 2 || positional.length > 3) throw new AppError('bad_request', 'expected: tandem admin <noun> <verb> [ID] [--option value ...] [--json]')
   if (positional[2] !== undefined) {
     if (opts.has('id')) throw new AppError('bad_request', 'give the id once: positional or --id')

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { PolledRecords, VersionPoll, type RecordSource } from './polled-records.js'
 
 /** A control plane in a Map, counting the reads each cache and the poll make. */
@@ -13,12 +13,17 @@ function source() {
   return { data, reads, s }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+/** The poll's timer is faked: each period passes when the test says, its reads settled in between. */
+const pass = (ms: number) => vi.advanceTimersByTimeAsync(ms)
 
 describe('VersionPoll', () => {
   const stops: (() => Promise<void>)[] = []
+  beforeEach(() => {
+    vi.useFakeTimers()
+  })
   afterEach(async () => {
     for (const stop of stops.splice(0)) await stop()
+    vi.useRealTimers()
   })
 
   it('checks every cache with one read a period, and re-reads only the cache whose version moved', async () => {
@@ -35,14 +40,14 @@ describe('VersionPoll', () => {
     const loaded = { ...reads }
     expect(loaded).toEqual({ get: 2, getMany: 0, list: 2 })
 
-    await sleep(220)
-    expect(reads.getMany).toBeGreaterThanOrEqual(3) // one read of both version records a period...
+    await pass(220)
+    expect(reads.getMany).toBe(5) // one read of both version records a period...
     expect(reads.get).toBe(loaded.get) // ...and nothing else while nothing changed
     expect(reads.list).toBe(loaded.list)
 
     data.set('b/1', 'new')
     data.set('bmeta/version', { n: 1 }) // another process's write
-    await sleep(150)
+    await pass(40)
     expect(seen).toEqual([['new']])
     expect(reads.list).toBe(loaded.list + 1) // b re-read, a not
   })
@@ -52,10 +57,10 @@ describe('VersionPoll', () => {
     const poll = new VersionPoll(s, 20)
     const a = new PolledRecords<string>(s, 'a', 'ameta/version', () => undefined)
     await a.start(poll, () => undefined)
-    await sleep(70)
+    await pass(70)
+    expect(reads.getMany).toBe(3)
     await a.stop()
-    const after = reads.getMany
-    await sleep(100)
-    expect(reads.getMany).toBe(after)
+    await pass(100)
+    expect(reads.getMany).toBe(3)
   })
 })

@@ -54,8 +54,6 @@ export interface BackendOptions {
   createIfMissing?: boolean
   /** what to tell the operator when the data dir's LevelDB cannot be opened */
   hint?: string
-  /** bench only (--bench-ablate nowrite): the LevelDB document store drops appends unwritten */
-  discardAppends?: boolean
 }
 
 export async function openBackend(config: BackendSettings, o: BackendOptions = {}): Promise<Backend> {
@@ -83,7 +81,7 @@ export async function openBackend(config: BackendSettings, o: BackendOptions = {
     if (config.docStorage === 'memory') {
       return backend('memory', db, undefined, new MemoryDocStore(), { versions: new MemoryVersionStore(), suggestions: new MemorySuggestionStore() }, control, keys, resources)
     }
-    const docs = resources.add('document store', new LevelDocStore(db, { sync: config.fsync, discardAppends: o.discardAppends }), (s) => s.close())
+    const docs = resources.add('document store', new LevelDocStore(db, { sync: config.fsync }), (s) => s.close())
     const beside = { versions: new LevelVersionStore(db, { sync: config.fsync }), suggestions: new LevelSuggestionStore(db, { sync: config.fsync }) }
     return backend('leveldb', db, undefined, docs, beside, control, keys, resources)
   } catch (err) {

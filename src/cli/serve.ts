@@ -3,7 +3,7 @@ import { CLOSE } from '../protocol/close-codes.js'
 import { reloadKeyRing } from '../auth/keys/ring.js'
 import { loadConfig } from '../infra/config.js'
 import { createLogger } from '../infra/log.js'
-import { createServer } from '../server.js'
+import { createServer, type ServerParts } from '../server.js'
 import { consoleFiles } from '../api/console/bundle.js'
 import type { Logger } from '../infra/log.js'
 
@@ -23,7 +23,8 @@ function consoleHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host
 }
 
-export async function runServe(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+/** `parts`: what a caller composing its own server passes to createServer (ServerOptions.parts). */
+export async function runServe(argv: string[], env: NodeJS.ProcessEnv, parts?: ServerParts): Promise<number> {
   const config = loadConfig(argv, env)
   const log = createLogger(config.logLevel)
   const out = (line: string) => process.stdout.write(line + '\n')
@@ -31,7 +32,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv): Promise<
   // The collab line is printed the moment that listener accepts (a cold restart is measured by it),
   // so signals are handled from before the server exists: a SIGTERM while it starts, seeds the demo
   // or builds the console still shuts down gracefully once it is up.
-  const starting = createServer(config, { log, onCollabListening: (port) => out(`collab listening on http://${host}:${port}`) })
+  const starting = createServer(config, { log, parts, onCollabListening: (port) => out(`collab listening on http://${host}:${port}`) })
   const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info({ signal }, 'shutting down: flushing documents and closing sockets')

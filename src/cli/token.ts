@@ -9,8 +9,8 @@ import { openPgPool } from '../pg/open.js'
 import { takeFlags } from './args.js'
 
 export async function runToken(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const { attrs, others } = takeAttrs(argv)
-  const { values, rest } = takeFlags(others, ['org', 'doc', 'access', 'sub', 'ttl', 'branch'])
+  const { values, lists, rest } = takeFlags(argv, ['org', 'doc', 'access', 'sub', 'ttl', 'branch'], ['attr'])
+  const attrs = attributes(lists.get('attr') ?? [])
   const config = loadConfig(rest, env)
   const org = values.get('org')
   const doc = values.get('doc')
@@ -44,20 +44,12 @@ export async function runToken(argv: string[], env: NodeJS.ProcessEnv): Promise<
 }
 
 /** `--attr key=value` (repeatable; `--attr=key=value` too): the map, or what is wrong with one of them. */
-function takeAttrs(argv: string[]): { attrs: Record<string, string> | string; others: string[] } {
+function attributes(pairs: string[]): Record<string, string> | string {
   const attrs: Record<string, string> = {}
-  const others: string[] = []
-  let problem: string | null = null
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!
-    if (arg !== '--attr' && !arg.startsWith('--attr=')) {
-      others.push(arg)
-      continue
-    }
-    const pair = arg === '--attr' ? argv[++i] : arg.slice('--attr='.length)
-    const eq = pair?.indexOf('=') ?? -1
-    if (pair === undefined || eq < 1) problem ??= `expected key=value, got ${JSON.stringify(pair ?? '')}`
-    else attrs[pair.slice(0, eq)] = pair.slice(eq + 1)
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=')
+    if (eq < 1) return `expected key=value, got ${JSON.stringify(pair)}`
+    attrs[pair.slice(0, eq)] = pair.slice(eq + 1)
   }
-  return { attrs: problem ?? attrs, others }
+  return attrs
 }

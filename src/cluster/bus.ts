@@ -6,26 +6,19 @@
 // own; a cycle goes only to the other followers of each document (followers.ts), so a node never
 // reads back its own publishes and publishes nothing while no other node follows. See
 // docs/cluster.md. One followed document's seqs, gaps and resyncs: followed-doc.ts; cycles held
-// while Redis is away: bus-outbox.ts.
+// while Redis is away: bus-outbox.ts; what this node sends: bus-publish.ts; its registrations made
+// again: bus-rejoin.ts.
 import type { Logger } from '../infra/log.js'
-import { BusOutbox, type Frame } from './bus-outbox.js'
-import { type BusMessage, decodeBusMessage, encodeBusMessage } from './codec.js'
+import { BusPublisher, type CycleUpdate } from './bus-publish.js'
+import { Rejoiner } from './bus-rejoin.js'
+import { type BusMessage, decodeBusMessage } from './codec.js'
 import { type FollowContext, FollowedDoc, type FollowHandlers, type ResyncReason } from './followed-doc.js'
-import { publishToFollowers, reap, register, rejoin, unregister } from './followers.js'
+import { reap, register, rejoin, unregister } from './followers.js'
 import { keys } from './keys.js'
 import type { ClusterMetrics } from './metrics.js'
 import { atMost, connectRedis, describeRedisError, type RedisClient } from './redis.js'
 
 export type { FollowHandlers, ResyncReason } from './followed-doc.js'
-
-/** One document's share of a committed write cycle. */
-export interface CycleUpdate {
-  docId: string
-  fromSeq: number
-  toSeq: number
-  /** the cycle's updates of the document, merged */
-  update: Uint8Array
-}
 
 export interface BusOptions {
   nodeId: string
@@ -39,12 +32,11 @@ export interface BusOptions {
 
 export class DocBus {
   private readonly followed = new Map<string, FollowedDoc>()
-  private readonly outbox: BusOutbox
+  private readonly send: BusPublisher
   private readonly context: FollowContext
   private closed = false
-  /** this node's registrations must be made again (a reconnect, our heartbeat lapsed, a follow while Redis was away) */
-  private rejoinWanted = false
-  private rejoining = false
+  /** makes this node's registrations again (a reconnect, our heartbeat lapsed, a follow while Redis was away) */
+  private readonly rejoiner: Rejoiner
   /** the inbox subscription's listener: every message another node sent this one */
   private readonly onInbox = (raw: Buffer): void => this.receive(raw)
 
@@ -84,7 +76,9 @@ export class DocBus {
     private readonly o: BusOptions,
   ) {
     this.context = { nodeId: o.nodeId, log: o.log, metrics: o.metrics, gapGraceMs: o.gapGraceMs ?? 250, resyncRetryMs: o.resyncRetryMs ?? 1_000 }
-    this.outbox = new BusOutbox(pub, o.nodeId, o.log, o.metrics)
+    this.send = new BusPublisher(pub, o.nodeId, o.log, o.metrics, (docId) => this.followed.get(docId))
+    const { followed, send } = this
+    this.rejoiner = new Rejoiner({ pub, nodeId: o.nodeId, log: o.log, followed, send, retryMs: this.context.resyncRetryMs, closed: () => this.closed, ready: () => this.ready })
     // Both clients are connected: every later 'ready' is a reconnect. node-redis resubscribes the
     // inbox before it reports 'ready'; what was sent to it meanwhile is lost, and Redis may have
     // restarted without our registrations: register again, then resync every followed document.
@@ -94,8 +88,8 @@ export class DocBus {
     })
     pub.on('ready', () => {
       this.updateGauge()
-      this.outbox.pump()
-      this.tryRejoin()
+      this.send.outbox.pump()
+      this.rejoiner.try()
     })
     for (const c of [pub, sub]) {
       c.on('error', (err: unknown) => {
@@ -118,7 +112,7 @@ export class DocBus {
 
   /** Messages waiting for Redis (held while it is unreachable). */
   get pending(): number {
-    return this.outbox.pending
+    return this.send.outbox.pending
   }
 
   isFollowing(docId: string): boolean {
@@ -159,22 +153,9 @@ export class DocBus {
     // point and so committed before the head we announce.
     if (m.type === 'awareness-query' && m.node !== this.o.nodeId) {
       f.othersMayHaveChanged()
-      if (f.unsent) this.announceHeads([f])
+      if (f.unsent) this.send.heads([f])
     }
     f.receive(m)
-  }
-
-  /** Sends each document's committed head to its other followers (see receive and tryRejoin). */
-  private announceHeads(docs: FollowedDoc[]): void {
-    if (this.closed || !this.pub.isReady || docs.length === 0) return
-    const messages = docs.map(
-      (f) => [f.docId, Buffer.from(encodeBusMessage({ type: 'head', node: this.o.nodeId, docId: f.docId, seq: f.tracker.highest }))] as const,
-    )
-    publishToFollowers(this.pub, this.o.nodeId, messages).then(
-      (sent) => this.o.metrics?.busMessages.inc({ direction: 'out', type: 'head' }, sent.reduce((a, b) => a + b, 0)),
-      // Lost: the joiner still sees a hole at our next published cycle (gap resync).
-      (err: unknown) => this.o.log.warn({ err: describeRedisError(err) }, 'bus: announcing heads failed'),
-    )
   }
 
   // ---- following -----------------------------------------------------------------------------
@@ -199,7 +180,7 @@ export class DocBus {
       await register(this.pub, this.o.nodeId, docId)
       // The join announcement is load-bearing: a node that was alone with the document stops
       // skipping Redis only when it hears it (receive), so it is awaited, not fired and forgotten.
-      await this.announceJoin([docId])
+      await this.send.join([docId])
     } catch (err) {
       // The room's load fails with it; a later load must be able to follow again.
       if (this.followed.get(docId) === f) this.forget(f)
@@ -229,53 +210,7 @@ export class DocBus {
    * registrations. Waits for both connections; coalesces.
    */
   rejoinAll(): void {
-    if (this.closed) return
-    this.rejoinWanted = true
-    this.tryRejoin()
-  }
-
-  private tryRejoin(): void {
-    if (this.closed || !this.rejoinWanted || this.rejoining || !this.ready) return
-    this.rejoinWanted = false
-    this.rejoining = true
-    // Joins may have been announced while we were cut off: ask Redis again at the next cycle.
-    for (const f of this.followed.values()) f.othersMayHaveChanged()
-    const docs = [...this.followed.keys()]
-    rejoin(this.pub, this.o.nodeId, docs)
-      .then(() => this.announceJoin(docs))
-      .then(
-        () => {
-          this.rejoining = false
-          if (this.closed) return
-          this.o.log.warn({ docs: docs.length }, 'bus: registered again with Redis; resyncing followed documents')
-          // A node that joined while we were cut off may have missed cycles we did not send.
-          this.announceHeads([...this.followed.values()].filter((f) => f.unsent))
-          for (const docId of docs) {
-            const f = this.followed.get(docId)
-            if (!f) {
-              // Unfollowed while the rejoin ran: its registration was just made again.
-              unregister(this.pub, this.o.nodeId, docId).catch(() => undefined)
-              continue
-            }
-            f.requestResync('reconnect')
-            // Others may have dropped our clients' awareness (our heartbeat lapsed) and we theirs:
-            // announce ours (theirs were asked for by announceJoin).
-            try {
-              f.handlers.onAwarenessQuery?.(this.o.nodeId)
-            } catch (err) {
-              this.o.log.error({ docId, err }, 'bus: re-announcing awareness failed')
-            }
-          }
-          this.tryRejoin()
-        },
-        (err: unknown) => {
-          this.rejoining = false
-          if (this.closed) return
-          this.rejoinWanted = true
-          this.o.log.warn({ err: describeRedisError(err) }, 'bus: registering again failed; retrying')
-          setTimeout(() => this.tryRejoin(), this.context.resyncRetryMs).unref()
-        },
-      )
+    this.rejoiner.request()
   }
 
   /**
@@ -302,90 +237,33 @@ export class DocBus {
     }
   }
 
-  // ---- publishing ----------------------------------------------------------------------------
+  // ---- publishing (bus-publish.ts) --------------------------------------------------------------
 
   /**
-   * Publishes a committed write cycle: one message per document to each other node following it,
-   * all in one script call. A document whose last publish found no other follower, with no join
-   * seen since, is not sent at all: a cycle of only such documents costs Redis nothing. Resolves
-   * when Redis ran it; while Redis is unreachable the cycle waits in the outbox and goes out after
-   * the reconnect. The caller acknowledges the cycle only then.
+   * Publishes a committed write cycle to the other nodes following its documents (none are sent
+   * while no other node follows). Resolves when Redis ran it; while Redis is unreachable the cycle
+   * waits and goes out after the reconnect. The caller acknowledges the cycle only then.
    */
   publish(cycle: CycleUpdate[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error('bus is closed'))
-    const send: CycleUpdate[] = []
-    const gens: (number | undefined)[] = []
-    for (const u of cycle) {
-      const f = this.followed.get(u.docId)
-      f?.committed(u.fromSeq, u.toSeq)
-      if (f?.others === 'none') {
-        // Nobody else followed at the last publish and nobody joined since: nothing to send. A
-        // node that joins later reads this cycle in its catch-up or is told the head (receive).
-        f.unsent = true
-        this.o.metrics?.busUnsent.inc()
-        continue
-      }
-      send.push(u)
-      gens.push(f?.othersGen)
-    }
-    if (send.length === 0) return Promise.resolve()
-    const frames = send.map((u): Frame => [
-      u.docId,
-      Buffer.from(encodeBusMessage({ type: 'update', node: this.o.nodeId, docId: u.docId, fromSeq: u.fromSeq, toSeq: u.toSeq, update: u.update })),
-    ])
-    return this.outbox.send(frames).then((sent) => {
-      send.forEach((u, i) => {
-        const f = this.followed.get(u.docId)
-        // Only if nothing happened since the script ran that could have made it stale.
-        if (f && f.othersGen === gens[i]) f.others = sent[i]! > 0 ? 'some' : 'none'
-      })
-    })
+    return this.send.cycle(cycle)
   }
 
   /**
    * Awareness is not durable: published when connected, dropped otherwise (clients renew it).
    * Not sent while no other node follows the document, as for a cycle: a node that joins asks
-   * every follower for its clients' awareness (announceJoin), and hearing it makes this node
-   * publish again.
+   * every follower for its clients' awareness (its join announcement), and hearing it makes this
+   * node publish again.
    */
   publishAwareness(docId: string, update: Uint8Array): void {
-    const f = this.followed.get(docId)
-    if (f?.others === 'none') return
-    this.fireAndForget(f, docId, encodeBusMessage({ type: 'awareness', node: this.o.nodeId, docId, update }), 'awareness')
-  }
-
-  /**
-   * Tells the other followers of each document that this node follows it now (an awareness query:
-   * they re-announce their clients' awareness, resume publishing to Redis, and send their head if
-   * they skipped any cycle). Rejects if Redis did not run it.
-   */
-  private async announceJoin(docIds: string[]): Promise<void> {
-    const sent = await publishToFollowers(
-      this.pub,
-      this.o.nodeId,
-      docIds.map((docId) => [docId, Buffer.from(encodeBusMessage({ type: 'awareness-query', node: this.o.nodeId, docId }))] as const),
-    )
-    this.o.metrics?.busMessages.inc({ direction: 'out', type: 'awareness-query' }, sent.reduce((a, b) => a + b, 0))
-  }
-
-  private fireAndForget(f: FollowedDoc | undefined, docId: string, payload: Uint8Array, type: BusMessage['type']): void {
-    if (this.closed || !this.pub.isReady) return
-    const gen = f?.othersGen
-    publishToFollowers(this.pub, this.o.nodeId, [[docId, Buffer.from(payload)]]).then(
-      (sent) => {
-        this.o.metrics?.busMessages.inc({ direction: 'out', type }, sent[0] ?? 0)
-        // What a cycle's publish learns, learnt here too (same rule: only if nothing moved since).
-        if (f && !f.gone && f.othersGen === gen) f.others = (sent[0] ?? 0) > 0 ? 'some' : 'none'
-      },
-      () => undefined,
-    )
+    this.send.awareness(docId, update)
   }
 
   /** Stops following everything, drops this node's registrations, closes both connections; held cycles are rejected. */
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    this.outbox.close()
+    this.send.close()
     for (const f of [...this.followed.values()]) this.forget(f)
     this.updateGauge()
     // Best effort: a registration left behind only costs publishes until our heartbeat lapses.

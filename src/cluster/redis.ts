@@ -3,6 +3,10 @@
 // connection is retried for ever with capped backoff (the bus reports readiness meanwhile).
 import { createHash } from 'node:crypto'
 import { createClient } from '@redis/client'
+import { backoffMs, type Backoff } from '../infra/backoff.js'
+
+/** a lost connection is tried again after 50 ms, doubling up to 1 s */
+const RECONNECT: Backoff = { firstMs: 50, maxMs: 1_000 }
 
 type Strategy = (retries: number, cause: Error) => number | Error
 
@@ -50,7 +54,7 @@ export async function connectRedis(o: RedisConnectOptions): Promise<RedisClient>
       if (!connectedOnce && Date.now() - started >= timeout) {
         return new Error(`redis-url: cannot reach Redis: ${describeRedisError(cause)}`)
       }
-      return Math.min(50 * 2 ** Math.min(retries, 5), 1_000)
+      return backoffMs(retries, RECONNECT)
     },
     Math.min(timeout, 5_000),
   )

@@ -22,14 +22,14 @@ function recordingSink() {
   return { calls, sink }
 }
 
-/** One room on a committer built with `withSinks`, a sink given at construction and one added after. */
-async function writeOnce(withSinks: boolean | undefined) {
+/** One room on a committer with a sink given at construction and one added after. */
+async function writeOnce() {
   const store = new MemoryDocStore()
   const log = createLogger('silent')
   const metrics = createMetrics()
   const given = recordingSink()
   const added = recordingSink()
-  const committer = new GroupCommitter({ store, log, metrics, sinks: [given.sink], withSinks })
+  const committer = new GroupCommitter({ store, log, metrics, sinks: [given.sink] })
   committer.addSink(added.sink)
   const room = new Room({
     docId: 'o/sinks/main', store, committer, docBuilds: new DocBuilds(2), transport: new LoopTransport(), log, metrics,
@@ -45,10 +45,6 @@ async function writeOnce(withSinks: boolean | undefined) {
 
 describe('group commit sinks', () => {
   it('every cycle tells its sinks, given or added, and their marks land with it', async () => {
-    expect(await writeOnce(undefined)).toEqual({ given: ['mark', 'committed'], added: ['mark', 'committed'], stored: 1, marks: ['test!o/sinks/main'] })
-  })
-
-  it('withSinks: false (--bench-ablate nosinks) commits the same cycle with no sink told and no mark', async () => {
-    expect(await writeOnce(false)).toEqual({ given: [], added: [], stored: 1, marks: [] })
+    expect(await writeOnce()).toEqual({ given: ['mark', 'committed'], added: ['mark', 'committed'], stored: 1, marks: ['test!o/sinks/main'] })
   })
 })

@@ -4,6 +4,7 @@
 // Whatever arrives while a write is in flight waits for the next cycle, so under load the number
 // of storage writes per second stays bounded by the store's latency, not by the update rate.
 import type { Logger } from '../infra/log.js'
+import { backoffMs, type Backoff } from '../infra/backoff.js'
 import type { Metrics } from '../infra/metrics.js'
 import * as Y from 'yjs'
 import type { AppendedSeqs, AppendWrite, DocStore } from '../storage/doc-store.js'
@@ -38,11 +39,6 @@ export interface GroupCommitOptions {
   metrics: Metrics
   sinks?: CommitSink[]
   /**
-   * false only for the bench (--bench-ablate nosinks): sinks given here or added later are
-   * ignored, so the cycles run without them (webhooks then never hear of a change). Default true.
-   */
-  withSinks?: boolean
-  /**
    * Least ms from one cycle's start to the next one's (0: back to back). What arrives meanwhile
    * shares the next cycle: fewer storage writes, and one merged frame per room instead of one
    * per update, which is most of a broadcast's cost (a socket write per peer).
@@ -59,7 +55,8 @@ export interface GroupCommitOptions {
   }
 }
 
-const MAX_BACKOFF_MS = 5000
+/** a failed cycle is retried after 50 ms, doubling up to 5 s */
+const RETRY: Backoff = { firstMs: 50, maxMs: 5000 }
 
 export class GroupCommitter {
   /** rooms with queued updates, in the order they first queued */
@@ -73,11 +70,11 @@ export class GroupCommitter {
   private lastCycleStart = -Infinity
 
   constructor(private readonly o: GroupCommitOptions) {
-    this.sinks = o.withSinks === false ? [] : [...(o.sinks ?? [])]
+    this.sinks = [...(o.sinks ?? [])]
   }
 
   addSink(sink: CommitSink): void {
-    if (this.o.withSinks !== false) this.sinks.push(sink)
+    this.sinks.push(sink)
   }
 
   /** A room queued something: it joins the next cycle. */
@@ -144,7 +141,7 @@ export class GroupCommitter {
         this.dirty.add(s)
       }
       for (const sink of this.sinks) callSink(() => sink.failed?.(err), this.o.log)
-      await new Promise((r) => setTimeout(r, Math.min(MAX_BACKOFF_MS, 50 * 2 ** Math.min(this.failures, 7))))
+      await new Promise((r) => setTimeout(r, backoffMs(this.failures, RETRY)))
       return
     }
     this.failures = 0

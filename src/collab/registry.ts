@@ -12,7 +12,7 @@ import type { Leases } from '../cluster/leases.js'
 import type { RemoteAwareness } from '../cluster/remote-awareness.js'
 import { RoomLink } from '../cluster/room-link.js'
 import { flushWithin } from './flush-within.js'
-import { GroupCommitter } from './group-commit.js'
+import { GroupCommitter, type GroupCommitOptions } from './group-commit.js'
 import { MemoryBudget, memoryBudgetBytes } from './memory-budget.js'
 import { DocBuilds } from './room/doc-builds.js'
 import { Room, type RoomOptions } from './room/room.js'
@@ -35,8 +35,10 @@ export type RegistryOptions = Omit<RoomOptions, 'docId' | 'committer' | 'cluster
   committer?: GroupCommitter
   /** least ms between the starts of two write cycles (GroupCommitOptions.minIntervalMs) */
   commitIntervalMs?: number
-  /** false for the bench only: the committer takes no sinks (GroupCommitOptions.withSinks) */
-  commitSinks?: boolean
+  /** builds the committer when none is given (default: a GroupCommitter) */
+  buildCommitter?: (o: GroupCommitOptions) => GroupCommitter
+  /** builds each room (default: a Room) */
+  buildRoom?: (o: RoomOptions) => Room
   /** cluster mode: every loaded room follows its document on the bus */
   cluster?: { bus: DocBus; leases: Leases; remote: RemoteAwareness; cycleIdPrefix: string }
 }
@@ -53,6 +55,8 @@ export function roomSettings(config: Config) {
     commitIntervalMs: config.commitIntervalMs,
   } satisfies Partial<RegistryOptions>
 }
+
+const newRoom = (o: RoomOptions): Room => new Room(o)
 
 /** A room kept loaded for its holder until `release` (idempotent). */
 export interface RoomHold {
@@ -77,7 +81,8 @@ export class RoomRegistry {
 
   constructor(private readonly o: RegistryOptions) {
     const cluster = o.cluster && { cycleIdPrefix: o.cluster.cycleIdPrefix, publish: o.cluster.bus.publish.bind(o.cluster.bus) }
-    this.committer = o.committer ?? new GroupCommitter({ store: o.store, log: o.log, metrics: o.metrics, cluster, minIntervalMs: o.commitIntervalMs, withSinks: o.commitSinks })
+    const commitOptions: GroupCommitOptions = { store: o.store, log: o.log, metrics: o.metrics, cluster, minIntervalMs: o.commitIntervalMs }
+    this.committer = o.committer ?? (o.buildCommitter ? o.buildCommitter(commitOptions) : new GroupCommitter(commitOptions))
     this.budget = new MemoryBudget(
       o.memoryBudgetBytes ?? 0,
       {
@@ -160,7 +165,7 @@ export class RoomRegistry {
     if (this.closing) throw new AppError('unavailable', 'server is shutting down')
     await this.budget.makeRoom()
     const c = this.o.cluster
-    const room = new Room({
+    const room = (this.o.buildRoom ?? newRoom)({
       docId,
       ...this.o,
       committer: this.committer,

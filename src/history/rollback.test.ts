@@ -1,7 +1,8 @@
 import * as Y from 'yjs'
 import { describe, expect, it } from 'vitest'
 import { EditLog } from '../../test/history/edit-log.js'
-import { rollback, wantAt, wantWithout } from './rollback.js'
+import { rollback } from './rollback.js'
+import { wantAt, wantWithout } from './rollback-wants.js'
 
 function applied(log: EditLog, user: string, at: number, update: Uint8Array | null): Y.Doc {
   expect(update).not.toBeNull()

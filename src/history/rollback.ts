@@ -2,54 +2,12 @@
 // the rollback wants (present or not), and the difference is applied to a copy of the current
 // document. The copy's one transaction is the update the caller sends through the room, so the
 // past stays untouched and live editors receive an ordinary change. Deleted content comes back
-// as new items with the same content and formatting (Yjs cannot undelete an item).
+// as new items with the same content and formatting (Yjs cannot undelete an item). What a rollback
+// can want: rollback-wants.ts.
 import * as Y from 'yjs'
 import { rootKind, rootsOf, type AnyType, typeKind, type RootKind } from './roots.js'
-import { contentOf, itemsOf, runsOf, visibleAt, type Mark, type Run } from './runs.js'
-import type { DocHistory } from './timeline.js'
-import { whoMatches, type AttrFilter } from './who.js'
-
-export type Want = (r: Run) => boolean
-
-/** The document as it was at `time`. */
-export const wantAt = (time: number): Want => (r) => visibleAt(r, time)
-
-/**
- * The document as a named version holds it: an item is wanted when the version's state vector
- * covers it and its delete set does not. Read off the version's own bytes, so it holds however
- * far history retention has folded the log since.
- */
-export function wantVersion(state: Uint8Array): Want {
-  const sv = Y.decodeStateVector(Y.encodeStateVectorFromUpdate(state))
-  const { ds } = Y.decodeUpdate(state)
-  return (r) => {
-    const { client } = r.item.id
-    const clock = r.item.id.clock + r.offset
-    return clock < (sv.get(client) ?? 0) && !Y.isDeleted(ds, Y.createID(client, clock))
-  }
-}
-
-/**
- * The history document with a version's own content put back under it: retention garbage-collects
- * what was deleted before its base, and a version older than the base may hold some of that. The
- * version's items go in first (with their content), the history after (its deletions then mark
- * them deleted, gc off, so they keep their content for the rollback to restore).
- */
-export function withVersionContent(h: DocHistory, state: Uint8Array): RollbackSource & { destroy(): void } {
-  const doc = new Y.Doc({ gc: false })
-  Y.applyUpdate(doc, state)
-  Y.applyUpdate(doc, Y.encodeStateAsUpdate(h.doc))
-  return { doc, index: h.index, destroy: () => doc.destroy() }
-}
-
-/**
- * The document as it is, minus the changes made in [from, to] by `by` (everyone when null)
- * carrying all of `attr` (any when null): an agent's work undone, everyone's other edits kept.
- */
-export function wantWithout(from: number, to: number, by: ReadonlySet<string> | null, attr: AttrFilter = null): Want {
-  const undone = (m: Mark) => m.at >= from && m.at <= to && ((by === null && attr === null) || (m.user !== null && whoMatches(m.user, by, attr)))
-  return (r) => !undone(r.ins) && !(r.del && !undone(r.del))
-}
+import type { RollbackSource, Want } from './rollback-wants.js'
+import { contentOf, itemsOf, runsOf, type Run } from './runs.js'
 
 export interface RollbackResult {
   /** the change to apply, null when the document already is what the rollback wants */
@@ -59,9 +17,6 @@ export interface RollbackResult {
   restored: number
   reformatted: number
 }
-
-/** What a rollback reads: the history document (deleted content kept) and its attribution index. */
-export type RollbackSource = Pick<DocHistory, 'doc' | 'index'>
 
 export function rollback(h: RollbackSource, want: Want): RollbackResult {
   const copy = new Y.Doc({ gc: false })

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { ConfigError, loadConfig } from './config.js'
 
 describe('configuration', () => {
@@ -57,24 +57,22 @@ describe('configuration', () => {
     expect(() => loadConfig(['--trusted-proxies', '10.0.0.0/8,lb.internal'])).toThrow(/^trusted-proxies: not an address or CIDR: "lb.internal"$/)
   })
 
-  it('reads --bench-ablate (bench only) as names from its fixed set, empty by default', () => {
-    expect(loadConfig().benchAblate).toEqual([])
-    expect(loadConfig(['--bench-ablate', 'relay, nometrics']).benchAblate).toEqual(['relay', 'nometrics'])
-    expect(loadConfig([], { TANDEM_BENCH_ABLATE: 'nosinks,nowrite' }).benchAblate).toEqual(['nosinks', 'nowrite'])
-    expect(loadConfig([], {}, { benchAblate: ['relay'] }).benchAblate).toEqual(['relay'])
-  })
-
-  it('refuses an unknown ablation name, from a flag, the environment or an override, naming the setting', () => {
-    const unknown = /bench-ablate: unknown name "noapply"; expected any of relay, nometrics, nosinks, nowrite/
-    expect(() => loadConfig(['--bench-ablate', 'relay,noapply'])).toThrow(ConfigError)
-    expect(() => loadConfig(['--bench-ablate', 'relay,noapply'])).toThrow(unknown)
-    expect(() => loadConfig([], { TANDEM_BENCH_ABLATE: 'noapply' })).toThrow(/TANDEM_BENCH_ABLATE: unknown name "noapply"/)
-    expect(() => loadConfig([], {}, { benchAblate: ['noapply'] as never })).toThrow(/benchAblate: unknown name "noapply"/)
-  })
-
-  it('refuses nowrite without documents in LevelDB: it would silently measure nothing', () => {
-    expect(() => loadConfig(['--bench-ablate', 'nowrite', '--doc-storage', 'memory'])).toThrow(/bench-ablate: nowrite .*LevelDB/)
-    expect(() => loadConfig(['--bench-ablate', 'nowrite', '--postgres-url', 'postgres://p@h/d'])).toThrow(/bench-ablate: nowrite .*LevelDB/)
+  it('accepts --history-cache-docs (retired) with a deprecation warning, and it sets nothing', () => {
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined)
+    try {
+      const config = loadConfig(['--history-cache-docs', '16', '--log-level', 'debug'])
+      expect(config.logLevel).toBe('debug')
+      expect(config).not.toHaveProperty('historyCacheDocs')
+      expect(warn).toHaveBeenCalledTimes(1)
+      expect(warn.mock.calls[0]![0]).toMatch(/^--history-cache-docs does nothing .*remove it$/)
+      expect(warn.mock.calls[0]![1]).toMatchObject({ type: 'DeprecationWarning' })
+      loadConfig([], { TANDEM_HISTORY_CACHE_DOCS: '4' })
+      expect(warn.mock.calls[1]![0]).toMatch(/^TANDEM_HISTORY_CACHE_DOCS does nothing/)
+      loadConfig()
+      expect(warn).toHaveBeenCalledTimes(2)
+    } finally {
+      warn.mockRestore()
+    }
   })
 
   it('names the environment variable when its value is bad', () => {

@@ -1,6 +1,7 @@
 // Configuration: one table of settings, read once (flags > TANDEM_* environment > defaults),
 // validated, frozen and passed down. No other module reads process.env.
 import { resolve } from 'node:path'
+import { ArgvError, readArgv } from './argv.js'
 import { TrustedProxies } from './client-address.js'
 
 type Kind = 'string' | 'int' | 'number' | 'bool' | 'list' | 'enum'
@@ -27,8 +28,6 @@ const s = <K extends Kind>(kind: K, flag: string, def: unknown, help: string, mi
 
 /** A setting with a fixed set of values: validated at start, typed as their union. */
 const e = <const V extends string>(flag: string, values: readonly V[], def: V, help: string): Setting<'enum', V> => ({ ...s('enum', flag, def, help), values })
-/** A comma list of names from a fixed set (empty by default): each validated at start. */
-const names = <const V extends string>(flag: string, values: readonly V[], help: string): Setting<'list', V> => ({ ...s('list', flag, [], help), values })
 
 // Every limit is a named setting with its unit in the name or the help text.
 const SETTINGS = {
@@ -44,7 +43,7 @@ const SETTINGS = {
   logLevel: e('log-level', ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'], 'info', 'pino log level (silent, error, warn, info, debug)'),
   listenRetrySec: s('int', 'listen-retry-sec', 90, 'seconds a listener keeps retrying (with backoff, logged) while its port is busy before start fails; 0 = fail at once', 0),
   fsync: s('bool', 'fsync', true, 'fsync every document write cycle (LevelDB sync): acknowledged updates survive power loss and kernel crashes, not only a killed process'),
-  docStorage: e('doc-storage', ['leveldb', 'memory'], 'leveldb', 'where documents live: leveldb (durable) or memory (lost on exit; for benchmarks and tests)'),
+  docStorage: e('doc-storage', ['leveldb', 'memory'], 'leveldb', 'where documents live: leveldb (durable) or memory (lost on exit; for tests and measurements)'),
   redisUrl: s('string', 'redis-url', '', 'Redis URL (redis:// or rediss://): makes the process one node of a cluster; needs --postgres-url (a secret: never logged)'),
   postgresUrl: s('string', 'postgres-url', '', 'PostgreSQL URL: documents, history, control plane and signing keys live there instead of LevelDB (a secret: never logged)'),
   postgresSchema: s('string', 'postgres-schema', 'tandem', 'schema holding Tandem\'s own tables in --postgres-url'),
@@ -85,7 +84,6 @@ const SETTINGS = {
   historyRetentionDays: s('int', 'history-retention-days', 30, 'days of document history kept for activity/changeset', 1),
   historyMaxLimit: s('int', 'history-max-limit', 1000, 'largest activity limit accepted (entries); larger is capped', 1),
   historyCheckpointEvery: s('int', 'history-checkpoint-every', 1000, 'log entries a document history applies before its checkpoint is rewritten', 1),
-  historyCacheDocs: s('int', 'history-cache-docs', 8, 'unused: a history is built per request and dropped after (accepted so existing command lines start)', 1),
 
   // api limits
   maxBodyBytes: s('int', 'max-body-bytes', 1024 * 1024, 'largest /api/v0 request body (bytes); larger is 413', 1024),
@@ -116,13 +114,6 @@ const SETTINGS = {
   webhookRefreshSec: s('int', 'webhook-refresh-sec', 5, 'seconds between re-reads of the webhook registrations; a fallback, since in a cluster a node announces its changes to the others at once', 1),
   webhookAllowPrivate: s('bool', 'webhook-allow-private', false, 'allow webhook URLs on loopback, link-local and private addresses (checked at registration and at every delivery)'),
   siteProvisioningWindowSec: s('int', 'site-provisioning-window-sec', 600, 'seconds a finished site sweep still shows in /me/sources', 0),
-
-  // bench only (bench/ablate.ts): each name takes one part of the per-update path away
-  benchAblate: names(
-    'bench-ablate',
-    ['relay', 'nometrics', 'nosinks', 'nowrite'],
-    'BENCH ONLY, never in production (updates are lost or unseen; the server warns at start): comma list of parts the server runs without, so bench/ablate.ts can measure their cost: relay (rooms only relay updates to their other sockets: nothing judged, stored or committed), nometrics (metrics record nothing), nosinks (no commit sinks: webhooks\' per-cycle marks), nowrite (LevelDB appends are numbered and dropped unwritten)',
-  ),
 } satisfies Record<string, Setting>
 
 type Settings = typeof SETTINGS
@@ -160,7 +151,7 @@ function parseValue(name: string, setting: Setting, raw: string | boolean): unkn
       return n
     }
     case 'list':
-      return checkNames(name, setting, String(raw).split(',').map((v) => v.trim()).filter(Boolean))
+      return String(raw).split(',').map((v) => v.trim()).filter(Boolean)
     case 'enum':
       if (typeof raw !== 'string' || !setting.values!.includes(raw)) throw new ConfigError(`${name}: expected ${setting.values!.join(' or ')}, got ${JSON.stringify(raw)}`)
       return raw
@@ -168,13 +159,6 @@ function parseValue(name: string, setting: Setting, raw: string | boolean): unkn
       if (typeof raw !== 'string') throw new ConfigError(`${name}: expects a value`)
       return raw
   }
-}
-
-/** A list drawn from a fixed set: every item must be one of its names. */
-function checkNames(name: string, setting: Setting, items: string[]): string[] {
-  const unknown = setting.values ? items.find((v) => !setting.values!.includes(v)) : undefined
-  if (unknown !== undefined) throw new ConfigError(`${name}: unknown name ${JSON.stringify(unknown)}; expected any of ${setting.values!.join(', ')}`)
-  return items
 }
 
 /** An override (tests, embedding code) passes the same checks as a flag's parsed value. */
@@ -191,7 +175,7 @@ function checkOverride(key: string, setting: Setting, value: unknown): unknown {
       return value
     case 'list':
       if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw bad('a list of strings')
-      return checkNames(key, setting, value)
+      return value
     case 'enum':
       if (typeof value !== 'string' || !setting.values!.includes(value)) throw bad(setting.values!.join(' or '))
       return value
@@ -201,24 +185,38 @@ function checkOverride(key: string, setting: Setting, value: unknown): unknown {
   }
 }
 
+/**
+ * Settings that do nothing any more, still accepted (flag or environment) so existing command
+ * lines and deployments start; each given says so as a Node DeprecationWarning.
+ */
+const RETIRED: readonly { flag: string; env: string; why: string }[] = [
+  { flag: 'history-cache-docs', env: 'TANDEM_HISTORY_CACHE_DOCS', why: 'a history is built per request and dropped after' },
+]
+
+function warnRetired(argv: Map<string, string>, env: NodeJS.ProcessEnv): void {
+  for (const r of RETIRED) {
+    const given = argv.delete(r.flag) ? `--${r.flag}` : env[r.env] !== undefined && env[r.env] !== '' ? r.env : null
+    if (given) process.emitWarning(`${given} does nothing (${r.why}); remove it`, { type: 'DeprecationWarning', code: `TANDEM_RETIRED_${r.env}` })
+  }
+}
+
+/** `--flag value`, `--flag=value`, a bare `--bool`; an unknown flag or a bare argument is refused. */
+function readFlags(argv: string[]): Map<string, string> {
+  const settings = Object.values(SETTINGS) as Setting[]
+  try {
+    const booleans = settings.filter((st) => st.kind === 'bool').map((st) => st.flag)
+    const strings = [...settings.filter((st) => st.kind !== 'bool').map((st) => st.flag), ...RETIRED.map((r) => r.flag)]
+    return readArgv(argv, { booleans, strings, others: 'refuse' }).values
+  } catch (err) {
+    if (!(err instanceof ArgvError)) throw err
+    throw new ConfigError(err.kind === 'unknown' ? `unknown option --${err.arg}` : err.message)
+  }
+}
+
 /** Reads flags (already split from argv) and the environment; throws ConfigError naming the bad setting. */
 export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = {}, overrides: Partial<Config> = {}): Config {
-  const flags = new Map<string, string | boolean>()
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!
-    if (!arg.startsWith('--')) throw new ConfigError(`unexpected argument ${JSON.stringify(arg)}`)
-    const eq = arg.indexOf('=')
-    const name = eq > 0 ? arg.slice(2, eq) : arg.slice(2)
-    const setting = Object.values(SETTINGS).find((st) => st.flag === name)
-    if (!setting) throw new ConfigError(`unknown option --${name}`)
-    if (eq > 0) flags.set(name, arg.slice(eq + 1))
-    else if (setting.kind === 'bool') flags.set(name, true)
-    else {
-      const next = argv[++i]
-      if (next === undefined) throw new ConfigError(`--${name} needs a value`)
-      flags.set(name, next)
-    }
-  }
+  const flags = readFlags(argv)
+  warnRetired(flags, env)
   const out: Record<string, unknown> = {}
   for (const [key, setting] of Object.entries(SETTINGS) as [string, Setting][]) {
     if (key in overrides) out[key] = checkOverride(key, setting, (overrides as Record<string, unknown>)[key])
@@ -247,9 +245,6 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = {}, ove
   if (cfg.redisUrl && !cfg.postgresUrl) {
     // Cluster nodes share documents and the control plane: LevelDB admits one process.
     throw new ConfigError('--redis-url (cluster mode) needs --postgres-url: every node keeps documents and the control plane in PostgreSQL')
-  }
-  if (cfg.benchAblate.includes('nowrite') && (cfg.postgresUrl || cfg.docStorage !== 'leveldb')) {
-    throw new ConfigError('bench-ablate: nowrite drops LevelDB appends; it needs documents in LevelDB (--doc-storage leveldb, no --postgres-url)')
   }
   try {
     TrustedProxies.parse(cfg.trustedProxies)

@@ -6,6 +6,7 @@
 // net.ipv4.ip_local_port_range). The kernel offers no option to bind over it, so we wait it out and
 // say so in the log.
 import type { Logger } from './log.js'
+import { backoffMs, type Backoff } from './backoff.js'
 
 export interface BindRetry {
   /** Give up (and rethrow the last error) after this many ms of retrying; 0 = one attempt. */
@@ -18,14 +19,14 @@ export interface BindRetry {
   sleep?: (ms: number) => Promise<void>
 }
 
-const FIRST_DELAY_MS = 100
-const MAX_DELAY_MS = 2_000
+/** a busy port is tried again after 100 ms, doubling up to 2 s */
+const RETRY: Backoff = { firstMs: 100, maxMs: 2_000 }
 
 export async function bindWithRetry<T>(attempt: () => Promise<T>, opts: BindRetry): Promise<T> {
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)))
   const started = Date.now()
-  let delay = FIRST_DELAY_MS
   for (let tries = 1; ; tries++) {
+    const delay = backoffMs(tries - 1, RETRY)
     try {
       const bound = await attempt()
       if (tries > 1) opts.log.warn({ listener: opts.what, tries, waitedMs: Date.now() - started }, 'listener bound after the port was busy')
@@ -38,7 +39,6 @@ export async function bindWithRetry<T>(attempt: () => Promise<T>, opts: BindRetr
         'port busy (another process, or a connection in TIME_WAIT holding it): retrying the bind',
       )
       await sleep(delay)
-      delay = Math.min(delay * 2, MAX_DELAY_MS)
     }
   }
 }

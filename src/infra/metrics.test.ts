@@ -25,11 +25,4 @@ describe('metrics', () => {
     expect(r).toMatchObject({ messagesIn: 1, rooms: 3, latencyCount: 1, persistCount: 1 })
     expect(r.text).toContain('tandem_process_cpu_user_seconds_total')
   })
-
-  it('record: false (--bench-ablate nometrics) keeps every metric and records nothing, no defaults', async () => {
-    const r = await recordSome(createMetrics({ record: false }))
-    expect(r).toMatchObject({ messagesIn: 0, rooms: 0, latencyCount: 0, persistCount: 0 })
-    expect(r.text).toContain('tandem_ws_messages_in_total')
-    expect(r.text).not.toContain('tandem_process_cpu_user_seconds_total')
-  })
 })

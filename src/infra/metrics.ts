@@ -2,13 +2,17 @@
 // prom-client's parts are imported one by one and its process/Node.js default metrics on first
 // use: the whole package (Pushgateway with http/https/zlib, @opentelemetry/api for the CPU
 // counter, event-loop and GC observers) cost ~40 ms of CPU before a start accepted a socket.
+import Counter from 'prom-client/lib/counter.js'
+import Gauge from 'prom-client/lib/gauge.js'
+import Histogram from 'prom-client/lib/histogram.js'
 import Registry from 'prom-client/lib/registry.js'
-import { metricKinds } from './metric-kinds.js'
 
 // prom-client samples event-loop delay with a libuv timer at this resolution; its default, 10 ms,
 // woke an idle process 100 times a second (about 3 of an idle node's 9-17 ms of CPU a second). The
 // histogram still sees every stall longer than this.
 const EVENT_LOOP_RESOLUTION_MS = 250
+
+const PROM_KINDS: MetricKinds = { Counter, Gauge, Histogram }
 
 /** What the memory metrics read at each scrape; the room registry fills it in. */
 interface MemorySource {
@@ -18,17 +22,23 @@ interface MemorySource {
   roomBytes(): number[]
 }
 
-export interface MetricsOptions {
-  /**
-   * false only for the bench (--bench-ablate nometrics): every metric records nothing and the
-   * process/Node.js default metrics are never collected. Default true.
-   */
-  record?: boolean
+/** The classes every metric is built from: prom-client's, or subclasses keeping their names and help. */
+export interface MetricKinds {
+  Counter: typeof Counter
+  Gauge: typeof Gauge
+  Histogram: typeof Histogram
+}
+
+interface MetricsOptions {
+  /** default prom-client's own, chosen once here so the recording path checks nothing */
+  kinds?: MetricKinds
+  /** false: the process/Node.js default metrics are never collected (default true) */
+  defaults?: boolean
 }
 
 export function createMetrics(o: MetricsOptions = {}) {
-  const record = o.record ?? true
-  const { Counter, Gauge, Histogram } = metricKinds(record)
+  const withProcessMetrics = o.defaults ?? true
+  const { Counter, Gauge, Histogram } = o.kinds ?? PROM_KINDS
   const registry = new Registry()
   const memory: MemorySource = { used: () => 0, roomBytes: () => [] }
   let defaults: Promise<void> | undefined
@@ -39,7 +49,7 @@ export function createMetrics(o: MetricsOptions = {}) {
      * up); a scrape awaits it, so no exposition ever lacks them.
      */
     withDefaults(): Promise<void> {
-      if (!record) return Promise.resolve()
+      if (!withProcessMetrics) return Promise.resolve()
       defaults ??= import('prom-client/lib/defaultMetrics.js').then(({ default: collectDefaultMetrics }) => {
         collectDefaultMetrics({ register: registry, prefix: 'tandem_', eventLoopMonitoringPrecision: EVENT_LOOP_RESOLUTION_MS })
       })

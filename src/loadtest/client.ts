@@ -1,4 +1,4 @@
-// The raw-protocol load client (bench/ and `tandem loadtest`): one WebSocket, one document, either framing. It syncs like a
+// The raw-protocol load client (`tandem loadtest`, and the comparison runs beside it): one WebSocket, one document, either framing. It syncs like a
 // provider (step 1 out, answers the server's step 1), sends marked updates and awareness states,
 // and reports every mark it sees for the first time to a Tally. No Y.Doc is applied on receipt:
 // payloads are decoded (once per distinct payload, via a shared cache) and their marks read.
@@ -42,7 +42,7 @@ export interface ClientOptions {
   localAddress?: string
 }
 
-export class BenchClient {
+export class LoadClient {
   private ws: WebSocket | null = null
   private readonly framing: Framing
   private writer: MarkWriter | null = null
@@ -66,7 +66,7 @@ export class BenchClient {
   awarenessSent = 0
 
   constructor(
-    /** bench-wide client index: the `sender` of its marks */
+    /** the client's index across the whole load: the `sender` of its marks */
     readonly id: number,
     readonly target: Target,
     private readonly opts: ClientOptions = {},
@@ -212,7 +212,7 @@ export class BenchClient {
   sendAwareness(): boolean {
     if (!this.open) return false
     const seq = ++this.awarenessClock
-    const state = { b: this.id, s: seq, t: now(), user: { name: `bench-${this.id}` } }
+    const state = { b: this.id, s: seq, t: now(), user: { name: `load-${this.id}` } }
     this.ws!.send(this.framing.awareness(encodeAwarenessState(this.awarenessClientId(), seq, state)))
     this.awarenessSent++
     return true

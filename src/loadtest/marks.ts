@@ -1,4 +1,4 @@
-// Content marks: each bench update inserts one unique key `sender:seq` into the Y.Map `bench` with the
+// Content marks: each load update inserts one unique key `sender:seq` into the Y.Map `marks` with the
 // send time as value. A receiver finds the marks inside whatever update message reaches it (single,
 // merged, or a sync step 2), so deliveries are counted by content, never by message count.
 import * as Y from 'yjs'
@@ -11,7 +11,7 @@ export interface Mark {
   ts: number
 }
 
-export const MARK_MAP = 'bench'
+export const MARK_MAP = 'marks'
 
 export function now(): number {
   return performance.timeOrigin + performance.now()
@@ -78,7 +78,7 @@ export function readMarks(update: Uint8Array): Mark[] {
   return out
 }
 
-/** Awareness states of bench clients carry {b: sender, s: seq, t: ts}. */
+/** Awareness states of load clients carry {b: sender, s: seq, t: ts}. */
 export function readAwarenessMarks(update: Uint8Array): Mark[] {
   const out: Mark[] = []
   for (const e of decodeAwareness(update)) {

@@ -1,5 +1,6 @@
 // `tandem loadtest` flags: parsed, checked and frozen before anything connects. A bad value is one
 // line naming the flag (exit 2); every flag is listed by --help from this one table.
+import { ArgvError, readArgv } from '../infra/argv.js'
 import { didYouMean } from '../infra/suggest.js'
 
 const SCENARIOS = ['fanout', 'rooms', 'typing', 'storm', 'soak'] as const
@@ -111,21 +112,16 @@ const fail = (flag: string, what: string): never => {
 }
 
 function parseArgs(argv: string[]): Map<Flag, string> {
-  const values = new Map<Flag, string>()
-  for (let i = 0; i < argv.length; i++) {
-    const m = /^--([a-z0-9-]+)(?:=(.*))?$/.exec(argv[i]!)
-    if (!m) throw new BadInput(`unexpected argument ${JSON.stringify(argv[i])} (see --help)`)
-    const flag = m[1] as Flag
-    if (!(flag in FLAGS)) throw new BadInput(`unknown flag --${m[1]}${didYouMean(m[1]!, Object.keys(FLAGS), (f) => `--${f}`)} (see --help)`)
-    if (BOOLEAN.has(flag)) {
-      values.set(flag, m[2] ?? 'true')
-      continue
-    }
-    const v = m[2] ?? argv[++i]
-    if (v === undefined || (m[2] === undefined && v.startsWith('--'))) fail(flag, 'needs a value')
-    values.set(flag, v!)
+  const flags = Object.keys(FLAGS) as Flag[]
+  try {
+    const spec = { booleans: [...BOOLEAN], strings: flags.filter((f) => !BOOLEAN.has(f)), others: 'refuse', plainValues: true } as const
+    return readArgv(argv, spec).values as Map<Flag, string>
+  } catch (err) {
+    if (!(err instanceof ArgvError)) throw err
+    if (err.kind === 'needs-value') fail(err.arg, 'needs a value')
+    const hint = err.kind === 'unknown' ? didYouMean(err.arg, Object.keys(FLAGS), (f) => `--${f}`) : ''
+    throw new BadInput(err.kind === 'unknown' ? `unknown flag --${err.arg}${hint} (see --help)` : `unexpected argument ${JSON.stringify(err.arg)} (see --help)`)
   }
-  return values
 }
 
 function number(values: Map<Flag, string>, flag: Flag, o: { min: number; max: number; int?: boolean }): number | undefined {

@@ -5,7 +5,7 @@ import { get as httpsGet } from 'node:https'
 import { loadKeyRing } from '../auth/keys/ring.js'
 import { TandemClient } from '../../packages/client/src/client.js'
 import { TandemError } from '../../packages/client/src/error.js'
-import { BenchClient } from './client.js'
+import { LoadClient } from './client.js'
 import type { LoadtestOptions } from './options.js'
 import type { Protocol } from './options.js'
 import { apiAssets, apiTarget, clientTarget, signingTarget, type Target } from './targets.js'
@@ -35,7 +35,7 @@ function reach(url: string, what: string): Promise<number> {
 /** One socket, opened and synced with a token of the target, then closed. */
 async function trySocket(target: Target, protocol: Protocol, where: string, hint: string): Promise<void> {
   const t = await target.token(0, 0)
-  const c = new BenchClient(0, clientTarget(t, protocol), { connectTimeoutMs: TIMEOUT_MS })
+  const c = new LoadClient(0, clientTarget(t, protocol), { connectTimeoutMs: TIMEOUT_MS })
   try {
     await c.connect()
   } catch (e) {

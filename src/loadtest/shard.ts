@@ -2,7 +2,7 @@
 // what the scenario says between the start and end times the coordinator gives, renews tokens in
 // band, and reports cumulative counts plus the latency samples new since its last report.
 import { renewDelayMs } from '../../packages/client/src/document.js'
-import { BenchClient, Tally, pool } from './client.js'
+import { LoadClient, Tally, pool } from './client.js'
 import { now } from './marks.js'
 import type { LoadtestOptions } from './options.js'
 import { Samples } from './stats.js'
@@ -58,7 +58,7 @@ export async function runShard(spec: ShardSpec, ctl: ShardControl): Promise<void
   const tally = new Tally()
   tally.since = Infinity // nothing counts before the window opens
   const connectTimes = new Samples()
-  const clients: BenchClient[] = []
+  const clients: LoadClient[] = []
   const errors: Record<string, number> = {}
   const error = (msg: string) => (errors[msg] = (errors[msg] ?? 0) + 1)
   const cursors = { latency: 0, awareness: 0, connect: 0 }
@@ -112,7 +112,7 @@ export async function runShard(spec: ShardSpec, ctl: ShardControl): Promise<void
   const ticker = setInterval(() => ctl.report('tick', snapshot()), 1000)
 
   // Renew each client's token before it expires, on the open socket.
-  const renew = (c: BenchClient, expiresAtMs: number) => {
+  const renew = (c: LoadClient, expiresAtMs: number) => {
     later(renewDelayMs(expiresAtMs, Date.now()), () => {
       target.token(roomOf(c.id), c.id).then(
         (t) => {
@@ -135,7 +135,7 @@ export async function runShard(spec: ShardSpec, ctl: ShardControl): Promise<void
       return
     }
     const addr = o.sourceAddresses.length ? o.sourceAddresses[i % o.sourceAddresses.length] : undefined
-    const c = new BenchClient(i, clientTarget(t, o.protocol), { tally, connectTimeoutMs: o.connectTimeoutSec * 1000, ...(addr ? { localAddress: addr } : {}) })
+    const c = new LoadClient(i, clientTarget(t, o.protocol), { tally, connectTimeoutMs: o.connectTimeoutSec * 1000, ...(addr ? { localAddress: addr } : {}) })
     try {
       await c.connect()
       clients.push(c)
@@ -151,7 +151,7 @@ export async function runShard(spec: ShardSpec, ctl: ShardControl): Promise<void
 
   const { at, until } = await ctl.window()
   tally.since = at
-  const load = (c: BenchClient) => {
+  const load = (c: LoadClient) => {
     if (o.scenario === 'typing') {
       // Bursts of one-character edits about 150 ms apart, an awareness update (cursor) with every
       // other one, then a pause that brings the average to --rate keystrokes per second.

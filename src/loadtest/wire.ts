@@ -1,4 +1,4 @@
-// The two framings the bench client speaks: y-websocket (Tandem, the reference server) and Hocuspocus,
+// The two framings the load client speaks: y-websocket (Tandem, the reference server) and Hocuspocus,
 // which prefixes every message with the document name and asks for an auth message first.
 // Pure: bytes in, bytes out.
 import * as decoding from 'lib0/decoding'

@@ -1,6 +1,7 @@
 // The background site sweep: for each unfinished sweep, page through the connector (persisting every
 // page and the next cursor in one batch), then mark the sites searchable one by one (persisting each
 // step). A restarted server calls start() and every sweep continues from its last persisted step.
+import { backoffMs, type Backoff } from '../infra/backoff.js'
 import type { Logger } from '../infra/log.js'
 import { getSource, listSweeps, siteKey, sweepKey, sweepLock, type Site, type Sweep } from './records.js'
 import type { ControlStore } from '../control/store.js'
@@ -16,6 +17,8 @@ export interface SweeperOptions {
 }
 
 const MAX_FAILURES = 5
+/** a failed step is retried after 1, 2, 4, 8 s (failures 1..4) */
+const STEP_RETRY: Backoff = { firstMs: 500, maxMs: 8_000 }
 
 export class SiteSweeper {
   private readonly running = new Map<string, Promise<void>>()
@@ -80,7 +83,7 @@ export class SiteSweeper {
         return false
       })
       if (done) return
-      await sleep(failures ? 500 * 2 ** failures : this.opts.stepDelayMs, signal).catch(() => undefined)
+      await sleep(failures ? backoffMs(failures, STEP_RETRY) : this.opts.stepDelayMs, signal).catch(() => undefined)
     }
   }
 

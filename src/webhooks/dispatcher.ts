@@ -4,6 +4,7 @@
 // It sleeps until something may be due: an event recorded here or a settled attempt wakes it, a
 // timer wakes it when the earliest queued entry (a retry, a lease running out) comes due, and a
 // slow fallback finds what other processes queued (the admin CLI, a node that died).
+import { backoffMs as backoff } from '../infra/backoff.js'
 import type { Logger } from '../infra/log.js'
 import { attempt } from './deliver.js'
 import type { WebhookMetrics } from './metrics.js'
@@ -35,8 +36,7 @@ export interface DispatcherOptions {
 
 /** ms until attempt n+1 after n failed attempts: doubling from 1 s up to 1 h, with +-50 % jitter. */
 export function backoffMs(attempts: number, random = Math.random()): number {
-  const base = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(attempts - 1, 30))
-  return Math.round(base * (0.5 + random))
+  return backoff(attempts - 1, { firstMs: FIRST_RETRY_MS, maxMs: MAX_RETRY_MS }, random)
 }
 
 /** How long a claimed delivery is left to its process: twice the attempt's bound, so only a dead or stuck process loses it. */

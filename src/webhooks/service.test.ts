@@ -20,9 +20,13 @@ import { Webhooks } from './service.js'
 class HeldListing extends LevelControlStore {
   private held: Promise<void> | null = null
   release: () => void = () => undefined
+  /** resolves once the held listing has read its rows and waits */
+  reached: Promise<void> = Promise.resolve()
+  private reach: () => void = () => undefined
 
   holdNext(): void {
     this.held = new Promise((r) => (this.release = r))
+    this.reached = new Promise((r) => (this.reach = r))
   }
 
   override async list<T>(prefix: string, limit?: number): Promise<ControlRecord<T>[]> {
@@ -30,6 +34,7 @@ class HeldListing extends LevelControlStore {
     const held = prefix === WEBHOOK_KIND ? this.held : null
     if (held) {
       this.held = null
+      this.reach()
       await held
     }
     return rows
@@ -58,7 +63,7 @@ describe('webhook registrations cache', () => {
 
     inner.holdNext()
     const stale = webhooks.refresh() // reads no registration, answers late
-    await new Promise((r) => setTimeout(r, 20))
+    await inner.reached
     await createWebhook(inner, { workspaceId: 'acme', url: 'https://example.com/hook', events: ['document.updated'] }, Date.now())
     const fresh = webhooks.refresh() // what a peer's notice does
     await new Promise((r) => setTimeout(r, 20)) // a concurrent re-read would be done by now

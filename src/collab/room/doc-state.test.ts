@@ -130,7 +130,7 @@ describe('DocState', () => {
       d.getText('t').insert(i, 'x')
       feed(s, all[all.length - 1]!)
     }
-    const levels = (s as unknown as { levels: Uint8Array[] }).levels.length
+    const levels = (s as unknown as { served: { levels: Uint8Array[] } }).served.levels.length
     expect(levels).toBeLessThanOrEqual(8)
     expect(served(s).getText('t').length).toBe(3000)
     expect(s.bytes).toBeLessThan(Y.mergeUpdates(all).length * 3)
@@ -163,7 +163,7 @@ describe('DocState', () => {
       feed(loaded, log[log.length - 1]!)
     }
     for (const p of loaded.parts()) expect(p.length).toBeLessThanOrEqual(8 * 1024 * 1024)
-    expect((loaded as unknown as { levels: Uint8Array[] }).levels.length).toBeLessThanOrEqual(5)
+    expect((loaded as unknown as { served: { levels: Uint8Array[] } }).served.levels.length).toBeLessThanOrEqual(5)
     const peer = new Y.Doc()
     for (const p of loaded.diffParts(Uint8Array.of(0))) Y.applyUpdate(peer, p)
     expect(peer.getText('t').toString()).toBe(d.getText('t').toString())

@@ -1,7 +1,6 @@
 // A document held encoded: what a room needs to serve sync and judge updates without a Y.Doc,
 // which costs about 14 times the document's encoded size. It holds
-// - the served state as a few merged updates (levels, largest first) plus a short tail of recent
-//   updates, merged in batches so no update pays for a full merge;
+// - the served state as a few merged updates plus a short tail of recent ones (served-parts.ts);
 // - the state vector of the served state and, once something is deleted, its deleted ranges
 //   (DeleteIndex), to tell new from known;
 // - updates held back because something they build on is missing, exactly as a Y.Doc keeps
@@ -10,24 +9,11 @@ import * as encoding from 'lib0/encoding'
 import * as Y from 'yjs'
 import { scanUpdate, STRUCT_STRIDE, UpdateShape } from '../../protocol/update-scan.js'
 import { DeleteIndex } from './delete-index.js'
+import { ServedParts } from './served-parts.js'
 
 /** What a room does with an update: nothing new in it, serve it, or hold it for its dependencies. */
 export type Verdict = 'unchanged' | 'ready' | 'held'
 
-/**
- * Tail updates merged into a level at once: a count drawn from [MIN_TAIL, 2 MIN_TAIL) at each
- * merge, so rooms that got busy together (a thousand opened at once) do not all merge in the same
- * turn (a fixed count put the rooms bench's p99 at twice the base's).
- */
-const MIN_TAIL = 48
-/** A level is merged into the one before it once it is at least this fraction of its size. */
-const LEVEL_RATIO = 4
-/**
- * No merge in the event loop makes a level larger than this: a merge holds its inputs, the
- * encoder's chunks and the result at once (about 3x its size), so a 50 MB document merged whole
- * took 150 MB for a moment. Past it a document is served as several levels of this size.
- */
-const LEVEL_MAX_BYTES = 8 * 1024 * 1024
 /** what a Uint8Array costs beyond its bytes (object, backing store header), roughly */
 const ARRAY_OVERHEAD = 96
 
@@ -35,14 +21,8 @@ const ARRAY_OVERHEAD = 96
 const heldShape = new UpdateShape()
 
 export class DocState {
-  /** merged updates, older and larger first; together with the tail, the served state */
-  private levels: Uint8Array[] = []
-  private tail: Uint8Array[] = []
-  private tailCap = drawTailCap()
-  private tailBytes = 0
-  private levelBytes = 0
-  /** leading levels a fold (compaction) works from: never merged until it ends (see pinParts) */
-  private pinned = 0
+  /** the served state: merged levels and a tail of recent updates */
+  private readonly served = new ServedParts()
   private readonly clocks = new Map<number, number>()
   /**
    * The served deleted ranges, built from the served state on the first update that deletes
@@ -104,8 +84,8 @@ export class DocState {
 
   /** encoded bytes held (served and held back), plus what the indexes cost */
   get bytes(): number {
-    const arrays = this.levels.length + this.tail.length + this.held.length
-    return this.levelBytes + this.tailBytes + this.heldBytes + arrays * ARRAY_OVERHEAD + (this.deletedIndex?.size ?? 0) * 16 + this.clocks.size * 40
+    const arrays = this.served.arrays + this.held.length
+    return this.served.bytes + this.heldBytes + arrays * ARRAY_OVERHEAD + (this.deletedIndex?.size ?? 0) * 16 + this.clocks.size * 40
   }
 
   /** updates held back for a missing dependency */
@@ -228,12 +208,8 @@ export class DocState {
       deleted?.add(d[i]!, d[i + 1]!, d[i + 2]!)
       this.deletionsSinceCompaction++
     }
-    this.tail.push(update)
-    this.tailBytes += update.length
+    this.served.push(update)
     this.version++
-    // By count only: merging large updates with each other saves nothing and leaves the allocator
-    // holding the merge's copies (a 50 MB log merged 8 MB at a time at load: 3.2x held, not 1.5x).
-    if (this.tail.length >= this.tailCap) this.mergeTail()
   }
 
   /** Held updates whose dependencies arrived are served, until none moves. */
@@ -256,67 +232,29 @@ export class DocState {
     }
   }
 
-  /**
-   * The tail (its oldest LEVEL_MAX_BYTES, at least one update) becomes a level; levels of similar
-   * size are merged, up to LEVEL_MAX_BYTES (each byte is merged O(log n) times).
-   */
-  private mergeTail(): void {
-    if (this.tail.length === 0) return
-    this.tailCap = drawTailCap()
-    let n = 0
-    for (let bytes = 0; n < this.tail.length && (n === 0 || bytes + this.tail[n]!.length <= LEVEL_MAX_BYTES); n++) bytes += this.tail[n]!.length
-    const taken = this.tail.splice(0, n)
-    const merged = taken.length === 1 ? taken[0]! : Y.mergeUpdates(taken)
-    for (const u of taken) this.tailBytes -= u.length
-    this.levels.push(merged)
-    this.levelBytes += merged.length
-    while (this.levels.length >= 2) {
-      const last = this.levels[this.levels.length - 1]!
-      const prev = this.levels[this.levels.length - 2]!
-      if (this.levels.length - 2 < this.pinned) break
-      if (last.length * LEVEL_RATIO < prev.length || prev.length + last.length > LEVEL_MAX_BYTES) break
-      this.levels.splice(-2, 2, Y.mergeUpdates([prev, last]))
-      this.levelBytes += this.levels[this.levels.length - 1]!.length - prev.length - last.length
-    }
-  }
-
   /** The served state as it is held, in the order it was taken (each part integrates after the ones before). */
   parts(): Uint8Array[] {
-    return this.tail.length === 0 ? this.levels.slice() : this.levels.concat(this.tail)
+    return this.served.parts()
   }
 
   /** Bytes of the served state (what a first sync sends). */
   get servedBytes(): number {
-    return this.levelBytes + this.tailBytes
+    return this.served.bytes
   }
 
   /** The whole served state as one update (merges everything into one level). */
   full(): Uint8Array {
-    const parts = this.parts()
-    if (parts.length === 0) return EMPTY
-    if (parts.length > 1 || this.tail.length > 0) {
-      this.pinned = 0
-      const one = parts.length === 1 ? parts[0]! : Y.mergeUpdates(parts)
-      this.levels = [one]
-      this.levelBytes = one.length
-      this.tail = []
-      this.tailBytes = 0
-      this.tailCap = drawTailCap()
-    }
-    return this.levels[0]!
+    return this.served.full()
   }
 
   /** What a peer with `stateVector` lacks (throws on a malformed state vector). */
   diff(stateVector: Uint8Array): Uint8Array {
-    if (this.tail.length > 1 && this.tailBytes <= LEVEL_MAX_BYTES) this.mergeTail()
-    const parts = this.diffParts(stateVector)
-    if (parts.length === 0) return EMPTY
-    return parts.length === 1 ? parts[0]! : Y.mergeUpdates(parts)
+    return this.served.diff(stateVector)
   }
 
   /** What a peer with `stateVector` lacks, part by part as held (throws on a malformed state vector). */
   diffParts(stateVector: Uint8Array): Uint8Array[] {
-    return this.parts().map((p) => Y.diffUpdate(p, stateVector))
+    return this.served.diffParts(stateVector)
   }
 
   /** The served state vector, encoded as Yjs encodes one. */
@@ -330,38 +268,18 @@ export class DocState {
     return encoding.toUint8Array(e)
   }
 
-  /**
-   * The served parts, for a fold beside the room (compaction): the tail becomes levels as it is,
-   * and these levels are not merged until replacePrefix or unpin, so the fold can replace them.
-   */
+  /** The served parts for a fold beside the room (compaction), kept unmerged until replacePrefix or unpin. */
   pinParts(): Uint8Array[] {
-    if (this.tail.length > 0) {
-      for (const u of this.tail) this.levels.push(u)
-      this.levelBytes += this.tailBytes
-      this.tail = []
-      this.tailBytes = 0
-    }
-    this.pinned = this.levels.length
-    return this.levels.slice()
+    return this.served.pin()
   }
 
   unpin(): void {
-    this.pinned = 0
+    this.served.unpin()
   }
 
-  /**
-   * Replaces `from` (what pinParts() returned) by `folded`, the same document in one update (its
-   * garbage collected or not), if they are still the first levels: what was served since stays
-   * after it, merged on top of it later (an item collected here is a GC struct there, as in a
-   * Y.Doc). False when they were merged meanwhile (a full()).
-   */
+  /** Replaces the parts pinParts() returned by `folded`, if they are still the first (ServedParts.replacePrefix). */
   replacePrefix(from: readonly Uint8Array[], folded: Uint8Array): boolean {
-    const k = from.length
-    if (k === 0 || this.levels.length < k || from.some((p, i) => this.levels[i] !== p)) return false
-    this.levels.splice(0, k, folded)
-    this.levelBytes += folded.length - sum(from)
-    this.pinned = 0
-    return true
+    return this.served.replacePrefix(from, folded)
   }
 
   /** Every held-back update, for a Y.Doc that must show what a live document would hold. */
@@ -370,26 +288,10 @@ export class DocState {
   }
 }
 
-const EMPTY = Uint8Array.of(0, 0)
-
-function sum(arrays: readonly Uint8Array[]): number {
-  let n = 0
-  for (const a of arrays) n += a.length
-  return n
-}
-
-function drawTailCap(): number {
-  return MIN_TAIL + Math.floor(Math.random() * MIN_TAIL)
-}
-
 /** Whether every struct is of one client (a client listed twice, apart, is not trusted to be). */
 function oneClient(s: readonly number[]): boolean {
   for (let i = STRUCT_STRIDE; i < s.length; i += STRUCT_STRIDE) if (s[i] !== s[0]) return false
   return true
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
-}
+const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b)

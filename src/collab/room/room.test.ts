@@ -10,6 +10,9 @@ import { DocBuilds } from './doc-builds.js'
 import { Room } from './room.js'
 import { LoopTransport, type PeerSocket } from '../transport.js'
 
+/** One turn of the event loop: what setImmediate scheduled (a commit cycle's start) has run. */
+const turn = () => new Promise<void>((r) => setImmediate(r))
+
 class MemorySocket implements PeerSocket {
   sent: Uint8Array[] = []
   closedWith: number | null = null
@@ -434,7 +437,7 @@ describe('Deferred apply', () => {
   it('a room nobody reads merges what it holds in batches: fewer than 96 updates unmerged, however many arrive', async () => {
     const { room, peer } = setup()
     const a = peer()
-    const held = () => (room as unknown as { writes: { state: { tail: unknown[] } } }).writes.state.tail.length
+    const held = () => (room as unknown as { writes: { state: { served: { tail: unknown[] } } } }).writes.state.served.tail.length
     let most = 0
     const d = new Y.Doc()
     d.clientID = 5
@@ -508,7 +511,9 @@ describe('Group commit across rooms', () => {
     const first = a.applyUpdate(insert('1', 1), 'ann', null)
     await new Promise((r) => setImmediate(r))
     const later = [a.applyUpdate(insert('2', 2), 'ann', null), b.applyUpdate(insert('3', 3), 'bob', null)]
-    await new Promise((r) => setTimeout(r, 20))
+    // the committer starts a cycle from setImmediate: two turns, and one that did not wait would have
+    await turn()
+    await turn()
     expect(sizes).toEqual([1]) // the second cycle waits for the first
     release!()
     await Promise.all([first, ...later])
@@ -521,11 +526,14 @@ describe('Group commit across rooms', () => {
     const store = new MemoryDocStore()
     const failed: unknown[] = []
     const committed: number[] = []
+    // told before the retry's backoff starts: the moment the failed cycle has been undone
+    let cycleFailed!: () => void
+    const failedOnce = new Promise<void>((r) => (cycleFailed = r))
     const committer = new GroupCommitter({
       store,
       log: createLogger('silent'),
       metrics: createMetrics(),
-      sinks: [{ failed: (e) => failed.push(e), committed: (w) => committed.push(w.length) }],
+      sinks: [{ failed: (e) => (failed.push(e), cycleFailed()), committed: (w) => committed.push(w.length) }],
     })
     const realAppendMany = store.appendMany.bind(store)
     let failures = 1
@@ -539,7 +547,7 @@ describe('Group commit across rooms', () => {
     const wb = b.peer()
     let acknowledged = 0
     const done = [a.room.applyUpdate(insert('1', 1), 'ann', null), b.room.applyUpdate(insert('2', 2), 'bob', null)].map((p) => p.then(() => acknowledged++))
-    await new Promise((r) => setTimeout(r, 10))
+    await failedOnce
     expect(failed).toHaveLength(1)
     expect(acknowledged).toBe(0)
     expect(wa.s.sent.length + wb.s.sent.length).toBe(0)
@@ -567,9 +575,9 @@ describe('Group commit across rooms', () => {
     expect(performance.now() - start).toBeLessThan(1000) // not held for the interval
     expect(watcher.s.sent).toHaveLength(1)
     const later = [room.applyUpdate(insert('2', 2), 'ann', null)]
-    await new Promise((r) => setTimeout(r, 20))
+    await turn() // the committer's cycle starts, and waits for the interval
     later.push(room.applyUpdate(insert('3', 3), 'bob', null))
-    await new Promise((r) => setTimeout(r, 20))
+    await turn()
     expect(entries).toEqual([1]) // both wait for the interval, unsent
     expect(watcher.s.sent).toHaveLength(1)
     await Promise.all(later)

@@ -39,12 +39,6 @@ export interface RoomOptions {
   fullStateKeepMs?: number
   /** Cluster mode: the store numbers appends (several nodes write one document). */
   cluster?: ClusterCompaction
-  /**
-   * 'full' (default): every update is judged, stored, committed, then broadcast. 'relay' is for
-   * the bench only (--bench-ablate relay): updates go straight to the room's other sockets and
-   * nowhere else, never judged, kept or stored; it measures the socket work alone.
-   */
-  path?: 'full' | 'relay'
 }
 
 const EMPTY_UPDATE_MAX = 2 // an update with no structs and no deletions encodes as [0, 0]
@@ -58,11 +52,8 @@ export class Room {
   private readonly fanout: Fanout
   private readonly presence: RoomAwareness
   private readonly sync: RoomSync
-  /** the bench's relay path (RoomOptions.path): one check per update */
-  private readonly relays: boolean
 
   constructor(private readonly o: RoomOptions) {
-    this.relays = o.path === 'relay'
     this.fanout = new Fanout(o.transport, o.docId, o.maxBackpressureBytes, () => this.peers, (p) => this.leave(p))
     this.presence = new RoomAwareness((frame) => o.transport.publish(o.docId, frame))
     this.writes = new RoomWrites({
@@ -154,7 +145,6 @@ export class Room {
       return
     }
     if (this.destroyed) return
-    if (this.relays) return this.relay(update, peer)
     // No promise per update from a socket: nobody waits on it, the broadcast is the answer.
     this.writes.ingest(update, peer.cap.sub, peer, peer.cap.attr)
   }
@@ -166,10 +156,6 @@ export class Room {
    */
   receiveAcked(peer: Peer, update: Uint8Array, done: NonNullable<Queued['done']>): void {
     if (this.destroyed) return done.reject(new AppError('unavailable', 'room is closing'))
-    if (this.relays) {
-      this.relay(update, peer)
-      return done.resolve()
-    }
     const queued = this.writes.ingest(update, peer.cap.sub, peer, peer.cap.attr)
     if (queued) queued.done = done
     else this.flushed().then(() => done.resolve(), done.reject)
@@ -267,10 +253,6 @@ export class Room {
    */
   applyUpdate(update: Uint8Array, user: string, origin: Peer | null, attrs?: Attributes): Promise<number | null> {
     if (this.destroyed) return Promise.reject(new AppError('unavailable', 'room is closing'))
-    if (this.relays) {
-      this.relay(update, origin)
-      return Promise.resolve(null)
-    }
     const queued = this.writes.ingest(update, user, origin, attrs)
     // Nothing new: the caller still learns of success only once what it may have duplicated
     // (accepted from someone else, not yet written) is durable.
@@ -301,11 +283,6 @@ export class Room {
     for (let i = 1; i < batch.length && soleAuthor; i++) if (batch[i]!.origin !== only) soleAuthor = null
     const update = batch.length === 1 ? batch[0]!.update : mergeBatch(batch)
     this.fanout.publish(encodeUpdate(update), soleAuthor?.socket)
-  }
-
-  /** The bench's relay path: the update as it came, to everyone else, unchecked and unkept. */
-  private relay(update: Uint8Array, origin: Peer | null): void {
-    this.fanout.publish(encodeUpdate(update), origin?.socket)
   }
 
   /** Writes the current state as a snapshot covering what is durable (see Compaction). */

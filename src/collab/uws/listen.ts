@@ -5,7 +5,7 @@
 // uWS sets neither option when asked for port 0 (strace: a bare bind). The connections it accepts
 // inherit that, and after the process ends those a peer left half-open sit in FIN-WAIT-2 for
 // net.ipv4.tcp_fin_timeout (60 s) without SO_REUSEADDR: a restart on the port it was given waited
-// ~61 s (bench/restart-port-zero.ts). So port 0 is resolved here first: the kernel picks a free port
+// ~61 s (README, "Restarts", has the measurement). So port 0 is resolved here first: the kernel picks a free port
 // for a throwaway socket, and uWS binds that port by number, with its options.
 import { createServer } from 'node:net'
 import uWS from 'uWebSockets.js'

@@ -35,11 +35,6 @@ function openMarks(root: RootDb) {
 export interface LevelDocStoreOptions {
   /** fsync each write cycle (LevelDB `sync: true`). */
   sync?: boolean
-  /**
-   * Bench only (--bench-ablate nowrite): appends are numbered as if written and dropped, so the
-   * bench can measure what the write costs. Snapshots and everything else are still written.
-   */
-  discardAppends?: boolean
 }
 
 export class LevelDocStore implements DocStore {
@@ -47,13 +42,11 @@ export class LevelDocStore implements DocStore {
   private readonly marks: MarksDb
   /** Options of every write that makes updates durable (appends, snapshots). */
   private readonly durable: { sync: boolean }
-  private readonly discardAppends: boolean
 
   constructor(root: RootDb, opts: LevelDocStoreOptions = {}) {
     this.db = openSublevel(root)
     this.marks = openMarks(root)
     this.durable = { sync: opts.sync ?? false }
-    this.discardAppends = opts.discardAppends ?? false
   }
 
   async load(docId: string): Promise<DocState> {
@@ -84,7 +77,6 @@ export class LevelDocStore implements DocStore {
   async appendMany(writes: AppendWrite[]): Promise<AppendedSeqs[]> {
     // One process owns a LevelDB data dir: the head is the log's (or snapshot's) last seq.
     const seqs = await numberWrites(writes, (docId) => this.head(docId))
-    if (this.discardAppends) return seqs
     const batch = this.db.batch()
     writes.forEach(({ docId, entries }, w) => {
       const first = seqs[w]!.firstSeq

@@ -6,7 +6,8 @@ import { startPostgres, type PgServer } from '../../../test/helpers/postgres.js'
 import { AppError } from '../../infra/errors.js'
 import { applySchemaMigrations } from '../../pg/schema.js'
 import { createPgPool, type PgPool } from '../../pg/pool.js'
-import { PgDocStore, prefixUpperBound } from './store.js'
+import { prefixUpperBound } from './log-sql.js'
+import { PgDocStore } from './store.js'
 
 const bytes = (...b: number[]) => Uint8Array.from(b)
 const entry = (n: number, user = 'u') => ({ user, at: n, update: bytes(n % 256) })
