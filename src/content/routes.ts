@@ -6,10 +6,10 @@
 import { attributionProblem, mergeAttributions, normalizeAttributions } from '../auth/attributions.js'
 import type { RestContext, RestRequest, RestResponse, RestRoutes } from '../collab/rest.js'
 import { AppError } from '../infra/errors.js'
-import { docIdOf, type Attributes } from '../storage/doc-store.js'
+import type { Attributes } from '../storage/doc-store.js'
 import type { ContentRead, ContentWritten } from './answers.js'
 import { advance, formatBase, MAX_OWN, parseBase, type Base } from './base.js'
-import { BaseTooOld, current, stateAt, type OpenHistory } from './state.js'
+import { baseState, current, type OpenHistory } from './state.js'
 import { runContentJobOffLoop } from './doc-content.js'
 import { FORMATS, type Format } from './formats.js'
 
@@ -138,17 +138,10 @@ export const contentRoutes = (open: OpenHistory, hooks?: ContentHooks): RestRout
           return { status: 202, json }
         }
         const ref = { org: req.org, doc: req.doc, branch: req.cap.branch }
-        const docId = docIdOf(ref.org, ref.doc, ref.branch)
-        const now = await current(req, ctx)
-        let base: Base = body.base ?? { seq: now.seq, own: [] }
-        if (base.seq > now.seq || base.own.some((s) => s > now.seq)) throw new AppError('bad_request', 'base is not a base of this document')
-        let state: Uint8Array
-        try {
-          state = base.seq === now.seq && base.own.length === 0 ? now.state : await stateAt(base, docId, ctx, open)
-        } catch (err) {
-          if (!(err instanceof BaseTooOld)) throw err
-          return { status: 409, json: { error: err.message, code: 'conflict', oldest_base: formatBase({ seq: err.oldest, own: [] }) } }
-        }
+        const from = await baseState(req, ctx, open, body.base)
+        if ('refused' in from) return from.refused
+        const { state } = from
+        let base: Base = from.base
         const input = { format: body.format, content: body.content, root: body.root }
         const edit = await ctx.registry.docBuilds.bounded(state.length, () => runContentJobOffLoop({ kind: 'edit', state, input }), state.length)
         if (edit.update) {

@@ -1,11 +1,11 @@
 // The document states a content call works from: the document now with the seq that names it, and
 // the document exactly as a base names it (rebuilt from history, the agent's own updates on top).
 import * as Y from 'yjs'
-import type { RestContext, RestRequest } from '../collab/rest.js'
+import type { RestContext, RestRequest, RestResponse } from '../collab/rest.js'
 import type { HistoryService } from '../history/service.js'
 import { AppError } from '../infra/errors.js'
 import { docIdOf } from '../storage/doc-store.js'
-import type { Base } from './base.js'
+import { formatBase, type Base } from './base.js'
 
 export type OpenHistory = () => Promise<HistoryService>
 
@@ -35,7 +35,7 @@ export async function current(req: RestRequest, ctx: RestContext): Promise<{ sta
 }
 
 /** The 409 for a base history no longer reaches, naming the oldest one that still works. */
-export class BaseTooOld extends AppError {
+class BaseTooOld extends AppError {
   constructor(readonly oldest: number) {
     super('conflict', `base is older than the retained history: the oldest valid base is ${oldest}; read the document again`)
   }
@@ -58,3 +58,25 @@ export async function stateAt(base: Base, docId: string, ctx: RestContext, open:
   return own.length ? Y.mergeUpdates([answer, ...own]) : answer
 }
 
+
+/**
+ * The state a write starts from: the document at `base` (now when null), checked to be a base of
+ * this document; a base history no longer reaches is the 409 that names the oldest valid one.
+ */
+export async function baseState(
+  req: RestRequest,
+  ctx: RestContext,
+  open: OpenHistory,
+  given: Base | null,
+): Promise<{ base: Base; state: Uint8Array } | { refused: RestResponse }> {
+  const now = await current(req, ctx)
+  const base = given ?? { seq: now.seq, own: [] }
+  if (base.seq > now.seq || base.own.some((s) => s > now.seq)) throw new AppError('bad_request', 'base is not a base of this document')
+  if (base.seq === now.seq && base.own.length === 0) return { base, state: now.state }
+  try {
+    return { base, state: await stateAt(base, docIdOf(req.org, req.doc, req.cap.branch), ctx, open) }
+  } catch (err) {
+    if (!(err instanceof BaseTooOld)) throw err
+    return { refused: { status: 409, json: { error: err.message, code: 'conflict', oldest_base: formatBase({ seq: err.oldest, own: [] }) } } }
+  }
+}

@@ -22,6 +22,15 @@ async function answer(run: () => Promise<unknown>): Promise<CallToolResult> {
 
 const format = z.enum(['markdown', 'prosemirror', 'text'])
 
+/** What edit_document and suggest_edit take: a whole document and the base it was made from. */
+const EDIT_INPUT = {
+  asset_id: z.string(),
+  content: z.union([z.string(), z.record(z.string(), z.unknown())]).describe('Markdown text, or a ProseMirror JSON document {type: "doc", content: [...]}'),
+  format: format.optional(),
+  base: z.string().optional(),
+  root: z.string().optional(),
+}
+
 export function registerTools(server: McpServer, api: TandemApi, enabled: ReadonlySet<McpTool>, clientName: () => string): void {
   const on = (t: McpTool) => enabled.has(t)
   const attributions = () => ({ source: 'mcp', mcp_client: clientName().slice(0, 200) || 'unknown' })
@@ -49,13 +58,7 @@ export function registerTools(server: McpServer, api: TandemApi, enabled: Readon
       {
         description:
           "Writes a whole document as Markdown (default) or ProseMirror JSON. Give the `base` read_document returned: the server applies only the difference between that state and your content, so edits others made since are kept. Answers {applied, inserted, deleted, base}; use the new base for the next edit. When the workspace requires approval for agents' edits, the edit is held as a suggestion instead (the answer carries `suggestion`).",
-        inputSchema: {
-          asset_id: z.string(),
-          content: z.union([z.string(), z.record(z.string(), z.unknown())]).describe('Markdown text, or a ProseMirror JSON document {type: "doc", content: [...]}'),
-          format: format.optional(),
-          base: z.string().optional(),
-          root: z.string().optional(),
-        },
+        inputSchema: EDIT_INPUT,
       },
       ({ asset_id, content, format, base, root }) =>
         answer(() => api.writeContent(asset_id, { format: format ?? (typeof content === 'string' ? 'markdown' : 'prosemirror'), content, base, root, attributions: attributions() })),
@@ -67,13 +70,7 @@ export function registerTools(server: McpServer, api: TandemApi, enabled: Readon
       {
         description:
           'Like edit_document, but held for a person to review: the document does not change until someone accepts the suggestion (whole or hunk by hunk). Answers the suggestion and its hunk ids.',
-        inputSchema: {
-          asset_id: z.string(),
-          content: z.union([z.string(), z.record(z.string(), z.unknown())]).describe('Markdown text, or a ProseMirror JSON document'),
-          format: format.optional(),
-          base: z.string().optional(),
-          root: z.string().optional(),
-        },
+        inputSchema: EDIT_INPUT,
       },
       ({ asset_id, content, format, base, root }) =>
         answer(() => api.writeContent(asset_id, { format: format ?? (typeof content === 'string' ? 'markdown' : 'prosemirror'), content, base, root, attributions: attributions() }, true)),

@@ -14,7 +14,7 @@ import { runContentJobOffLoop } from '../content/doc-content.js'
 import { FORMATS, type Format } from '../content/formats.js'
 import { pmToMarkdown } from '../content/markdown-out.js'
 import type { PmNode } from '../content/pm-json.js'
-import { BaseTooOld, current, stateAt, type OpenHistory } from '../content/state.js'
+import { baseState, current, stateAt, type OpenHistory } from '../content/state.js'
 import { AppError } from '../infra/errors.js'
 import { docIdOf, type Attributes } from '../storage/doc-store.js'
 import { hunksOf, withHunks, type Hunks } from './hunks.js'
@@ -112,16 +112,9 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, noti
     const attrs = mergeAttributions(req.cap.attr, attributionsOf(o))
     const open_ = (await store.list(docId)).filter((s) => s.status === 'open').length
     if (open_ >= MAX_OPEN_PER_DOC) throw new AppError('conflict', `a document holds at most ${MAX_OPEN_PER_DOC} open suggestions: decide one first`)
-    const now = await current(req, ctx)
-    const base = o.base === undefined || o.base === null ? { seq: now.seq, own: [] } : parseBase(o.base)
-    if (base.seq > now.seq || base.own.some((s) => s > now.seq)) throw new AppError('bad_request', 'base is not a base of this document')
-    let baseState: Uint8Array
-    try {
-      baseState = base.seq === now.seq && base.own.length === 0 ? now.state : await stateAt(base, docId, ctx, open)
-    } catch (err) {
-      if (!(err instanceof BaseTooOld)) throw err
-      return { status: 409, json: { error: err.message, code: 'conflict', oldest_base: formatBase({ seq: err.oldest, own: [] }) } }
-    }
+    const from = await baseState(req, ctx, open, o.base === undefined || o.base === null ? null : parseBase(o.base))
+    if ('refused' in from) return from.refused
+    const { base, state: atBase } = from
     const root = typeof o.root === 'string' && o.root ? o.root : null
     let update: Uint8Array | null
     if (o.update !== undefined) {
@@ -129,7 +122,7 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, noti
       update = new Uint8Array(Buffer.from(o.update, 'base64'))
       try {
         const probe = new Y.Doc()
-        Y.applyUpdate(probe, baseState)
+        Y.applyUpdate(probe, atBase)
         Y.applyUpdate(probe, update)
         probe.destroy()
       } catch {
@@ -139,9 +132,9 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, noti
       if (typeof o.format !== 'string' || !(FORMATS as readonly string[]).includes(o.format)) throw new AppError('bad_request', `format must be one of ${FORMATS.join(', ')} (or send "update")`)
       if (o.content === undefined) throw new AppError('bad_request', 'content is required')
       const input = { format: o.format as Format, content: o.content, root }
-      update = (await ctx.registry.docBuilds.bounded(baseState.length, () => runContentJobOffLoop({ kind: 'edit', state: baseState, input }), baseState.length)).update
+      update = (await ctx.registry.docBuilds.bounded(atBase.length, () => runContentJobOffLoop({ kind: 'edit', state: atBase, input }), atBase.length)).update
     }
-    const hunks = update ? hunksOf(baseState, update, root) : null
+    const hunks = update ? hunksOf(atBase, update, root) : null
     if (!update || (hunks && hunks.hunks.length === 0)) throw new AppError('validation', 'the suggestion changes nothing in the document at its base')
     const record: Stored = {
       id: randomBytes(12).toString('base64url'),
