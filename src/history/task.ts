@@ -1,5 +1,6 @@
 // What a history route asks of a document's history, as plain data: a job (job.ts) answers it in
 // the event loop or in a worker thread, so a task holds no function and its answer no Y.Doc.
+import * as Y from 'yjs'
 import type { Attributes } from '../storage/doc-store.js'
 import { activity, type ActivityQuery } from './activity.js'
 import { changeset, type Changeset, type Window } from './changeset.js'
@@ -25,6 +26,8 @@ export type Task =
   | { kind: 'rollback'; target: RollbackTarget; unless: { seq: number; who: string } | null }
   /** the document exactly as it was after log entry `seq` (a content write's base) */
   | { kind: 'state-at'; seq: number }
+  /** the last seq whose state vector is exactly `sv` (where a branch forked off), null when none retained is */
+  | { kind: 'seq-of-sv'; sv: Uint8Array }
 
 interface ActivityAnswer {
   entries: { from: number; to: number; by: string; attributes?: Attributes; inserted: number; deleted: number; delta?: DeltaOp[] }[]
@@ -46,6 +49,7 @@ interface Answers {
   changeset: ChangesetAnswer
   rollback: RollbackResult
   'state-at': Uint8Array
+  'seq-of-sv': number | null
 }
 
 export type AnswerOf<T extends Task> = Answers[T['kind']]
@@ -84,6 +88,8 @@ export function answer(h: DocHistory, task: Task): Answers[Task['kind']] {
       return rollbackOf(h, task.target, task.unless)
     case 'state-at':
       return documentAtSeq(h, task.seq)
+    case 'seq-of-sv':
+      return seqOfStateVector(h, task.sv)
   }
 }
 
@@ -97,6 +103,24 @@ function rollbackOf(h: DocHistory, target: RollbackTarget, unless: { seq: number
   } finally {
     source?.destroy()
   }
+}
+
+/**
+ * The last seq after which the document's state vector was exactly `target`: the base, then each
+ * entry's insertions in seq order. Deletions leave the state vector as it is, so of several such
+ * seqs the last is taken (what a branch copied then had them too, or will merge them anyway).
+ */
+function seqOfStateVector(h: DocHistory, target: Uint8Array): number | null {
+  const want = Y.decodeStateVector(target)
+  const sv = Y.decodeStateVector(Y.encodeStateVectorFromUpdate(h.base.state))
+  const equal = () => sv.size === want.size && [...want].every(([client, clock]) => sv.get(client) === clock)
+  let found = equal() ? h.base.seq : null
+  for (const e of h.index.entries()) {
+    for (const [client, clock, len] of e.ins) sv.set(client, Math.max(sv.get(client) ?? 0, clock + len))
+    if (equal()) found = e.seq
+    else if (found !== null) break
+  }
+  return found
 }
 
 /** Encoded bytes of the Y.Docs a task builds besides the history itself (`history`: what that one is built from). */

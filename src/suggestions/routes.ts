@@ -105,9 +105,36 @@ function statusAfter(r: Stored, all: string[], wholeAccept: boolean, wholeReject
 export type SuggestionNotice = (req: RestRequest, type: 'suggestion.created' | 'suggestion.accepted' | 'suggestion.rejected', record: SuggestionRecord) => Promise<void>
 
 export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, notify: SuggestionNotice = async () => {}): RestRoutes {
-  /** Makes a suggestion: `{update, base?}` or `{format, content, base?, root?}`. */
+  /**
+   * A branch's changes since it forked, as an update against main where it forked: the branch's
+   * first log entry is its copy of main, its state vector names main's seq then (read off history).
+   */
+  async function fromBranch(req: RestRequest, ctx: RestContext, branch: unknown): Promise<{ update: string; base: string } | RestResponse> {
+    if (typeof branch !== 'string' || !/^[A-Za-z0-9._~-]{1,64}$/.test(branch) || branch === req.cap.branch) throw new AppError('bad_request', 'branch must name another branch of this document')
+    const entries: Uint8Array[] = []
+    let fork: Uint8Array | null = null
+    for await (const e of ctx.store.readLog(docIdOf(req.org, req.doc, branch))) {
+      if (e.seq === 1) fork = e.update
+      else entries.push(e.update)
+    }
+    if (!fork) throw new AppError('not_found', `no branch ${JSON.stringify(branch)} of this document (or its history no longer reaches its fork)`)
+    if (entries.length === 0) throw new AppError('validation', `branch ${JSON.stringify(branch)} changed nothing since it forked`)
+    const history = await open()
+    const sv = Y.encodeStateVectorFromUpdate(fork)
+    const { answer: seq } = await history.run(docIdOfReq(req), () => ({ kind: 'seq-of-sv', sv }))
+    if (seq === null) return { status: 409, json: { error: `main's history no longer reaches where ${JSON.stringify(branch)} forked`, code: 'conflict' } }
+    const update = entries.length === 1 ? entries[0]! : Y.mergeUpdates(entries)
+    return { update: Buffer.from(update).toString('base64'), base: formatBase({ seq, own: [] }) }
+  }
+
+  /** Makes a suggestion: `{update, base?}`, `{format, content, base?, root?}` or `{branch}`. */
   async function create(req: RestRequest, ctx: RestContext): Promise<RestResponse> {
     const o = jsonOf(req)
+    if (o.branch !== undefined) {
+      const made = await fromBranch(req, ctx, o.branch)
+      if ('status' in made) return made
+      Object.assign(o, made, { attributions: { ...(o.attributions as object), branch: String(o.branch) } })
+    }
     const docId = docIdOfReq(req)
     const attrs = mergeAttributions(req.cap.attr, attributionsOf(o))
     const open_ = (await store.list(docId)).filter((s) => s.status === 'open').length

@@ -123,6 +123,38 @@ describe.each(BACKENDS)('suggestions on $name', (b) => {
     expect((await call('GET', `content/v1/acme/${doc}?format=text`, ann)).body.content).toBe('hello brave world')
   })
 
+  it("a branch's changes become one suggestion on main: accepted, main reads as the branch where main had not changed, and keeps its own edits where it had", async () => {
+    await open()
+    const doc = 'branchy'
+    const ann = await token(doc, 'ann')
+    await call('PATCH', `content/v1/acme/${doc}`, ann, { format: 'markdown', content: md(['One.', 'Two.', 'Three.']) })
+    const draft = (await mintToken(h.server.deps.keys, { org: 'acme', doc, sub: 'bob', acc: 'rw', ttlSec: 600, branch: 'draft' })).token
+    const forked = (await call('GET', `content/v1/acme/${doc}`, draft)).body // the first open forks main
+    expect(forked.content).toBe(md(['One.', 'Two.', 'Three.']))
+    const onDraft = await call('PATCH', `content/v1/acme/${doc}`, draft, { format: 'markdown', content: md(['One, draft.', 'Two.', 'Three, draft.']), base: forked.base })
+    expect(onDraft.body.applied).toBe(true)
+    // main moves on meanwhile, in a paragraph the branch left alone
+    await call('PATCH', `content/v1/acme/${doc}`, ann, { format: 'markdown', content: md(['One.', 'Two, main.', 'Three.']) })
+    expect((await call('GET', `content/v1/acme/${doc}`, ann)).body.content).toBe(md(['One.', 'Two, main.', 'Three.']))
+
+    const made = await call('POST', `suggestions/v1/acme/${doc}`, await token(doc, 'bob'), { branch: 'draft' })
+    expect(made.status).toBe(201)
+    expect(made.body.suggestion).toMatchObject({ by: 'bob', attributions: { branch: 'draft' } })
+    const shown = await call('GET', `suggestions/v1/acme/${doc}/${made.body.suggestion.id}`, ann)
+    expect(shown.body.hunks.map((x: Json) => [x.before, x.after])).toEqual([
+      ['One.\n', 'One, draft.\n'],
+      ['Three.\n', 'Three, draft.\n'],
+    ])
+    const acc = await call('POST', `suggestions/v1/acme/${doc}/${made.body.suggestion.id}/accept`, ann)
+    expect(acc.body).toMatchObject({ applied: true, suggestion: { status: 'accepted' } })
+    expect((await call('GET', `content/v1/acme/${doc}`, ann)).body.content).toBe(md(['One, draft.', 'Two, main.', 'Three, draft.']))
+    // a branch with nothing of its own, and one that does not exist
+    const fresh = (await mintToken(h.server.deps.keys, { org: 'acme', doc, sub: 'bob', acc: 'rw', ttlSec: 600, branch: 'idle' })).token
+    await call('GET', `content/v1/acme/${doc}`, fresh)
+    expect((await call('POST', `suggestions/v1/acme/${doc}`, ann, { branch: 'idle' })).status).toBe(422)
+    expect((await call('POST', `suggestions/v1/acme/${doc}`, ann, { branch: 'nope' })).status).toBe(404)
+  })
+
   it('refuses bad input and changes nothing', async () => {
     await open()
     const doc = 'bad'
