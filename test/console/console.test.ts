@@ -434,4 +434,38 @@ describe.skipIf(!hasChromium())('web console token renewal', () => {
     expect(tab.errors).toEqual([])
     await tab.context.close()
   })
+
+  it("a pending suggestion shows its insertions and deletions beside the editor, and accepting one hunk applies just it", async () => {
+    const minted = await call(h, 'POST', `/api/v0/assets/${DOC}/collab-token`, { key: adaKey, body: { access: 'edit', attributions: { source: 'ai' } } })
+    const { token, rest_url, org, doc_id } = minted.body as { token: string; rest_url: string; org: string; doc_id: string }
+    const url = `${rest_url}/content/v1/${org}/${doc_id}?yauth=${token}`
+    const read = (await (await fetch(url)).json()) as { content: string; base: string }
+    const lines = read.content.split('\n\n')
+    const first = lines[0]!
+    const last = lines.at(-1)!.trimEnd()
+    const changed = [`${first} (agent)`, ...lines.slice(1, -1), `${last} (agent, second)`].join('\n\n') + '\n'
+    const made = await fetch(`${rest_url}/suggestions/v1/${org}/${doc_id}?yauth=${token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ format: 'markdown', content: changed, base: read.base }),
+    })
+    expect(made.status).toBe(201)
+    const { hunks } = (await made.json()) as { hunks: string[] }
+    expect(hunks).toHaveLength(2)
+
+    const tab = await openDoc(demoKey)
+    const panel = tab.page.locator('.suggestions-panel')
+    await panel.locator('.suggestion').waitFor()
+    const second = panel.locator(`.hunk[data-hunk="${hunks[1]}"]`)
+    expect(await second.locator('del').innerText()).toContain(last)
+    expect(await second.locator('ins').innerText()).toContain('(agent, second)')
+    await screenshot(tab.page, '16-suggestion-pending')
+    await second.getByRole('button', { name: /^Accept hunk 2/ }).click()
+    await eventually(async () => expect(await editorText(tab.page)).toContain('(agent, second)'))
+    expect(await editorText(tab.page)).not.toContain('(agent)\n')
+    await panel.locator('.suggestions-status', { hasText: 'Accepted hunk' }).waitFor()
+    await tab.page.locator(`.hunk.accepted[data-hunk="${hunks[1]}"]`).waitFor()
+    expect(tab.errors).toEqual([])
+    await tab.context.close()
+  })
 })

@@ -9,6 +9,7 @@ import { commentsPanel } from './comments.js'
 import { createEditor, ROOT, type Anchor, type Editor } from './editor.js'
 import { historyPanel } from './history.js'
 import { unknownElements } from './schema.js'
+import { suggestionsPanel } from './suggestions.js'
 import { versionsPanel } from './versions.js'
 
 function statusText(s: Status, session: CollabSession | null, forcedReadOnly: string | null): string {
@@ -65,6 +66,7 @@ export function docView({ api, me, asset }: ViewContext): View {
   let editor: Editor | null = null
   let history: { el: HTMLElement; destroy(): void } | null = null
   let versions: { el: HTMLElement; destroy(): void } | null = null
+  let suggestions: { el: HTMLElement; destroy(): void } | null = null
   let generation = 0
 
   const drawPeople = () => {
@@ -82,9 +84,10 @@ export function docView({ api, me, asset }: ViewContext): View {
   const stop = () => {
     history?.destroy()
     versions?.destroy()
+    suggestions?.destroy()
     editor?.destroy()
     session?.destroy()
-    history = versions = editor = session = null
+    history = versions = suggestions = editor = session = null
     fill(editorMount)
     fill(panels)
   }
@@ -126,7 +129,8 @@ export function docView({ api, me, asset }: ViewContext): View {
     })
     history = historyPanel(s)
     versions = versionsPanel(s)
-    panels.append(history.el, versions.el, comments.el)
+    suggestions = suggestionsPanel(s)
+    panels.append(suggestions.el, history.el, versions.el, comments.el)
     void comments.load()
 
     s.onStatus((st) => {
