@@ -112,3 +112,65 @@ export function withHunks(h: Hunks, take: (id: string) => boolean): PmNode {
   out.push(...h.baseBlocks.slice(next))
   return { type: 'doc', content: out }
 }
+
+/** One entry of a marked preview: content, marked when the suggestion inserts or deletes it now. */
+export interface MarkedOp {
+  insert: PmNode | string
+  attribution?: { insert: string[] } | { delete: string[] }
+  /** the hunk the marked content belongs to, where it is recognised */
+  hunk?: string
+}
+
+/**
+ * The document as it would read if the suggestion were accepted now, marked like a changeset:
+ * `current` and `accepted` aligned by top-level block (XML roots) or by character (text roots);
+ * what only `accepted` has is marked `insert`, what only `current` has stays in place marked
+ * `delete`, both by the suggestion's author.
+ */
+export function markedPreview(current: Uint8Array, accepted: Uint8Array, root: string | null, by: string, h: Hunks | null): MarkedOp[] {
+  const now = blocksOf(current, null, root)
+  if (now.root) {
+    const then = blocksOf(accepted, null, now.root)
+    const hunkOf = new Map<string, string>()
+    for (const hunk of h?.hunks ?? []) for (const b of [...hunk.before, ...hunk.after]) hunkOf.set(stableJson(b), hunk.id)
+    const keys = new Map<string, string>()
+    const sym = (n: PmNode) => {
+      const key = stableJson(n)
+      let s = keys.get(key)
+      if (s === undefined) {
+        let code = 0x100 + keys.size
+        if (code >= 0xd800) code += 0x800
+        keys.set(key, (s = String.fromCharCode(code)))
+      }
+      return s
+    }
+    const ops: MarkedOp[] = []
+    let c = 0
+    let a = 0
+    for (const [op, s] of diff(now.blocks.map(sym).join(''), then.blocks.map(sym).join(''))) {
+      for (let i = 0; i < s.length; i++) {
+        if (op === diff.EQUAL) {
+          ops.push({ insert: now.blocks[c++]! })
+          a++
+        } else {
+          const block = op === diff.DELETE ? now.blocks[c++]! : then.blocks[a++]!
+          const hunk = hunkOf.get(stableJson(block))
+          ops.push({ insert: block, attribution: op === diff.DELETE ? { delete: [by] } : { insert: [by] }, ...(hunk ? { hunk } : {}) })
+        }
+      }
+    }
+    return ops
+  }
+  // a text root: by character
+  const text = (state: Uint8Array) => {
+    const doc = new Y.Doc()
+    try {
+      Y.applyUpdate(doc, state)
+      const name = root ?? contentRoot(doc)?.name
+      return name && doc.share.has(name) ? doc.getText(name).toString() : ''
+    } finally {
+      doc.destroy()
+    }
+  }
+  return diff(text(current), text(accepted)).map(([op, s]): MarkedOp => (op === diff.EQUAL ? { insert: s } : { insert: s, attribution: op === diff.DELETE ? { delete: [by] } : { insert: [by] } }))
+}

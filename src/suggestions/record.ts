@@ -37,7 +37,8 @@ export type SuggestionView = Omit<SuggestionRecord, 'applied' | 'rev'>
 /** GET /suggestions/{id}: the suggestion, its hunks and the document as it would read if accepted now. */
 export interface SuggestionShown {
   suggestion: SuggestionView
-  format: 'markdown' | 'prosemirror' | 'text'
+  /** delta: the preview is marked like a changeset (insert/delete attributions), hunks as ProseMirror JSON */
+  format: 'markdown' | 'prosemirror' | 'text' | 'delta'
   hunks: { id: string; status: 'open' | 'accepted' | 'rejected'; before: unknown; after: unknown }[]
   /** null once decided */
   preview: unknown

@@ -17,7 +17,7 @@ import type { PmNode } from '../content/pm-json.js'
 import { baseState, current, stateAt, type OpenHistory } from '../content/state.js'
 import { AppError } from '../infra/errors.js'
 import { docIdOf, type Attributes } from '../storage/doc-store.js'
-import { hunksOf, withHunks, type Hunks } from './hunks.js'
+import { hunksOf, markedPreview, withHunks, type Hunks } from './hunks.js'
 import { STATUSES, type SuggestionRecord, type SuggestionShown, type SuggestionStatus, type SuggestionView } from './record.js'
 import type { SuggestionStore } from './store.js'
 
@@ -192,8 +192,9 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, noti
     const r = (await store.get(docId, req.id)) as Stored | null
     if (!r) throw new AppError('not_found', 'no such suggestion')
     const formatParam = req.query.get('format') ?? 'markdown'
-    if (!(FORMATS as readonly string[]).includes(formatParam)) throw new AppError('bad_request', `format must be one of ${FORMATS.join(', ')}`)
-    const format = formatParam as Format
+    if (formatParam !== 'delta' && !(FORMATS as readonly string[]).includes(formatParam)) throw new AppError('bad_request', `format must be one of ${FORMATS.join(', ')}, delta`)
+    const delta = formatParam === 'delta'
+    const format: Format = delta ? 'prosemirror' : (formatParam as Format)
     const { hunks } = await hunksAt(store, r, docId, ctx, open)
     const hunkView = (hunks?.hunks ?? []).map((h) => ({
       id: h.id,
@@ -207,9 +208,9 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, noti
       const change = await changeFor(store, r, docId, ctx, open, (id) => !r.rejected_hunks.includes(id))
       const now = await current(req, ctx)
       const state = change ? Y.mergeUpdates([now.state, change]) : now.state
-      preview = (await runContentJobOffLoop({ kind: 'read', state, format, root: r.root })).content
+      preview = delta ? markedPreview(now.state, state, r.root, r.by, hunks) : (await runContentJobOffLoop({ kind: 'read', state, format, root: r.root })).content
     }
-    const json: SuggestionShown = { suggestion: view(r), format, hunks: hunkView, preview }
+    const json: SuggestionShown = { suggestion: view(r), format: delta ? 'delta' : format, hunks: hunkView, preview }
     return { status: 200, json }
   }
 

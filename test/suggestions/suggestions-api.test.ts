@@ -68,6 +68,16 @@ describe.each(BACKENDS)('suggestions on $name', (b) => {
       ['Seven.\n', 'Seven, by the agent.\n', 'open'],
     ])
     expect(shown.body.preview).toBe(md(['One, by the agent.', 'Two.', 'Pat: Three.', 'Four, by the agent.', 'Five.', 'Six.', 'Seven, by the agent.']))
+    // marked like a changeset: what the suggestion deletes stays in place, marked, beside what it inserts
+    const marked = await call('GET', `suggestions/v1/acme/${doc}/${id}?format=delta`, reviewer)
+    const para = (t: string) => ({ type: 'paragraph', content: [{ type: 'text', text: t }] })
+    expect(marked.body.preview.slice(0, 4)).toEqual([
+      { insert: para('One.'), attribution: { delete: ['agent'] }, hunk: made.body.hunks[0] },
+      { insert: para('One, by the agent.'), attribution: { insert: ['agent'] }, hunk: made.body.hunks[0] },
+      { insert: para('Two.') },
+      { insert: para('Pat: Three.') },
+    ])
+    expect(marked.body.hunks[0]).toMatchObject({ before: [para('One.')], after: [para('One, by the agent.')] })
 
     const hunk2 = made.body.hunks[1] as string
     const acc = await call('POST', `suggestions/v1/acme/${doc}/${id}/accept`, reviewer, { hunks: [hunk2] })
@@ -109,6 +119,11 @@ describe.each(BACKENDS)('suggestions on $name', (b) => {
     const id = made.body.suggestion.id
 
     expect((await call('POST', `suggestions/v1/acme/${doc}/${id}/accept`, bot)).status).toBe(403)
+    expect((await call('GET', `suggestions/v1/acme/${doc}/${id}?format=delta`, ann)).body.preview).toEqual([
+      { insert: 'hello ' },
+      { insert: 'brave ', attribution: { insert: ['bot'] } },
+      { insert: 'world' },
+    ])
     await h.restart()
     const ok = await call('POST', `suggestions/v1/acme/${doc}/${id}/accept`, ann)
     expect(ok.body).toMatchObject({ applied: true, suggestion: { status: 'accepted', decided_by: 'ann' } })
