@@ -11,11 +11,8 @@ import { enforceRevocations } from './collab/revocation-enforcer.js'
 import { createCollabApp } from './collab/uws/app.js'
 import { ydocRoutes } from './collab/ydoc-rest.js'
 import { openControlPlane } from './plane.js'
-import { lazyContentRoutes } from './content/lazy-routes.js'
-import type { ContentHooks } from './content/routes.js'
-import { getRegistry } from './control/tool-registry.js'
 import { lazyHistoryRoutes } from './history/lazy-routes.js'
-import { lazySuggestionRoutes } from './suggestions/lazy-routes.js'
+import { agentRoutes } from './suggestions/lazy-routes.js'
 import type { SuggestionStore } from './suggestions/store.js'
 import type { HistoryService } from './history/service.js'
 import { startDocLifecycle } from './lifecycle/server.js'
@@ -185,14 +182,9 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       [`${WEBHOOK_KIND}/`]: () => webhooks.refresh(),
     })
 
-    // Agents' content writes: held as suggestions when asked, or when the workspace's registry
-    // requires approval for edit_document.
-    const suggestionRoutes = lazySuggestionRoutes(suggestions, openHistory, suggestionEvents(control.store, log, now))
-    const contentHooks: ContentHooks = {
-      suggest: (req, ctx) => suggestionRoutes.suggestions!.POST!.handle(req, ctx),
-      approval: async (org) => (await getRegistry(control.store, control.catalog, org)).tools.find((t) => t.tool_id === 'edit_document')?.approval_mode ?? 'no_approval',
-    }
-    const restRoutes: RestRoutes = { ...ydocRoutes, ...lazyHistoryRoutes(openHistory), ...lazyContentRoutes(openHistory, contentHooks), ...suggestionRoutes, ...versionRoutes(versions, versionCreatedEvents(control.store, log)), ...opts.restRoutes }
+    // Agents' content writes: held as suggestions when asked, or as the workspace's registry says.
+    const agents = agentRoutes({ suggestions, openHistory, notify: suggestionEvents(control.store, log, now), control: control.store, catalog: control.catalog })
+    const restRoutes: RestRoutes = { ...ydocRoutes, ...lazyHistoryRoutes(openHistory), ...agents, ...versionRoutes(versions, versionCreatedEvents(control.store, log)), ...opts.restRoutes }
     const clusterReady = cluster && (() => cluster.ready)
     const collab = await collabApp.listen({
       config, keys, revocations, deleted, registry, store, storageHealth, clusterReady, metrics, log, now, restRoutes,

@@ -75,6 +75,7 @@ const SETTINGS = {
   commitIntervalMs: s('int', 'commit-interval-ms', 10, 'least ms between the starts of two document write cycles: what arrives meanwhile shares one storage write and one merged broadcast per room (less CPU per delivery, up to this much more latency); 0 = back to back', 0),
   compactThreshold: s('int', 'compact-threshold', 500, 'updates in a document log before it is compacted into a snapshot', 2),
   maxRestBodyBytes: s('int', 'max-rest-body-bytes', 64 * 1024 * 1024, 'largest collab REST request body (bytes)', 1024),
+  maxOpenSuggestions: s('int', 'max-open-suggestions', 100, 'open suggestions a document may hold (docs/suggestions.md); one more is 409 until one is decided', 1),
   tokenTtlSec: s('int', 'token-ttl-sec', 600, 'lifetime of minted capability tokens (seconds)', 10),
   tokenClockSkewSec: s('int', 'token-clock-skew-sec', 60, 'seconds a token\'s iat may lie ahead of our clock; further ahead is refused as invalid', 0),
   expiredUpgradesPerMin: s('int', 'expired-upgrades-per-min', 10, 'upgrades per client IP per minute accepted with an expired token only to be closed with 4401 (browsers cannot read a 401); more get 401 before the upgrade', 0),

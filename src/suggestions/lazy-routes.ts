@@ -1,6 +1,12 @@
 // The suggestion REST routes as a start sees them: their access and body here, their module (hunks,
-// the content diff) imported on the first suggestion request.
-import { lazyRoutes, type RouteShape } from '../collab/rest.js'
+// the content diff) imported on the first suggestion request; and the agents' routes composed: the
+// content route holding writes as suggestions when asked, or as the workspace's registry says.
+import { lazyRoutes, type RestRoutes, type RouteShape } from '../collab/rest.js'
+import { lazyContentRoutes } from '../content/lazy-routes.js'
+import type { ContentHooks } from '../content/routes.js'
+import type { ControlStore } from '../control/store.js'
+import type { ToolCatalog } from '../control/tool-catalog.js'
+import { getRegistry } from '../control/tool-registry.js'
 import type { HistoryService } from '../history/service.js'
 import type { SuggestionNotice } from './routes.js'
 import type { SuggestionStore } from './store.js'
@@ -12,5 +18,22 @@ const SUGGESTION_ROUTE_SHAPE: RouteShape = {
   },
 }
 
-export const lazySuggestionRoutes = (store: SuggestionStore, open: () => Promise<HistoryService>, notify?: SuggestionNotice) =>
+const lazySuggestionRoutes = (store: SuggestionStore, open: () => Promise<HistoryService>, notify?: SuggestionNotice) =>
   lazyRoutes(SUGGESTION_ROUTE_SHAPE, async () => (await import('./routes.js')).suggestionRoutes(store, open, notify))
+
+/** The content and suggestion routes, the first holding agents' writes through the second. */
+export function agentRoutes(o: {
+  suggestions: SuggestionStore
+  openHistory: () => Promise<HistoryService>
+  notify: SuggestionNotice
+  control: ControlStore
+  catalog: ToolCatalog
+}): RestRoutes {
+  const suggestionRoutes = lazySuggestionRoutes(o.suggestions, o.openHistory, o.notify)
+  const hooks: ContentHooks = {
+    suggest: (req, ctx) => suggestionRoutes.suggestions!.POST!.handle(req, ctx),
+    // the registry's override for edit_document rules agents' edits in its workspace (the org)
+    approval: async (org) => (await getRegistry(o.control, o.catalog, org)).tools.find((t) => t.tool_id === 'edit_document')?.approval_mode ?? 'no_approval',
+  }
+  return { ...lazyContentRoutes(o.openHistory, hooks), ...suggestionRoutes }
+}

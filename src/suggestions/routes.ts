@@ -7,99 +7,21 @@
 // withdrawal).
 import { randomBytes } from 'node:crypto'
 import * as Y from 'yjs'
-import { attributionProblem, mergeAttributions, normalizeAttributions } from '../auth/attributions.js'
+import { attributionProblem, mergeAttributions } from '../auth/attributions.js'
 import type { RestContext, RestRequest, RestResponse, RestRoutes } from '../collab/rest.js'
 import { advance, formatBase, parseBase } from '../content/base.js'
 import { runContentJobOffLoop } from '../content/doc-content.js'
 import { FORMATS, type Format } from '../content/formats.js'
-import { pmToMarkdown } from '../content/markdown-out.js'
-import type { PmNode } from '../content/pm-json.js'
-import { baseState, current, stateAt, type OpenHistory } from '../content/state.js'
+import { baseState, current, type OpenHistory } from '../content/state.js'
 import { AppError } from '../infra/errors.js'
-import { docIdOf, type Attributes } from '../storage/doc-store.js'
-import { hunksOf, markedPreview, withHunks, type Hunks } from './hunks.js'
-import { STATUSES, type SuggestionRecord, type SuggestionShown, type SuggestionStatus, type SuggestionView } from './record.js'
+import { docIdOf } from '../storage/doc-store.js'
+import { hunksOf, markedPreview } from './hunks.js'
+import { STATUSES, type SuggestionRecord, type SuggestionShown } from './record.js'
+import { attributionsOf, changeFor, docIdOfReq, hunksAt, jsonOf, render, statusAfter, view, type Decision, type Stored } from './shared.js'
 import type { SuggestionStore } from './store.js'
 
-/** Open suggestions a document may hold; one more is 409 until one is decided. */
-const MAX_OPEN_PER_DOC = 100
 /** A claim (a decision being applied) older than this was left by a process that died. */
 const CLAIM_STALE_MS = 60_000
-
-type Decision = Pick<SuggestionRecord, 'status' | 'accepted_hunks' | 'rejected_hunks' | 'decided_by' | 'decided_at_ms'>
-
-interface Claim {
-  /** the log's head when the claim was taken: the accept's update lands after it */
-  head: number
-  at: number
-  /** what the record becomes once the update is durable */
-  decision: Decision
-}
-type Stored = SuggestionRecord & { claim?: Claim }
-
-const docIdOfReq = (req: RestRequest) => docIdOf(req.org, req.doc, req.cap.branch)
-
-function jsonOf(req: RestRequest): Record<string, unknown> {
-  if (!req.body || req.body.length === 0) return {}
-  if (!req.contentType.startsWith('application/json')) throw new AppError('unsupported_media_type', 'send application/json')
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(new TextDecoder().decode(req.body))
-  } catch {
-    throw new AppError('bad_request', 'body is not valid JSON')
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new AppError('bad_request', 'body must be a JSON object')
-  return parsed as Record<string, unknown>
-}
-
-function attributionsOf(o: Record<string, unknown>): Attributes | undefined {
-  if (o.attributions === undefined) return undefined
-  const problem = attributionProblem(o.attributions)
-  if (problem) throw new AppError('validation', problem)
-  return normalizeAttributions(o.attributions as Record<string, string>)
-}
-
-function view(r: Stored): SuggestionView {
-  const { claim: _claim, rev: _rev, applied: _applied, ...out } = r
-  return out
-}
-
-function render(blocks: PmNode[], format: Format): unknown {
-  const doc: PmNode = { type: 'doc', content: blocks }
-  if (format === 'prosemirror') return blocks
-  if (format === 'markdown') return pmToMarkdown(doc)
-  return blocks.map(function text(n: PmNode): string {
-    return n.text ?? (n.content ?? []).map(text).join('')
-  })
-}
-
-/** The document at the suggestion's base and its hunks (null: the change is to no XML root). */
-async function hunksAt(store: SuggestionStore, r: Stored, docId: string, ctx: RestContext, open: OpenHistory): Promise<{ baseState: Uint8Array; update: Uint8Array; hunks: Hunks | null }> {
-  const update = await store.update(docId, r.id)
-  if (!update) throw new AppError('not_found', 'no such suggestion')
-  const baseState = await stateAt(parseBase(r.base), docId, ctx, open)
-  return { baseState, update, hunks: hunksOf(baseState, update, r.root) }
-}
-
-/** The change that applies the hunks `take` admits on top of what this suggestion already applied. */
-async function changeFor(store: SuggestionStore, r: Stored, docId: string, ctx: RestContext, open: OpenHistory, take: (id: string) => boolean): Promise<Uint8Array | null> {
-  const { update, hunks } = await hunksAt(store, r, docId, ctx, open)
-  if (!hunks) return update // not an XML root: whole only, exactly as made
-  if (r.accepted_hunks.length === 0 && r.rejected_hunks.length === 0 && hunks.hunks.every((h) => take(h.id))) return update
-  const applied = await stateAt(parseBase(r.applied), docId, ctx, open)
-  const target = withHunks(hunks, take)
-  const edit = await ctx.registry.docBuilds.bounded(applied.length, () => runContentJobOffLoop({ kind: 'edit', state: applied, input: { format: 'prosemirror', content: target, root: hunks.root } }), applied.length)
-  return edit.update
-}
-
-function statusAfter(r: Stored, all: string[], wholeAccept: boolean, wholeReject: boolean, byAuthor: boolean): SuggestionStatus {
-  if (wholeReject && byAuthor) return 'withdrawn'
-  const remaining = all.filter((id) => !r.accepted_hunks.includes(id) && !r.rejected_hunks.includes(id))
-  if (!wholeAccept && !wholeReject && remaining.length > 0) return 'open'
-  if (r.accepted_hunks.length === 0 && !wholeAccept) return 'rejected'
-  if (r.rejected_hunks.length === 0 && (wholeAccept || remaining.length === 0)) return 'accepted'
-  return 'partially_accepted'
-}
 
 /** Told of every suggestion made and every decision, once durable (the suggestion.* webhooks). */
 export type SuggestionNotice = (req: RestRequest, type: 'suggestion.created' | 'suggestion.accepted' | 'suggestion.rejected', record: SuggestionRecord) => Promise<void>
@@ -138,7 +60,8 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, noti
     const docId = docIdOfReq(req)
     const attrs = mergeAttributions(req.cap.attr, attributionsOf(o))
     const open_ = (await store.list(docId)).filter((s) => s.status === 'open').length
-    if (open_ >= MAX_OPEN_PER_DOC) throw new AppError('conflict', `a document holds at most ${MAX_OPEN_PER_DOC} open suggestions: decide one first`)
+    const max = ctx.config.maxOpenSuggestions
+    if (open_ >= max) throw new AppError('conflict', `a document holds at most ${max} open suggestions (--max-open-suggestions): decide one first`)
     const from = await baseState(req, ctx, open, o.base === undefined || o.base === null ? null : parseBase(o.base))
     if ('refused' in from) return from.refused
     const { base, state: atBase } = from

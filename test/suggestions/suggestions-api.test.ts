@@ -15,8 +15,8 @@ afterEach(async () => h?.close())
 
 type Json = Record<string, any>
 
-async function open() {
-  h = await startTandem(await backend.overrides(), { api: false })
+async function open(overrides: Record<string, unknown> = {}) {
+  h = await startTandem({ ...(await backend.overrides()), ...overrides }, { api: false })
 }
 
 const token = async (doc: string, sub: string, acc: 'r' | 'rw' = 'rw', attr?: Record<string, string>) =>
@@ -168,6 +168,20 @@ describe.each(BACKENDS)('suggestions on $name', (b) => {
     await call('GET', `content/v1/acme/${doc}`, fresh)
     expect((await call('POST', `suggestions/v1/acme/${doc}`, ann, { branch: 'idle' })).status).toBe(422)
     expect((await call('POST', `suggestions/v1/acme/${doc}`, ann, { branch: 'nope' })).status).toBe(404)
+  })
+
+  it('a document holds at most --max-open-suggestions open ones; deciding one makes room', async () => {
+    await open({ maxOpenSuggestions: 2 })
+    const doc = 'bounded'
+    const ann = await token(doc, 'ann')
+    await call('PATCH', `content/v1/acme/${doc}`, ann, { format: 'text', content: 'x' })
+    const bot = await token(doc, 'bot')
+    const made = [await call('POST', `suggestions/v1/acme/${doc}`, bot, { format: 'text', content: 'x1' }), await call('POST', `suggestions/v1/acme/${doc}`, bot, { format: 'text', content: 'x2' })]
+    expect(made.map((m) => m.status)).toEqual([201, 201])
+    const third = await call('POST', `suggestions/v1/acme/${doc}`, bot, { format: 'text', content: 'x3' })
+    expect([third.status, third.body.error]).toEqual([409, expect.stringMatching(/at most 2 open suggestions/)])
+    await call('POST', `suggestions/v1/acme/${doc}/${made[0]!.body.suggestion.id}/reject`, ann)
+    expect((await call('POST', `suggestions/v1/acme/${doc}`, bot, { format: 'text', content: 'x3' })).status).toBe(201)
   })
 
   it('refuses bad input and changes nothing', async () => {
