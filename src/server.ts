@@ -12,6 +12,7 @@ import { createCollabApp } from './collab/uws/app.js'
 import { ydocRoutes } from './collab/ydoc-rest.js'
 import { openControlPlane } from './plane.js'
 import { lazyHistoryRoutes } from './history/lazy-routes.js'
+import { approvalOf } from './control/tool-registry.js'
 import { agentRoutes } from './suggestions/lazy-routes.js'
 import type { SuggestionStore } from './suggestions/store.js'
 import type { HistoryService } from './history/service.js'
@@ -183,8 +184,9 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     })
 
     // Agents' content writes: held as suggestions when asked, or as the workspace's registry says.
-    const agents = agentRoutes({ suggestions, openHistory, notify: suggestionEvents(control.store, log, now), control: control.store, catalog: control.catalog })
-    const restRoutes: RestRoutes = { ...ydocRoutes, ...lazyHistoryRoutes(openHistory), ...agents, ...versionRoutes(versions, versionCreatedEvents(control.store, log)), ...opts.restRoutes }
+    const approval = (org: string) => approvalOf(control.store, control.catalog, org, 'edit_document')
+    const agents = agentRoutes({ suggestions, openHistory, notify: suggestionEvents(control.store, log, now), approval })
+    const restRoutes: RestRoutes = { ...ydocRoutes(approval), ...lazyHistoryRoutes(openHistory), ...agents, ...versionRoutes(versions, versionCreatedEvents(control.store, log)), ...opts.restRoutes }
     const clusterReady = cluster && (() => cluster.ready)
     const collab = await collabApp.listen({
       config, keys, revocations, deleted, registry, store, storageHealth, clusterReady, metrics, log, now, restRoutes,

@@ -52,7 +52,14 @@ function changeFromBody(req: RestRequest): Change {
   }
 }
 
-export const ydocRoutes: RestRoutes = {
+/** The approval mode of agents' edits in a workspace (`org`): no_approval lets their updates in here. */
+type Approval = (org: string) => Promise<'no_approval' | 'required_with_override' | 'required_no_override'>
+
+/**
+ * `approval`: where a workspace requires approval for agents' edits, an update from a token
+ * carrying `source: ai` is refused here (403): such edits go through /content, held as suggestions.
+ */
+export const ydocRoutes = (approval?: Approval): RestRoutes => ({
   ydoc: {
     GET: {
       access: 'r',
@@ -91,6 +98,9 @@ export const ydocRoutes: RestRoutes = {
         const change = changeFromBody(req)
         if (change.update && req.cap.acc !== 'rw') throw new AppError('read_only', 'this token is read-only') // it may send awareness, not updates
         if (change.update?.length === 0) throw new AppError('bad_request', 'empty update')
+        if (change.update && req.cap.attr?.source === 'ai' && approval && (await approval(req.org)) !== 'no_approval') {
+          throw new AppError('forbidden', "this workspace requires approval for agents' edits: write through /content, where the edit is held as a suggestion")
+        }
         const ref = { org: req.org, doc: req.doc, branch: req.cap.branch }
         // Everything is checked before anything is applied: a refusal changes nothing.
         if (change.awareness) checkAwarenessUpdate(change.awareness)
@@ -117,4 +127,4 @@ export const ydocRoutes: RestRoutes = {
       },
     },
   },
-}
+})

@@ -75,3 +75,8 @@ export async function updateRegistry(store: ControlStore, catalog: ToolCatalog, 
     return view(workspaceId, next)
   })
 }
+
+/** The approval mode a workspace's registry sets for one tool (no override: no_approval). */
+export async function approvalOf(store: ControlStore, catalog: ToolCatalog, workspaceId: string, toolId: string): Promise<ApprovalMode> {
+  return (await getRegistry(store, catalog, workspaceId)).tools.find((t) => t.tool_id === toolId)?.approval_mode ?? 'no_approval'
+}

@@ -4,9 +4,6 @@
 import { lazyRoutes, type RestRoutes, type RouteShape } from '../collab/rest.js'
 import { lazyContentRoutes } from '../content/lazy-routes.js'
 import type { ContentHooks } from '../content/routes.js'
-import type { ControlStore } from '../control/store.js'
-import type { ToolCatalog } from '../control/tool-catalog.js'
-import { getRegistry } from '../control/tool-registry.js'
 import type { HistoryService } from '../history/service.js'
 import type { SuggestionNotice } from './routes.js'
 import type { SuggestionStore } from './store.js'
@@ -26,14 +23,13 @@ export function agentRoutes(o: {
   suggestions: SuggestionStore
   openHistory: () => Promise<HistoryService>
   notify: SuggestionNotice
-  control: ControlStore
-  catalog: ToolCatalog
+  /** the approval mode of agents' edits (the registry's edit_document) in a workspace */
+  approval: ContentHooks['approval']
 }): RestRoutes {
   const suggestionRoutes = lazySuggestionRoutes(o.suggestions, o.openHistory, o.notify)
   const hooks: ContentHooks = {
     suggest: (req, ctx) => suggestionRoutes.suggestions!.POST!.handle(req, ctx),
-    // the registry's override for edit_document rules agents' edits in its workspace (the org)
-    approval: async (org) => (await getRegistry(o.control, o.catalog, org)).tools.find((t) => t.tool_id === 'edit_document')?.approval_mode ?? 'no_approval',
+    approval: o.approval,
   }
   return { ...lazyContentRoutes(o.openHistory, hooks), ...suggestionRoutes }
 }

@@ -4,6 +4,7 @@
 // holds it unless the call overrides (recorded in the update's attributions). A person's write, and
 // `"mode": "suggest"` from anyone, are as they say.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
 import { call, grant, makeWorld, type World } from '../api/helpers.js'
 import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
 import { startReceiver, type Receiver } from '../webhooks/receiver.js'
@@ -57,6 +58,13 @@ describe("the registry's approval mode for agents' content writes", () => {
     expect(refused.status).toBe(403)
     // a person's own write is theirs to make
     expect((await content(person, 'PATCH', { format: 'markdown', content: 'Start, person.\n' })).body.applied).toBe(true)
+    // the agent cannot go around the rule with a raw update
+    const d = new Y.Doc()
+    d.getText('side').insert(0, 'raw')
+    const raw = async (t: Json) =>
+      (await fetch(`${t.rest_url}/ydoc/v1/${t.org}/${t.doc_id}?yauth=${t.token}`, { method: 'PATCH', body: Y.encodeStateAsUpdate(d), headers: { 'content-type': 'application/octet-stream' } })).status
+    expect(await raw(agent)).toBe(403)
+    expect(await raw(person)).toBe(200)
 
     await setMode('required_with_override')
     expect((await content(agent, 'PATCH', { format: 'markdown', content: 'Held.\n' })).status).toBe(202)
