@@ -189,7 +189,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     const restRoutes: RestRoutes = { ...ydocRoutes(approval), ...lazyHistoryRoutes(openHistory), ...agents, ...versionRoutes(versions, versionCreatedEvents(control.store, log)), ...opts.restRoutes }
     const clusterReady = cluster && (() => cluster.ready)
     const collab = await collabApp.listen({
-      config, keys, revocations, deleted, registry, store, storageHealth, clusterReady, metrics, log, now, restRoutes,
+      config, keys, revocations, deleted, registry, store, storageHealth, clusterReady, metrics, log, now, restRoutes, approval,
       versionState: (docId, id) => versionState(versions, docId, id),
     })
     resources.defer('collab listener', () => collab.stopListening())

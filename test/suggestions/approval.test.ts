@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { call, grant, makeWorld, type World } from '../api/helpers.js'
+import { authenticated, hocusClients } from '../helpers/hocuspocus.js'
 import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
 import { startReceiver, type Receiver } from '../webhooks/receiver.js'
 
@@ -65,6 +66,14 @@ describe("the registry's approval mode for agents' content writes", () => {
       (await fetch(`${t.rest_url}/ydoc/v1/${t.org}/${t.doc_id}?yauth=${t.token}`, { method: 'PATCH', body: Y.encodeStateAsUpdate(d), headers: { 'content-type': 'application/octet-stream' } })).status
     expect(await raw(agent)).toBe(403)
     expect(await raw(person)).toBe(200)
+    // nor over a socket: a Hocuspocus provider with the agent's token is read-only there
+    const clients = hocusClients()
+    try {
+      expect(await authenticated(clients.provider(clients.socket(h.wsUrl), `${agent.org}/${agent.doc_id}`, agent.token))).toBe('readonly')
+      expect(await authenticated(clients.provider(clients.socket(h.wsUrl), `${person.org}/${person.doc_id}`, person.token))).toBe('read-write')
+    } finally {
+      clients.destroy()
+    }
 
     await setMode('required_with_override')
     expect((await content(agent, 'PATCH', { format: 'markdown', content: 'Held.\n' })).status).toBe(202)

@@ -31,7 +31,21 @@ export interface SessionDeps {
   now: () => number
   /** the listener's one clock for token expiries (one timer for every socket) */
   expiry: ExpiryClock
+  /** the approval mode of agents' edits in a workspace (`org`); absent: agents write as their token says */
+  approval?: (org: string) => Promise<'no_approval' | 'required_with_override' | 'required_no_override'>
 }
+
+/**
+ * An agent's token (`source: ai`) where its workspace requires approval for agents' edits reads
+ * only: its edits go through /content, held as suggestions. Any other token is as it says, at no cost.
+ */
+export async function ruled(d: SessionDeps, org: string, cap: Capability): Promise<Capability> {
+  if (cap.acc !== 'rw' || cap.attr?.source !== 'ai' || !d.approval) return cap
+  return (await d.approval(org)) === 'no_approval' ? cap : { ...cap, acc: 'r' }
+}
+
+/** Whether a capability may need the approval rule (an await) before it is used. */
+export const mayBeRuled = (d: SessionDeps, cap: Capability) => cap.acc === 'rw' && cap.attr?.source === 'ai' && d.approval !== undefined
 
 /** A token for `{org}/{doc}`: verified, admitted to that document; throws the refusal. */
 export async function verifyFor(d: SessionDeps, token: string, org: string, doc: string): Promise<Capability> {

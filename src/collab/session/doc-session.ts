@@ -21,7 +21,7 @@ import { enforceOn } from '../revocation-enforcer.js'
 import type { Room } from '../room/room.js'
 import type { PeerSocket } from '../transport.js'
 import type { Meaning, SessionCodec, SocketOwner } from './codec.js'
-import { roomRefusal, verifyFor, type SessionDeps } from './admission.js'
+import { mayBeRuled, roomRefusal, ruled, verifyFor, type SessionDeps } from './admission.js'
 import { HeldFrames } from './held-frames.js'
 import { refusalOf, type Refusal } from './refusal.js'
 import { Renewal } from './renewal.js'
@@ -79,7 +79,8 @@ export class DocSession implements SocketOwner {
       const admitted = await checked
       if (attempt !== this.attempt) return
       if (!('cap' in admitted)) return this.refuse(admitted)
-      const { cap } = admitted
+      const cap = await ruled(this.d, this.org, admitted.cap)
+      if (attempt !== this.attempt) return
       hold = await this.d.registry.acquire({ org: this.org, doc: this.doc, branch: cap.branch }, cap.sub)
       if (attempt !== this.attempt) return hold.release()
       const h = hold
@@ -97,7 +98,16 @@ export class DocSession implements SocketOwner {
     const ready = this.ready
     if (!ready) return
     this.ready = null
-    this.enter(ready.hold, ready.cap)
+    if (!mayBeRuled(this.d, ready.cap)) return this.enter(ready.hold, ready.cap)
+    const attempt = this.attempt
+    ruled(this.d, this.org, ready.cap).then(
+      (cap) => (attempt === this.attempt && this.state !== 'ended' ? this.enter(ready.hold, cap) : ready.hold.release()),
+      (err: unknown) => {
+        ready.hold.release()
+        this.codec.admissionRefused(err)
+        this.refuse(refusalOf(err))
+      },
+    )
   }
 
   /** The room is held: a delete that landed meanwhile, shutdown and a full room refuse; else join. */

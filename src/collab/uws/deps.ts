@@ -9,6 +9,7 @@ import type { DocStore } from '../../storage/doc-store.js'
 import type { StorageHealth } from '../../storage/health.js'
 import type { ExpiryClock } from '../expiry-clock.js'
 import type { RoomRegistry } from '../registry.js'
+import type { SessionDeps } from '../session/admission.js'
 import type { RestContext, RestRoutes } from '../rest.js'
 import type { CollabThrottle } from './throttle.js'
 
@@ -29,6 +30,8 @@ export interface CollabListenerDeps {
   log: Logger
   now: () => number
   restRoutes: RestRoutes
+  /** the approval mode of agents' edits in a workspace: an agent's socket there reads only (SessionDeps) */
+  approval?: SessionDeps['approval']
   /** rollback `{version}` reads a named version's state through this (src/versions/) */
   versionState: RestContext['versionState']
 }
