@@ -167,6 +167,9 @@ describe.each(BACKENDS)('asset delete and restore on $name', (backend) => {
       expect(await h.server.suggestions.list(id)).toEqual([])
     }
     expect(h.server.registry.loaded(docId)).toBeUndefined()
+    // the document's suggestions answer like every collab route of a deleted document
+    const gone = await rest('GET', 'suggestions', w, token)
+    expect([gone.status, ((await gone.json()) as { code: string }).code]).toEqual([404, 'doc_deleted'])
     // the asset record is gone; its id is a tombstone that answers 404 everywhere
     const { asset: record, deletion } = await getAssetRecord(h.server.deps.control.store, w.doc.id)
     expect(record).toBeUndefined()
