@@ -443,7 +443,10 @@ describe.skipIf(!hasChromium())('web console token renewal', () => {
     const lines = read.content.split('\n\n')
     const first = lines[0]!
     const last = lines.at(-1)!.trimEnd()
-    const changed = [`${first} (agent)`, ...lines.slice(1, -1), `${last} (agent, second)`].join('\n\n') + '\n'
+    // hunk 2 deletes the last paragraph's last word and inserts words of its own
+    const words = last.split(' ')
+    const dropped = words.at(-1)!
+    const changed = [`${first} (agent)`, ...lines.slice(1, -1), `${words.slice(0, -1).join(' ')} (agent, second)`].join('\n\n') + '\n'
     const made = await fetch(`${rest_url}/suggestions/v1/${org}/${doc_id}?yauth=${token}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -457,8 +460,9 @@ describe.skipIf(!hasChromium())('web console token renewal', () => {
     const panel = tab.page.locator('.suggestions-panel')
     await panel.locator('.suggestion').waitFor()
     const second = panel.locator(`.hunk[data-hunk="${hunks[1]}"]`)
-    expect(await second.locator('del').innerText()).toContain(last)
-    expect(await second.locator('ins').innerText()).toContain('(agent, second)')
+    // a rewrite in place reads as one line: the kept text plain, what goes struck, what comes marked
+    expect((await second.locator('del').allInnerTexts()).join('')).toContain(dropped)
+    expect((await second.locator('ins').allInnerTexts()).join('')).toContain('(agent, second)')
     await screenshot(tab.page, '16-suggestion-pending')
     await second.getByRole('button', { name: /^Accept hunk 2/ }).click()
     await eventually(async () => expect(await editorText(tab.page)).toContain('(agent, second)'))

@@ -3,9 +3,31 @@
 // Accept and Reject for each hunk and for the whole. An accept is applied by the server through the
 // room, so every open editor shows it as any other edit.
 import type { Suggestion, SuggestionShown } from '@tandem/client'
+import diff from 'fast-diff'
 import { said } from '../api.js'
 import { fill, h, when } from '../dom.js'
 import type { CollabSession } from './collab.js'
+
+/** A diff by words (and the white space between them): one symbol per distinct word for fast-diff. */
+function wordDiff(before: string, after: string): [number, string][] {
+  const words: string[] = []
+  const ids = new Map<string, string>()
+  const encode = (text: string) =>
+    (text.match(/\s+|[^\s]+/g) ?? [])
+      .map((w) => {
+        let id = ids.get(w)
+        if (id === undefined) {
+          id = String.fromCharCode(0x100 + words.length)
+          ids.set(w, id)
+          words.push(w)
+        }
+        return id
+      })
+      .join('')
+  const a = encode(before)
+  const b = encode(after)
+  return diff(a, b).map(([op, s]) => [op, [...s].map((c) => words[c.charCodeAt(0) - 0x100]).join('')])
+}
 
 export function suggestionsPanel(session: CollabSession): { el: HTMLElement; refresh(): Promise<void>; destroy(): void } {
   const status = h('p', { class: 'panel-status suggestions-status', role: 'status' })
@@ -51,6 +73,24 @@ export function suggestionsPanel(session: CollabSession): { el: HTMLElement; ref
     await refresh()
   }
 
+  /**
+   * A hunk that rewrites text in place reads best as one line with its deletions struck and its
+   * insertions marked, word by word; a hunk of whole blocks shows them apart.
+   */
+  const change = (before: string, after: string): HTMLElement[] => {
+    if (!before || !after) return [before ? h('del', { class: 'hunk-before' }, before) : h('ins', { class: 'hunk-after' }, after)]
+    const parts = wordDiff(before, after)
+    const kept = parts.reduce((n, [op, s]) => n + (op === diff.EQUAL ? s.length : 0), 0)
+    if (kept < Math.min(before.length, after.length) / 3) return [h('del', { class: 'hunk-before' }, before), h('ins', { class: 'hunk-after' }, after)]
+    return [
+      h(
+        'span',
+        { class: 'hunk-inline' },
+        parts.map(([op, s]) => (op === diff.EQUAL ? s : op === diff.DELETE ? h('del', {}, s) : h('ins', {}, s))),
+      ),
+    ]
+  }
+
   const button = (label: string, name: string, action: () => void) => {
     const b = h('button', { type: 'button', 'aria-label': name, disabled: session.readOnly }, label)
     b.addEventListener('click', action)
@@ -68,8 +108,7 @@ export function suggestionsPanel(session: CollabSession): { el: HTMLElement; ref
           'li',
           { class: `hunk ${hunk.status}`, 'data-hunk': hunk.id },
           h('span', { class: 'hunk-label' }, `${label}${hunk.status === 'open' ? '' : ` (${hunk.status})`}`),
-          hunk.before ? h('del', { class: 'hunk-before' }, String(hunk.before)) : '',
-          hunk.after ? h('ins', { class: 'hunk-after' }, String(hunk.after)) : '',
+          change(String(hunk.before ?? ''), String(hunk.after ?? '')),
           hunk.status === 'open'
             ? h(
                 'span',
