@@ -1,12 +1,14 @@
 // The suggestions panel: the document's open suggestions (the collab `suggestions` routes, see
 // docs/suggestions.md), each split into hunks shown as what they delete and what they insert, with
 // Accept and Reject for each hunk and for the whole. An accept is applied by the server through the
-// room, so every open editor shows it as any other edit.
+// room, so every open editor shows it as any other edit. The list is read again every 5 s.
 import type { Suggestion, SuggestionShown } from '@tandem/client'
 import diff from 'fast-diff'
 import { said } from '../api.js'
 import { fill, h, when } from '../dom.js'
 import type { CollabSession } from './collab.js'
+
+const POLL_MS = 5000
 
 /** A diff by words (and the white space between them): one symbol per distinct word for fast-diff. */
 function wordDiff(before: string, after: string): [number, string][] {
@@ -135,11 +137,14 @@ export function suggestionsPanel(session: CollabSession): { el: HTMLElement; ref
   }
 
   void refresh()
+  // New suggestions are not document changes, so no editor event tells of them: look every few seconds.
+  const poll = setInterval(() => void refresh(), POLL_MS)
   return {
     el,
     refresh,
     destroy() {
       destroyed = true
+      clearInterval(poll)
     },
   }
 }
