@@ -2,7 +2,8 @@
 // same data dir, then every document opened once (first open after restart) until its marker arrives.
 // Peers run with their own persistence here (reference server: y-leveldb; Hocuspocus: the
 // Database extension storing one file per document).
-import { LoadClient, pool } from '../../src/loadtest/client.js'
+import { LoadClient } from '../../src/loadtest/client.js'
+import { pool } from '../../src/loadtest/pool.js'
 import { now } from '../../src/loadtest/marks.js'
 import type { RunningPeer } from '../lib/peers.js'
 import { markerText, seedUpdate } from '../lib/seed.js'

@@ -1,7 +1,8 @@
 // The measuring window shared by the storm and cold scenarios: clients connect through a pool of
 // `concurrency` in flight while server CPU, foreign load, RSS and load-generator CPU are recorded;
 // each client counts once its sync carried the whole document.
-import { type LoadClient, pool } from '../../src/loadtest/client.js'
+import type { LoadClient } from '../../src/loadtest/client.js'
+import { pool } from '../../src/loadtest/pool.js'
 import { now } from '../../src/loadtest/marks.js'
 import type { RunningPeer } from '../lib/peers.js'
 import { ForeignLoad, RssSampler, alive, cpuSeconds, mainThreadCpuSeconds, memory } from '../lib/proc.js'

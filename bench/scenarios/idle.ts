@@ -1,6 +1,7 @@
 // Idle capacity: N synced connections spread over R rooms that then send nothing; the server's
 // resident memory growth divided by N.
-import { LoadClient, pool } from '../../src/loadtest/client.js'
+import { LoadClient } from '../../src/loadtest/client.js'
+import { pool } from '../../src/loadtest/pool.js'
 import { now } from '../../src/loadtest/marks.js'
 import type { RunningPeer } from '../lib/peers.js'
 import { ForeignLoad, alive, cpuSeconds, memory } from '../lib/proc.js'

@@ -7,7 +7,8 @@
 // plain ones. After a forced GC in the server (bench/peers/gc-probe.mjs), its RSS (VmRSS) is read;
 // (RSS loaded - RSS empty) / N is the cost of one loaded document. The readers are raw-protocol
 // clients in this process: no client memory in the server's figure.
-import { LoadClient, pool } from '../../src/loadtest/client.js'
+import { LoadClient } from '../../src/loadtest/client.js'
+import { pool } from '../../src/loadtest/pool.js'
 import { plainTextDoc, realisticDoc } from '../lib/docs.js'
 import { collectAndRead } from '../lib/gc.js'
 import type { RunningPeer } from '../lib/peers.js'

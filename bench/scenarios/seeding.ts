@@ -1,6 +1,7 @@
 // Puts a seed document into each named room through the ordinary protocol, and waits until the
 // server has applied it (it answered a later step 1).
-import { LoadClient, pool } from '../../src/loadtest/client.js'
+import { LoadClient } from '../../src/loadtest/client.js'
+import { pool } from '../../src/loadtest/pool.js'
 import type { RunningPeer } from '../lib/peers.js'
 import { markerUpdate, seedStateVector } from '../lib/seed.js'
 import type { Ctx } from './types.js'

@@ -5,7 +5,9 @@
 // MiB/min), the same for the heap and for the rest ("native": RSS - V8 heap total), and RSS after
 // the traffic stops and a cool-down passes, against the idle RSS measured before the load (with the
 // same database already open, so both sides hold the same things).
-import { LoadClient, Tally, pool } from '../../src/loadtest/client.js'
+import { LoadClient } from '../../src/loadtest/client.js'
+import { Tally } from '../../src/loadtest/tally.js'
+import { pool } from '../../src/loadtest/pool.js'
 import { alive, cpuSeconds, memory } from '../lib/proc.js'
 import type { Target } from '../../src/loadtest/client.js'
 import { round } from '../../src/loadtest/stats.js'

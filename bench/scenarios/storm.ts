@@ -1,7 +1,8 @@
 // Connect storm: N clients connect, as fast as the in-flight limit allows, to R rooms that already
 // hold a document of the given size (kept loaded by one writer per room). A client counts once its
 // sync carried the whole document (the room's marker arrived).
-import { LoadClient, pool } from '../../src/loadtest/client.js'
+import { LoadClient } from '../../src/loadtest/client.js'
+import { pool } from '../../src/loadtest/pool.js'
 import type { RunningPeer } from '../lib/peers.js'
 import { markerText, seedUpdate } from '../lib/seed.js'
 import { round } from '../../src/loadtest/stats.js'

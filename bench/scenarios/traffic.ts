@@ -1,7 +1,9 @@
 // Steady traffic: R rooms x C clients, each sending marked updates at a set rate (and, for presence,
 // awareness states), for a fixed time. Every client is connected and synced before sending starts;
 // after sending stops the run drains until every expected delivery arrived or the drain time ends.
-import { LoadClient, Tally, pool } from '../../src/loadtest/client.js'
+import { LoadClient } from '../../src/loadtest/client.js'
+import { Tally } from '../../src/loadtest/tally.js'
+import { pool } from '../../src/loadtest/pool.js'
 import { now } from '../../src/loadtest/marks.js'
 import type { RunningPeer } from '../lib/peers.js'
 import { ForeignLoad, RssSampler, alive, cpuSeconds, mainThreadCpuSeconds, memory } from '../lib/proc.js'

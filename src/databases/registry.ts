@@ -6,43 +6,24 @@
 // A request that finds its database starting or suspended waits up to `startWaitMs`, then answers
 // 503 with Retry-After (the resume goes on). A refused statement (gate full, not started) never ran.
 import { assertProviderAllowed } from '../cluster/pglite-guard.js'
-import { createHash } from 'node:crypto'
-import { mkdir, rm } from 'node:fs/promises'
+import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { AppError } from '../infra/errors.js'
 import type { CatalogStatement } from './catalog.js'
 import { Database } from './database.js'
 import { isDbError } from './db-error.js'
-import { Gate, GateRefused } from './gate.js'
+import { fingerprintOf, holdsPglite, newEntry, phaseOf, type Entry, type Phase } from './entry.js'
+import { GateRefused } from './gate.js'
 import type { DbInstance, SqlResult } from './instance.js'
-import { PgliteInstance } from './pglite/instance.js'
-import { PostgresInstance } from './postgres/instance.js'
+import { openProviderInstance } from './provider-instance.js'
 import type { ManagedPostgres } from './managed/provision.js'
 import { pgliteDirName, PROVIDERS, type DatabaseAsset, type RegistryOptions, type Unavailable } from './options.js'
-import { SchemaCache } from './schema-cache.js'
 import { dataDirPath } from '../infra/data-dir.js'
 
 export { DEFAULT_PROVIDER, pgliteDirName,  registryOptions } from './options.js'
 export type { DatabaseAsset, RegistryOptions, Unavailable } from './options.js'
 export { Database } from './database.js'
-
-export type Phase = 'new' | 'starting' | 'ready' | 'suspending' | 'suspended'
-
-interface Entry {
-  id: string
-  provider: string
-  connectionUrl?: string
-  fingerprint: string
-  instance: DbInstance | null
-  opening: Promise<DbInstance> | null
-  closing: Promise<void> | null
-  everOpened: boolean
-  retired: boolean
-  gate: Gate
-  schema: SchemaCache
-  lastUsed: number
-  idleTimer?: NodeJS.Timeout
-}
+export type { Phase } from './entry.js'
 
 export class DatabaseRegistry {
   private readonly entries = new Map<string, Entry>()
@@ -75,7 +56,7 @@ export class DatabaseRegistry {
     assertProviderAllowed(asset.provider, this.o.clusterMode === true)
     if (asset.provider === 'postgres' && !asset.connectionUrl) throw this.unavailable('unconfigured', 'database asset has no connection URL configured')
     if (this.closed) throw this.unavailable('closing', 'server is shutting down')
-    const fingerprint = createHash('sha256').update(`${asset.provider}\0${asset.connectionUrl ?? ''}`).digest('hex')
+    const fingerprint = fingerprintOf(asset)
     let entry = this.entries.get(asset.id)
     if (entry && entry.fingerprint !== fingerprint) {
       // The asset's settings changed: retire the old instance, start afresh.
@@ -83,23 +64,8 @@ export class DatabaseRegistry {
       entry = undefined
     }
     if (!entry) {
-      const e: Entry = {
-        id: asset.id,
-        provider: asset.provider,
-        fingerprint,
-        instance: null,
-        opening: null,
-        closing: null,
-        everOpened: false,
-        retired: false,
-        gate: new Gate(asset.provider === 'pglite' ? 1 : this.o.concurrency, this.o.queueLimit, this.o.deadlineMs),
-        schema: undefined as unknown as SchemaCache,
-        lastUsed: this.now(),
-        ...(asset.connectionUrl ? { connectionUrl: asset.connectionUrl } : {}),
-      }
-      e.schema = new SchemaCache(this.o.schemas, (s) => this.json(e, s), this.now)
-      this.entries.set(asset.id, e)
-      entry = e
+      entry = newEntry(asset, this.o, this.now, (e, s) => this.json(e, s))
+      this.entries.set(asset.id, entry)
     }
     return new Database({
       provider: entry.provider,
@@ -114,14 +80,13 @@ export class DatabaseRegistry {
   status(assetId: string): { phase: Phase; active: number; queued: number } | undefined {
     const e = this.entries.get(assetId)
     if (!e) return undefined
-    const phase: Phase = e.instance ? 'ready' : e.opening ? 'starting' : e.closing ? 'suspending' : e.everOpened ? 'suspended' : 'new'
-    return { phase, active: e.gate.active, queued: e.gate.queued }
+    return { phase: phaseOf(e), active: e.gate.active, queued: e.gate.queued }
   }
 
   /** Number of PGlite instances open or opening (the memory budget counts these). */
   get openPglite(): number {
     let n = 0
-    for (const e of this.entries.values()) if (e.provider === 'pglite' && (e.instance || e.opening || e.closing)) n++
+    for (const e of this.entries.values()) if (holdsPglite(e)) n++
     return n
   }
 
@@ -240,22 +205,8 @@ export class DatabaseRegistry {
   private async start(entry: Entry): Promise<DbInstance> {
     if (entry.closing) await entry.closing // never two instances of one database
     if (entry.retired || this.closed) throw this.unavailable('closing', 'database is closing')
-    let instance: DbInstance
-    if (entry.provider === 'pglite') {
-      await this.makeRoom(entry)
-      const dataDir = join(dataDirPath(this.o.dataDir, 'pglite'), pgliteDirName(entry.id))
-      await mkdir(dataDirPath(this.o.dataDir, 'pglite'), { recursive: true })
-      const t0 = this.now()
-      instance = await PgliteInstance.open({ dataDir, deadlineMs: this.o.deadlineMs, sharedBuffersMb: this.o.pgliteSharedBuffersMb })
-      this.o.log.info({ asset: entry.id, ms: this.now() - t0, resumed: entry.everOpened }, 'pglite database opened')
-    } else {
-      instance = new PostgresInstance({
-        connectionUrl: entry.connectionUrl!,
-        poolSize: this.o.concurrency,
-        deadlineMs: this.o.deadlineMs,
-        connectTimeoutMs: this.o.connectTimeoutMs,
-      })
-    }
+    if (entry.provider === 'pglite') await this.makeRoom(entry)
+    const instance = await openProviderInstance(entry, this.o, this.now)
     if (entry.retired || this.closed) {
       await instance.close()
       throw this.unavailable('closing', 'database is closing')
@@ -274,7 +225,7 @@ export class DatabaseRegistry {
 
   /** Keeps the number of open PGlite instances within budget by suspending the least recently used idle ones. */
   private async makeRoom(entry: Entry): Promise<void> {
-    const others = [...this.entries.values()].filter((e) => e !== entry && e.provider === 'pglite' && (e.instance || e.opening || e.closing))
+    const others = [...this.entries.values()].filter((e) => e !== entry && holdsPglite(e))
     const excess = others.length - this.o.pgliteMaxOpen + 1
     if (excess <= 0) return
     const idle = others.filter((e) => e.instance && !e.closing && e.gate.idle).sort((a, b) => a.lastUsed - b.lastUsed)

@@ -1,12 +1,12 @@
 // The raw-protocol load client (`tandem loadtest`, and the comparison runs beside it): one WebSocket, one document, either framing. It syncs like a
 // provider (step 1 out, answers the server's step 1), sends marked updates and awareness states,
-// and reports every mark it sees for the first time to a Tally. No Y.Doc is applied on receipt:
+// and reports what it receives to a Tally (tally.ts). No Y.Doc is applied on receipt:
 // payloads are decoded (once per distinct payload, via a shared cache) and their marks read.
 import WebSocket from 'ws'
 import * as Y from 'yjs'
 import { encodeAuthRefresh } from '../protocol/messages.js'
-import { DecodeCache, MarkWriter, now, readAwarenessMarks, readMarks, type Mark } from './marks.js'
-import { Samples } from './stats.js'
+import { MarkWriter, now } from './marks.js'
+import type { Tally } from './tally.js'
 import { Framing, encodeAwarenessState, type Dialect } from './wire.js'
 
 export interface Target {
@@ -16,19 +16,6 @@ export interface Target {
   docName: string
   /** Hocuspocus auth message token; Tandem's token travels in the URL. */
   token: string
-}
-
-/** Counts first sightings of marks across all clients of a run. */
-export class Tally {
-  readonly updateLatency = new Samples()
-  readonly awarenessLatency = new Samples()
-  delivered = 0
-  awarenessDelivered = 0
-  duplicates = 0
-  /** marks sent before this time (ms) are ignored (setup traffic) */
-  since = 0
-  readonly updates = new DecodeCache(readMarks)
-  readonly awareness = new DecodeCache(readAwarenessMarks)
 }
 
 export interface ClientOptions {
@@ -149,11 +136,11 @@ export class LoadClient {
             if (msg.kind === 'step2' || marker) this.resolveSynced()
           }
         }
-        if (this.opts.tally && !marker) this.count(this.opts.tally.updates.get(msg.payload), recv, false)
+        if (this.opts.tally && !marker) this.opts.tally.record(this.id, this.seen, this.opts.tally.updates.get(msg.payload), recv, false)
         return
       }
       case 'awareness':
-        if (this.opts.tally) this.count(this.opts.tally.awareness.get(msg.payload), recv, true)
+        if (this.opts.tally) this.opts.tally.record(this.id, this.seenAwareness, this.opts.tally.awareness.get(msg.payload), recv, true)
         return
       case 'auth':
         if (msg.sub === 0) {
@@ -167,27 +154,6 @@ export class LoadClient {
         return
       default:
         return
-    }
-  }
-
-  private count(marks: Mark[], recv: number, awareness: boolean): void {
-    const tally = this.opts.tally!
-    const seen = awareness ? this.seenAwareness : this.seen
-    for (const m of marks) {
-      if (m.sender === this.id || m.ts < tally.since) continue
-      const key = m.sender * 1_000_000 + m.seq
-      if (seen.has(key)) {
-        tally.duplicates++
-        continue
-      }
-      seen.add(key)
-      if (awareness) {
-        tally.awarenessDelivered++
-        tally.awarenessLatency.add(recv - m.ts)
-      } else {
-        tally.delivered++
-        tally.updateLatency.add(recv - m.ts)
-      }
     }
   }
 
@@ -297,22 +263,4 @@ export class LoadClient {
       ws.close()
     })
   }
-}
-
-/** Runs `fn` over items with at most `limit` in flight; returns settled results in order. */
-export async function pool<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<PromiseSettledResult<R>[]> {
-  const out: PromiseSettledResult<R>[] = new Array(items.length)
-  let next = 0
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++
-      try {
-        out[i] = { status: 'fulfilled', value: await fn(items[i]!, i) }
-      } catch (reason) {
-        out[i] = { status: 'rejected', reason }
-      }
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
-  return out
 }

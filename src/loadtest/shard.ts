@@ -2,7 +2,9 @@
 // what the scenario says between the start and end times the coordinator gives, renews tokens in
 // band, and reports cumulative counts plus the latency samples new since its last report.
 import { renewDelayMs } from '../../packages/client/src/document.js'
-import { LoadClient, Tally, pool } from './client.js'
+import { LoadClient } from './client.js'
+import { Tally } from './tally.js'
+import { pool } from './pool.js'
 import { now } from './marks.js'
 import type { LoadtestOptions } from './options.js'
 import { Samples } from './stats.js'

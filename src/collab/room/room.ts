@@ -1,10 +1,9 @@
 // A room: one loaded document, its peers and their messages. The document is held encoded and
 // written through the room's write path (writes.ts: judged, queued for the group commit, broadcast
-// once durable); sync answers come from the encoded state (sync.ts); a Y.Doc is built only for a
-// call that needs content (withDoc), never kept.
-import { decodeStateVector, mergeUpdates, type Doc } from 'yjs'
+// once durable); sync answers come from the encoded state (sync.ts), reads that may wait from
+// read-state.ts; a Y.Doc is built only for a call that needs content (withDoc), never kept.
+import { mergeUpdates, type Doc } from 'yjs'
 import { AppError } from '../../infra/errors.js'
-import { IN_LOOP_MAX_BYTES } from '../../infra/worker-thread.js'
 import type { Logger } from '../../infra/log.js'
 import type { Metrics } from '../../infra/metrics.js'
 import { CLOSE, type CloseCode } from '../../protocol/close-codes.js'
@@ -17,6 +16,7 @@ import { RoomAwareness } from './awareness.js'
 import type { ClusterCompaction } from './compaction.js'
 import type { DocBuilds } from './doc-builds.js'
 import { Fanout } from './fanout.js'
+import { encodeState, readState } from './read-state.js'
 import { RoomSync } from './sync.js'
 import type { Queued } from './write-queue.js'
 import { RoomWrites } from './writes.js'
@@ -193,52 +193,12 @@ export class Room {
 
   /** The document as one update (everything served), or what a state vector lacks. */
   encodeState(stateVector?: Uint8Array): Uint8Array {
-    if (!stateVector) return this.writes.state.full()
-    try {
-      return this.writes.state.diff(stateVector)
-    } catch {
-      throw new AppError('bad_request', 'invalid state vector')
-    }
+    return encodeState(this.writes.state, stateVector)
   }
 
-  /**
-   * encodeState for reads that may wait (REST, versions): a large document held in several parts
-   * is merged, or diffed against the state vector, beside the room (DocBuilds, a worker thread)
-   * instead of stalling every room's event loop, and a whole-state merge replaces the parts it was
-   * made of, so the next read is served as held. The answer is the state when the call was made:
-   * the parts are taken before the first await (a caller may read headSeq right after calling).
-   * A compaction folding the same parts meanwhile is harmless: whichever ends first replaces them,
-   * and the other finds them gone (replacePrefix checks) and only uses its own result.
-   */
+  /** encodeState for reads that may wait (REST, versions): a large document is merged beside the loop (read-state.ts). */
   readState(stateVector?: Uint8Array): Promise<Uint8Array> {
-    const state = this.writes.state
-    if (state.servedBytes <= IN_LOOP_MAX_BYTES || state.parts().length <= 1) {
-      try {
-        return Promise.resolve(this.encodeState(stateVector))
-      } catch (err) {
-        return Promise.reject(err)
-      }
-    }
-    if (stateVector) {
-      try {
-        decodeStateVector(stateVector)
-      } catch {
-        return Promise.reject(new AppError('bad_request', 'invalid state vector'))
-      }
-      return this.o.docBuilds.fold(state.parts(), false, stateVector)
-    }
-    const parts = state.pinParts()
-    return this.o.docBuilds.fold(parts, false).then(
-      (merged) => {
-        state.replacePrefix(parts, merged)
-        state.unpin()
-        return merged
-      },
-      (err: unknown) => {
-        state.unpin()
-        throw err
-      },
-    )
+    return readState(this.writes.state, this.o.docBuilds, stateVector)
   }
 
   /** Runs `read` with a Y.Doc of the document, built for the call and destroyed after. */
