@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { mintToken } from '../../src/auth/capability.js'
 import { fragmentToPm } from '../../src/content/fragment-read.js'
+import { DEMO_DATABASE_ID, seedDemoDatabase } from '../../src/demo/database.js'
+import { seedDemo } from '../../src/demo/world.js'
 import { call, grant, makeWorld, type World } from '../api/helpers.js'
 import { eventually, startTandem, synced, type Harness } from '../helpers/tandem.js'
 
@@ -127,6 +129,30 @@ describe('MCP over Streamable HTTP', () => {
     })
     expect(stolen.status).toBe(404)
   })
+})
+
+describe('MCP tables', () => {
+  it('read_table reads rows with a PostgREST query and insert_rows inserts them, in the demo database', async () => {
+    const demo = await seedDemoDatabase(h.server.deps, await seedDemo(h.server.deps))
+    const client = new Client({ name: 'table-agent', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(`/mcp?workspace=${demo.workspaceId}`, apiUrl()), { requestInit: { headers: { 'x-api-key': demo.apiKey } } }))
+    clients.push(client)
+    let read: Awaited<ReturnType<Client['callTool']>> | undefined
+    // the database may still be starting (503 with Retry-After): the tool says so, the agent asks again
+    await eventually(async () => {
+      read = await client.callTool({ name: 'read_table', arguments: { asset_id: DEMO_DATABASE_ID, table: 'customers', query: 'select=id,name&order=id.asc&limit=2' } })
+      expect(read.isError).toBeFalsy()
+    }, 30_000)
+    const rows = result(read!).data as Json[]
+    expect(rows).toHaveLength(2)
+    expect(Object.keys(rows[0]!).sort()).toEqual(['id', 'name'])
+    const inserted = result(await client.callTool({ name: 'insert_rows', arguments: { asset_id: DEMO_DATABASE_ID, table: 'customers', rows: [{ id: 999_001, name: 'Agent Smith', email: 'agent@example.com' }] } }))
+    expect(inserted.data).toEqual([expect.objectContaining({ id: 999_001, name: 'Agent Smith' })])
+    const back = result(await client.callTool({ name: 'read_table', arguments: { asset_id: DEMO_DATABASE_ID, table: 'customers', query: 'id=eq.999001' } }))
+    expect(back.data.map((r: Json) => r.email)).toEqual(['agent@example.com'])
+    const refused = await client.callTool({ name: 'read_table', arguments: { asset_id: DEMO_DATABASE_ID, table: 'customers', query: 'id=eq.1;drop table customers' } })
+    expect(refused.isError).toBe(true)
+  }, 60_000)
 })
 
 describe('MCP over stdio (tandem mcp)', () => {
