@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { ablationParts, parseAblations, RelayRoom, SinklessCommitter } from '../bench/lib/ablations.js'
-import { GroupCommitter, type CommitSink } from '../src/collab/group-commit.js'
+import { GroupCommitter } from '../src/collab/group-commit.js'
 import { Peer } from '../src/collab/peer.js'
 import { DocBuilds } from '../src/collab/room/doc-builds.js'
 import { Room } from '../src/collab/room/room.js'
@@ -12,8 +12,8 @@ import { LoopTransport, type PeerSocket } from '../src/collab/transport.js'
 import { createLogger } from '../src/infra/log.js'
 import { createMetrics } from '../src/infra/metrics.js'
 import { encodePermissionDenied, encodeUpdate } from '../src/protocol/messages.js'
-import type { AppendWrite } from '../src/storage/doc-store.js'
 import { MemoryDocStore } from '../src/storage/memory.js'
+import { recordingSink } from './helpers/recording-sink.js'
 
 class MemorySocket implements PeerSocket {
   sent: Uint8Array[] = []
@@ -99,18 +99,6 @@ describe('a relay room (the relay ablation)', () => {
   })
 })
 
-/** A sink that records what it is told, and marks every write as webhooks do. */
-function recordingSink() {
-  const calls: string[] = []
-  const sink: CommitSink = {
-    mark(writes: AppendWrite[]) {
-      calls.push('mark')
-      for (const w of writes) w.marks = [...(w.marks ?? []), { key: `test!${w.docId}`, value: '1' }]
-    },
-    committed: () => void calls.push('committed'),
-  }
-  return { calls, sink }
-}
 
 describe('a committer without sinks (the nosinks ablation)', () => {
   it('commits the same cycle with no sink told, given or added, and no mark', async () => {

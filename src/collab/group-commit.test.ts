@@ -2,25 +2,13 @@ import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { createLogger } from '../infra/log.js'
 import { createMetrics } from '../infra/metrics.js'
-import type { AppendWrite } from '../storage/doc-store.js'
 import { MemoryDocStore } from '../storage/memory.js'
-import { GroupCommitter, type CommitSink } from './group-commit.js'
+import { GroupCommitter } from './group-commit.js'
 import { DocBuilds } from './room/doc-builds.js'
 import { Room } from './room/room.js'
 import { LoopTransport } from './transport.js'
+import { recordingSink } from '../../test/helpers/recording-sink.js'
 
-/** A sink that records what it is told, and marks every write as webhooks do. */
-function recordingSink() {
-  const calls: string[] = []
-  const sink: CommitSink = {
-    mark(writes: AppendWrite[]) {
-      calls.push('mark')
-      for (const w of writes) w.marks = [...(w.marks ?? []), { key: `test!${w.docId}`, value: '1' }]
-    },
-    committed: () => void calls.push('committed'),
-  }
-  return { calls, sink }
-}
 
 /** One room on a committer with a sink given at construction and one added after. */
 async function writeOnce() {
