@@ -72,8 +72,8 @@ function canon(n: PmNode): PmNode {
 const readBack = (y: YKid) => (y instanceof Y.XmlText ? textNodes(y) : [elementNode(y)])
 const signature = (lens: Lens, nodes: PmNode[]) => stableJson(nodes.map((n) => canon(project(lens, n))))
 
-/** One character per distinct signature, so fast-diff aligns children as it aligns text. */
-class Symbols {
+/** One character per distinct signature, so fast-diff aligns children (or blocks) as it aligns text. */
+export class Symbols {
   private map = new Map<string, string>()
   of(sig: string): string {
     let s = this.map.get(sig)

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto'
 import diff from 'fast-diff'
 import * as Y from 'yjs'
 import { fragmentToPm } from '../content/fragment-read.js'
+import { Symbols } from '../content/fragment-update.js'
 import type { PmNode } from '../content/pm-json.js'
 import { contentRoot, namedRoot } from '../content/roots.js'
 import { stableJson } from '../content/stable-json.js'
@@ -53,18 +54,8 @@ export function hunksOf(baseState: Uint8Array, update: Uint8Array, root: string 
   const after = blocksOf(baseState, update, root)
   if (!after.root) return null
   const before = blocksOf(baseState, null, after.root)
-  const symbols = new Map<string, string>()
-  const sym = (n: PmNode) => {
-    const key = stableJson(n)
-    let s = symbols.get(key)
-    if (s === undefined) {
-      let code = 0x100 + symbols.size
-      if (code >= 0xd800) code += 0x800
-      s = String.fromCharCode(code)
-      symbols.set(key, s)
-    }
-    return s
-  }
+  const symbols = new Symbols()
+  const sym = (n: PmNode) => symbols.of(stableJson(n))
   const from = before.blocks.map(sym).join('')
   const to = after.blocks.map(sym).join('')
   const hunks: Hunk[] = []
@@ -133,17 +124,8 @@ export function markedPreview(current: Uint8Array, accepted: Uint8Array, root: s
     const then = blocksOf(accepted, null, now.root)
     const hunkOf = new Map<string, string>()
     for (const hunk of h?.hunks ?? []) for (const b of [...hunk.before, ...hunk.after]) hunkOf.set(stableJson(b), hunk.id)
-    const keys = new Map<string, string>()
-    const sym = (n: PmNode) => {
-      const key = stableJson(n)
-      let s = keys.get(key)
-      if (s === undefined) {
-        let code = 0x100 + keys.size
-        if (code >= 0xd800) code += 0x800
-        keys.set(key, (s = String.fromCharCode(code)))
-      }
-      return s
-    }
+    const symbols = new Symbols()
+    const sym = (n: PmNode) => symbols.of(stableJson(n))
     const ops: MarkedOp[] = []
     let c = 0
     let a = 0
