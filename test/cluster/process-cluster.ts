@@ -65,6 +65,8 @@ export async function startProcessCluster(n = 3, env: NodeJS.ProcessEnv = {}, o:
   await Promise.all(Array.from({ length: n - 1 }, (_, i) => start(i + 1)))
   const shipped = o.lb === 'shipped' ? await startShippedHaproxy(ports) : null
   const lb = shipped ?? (await startHaproxy({ backends: ports.map(([c]) => c), check: '/readyz' }))
+  // Until each node passed a check, one failed check would take it out of rotation for seconds.
+  await lb.allChecked()
   const pool = createPgPool({ url: pg.url, schema: 'tandem', poolSize: 2 })
   const store = new PgDocStore(pool)
   return {

@@ -2,11 +2,13 @@
 // of 127.0.0.1, round robin or leastconn, WebSocket-capable (`timeout tunnel`), health-checked with
 // GET /readyz when asked so a drained or dead node leaves the rotation. Or the shipped
 // docs/cluster/haproxy.cfg itself, only its ports rewritten (startShippedHaproxy), run under a hard
-// file-descriptor limit of 20,000 as on the hosts it must start on. The config lives in a temp dir;
-// close() stops the process and removes it.
+// file-descriptor limit of 20,000 as on the hosts it must start on. The config lives in a temp dir,
+// with a stats socket added to its global section (serverStates, allChecked); close() stops the
+// process and removes it.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort, waitForPort } from './redis.js'
@@ -28,7 +30,27 @@ export interface Haproxy {
   url: string
   wsUrl: string
   config: string
+  /** every server of every backend, as `show stat` reports it */
+  serverStates(): Promise<ServerState[]>
+  /**
+   * Resolves once every server has passed a health check and is fully UP. HAProxy starts servers
+   * UP before any check, and the first failed check takes one out at once (for rise x inter): load
+   * sent before that point may be hashed over fewer nodes than the test thinks.
+   */
+  allChecked(timeoutMs?: number): Promise<void>
   close(): Promise<void>
+}
+
+interface ServerState {
+  backend: string
+  server: string
+  /** "UP" (fully up), "UP 1/2" (a check failed), "DOWN", "DOWN 1/2" (rising), "no check" */
+  status: string
+  /** the last check's result: L7OK, L4CON, L7STS, L4TOUT... (empty before the first) */
+  check: string
+  /** checks failed, and UP to DOWN transitions, since the start */
+  checksFailed: number
+  wentDown: number
 }
 
 function haproxyConfig(port: number, o: HaproxyOptions): string {
@@ -96,9 +118,31 @@ export async function startShippedHaproxy(nodes: readonly (readonly [collab: num
   return { ...lb, apiUrl: `http://127.0.0.1:${api}` }
 }
 
-async function run(port: number, config: string, hardFdLimit?: number): Promise<Haproxy> {
+/** `show stat` on the stats socket, one row per server (frontends and backend totals left out). */
+function showStat(socket: string): Promise<ServerState[]> {
+  return new Promise((resolve, reject) => {
+    let csv = ''
+    const c = connect(socket, () => c.end('show stat\n'))
+    c.on('data', (d: Buffer) => (csv += d.toString()))
+    c.once('error', reject)
+    c.once('end', () => {
+      const [header, ...rows] = csv.trim().split('\n').map((l) => l.split(','))
+      const col = (name: string) => header!.indexOf(name === 'pxname' ? '# pxname' : name)
+      const [px, sv, st, cs, cf, cd] = ['pxname', 'svname', 'status', 'check_status', 'chkfail', 'chkdown'].map(col)
+      resolve(
+        rows
+          .filter((r) => r[sv!] !== 'FRONTEND' && r[sv!] !== 'BACKEND')
+          .map((r) => ({ backend: r[px!]!, server: r[sv!]!, status: r[st!]!, check: r[cs!]!, checksFailed: Number(r[cf!]), wentDown: Number(r[cd!]) })),
+      )
+    })
+  })
+}
+
+async function run(port: number, text: string, hardFdLimit?: number): Promise<Haproxy> {
   const dir = await mkdtemp(join(tmpdir(), 'tandem-haproxy-'))
   const file = join(dir, 'haproxy.cfg')
+  const socket = join(dir, 'stats.sock')
+  const config = text.replace(/^global\n/m, `global\n  stats socket ${socket}\n`)
   await writeFile(file, config)
   let output = ''
   // -db: stay in the foreground, log to stderr; -W master-worker is not needed for one process.
@@ -122,6 +166,16 @@ async function run(port: number, config: string, hardFdLimit?: number): Promise<
     url: `http://127.0.0.1:${port}`,
     wsUrl: `ws://127.0.0.1:${port}`,
     config,
+    serverStates: () => showStat(socket),
+    async allChecked(timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs
+      for (;;) {
+        const states = await showStat(socket).catch(() => [])
+        if (states.length && states.every((s) => s.status === 'no check' || (s.status === 'UP' && /^L\dOK$/.test(s.check)))) return
+        if (Date.now() > deadline) throw new Error(`haproxy: not every server checked UP after ${timeoutMs} ms: ${JSON.stringify(states)}`)
+        await new Promise((r) => setTimeout(r, 50))
+      }
+    },
     async close() {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM') // hard stop: closes every proxied connection
