@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import uWS from 'uWebSockets.js'
 import WebSocket from 'ws'
 import { WebsocketProvider } from 'y-websocket'
 import * as Y from 'yjs'
@@ -16,7 +17,7 @@ import { loadConfig } from '../src/infra/config.js'
 import { pino } from 'pino'
 import { createServer, type TandemServer } from '../src/server.js'
 import { eventually } from './helpers/tandem.js'
-import { freePort, listensOn } from './helpers/ports.js'
+import { listensOn } from './helpers/ports.js'
 
 let dir: string
 beforeAll(async () => {
@@ -25,26 +26,32 @@ beforeAll(async () => {
 afterAll(async () => rm(dir, { recursive: true, force: true }))
 
 /**
- * A client connection whose local (ephemeral) port is returned: the socket is bound there without
- * SO_REUSEADDR, like a browser's connection, so no listener can bind that port while it lives.
+ * A port held by a connection without SO_REUSEADDR, so no listener can bind it while it lives: the
+ * accepted end of a WebSocket to a uWS listener on port 0 (uWS binds port 0 bare, and accepted
+ * sockets inherit that), the listener closed again. Not a client socket's own port: Linux gives
+ * outgoing connections even ports, and lets another connection to another address share one, so
+ * another test's connection could hold it past the release (seen in CI: "could not bind"). A port
+ * the kernel picked for a bind is odd, and no connection shares it while the bind owns it.
  */
-async function portHeldByClientSocket(): Promise<{ port: number; release(): Promise<void> }> {
-  const accepted: net.Socket[] = []
-  const helper = net.createServer((s) => {
-    s.on('error', () => undefined)
-    accepted.push(s)
-  })
-  helper.listen(0, '127.0.0.1')
-  await new Promise((r) => helper.once('listening', r))
-  const client = net.connect((helper.address() as net.AddressInfo).port, '127.0.0.1')
+async function portHeldByConnection(): Promise<{ port: number; release(): Promise<void> }> {
+  let closed!: () => void
+  const gone = new Promise<void>((r) => (closed = r))
+  // idleTimeout 0: uWS never closes it itself (that close would leave the port in TIME_WAIT)
+  const app = uWS.App().ws('/*', { idleTimeout: 0, close: () => closed() })
+  const listener = await new Promise<uWS.us_listen_socket | false>((r) => app.listen('127.0.0.1', 0, r))
+  if (!listener) throw new Error('uWS could not listen on port 0')
+  const port = uWS.us_socket_local_port(listener as unknown as uWS.us_socket)
+  const client = net.connect(port, '127.0.0.1')
   client.on('error', () => undefined)
   await new Promise((r) => client.once('connect', r))
+  client.write(`GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`)
+  await new Promise((r) => client.once('data', r))
+  uWS.us_listen_socket_close(listener)
   return {
-    port: client.localPort!,
+    port,
     async release() {
-      client.resetAndDestroy() // RST: no TIME_WAIT left on the port
-      for (const s of accepted) s.destroy()
-      await new Promise((r) => helper.close(r))
+      client.resetAndDestroy() // RST: the accepted end closes at once, no TIME_WAIT on the port
+      await gone
     },
   }
 }
@@ -52,11 +59,13 @@ async function portHeldByClientSocket(): Promise<{ port: number; release(): Prom
 interface Serve {
   child: ChildProcess
   output: () => string
-  listening: Promise<void>
+  /** the ports bound (the ones asked for, or those port 0 was given) */
+  listening: Promise<{ collabPort: number; apiPort: number }>
   exited: Promise<number | null>
 }
 
-function serve(dataDir: string, collabPort: number, apiPort: number): Serve {
+/** Port 0 for a first start: a port probed free and bound later could be taken in between. */
+function serve(dataDir: string, collabPort = 0, apiPort = 0): Serve {
   const child = spawn(process.execPath, ['bin/tandem.js', 'serve', '--data-dir', dataDir, '--collab-port', String(collabPort), '--api-port', String(apiPort), '--log-level', 'warn'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -64,11 +73,12 @@ function serve(dataDir: string, collabPort: number, apiPort: number): Serve {
   child.stdout!.on('data', (d) => (out += d))
   child.stderr!.on('data', (d) => (out += d))
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
-  const listening = new Promise<void>((resolve, reject) => {
+  const listening = new Promise<{ collabPort: number; apiPort: number }>((resolve, reject) => {
     const poll = setInterval(() => {
-      if (out.includes('api listening')) {
+      const [collab, api] = [/collab listening on http:\/\/[^:]+:(\d+)/.exec(out), /api listening on http:\/\/[^:]+:(\d+)/.exec(out)]
+      if (collab && api) {
         clearInterval(poll)
-        resolve()
+        resolve({ collabPort: Number(collab[1]), apiPort: Number(api[1]) })
       }
     }, 10)
     void exited.then((code) => {
@@ -91,9 +101,8 @@ function connectProvider(url: string, token: string, ydoc: Y.Doc): WebsocketProv
 describe('restart on the same ports', () => {
   it('a SIGTERM with 20 connected editors is followed at once by a new process that binds both ports and serves them', async () => {
     const dataDir = join(dir, 'serve')
-    const [collabPort, apiPort] = [await freePort(), await freePort()]
-    const first = serve(dataDir, collabPort, apiPort)
-    await first.listening
+    const first = serve(dataDir)
+    const { collabPort, apiPort } = await first.listening
     const keys = await loadKeyRing(dataDir, '')
     const { token } = await mintToken(keys, { org: 'o', doc: 'd', sub: 'ann@example.com', acc: 'rw', ttlSec: 600 })
     const url = `ws://127.0.0.1:${collabPort}/o`
@@ -131,9 +140,8 @@ describe('restart on the same ports', () => {
 
   it('a SIGTERM exits promptly even when connected peers never answer the close frame', async () => {
     const dataDir = join(dir, 'half-open')
-    const [collabPort, apiPort] = [await freePort(), await freePort()]
-    const first = serve(dataDir, collabPort, apiPort)
-    await first.listening
+    const first = serve(dataDir)
+    const { collabPort } = await first.listening
     const keys = await loadKeyRing(dataDir, '')
     const { token } = await mintToken(keys, { org: 'o', doc: 'd', sub: 'ann@example.com', acc: 'rw', ttlSec: 600 })
     const peers: net.Socket[] = []
@@ -157,36 +165,28 @@ describe('restart on the same ports', () => {
     }
   }, 30_000)
 
-  /**
-   * A server started while a client socket holds its port: it logs and retries, and binds once the
-   * socket is gone. The held port is the kernel's ephemeral choice (that is how the case arises), so
-   * once released another test's connection may be given it before the retry (seen in CI): then the
-   * port is busy again for everyone, which is checked, and the scenario runs again on a new port.
-   */
+  /** A server started while a connection holds its port: it logs and retries, and binds once the connection is gone. */
   async function bindsOnceReleased(which: 'collab' | 'api', busyLine: RegExp): Promise<void> {
-    for (let round = 1; ; round++) {
-      const held = await portHeldByClientSocket()
-      const lines: string[] = []
-      const log = pino({ level: 'warn' }, { write: (l: string) => void lines.push(l) })
-      const ports = which === 'collab' ? { collabPort: held.port, apiPort: 0 } : { collabPort: 0, apiPort: held.port }
-      const config = loadConfig([], {}, { dataDir: join(dir, `held-${which}-${round}`), ...ports, logLevel: 'warn', listenRetrySec: 10 })
-      let server: TandemServer | undefined
-      const starting = createServer(config, { log }).then((s) => (server = s))
-      try {
-        await eventually(() => expect(lines.join('\n')).toMatch(busyLine))
-        expect(server).toBeUndefined()
-        await held.release()
-        const err = await starting.then(() => null, (e: unknown) => e)
-        if (err && round < 3 && !(await listensOn(held.port))) continue // taken again meanwhile, by someone else
-        if (err) throw err
-        expect(which === 'collab' ? server!.collabPort : server!.apiPort).toBe(held.port)
-        if (which === 'collab') expect((await fetch(`http://127.0.0.1:${held.port}/healthz`)).status).toBe(200)
-        expect(lines.join('\n')).toMatch(/listener bound after the port was busy/)
-        return
-      } finally {
-        await held.release().catch(() => undefined)
-        await starting.then((s) => s.close(), () => undefined)
-      }
+    const held = await portHeldByConnection()
+    const lines: string[] = []
+    const log = pino({ level: 'warn' }, { write: (l: string) => void lines.push(l) })
+    const ports = which === 'collab' ? { collabPort: held.port, apiPort: 0 } : { collabPort: 0, apiPort: held.port }
+    const config = loadConfig([], {}, { dataDir: join(dir, `held-${which}`), ...ports, logLevel: 'warn', listenRetrySec: 30 })
+    let server: TandemServer | undefined
+    let starting: Promise<TandemServer> | undefined
+    try {
+      expect(await listensOn(held.port)).toBe(false) // the connection alone keeps a listener off the port
+      starting = createServer(config, { log }).then((s) => (server = s))
+      await eventually(() => expect(lines.join('\n')).toMatch(busyLine))
+      expect(server).toBeUndefined()
+      await held.release()
+      await starting
+      expect(which === 'collab' ? server!.collabPort : server!.apiPort).toBe(held.port)
+      if (which === 'collab') expect((await fetch(`http://127.0.0.1:${held.port}/healthz`)).status).toBe(200)
+      expect(lines.join('\n')).toMatch(/listener bound after the port was busy/)
+    } finally {
+      await held.release()
+      await starting?.then((s) => s.close(), () => undefined)
     }
   }
 
@@ -199,8 +199,8 @@ describe('restart on the same ports', () => {
   }, 60_000)
 
   it('refuses to share the collab port with another running server (no SO_REUSEPORT load-splitting)', async () => {
-    // A fixed port: uWS sets its socket options only for a non-zero port.
-    const a = await createServer(loadConfig([], {}, { dataDir: join(dir, 'a'), collabPort: await freePort(), apiPort: 0, logLevel: 'silent' }))
+    // Port 0 too is bound by number with the exclusive option (src/collab/uws/listen.ts).
+    const a = await createServer(loadConfig([], {}, { dataDir: join(dir, 'a'), collabPort: 0, apiPort: 0, logLevel: 'silent' }))
     try {
       const config = loadConfig([], {}, { dataDir: join(dir, 'b'), collabPort: a.collabPort, apiPort: 0, logLevel: 'silent', listenRetrySec: 0 })
       await expect(createServer(config)).rejects.toThrow(/collab listener could not bind/)
