@@ -11,9 +11,10 @@ import { KeyedBuckets } from '../../infra/rate-limit.js'
 
 /**
  * One socket's frame and byte allowances: two token buckets sharing one refill time, in one object
- * (every idle socket holds one; two TokenBuckets and their holder were ~150 B more).
+ * (every idle socket holds one; two TokenBuckets and their holder were ~150 B more). The socket's
+ * own data holds it: a WeakMap keyed by socket cost a hash lookup per frame.
  */
-class FrameBudget {
+export class FrameBudget {
   constructor(
     public messages: number,
     public bytes: number,
@@ -22,7 +23,6 @@ class FrameBudget {
 }
 
 export class CollabThrottle {
-  private readonly sockets = new WeakMap<object, FrameBudget>()
   private readonly upgrades: KeyedBuckets
   private readonly authFailures: KeyedBuckets
   private readonly proxies: TrustedProxies
@@ -59,11 +59,11 @@ export class CollabThrottle {
    * Charges one frame of `bytes` to the socket; returns the reason to close it with 1008 when it
    * went over a limit, null otherwise.
    */
-  chargeFrame(ws: object, bytes: number): string | null {
+  chargeFrame(holder: { budget: FrameBudget | null }, bytes: number): string | null {
     const now = this.clock()
     const c = this.config
-    let b = this.sockets.get(ws)
-    if (!b) this.sockets.set(ws, (b = new FrameBudget(c.wsMessageBurst, c.wsByteBurst, now)))
+    let b = holder.budget
+    if (!b) holder.budget = b = new FrameBudget(c.wsMessageBurst, c.wsByteBurst, now)
     else if (now > b.at) {
       const sec = (now - b.at) / 1000
       b.messages = Math.min(c.wsMessageBurst, b.messages + sec * c.wsMessagesPerSec)

@@ -15,6 +15,7 @@ import type { RoomHold } from '../registry.js'
 import type { Refusal } from '../session/refusal.js'
 import { YwsConnection } from '../y-websocket/connection.js'
 import type { ListenerContext } from './deps.js'
+import type { FrameBudget } from './throttle.js'
 import { Reply } from './http.js'
 import { UwsSocket, type UwsTransport } from './peer-socket.js'
 import { upgradeAuthorizer, type Decided } from './upgrade-auth.js'
@@ -47,6 +48,8 @@ export interface SocketData {
   session: SocketSession | null
   /** which protocol the socket speaks, from open on (metrics) */
   protocol: 'y-websocket' | 'hocuspocus'
+  /** its frame and byte allowances (throttle.ts), made on its first frame */
+  budget: FrameBudget | null
 }
 
 export function webSocketBehavior(
@@ -108,7 +111,7 @@ export function webSocketBehavior(
         new Reply(res).json(status, body, headers)
         return
       }
-      const data: SocketData = { start, socket: null, session: null, protocol: 'y-websocket' }
+      const data: SocketData = { start, socket: null, session: null, protocol: 'y-websocket', budget: null }
       res.upgrade(data, req.getHeader('sec-websocket-key'), protocol, req.getHeader('sec-websocket-extensions'), context)
     },
 
@@ -146,7 +149,7 @@ export function webSocketBehavior(
         data.socket?.close(CLOSE.tooLarge, `message over ${config.maxMessageBytes} bytes`)
         return
       }
-      const overLimit = throttle.chargeFrame(ws, message.byteLength)
+      const overLimit = throttle.chargeFrame(data, message.byteLength)
       if (overLimit) {
         data.socket?.close(CLOSE.policyViolation, overLimit)
         return

@@ -4,6 +4,7 @@
 // in the OS page cache when it resolves (survives the process being killed, not the host).
 import type { RootDb } from '../../infra/data-dir.js'
 import { numberWrites, type AppendedSeqs, type AppendWrite, type DocState, type DocStore, type Snapshot, type StoredUpdate, type StoreMark, type UpdateEntry } from '../doc-store.js'
+import { LogBatch } from './log-batch.js'
 import {
   MARKS_SUBLEVEL,
   SUBLEVEL,
@@ -43,7 +44,10 @@ export class LevelDocStore implements DocStore {
   /** Options of every write that makes updates durable (appends, snapshots). */
   private readonly durable: { sync: boolean }
 
-  constructor(root: RootDb, opts: LevelDocStoreOptions = {}) {
+  constructor(
+    private readonly root: RootDb,
+    opts: LevelDocStoreOptions = {},
+  ) {
     this.db = openSublevel(root)
     this.marks = openMarks(root)
     this.durable = { sync: opts.sync ?? false }
@@ -77,14 +81,18 @@ export class LevelDocStore implements DocStore {
   async appendMany(writes: AppendWrite[]): Promise<AppendedSeqs[]> {
     // One process owns a LevelDB data dir: the head is the log's (or snapshot's) last seq.
     const seqs = await numberWrites(writes, (docId) => this.head(docId))
-    const batch = this.db.batch()
-    writes.forEach(({ docId, entries }, w) => {
+    const batch = new LogBatch(this.root)
+    for (let w = 0; w < writes.length; w++) {
+      const { docId, entries, marks } = writes[w]!
       const first = seqs[w]!.firstSeq
-      entries.forEach((e, i) => batch.put(updateKey(docId, first + i), encodeUpdateValue(e.user, e.at, e.update, e.attrs)))
-    })
-    // marks ride in the same batch (one atomic write across the two sublevels)
-    for (const w of writes) for (const m of w.marks ?? []) batch.put(m.key, m.value as unknown as Uint8Array, { sublevel: this.marks as never })
-    await batch.write(this.durable)
+      for (let i = 0; i < entries.length; i++) {
+        const e = entries[i]!
+        batch.put(this.db, updateKey(docId, first + i), encodeUpdateValue(e.user, e.at, e.update, e.attrs))
+      }
+      // marks ride in the same batch (one atomic write across the two sublevels)
+      if (marks) for (const m of marks) batch.put(this.marks, m.key, m.value)
+    }
+    await batch.write(this.durable.sync)
     return seqs
   }
 
