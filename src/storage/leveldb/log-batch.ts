@@ -8,11 +8,6 @@
 // not open, one that is not classic-level, a listener for write events) goes the public way.
 import type { RootDb } from '../../infra/data-dir.js'
 
-export interface LogOp {
-  key: string
-  value: Uint8Array | string
-}
-
 interface Sublevel {
   prefixKey(key: string, format: 'utf8'): string
 }
@@ -32,10 +27,6 @@ export class LogBatch {
   /** Queues a put of `key` (a key of `level`, prefixed here) with bytes or a utf8 string. */
   put(level: Sublevel, key: string, value: Uint8Array | string): void {
     this.ops.push({ type: 'put', key: level.prefixKey(key, 'utf8'), value })
-  }
-
-  get size(): number {
-    return this.ops.length
   }
 
   /** Writes every queued put atomically; `sync` fsyncs before it resolves. */

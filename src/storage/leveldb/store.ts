@@ -12,7 +12,7 @@ import {
   decodeUpdateValue,
   docIdOfKey,
   encodeSnapshotValue,
-  encodeUpdateValue,
+  encodeUpdateValues,
   metaKey,
   metaPrefix,
   prefixEnd,
@@ -82,13 +82,12 @@ export class LevelDocStore implements DocStore {
     // One process owns a LevelDB data dir: the head is the log's (or snapshot's) last seq.
     const seqs = await numberWrites(writes, (docId) => this.head(docId))
     const batch = new LogBatch(this.root)
+    const values = encodeUpdateValues(writes.flatMap((w) => w.entries))
+    let v = 0
     for (let w = 0; w < writes.length; w++) {
       const { docId, entries, marks } = writes[w]!
       const first = seqs[w]!.firstSeq
-      for (let i = 0; i < entries.length; i++) {
-        const e = entries[i]!
-        batch.put(this.db, updateKey(docId, first + i), encodeUpdateValue(e.user, e.at, e.update, e.attrs))
-      }
+      for (let i = 0; i < entries.length; i++) batch.put(this.db, updateKey(docId, first + i), values[v++]!)
       // marks ride in the same batch (one atomic write across the two sublevels)
       if (marks) for (const m of marks) batch.put(this.marks, m.key, m.value)
     }
