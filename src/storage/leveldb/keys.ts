@@ -7,6 +7,7 @@
 // '!' sorts below every character a docId may hold, so `u!{docId}!` ranges never overlap.
 import * as decoding from 'lib0/decoding'
 import * as encoding from 'lib0/encoding'
+import { varUintSize, writeVarUint } from '../../protocol/messages.js'
 import type { Attributes } from '../doc-store.js'
 
 export const SUBLEVEL = 'docs-v1'
@@ -81,19 +82,6 @@ export interface UpdateValueParts {
 }
 
 const utf8 = new TextEncoder()
-
-function varUintSize(n: number): number {
-  let size = 1
-  for (; n >= 0x80; size++) n = Math.floor(n / 128)
-  return size
-}
-
-/** lib0's varUint: 7 bits a byte, low first (numbers past 2^31 too, as lib0 writes them). */
-function writeVarUint(out: Uint8Array, pos: number, n: number): number {
-  for (; n >= 0x80; n = Math.floor(n / 128)) out[pos++] = (n & 0x7f) | 0x80
-  out[pos++] = n
-  return pos
-}
 
 function writeBytes(out: Uint8Array, pos: number, bytes: Uint8Array): number {
   out.set(bytes, pos)
