@@ -103,6 +103,11 @@ export class RoomAwareness {
     peer.awarenessIds.clear()
   }
 
+  /** A document update goes to every peer now: pending changes go with it (one write per socket for both). */
+  flushWithBroadcast(): void {
+    this.window.now()
+  }
+
   /** Every live state, as one update (each entry as received), or null when none. */
   encodeAll(): Uint8Array | null {
     if (this.states.size === 0) return null

@@ -8,7 +8,10 @@ function manualTimers() {
   const later: { at: number; fn: () => void }[] = []
   const timers: WindowTimers = {
     now: () => t,
-    soon: (fn) => void soon.push(fn),
+    soon: (fn) => {
+      soon.push(fn)
+      return () => soon.splice(soon.indexOf(fn), 1)
+    },
     later: (fn, ms) => {
       const entry = { at: t + ms, fn }
       later.push(entry)

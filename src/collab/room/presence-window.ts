@@ -6,15 +6,18 @@
 
 export interface WindowTimers {
   now(): number
-  /** runs `fn` after the current tick's I/O (setImmediate) */
-  soon(fn: () => void): void
+  /** runs `fn` after the current tick's I/O (setImmediate); returns how to cancel it */
+  soon(fn: () => void): () => void
   /** runs `fn` after `ms`; returns how to cancel it */
   later(fn: () => void, ms: number): () => void
 }
 
 const REAL_TIMERS: WindowTimers = {
   now: () => performance.now(),
-  soon: (fn) => void setImmediate(fn),
+  soon: (fn) => {
+    const t = setImmediate(fn)
+    return () => clearImmediate(t)
+  },
   later: (fn, ms) => {
     const t = setTimeout(fn, ms)
     return () => clearTimeout(t)
@@ -53,8 +56,17 @@ export class PresenceWindow {
     if (this.due || this.closed) return
     this.due = true
     const wait = this.lastFlush + this.window - this.timers.now()
-    if (wait <= 0) this.timers.soon(this.run)
-    else this.cancel = this.timers.later(this.run, wait)
+    this.cancel = wait <= 0 ? this.timers.soon(this.run) : this.timers.later(this.run, wait)
+  }
+
+  /**
+   * Something else goes to the room's sockets now (a document update): what is pending goes with
+   * it, in the same event-loop turn, so uWS writes both to each socket at once.
+   */
+  now(): void {
+    if (!this.due || this.closed) return
+    this.cancel?.()
+    this.run()
   }
 
   private readonly run = (): void => {

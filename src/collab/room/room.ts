@@ -245,6 +245,7 @@ export class Room {
     let soleAuthor: Peer | null = only
     for (let i = 1; i < batch.length && soleAuthor; i++) if (batch[i]!.origin !== only) soleAuthor = null
     const update = batch.length === 1 ? batch[0]!.update : mergeBatch(batch)
+    this.presence.flushWithBroadcast() // pending awareness rides along: one write per socket
     this.fanout.publish(encodeUpdate(update), soleAuthor?.socket)
   }
 
