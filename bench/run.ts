@@ -26,6 +26,8 @@ const USAGE = `usage: npm run bench -- [options]
   --quick             small sizes, for a first look (minutes -> seconds)
   --duration S        traffic scenarios: seconds of sending
   --rooms N --clients-per-room N --rate R --awareness-hz H
+  --observers N --active A --renew S --writers W   presence: one room of N, A cursors at --awareness-hz,
+                      the rest renewing every S s (0: none), W writers at --rate
   --clients N         storm: total clients; idle: connections
   --docs N --doc-kb K --concurrency N --hold S
   --rounds N          cluster: see above; memory: repeat the three loads N times, each in a fresh process (medians)
@@ -145,7 +147,7 @@ async function main(argv: string[]): Promise<number> {
   const nofile = openFileLimit()
   const needFds = scenarios.reduce((m, s) => {
     const z = sizeFor(s, flags) as unknown as Record<string, number>
-    return Math.max(m, z.connections ?? z.clients ?? z.docs ?? (z.rooms ?? 1) * (z.clientsPerRoom ?? 1))
+    return Math.max(m, z.connections ?? z.clients ?? z.observers ?? z.docs ?? (z.rooms ?? 1) * (z.clientsPerRoom ?? 1))
   }, 0)
   if (nofile < needFds + 500) {
     notes.push(`ulimit -n is ${nofile}, below the ${needFds + 500} this run needs: raise it (ulimit -n 65536) before npm run bench`)

@@ -6,6 +6,7 @@ import { runCold, type ColdSize } from './cold.js'
 import { runIdle, type IdleSize } from './idle.js'
 import { largeTandemArgs, runLarge, type LargeSize } from './large.js'
 import { runMemory, type MemorySize } from './memory.js'
+import { runPresence, type PresenceSize } from './presence.js'
 import { runStorm, type StormSize } from './storm.js'
 import { runTraffic, type TrafficSize } from './traffic.js'
 import type { Ctx, ScenarioResult } from './types.js'
@@ -18,7 +19,7 @@ export type ScenarioName = (typeof ALL_SCENARIOS)[number]
 /** The servers the extra scenarios compare (each with its own persistence). */
 export const EXTRA_PEERS: readonly string[] = ['tandem', 'yws', 'hocuspocus']
 
-export type Size = TrafficSize | StormSize | IdleSize | ColdSize | MemorySize | LargeSize
+export type Size = TrafficSize | PresenceSize | StormSize | IdleSize | ColdSize | MemorySize | LargeSize
 
 const traffic = (rooms: number, clientsPerRoom: number, rate: number, awarenessHz: number, durationSec: number): TrafficSize => ({
   rooms,
@@ -30,10 +31,23 @@ const traffic = (rooms: number, clientsPerRoom: number, rate: number, awarenessH
   connectConcurrency: 50,
 })
 
+/** One room of `observers`, `active` cursors at `hz`, the rest renewing every 15 s, two writers typing. */
+const presence = (observers: number, active: number, awarenessHz: number, durationSec: number): PresenceSize => ({
+  observers,
+  active,
+  awarenessHz,
+  renewSec: 15,
+  writers: 2,
+  rate: 5,
+  durationSec,
+  drainSec: 5,
+  connectConcurrency: 50,
+})
+
 const FULL: Record<ScenarioName, Size> = {
   fanout: traffic(1, 200, 1, 0, 10),
   rooms: traffic(1000, 4, 2, 0, 10),
-  presence: traffic(1, 200, 1, 1, 10),
+  presence: presence(800, 20, 5, 20),
   storm: { rooms: 200, clients: 2000, docKB: 1024, concurrency: 100 } satisfies StormSize,
   idle: { connections: 5000, rooms: 500, concurrency: 200, holdSec: 5 } satisfies IdleSize,
   cold: { docs: 1000, docKB: 100, concurrency: 50 } satisfies ColdSize,
@@ -44,7 +58,7 @@ const FULL: Record<ScenarioName, Size> = {
 const QUICK: Record<ScenarioName, Size> = {
   fanout: traffic(1, 50, 1, 0, 4),
   rooms: traffic(100, 4, 2, 0, 4),
-  presence: traffic(1, 50, 1, 1, 4),
+  presence: presence(100, 5, 5, 4),
   storm: { rooms: 20, clients: 200, docKB: 256, concurrency: 50 } satisfies StormSize,
   idle: { connections: 500, rooms: 50, concurrency: 100, holdSec: 2 } satisfies IdleSize,
   cold: { docs: 100, docKB: 50, concurrency: 25 } satisfies ColdSize,
@@ -65,6 +79,10 @@ export function sizeFor(name: ScenarioName, flags: Flags): Size {
   set('connections', 'clients')
   set('rate', 'rate')
   set('awarenessHz', 'awareness-hz')
+  set('observers', 'observers')
+  set('active', 'active')
+  set('renewSec', 'renew')
+  set('writers', 'writers')
   set('durationSec', 'duration')
   set('drainSec', 'drain')
   set('docs', 'docs')
@@ -106,8 +124,9 @@ export async function runScenario(name: ScenarioName, peer: RunningPeer, size: S
   switch (name) {
     case 'fanout':
     case 'rooms':
-    case 'presence':
       return { peer, ...(await runTraffic(name, peer, size as TrafficSize, ctx)) }
+    case 'presence':
+      return { peer, ...(await runPresence(peer, size as PresenceSize, ctx)) }
     case 'storm':
       return { peer, ...(await runStorm(peer, size as StormSize, ctx)) }
     case 'idle':

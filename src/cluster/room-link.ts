@@ -1,25 +1,32 @@
 // The link between one loaded room and the bus: what the room does with what other nodes
 // committed (apply, then broadcast to its own sockets), how it catches up from storage, and which
-// awareness changes it relays. A room builds one after load and closes it on unload. It touches
-// only the room's Awareness and its door for committed updates, so the room's own write path
-// (validate, judge, commit, publish, acknowledge) stays where it is.
-import * as awarenessProtocol from 'y-protocols/awareness'
+// awareness it relays. A room builds one after load and closes it on unload. It touches only the
+// room's awareness and its door for committed updates, so the room's own write path (validate,
+// judge, commit, publish, acknowledge) stays where it is. The room's awareness coalesces its own
+// clients' changes into one update per window, so the bus carries one message per window per room.
 import * as Y from 'yjs'
 import type { DocStore } from '../storage/doc-store.js'
 import type { DocBus, FollowHandlers } from './bus.js'
 import type { RemoteAwareness } from './remote-awareness.js'
 import { readMissed } from './resync.js'
 
-/** Origin of changes that came from another node (or its lapse): never relayed back to the bus. */
-class RemoteOrigin {
-  constructor(readonly node: string) {}
+/** What the link needs of a room's awareness (src/collab/room/awareness.ts). */
+interface LinkedAwareness {
+  /** this node's own changes, one update per window, go to `bus` (null: no more) */
+  relayTo(bus: ((update: Uint8Array) => void) | null): void
+  /** another node's update, for this node's sockets only; which clients it added, updated, removed */
+  applyRemote(node: string, update: Uint8Array): { added: number[]; updated: number[]; removed: number[] }
+  /** a lapsed node's clients go */
+  dropRemote(node: string, ids: number[]): void
+  /** the states of this node's clients, as one update, or null */
+  encodeLocal(): Uint8Array | null
 }
 
 export interface RoomLinkOptions {
   docId: string
   /** takes an update committed elsewhere into the room and sends it to this node's sockets */
   applyRemote: (update: Uint8Array) => void
-  awareness: awarenessProtocol.Awareness
+  awareness: LinkedAwareness
   /** the seq the room loaded up to */
   lastSeq: number
   store: DocStore
@@ -27,39 +34,20 @@ export interface RoomLinkOptions {
   remote: RemoteAwareness
 }
 
-interface AwarenessChange {
-  added: number[]
-  updated: number[]
-  removed: number[]
-}
-
 export class RoomLink {
   private closed = false
-  private readonly onAwarenessChange: (change: AwarenessChange, origin: unknown) => void
 
-  private constructor(private readonly o: RoomLinkOptions) {
-    this.onAwarenessChange = (change, origin) => {
-      if (this.closed) return
-      if (origin instanceof RemoteOrigin) {
-        this.o.remote.note(origin.node, this.o.docId, change)
-        return
-      }
-      // A local peer's change, its leave (origin null) or a timeout: relay ids that are ours.
-      const ids = [...change.added, ...change.updated, ...change.removed].filter((id) => this.o.remote.owner(this.o.docId, id) === undefined)
-      if (ids.length) {
-        this.o.bus.publishAwareness(this.o.docId, awarenessProtocol.encodeAwarenessUpdate(this.o.awareness, ids))
-      }
-    }
-  }
+  private constructor(private readonly o: RoomLinkOptions) {}
 
   /** Follows the document; resolves once subscribed and caught up with storage. */
   static async open(o: RoomLinkOptions): Promise<RoomLink> {
     const link = new RoomLink(o)
-    o.awareness.on('update', link.onAwarenessChange)
+    // A local peer's change, its leave or a timeout of ours: one bus message per window.
+    o.awareness.relayTo((update) => o.bus.publishAwareness(o.docId, update))
     try {
       await o.bus.follow(o.docId, o.lastSeq, link.handlers())
     } catch (err) {
-      o.awareness.off('update', link.onAwarenessChange)
+      o.awareness.relayTo(null)
       throw err
     }
     return link
@@ -70,7 +58,9 @@ export class RoomLink {
       onUpdate: (m) => {
         this.o.applyRemote(m.update)
       },
-      onAwareness: (m) => awarenessProtocol.applyAwarenessUpdate(this.o.awareness, m.update, new RemoteOrigin(m.node)),
+      onAwareness: (m) => {
+        if (!this.closed) this.o.remote.note(m.node, this.o.docId, this.o.awareness.applyRemote(m.node, m.update))
+      },
       onAwarenessQuery: () => this.announce(),
       resync: async (fromSeq) => {
         const missed = await readMissed(this.o.store, this.o.docId, fromSeq)
@@ -85,23 +75,21 @@ export class RoomLink {
 
   /** Publishes the awareness of this node's clients (another node asked, or we reconnected). */
   private announce(): void {
-    const ids = [...this.o.awareness.getStates().keys()].filter(
-      (id) => id !== this.o.awareness.clientID && this.o.remote.owner(this.o.docId, id) === undefined,
-    )
-    if (ids.length) this.o.bus.publishAwareness(this.o.docId, awarenessProtocol.encodeAwarenessUpdate(this.o.awareness, ids))
+    const update = this.o.awareness.encodeLocal()
+    if (update) this.o.bus.publishAwareness(this.o.docId, update)
   }
 
   /** A node's heartbeat lapsed: its clients' awareness goes (and local sockets are told). */
   dropNode(node: string, ids: number[]): void {
     if (this.closed || ids.length === 0) return
-    awarenessProtocol.removeAwarenessStates(this.o.awareness, ids, new RemoteOrigin(node))
+    this.o.awareness.dropRemote(node, ids)
   }
 
   /** The room unloads: stop following. */
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    this.o.awareness.off('update', this.onAwarenessChange)
+    this.o.awareness.relayTo(null)
     this.o.remote.forgetDoc(this.o.docId)
     await this.o.bus.unfollow(this.o.docId)
   }

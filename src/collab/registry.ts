@@ -15,7 +15,7 @@ import { flushWithin } from './flush-within.js'
 import { GroupCommitter, type GroupCommitOptions } from './group-commit.js'
 import { MemoryBudget, memoryBudgetBytes } from './memory-budget.js'
 import { DocBuilds } from './room/doc-builds.js'
-import { Room, type RoomOptions } from './room/room.js'
+import { Room, presenceSettings, type RoomOptions } from './room/room.js'
 
 const SHUTDOWN_FLUSH_MS = 15_000
 /** Y.Docs built at once for calls that need content (each about 14x its document's size) */
@@ -50,6 +50,7 @@ export function roomSettings(config: Config) {
     compactThreshold: config.compactThreshold,
     maxBackpressureBytes: config.maxBackpressureBytes,
     fullStateKeepMs: config.syncCacheMs,
+    presence: presenceSettings(config),
     unloadDelayMs: config.roomUnloadDelayMs,
     memoryBudgetBytes: memoryBudgetBytes(config.memoryBudgetMb),
     commitIntervalMs: config.commitIntervalMs,

@@ -67,6 +67,11 @@ const SETTINGS = {
   wsMessageBurst: s('int', 'ws-message-burst', 2000, 'frames one socket may send at once above the average (bucket size)', 1),
   wsBytesPerSec: s('int', 'ws-bytes-per-sec', 1024 * 1024, 'bytes per second one socket may send on average (token bucket); over it closes 1008; 0 = no limit', 0),
   wsByteBurst: s('int', 'ws-byte-burst', 64 * 1024 * 1024, 'bytes one socket may send at once above the average (bucket size; at least max-message-bytes)', 1024),
+  awarenessWindowMs: s('int', 'awareness-window-ms', 50, 'longest ms an awareness change (cursor, name) waits to go out with the others of its room: a busy room sends one awareness frame per this time to everyone, so its cost grows with observers, not observers x changes; a quiet room sends a change at once (docs/perf/presence.md)', 1),
+  awarenessWindowMinMs: s('int', 'awareness-window-min-ms', 5, 'the awareness window\'s first step (ms) when a room gets busy: it doubles up to awareness-window-ms while frames keep coming closer than that, and drops back after a lull', 1),
+  awarenessMaxStateBytes: s('int', 'awareness-max-state-bytes', 64 * 1024, 'largest awareness state of one client (bytes of JSON); a frame carrying a larger one is refused (4400, or 400 over REST)', 16),
+  awarenessPerSec: s('int', 'awareness-per-sec', 60, 'awareness entries (client states) one socket may send per second on average (token bucket); over it closes 1008; 0 = no limit', 0),
+  awarenessBurst: s('int', 'awareness-burst', 300, 'awareness entries one socket may send at once above the average (bucket size)', 1),
   upgradesPerSecPerIp: s('int', 'upgrades-per-sec-per-ip', 50, 'WebSocket upgrade attempts per second one client address may make on average; more get 429 before the upgrade; 0 = no limit', 0),
   upgradeBurstPerIp: s('int', 'upgrade-burst-per-ip', 500, 'WebSocket upgrade attempts one client address may make at once (bucket size)', 1),
   authFailuresPerMinPerIp: s('int', 'auth-failures-per-min-per-ip', 30, 'failed authentications (bad token or API key) one client address may make per minute, also the burst; past it 429 with Retry-After on both listeners; 0 = no limit', 0),
@@ -232,6 +237,9 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = {}, ove
   }
   if (cfg.wsBytesPerSec > 0 && cfg.wsByteBurst < cfg.maxMessageBytes) {
     throw new ConfigError(`ws-byte-burst (${cfg.wsByteBurst}) must be at least max-message-bytes (${cfg.maxMessageBytes}): a largest message could never pass`)
+  }
+  if (cfg.awarenessWindowMinMs > cfg.awarenessWindowMs) {
+    throw new ConfigError(`awareness-window-min-ms (${cfg.awarenessWindowMinMs}) must be at most awareness-window-ms (${cfg.awarenessWindowMs})`)
   }
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(cfg.postgresSchema)) {
     throw new ConfigError(`postgres-schema: expected a lower-case identifier ([a-z_][a-z0-9_]*), got ${JSON.stringify(cfg.postgresSchema)}`)

@@ -27,6 +27,8 @@ export interface ClientOptions {
   connectTimeoutMs?: number
   /** local address to connect from (127.0.0.x: spreads per-address limits as many users would) */
   localAddress?: string
+  /** every awareness update received, with its receipt time, instead of the tally (the presence scenario's view of the room) */
+  onAwareness?: (update: Uint8Array, recv: number) => void
 }
 
 export class LoadClient {
@@ -140,7 +142,8 @@ export class LoadClient {
         return
       }
       case 'awareness':
-        if (this.opts.tally) this.opts.tally.record(this.id, this.seenAwareness, this.opts.tally.awareness.get(msg.payload), recv, true)
+        if (this.opts.onAwareness) this.opts.onAwareness(msg.payload, recv)
+        else if (this.opts.tally) this.opts.tally.record(this.id, this.seenAwareness, this.opts.tally.awareness.get(msg.payload), recv, true)
         return
       case 'auth':
         if (msg.sub === 0) {

@@ -3,7 +3,7 @@
 import { ArgvError, readArgv } from '../infra/argv.js'
 import { didYouMean } from '../infra/suggest.js'
 
-const SCENARIOS = ['fanout', 'rooms', 'typing', 'storm', 'soak'] as const
+const SCENARIOS = ['fanout', 'rooms', 'typing', 'storm', 'soak', 'presence'] as const
 export type Scenario = (typeof SCENARIOS)[number]
 const PROTOCOLS = ['yws', 'hocuspocus'] as const
 export type Protocol = (typeof PROTOCOLS)[number]
@@ -25,6 +25,8 @@ const DEFAULTS: Record<Scenario, Sizes> = {
   typing: { rooms: 10, clients: 50, rate: 3, awarenessHz: 0, durationSec: 20 },
   storm: { rooms: 20, clients: 200, rate: 0, awarenessHz: 0, durationSec: 0 },
   soak: { rooms: 50, clients: 200, rate: 0.5, awarenessHz: 0.2, durationSec: 300 },
+  // per room: --active cursors at awareness-hz, two writers at rate, the rest renewing every 15 s
+  presence: { rooms: 1, clients: 200, rate: 5, awarenessHz: 5, durationSec: 30 },
 }
 
 const FLAGS = {
@@ -43,6 +45,7 @@ const FLAGS = {
   'clients-per-room': 'sockets per document (sets --clients to rooms x this)',
   rate: 'document updates per second per client (typing: keystrokes per second on average, in bursts)',
   'awareness-hz': 'awareness updates per second per client (typing sends one with every other keystroke)',
+  active: 'presence: clients per room moving a cursor at --awareness-hz (default 20); two more per room type at --rate, the rest renew their state every 15 s',
   duration: 'seconds of load after every client synced (storm: none, it measures the connects)',
   drain: 'seconds to wait after the load for deliveries still in flight (default 5)',
   concurrency: 'connections opening at once (default 50; storm 100)',
@@ -65,7 +68,7 @@ export function helpText(): string {
   const lines = Object.entries(FLAGS).map(([f, what]) => `  --${f.padEnd(width - 2)}${what}`)
   return [
     'usage: tandem loadtest (--ws-url URL --signing-keys FILE [--org O] | --api-url URL --api-key KEY (--assets ID,... | --workspace ID))',
-    '                       [--scenario fanout|rooms|typing|storm|soak] [--protocol yws|hocuspocus] [sizes] [--workers N] [--json FILE] [--markdown FILE] [thresholds]',
+    '                       [--scenario fanout|rooms|typing|storm|soak|presence] [--protocol yws|hocuspocus] [sizes] [--workers N] [--json FILE] [--markdown FILE] [thresholds]',
     '',
     'Generates load on a running Tandem and reports delivery and latency; exits 1 when a threshold is missed, 2 on bad input.',
     '',
@@ -92,6 +95,8 @@ export interface LoadtestOptions {
   clients: number
   rate: number
   awarenessHz: number
+  /** presence: cursors per room */
+  active: number
   durationSec: number
   drainSec: number
   concurrency: number
@@ -204,6 +209,7 @@ export function parseOptions(argv: string[], now = new Date()): LoadtestOptions 
     clients,
     rate: number(v, 'rate', { min: 0, max: 1000 }) ?? d.rate,
     awarenessHz: number(v, 'awareness-hz', { min: 0, max: 100 }) ?? d.awarenessHz,
+    active: number(v, 'active', { min: 0, max: 100_000, int: true }) ?? 20,
     durationSec: number(v, 'duration', { min: 0, max: 86_400 }) ?? d.durationSec,
     drainSec: number(v, 'drain', { min: 0, max: 600 }) ?? 5,
     concurrency: number(v, 'concurrency', { min: 1, max: 10_000, int: true }) ?? (scenario === 'storm' ? 100 : 50),

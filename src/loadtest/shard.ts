@@ -48,6 +48,9 @@ export interface ShardControl {
 }
 
 const KEYSTROKE_MS = 150
+/** presence: what an idle provider does (y-protocols renews its state every 15 s), and writers per room */
+const PRESENCE_RENEW_MS = 15_000
+const PRESENCE_WRITERS = 2
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms)))
 
@@ -181,6 +184,17 @@ export async function runShard(spec: ShardSpec, ctl: ShardControl): Promise<void
         })
       }
       tick(0)
+    }
+    if (o.scenario === 'presence') {
+      // the room's k-th client: a cursor, a writer (renewing its state), or idle renewing every 15 s
+      const k = Math.floor(c.id / target.rooms)
+      if (k < o.active) {
+        if (o.awarenessHz > 0) every(1000 / o.awarenessHz, () => c.sendAwareness())
+        return
+      }
+      every(PRESENCE_RENEW_MS, () => c.sendAwareness())
+      if (k < o.active + PRESENCE_WRITERS && o.rate > 0) every(1000 / o.rate, () => c.sendMark())
+      return
     }
     if (o.rate > 0) every(1000 / o.rate, () => c.sendMark())
     if (o.awarenessHz > 0) every(1000 / o.awarenessHz, () => c.sendAwareness())

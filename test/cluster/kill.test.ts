@@ -8,10 +8,10 @@ import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { pino } from 'pino'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import * as awarenessProtocol from 'y-protocols/awareness'
 import * as Y from 'yjs'
 import { DocBus } from '../../src/cluster/bus.js'
 import { RemoteAwareness } from '../../src/cluster/remote-awareness.js'
+import { RoomAwareness } from '../../src/collab/room/awareness.js'
 import { readMissed } from '../../src/cluster/resync.js'
 import { RoomLink } from '../../src/cluster/room-link.js'
 import { applySchemaMigrations } from '../../src/pg/schema.js'
@@ -49,7 +49,7 @@ it.skipIf(!hasPgDocStore)('writers on three nodes, one SIGKILLed mid-write, thre
   const survivors = await Promise.all(['s1', 's2'].map(async (id) => {
     const bus = await DocBus.connect(redis.url, { nodeId: id, log: pino({ level: 'silent' }) })
     const doc = new Y.Doc()
-    const awareness = new awarenessProtocol.Awareness(doc)
+    const awareness = new RoomAwareness(() => undefined)
     const state = await store.load(docId)
     const link = await RoomLink.open({ docId, applyRemote: (u) => Y.applyUpdate(doc, u), awareness, lastSeq: state.lastSeq, store, bus, remote: new RemoteAwareness() })
     return { id, bus, doc, link, n: 0 }

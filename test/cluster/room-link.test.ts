@@ -5,12 +5,15 @@
 import { pino } from 'pino'
 import { Registry } from 'prom-client'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import * as awarenessProtocol from 'y-protocols/awareness'
 import * as Y from 'yjs'
 import { DocBus } from '../../src/cluster/bus.js'
 import { createClusterMetrics } from '../../src/cluster/metrics.js'
 import { RemoteAwareness } from '../../src/cluster/remote-awareness.js'
 import { RoomLink } from '../../src/cluster/room-link.js'
+import { Peer } from '../../src/collab/peer.js'
+import { RoomAwareness } from '../../src/collab/room/awareness.js'
+import { decodeAwareness, encodeAwarenessState } from '../../src/loadtest/wire.js'
+import { decodeMessage } from '../../src/protocol/messages.js'
 import { MemoryDocStore } from '../../src/storage/memory.js'
 import { startRedis, type RedisServer } from '../helpers/redis.js'
 import { HeadLocks, metricValue, until } from './bus-node.js'
@@ -31,7 +34,9 @@ const locks = new HeadLocks()
 interface Side {
   id: string
   doc: Y.Doc
-  awareness: awarenessProtocol.Awareness
+  awareness: RoomAwareness
+  /** what the room sent its own sockets: awareness updates */
+  local: Uint8Array[]
   link: RoomLink
   remote: RemoteAwareness
   registry: Registry
@@ -45,8 +50,12 @@ async function side(id: string, docId: string): Promise<Side> {
   const registry = new Registry()
   const bus = await DocBus.connect(redis.url, { nodeId: id, log: pino({ level: 'silent' }), metrics: createClusterMetrics(registry), gapGraceMs: 1_000 })
   const doc = new Y.Doc()
-  const awareness = new awarenessProtocol.Awareness(doc)
-  awareness.setLocalState(null) // the server holds no state of its own
+  const local: Uint8Array[] = []
+  const awareness = new RoomAwareness((frame) => {
+    const m = decodeMessage(frame)
+    if (m.type === 'awareness') local.push(m.update)
+  })
+  cleanups.push(() => awareness.close())
   const state = await store.load(docId)
   for (const u of state.updates) Y.applyUpdate(doc, u.update)
   const remote = new RemoteAwareness()
@@ -68,6 +77,7 @@ async function side(id: string, docId: string): Promise<Side> {
     id,
     doc,
     awareness,
+    local,
     link,
     remote,
     registry,
@@ -87,15 +97,21 @@ async function side(id: string, docId: string): Promise<Side> {
   }
 }
 
-/** A client's awareness as a peer on a node would set it: applied with the peer as origin. */
+/** The states a room holds, by client id. */
+function statesOf(s: Side): Map<number, unknown> {
+  const all = s.awareness.encodeAll()
+  return new Map(all ? decodeAwareness(all).map((e) => [e.clientId, e.state]) : [])
+}
+
+const quietSocket = { send: () => true, close: () => undefined, bufferedAmount: () => 0 }
+let nextClient = 1
+
+/** A client's awareness as a peer on a node sets it; `leave` is its socket's close. */
 function clientJoins(s: Side, name: string): { clientId: number; leave(): void } {
-  const clientDoc = new Y.Doc()
-  const client = new awarenessProtocol.Awareness(clientDoc)
-  client.setLocalState({ user: name })
-  const peer = { peer: name }
-  awarenessProtocol.applyAwarenessUpdate(s.awareness, awarenessProtocol.encodeAwarenessUpdate(client, [clientDoc.clientID]), peer)
-  cleanups.push(() => client.destroy())
-  return { clientId: clientDoc.clientID, leave: () => awarenessProtocol.removeAwarenessStates(s.awareness, [clientDoc.clientID], null) }
+  const clientId = nextClient++
+  const peer = new Peer(quietSocket, { sub: name, org: 'o', doc: 'd', branch: 'main', acc: 'rw', exp: 9e9, jti: '' })
+  s.awareness.receive(peer, encodeAwarenessState(clientId, 1, { user: name }))
+  return { clientId, leave: () => s.awareness.forget(peer) }
 }
 
 describe('RoomLink', () => {
@@ -131,21 +147,21 @@ describe('RoomLink', () => {
     // b's "who is there?" reached a while nobody was: a announced nothing.
     await until('a got b\'s query', async () => (await metricValue(a.registry, 'tandem_bus_messages_total', { direction: 'in', type: 'awareness-query' })) === 1)
     const alice = clientJoins(a, 'alice')
-    await until('b sees alice', () => b.awareness.getStates().has(alice.clientId))
+    await until('b sees alice', () => statesOf(b).has(alice.clientId))
     expect(b.remote.owner(docId, alice.clientId)).toBe('a')
     const bob = clientJoins(b, 'bob')
-    await until('a sees bob', () => a.awareness.getStates().has(bob.clientId))
+    await until('a sees bob', () => statesOf(a).has(bob.clientId))
     await new Promise((r) => setTimeout(r, 200))
     // Each node published only its own client's change: nothing bounced back.
     expect(await metricValue(a.registry, 'tandem_bus_messages_total', { direction: 'out', type: 'awareness' })).toBe(1)
     expect(await metricValue(b.registry, 'tandem_bus_messages_total', { direction: 'out', type: 'awareness' })).toBe(1)
 
     const c = await side('c', docId) // follows late: asks, a and b announce
-    await until('c sees alice and bob', () => c.awareness.getStates().has(alice.clientId) && c.awareness.getStates().has(bob.clientId))
-    expect(c.awareness.getStates().get(alice.clientId)).toEqual({ user: 'alice' })
+    await until('c sees alice and bob', () => statesOf(c).has(alice.clientId) && statesOf(c).has(bob.clientId))
+    expect(statesOf(c).get(alice.clientId)).toEqual({ user: 'alice' })
 
     alice.leave()
-    await until('alice gone on b and c', () => !b.awareness.getStates().has(alice.clientId) && !c.awareness.getStates().has(alice.clientId))
+    await until('alice gone on b and c', () => !statesOf(b).has(alice.clientId) && !statesOf(c).has(alice.clientId))
   })
 
   it('a lapsed node\'s clients disappear from the room (and from its local sockets\' view)', async () => {
@@ -153,15 +169,16 @@ describe('RoomLink', () => {
     const a = await side('a', docId)
     const b = await side('b', docId)
     const carol = clientJoins(a, 'carol')
-    await until('b sees carol', () => b.awareness.getStates().has(carol.clientId))
-    const removed: number[] = []
-    b.awareness.on('update', ({ removed: r }: { removed: number[] }) => removed.push(...r))
+    await until('b sees carol', () => statesOf(b).has(carol.clientId))
+    b.local.length = 0
     for (const [d, ids] of b.remote.takeNode('a')) if (d === docId) b.link.dropNode('a', ids)
-    expect(b.awareness.getStates().has(carol.clientId)).toBe(false)
-    expect(removed).toEqual([carol.clientId])
+    expect(statesOf(b).has(carol.clientId)).toBe(false)
+    // b's own sockets are told: carol's state is null
+    await until('b told its sockets', () => b.local.length > 0)
+    expect(b.local.flatMap((u) => decodeAwareness(u))).toEqual([expect.objectContaining({ clientId: carol.clientId, state: null })])
     await new Promise((r) => setTimeout(r, 200))
     // The removal was b's own bookkeeping: it did not tell the bus (a's client may still be alive on a).
-    expect(a.awareness.getStates().has(carol.clientId)).toBe(true)
+    expect(statesOf(a).has(carol.clientId)).toBe(true)
     expect(await metricValue(b.registry, 'tandem_bus_messages_total', { direction: 'out', type: 'awareness' })).toBe(0)
   })
 })

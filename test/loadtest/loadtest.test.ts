@@ -97,6 +97,19 @@ describe('tandem loadtest on one node', () => {
     expect(report.awareness!.delivered).toBe(report.awareness!.expected)
   }, 90_000)
 
+  it('presence: cursors, idle renewals and two writers in one room; every writer\'s update delivered, cursors seen, no errors', async () => {
+    const json = join(dir, 'presence.json')
+    const r = await loadtest('--ws-url', h.wsUrl, '--signing-keys', keysFile, '--scenario', 'presence', '--clients', '30', '--active', '5', '--duration', '3', '--json', json, '--min-delivery-ratio', '1', '--max-errors', '0')
+    expect(r.err).not.toContain('threshold missed')
+    expect(r.code).toBe(0)
+    const report = JSON.parse(await readFile(json, 'utf8')) as Report
+    expect(report).toMatchObject({ scenario: 'presence', clients: 30, connected: 30, deliveryRatio: 1, errors: 0, closes: {} })
+    expect(report.sent).toBeGreaterThan(0) // the two writers
+    expect(report.expected).toBe(report.sent * 29)
+    expect(report.awareness!.sent).toBeGreaterThan(5 * 5 * 3 * 0.8) // the cursors, and renewals
+    expect(report.awareness!.delivered).toBeGreaterThan(0)
+  }, 60_000)
+
   it('with Hocuspocus clients (--protocol hocuspocus): every update delivered, Hocuspocus frames on the wire', async () => {
     const json = join(dir, 'hocuspocus.json')
     const r = await loadtest('--ws-url', h.wsUrl, '--signing-keys', keysFile, '--protocol', 'hocuspocus', '--scenario', 'rooms', '--rooms', '4', '--clients', '12', '--rate', '4', '--duration', '2', '--json', json, '--quiet', '--min-delivery-ratio', '1', '--max-errors', '0')

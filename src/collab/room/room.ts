@@ -12,7 +12,8 @@ import type { Attributes, DocStore } from '../../storage/doc-store.js'
 import type { GroupCommitter } from '../group-commit.js'
 import type { Peer } from '../peer.js'
 import type { Transport } from '../transport.js'
-import { RoomAwareness } from './awareness.js'
+import { RoomAwareness, type PresenceSettings } from './awareness.js'
+export { presenceSettings } from './awareness.js'
 import type { ClusterCompaction } from './compaction.js'
 import type { DocBuilds } from './doc-builds.js'
 import { Fanout } from './fanout.js'
@@ -39,6 +40,8 @@ export interface RoomOptions {
   fullStateKeepMs?: number
   /** Cluster mode: the store numbers appends (several nodes write one document). */
   cluster?: ClusterCompaction
+  /** awareness windows and bounds (default PRESENCE_DEFAULTS) */
+  presence?: PresenceSettings
 }
 
 const EMPTY_UPDATE_MAX = 2 // an update with no structs and no deletions encodes as [0, 0]
@@ -55,7 +58,7 @@ export class Room {
 
   constructor(private readonly o: RoomOptions) {
     this.fanout = new Fanout(o.transport, o.docId, o.maxBackpressureBytes, () => this.peers, (p) => this.leave(p))
-    this.presence = new RoomAwareness((frame) => o.transport.publish(o.docId, frame))
+    this.presence = new RoomAwareness((frame) => o.transport.publish(o.docId, frame), o.presence)
     this.writes = new RoomWrites({
       ...o,
       changed: () => this.sync.invalidate(),
@@ -77,9 +80,9 @@ export class Room {
     return this.o.docId
   }
 
-  /** y-protocols' awareness of the room (the cluster link relays it) */
-  get awareness(): RoomAwareness['awareness'] {
-    return this.presence.awareness
+  /** the room's awareness (the cluster link relays it) */
+  get awareness(): RoomAwareness {
+    return this.presence
   }
 
   /** the highest seq this room wrote or loaded */
@@ -173,7 +176,7 @@ export class Room {
   /**
    * An awareness update sent over REST: applied as a peer's would be (every live client hears it,
    * in cluster mode every node). Its clients belong to no socket, so they go when they stop
-   * renewing (y-protocols' 30 s outdated timeout) or send a null state.
+   * renewing (the 30 s outdated timeout) or send a null state.
    */
   applyRestAwareness(update: Uint8Array): void {
     this.presence.receiveRest(update)
@@ -242,6 +245,7 @@ export class Room {
     let soleAuthor: Peer | null = only
     for (let i = 1; i < batch.length && soleAuthor; i++) if (batch[i]!.origin !== only) soleAuthor = null
     const update = batch.length === 1 ? batch[0]!.update : mergeBatch(batch)
+    this.presence.flushWithBroadcast() // pending awareness rides along: one write per socket
     this.fanout.publish(encodeUpdate(update), soleAuthor?.socket)
   }
 

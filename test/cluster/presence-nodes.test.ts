@@ -1,0 +1,57 @@
+// Presence across two real Tandem nodes (one PostgreSQL, one redis-server): a burst of cursor moves
+// on one node reaches the other node's y-websocket and Hocuspocus providers as its latest state,
+// in fewer bus messages than moves (one per window per room), and a leave on one node reaches the
+// other.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { authenticated, hocusClients } from '../helpers/hocuspocus.js'
+import { startClusterNodes, type ClusterNodes } from '../helpers/cluster-nodes.js'
+import { eventually, synced, type Harness } from '../helpers/tandem.js'
+
+let cluster: ClusterNodes
+let nodes: Harness[] = []
+
+beforeAll(async () => {
+  cluster = await startClusterNodes(2, 'tandem_presence_nodes')
+  nodes = cluster.nodes
+}, 60_000)
+
+afterAll(() => cluster?.close())
+
+async function busAwarenessOut(node: Harness): Promise<number> {
+  const text = await (await fetch(`${node.httpUrl}/metrics`)).text()
+  const line = text.split('\n').find((l) => l.startsWith('tandem_bus_messages_total{') && l.includes('direction="out"') && l.includes('type="awareness"'))
+  return line ? Number(line.split(' ').at(-1)) : 0
+}
+
+describe('presence across cluster nodes', () => {
+  it('a burst on one node reaches both protocols on the other as its latest state, in fewer bus messages than moves; a leave crosses too', async () => {
+    const [a, b] = nodes as [Harness, Harness]
+    const doc = 'presence-nodes'
+    const ann = a.provider('acme', doc, await a.token('acme', doc, { sub: 'ann' }))
+    ann.awareness.setLocalStateField('user', { name: 'ann' })
+    const bob = b.provider('acme', doc, await b.token('acme', doc, { sub: 'bob' }))
+    const c = hocusClients()
+    try {
+      const hp = c.provider(c.socket(b.wsUrl), `acme/${doc}`, await b.token('acme', doc, { sub: 'hana' }))
+      await Promise.all([synced(ann), synced(bob), authenticated(hp)])
+      const annId = ann.awareness.clientID
+      await eventually(() => expect([bob.awareness.getStates().has(annId), hp.awareness!.getStates().has(annId)]).toEqual([true, true]), 20_000)
+
+      const before = await busAwarenessOut(a)
+      for (let i = 1; i <= 100; i++) ann.awareness.setLocalStateField('cursor', i)
+      await eventually(() => {
+        expect(bob.awareness.getStates().get(annId)?.cursor).toBe(100)
+        expect(hp.awareness!.getStates().get(annId)?.cursor).toBe(100)
+      }, 20_000)
+      expect((await busAwarenessOut(a)) - before).toBeLessThan(100)
+
+      ann.destroy()
+      await eventually(() => {
+        expect(bob.awareness.getStates().has(annId)).toBe(false)
+        expect(hp.awareness!.getStates().has(annId)).toBe(false)
+      }, 20_000)
+    } finally {
+      c.destroy()
+    }
+  }, 60_000)
+})
