@@ -135,8 +135,8 @@ export async function runLoad(o: LoadtestOptions, assets: string[] | null, io: R
     await Promise.race([sleep(until - Date.now()), interrupt])
     const drainEnd = Date.now() + o.drainSec * 1000
     while (!interrupted && o.scenario !== 'storm' && Date.now() < drainEnd) {
-      // only snapshots taken after the last send know everything that was sent
-      const settled = latest.length === shards && latest.every((s) => s && s.takenAt > until)
+      // only snapshots taken after a shard's last send know everything it sent
+      const settled = latest.length === shards && latest.every((s) => s && s.loadOver)
       if (settled && sum((s) => s.delivered) >= sum((s) => s.expected) && sum((s) => s.awarenessDelivered) >= sum((s) => s.awarenessExpected)) break
       await Promise.race([sleep(250), interrupt])
     }

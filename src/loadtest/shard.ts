@@ -5,6 +5,7 @@ import { renewDelayMs } from '../../packages/client/src/document.js'
 import { LoadClient } from './client.js'
 import { Tally } from './tally.js'
 import { pool } from './pool.js'
+import { Schedule } from './schedule.js'
 import { now } from './marks.js'
 import type { LoadtestOptions } from './options.js'
 import { Samples } from './stats.js'
@@ -19,8 +20,8 @@ export interface ShardSpec {
 }
 
 export interface Snapshot {
-  /** epoch ms when it was taken */
-  takenAt: number
+  /** every send of the window is made and counted here: `sent` and the expected counts are final */
+  loadOver: boolean
   connected: number
   connectFailed: number
   sent: number
@@ -68,15 +69,17 @@ export async function runShard(spec: ShardSpec, ctl: ShardControl): Promise<void
   const error = (msg: string) => (errors[msg] = (errors[msg] ?? 0) + 1)
   const cursors = { latency: 0, awareness: 0, connect: 0 }
   let connectFailed = 0
-  let stopped = false
-  void ctl.stopped.then(() => (stopped = true))
-  const timers = new Set<ReturnType<typeof setTimeout>>()
-  const later = (ms: number, fn: () => void) => {
-    const t = setTimeout(() => {
-      timers.delete(t)
-      if (!stopped) fn()
-    }, Math.max(0, ms))
-    timers.add(t)
+  const schedule = new Schedule()
+  void ctl.stopped.then(() => schedule.stop())
+  const later = (ms: number, fn: () => void) => schedule.later(ms, fn)
+  // Send schedules still running. A snapshot taken after the window closed may still precede a
+  // late timer's send: the coordinator drains on loadOver, which is only set after every send.
+  let running = 1 // the setup's own, released once every schedule started
+  let loadOver = false
+  const ended = () => {
+    if (--running > 0 || schedule.stopped) return
+    loadOver = true
+    ctl.report('tick', snapshot())
   }
 
   const snapshot = (): Snapshot => {
@@ -94,7 +97,7 @@ export async function runShard(spec: ShardSpec, ctl: ShardControl): Promise<void
       if (c.closed) closes[c.closeCode] = (closes[c.closeCode] ?? 0) + 1
     }
     const s: Snapshot = {
-      takenAt: Date.now(),
+      loadOver,
       connected: clients.filter((c) => c.open).length,
       connectFailed,
       sent,
@@ -132,7 +135,7 @@ export async function runShard(spec: ShardSpec, ctl: ShardControl): Promise<void
   }
 
   await pool(mine, o.concurrency, async (i) => {
-    if (stopped) return
+    if (schedule.stopped) return
     const t = await target.token(roomOf(i), i).catch((e: Error) => e)
     if (t instanceof Error) {
       connectFailed++
@@ -162,27 +165,30 @@ export async function runShard(spec: ShardSpec, ctl: ShardControl): Promise<void
       // other one, then a pause that brings the average to --rate keystrokes per second.
       const burst = async () => {
         const k = 3 + Math.floor(Math.random() * 10)
-        for (let j = 0; j < k && !stopped && now() < until; j++) {
+        for (let j = 0; j < k && !schedule.stopped && now() < until; j++) {
           c.sendMark()
           if (j % 2 === 0) c.sendAwareness()
           await sleep(KEYSTROKE_MS * (0.6 + Math.random() * 0.8))
         }
         const pause = Math.max(0, (k / o.rate - (k * KEYSTROKE_MS) / 1000) * 1000) * (0.5 + Math.random())
         if (now() + pause < until) later(pause, () => void burst())
+        else ended()
       }
-      later(at - now() + Math.random() * 1000, () => void burst())
+      running++
+      schedule.at(at + Math.random() * 1000, () => void burst())
       return
     }
     const every = (periodMs: number, fire: () => void) => {
       const first = at + Math.random() * periodMs
       const tick = (k: number) => {
         const when = first + k * periodMs
-        if (when >= until) return
-        later(when - now(), () => {
+        if (when >= until) return ended()
+        schedule.at(when, () => {
           fire()
           tick(k + 1)
         })
       }
+      running++
       tick(0)
     }
     if (o.scenario === 'presence') {
@@ -200,9 +206,10 @@ export async function runShard(spec: ShardSpec, ctl: ShardControl): Promise<void
     if (o.awarenessHz > 0) every(1000 / o.awarenessHz, () => c.sendAwareness())
   }
   if (o.scenario !== 'storm') for (const c of clients) load(c)
+  ended()
   await ctl.stopped
   clearInterval(ticker)
-  for (const t of timers) clearTimeout(t)
+  schedule.stop()
   for (const c of clients) if (c.error?.startsWith('permission denied')) error(c.error)
   const last = snapshot()
   await pool(clients, 500, (c) => c.close())
