@@ -47,8 +47,10 @@ export class RoomWrites implements CommitSource {
   /** upper bound on the encoded document size: snapshot plus updates since */
   private approxBytes = 0
   private discarded = false
+  private readonly o: RoomWritesOptions
 
-  constructor(private readonly o: RoomWritesOptions) {
+  constructor(options: RoomWritesOptions) {
+    const o = (this.o = oneShape(options))
     this.compaction = new Compaction({
       docId: o.docId,
       store: o.store,
@@ -208,5 +210,29 @@ export class RoomWrites implements CommitSource {
   /** Frees the document (the room is destroyed). */
   free(): void {
     this.state = new DocState()
+  }
+}
+
+/**
+ * The options as one literal, so every room's have the same hidden class. The room builds them
+ * by spreading the registry's options, which V8 keeps in dictionary mode (too many properties
+ * added by a spread), a map per room: each `this.o.x` on the write path was a megamorphic load
+ * that missed V8's stub cache (about 31,000 misses per property in a 10 s rooms bench, --log-ic).
+ */
+function oneShape(o: RoomWritesOptions): RoomWritesOptions {
+  return {
+    docId: o.docId,
+    store: o.store,
+    committer: o.committer,
+    docBuilds: o.docBuilds,
+    log: o.log,
+    metrics: o.metrics,
+    now: o.now,
+    maxDocBytes: o.maxDocBytes,
+    compactThreshold: o.compactThreshold,
+    cluster: o.cluster,
+    changed: o.changed,
+    landed: o.landed,
+    live: o.live,
   }
 }
