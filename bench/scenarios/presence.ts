@@ -7,6 +7,7 @@ import { LoadClient } from '../../src/loadtest/client.js'
 import { now } from '../../src/loadtest/marks.js'
 import { pool } from '../../src/loadtest/pool.js'
 import { PresenceView } from '../../src/loadtest/presence-view.js'
+import { Schedule } from '../../src/loadtest/schedule.js'
 import { round } from '../../src/loadtest/stats.js'
 import { Tally } from '../../src/loadtest/tally.js'
 import type { RunningPeer } from '../lib/peers.js'
@@ -65,19 +66,8 @@ export async function runPresence(peer: RunningPeer, size: PresenceSize, ctx: Ct
   sampler.start()
   const start = now()
   const end = start + size.durationSec * 1000
-  const timers: NodeJS.Timeout[] = []
-  const every = (period: number, fire: () => void): void => {
-    const first = start + Math.random() * period
-    const tick = (k: number): void => {
-      const at = first + k * period
-      if (at >= end) return
-      timers.push(setTimeout(() => {
-        fire()
-        tick(k + 1)
-      }, Math.max(0, at - now())))
-    }
-    tick(0)
-  }
+  const schedule = new Schedule()
+  const every = (period: number, fire: () => void): void => schedule.every(start, end, period, fire)
   clients.forEach((c, i) => {
     if (isActive(i) && size.awarenessHz > 0) every(1000 / size.awarenessHz, () => c.sendAwareness())
     else if (!isActive(i) && size.renewSec > 0) every(size.renewSec * 1000, () => c.sendAwareness())
@@ -85,7 +75,7 @@ export async function runPresence(peer: RunningPeer, size: PresenceSize, ctx: Ct
   })
   const progress = setInterval(() => ctx.progress(`presence/${peer.name}: ${((now() - start) / 1000).toFixed(0)} s, doc ${tally.delivered}, awareness samples ${view.latency.count}`), 2000)
   await sleep(end - now())
-  for (const t of timers) clearTimeout(t)
+  schedule.stop()
   const sendEnd = now()
 
   const open = () => clients.map((c, i) => (c.open ? i : -1)).filter((i) => i >= 0)

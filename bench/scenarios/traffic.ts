@@ -7,6 +7,7 @@ import { pool } from '../../src/loadtest/pool.js'
 import { now } from '../../src/loadtest/marks.js'
 import type { RunningPeer } from '../lib/peers.js'
 import { ForeignLoad, RssSampler, alive, cpuSeconds, mainThreadCpuSeconds, memory } from '../lib/proc.js'
+import { Schedule } from '../../src/loadtest/schedule.js'
 import { round } from '../../src/loadtest/stats.js'
 import type { Ctx, Metrics, ScenarioResult } from './types.js'
 
@@ -57,20 +58,8 @@ export async function runTraffic(name: string, peer: RunningPeer, size: TrafficS
   sampler.start()
   const start = now()
   const end = start + size.durationSec * 1000
-  const timers: NodeJS.Timeout[] = []
-  const schedule = (period: number, fire: () => void): void => {
-    let k = 0
-    const first = start + Math.random() * period
-    const tick = (): void => {
-      const at = first + k * period
-      if (at >= end) return
-      fire()
-      k++
-      const t = setTimeout(tick, Math.max(0, first + k * period - now()))
-      timers.push(t)
-    }
-    timers.push(setTimeout(tick, first - now()))
-  }
+  const sends = new Schedule()
+  const schedule = (period: number, fire: () => void): void => sends.every(start, end, period, fire)
   for (const c of clients) {
     if (size.rate > 0) schedule(1000 / size.rate, () => c.sendMark())
     if (size.awarenessHz > 0) schedule(1000 / size.awarenessHz, () => c.sendAwareness())
@@ -90,7 +79,7 @@ export async function runTraffic(name: string, peer: RunningPeer, size: TrafficS
     ctx.progress(`${name}/${peer.name}: ${s.toFixed(0)} s, delivered ${tally.delivered}/${e.updates}` + (size.awarenessHz ? `, awareness ${tally.awarenessDelivered}/${e.awareness}` : ''))
   }, 2000)
   await sleep(end - now())
-  for (const t of timers) clearTimeout(t)
+  sends.stop()
   const sendEnd = now()
   const drainUntil = sendEnd + size.drainSec * 1000
   while (now() < drainUntil) {

@@ -31,4 +31,20 @@ describe('Schedule', () => {
     expect(fn).not.toHaveBeenCalled()
     expect(s.stopped).toBe(true)
   })
+
+  it('runs a series every period from a phase inside the first period, none at or after the end, then says it ended', () => {
+    vi.useFakeTimers({ now: 0 })
+    const s = new Schedule(() => Date.now())
+    const ran: number[] = []
+    let ended = 0
+    s.every(1000, 2000, 250, () => ran.push(Date.now()), () => ended++)
+    vi.advanceTimersByTime(5000)
+    expect(ran.length).toBeGreaterThanOrEqual(3)
+    expect(ran.length).toBeLessThanOrEqual(4)
+    expect(ran[0]).toBeGreaterThanOrEqual(1000)
+    expect(ran[0]).toBeLessThan(1250)
+    for (let i = 1; i < ran.length; i++) expect(ran[i]! - ran[i - 1]!).toBe(250)
+    expect(ran.at(-1)).toBeLessThan(2000)
+    expect(ended).toBe(1)
+  })
 })

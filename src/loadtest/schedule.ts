@@ -29,6 +29,23 @@ export class Schedule {
     this.later(when - this.clock(), () => (this.clock() < when ? this.at(when, fn) : fn()))
   }
 
+  /**
+   * Runs `fire` every `periodMs` from a random phase after `from` (so a thousand clients do not
+   * send in step) while before `until`, each run no earlier than its time; then `ended`.
+   */
+  every(from: number, until: number, periodMs: number, fire: () => void, ended?: () => void): void {
+    const first = from + Math.random() * periodMs
+    const tick = (k: number): void => {
+      const when = first + k * periodMs
+      if (when >= until) return ended?.()
+      this.at(when, () => {
+        fire()
+        tick(k + 1)
+      })
+    }
+    tick(0)
+  }
+
   stop(): void {
     this.stoppedFlag = true
     for (const t of this.timers) clearTimeout(t)

@@ -179,17 +179,8 @@ export async function runShard(spec: ShardSpec, ctl: ShardControl): Promise<void
       return
     }
     const every = (periodMs: number, fire: () => void) => {
-      const first = at + Math.random() * periodMs
-      const tick = (k: number) => {
-        const when = first + k * periodMs
-        if (when >= until) return ended()
-        schedule.at(when, () => {
-          fire()
-          tick(k + 1)
-        })
-      }
       running++
-      tick(0)
+      schedule.every(at, until, periodMs, fire, ended)
     }
     if (o.scenario === 'presence') {
       // the room's k-th client: a cursor, a writer (renewing its state), or idle renewing every 15 s
