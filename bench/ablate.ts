@@ -1,5 +1,5 @@
 // `node --import tsx bench/ablate.ts [--variants full,relay,...] [--rounds 3] [--rooms 250] [--duration 8]
-//   [--clients-per-room 4] [--rate 2]   (fan-out: --rooms 1 --clients-per-room 200 --rate 1)
+//   [--clients-per-room 4] [--rate 2] [--warmup S]   (fan-out: --rooms 1 --clients-per-room 200 --rate 1)
 //   [--server-node-args --cpu-prof,--cpu-prof-dir=DIR]`
 // Attributes the server's CPU per update in the rooms scenario by ablation: the full path and each
 // variant with one part taken away (a part the server is composed with, bench/lib/ablations.ts, or
@@ -22,7 +22,7 @@ import { runTraffic } from './scenarios/traffic.js'
 interface Variant {
   /** what the variant takes away, for the table */
   what: string
-  peer?: 'tandem' | 'tandem-mem' | 'relay'
+  peer?: 'tandem' | 'tandem-mem' | 'relay' | 'yws'
   env?: Record<string, string>
   /** the part taken away (bench/ablated-server.ts --ablate) */
   ablate?: Ablation
@@ -37,6 +37,7 @@ const VARIANTS: Record<string, Variant> = {
   nometrics: { what: 'metrics (they record nothing; no default metrics)', ablate: 'nometrics' },
   nosinks: { what: 'commit sinks (webhooks per-cycle marks)', ablate: 'nosinks' },
   uws: { what: 'Tandem: the bare uWS relay peer (bench/peers/uws-relay.mjs), the floor of socket work', peer: 'relay' },
+  yws: { what: 'Tandem: the y-websocket reference server (in memory), the baseline of the targets', peer: 'yws' },
   relay: { what: 'everything after the frame decode: room relays the update (no scan, judging, store, commit)', ablate: 'relay' },
 }
 
@@ -52,6 +53,7 @@ const size = {
   durationSec: num(flags, 'duration') ?? 8,
   drainSec: 3,
   connectConcurrency: 50,
+  warmupSec: num(flags, 'warmup') ?? 0,
 }
 /** extra node flags for the servers, comma separated (e.g. --cpu-prof,--cpu-prof-dir=/tmp/p) */
 const extraNodeArgs = list(flags, 'server-node-args') ?? []
@@ -81,11 +83,11 @@ async function runOne(name: string): Promise<Sample> {
   try {
     peer = await startPeer(v.peer ?? 'tandem', {
       dataDir,
-      persistent: true,
+      persistent: v.peer !== 'yws', // the reference keeps documents in memory, as in the bench
       cpus: '0',
       tandemEntry: join(ROOT, 'bench/ablated-server.ts'),
       tandemArgs: v.ablate ? ['--ablate', v.ablate] : [],
-      nodeArgs: v.peer === 'relay' ? ['--trace-gc-nvp'] : ['--import', 'tsx', '--trace-gc-nvp', ...extraNodeArgs],
+      nodeArgs: v.peer === 'relay' || v.peer === 'yws' ? ['--trace-gc-nvp'] : ['--import', 'tsx', '--trace-gc-nvp', ...extraNodeArgs],
       log: (chunk) => {
         if (!counting) return
         for (const m of chunk.matchAll(/allocated=(\d+)/g)) allocated += Number(m[1])
@@ -140,20 +142,22 @@ async function main(): Promise<void> {
     }
   }
   const full = median(samples.get('full')?.map((s) => s.usPerUpdate) ?? [NaN])
+  // the targets are ratios to the reference server: each variant's, when it ran alongside
+  const yws = median(samples.get('yws')?.map((s) => s.usPerUpdate) ?? [NaN])
   const rows = names.map((n) => {
     const ss = samples.get(n)!
     const us = median(ss.map((s) => s.usPerUpdate))
     const main = median(ss.map((s) => s.mainUsPerUpdate))
     const alloc = median(ss.map((s) => s.allocBytesPerUpdate ?? NaN))
     const runs = ss.map((s) => s.usPerUpdate.toFixed(1)).join(' / ')
-    return `| ${n} | ${VARIANTS[n]!.what} | ${us.toFixed(1)} (${runs}) | ${main.toFixed(1)} | ${n === 'full' ? '' : (full - us).toFixed(1)} | ${alloc.toFixed(0)} | ${Math.min(...ss.map((s) => s.ratio ?? 0))} |`
+    return `| ${n} | ${VARIANTS[n]!.what} | ${us.toFixed(1)} (${runs}) | ${main.toFixed(1)} | ${n === 'full' ? '' : (full - us).toFixed(1)} | ${alloc.toFixed(0)} | ${Number.isNaN(yws) ? '' : (us / yws).toFixed(2)} | ${Math.min(...ss.map((s) => s.ratio ?? 0))} |`
   })
   process.stdout.write(
     [
       `rooms ${size.rooms} x ${size.clientsPerRoom}, ${size.rate}/s, ${size.durationSec} s, ${rounds} rounds interleaved; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
       '',
-      '| variant | taken away | server CPU µs / update, median (runs) | main thread µs / update | full − variant µs | V8 bytes allocated / update | min delivery ratio |',
-      '|---|---|---:|---:|---:|---:|---:|',
+      '| variant | taken away | server CPU µs / update, median (runs) | main thread µs / update | full − variant µs | V8 bytes allocated / update | / yws | min delivery ratio |',
+      '|---|---|---:|---:|---:|---:|---:|---:|',
       ...rows,
       '',
     ].join('\n'),

@@ -25,6 +25,8 @@ const USAGE = `usage: npm run bench -- [options]
   --peers a,b         ${PEER_NAMES.join(',')} (default: all; alias: yws = y-websocket reference server)
   --quick             small sizes, for a first look (minutes -> seconds)
   --duration S        traffic scenarios: seconds of sending
+  --warmup S          traffic scenarios: seconds of the same traffic before the window, not measured
+                      (the figures of a server past its JIT warm-up; default 0)
   --rooms N --clients-per-room N --rate R --awareness-hz H
   --observers N --active A --renew S --writers W   presence: one room of N, A cursors at --awareness-hz,
                       the rest renewing every S s (0: none), W writers at --rate

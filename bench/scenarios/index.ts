@@ -29,6 +29,7 @@ const traffic = (rooms: number, clientsPerRoom: number, rate: number, awarenessH
   durationSec,
   drainSec: 5,
   connectConcurrency: 50,
+  warmupSec: 0,
 })
 
 /** One room of `observers`, `active` cursors at `hz`, the rest renewing every 15 s, two writers typing. */
@@ -85,6 +86,7 @@ export function sizeFor(name: ScenarioName, flags: Flags): Size {
   set('writers', 'writers')
   set('durationSec', 'duration')
   set('drainSec', 'drain')
+  set('warmupSec', 'warmup')
   set('docs', 'docs')
   set('docKB', 'doc-kb')
   set('concurrency', 'concurrency')

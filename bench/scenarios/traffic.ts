@@ -21,6 +21,11 @@ export interface TrafficSize {
   durationSec: number
   drainSec: number
   connectConcurrency: number
+  /**
+   * Seconds of the same traffic before the window, not measured (0 or absent: none): the window then shows a server
+   * past its warm-up (code compiled, rooms' paths taken once), as one that has run for a while is.
+   */
+  warmupSec?: number
 }
 
 const MB = 1024 * 1024
@@ -45,6 +50,7 @@ export async function runTraffic(name: string, peer: RunningPeer, size: TrafficS
   const failed = connected.filter((r) => r.status === 'rejected') as PromiseRejectedResult[]
   if (failed.length) notes.push(`${failed.length} of ${total} clients failed to connect (first: ${String((failed[0]!.reason as Error).message)})`)
   await sleep(500)
+  if (size.warmupSec) await warmUp(peer, clients, size, tally, ctx)
   const memConnected = memory(peer.pid)
 
   // Measurement window.
@@ -160,4 +166,29 @@ export async function runTraffic(name: string, peer: RunningPeer, size: TrafficS
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, Math.max(0, ms)))
+}
+
+/**
+ * The scenario's sends for `warmupSec`, counted nowhere; it ends once the server answered each
+ * client's step 1 (every warm-up update applied), and the clients' send counts start again at 0.
+ */
+async function warmUp(peer: RunningPeer, clients: LoadClient[], size: TrafficSize, tally: Tally, ctx: Ctx): Promise<void> {
+  ctx.progress(`warming up for ${size.warmupSec} s (not measured)`)
+  tally.since = Infinity
+  const sends = new Schedule()
+  const start = now()
+  const end = start + size.warmupSec! * 1000
+  for (const c of clients) {
+    if (size.rate > 0) sends.every(start, end, 1000 / size.rate, () => c.sendMark())
+    if (size.awarenessHz > 0) sends.every(start, end, 1000 / size.awarenessHz, () => c.sendAwareness())
+  }
+  await sleep(end - now())
+  sends.stop()
+  // the bare relay answers no step 1 (it keeps no document): what it relays is out within a second
+  if (peer.name === 'relay') await sleep(1000)
+  else await pool(clients, size.connectConcurrency, (c) => c.confirm())
+  for (const c of clients) {
+    c.sent = 0
+    c.awarenessSent = 0
+  }
 }

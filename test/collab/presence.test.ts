@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { WebsocketProvider } from 'y-websocket'
 import * as Y from 'yjs'
 import { decodeAwareness, encodeAwarenessState } from '../../src/loadtest/wire.js'
-import { decodeMessage, encodeAwareness } from '../../src/protocol/messages.js'
+import { decodeMessage, encodeAwareness, encodeSyncStep1 } from '../../src/protocol/messages.js'
 import { authenticated, hocusClients } from '../helpers/hocuspocus.js'
 import { rawClient, type RawClient } from '../helpers/raw-client.js'
 import { eventually, startTandem, synced, type Harness } from '../helpers/tandem.js'
@@ -62,6 +62,32 @@ describe('presence', () => {
       expect(names(hp.awareness!.getStates())).toEqual(['ann', 'cid', 'hana'])
       expect(names(yws[0]!.awareness.getStates())).toEqual(['ann', 'cid', 'hana'])
     })
+  })
+
+  it('a joiner gets each live state once: one snapshot, not repeated by a later change', async () => {
+    h = await startTandem({}, { api: false })
+    const doc = 'presence-once'
+    const ps = await Promise.all(['ann', 'bob', 'cid'].map(async (n) => {
+      const p = h.provider('acme', doc, await h.token('acme', doc, { sub: n }))
+      p.awareness.setLocalStateField('user', { name: n })
+      await synced(p)
+      return p
+    }))
+    await eventually(() => expect(names(ps[0]!.awareness.getStates())).toEqual(['ann', 'bob', 'cid']))
+    const joiner = await rawClient(`${h.wsUrl}/acme/${doc}?yauth=${await h.token('acme', doc, { sub: 'joe' })}`)
+    cleanups.push(() => joiner.ws.close())
+    joiner.send(encodeSyncStep1(Y.encodeStateVector(new Y.Doc())))
+    await eventually(() => expect(awarenessOf(joiner).flat().filter((e) => e.state !== null).length).toBeGreaterThanOrEqual(3))
+    // a change after the snapshot: once it arrives, anything sent to the joiner before it has too
+    ps[0]!.awareness.setLocalStateField('cursor', 1)
+    const annId = ps[0]!.awareness.clientID
+    await eventually(() => expect(awarenessOf(joiner).flat().some((e) => e.clientId === annId && (e.state as any)?.cursor === 1)).toBe(true))
+    const entries = awarenessOf(joiner).flat()
+    for (const p of ps) {
+      const id = p.awareness.clientID
+      expect(entries.filter((e) => e.clientId === id && (e.state as any)?.cursor === undefined)).toHaveLength(1)
+    }
+    expect(entries).toHaveLength(4)
   })
 
   it('a burst of cursor moves arrives as its latest state, in fewer frames than moves, on both protocols', async () => {
