@@ -26,6 +26,8 @@ interface Variant {
   env?: Record<string, string>
   /** the part taken away (bench/ablated-server.ts --ablate) */
   ablate?: Ablation
+  /** a peer's own persistence on (Tandem always persists; the reference only when asked) */
+  persistent?: boolean
 }
 
 const VARIANTS: Record<string, Variant> = {
@@ -38,6 +40,7 @@ const VARIANTS: Record<string, Variant> = {
   nosinks: { what: 'commit sinks (webhooks per-cycle marks)', ablate: 'nosinks' },
   uws: { what: 'Tandem: the bare uWS relay peer (bench/peers/uws-relay.mjs), the floor of socket work', peer: 'relay' },
   yws: { what: 'Tandem: the y-websocket reference server (in memory), the baseline of the targets', peer: 'yws' },
+  ywsdb: { what: 'Tandem: the y-websocket reference server with its own persistence (y-leveldb, YPERSISTENCE)', peer: 'yws', persistent: true },
   relay: { what: 'everything after the frame decode: room relays the update (no scan, judging, store, commit)', ablate: 'relay' },
 }
 
@@ -83,7 +86,7 @@ async function runOne(name: string): Promise<Sample> {
   try {
     peer = await startPeer(v.peer ?? 'tandem', {
       dataDir,
-      persistent: v.peer !== 'yws', // the reference keeps documents in memory, as in the bench
+      persistent: v.peer !== 'yws' || v.persistent === true, // the reference in memory, as in the bench, unless asked
       cpus: '0',
       tandemEntry: join(ROOT, 'bench/ablated-server.ts'),
       tandemArgs: v.ablate ? ['--ablate', v.ablate] : [],
