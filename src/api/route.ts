@@ -43,6 +43,8 @@ export interface RouteDef<P extends Obj | undefined = Obj | undefined, Q extends
   errorShape?: ErrorShape
   /** Skip X-API-KEY (none of the spec's endpoints do). */
   public?: boolean
+  /** Body numbers a double cannot hold reach the handler as their digits (exact-json.ts). */
+  exactNumbers?: boolean
   handler(ctx: Context, input: RouteInput<P, Q, B>): Promise<unknown>
 }
 
@@ -68,7 +70,7 @@ async function validateInput(ctx: Context, route: RouteDef, limits: BodyLimits):
   const query = route.query ? checkParams(route.query, lastValues(ctx.query), 'query', errors) : undefined
   let body: unknown
   if (route.body) {
-    const raw = await readJsonBody(ctx, limits)
+    const raw = await readJsonBody(ctx, limits, { exactNumbers: route.exactNumbers === true })
     if (raw.kind === 'invalid') errors.push({ type: 'json_invalid', loc: ['body', raw.pos], msg: 'JSON decode error', input: {}, ctx: { error: raw.msg } })
     else if (raw.kind === 'empty' && !route.bodyOptional) errors.push({ type: 'missing', loc: ['body'], msg: 'Field required', input: null })
     else body = check(route.body, raw.kind === 'empty' ? {} : raw.value, ['body'], errors)

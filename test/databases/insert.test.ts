@@ -44,6 +44,16 @@ describe.each(PROVIDERS)('%s: inserting rows', (p) => {
     expect(await w.rowsJson(p, `SELECT big::text AS big FROM books WHERE title = 'first'`)).toBe('[{"big":"9007199254740993"}]')
   })
 
+  it('stores numbers past what a double holds with every digit: in a column, inside JSON, in an array', async () => {
+    // raw text: JSON.stringify in the test would round them before they were sent
+    const body = '{"data": {"title": "exact", "big": 9007199254740993, "meta": {"n": 12345678901234567890, "f": 0.5}, "tags": [18446744073709551615]}}'
+    const r = await w.api('POST', url('books'), { body })
+    expect(r.status, JSON.stringify(r.body)).toBe(200)
+    expect(await w.rowsJson(p, `SELECT big::text AS big, meta->>'n' AS n, jsonb_typeof(meta->'n') AS nt, meta->'f' AS f, tags[1] AS tag FROM books WHERE title = 'exact'`)).toBe(
+      '[{"big":"9007199254740993","n":"12345678901234567890","nt":"number","f":0.5,"tag":"18446744073709551615"}]',
+    )
+  })
+
   it('accepts an empty array and all-default rows', async () => {
     expect(await w.api('POST', url('books'), { body: { data: [], return_representation: true } })).toMatchObject({ status: 200, body: { data: [] } })
     const before = await count(p, 'bookings')

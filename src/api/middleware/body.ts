@@ -4,6 +4,7 @@
 import type { Context } from 'koa'
 import { AppError } from '../../infra/errors.js'
 import { tooDeepAt, tooDeepMessage } from '../../infra/json-depth.js'
+import { mayHoldInexactNumber, parseExactNumbers } from '../exact-json.js'
 import { pythonJsonError } from '../validation/python-json.js'
 
 export type RawBody = { kind: 'empty' } | { kind: 'json'; value: unknown } | { kind: 'invalid'; pos: number; msg: string }
@@ -48,7 +49,12 @@ export interface BodyLimits {
   maxDepth: number
 }
 
-export async function readJsonBody(ctx: Context, limits: BodyLimits): Promise<RawBody> {
+export interface BodyOptions {
+  /** numbers a double cannot hold are kept as their digits (exact-json.ts), for routes that store them */
+  exactNumbers?: boolean
+}
+
+export async function readJsonBody(ctx: Context, limits: BodyLimits, opts: BodyOptions = {}): Promise<RawBody> {
   if (ctx.state.rawBody) return ctx.state.rawBody as RawBody
   const bytes = await readBytes(ctx, limits.maxBytes)
   let parsed: RawBody
@@ -65,21 +71,24 @@ export async function readJsonBody(ctx: Context, limits: BodyLimits): Promise<Ra
       // FastAPI hands a non-JSON body to the model as text, which then is "not an object".
       parsed = { kind: 'json', value: text }
     } else {
-      parsed = parseJson(bytes, text, limits.maxDepth)
+      parsed = parseJson(bytes, text, limits.maxDepth, opts.exactNumbers === true)
     }
   }
   ctx.state.rawBody = parsed
   return parsed
 }
 
-function parseJson(bytes: Uint8Array, text: string, maxDepth: number): RawBody {
+function parseJson(bytes: Uint8Array, text: string, maxDepth: number, exactNumbers: boolean): RawBody {
   const deepAt = tooDeepAt(bytes, maxDepth)
   if (deepAt < 0) {
+    let value: unknown
     try {
-      return { kind: 'json', value: JSON.parse(text) }
+      value = JSON.parse(text)
     } catch {
-      // described below
+      value = undefined // described below
     }
+    // valid JSON: parsed again, keeping its digits, only when a number may have been rounded
+    if (value !== undefined) return { kind: 'json', value: exactNumbers && mayHoldInexactNumber(text) ? parseExactNumbers(text) : value }
   }
   // The first problem reading left to right: a syntax error, or the bracket that is one level too
   // deep (the depth bound also bounds the describing scanner's recursion).

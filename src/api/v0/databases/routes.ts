@@ -119,6 +119,8 @@ export function databaseRoutes({ deps, control }: ApiContext): RouteDef[] {
       tags: ['databases'],
       params: TableParams,
       body: InsertDataRequest,
+      // a bigint or numeric past what a double holds is stored with every digit
+      exactNumbers: true,
       response: InsertDataResponse,
       errors: { ...ERRORS, 409: 'constraint violation reported by the database; the detail carries its message', 413: 'request body too large' },
       async handler(ctx, { params, body, user }) {
