@@ -26,7 +26,9 @@ export interface RegistryUpdate {
   tool?: { tool_id: string; enabled?: boolean | null; approval_mode?: ApprovalMode | null } | null
 }
 
-const registryKey = (ws: string) => key('toolreg', ws)
+/** Control-store prefix of the registries (a write under it may change an approval mode). */
+export const REGISTRY_PREFIX = 'toolreg'
+const registryKey = (ws: string) => key(REGISTRY_PREFIX, ws)
 const EMPTY: StoredRegistry = { default_visibility: 'visible', tools: {} }
 
 /** Why a stored or requested policy breaks the catalog's rules, or null when it is valid. */

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import * as Y from 'yjs'
 import type { WebsocketProvider } from 'y-websocket'
 import { call, grant, makeWorld } from '../api/helpers.js'
+import { authenticated, hocusClients } from '../helpers/hocuspocus.js'
 import { PGLITE_IN_CLUSTER } from '../../src/cluster/pglite-guard.js'
 import { startClusterNodes, storedDoc, type ClusterNodes } from '../helpers/cluster-nodes.js'
 import { eventually, type Harness } from '../helpers/tandem.js'
@@ -143,6 +144,25 @@ describe('three cluster nodes', () => {
       expect(got.body.tools).toEqual(tools.map((tool_id, i) => ({ tool_id, enabled: false, approval_mode: modes[i % 3] })))
     }
   }, 30_000)
+
+  it("an approval-mode change made on one node narrows an agent's socket joined to another", async () => {
+    const [a, b] = nodes as [Harness, Harness]
+    const w = await makeWorld(a, 'registry-narrow')
+    await grant(a, w.doc.id, w.users.owner, 'edit')
+    const minted = await call(b, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, { key: w.keys.owner, body: { access: 'edit', attributions: { source: 'ai' } } })
+    expect(minted.status).toBe(200)
+    const t = minted.body as { token: string; org: string; doc_id: string }
+    const clients = hocusClients()
+    try {
+      const agent = clients.provider(clients.socket(b.wsUrl), `${t.org}/${t.doc_id}`, t.token)
+      expect(await authenticated(agent)).toBe('read-write')
+      const path = `/api/v0/workspaces/${w.workspaceId}/tool-registry`
+      expect((await call(a, 'PATCH', path, { key: w.keys.owner, body: { tool: { tool_id: 'edit_document', approval_mode: 'required_no_override' } } })).status).toBe(200)
+      await eventually(() => expect(agent.authorizedScope).toBe('readonly'))
+    } finally {
+      clients.destroy()
+    }
+  })
 
   it('PGlite database assets are refused on a cluster node with a message that says what to use instead', () => {
     const [, b] = nodes as [Harness, Harness]

@@ -6,7 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { call, grant, makeWorld, type World } from '../api/helpers.js'
+import { encodeSyncStep1, encodeUpdate } from '../../src/protocol/messages.js'
 import { authenticated, hocusClients } from '../helpers/hocuspocus.js'
+import { rawClient } from '../helpers/raw-client.js'
 import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
 import { startReceiver, type Receiver } from '../webhooks/receiver.js'
 
@@ -90,6 +92,47 @@ describe("the registry's approval mode for agents' content writes", () => {
     expect((await content(person, 'GET')).body.content).toBe('Applied.\n')
     const list = (await (await fetch(`${agent.rest_url}/suggestions/v1/${agent.org}/${agent.doc_id}?yauth=${agent.token}&status=open`)).json()) as Json
     expect(list.suggestions).toHaveLength(3)
+  })
+
+  it("narrows an agent's socket joined under no_approval to read-only as soon as the mode requires approval, on both protocols", async () => {
+    await setMode('no_approval')
+    const agent = await tokenFor({ source: 'ai', model: 'm2' })
+    const said = (m: Uint8Array, text: string) => Buffer.from(m).toString('latin1').includes(text)
+    const isStep2 = (m: Uint8Array) => m[0] === 0 && m[1] === 1
+    const raw = await rawClient(`${h.wsUrl}/${agent.org}/${agent.doc_id}?yauth=${agent.token}`)
+    /** sync step 1 and its answer: everything this socket sent before it was handled (in order) */
+    const roundTrip = async () => {
+      const answers = raw.messages.filter(isStep2).length
+      raw.send(encodeSyncStep1(Y.encodeStateVector(new Y.Doc())))
+      await eventually(() => expect(raw.messages.filter(isStep2).length).toBeGreaterThan(answers))
+    }
+    await roundTrip()
+    const clients = hocusClients()
+    try {
+      const hp = clients.provider(clients.socket(h.wsUrl), `${agent.org}/${agent.doc_id}`, agent.token)
+      expect(await authenticated(hp)).toBe('read-write')
+
+      await setMode('required_no_override')
+      // the registry's PATCH has returned: both sockets were narrowed, and told so
+      await eventually(() => {
+        expect(hp.authorizedScope).toBe('readonly')
+        expect(raw.messages.some((m) => said(m, 'edit access withdrawn'))).toBe(true)
+      })
+      // and the raw socket's next update is refused, never stored
+      const d = new Y.Doc()
+      d.getText('narrowed').insert(0, 'after the change')
+      raw.send(encodeUpdate(Y.encodeStateAsUpdate(d)))
+      await roundTrip()
+      expect(raw.messages.some((m) => said(m, 'read-only: this token does not allow changes'))).toBe(true)
+      const stored = new Y.Doc()
+      const state = await fetch(`${agent.rest_url}/ydoc/v1/${agent.org}/${agent.doc_id}?yauth=${agent.token}`, { headers: { accept: 'application/octet-stream' } })
+      Y.applyUpdate(stored, new Uint8Array(await state.arrayBuffer()))
+      expect(stored.getText('narrowed').toString()).toBe('')
+    } finally {
+      clients.destroy()
+      raw.ws.close()
+      await setMode('no_approval')
+    }
   })
 
   it('suggestion.created and suggestion.accepted reach the workspace webhooks', async () => {
