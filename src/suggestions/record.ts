@@ -3,6 +3,7 @@
 // `applied` is the base advanced by each partial accept, so the next one is computed from the
 // document with what was already accepted in it.
 import type { Attributes } from '../storage/doc-store.js'
+import type { WordChange } from './word-changes.js'
 
 export const STATUSES = ['open', 'accepted', 'partially_accepted', 'rejected', 'withdrawn'] as const
 export type SuggestionStatus = (typeof STATUSES)[number]
@@ -39,7 +40,8 @@ export interface SuggestionShown {
   suggestion: SuggestionView
   /** delta: the preview is marked like a changeset (insert/delete attributions), hunks as ProseMirror JSON */
   format: 'markdown' | 'prosemirror' | 'text' | 'delta'
-  hunks: { id: string; status: 'open' | 'accepted' | 'rejected'; before: unknown; after: unknown }[]
+  /** `words`: before to after word by word (Markdown when that is the format, else the blocks' text) */
+  hunks: { id: string; status: 'open' | 'accepted' | 'rejected'; before: unknown; after: unknown; words: WordChange[] }[]
   /** null once decided */
   preview: unknown
 }

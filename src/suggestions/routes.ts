@@ -17,8 +17,9 @@ import { AppError } from '../infra/errors.js'
 import { docIdOf } from '../storage/doc-store.js'
 import { hunksOf, markedPreview } from './hunks.js'
 import { STATUSES, type SuggestionRecord, type SuggestionShown } from './record.js'
-import { attributionsOf, changeFor, docIdOfReq, hunksAt, jsonOf, render, statusAfter, view, type Decision, type Stored } from './shared.js'
+import { attributionsOf, changeFor, docIdOfReq, hunksAt, jsonOf, plainText, render, statusAfter, view, type Decision, type Stored } from './shared.js'
 import type { SuggestionStore } from './store.js'
+import { wordChanges } from './word-changes.js'
 
 /** A claim (a decision being applied) older than this was left by a process that died. */
 const CLAIM_STALE_MS = 60_000
@@ -119,12 +120,18 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, noti
     const delta = formatParam === 'delta'
     const format: Format = delta ? 'prosemirror' : (formatParam as Format)
     const { hunks } = await hunksAt(store, r, docId, ctx, open)
-    const hunkView = (hunks?.hunks ?? []).map((h) => ({
-      id: h.id,
-      status: r.accepted_hunks.includes(h.id) ? ('accepted' as const) : r.rejected_hunks.includes(h.id) ? ('rejected' as const) : ('open' as const),
-      before: render(h.before, format),
-      after: render(h.after, format),
-    }))
+    const hunkView = (hunks?.hunks ?? []).map((h) => {
+      const before = render(h.before, format)
+      const after = render(h.after, format)
+      return {
+        id: h.id,
+        status: r.accepted_hunks.includes(h.id) ? ('accepted' as const) : r.rejected_hunks.includes(h.id) ? ('rejected' as const) : ('open' as const),
+        before,
+        after,
+        // word by word, in Markdown when that is the format, else in the blocks' text
+        words: format === 'markdown' ? wordChanges(before as string, after as string) : wordChanges(plainText(h.before), plainText(h.after)),
+      }
+    })
     // The document as it would read if every open hunk were accepted now.
     let preview: unknown = null
     if (r.status === 'open') {

@@ -56,9 +56,14 @@ export function render(blocks: PmNode[], format: Format): unknown {
   const doc: PmNode = { type: 'doc', content: blocks }
   if (format === 'prosemirror') return blocks
   if (format === 'markdown') return pmToMarkdown(doc)
-  return blocks.map(function text(n: PmNode): string {
-    return n.text ?? (n.content ?? []).map(text).join('')
-  })
+  return blocks.map(blockText)
+}
+
+/** The blocks' text, one line each (what a hunk's word changes read when the format is not Markdown). */
+export const plainText = (blocks: PmNode[]): string => blocks.map(blockText).join('\n')
+
+function blockText(n: PmNode): string {
+  return n.text ?? (n.content ?? []).map(blockText).join('')
 }
 
 /** The document at the suggestion's base and its hunks (null: the change is to no XML root). */

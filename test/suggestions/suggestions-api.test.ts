@@ -78,6 +78,16 @@ describe.each(BACKENDS)('suggestions on $name', (b) => {
       { insert: para('Pat: Three.') },
     ])
     expect(marked.body.hunks[0]).toMatchObject({ before: [para('One.')], after: [para('One, by the agent.')] })
+    // each hunk word by word: in Markdown for a Markdown answer, in the blocks' text otherwise
+    expect(shown.body.hunks[0].words).toEqual([
+      { op: 'delete', text: 'One.' },
+      { op: 'insert', text: 'One, by the agent.' },
+      { op: 'equal', text: '\n' },
+    ])
+    expect(marked.body.hunks[1].words).toEqual([
+      { op: 'delete', text: 'Four.' },
+      { op: 'insert', text: 'Four, by the agent.' },
+    ])
 
     const hunk2 = made.body.hunks[1] as string
     const acc = await call('POST', `suggestions/v1/acme/${doc}/${id}/accept`, reviewer, { hunks: [hunk2] })

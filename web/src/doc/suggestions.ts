@@ -3,33 +3,13 @@
 // Accept and Reject for each hunk and for the whole. An accept is applied by the server through the
 // room, so every open editor shows it as any other edit. The list is read again every 5 s.
 import type { Suggestion, SuggestionShown } from '@tandem/client'
-import diff from 'fast-diff'
 import { said } from '../api.js'
 import { fill, h, when } from '../dom.js'
 import type { CollabSession } from './collab.js'
 
 const POLL_MS = 5000
 
-/** A diff by words (and the white space between them): one symbol per distinct word for fast-diff. */
-function wordDiff(before: string, after: string): [number, string][] {
-  const words: string[] = []
-  const ids = new Map<string, string>()
-  const encode = (text: string) =>
-    (text.match(/\s+|[^\s]+/g) ?? [])
-      .map((w) => {
-        let id = ids.get(w)
-        if (id === undefined) {
-          id = String.fromCharCode(0x100 + words.length)
-          ids.set(w, id)
-          words.push(w)
-        }
-        return id
-      })
-      .join('')
-  const a = encode(before)
-  const b = encode(after)
-  return diff(a, b).map(([op, s]) => [op, [...s].map((c) => words[c.charCodeAt(0) - 0x100]).join('')])
-}
+type Hunk = SuggestionShown['hunks'][number]
 
 export function suggestionsPanel(session: CollabSession): { el: HTMLElement; refresh(): Promise<void>; destroy(): void } {
   const status = h('p', { class: 'panel-status suggestions-status', role: 'status' })
@@ -77,18 +57,19 @@ export function suggestionsPanel(session: CollabSession): { el: HTMLElement; ref
 
   /**
    * A hunk that rewrites text in place reads best as one line with its deletions struck and its
-   * insertions marked, word by word; a hunk of whole blocks shows them apart.
+   * insertions marked, word by word (the server's `words`); a hunk of whole blocks shows them apart.
    */
-  const change = (before: string, after: string): HTMLElement[] => {
+  const change = (hunk: Hunk): HTMLElement[] => {
+    const before = String(hunk.before ?? '')
+    const after = String(hunk.after ?? '')
     if (!before || !after) return [before ? h('del', { class: 'hunk-before' }, before) : h('ins', { class: 'hunk-after' }, after)]
-    const parts = wordDiff(before, after)
-    const kept = parts.reduce((n, [op, s]) => n + (op === diff.EQUAL ? s.length : 0), 0)
+    const kept = hunk.words.reduce((n, w) => n + (w.op === 'equal' ? w.text.length : 0), 0)
     if (kept < Math.min(before.length, after.length) / 3) return [h('del', { class: 'hunk-before' }, before), h('ins', { class: 'hunk-after' }, after)]
     return [
       h(
         'span',
         { class: 'hunk-inline' },
-        parts.map(([op, s]) => (op === diff.EQUAL ? s : op === diff.DELETE ? h('del', {}, s) : h('ins', {}, s))),
+        hunk.words.map((w) => (w.op === 'equal' ? w.text : w.op === 'delete' ? h('del', {}, w.text) : h('ins', {}, w.text))),
       ),
     ]
   }
@@ -110,7 +91,7 @@ export function suggestionsPanel(session: CollabSession): { el: HTMLElement; ref
           'li',
           { class: `hunk ${hunk.status}`, 'data-hunk': hunk.id },
           h('span', { class: 'hunk-label' }, `${label}${hunk.status === 'open' ? '' : ` (${hunk.status})`}`),
-          change(String(hunk.before ?? ''), String(hunk.after ?? '')),
+          change(hunk),
           hunk.status === 'open'
             ? h(
                 'span',
