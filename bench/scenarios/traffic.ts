@@ -64,12 +64,7 @@ export async function runTraffic(name: string, peer: RunningPeer, size: TrafficS
   sampler.start()
   const start = now()
   const end = start + size.durationSec * 1000
-  const sends = new Schedule()
-  const schedule = (period: number, fire: () => void): void => sends.every(start, end, period, fire)
-  for (const c of clients) {
-    if (size.rate > 0) schedule(1000 / size.rate, () => c.sendMark())
-    if (size.awarenessHz > 0) schedule(1000 / size.awarenessHz, () => c.sendAwareness())
-  }
+  const sends = scheduleSends(clients, size, start, end)
   const expectedOf = (): { updates: number; awareness: number } => {
     let updates = 0
     let awareness = 0
@@ -175,13 +170,8 @@ export function sleep(ms: number): Promise<void> {
 async function warmUp(peer: RunningPeer, clients: LoadClient[], size: TrafficSize, tally: Tally, ctx: Ctx): Promise<void> {
   ctx.progress(`warming up for ${size.warmupSec} s (not measured)`)
   tally.since = Infinity
-  const sends = new Schedule()
-  const start = now()
-  const end = start + size.warmupSec! * 1000
-  for (const c of clients) {
-    if (size.rate > 0) sends.every(start, end, 1000 / size.rate, () => c.sendMark())
-    if (size.awarenessHz > 0) sends.every(start, end, 1000 / size.awarenessHz, () => c.sendAwareness())
-  }
+  const end = now() + size.warmupSec! * 1000
+  const sends = scheduleSends(clients, size, now(), end)
   await sleep(end - now())
   sends.stop()
   // the bare relay answers no step 1 (it keeps no document): what it relays is out within a second
@@ -191,4 +181,14 @@ async function warmUp(peer: RunningPeer, clients: LoadClient[], size: TrafficSiz
     c.sent = 0
     c.awarenessSent = 0
   }
+}
+
+/** Every client's marked updates (and awareness) at the scenario's rates, from `start` to `end`. */
+function scheduleSends(clients: LoadClient[], size: TrafficSize, start: number, end: number): Schedule {
+  const sends = new Schedule()
+  for (const c of clients) {
+    if (size.rate > 0) sends.every(start, end, 1000 / size.rate, () => c.sendMark())
+    if (size.awarenessHz > 0) sends.every(start, end, 1000 / size.awarenessHz, () => c.sendAwareness())
+  }
+  return sends
 }
