@@ -8,12 +8,11 @@ import { RemoteAwareness } from './cluster/remote-awareness.js'
 import { RoomRegistry, roomSettings, type RegistryOptions } from './collab/registry.js'
 import type { RestRoutes } from './collab/rest.js'
 import { enforceRevocations } from './collab/revocation-enforcer.js'
-import { narrowAgentsLogged } from './collab/approval-enforcer.js'
+import { agentApproval } from './collab/approval-enforcer.js'
 import { createCollabApp } from './collab/uws/app.js'
 import { ydocRoutes } from './collab/ydoc-rest.js'
 import { openControlPlane } from './plane.js'
 import { lazyHistoryRoutes } from './history/lazy-routes.js'
-import { approvalOf, REGISTRY_PREFIX } from './control/tool-registry.js'
 import { agentRoutes } from './suggestions/lazy-routes.js'
 import type { SuggestionStore } from './suggestions/store.js'
 import type { HistoryService } from './history/service.js'
@@ -185,12 +184,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     })
 
     // Agents' content writes: held as suggestions when asked, or as the workspace's registry says.
-    const approval = (org: string) => approvalOf(control.store, control.catalog, org, 'edit_document')
-    // A registry write narrows agents' sockets at once: here before the write returns, on other
-    // nodes when they hear of it (their tokens' next refresh rules them if a notice is lost).
-    const narrowAgents = narrowAgentsLogged(registry, approval, log)
-    control.store.addHook({ after: async (ops) => (ops.some((op) => op.key.startsWith(`${REGISTRY_PREFIX}/`)) ? narrowAgents() : undefined) })
-    cluster?.notices.relay(control.store, { [`${REGISTRY_PREFIX}/`]: narrowAgents })
+    const approval = agentApproval({ store: control.store, catalog: control.catalog, registry, log, notices: cluster?.notices })
     const agents = agentRoutes({ suggestions, openHistory, notify: suggestionEvents(control.store, log, now), approval })
     const restRoutes: RestRoutes = { ...ydocRoutes(approval), ...lazyHistoryRoutes(openHistory), ...agents, ...versionRoutes(versions, versionCreatedEvents(control.store, log)), ...opts.restRoutes }
     const clusterReady = cluster && (() => cluster.ready)

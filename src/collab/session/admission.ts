@@ -10,7 +10,9 @@ import { AppError } from '../../infra/errors.js'
 import type { Logger } from '../../infra/log.js'
 import type { Metrics } from '../../infra/metrics.js'
 import { CLOSE } from '../../protocol/close-codes.js'
+import { narrowToReadOnly } from '../approval-enforcer.js'
 import type { ExpiryClock } from '../expiry-clock.js'
+import type { Peer } from '../peer.js'
 import type { RoomRegistry } from '../registry.js'
 import type { Room } from '../room/room.js'
 import { refusalOf, type Refusal } from './refusal.js'
@@ -46,6 +48,19 @@ export async function ruled(d: SessionDeps, org: string, cap: Capability): Promi
 
 /** Whether a capability may need the approval rule (an await) before it is used. */
 export const mayBeRuled = (d: SessionDeps, cap: Capability) => cap.acc === 'rw' && cap.attr?.source === 'ai' && d.approval !== undefined
+
+/**
+ * A writing agent just joined: the approval mode is read once more, for a change between the
+ * admission's read of it and the join, which the change's sweep over joined sockets
+ * (approval-enforcer.ts) could not see.
+ */
+export function ruleAgainAfterJoin(d: SessionDeps, org: string, peer: Peer): void {
+  if (!mayBeRuled(d, peer.cap)) return
+  ruled(d, org, peer.cap).then(
+    (now) => (now.acc === 'rw' ? undefined : narrowToReadOnly(peer)),
+    (err: unknown) => d.log.warn({ err }, "approval mode not re-read after an agent's join; its next token refresh rules it"),
+  )
+}
 
 /** A token for `{org}/{doc}`: verified, admitted to that document; throws the refusal. */
 export async function verifyFor(d: SessionDeps, token: string, org: string, doc: string): Promise<Capability> {

@@ -18,11 +18,10 @@ import { CLOSE, type CloseCode } from '../../protocol/close-codes.js'
 import { Peer } from '../peer.js'
 import type { RoomHold } from '../registry.js'
 import { enforceOn } from '../revocation-enforcer.js'
-import { narrowToReadOnly } from '../approval-enforcer.js'
 import type { Room } from '../room/room.js'
 import type { PeerSocket } from '../transport.js'
 import type { Meaning, SessionCodec, SocketOwner } from './codec.js'
-import { mayBeRuled, roomRefusal, ruled, verifyFor, type SessionDeps } from './admission.js'
+import { mayBeRuled, roomRefusal, ruleAgainAfterJoin, ruled, verifyFor, type SessionDeps } from './admission.js'
 import { HeldFrames } from './held-frames.js'
 import { refusalOf, type Refusal } from './refusal.js'
 import { Renewal } from './renewal.js'
@@ -139,20 +138,11 @@ export class DocSession implements SocketOwner {
     hold.release()
     // A revocation that landed between the check and this join.
     if (!enforceOn(this.d.revocations, peer, this.d.metrics)) return
-    // An approval-mode change between the admission's read of it and this join, which the
-    // change's sweep over joined sockets (approval-enforcer.ts) could not see.
-    if (mayBeRuled(this.d, cap)) this.ruleAgain(peer)
+    ruleAgainAfterJoin(this.d, this.org, peer)
     peer.armExpiry(this.d.expiry)
     if (this.codec.renewal) this.renewals().schedule(cap.exp)
     const held = this.held?.take()
     if (held) for (const { frame, size } of held) this.message(frame, size)
-  }
-
-  private ruleAgain(peer: Peer): void {
-    ruled(this.d, this.org, peer.cap).then(
-      (now) => (now.acc === 'rw' ? undefined : narrowToReadOnly(peer)),
-      (err: unknown) => this.d.log.warn({ err }, "approval mode not re-read after an agent's join; its next token refresh rules it"),
-    )
   }
 
   // ---- joined --------------------------------------------------------------------------------
