@@ -18,11 +18,9 @@ type Approval = (org: string) => Promise<ApprovalMode>
 /** Whether a joined peer is an agent that may still write (the only ones a mode change narrows). */
 const writingAgent = (peer: Peer): boolean => !peer.closed && peer.canWrite && peer.cap.attr?.source === 'ai'
 
-/** Narrows `peer` to read-only, telling it so. */
-export function narrowToReadOnly(peer: Peer): void {
-  if (!writingAgent(peer)) return
-  peer.cap = { ...peer.cap, acc: 'r' }
-  peer.narrowed()
+/** Narrows an agent's socket to read-only, telling it so (anyone else is left as they are). */
+export function narrowAgent(peer: Peer): void {
+  if (writingAgent(peer)) peer.narrowToReadOnly()
 }
 
 /**
@@ -44,7 +42,7 @@ async function narrowAgents(registry: RoomRegistry, approval: Approval): Promise
     if ((await approval(org)) === 'no_approval') continue
     for (const peer of peers) {
       if (!writingAgent(peer)) continue
-      narrowToReadOnly(peer)
+      peer.narrowToReadOnly()
       narrowed++
     }
   }

@@ -45,8 +45,13 @@ export class Peer implements Expiring {
     if (!this.closed) this.voice.writeRefused(this.socket, this.cap)
   }
 
-  /** Tells the peer the deny-list narrowed its capability to read-only. */
-  narrowed(): void {
+  /**
+   * Narrows a read-write capability to read-only from now on (the deny-list, the workspace's
+   * approval rule) and tells the peer so; a read-only one is left as it is.
+   */
+  narrowToReadOnly(): void {
+    if (this.cap.acc !== 'rw') return
+    this.cap = { ...this.cap, acc: 'r' }
     if (!this.closed) this.voice.narrowed(this.socket, this.cap)
   }
 

@@ -19,10 +19,7 @@ export function enforceOn(list: RevocationList, peer: Peer, metrics: Metrics): b
     peer.close(CLOSE.tokenExpired, REVOKED_REASON)
     return false
   }
-  if (effect === 'readonly' && peer.cap.acc === 'rw') {
-    peer.cap = { ...peer.cap, acc: 'r' }
-    peer.narrowed()
-  }
+  if (effect === 'readonly') peer.narrowToReadOnly()
   return true
 }
 

@@ -10,7 +10,7 @@ import { AppError } from '../../infra/errors.js'
 import type { Logger } from '../../infra/log.js'
 import type { Metrics } from '../../infra/metrics.js'
 import { CLOSE } from '../../protocol/close-codes.js'
-import { narrowToReadOnly } from '../approval-enforcer.js'
+import { narrowAgent } from '../approval-enforcer.js'
 import type { ExpiryClock } from '../expiry-clock.js'
 import type { Peer } from '../peer.js'
 import type { RoomRegistry } from '../registry.js'
@@ -57,7 +57,7 @@ export const mayBeRuled = (d: SessionDeps, cap: Capability) => cap.acc === 'rw' 
 export function ruleAgainAfterJoin(d: SessionDeps, org: string, peer: Peer): void {
   if (!mayBeRuled(d, peer.cap)) return
   ruled(d, org, peer.cap).then(
-    (now) => (now.acc === 'rw' ? undefined : narrowToReadOnly(peer)),
+    (now) => (now.acc === 'rw' ? undefined : narrowAgent(peer)),
     (err: unknown) => d.log.warn({ err }, "approval mode not re-read after an agent's join; its next token refresh rules it"),
   )
 }
