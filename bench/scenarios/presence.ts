@@ -11,7 +11,7 @@ import { Schedule } from '../../src/loadtest/schedule.js'
 import { round } from '../../src/loadtest/stats.js'
 import { Tally } from '../../src/loadtest/tally.js'
 import type { RunningPeer } from '../lib/peers.js'
-import { ForeignLoad, RssSampler, alive, cpuSeconds, memory } from '../lib/proc.js'
+import { ServerWindow } from '../lib/window.js'
 import { sleep } from './traffic.js'
 import type { Ctx, Metrics, ScenarioResult } from './types.js'
 
@@ -58,13 +58,8 @@ export async function runPresence(peer: RunningPeer, size: PresenceSize, ctx: Ct
 
   tally.since = now()
   view.since = tally.since
-  const cpu0 = cpuSeconds(peer.pid)
-  const foreign = new ForeignLoad(ctx.serverCores ?? null)
-  foreign.start()
-  const load0 = process.cpuUsage()
-  const sampler = new RssSampler(peer.pid)
-  sampler.start()
-  const start = now()
+  const window = new ServerWindow(peer.pid, ctx.serverCores ?? null)
+  const start = window.start
   const end = start + size.durationSec * 1000
   const schedule = new Schedule()
   const every = (period: number, fire: () => void): void => schedule.every(start, end, period, fire)
@@ -88,13 +83,7 @@ export async function runPresence(peer: RunningPeer, size: PresenceSize, ctx: Ct
     await sleep(250)
   }
   clearInterval(progress)
-  const serverAlive = alive(peer.pid)
-  const cpuSec = serverAlive ? cpuSeconds(peer.pid) - cpu0 : NaN
-  const foreignLoad = foreign.stop(cpuSec)
-  const load = process.cpuUsage(load0)
-  const wallSec = (now() - start) / 1000
-  const rss = sampler.stop()
-  const memEnd = serverAlive ? memory(peer.pid) : { rss: 0, hwm: 0 }
+  const { serverAlive, cpuSec, foreignLoad, loadCpu, wallSec, rss, memEnd } = window.stop()
   if (!serverAlive) notes.push('server process died during the run')
   const closes: Record<string, number> = {}
   for (const c of clients) if (c.closed && c.syncedAt > 0) closes[c.closeCode] = (closes[c.closeCode] ?? 0) + 1
@@ -106,7 +95,6 @@ export async function runPresence(peer: RunningPeer, size: PresenceSize, ctx: Ct
 
   const doc = tally.updateLatency.summary()
   const aw = view.latency.summary()
-  const loadCpu = (load.user + load.system) / 1e6 / wallSec
   if (foreignLoad !== null && foreignLoad > 0.2) notes.push(`other processes used ${(foreignLoad * 100).toFixed(0)}% of the server's core during the window: noisy`)
   if (loadCpu > 0.9) notes.push(`load generator used ${(loadCpu * 100).toFixed(0)}% of its core: latency includes client-side queueing`)
   const metrics: Metrics = {

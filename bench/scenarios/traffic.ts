@@ -6,7 +6,8 @@ import { Tally } from '../../src/loadtest/tally.js'
 import { pool } from '../../src/loadtest/pool.js'
 import { now } from '../../src/loadtest/marks.js'
 import type { RunningPeer } from '../lib/peers.js'
-import { ForeignLoad, RssSampler, alive, cpuSeconds, mainThreadCpuSeconds, memory } from '../lib/proc.js'
+import { memory } from '../lib/proc.js'
+import { ServerWindow } from '../lib/window.js'
 import { Schedule } from '../../src/loadtest/schedule.js'
 import { round } from '../../src/loadtest/stats.js'
 import type { Ctx, Metrics, ScenarioResult } from './types.js'
@@ -55,14 +56,8 @@ export async function runTraffic(name: string, peer: RunningPeer, size: TrafficS
 
   // Measurement window.
   tally.since = now()
-  const cpu0 = cpuSeconds(peer.pid)
-  const main0 = mainThreadCpuSeconds(peer.pid)
-  const foreign = new ForeignLoad(ctx.serverCores ?? null)
-  foreign.start()
-  const load0 = process.cpuUsage()
-  const sampler = new RssSampler(peer.pid)
-  sampler.start()
-  const start = now()
+  const window = new ServerWindow(peer.pid, ctx.serverCores ?? null)
+  const start = window.start
   const end = start + size.durationSec * 1000
   const sends = scheduleSends(clients, size, start, end)
   const expectedOf = (): { updates: number; awareness: number } => {
@@ -90,14 +85,7 @@ export async function runTraffic(name: string, peer: RunningPeer, size: TrafficS
   }
   clearInterval(progress)
   const drainMs = now() - sendEnd
-  const serverAlive = alive(peer.pid)
-  const cpuSec = serverAlive ? cpuSeconds(peer.pid) - cpu0 : NaN
-  const mainSec = serverAlive ? mainThreadCpuSeconds(peer.pid) - main0 : NaN
-  const foreignLoad = foreign.stop(cpuSec)
-  const load = process.cpuUsage(load0)
-  const wallSec = (now() - start) / 1000
-  const rss = sampler.stop()
-  const memEnd = serverAlive ? memory(peer.pid) : { rss: 0, hwm: 0 }
+  const { serverAlive, cpuSec, mainSec, foreignLoad, loadCpu, wallSec, rss, memEnd } = window.stop()
   if (!serverAlive) notes.push('server process died during the run')
 
   const openAtEnd = clients.filter((c) => c.open).length
@@ -111,7 +99,6 @@ export async function runTraffic(name: string, peer: RunningPeer, size: TrafficS
   const expected = expectedOf()
   const sent = clients.reduce((a, c) => a + c.sent, 0)
   const lat = tally.updateLatency.summary()
-  const loadCpu = (load.user + load.system) / 1e6 / wallSec
   if (foreignLoad !== null && foreignLoad > 0.2) notes.push(`other processes used ${(foreignLoad * 100).toFixed(0)}% of the server's core during the window: noisy`)
   if (loadCpu > 0.9) notes.push(`load generator used ${(loadCpu * 100).toFixed(0)}% of its core: latency includes client-side queueing`)
   const metrics: Metrics = {
