@@ -17,6 +17,8 @@ const ERRORS = {
   unsupported_media_type: { status: 415, expose: true },
   validation: { status: 422, expose: true },
   doc_too_large: { status: 413, expose: true, close: 1009 },
+  // updates waiting for what they build on, past the bound (collab/room/held-updates.ts): retry once it arrived
+  held_full: { status: 409, expose: true, close: 1013 },
   malformed_message: { status: 400, expose: true, close: 4400 },
   room_full: { status: 503, expose: true, close: 1013 },
   at_capacity: { status: 503, expose: true, close: 1013 },

@@ -53,9 +53,20 @@ export class UpdateShape {
   }
 }
 
-/** Throws where `Y.decodeUpdate` would throw; returns normally for a well-formed update. */
-export function scanUpdate(update: Uint8Array, shape?: UpdateShape): void {
+/**
+ * Numbers per struct in a scan's `spans` (update-split.ts): its run (the update's nth client
+ * header), client, clock, length, first byte, end byte, and 1 for a Skip (else 0).
+ */
+export const SPAN_STRIDE = 7
+
+/**
+ * Throws where `Y.decodeUpdate` would throw; for a well-formed update returns the offset where its
+ * delete set starts. `spans`, when given, gets every struct's SPAN_STRIDE numbers (Skips and GCs
+ * included), for cutting the update apart without decoding it again.
+ */
+export function scanUpdate(update: Uint8Array, shape?: UpdateShape, spans?: number[]): number {
   shape?.reset()
+  if (spans) spans.length = 0
   const structsOut = shape?.structs
   let integrable = true
   const d = decoding.createDecoder(update)
@@ -66,6 +77,7 @@ export function scanUpdate(update: Uint8Array, shape?: UpdateShape): void {
     const first = decoding.readVarUint(d)
     let clock = first
     for (let j = 0; j < structs; j++) {
+      const start = d.pos
       const info = decoding.readUint8(d)
       const ref = BITS5 & info
       // As decoding reads them: exactly 10 is a Skip, any other info with ref 0 a GC (ref 10
@@ -74,6 +86,7 @@ export function scanUpdate(update: Uint8Array, shape?: UpdateShape): void {
         const len = decoding.readVarUint(d) // Skip or GC length
         if (len === 0) integrable = false
         if (info !== 10) structsOut?.push(client, clock, len, -1, -1, -1, -1)
+        spans?.push(i, client, clock, len, start, d.pos, info === 10 ? 1 : 0)
         clock += len
         continue
       }
@@ -109,11 +122,13 @@ export function scanUpdate(update: Uint8Array, shape?: UpdateShape): void {
         if (rc === client) rc = rk = -1
         structsOut.push(client, clock, len, oc, ok, rc, rk)
       }
+      spans?.push(i, client, clock, len, start, d.pos, 0)
       clock += len
     }
     if (shape && structs > 0) shape.ranges.push(client, first, clock)
   }
   // delete set: per client, (clock, length) ranges
+  const deleteSetAt = d.pos
   const dsClients = decoding.readVarUint(d)
   for (let i = 0; i < dsClients; i++) {
     const client = decoding.readVarUint(d)
@@ -129,6 +144,7 @@ export function scanUpdate(update: Uint8Array, shape?: UpdateShape): void {
     }
   }
   if (shape) shape.integrable = integrable
+  return deleteSetAt
 }
 
 /** Reads an item's content; returns its length in clock units, as Yjs counts it. */

@@ -1,9 +1,11 @@
 // Compaction: the log since the last snapshot is folded into a new snapshot covering what is
 // durable, with the document's garbage collected (deleted content dropped, as a Y.Doc with gc
 // keeps it), so the encoded state tracks live content rather than the whole past. Without a
-// deletion since the last snapshot there is nothing to collect and no Y.Doc is built. While
-// updates are held for a missing dependency no snapshot is written: it could not carry them
-// apart from the served state, and the log still holds them.
+// deletion since the last snapshot there is nothing to collect and no Y.Doc is built. Updates
+// held for a missing dependency go into the snapshot merged behind their gap, as a Y.Doc's
+// pending structs go into its encoded state: a load cuts them off and holds them again
+// (doc-state.ts), so a gap that never fills neither blocks compaction nor is lost by it.
+import { mergeUpdates } from 'yjs'
 import type { Logger } from '../../infra/log.js'
 import type { DocStore } from '../../storage/doc-store.js'
 import type { DocBuilds } from './doc-builds.js'
@@ -65,13 +67,15 @@ export class Compaction {
 
   private async write(seq: number, sized: (bytes: number) => void): Promise<void> {
     const state = this.o.state()
-    if (seq <= this.snapshotSeq || state.heldCount > 0) return
+    if (seq <= this.snapshotSeq) return
     const deletions = state.deletionsSinceCompaction
     // Folded beside the room (a large one in a worker); the room serves on meanwhile.
     const parts = state.pinParts()
+    const held = state.heldPart()
     try {
-      const snapshot = parts.length === 1 && deletions === 0 ? parts[0]! : await this.o.builds.fold(parts, deletions > 0)
-      if (snapshot !== parts[0] && state.replacePrefix(parts, snapshot)) this.o.collected()
+      const folded = parts.length === 1 && deletions === 0 ? parts[0]! : await this.o.builds.fold(parts, deletions > 0)
+      if (folded !== parts[0] && state.replacePrefix(parts, folded)) this.o.collected()
+      const snapshot = held ? mergeUpdates([folded, held]) : folded
       await this.o.store.writeSnapshot(this.o.docId, { seq, at: this.o.now(), state: snapshot })
       this.snapshotSeq = seq
       state.deletionsSinceCompaction -= deletions // what was deleted meanwhile waits for the next one

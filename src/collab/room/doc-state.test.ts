@@ -3,6 +3,7 @@ import * as Y from 'yjs'
 import { scanUpdate, UpdateShape } from '../../protocol/update-scan.js'
 import { content, edit, prng } from '../../../test/helpers/random-edits.js'
 import { DocState } from './doc-state.js'
+import { MAX_HELD_UPDATES } from './held-updates.js'
 
 const shape = new UpdateShape()
 const feed = (s: DocState, u: Uint8Array) => {
@@ -31,7 +32,14 @@ describe('DocState', () => {
       const state = new DocState()
       const eager = new Y.Doc()
       const sent: Uint8Array[] = []
+      // peers that join now and then from the full state, then get what the room broadcasts
+      const joiners: Y.Doc[] = []
       for (let step = 0; step < 300; step++) {
+        if (rand() < 0.05) {
+          const j = new Y.Doc()
+          Y.applyUpdate(j, state.full())
+          joiners.push(j)
+        }
         const writer = clients[Math.floor(rand() * clients.length)]!
         edit(writer, rand)
         // a client that was offline catches up with another now and then (state + its own edits)
@@ -45,6 +53,7 @@ describe('DocState', () => {
           const u = wire.splice(i, 1)[0]!
           sent.push(u)
           const verdict = feed(state, u)
+          if (verdict !== 'unchanged') for (const j of joiners) Y.applyUpdate(j, u)
           const before = Y.encodeStateVector(eager)
           Y.applyUpdate(eager, u)
           if (verdict === 'unchanged') expect(Y.encodeStateVector(eager)).toEqual(before)
@@ -54,18 +63,20 @@ describe('DocState', () => {
         expect(Y.decodeStateVector(state.stateVector())).toEqual(Y.decodeStateVector(Y.encodeStateVector(eager)))
         if (step % 50 === 0) expect(content(served(state))).toEqual(content(eager))
       }
-      for (const u of wire) {
+      const broadcast = (u: Uint8Array) => {
         sent.push(u)
-        feed(state, u)
+        if (feed(state, u) !== 'unchanged') for (const j of joiners) Y.applyUpdate(j, u)
         Y.applyUpdate(eager, u)
       }
-      for (const d of clients) {
-        const catchUp = Y.encodeStateAsUpdate(d, state.stateVector())
-        sent.push(catchUp)
-        feed(state, catchUp)
-        Y.applyUpdate(eager, catchUp)
-      }
+      for (const u of wire) broadcast(u)
+      for (const d of clients) broadcast(Y.encodeStateAsUpdate(d, state.stateVector()))
       expect(state.heldCount).toBe(0)
+      expect(joiners.length).toBeGreaterThan(0)
+      // a peer that joined during a gap holds what was held then, so it has everything now
+      for (const j of joiners) {
+        expect(Y.encodeStateVector(j)).toEqual(Y.encodeStateVector(eager))
+        expect(content(j)).toEqual(content(eager))
+      }
       const got = served(state)
       expect(content(got)).toEqual(content(eager))
       // formatting too, against a document built from everything sent at once
@@ -95,12 +106,91 @@ describe('DocState', () => {
     const s = new DocState()
     expect(feed(s, second)).toBe('held')
     expect(feed(s, second)).toBe('unchanged') // a re-send of what is held
+    expect(feed(s, Y.mergeUpdates([second]))).toBe('unchanged') // the same structs in other bytes
     expect(Y.decodeStateVector(s.stateVector()).size).toBe(0)
-    expect(s.diff(Uint8Array.of(0))).toEqual(Uint8Array.of(0, 0))
+    // served as a Y.Doc serves pending structs: not integrated, not in the state vector
+    const joiner = new Y.Doc()
+    Y.applyUpdate(joiner, s.diff(Uint8Array.of(0)))
+    expect(joiner.getText('t').toString()).toBe('')
+    expect(joiner.store.pendingStructs).not.toBeNull()
     expect(feed(s, first)).toBe('ready')
+    Y.applyUpdate(joiner, first)
+    expect(joiner.getText('t').toString()).toBe('ab')
     expect(s.heldCount).toBe(0)
     expect(served(s).getText('t').toString()).toBe('ab')
     expect(Y.decodeStateVector(s.stateVector()).get(7)).toBe(2)
+  })
+
+  it('serves the part of an update that integrates at once and holds only the rest, as a Y.Doc does', () => {
+    // a provider that holds someone's pending structs re-sends them with its own new edits
+    const gapped = new Y.Doc()
+    gapped.clientID = 7
+    gapped.getText('t').insert(0, 'a')
+    const first = Y.encodeStateAsUpdate(gapped)
+    const sv = Y.encodeStateVector(gapped)
+    gapped.getText('t').insert(1, 'b')
+    const second = Y.encodeStateAsUpdate(gapped, sv)
+    const own = new Y.Doc()
+    own.clientID = 8
+    own.getMap('m').set('k', 'mine')
+    const both = Y.mergeUpdates([second, Y.encodeStateAsUpdate(own)])
+    const s = new DocState()
+    expect(feed(s, both)).toBe('ready')
+    expect(Y.decodeStateVector(s.stateVector())).toEqual(new Map([[8, 1]])) // its own edit is served
+    expect(s.heldCount).toBe(1)
+    expect(served(s).getMap('m').get('k')).toBe('mine')
+    expect(feed(s, second)).toBe('unchanged') // what is held, sent again
+    scanUpdate(both, shape)
+    expect(s.has(both, shape)).toBe(true) // a read-only peer re-sending it writes nothing
+    expect(feed(s, first)).toBe('ready')
+    expect(s.heldCount).toBe(0)
+    expect(served(s).getText('t').toString()).toBe('ab')
+  })
+
+  it('keeps what is held across a snapshot that carries it behind its gap, held, neither lost nor served early', () => {
+    const d = new Y.Doc()
+    d.clientID = 3
+    d.getText('t').insert(0, 'x')
+    const base = Y.encodeStateAsUpdate(d)
+    const sv = Y.encodeStateVector(d)
+    const gap = new Y.Doc()
+    gap.clientID = 4
+    gap.getText('t').insert(0, 'one ')
+    const one = Y.encodeStateAsUpdate(gap)
+    const gsv = Y.encodeStateVector(gap)
+    gap.getText('t').insert(4, 'two')
+    const two = Y.encodeStateAsUpdate(gap, gsv)
+    const live = new DocState()
+    feed(live, base)
+    expect(feed(live, two)).toBe('held')
+    const snapshot = Y.mergeUpdates([live.parts()[0]!, live.heldPart()!]) // as compaction writes it
+    const loaded = DocState.load(snapshot, [])
+    expect(loaded.heldCount).toBe(1)
+    expect(loaded.stateVector()).toEqual(sv)
+    expect(served(loaded).getText('t').toString()).toBe('x')
+    expect(feed(loaded, one)).toBe('ready')
+    const eager = new Y.Doc()
+    for (const u of [base, two, one]) Y.applyUpdate(eager, u)
+    expect(served(loaded).getText('t').toString()).toBe(eager.getText('t').toString())
+    expect(loaded.heldCount).toBe(0)
+  })
+
+  it('refuses, past its bounds, an update a writer sends that would be held, taking none of it; a committed one is still held', () => {
+    const s = new DocState()
+    const held = (i: number) => {
+      const d = new Y.Doc()
+      d.clientID = 100 + i
+      d.getText('t').insert(0, 'a')
+      const sv = Y.encodeStateVector(d)
+      d.getText('t').insert(1, 'b')
+      return Y.encodeStateAsUpdate(d, sv)
+    }
+    for (let i = 0; i < MAX_HELD_UPDATES; i++) expect(feed(s, held(i))).toBe('held')
+    const over = held(MAX_HELD_UPDATES)
+    scanUpdate(over, shape)
+    expect(() => s.accept(over, shape, true)).toThrow(/waiting for what they build on/)
+    expect(s.heldCount).toBe(MAX_HELD_UPDATES)
+    expect(s.accept(over, shape)).toBe('held') // a log replay or another node's commit
   })
 
   it('tells a re-sent delete set from a new deletion without a Y.Doc', () => {
@@ -165,7 +255,7 @@ describe('DocState', () => {
     for (const p of loaded.parts()) expect(p.length).toBeLessThanOrEqual(8 * 1024 * 1024)
     expect((loaded as unknown as { served: { levels: Uint8Array[] } }).served.levels.length).toBeLessThanOrEqual(5)
     const peer = new Y.Doc()
-    for (const p of loaded.diffParts(Uint8Array.of(0))) Y.applyUpdate(peer, p)
+    for (const p of loaded.answerParts(Uint8Array.of(0))) Y.applyUpdate(peer, p)
     expect(peer.getText('t').toString()).toBe(d.getText('t').toString())
     expect(served(loaded).getText('t').toString()).toBe(d.getText('t').toString())
     // A re-sent deletion is known (the index was built from the parts, unmerged).

@@ -3,22 +3,32 @@
 // - the served state as a few merged updates plus a short tail of recent ones (served-parts.ts);
 // - the state vector of the served state and, once something is deleted, its deleted ranges
 //   (DeleteIndex), to tell new from known;
-// - updates held back because something they build on is missing, exactly as a Y.Doc keeps
-//   pending structs: never served, never counted in the state vector, taken in once the gap fills.
+// - what could not be integrated yet because something it builds on is missing, exactly as a
+//   Y.Doc keeps pending structs (held-updates.ts): an update is cut where its structs stop
+//   integrating, the part below is served, the rest held; held structs are never counted in the
+//   state vector, and are served with every answer that tells a peer what it lacks (as Yjs's
+//   encodeStateAsUpdate appends pending structs), so a peer that joins during a gap has them when
+//   it fills.
 import * as encoding from 'lib0/encoding'
 import * as Y from 'yjs'
-import { scanUpdate, STRUCT_STRIDE, UpdateShape } from '../../protocol/update-scan.js'
+import { AppError } from '../../infra/errors.js'
+import { scanUpdate, UpdateShape } from '../../protocol/update-scan.js'
+import { splitUpdate } from '../../protocol/update-split.js'
 import { DeleteIndex } from './delete-index.js'
+import { integrates, reachOf } from './integration.js'
+import { HeldUpdates, MAX_HELD_BYTES, MAX_HELD_UPDATES } from './held-updates.js'
 import { ServedParts } from './served-parts.js'
 
-/** What a room does with an update: nothing new in it, serve it, or hold it for its dependencies. */
+/** What a room does with an update: nothing new in it, serve it (or its integrable part), or hold it for its dependencies. */
 export type Verdict = 'unchanged' | 'ready' | 'held'
 
 /** what a Uint8Array costs beyond its bytes (object, backing store header), roughly */
 const ARRAY_OVERHEAD = 96
 
-/** Scratch shape for held updates re-judged while the caller's shape is still in use. */
-const heldShape = new UpdateShape()
+/** Scratch shapes for the parts of a cut update and for held updates judged again (judging is synchronous). */
+const belowShape = new UpdateShape()
+const aboveShape = new UpdateShape()
+const againShape = new UpdateShape()
 
 export class DocState {
   /** the served state: merged levels and a tail of recent updates */
@@ -29,27 +39,25 @@ export class DocState {
    * something: a document only read (most loaded documents) never pays for it.
    */
   private deletedIndex: DeleteIndex | null = null
-  private held: Uint8Array[] = []
-  private heldBytes = 0
-  /** counts changes to the served state (a paced sync checks whether its peer must catch up) */
+  private readonly held = new HeldUpdates()
+  /** counts changes to what is served, held updates included (a paced sync checks whether its peer must catch up) */
   version = 0
   /** deleted ranges added since the last compaction: without any, collecting garbage frees nothing */
   deletionsSinceCompaction = 0
 
   /**
-   * Loads a stored document: a snapshot (trusted, written by a room) and the updates since, merged
-   * as they would have been served (in steps of at most 95 updates and 8 MB: a log of 100,000
-   * updates merged at once took Y.mergeUpdates minutes).
+   * Loads a stored document: a snapshot (written by a room: its served state, with what it held
+   * merged in behind a gap) and the updates since, judged as they were when they arrived, so a
+   * held update is held again, neither lost nor served early.
    */
   static load(snapshot: Uint8Array | null, updates: Uint8Array[]): DocState {
     const s = new DocState()
+    const shape = new UpdateShape()
     if (snapshot && snapshot.length > 2) {
-      scanUpdate(snapshot, heldShape)
-      if (s.integrates(heldShape)) s.take(snapshot, heldShape)
-      else s.takeLegacySnapshot(snapshot)
+      scanUpdate(snapshot, shape)
+      s.accept(snapshot, shape)
       s.deletionsSinceCompaction = 0 // a snapshot is collected already
     }
-    const shape = new UpdateShape()
     for (const u of updates) {
       try {
         scanUpdate(u, shape)
@@ -61,36 +69,15 @@ export class DocState {
     return s
   }
 
-  /**
-   * A snapshot written by a room that held a Y.Doc carries the pending structs it held, merged in
-   * with a gap: served apart from them, they are held as they were.
-   */
-  private takeLegacySnapshot(snapshot: Uint8Array): void {
-    const doc = new Y.Doc()
-    Y.applyUpdate(doc, snapshot)
-    const store = doc.store as unknown as { pendingStructs: { update: Uint8Array } | null; pendingDs: Uint8Array | null }
-    const pending = [store.pendingStructs?.update, store.pendingDs].filter((u): u is Uint8Array => !!u)
-    store.pendingStructs = null
-    store.pendingDs = null
-    const served = Y.encodeStateAsUpdate(doc)
-    doc.destroy()
-    scanUpdate(served, heldShape)
-    this.take(served, heldShape)
-    for (const u of pending) {
-      this.held.push(u)
-      this.heldBytes += u.length
-    }
-  }
-
   /** encoded bytes held (served and held back), plus what the indexes cost */
   get bytes(): number {
-    const arrays = this.served.arrays + this.held.length
-    return this.served.bytes + this.heldBytes + arrays * ARRAY_OVERHEAD + (this.deletedIndex?.size ?? 0) * 16 + this.clocks.size * 40
+    const arrays = this.served.arrays + this.held.count
+    return this.served.bytes + this.held.bytes + arrays * ARRAY_OVERHEAD + (this.deletedIndex?.size ?? 0) * 16 + this.clocks.size * 40
   }
 
-  /** updates held back for a missing dependency */
+  /** updates (or parts of them) held back for a missing dependency */
   get heldCount(): number {
-    return this.held.length
+    return this.held.count
   }
 
   /** The servable clock of `client` (0 when it has written nothing here). */
@@ -99,21 +86,60 @@ export class DocState {
   }
 
   /**
-   * Judges an update whose scan filled `shape`, and takes it in: 'unchanged' when it adds no
-   * struct and no deletion (nothing to store or send), 'ready' when it is served from now on,
-   * 'held' when it waits for a dependency. Held updates that it unblocks are served too.
+   * Judges an update whose scan filled `shape`, and takes it in: 'unchanged' when it adds nothing
+   * (no struct past the served clocks or held already, no deletion), 'ready' when it (or the part
+   * of it that integrates) is served from now on, 'held' when all it adds waits for a dependency.
+   * Held updates that it unblocks are served too. `bounded`: refuse (AppError, nothing taken) an
+   * update that would be held past the bounds of held-updates.ts; for what a writer sends, not
+   * for what is committed already.
    */
-  accept(update: Uint8Array, shape: UpdateShape): Verdict {
+  accept(update: Uint8Array, shape: UpdateShape, bounded = false): Verdict {
+    const verdict = this.judge(update, shape, bounded)
+    if (verdict === 'ready' && this.held.count > 0) this.releaseHeld()
+    return verdict
+  }
+
+  private judge(update: Uint8Array, shape: UpdateShape, bounded: boolean): Verdict {
     if (!this.adds(shape)) return 'unchanged'
-    if (!this.integrates(shape)) {
-      if (this.held.some((h) => sameBytes(h, update))) return 'unchanged'
-      this.held.push(update)
-      this.heldBytes += update.length
-      return 'held'
+    if (integrates(shape.structs, this.clocks)) {
+      this.take(update, shape)
+      return 'ready'
     }
-    this.take(update, shape)
-    if (this.held.length > 0) this.releaseHeld()
-    return 'ready'
+    const { below, above } = this.cut(update, shape)
+    const serve = below !== null && this.adds(belowShape)
+    const hold = above !== null && !this.held.covers(aboveShape, (c) => this.clock(c))
+    if (hold && bounded && !this.held.fits(above.length)) {
+      throw new AppError('held_full', `the document holds ${MAX_HELD_UPDATES} updates or ${MAX_HELD_BYTES} bytes waiting for what they build on; send that first`)
+    }
+    if (serve) this.take(below, belowShape)
+    if (hold) {
+      this.held.add(above, aboveShape)
+      this.version++
+    }
+    return serve ? 'ready' : hold ? 'held' : 'unchanged'
+  }
+
+  /**
+   * Whether the document has everything `update` holds, served or held: a read-only peer's sync
+   * step 2 carries the pending structs it was sent, which is no write.
+   */
+  has(update: Uint8Array, shape: UpdateShape): boolean {
+    if (!this.adds(shape)) return true
+    if (integrates(shape.structs, this.clocks)) return false
+    const { below, above } = this.cut(update, shape)
+    return !(below && this.adds(belowShape)) && !(above && !this.held.covers(aboveShape, (c) => this.clock(c)))
+  }
+
+  /**
+   * As a Y.Doc integrates what it can and keeps the rest pending: the update cut where each
+   * client's structs stop integrating, the parts scanned into belowShape and aboveShape.
+   */
+  private cut(update: Uint8Array, shape: UpdateShape): { below: Uint8Array | null; above: Uint8Array | null } {
+    const reach = reachOf(shape.structs, this.clocks)
+    const parts = splitUpdate(update, (client) => reach.get(client) ?? this.clock(client))
+    if (parts.below) scanUpdate(parts.below, belowShape)
+    if (parts.above) scanUpdate(parts.above, aboveShape)
+    return parts
   }
 
   /** Whether the update has a struct past the served clocks or deletes something not deleted. */
@@ -139,63 +165,6 @@ export class DocState {
     return (this.deletedIndex = index)
   }
 
-  /**
-   * Whether every struct can be integrated, in some order, as Yjs would: each starts at or before
-   * its client's clock (no gap) and every id it needs of another client is below that client's
-   * clock, counting what the update's own earlier structs provide. A struct already held is
-   * skipped, as Yjs skips it.
-   */
-  private integrates(shape: UpdateShape): boolean {
-    const s = shape.structs
-    if (s.length === 0) return true
-    if (oneClient(s)) return this.integratesOneClient(s)
-    const local = new Map<number, number>()
-    const at = (c: number) => local.get(c) ?? this.clock(c)
-    // one run per client (a v1 update groups structs by client): its next struct's offset
-    const runs: number[] = []
-    for (let i = 0; i < s.length; i += STRUCT_STRIDE) if (i === 0 || s[i] !== s[i - STRUCT_STRIDE]) runs.push(i)
-    const ends = runs.slice(1).concat(s.length)
-    let left = runs.length
-    for (let progress = true; progress && left > 0; ) {
-      progress = false
-      for (let k = 0; k < runs.length; k++) {
-        let i = runs[k]!
-        const end = ends[k]!
-        if (i === end) continue
-        for (; i < end; i += STRUCT_STRIDE) {
-          const client = s[i]!
-          const clock = s[i + 1]!
-          const next = clock + s[i + 2]!
-          const state = at(client)
-          if (next <= state) continue
-          if (clock > state) break
-          if (s[i + 3]! >= 0 && s[i + 4]! >= at(s[i + 3]!)) break
-          if (s[i + 5]! >= 0 && s[i + 6]! >= at(s[i + 5]!)) break
-          local.set(client, next)
-        }
-        if (i !== runs[k]) progress = true
-        runs[k] = i
-        if (i === end) left--
-      }
-    }
-    return left === 0
-  }
-
-  /** integrates() for the common update, one client's structs (typing): no allocation. */
-  private integratesOneClient(s: readonly number[]): boolean {
-    let state = this.clock(s[0]!)
-    for (let i = 0; i < s.length; i += STRUCT_STRIDE) {
-      const clock = s[i + 1]!
-      const next = clock + s[i + 2]!
-      if (next <= state) continue
-      if (clock > state) return false
-      if (s[i + 3]! >= 0 && s[i + 4]! >= this.clock(s[i + 3]!)) return false
-      if (s[i + 5]! >= 0 && s[i + 6]! >= this.clock(s[i + 5]!)) return false
-      state = next
-    }
-    return true
-  }
-
   /** Serves an update judged integrable. */
   private take(update: Uint8Array, shape: UpdateShape): void {
     const r = shape.ranges
@@ -212,49 +181,61 @@ export class DocState {
     this.version++
   }
 
-  /** Held updates whose dependencies arrived are served, until none moves. */
+  /** Held updates whose dependencies arrived are served (their integrable parts), until none moves. */
   private releaseHeld(): void {
-    for (let moved = true; moved; ) {
+    for (let moved = true; moved && this.held.count > 0; ) {
       moved = false
-      const still: Uint8Array[] = []
-      for (const u of this.held) {
-        scanUpdate(u, heldShape)
-        if (!this.adds(heldShape)) {
-          this.heldBytes -= u.length
-          moved = true
-        } else if (this.integrates(heldShape)) {
-          this.heldBytes -= u.length
-          this.take(u, heldShape)
-          moved = true
-        } else still.push(u)
+      for (const u of this.held.takeAll()) {
+        scanUpdate(u, againShape)
+        if (this.judge(u, againShape, false) === 'ready') moved = true
       }
-      this.held = still
     }
+    this.version++
   }
 
-  /** The served state as it is held, in the order it was taken (each part integrates after the ones before). */
+  /** The served state as it is held, in the order it was taken (each part integrates after the ones before); held updates are not in it. */
   parts(): Uint8Array[] {
     return this.served.parts()
   }
 
-  /** Bytes of the served state (what a first sync sends). */
+  /** Bytes of the served state (what a first sync sends, with the held updates). */
   get servedBytes(): number {
     return this.served.bytes
   }
 
-  /** The whole served state as one update (merges everything into one level). */
+  /** The document as one update: the served state (merged into one level) and what is held, as Yjs's encodeStateAsUpdate gives it. */
   full(): Uint8Array {
-    return this.served.full()
+    return this.withHeld(this.served.full())
   }
 
-  /** What a peer with `stateVector` lacks (throws on a malformed state vector). */
+  /** What a peer with `stateVector` lacks, held updates included (throws on a malformed state vector). */
   diff(stateVector: Uint8Array): Uint8Array {
-    return this.served.diff(stateVector)
+    const served = this.served.diff(stateVector)
+    const held = this.heldPart(stateVector)
+    return held ? Y.mergeUpdates([served, held]) : served
   }
 
-  /** What a peer with `stateVector` lacks, part by part as held (throws on a malformed state vector). */
-  diffParts(stateVector: Uint8Array): Uint8Array[] {
-    return this.served.diffParts(stateVector)
+  /**
+   * What a peer with `stateVector` (none: nothing) lacks, part by part as held, in the order the
+   * parts integrate: the served parts, then what is held (throws on a malformed state vector).
+   */
+  answerParts(stateVector?: Uint8Array): Uint8Array[] {
+    const parts = stateVector ? this.served.diffParts(stateVector) : this.served.parts()
+    const held = this.heldPart(stateVector)
+    if (held) parts.push(held)
+    return parts
+  }
+
+  /** `update` (the served state, or part of it) with what is held merged in. */
+  withHeld(update: Uint8Array): Uint8Array {
+    const held = this.held.pending()
+    return held ? Y.mergeUpdates([update, held]) : update
+  }
+
+  /** What is held, as one update, less what a peer with `stateVector` has; null when nothing is held. */
+  heldPart(stateVector?: Uint8Array): Uint8Array | null {
+    const held = this.held.pending()
+    return held && stateVector ? Y.diffUpdate(held, stateVector) : held
   }
 
   /** The served state vector, encoded as Yjs encodes one. */
@@ -281,17 +262,4 @@ export class DocState {
   replacePrefix(from: readonly Uint8Array[], folded: Uint8Array): boolean {
     return this.served.replacePrefix(from, folded)
   }
-
-  /** Every held-back update, for a Y.Doc that must show what a live document would hold. */
-  heldUpdates(): readonly Uint8Array[] {
-    return this.held
-  }
 }
-
-/** Whether every struct is of one client (a client listed twice, apart, is not trusted to be). */
-function oneClient(s: readonly number[]): boolean {
-  for (let i = STRUCT_STRIDE; i < s.length; i += STRUCT_STRIDE) if (s[i] !== s[0]) return false
-  return true
-}
-
-const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b)

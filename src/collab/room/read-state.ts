@@ -3,13 +3,13 @@
 // thread) instead of stalling every room's event loop; a small one is answered in the loop. Kept
 // apart from the room because it is the one read with its own rules (pinning, replacing the parts
 // it merged) and no socket path goes through it.
-import { decodeStateVector } from 'yjs'
+import { decodeStateVector, mergeUpdates } from 'yjs'
 import { AppError } from '../../infra/errors.js'
 import { IN_LOOP_MAX_BYTES } from '../../infra/worker-thread.js'
 import type { DocBuilds } from './doc-builds.js'
 import type { DocState } from './doc-state.js'
 
-/** The document as one update (everything served), or what a state vector lacks; in the loop. */
+/** The document as one update (everything served, and what is held), or what a state vector lacks; in the loop. */
 export function encodeState(state: DocState, stateVector?: Uint8Array): Uint8Array {
   if (!stateVector) return state.full()
   try {
@@ -40,14 +40,15 @@ export function readState(state: DocState, docBuilds: DocBuilds, stateVector?: U
     } catch {
       return Promise.reject(new AppError('bad_request', 'invalid state vector'))
     }
-    return docBuilds.fold(state.parts(), false, stateVector)
+    return docBuilds.fold(state.answerParts(), false, stateVector)
   }
   const parts = state.pinParts()
+  const held = state.heldPart() // taken now too; merged after, apart from the served parts
   return docBuilds.fold(parts, false).then(
     (merged) => {
       state.replacePrefix(parts, merged)
       state.unpin()
-      return merged
+      return held ? mergeUpdates([merged, held]) : merged
     },
     (err: unknown) => {
       state.unpin()

@@ -69,7 +69,9 @@ export class RoomSync {
     let parts: Uint8Array[]
     try {
       // A large document goes out as it is held, part by part: nothing merged, nothing copied.
-      parts = empty ? state.parts() : large ? state.diffParts(stateVector).filter(hasContent) : [state.diff(stateVector)]
+      // Every answer carries what is held, as a Y.Doc's carries its pending structs: a peer that
+      // joins during a gap has them when it fills.
+      parts = empty ? state.answerParts() : large ? state.answerParts(stateVector).filter(hasContent) : [state.diff(stateVector)]
     } catch {
       throw new AppError('malformed_message', 'invalid state vector')
     }
@@ -100,7 +102,8 @@ export class RoomSync {
     }
     if (peer.closed || !this.o.isMember(peer)) return
     // Synchronous from here: everything accepted is durable, so the catch-up shows nothing a
-    // crash could lose, and updates after it arrive through the topic.
+    // crash could lose, and updates after it arrive through the topic. The catch-up is what
+    // changed while the peer was out of the topic, held updates included (a version counts them).
     const now = this.o.state()
     if (now.version !== version || now !== state) peer.send(encodeUpdate(now.diff(stateVector)))
     this.o.transport.join(peer.socket, this.o.docId)

@@ -115,7 +115,7 @@ export class RoomWrites implements CommitSource {
       throw new AppError('doc_too_large', `document would exceed ${this.o.maxDocBytes} bytes`)
     }
     const receivedAt = performance.now()
-    if (this.state.accept(update, shape) === 'unchanged') {
+    if (this.state.accept(update, shape, true) === 'unchanged') {
       this.o.metrics.updatesUnchanged.inc()
       return null
     }
@@ -126,7 +126,7 @@ export class RoomWrites implements CommitSource {
     return queued
   }
 
-  /** Whether the served document already has all `update` holds; throws on a malformed update. */
+  /** Whether the document already has all `update` holds, served or held; throws on a malformed update. */
   contains(update: Uint8Array): boolean {
     if (update.length === EMPTY_UPDATE_MAX && update[0] === 0 && update[1] === 0) return true
     try {
@@ -134,7 +134,7 @@ export class RoomWrites implements CommitSource {
     } catch {
       throw new AppError('malformed_message', 'malformed Yjs update')
     }
-    return !this.state.adds(shape)
+    return this.state.has(update, shape)
   }
 
   /**
