@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { encodeUpdate } from '../../src/protocol/messages.js'
 import { BACKENDS } from '../helpers/backends.js'
+import { gapPair, hasPending } from '../helpers/gap-updates.js'
 import { hocusClients, type HocusClients } from '../helpers/hocuspocus.js'
 import { rawClient } from '../helpers/raw-client.js'
 import { eventually, startTandem, synced, type Harness } from '../helpers/tandem.js'
@@ -15,18 +16,6 @@ const cleanups: (() => Promise<unknown> | unknown)[] = []
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
-
-/** Two updates of one fresh client: U1 types "first ", U2 "second" after it (so U2 needs U1). */
-export function gapPair(): { u1: Uint8Array; u2: Uint8Array } {
-  const doc = new Y.Doc()
-  const updates: Uint8Array[] = []
-  doc.on('update', (u: Uint8Array) => updates.push(u))
-  doc.getText('t').insert(0, 'first ')
-  doc.getText('t').insert(6, 'second')
-  return { u1: updates[0]!, u2: updates[1]! }
-}
-
-const hasPending = (d: Y.Doc) => d.store.pendingStructs !== null
 
 async function restDoc(h: Harness, name: string): Promise<Y.Doc> {
   const res = await fetch(`${h.httpUrl}/ydoc/v1/acme/${name}`, { headers: { authorization: `Bearer ${await h.token('acme', name)}`, accept: 'application/octet-stream' } })

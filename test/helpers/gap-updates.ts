@@ -1,0 +1,16 @@
+// Updates sent ahead of what they build on, for tests of held updates: a pair whose second needs
+// the first, and whether a document keeps structs pending.
+import * as Y from 'yjs'
+
+/** Two updates of one fresh client: U1 types "first ", U2 "second" after it (so U2 needs U1). */
+export function gapPair(): { u1: Uint8Array; u2: Uint8Array } {
+  const doc = new Y.Doc()
+  const updates: Uint8Array[] = []
+  doc.on('update', (u: Uint8Array) => updates.push(u))
+  doc.getText('t').insert(0, 'first ')
+  doc.getText('t').insert(6, 'second')
+  return { u1: updates[0]!, u2: updates[1]! }
+}
+
+/** Whether `doc` holds structs it could not integrate yet. */
+export const hasPending = (doc: Y.Doc): boolean => doc.store.pendingStructs !== null
