@@ -5,7 +5,7 @@
 // holds the gap.
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { encodeUpdate } from '../../src/protocol/messages.js'
+import { decodeMessage, encodeUpdate } from '../../src/protocol/messages.js'
 import { BACKENDS } from '../helpers/backends.js'
 import { gapPair, hasPending } from '../helpers/gap-updates.js'
 import { hocusClients, type HocusClients } from '../helpers/hocuspocus.js'
@@ -101,4 +101,71 @@ describe.each(BACKENDS)('held updates on $name', (backend) => {
     late.send(encodeUpdate(u1))
     await eventually(() => expect(joiner.getText('t').toString()).toBe('first second'))
   })
+})
+
+describe('held updates and paced answers', () => {
+  /** A document past the paced-answer size (64 KB): 8 MB of text, so a paused reader's answer stalls. */
+  async function largeDoc(h: Harness, name: string, mb: number): Promise<Y.Doc> {
+    const writer = new Y.Doc()
+    await synced(h.provider('acme', name, await h.token('acme', name), writer))
+    for (let i = 0; i < mb * 32; i++) writer.getText('big').insert(0, String.fromCharCode(97 + (i % 26)).repeat(32 * 1024))
+    const room = h.server.registry.loaded(`acme/${name}/main`)!
+    await eventually(() => expect(room.contains(Y.encodeStateAsUpdate(writer))).toBe(true), 30_000)
+    return writer
+  }
+
+  it('a joiner whose answer goes out paced gets the held update with it', async () => {
+    const h = await startTandem({}, { api: false })
+    cleanups.push(() => h.close())
+    const name = 'gap-paced'
+    const writer = await largeDoc(h, name, 1)
+    const { u1, u2 } = gapPair()
+    const raw = await rawClient(`${h.wsUrl}/acme/${name}?yauth=${await h.token('acme', name)}`)
+    cleanups.push(() => raw.ws.close())
+    raw.send(encodeUpdate(u2))
+    await eventually(() => expect(hasPending(writer)).toBe(true))
+    const joiner = new Y.Doc()
+    await synced(h.provider('acme', name, await h.token('acme', name), joiner))
+    expect(joiner.getText('big').length).toBe(writer.getText('big').length)
+    expect(hasPending(joiner)).toBe(true)
+    raw.send(encodeUpdate(u1))
+    await eventually(() => expect(joiner.getText('t').toString()).toBe('first second'))
+  }, 60_000)
+
+  it('an update held while a paced answer stalls reaches that reader with its catch-up', async () => {
+    const h = await startTandem({}, { api: false })
+    cleanups.push(() => h.close())
+    const name = 'gap-during-pacing'
+    const writer = await largeDoc(h, name, 8)
+    const room = h.server.registry.loaded(`acme/${name}/main`)!
+    const reader = await rawClient(`${h.wsUrl}/acme/${name}?yauth=${await h.token('acme', name)}`)
+    cleanups.push(() => reader.ws.close())
+    const socket = (reader.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket
+    socket.pause()
+    reader.send([0, 0, 1, 0]) // sync step 1, empty: the 8 MB answer goes out paced and stalls
+    // forced interleaving: the reader is out of the room's topic, being paced (RoomSync.pacing)
+    const pacing = () => (room as unknown as { sync: { pacing: Set<unknown> } }).sync.pacing.size
+    await eventually(() => expect(pacing()).toBe(1))
+
+    const { u1, u2 } = gapPair()
+    const sender = await rawClient(`${h.wsUrl}/acme/${name}?yauth=${await h.token('acme', name)}`)
+    cleanups.push(() => sender.ws.close())
+    sender.send(encodeUpdate(u2))
+    await eventually(() => expect(hasPending(writer)).toBe(true)) // held and broadcast, the reader not in the topic
+    expect(pacing()).toBe(1)
+    socket.resume()
+    await eventually(() => expect(pacing()).toBe(0), 30_000) // the answer is out and the reader back in the topic
+    sender.send(encodeUpdate(u1))
+
+    const got = new Y.Doc()
+    let applied = 0
+    await eventually(() => {
+      for (; applied < reader.messages.length; applied++) {
+        const m = reader.messages[applied]!
+        if (m[0] === 0 && m[1] !== 0) Y.applyUpdate(got, (decodeMessage(m) as { update: Uint8Array }).update)
+      }
+      expect(got.getText('t').toString()).toBe('first second')
+    }, 30_000)
+    expect(got.getText('big').length).toBe(writer.getText('big').length)
+  }, 90_000)
 })
