@@ -6,8 +6,9 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { decodeMessage, encodeUpdate } from '../../src/protocol/messages.js'
+import { MAX_HELD_STRUCTS } from '../../src/collab/room/held-updates.js'
 import { BACKENDS } from '../helpers/backends.js'
-import { gapPair, hasPending } from '../helpers/gap-updates.js'
+import { gapPair, hasPending, orphanUpdate } from '../helpers/gap-updates.js'
 import { hocusClients, type HocusClients } from '../helpers/hocuspocus.js'
 import { rawClient } from '../helpers/raw-client.js'
 import { eventually, startTandem, synced, type Harness } from '../helpers/tandem.js'
@@ -168,4 +169,33 @@ describe('held updates and paced answers', () => {
     }, 30_000)
     expect(got.getText('big').length).toBe(writer.getText('big').length)
   }, 90_000)
+})
+
+describe('a gap that never fills', () => {
+  it('is bounded: past 10,000 held structs a write that would be held is refused (409), while ready writes and compaction go on', async () => {
+    const h = await startTandem({ compactThreshold: 50 }, { api: false })
+    cleanups.push(() => h.close())
+    const name = 'gap-never'
+    const token = await h.token('acme', name)
+    const patch = (u: Uint8Array) =>
+      fetch(`${h.httpUrl}/ydoc/v1/acme/${name}`, { method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' }, body: u })
+    const per = 100
+    for (let i = 0; i < MAX_HELD_STRUCTS / per; i += 20) {
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, k) => patch(orphanUpdate(5000 + i + k, per))))
+      expect(answers.map((r) => r.status)).toEqual(Array(20).fill(200))
+    }
+    const refused = await patch(orphanUpdate(4999, 1))
+    expect(refused.status).toBe(409)
+    expect((await refused.json()).code).toBe('held_full')
+
+    // ready writes go on, and so does compaction (the snapshot carries the held updates)
+    const writer = new Y.Doc()
+    await synced(h.provider('acme', name, token, writer))
+    for (let i = 0; i < 60; i++) writer.getText('t').insert(0, 'x')
+    writer.getText('t').delete(0, 10)
+    await eventually(async () => expect((await h.server.store.load(`acme/${name}/main`)).snapshot).toBeTruthy())
+    const read = await restDoc(h, name)
+    expect(read.getText('t').toString()).toBe('x'.repeat(50))
+    expect(hasPending(read)).toBe(true)
+  }, 60_000)
 })

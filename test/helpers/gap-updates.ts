@@ -14,3 +14,16 @@ export function gapPair(): { u1: Uint8Array; u2: Uint8Array } {
 
 /** Whether `doc` holds structs it could not integrate yet. */
 export const hasPending = (doc: Y.Doc): boolean => doc.store.pendingStructs !== null
+
+/** The second update of a fresh client `client` whose first never comes: `structs` structs, all held. */
+export function orphanUpdate(client: number, structs: number): Uint8Array {
+  const d = new Y.Doc()
+  d.clientID = client
+  d.getText('t').insert(0, 'lost ')
+  const sv = Y.encodeStateVector(d)
+  // each insert at the same place is an item of its own (its right origin is the one before)
+  d.transact(() => {
+    for (let i = 0; i < structs; i++) d.getText('t').insert(5, String.fromCharCode(97 + (i % 26)))
+  })
+  return Y.encodeStateAsUpdate(d, sv)
+}

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { scanUpdate, UpdateShape } from '../../protocol/update-scan.js'
+import { orphanUpdate } from '../../../test/helpers/gap-updates.js'
 import { content, edit, prng } from '../../../test/helpers/random-edits.js'
 import { DocState } from './doc-state.js'
-import { MAX_HELD_UPDATES } from './held-updates.js'
+import { MAX_HELD_STRUCTS } from './held-updates.js'
 
 const shape = new UpdateShape()
 const feed = (s: DocState, u: Uint8Array) => {
@@ -177,19 +178,12 @@ describe('DocState', () => {
 
   it('refuses, past its bounds, an update a writer sends that would be held, taking none of it; a committed one is still held', () => {
     const s = new DocState()
-    const held = (i: number) => {
-      const d = new Y.Doc()
-      d.clientID = 100 + i
-      d.getText('t').insert(0, 'a')
-      const sv = Y.encodeStateVector(d)
-      d.getText('t').insert(1, 'b')
-      return Y.encodeStateAsUpdate(d, sv)
-    }
-    for (let i = 0; i < MAX_HELD_UPDATES; i++) expect(feed(s, held(i))).toBe('held')
-    const over = held(MAX_HELD_UPDATES)
+    const per = 100
+    for (let i = 0; i < MAX_HELD_STRUCTS / per; i++) expect(feed(s, orphanUpdate(100 + i, per))).toBe('held')
+    const over = orphanUpdate(99, 1)
     scanUpdate(over, shape)
     expect(() => s.accept(over, shape, true)).toThrow(/waiting for what they build on/)
-    expect(s.heldCount).toBe(MAX_HELD_UPDATES)
+    expect(s.heldCount).toBe(MAX_HELD_STRUCTS / per)
     expect(s.accept(over, shape)).toBe('held') // a log replay or another node's commit
   })
 

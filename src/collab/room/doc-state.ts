@@ -16,7 +16,7 @@ import { scanUpdate, UpdateShape } from '../../protocol/update-scan.js'
 import { splitUpdate } from '../../protocol/update-split.js'
 import { DeleteIndex } from './delete-index.js'
 import { integrates, reachOf } from './integration.js'
-import { HeldUpdates, MAX_HELD_BYTES, MAX_HELD_UPDATES } from './held-updates.js'
+import { HeldUpdates, MAX_HELD_BYTES, MAX_HELD_STRUCTS } from './held-updates.js'
 import { ServedParts } from './served-parts.js'
 
 /** What a room does with an update: nothing new in it, serve it (or its integrable part), or hold it for its dependencies. */
@@ -108,8 +108,8 @@ export class DocState {
     const { below, above } = this.cut(update, shape)
     const serve = below !== null && this.adds(belowShape)
     const hold = above !== null && !this.held.covers(aboveShape, (c) => this.clock(c))
-    if (hold && bounded && !this.held.fits(above.length)) {
-      throw new AppError('held_full', `the document holds ${MAX_HELD_UPDATES} updates or ${MAX_HELD_BYTES} bytes waiting for what they build on; send that first`)
+    if (hold && bounded && !this.held.fits(aboveShape, above.length)) {
+      throw new AppError('held_full', `the document holds ${MAX_HELD_STRUCTS} structs or ${MAX_HELD_BYTES} bytes waiting for what they build on; send that first`)
     }
     if (serve) this.take(below, belowShape)
     if (hold) {

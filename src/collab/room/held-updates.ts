@@ -2,15 +2,16 @@
 // structs, kept as the updates (or the parts of updates, update-split.ts) that could not be
 // integrated. Like pending structs they are served with every answer that tells a peer what it
 // lacks (merged once per change), never counted in the state vector, and taken in once the gap
-// fills (doc-state.ts). Unlike a Y.Doc's they are bounded: past MAX_HELD_UPDATES or
+// fills (doc-state.ts). Unlike a Y.Doc's they are bounded: past MAX_HELD_STRUCTS or
 // MAX_HELD_BYTES a socket or REST writer's update that would be held is refused (try again once
 // what it builds on arrived); updates already committed (a log replay, another cluster node's)
-// are always taken.
+// are always taken. Structs, not updates, are counted: a snapshot carries every held update
+// merged into one, and judging held updates again costs per struct.
 import * as Y from 'yjs'
 import { STRUCT_STRIDE, type UpdateShape } from '../../protocol/update-scan.js'
 
-/** Held updates a document keeps at most; a gap's updates are a handful. */
-export const MAX_HELD_UPDATES = 1000
+/** Held structs a document keeps at most; a gap's updates hold a handful. */
+export const MAX_HELD_STRUCTS = 10_000
 /** Held bytes a document keeps at most (16 MiB), counted in the document's size as well. */
 export const MAX_HELD_BYTES = 16 * 1024 * 1024
 
@@ -24,14 +25,16 @@ export class HeldUpdates {
   private entries: Held[] = []
   private merged: Uint8Array | null = null
   bytes = 0
+  /** structs held, over every update */
+  structs = 0
 
   get count(): number {
     return this.entries.length
   }
 
-  /** Whether one more update of `bytes` stays within the bounds. */
-  fits(bytes: number): boolean {
-    return this.entries.length < MAX_HELD_UPDATES && this.bytes + bytes <= MAX_HELD_BYTES
+  /** Whether one more update whose scan filled `shape`, of `bytes`, stays within the bounds. */
+  fits(shape: UpdateShape, bytes: number): boolean {
+    return this.structs + shape.structs.length / STRUCT_STRIDE <= MAX_HELD_STRUCTS && this.bytes + bytes <= MAX_HELD_BYTES
   }
 
   /** Holds an update whose scan filled `shape` (it has structs, and no deletions: see DocState). */
@@ -41,6 +44,7 @@ export class HeldUpdates {
     for (let i = 0; i < s.length; i += STRUCT_STRIDE) spans.push(s[i]!, s[i + 1]!, s[i + 1]! + s[i + 2]!)
     this.entries.push({ update, spans })
     this.bytes += update.length
+    this.structs += spans.length / 3
     this.merged = null
   }
 
@@ -83,6 +87,7 @@ export class HeldUpdates {
     const all = this.entries.map((h) => h.update)
     this.entries = []
     this.bytes = 0
+    this.structs = 0
     this.merged = null
     return all
   }
