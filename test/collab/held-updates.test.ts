@@ -186,7 +186,7 @@ describe('a gap that never fills', () => {
     }
     const refused = await patch(orphanUpdate(4999, 1))
     expect(refused.status).toBe(409)
-    expect((await refused.json()).code).toBe('held_full')
+    expect(((await refused.json()) as { code: string }).code).toBe('held_full')
 
     // ready writes go on, and so does compaction (the snapshot carries the held updates)
     const writer = new Y.Doc()
