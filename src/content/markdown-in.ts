@@ -1,14 +1,31 @@
 // Markdown (CommonMark with GFM tables, task lists and strikethrough) as a ProseMirror JSON
 // document, named in the vocabulary of the document it goes into. Parsed by markdown-it (about
 // 15 MB/s here; the unified parser read 1 MB/s); any text is valid Markdown, so this never refuses.
-// Raw HTML stays as its text.
+// Raw HTML stays as its text. Nesting past MAX_DEPTH is refused whole (depth.ts): markdown-it
+// would otherwise drop everything below its own limit without a word.
 import MarkdownIt from 'markdown-it'
+import type StateCore from 'markdown-it/lib/rules_core/state_core.mjs'
 import type Token from 'markdown-it/lib/token.mjs'
+import { contentTooDeep, MAX_DEPTH } from './depth.js'
 import { NODE_NAMES, type PmMark, type PmNode, type Vocabulary } from './pm-json.js'
 
 type Names = (typeof NODE_NAMES)[Vocabulary]
 
-const parser = new MarkdownIt('commonmark').enable(['table', 'strikethrough'])
+// Blocks may nest one level past MAX_DEPTH, so that markdown-it never cuts what the Builder would
+// accept: where it stops, the Builder has already seen a container too deep and refused. Inline
+// nesting (links in brackets) makes no document depth, and the inline parser's work grows with its
+// limit times the length of a run of `[` or `![`, so inlines keep markdown-it's CommonMark limit.
+const INLINE_NESTING = 20
+function markdownIt(maxNesting: number): MarkdownIt {
+  const md = new MarkdownIt('commonmark').enable(['table', 'strikethrough'])
+  Object.assign(md.options, { maxNesting }) // read by markdown-it, not declared by @types/markdown-it
+  return md
+}
+const inlineParser = markdownIt(INLINE_NESTING)
+const parser = markdownIt(MAX_DEPTH + 1)
+parser.core.ruler.at('inline', (state: StateCore) => {
+  for (const t of state.tokens) if (t.type === 'inline') inlineParser.inline.parse(t.content, inlineParser, state.env, (t.children ??= []))
+})
 
 export function markdownToPm(markdown: string, vocabulary: Vocabulary): PmNode {
   return { type: 'doc', content: new Builder(NODE_NAMES[vocabulary]).blocks(parser.parse(markdown, {})) }
@@ -22,7 +39,9 @@ class Builder {
 
   constructor(private readonly n: Names) {}
 
+  /** Every node is added here at depth `stack.length` (the doc is 0): an element past MAX_DEPTH is refused. */
   private add(node: PmNode): void {
+    if (node.type !== 'text' && this.stack.length > MAX_DEPTH) throw contentTooDeep()
     ;(this.stack[this.stack.length - 1]!.content ??= []).push(node)
   }
 
@@ -65,7 +84,10 @@ class Builder {
           break
         case 'list_item_close': {
           const item = this.close()
-          if (!item.content) item.content = [{ type: 'paragraph' }]
+          if (!item.content) {
+            if (this.stack.length + 1 > MAX_DEPTH) throw contentTooDeep()
+            item.content = [{ type: 'paragraph' }]
+          }
           break
         }
         case 'table_open':

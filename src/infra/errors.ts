@@ -16,6 +16,7 @@ const ERRORS = {
   payload_too_large: { status: 413, expose: true, close: 1009 },
   unsupported_media_type: { status: 415, expose: true },
   validation: { status: 422, expose: true },
+  too_deep: { status: 422, expose: true }, // content nesting past the content depth limit (src/content/depth.ts)
   doc_too_large: { status: 413, expose: true, close: 1009 },
   malformed_message: { status: 400, expose: true, close: 4400 },
   room_full: { status: 503, expose: true, close: 1013 },
