@@ -109,7 +109,8 @@ class Builder {
         case 'fence':
         case 'code_block': {
           const text = t.content.replace(/\n$/, '')
-          const language = t.info.trim().split(/\s+/)[0] || null
+          // The info string as written is escaped Markdown (`foo\+bar`, `f&ouml;`): the language is its text.
+          const language = parser.utils.unescapeAll(t.info).trim().split(/\s+/)[0] || null
           this.add({ type: this.n.codeBlock, attrs: { language }, ...(text ? { content: [{ type: 'text', text }] } : {}) })
           break
         }

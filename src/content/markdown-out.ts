@@ -51,7 +51,7 @@ function block(n: PmNode): M.BlockContent[] {
   }
   if (n.type === 'blockquote') return [{ type: 'blockquote', children: blocks(n.content) }]
   if (BULLET_LISTS.has(n.type)) return [list(n, false, null)]
-  if (ORDERED_LISTS.has(n.type)) return [list(n, true, Number(attrs.start ?? attrs.order ?? 1) || 1)]
+  if (ORDERED_LISTS.has(n.type)) return [list(n, true, startOf(attrs))]
   if (n.type === 'taskList') return [list(n, false, null)]
   if (CODE_BLOCKS.has(n.type)) {
     const lang = (attrs.language ?? attrs.params ?? null) as string | null
@@ -65,6 +65,12 @@ function block(n: PmNode): M.BlockContent[] {
   if (inner.length && inner.every((c) => c.type !== 'text' && !BREAKS.has(c.type) && c.type !== 'image')) return blocks(inner)
   const children = inline(inner)
   return children.length ? [{ type: 'paragraph', children }] : []
+}
+
+/** An ordered list's first number: any whole number from 0 (CommonMark allows 0 to 999999999), else 1. */
+function startOf(attrs: Record<string, unknown>): number {
+  const start = Number(attrs.start ?? attrs.order ?? 1)
+  return Number.isInteger(start) && start >= 0 ? start : 1
 }
 
 function list(n: PmNode, ordered: boolean, start: number | null): M.List {
