@@ -5,6 +5,7 @@
 import type * as M from 'mdast'
 import { gfmToMarkdown } from 'mdast-util-gfm'
 import { toMarkdown } from 'mdast-util-to-markdown'
+import { withoutMarkerRefs } from './markdown-refs.js'
 import type { PmMark, PmNode } from './pm-json.js'
 
 const BULLET_LISTS = new Set(['bulletList', 'bullet_list'])
@@ -16,7 +17,7 @@ const BREAKS = new Set(['hardBreak', 'hard_break'])
 export function pmToMarkdown(doc: PmNode): string {
   const root: M.Root = { type: 'root', children: blocks(doc.content) }
   if (root.children.length === 0) return ''
-  return toMarkdown(root, {
+  const markdown = toMarkdown(root, {
     extensions: [gfmToMarkdown()],
     bullet: '-',
     emphasis: '*',
@@ -27,6 +28,7 @@ export function pmToMarkdown(doc: PmNode): string {
     listItemIndent: 'one',
     incrementListMarker: true,
   })
+  return withoutMarkerRefs(markdown)
 }
 
 function textOf(n: PmNode): string {
@@ -123,42 +125,61 @@ function wrapperOf(m: PmMark): Wrapper | null {
       return null
   }
 }
-const RANK: Wrapper[] = ['link', 'strong', 'emphasis', 'delete']
+/** Which mark goes outside when two wrap exactly the same text (markdown-it reads `***a***` as em > strong). */
+const RANK: Wrapper[] = ['link', 'emphasis', 'strong', 'delete']
+
+interface Wrap {
+  kind: Wrapper
+  mark: PmMark
+}
 
 interface Leaf {
   node: PmNode
-  wraps: { kind: Wrapper; mark: PmMark }[]
+  wraps: Wrap[]
 }
 
 function inline(content: readonly PmNode[] | undefined): M.PhrasingContent[] {
-  const leaves: Leaf[] = (content ?? []).map((node) => {
-    const wraps = (node.marks ?? []).flatMap((mark) => {
+  const leaves: Leaf[] = (content ?? []).map((node) => ({
+    node,
+    wraps: (node.marks ?? []).flatMap((mark) => {
       const kind = wrapperOf(mark)
       return kind ? [{ kind, mark }] : []
-    })
-    wraps.sort((a, b) => RANK.indexOf(a.kind) - RANK.indexOf(b.kind))
-    return { node, wraps }
-  })
-  return nest(leaves, 0)
+    }),
+  }))
+  return nest(leaves)
 }
 
-const sameWrap = (a: Leaf['wraps'][number] | undefined, b: Leaf['wraps'][number] | undefined) =>
-  !!a && !!b && a.kind === b.kind && (a.kind !== 'link' || (a.mark.attrs?.href === b.mark.attrs?.href && a.mark.attrs?.title === b.mark.attrs?.title))
+const sameWrap = (a: Wrap, b: Wrap) =>
+  a.kind === b.kind && (a.kind !== 'link' || (a.mark.attrs?.href === b.mark.attrs?.href && a.mark.attrs?.title === b.mark.attrs?.title))
 
-/** Consecutive leaves sharing their outermost remaining mark go into one node of it. */
-function nest(leaves: Leaf[], depth: number): M.PhrasingContent[] {
+/**
+ * Leaves as nested phrasing: at each leaf, the mark whose run goes on longest wraps the whole run
+ * (its other marks nest inside), so `*foo **bar** baz*` stays one emphasis around a strong, and
+ * one emphasis spans a link inside it. Each level removes one mark, so the depth is the number
+ * of marks; each leaf is scanned once per mark a level.
+ */
+function nest(leaves: Leaf[]): M.PhrasingContent[] {
   const out: M.PhrasingContent[] = []
   let i = 0
   while (i < leaves.length) {
-    const w = leaves[i]!.wraps[depth]
-    if (!w) {
-      out.push(...leaf(leaves[i]!.node))
+    const here = leaves[i]!
+    let best: Wrap | null = null
+    let end = i
+    for (const w of here.wraps) {
+      let j = i + 1
+      while (j < leaves.length && leaves[j]!.wraps.some((x) => sameWrap(x, w))) j++
+      if (j > end || (j === end && best && RANK.indexOf(w.kind) < RANK.indexOf(best.kind))) {
+        best = w
+        end = j
+      }
+    }
+    if (!best) {
+      out.push(...leaf(here.node))
       i++
       continue
     }
-    let j = i + 1
-    while (j < leaves.length && sameWrap(leaves[j]!.wraps[depth], w)) j++
-    const children = nest(leaves.slice(i, j), depth + 1)
+    const w = best
+    const children = nest(leaves.slice(i, end).map((l) => ({ node: l.node, wraps: l.wraps.filter((x) => !sameWrap(x, w)) })))
     // Emphasis cannot open or close on white space (`* b*` is not emphasis): it goes outside.
     const [before, after] = w.kind === 'link' ? ['', ''] : expel(children)
     if (before) out.push({ type: 'text', value: before })
@@ -167,7 +188,7 @@ function nest(leaves: Leaf[], depth: number): M.PhrasingContent[] {
       out.push({ type: 'link', url: String(w.mark.attrs?.href ?? ''), title: typeof title === 'string' ? title : null, children })
     } else if (children.length) out.push({ type: w.kind, children } as M.PhrasingContent)
     if (after) out.push({ type: 'text', value: after })
-    i = j
+    i = end
   }
   return out
 }

@@ -23,4 +23,11 @@ describe('Markdown round trip', () => {
   it('an ordered list starting at 0 reads back starting at 0', () => {
     expect(roundTrip('0. zero\n1. one\n')).toBe('0. zero\n1. one\n')
   })
+
+  it('marks that cover a longer run wrap it whole: no split at an inner mark or a link, no character references', () => {
+    expect(roundTrip('*foo **bar** baz*\n')).toBe('*foo **bar** baz*\n')
+    expect(roundTrip('*foo [bar](/url)*\n')).toBe('*foo [bar](/url)*\n')
+    expect(roundTrip('**foo [*bar*](/url) baz**\n')).toBe('**foo [*bar*](/url) baz**\n')
+    expect(roundTrip('foo***bar***baz\n')).toBe('foo***bar***baz\n')
+  })
 })
