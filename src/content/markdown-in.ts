@@ -117,11 +117,9 @@ class Builder {
         case 'hr':
           this.add({ type: this.n.horizontalRule })
           break
-        case 'html_block': {
-          const text = t.content.replace(/\n$/, '')
-          this.add(text ? { type: 'paragraph', content: [{ type: 'text', text }] } : { type: 'paragraph' })
+        case 'html_block':
+          for (const text of htmlParagraphs(t.content)) this.add({ type: 'paragraph', content: [{ type: 'text', text }] })
           break
-        }
         case 'inline':
           for (const node of this.inline(t.children ?? [])) this.add(node)
           break
@@ -154,8 +152,10 @@ class Builder {
     for (const t of tokens) {
       switch (t.type) {
         case 'text':
-        case 'html_inline':
           text(t.content)
+          break
+        case 'html_inline':
+          text(t.content.replace(LINE_EDGE, '\n'))
           break
         case 'softbreak':
           text('\n')
@@ -203,6 +203,19 @@ class Builder {
     }
     return out
   }
+}
+
+/**
+ * Raw HTML is kept as its text (no ProseMirror schema holds it as HTML), as a paragraph would read
+ * it: split at blank lines, without the white space at the ends of its lines, which a paragraph
+ * drops (printing it would take a character reference per line).
+ */
+const LINE_EDGE = /[ \t]*\n[ \t]*/g
+function htmlParagraphs(html: string): string[] {
+  return html
+    .split(/\n[ \t]*\n/)
+    .map((p) => p.trim().replace(LINE_EDGE, '\n'))
+    .filter((p) => p !== '')
 }
 
 /** A bullet list whose items start with `[ ]` or `[x]` is a task list (GFM). */

@@ -9,9 +9,18 @@ import { markdownToPm } from './markdown-in.js'
 /** A hex reference right before or after an emphasis or strikethrough marker, not escaped. */
 const BESIDE_MARKER = /(?<!\\)&#x([0-9A-F]+);(?=[*_~])|(?<=[*_~])&#x([0-9A-F]+);/g
 
+const decode = (s: string) => s.replace(BESIDE_MARKER, (_, a?: string, b?: string) => String.fromCodePoint(parseInt(a ?? b!, 16)))
+
+/**
+ * Without those references; failing that, also with `__` as `**` (the printer picks `__` for a
+ * strong inside `*` emphasis, which cannot open inside a word). Kept as printed unless markdown-it
+ * reads the candidate as the same document.
+ */
 export function withoutMarkerRefs(markdown: string): string {
-  if (!BESIDE_MARKER.test(markdown)) return markdown
-  BESIDE_MARKER.lastIndex = 0
-  const plain = markdown.replace(BESIDE_MARKER, (_, a?: string, b?: string) => String.fromCodePoint(parseInt(a ?? b!, 16)))
-  return stableJson(markdownToPm(plain, 'tiptap')) === stableJson(markdownToPm(markdown, 'tiptap')) ? plain : markdown
+  if (markdown.search(BESIDE_MARKER) < 0) return markdown
+  const want = stableJson(markdownToPm(markdown, 'tiptap'))
+  for (const candidate of [decode(markdown), decode(markdown.replace(/(?<!\\)__/g, '**'))]) {
+    if (stableJson(markdownToPm(candidate, 'tiptap')) === want) return candidate
+  }
+  return markdown
 }

@@ -29,5 +29,12 @@ describe('Markdown round trip', () => {
     expect(roundTrip('*foo [bar](/url)*\n')).toBe('*foo [bar](/url)*\n')
     expect(roundTrip('**foo [*bar*](/url) baz**\n')).toBe('**foo [*bar*](/url) baz**\n')
     expect(roundTrip('foo***bar***baz\n')).toBe('foo***bar***baz\n')
+    expect(roundTrip('*foo**bar***\n')).toBe('*foo**bar***\n')
+  })
+
+  it('raw HTML is kept as its text, as paragraphs would read it, without character references', () => {
+    expect(roundTrip('<div id="foo"\n  class="bar">\n</div>\n')).toBe('\\<div id="foo"\nclass="bar">\n\\</div>\n')
+    expect(roundTrip('<textarea>\n\n*foo*\n\n</textarea>\n')).toBe('\\<textarea>\n\n\\*foo\\*\n\n\\</textarea>\n')
+    expect(roundTrip('<a href="foo  \nbar">\n')).toBe('\\<a href="foo\nbar">\n')
   })
 })
