@@ -56,10 +56,22 @@ class Builder {
     return node
   }
 
+  /**
+   * markdown-it hides the paragraphs of a tight list's items; a shown one makes its list loose,
+   * stored as `tight: false` (prosemirror-markdown's attribute; a list without it is tight).
+   */
+  private loosen(t: Token): void {
+    const item = this.stack[this.stack.length - 1]
+    const list = this.stack[this.stack.length - 2]
+    if (t.hidden || !list || item?.type !== this.n.listItem) return
+    list.attrs = { ...list.attrs, tight: false }
+  }
+
   blocks(tokens: Token[]): PmNode[] {
     for (const t of tokens) {
       switch (t.type) {
         case 'paragraph_open':
+          this.loosen(t)
           this.open({ type: 'paragraph' })
           break
         case 'heading_open':

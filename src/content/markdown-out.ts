@@ -75,13 +75,15 @@ function startOf(attrs: Record<string, unknown>): number {
   return Number.isInteger(start) && start >= 0 ? start : 1
 }
 
+/** A list is tight unless it says `tight: false` (a loose list has its items' blocks apart by blank lines). */
 function list(n: PmNode, ordered: boolean, start: number | null): M.List {
+  const spread = n.attrs?.tight === false
   const items = (n.content ?? []).map((item): M.ListItem => {
-    const li: M.ListItem = { type: 'listItem', spread: false, children: blocks(item.content) }
+    const li: M.ListItem = { type: 'listItem', spread, children: blocks(item.content) }
     if (item.type === 'taskItem') li.checked = item.attrs?.checked === true
     return li
   })
-  return ordered ? { type: 'list', ordered, start, spread: false, children: items } : { type: 'list', ordered, spread: false, children: items }
+  return ordered ? { type: 'list', ordered, start, spread, children: items } : { type: 'list', ordered, spread, children: items }
 }
 
 function table(n: PmNode): M.Table {

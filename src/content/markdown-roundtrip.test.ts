@@ -37,4 +37,17 @@ describe('Markdown round trip', () => {
     expect(roundTrip('<textarea>\n\n*foo*\n\n</textarea>\n')).toBe('\\<textarea>\n\n\\*foo\\*\n\n\\</textarea>\n')
     expect(roundTrip('<a href="foo  \nbar">\n')).toBe('\\<a href="foo\nbar">\n')
   })
+
+  it('a loose list reads back loose, a tight one tight, and a rewrite of an unchanged loose list changes nothing', () => {
+    expect(roundTrip('- foo\n\n- bar\n\n\n- baz\n')).toBe('- foo\n\n- bar\n\n- baz\n')
+    expect(roundTrip('1. a\n\n   b\n2. c\n')).toBe('1. a\n\n   b\n\n2. c\n')
+    expect(roundTrip('- a\n  - b\n  - c\n\n- d\n')).toBe('- a\n\n  - b\n  - c\n\n- d\n')
+    expect(roundTrip('- a\n- b\n')).toBe('- a\n- b\n')
+    const doc = new Y.Doc()
+    const write = (content: string) => computeEdit(Y.encodeStateAsUpdate(doc), { format: 'markdown', content, root: null }).update
+    Y.applyUpdate(doc, write('- a\n\n- b\n')!)
+    expect(write('- a\n\n- b\n')).toBeNull()
+    Y.applyUpdate(doc, write('- a\n- b\n')!)
+    expect(readContent(Y.encodeStateAsUpdate(doc), 'markdown', null).content).toBe('- a\n- b\n')
+  })
 })
