@@ -148,6 +148,14 @@ function inline(content: readonly PmNode[] | undefined): M.PhrasingContent[] {
       return kind ? [{ kind, mark }] : []
     }),
   }))
+  // A hard break carries no marks in Yjs: it takes those of the text on both sides, so the break
+  // of `*foo\\nbar*` stays inside the emphasis.
+  leaves.forEach((l, i) => {
+    const [before, after] = [leaves[i - 1], leaves[i + 1]]
+    if (BREAKS.has(l.node.type) && l.wraps.length === 0 && before && after) {
+      l.wraps = before.wraps.filter((w) => after.wraps.some((x) => sameWrap(x, w)))
+    }
+  })
   return nest(leaves)
 }
 

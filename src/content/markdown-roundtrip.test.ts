@@ -50,4 +50,9 @@ describe('Markdown round trip', () => {
     Y.applyUpdate(doc, write('- a\n- b\n')!)
     expect(readContent(Y.encodeStateAsUpdate(doc), 'markdown', null).content).toBe('- a\n- b\n')
   })
+
+  it('a hard break inside emphasis stays inside it', () => {
+    expect(roundTrip('*foo  \nbar*\n')).toBe('*foo\\\nbar*\n')
+    expect(roundTrip('**a** \\\n*b*\n')).toBe('**a** \\\n*b*\n')
+  })
 })
