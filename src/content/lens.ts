@@ -35,6 +35,10 @@ const MD_NODE_ATTRS: Record<string, readonly string[]> = {
   codeBlock: ['language'],
   code_block: ['language'],
   taskItem: ['checked'],
+  tableHeader: ['align'],
+  tableCell: ['align'],
+  table_header: ['align'],
+  table_cell: ['align'],
   image: ['src', 'alt', 'title'],
 }
 

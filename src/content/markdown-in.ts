@@ -110,7 +110,7 @@ class Builder {
           break
         case 'th_open':
         case 'td_open':
-          this.open({ type: t.type === 'th_open' ? this.n.tableHeader : this.n.tableCell })
+          this.open({ type: t.type === 'th_open' ? this.n.tableHeader : this.n.tableCell, ...alignOf(t) })
           this.open({ type: 'paragraph' })
           break
         case 'th_close':
@@ -215,6 +215,12 @@ class Builder {
     }
     return out
   }
+}
+
+/** A GFM column's alignment, on each of its cells (`align`, as table extensions of editors name it). */
+function alignOf(cell: Token): { attrs?: { align: string } } {
+  const align = /text-align:(left|center|right)/.exec(cell.attrGet('style') ?? '')?.[1]
+  return align ? { attrs: { align } } : {}
 }
 
 /**

@@ -93,8 +93,13 @@ function table(n: PmNode): M.Table {
       children: (row.content ?? []).map((cell): M.TableCell => ({ type: 'tableCell', children: cellInline(cell) })),
     }),
   )
-  // GFM prints the first row as the header row, whatever its cells are in the document.
-  return { type: 'table', align: rows[0]?.children.map(() => null) ?? [], children: rows }
+  // GFM prints the first row as the header row, whatever its cells are in the document; its
+  // cells' `align` is the columns' alignment.
+  const align = (n.content?.[0]?.content ?? []).map((cell): M.AlignType => {
+    const a = cell.attrs?.align
+    return a === 'left' || a === 'center' || a === 'right' ? a : null
+  })
+  return { type: 'table', align, children: rows }
 }
 
 /** A cell's blocks as one line of phrasing (GFM cells hold no blocks). */

@@ -55,4 +55,8 @@ describe('Markdown round trip', () => {
     expect(roundTrip('*foo  \nbar*\n')).toBe('*foo\\\nbar*\n')
     expect(roundTrip('**a** \\\n*b*\n')).toBe('**a** \\\n*b*\n')
   })
+
+  it("a GFM table keeps its columns' alignment", () => {
+    expect(roundTrip('| a | b | c | d |\n| :- | :-: | --: | --- |\n| 1 | 2 | 3 | 4 |\n')).toBe('| a  |  b  |  c | d |\n| :- | :-: | -: | - |\n| 1  |  2  |  3 | 4 |\n')
+  })
 })
