@@ -39,7 +39,7 @@ const MD_NODE_ATTRS: Record<string, readonly string[]> = {
   tableCell: ['align'],
   table_header: ['align'],
   table_cell: ['align'],
-  image: ['src', 'alt', 'title'],
+  image: ['src', 'alt', 'title', 'link'],
 }
 
 const MD_MARKS: Record<string, readonly string[]> = {

@@ -7,9 +7,9 @@ import MarkdownIt from 'markdown-it'
 import type StateCore from 'markdown-it/lib/rules_core/state_core.mjs'
 import type Token from 'markdown-it/lib/token.mjs'
 import { contentTooDeep, MAX_DEPTH } from './depth.js'
-import { NODE_NAMES, type PmMark, type PmNode, type Vocabulary } from './pm-json.js'
+import { inlineNodes, LINE_EDGE } from './markdown-inline.js'
+import { NODE_NAMES, type PmNode, type Vocabulary } from './pm-json.js'
 
-type Names = (typeof NODE_NAMES)[Vocabulary]
 
 // Blocks may nest one level past MAX_DEPTH, so that markdown-it never cuts what the Builder would
 // accept: where it stops, the Builder has already seen a container too deep and refused. Inline
@@ -37,7 +37,7 @@ class Builder {
   private readonly root: PmNode = { type: 'doc', content: [] }
   private readonly stack: PmNode[] = [this.root]
 
-  constructor(private readonly n: Names) {}
+  constructor(private readonly n: (typeof NODE_NAMES)[Vocabulary]) {}
 
   /** Every node is added here at depth `stack.length` (the doc is 0): an element past MAX_DEPTH is refused. */
   private add(node: PmNode): void {
@@ -133,7 +133,7 @@ class Builder {
           for (const text of htmlParagraphs(t.content)) this.add({ type: 'paragraph', content: [{ type: 'text', text }] })
           break
         case 'inline':
-          for (const node of this.inline(t.children ?? [])) this.add(node)
+          for (const node of inlineNodes(t.children ?? [], this.n)) this.add(node)
           break
         case 'thead_open':
         case 'thead_close':
@@ -145,75 +145,6 @@ class Builder {
       }
     }
     return this.root.content ?? []
-  }
-
-  private inline(tokens: Token[]): PmNode[] {
-    const out: PmNode[] = []
-    const marks: PmMark[] = []
-    const text = (value: string, extra?: PmMark) => {
-      if (!value) return
-      const all = extra ? [...marks, extra] : [...marks]
-      const last = out[out.length - 1]
-      if (last?.type === 'text' && JSON.stringify(last.marks ?? []) === JSON.stringify(all)) last.text += value
-      else out.push(all.length ? { type: 'text', text: value, marks: all } : { type: 'text', text: value })
-    }
-    const drop = (type: string) => {
-      const at = marks.map((m) => m.type).lastIndexOf(type)
-      if (at >= 0) marks.splice(at, 1)
-    }
-    for (const t of tokens) {
-      switch (t.type) {
-        case 'text':
-          text(t.content)
-          break
-        case 'html_inline':
-          text(t.content.replace(LINE_EDGE, '\n'))
-          break
-        case 'softbreak':
-          text('\n')
-          break
-        case 'hardbreak':
-          out.push({ type: this.n.hardBreak })
-          break
-        case 'code_inline':
-          text(t.content, { type: 'code' })
-          break
-        case 'strong_open':
-          marks.push({ type: this.n.bold })
-          break
-        case 'strong_close':
-          drop(this.n.bold)
-          break
-        case 'em_open':
-          marks.push({ type: this.n.italic })
-          break
-        case 'em_close':
-          drop(this.n.italic)
-          break
-        case 's_open':
-          marks.push({ type: 'strike' })
-          break
-        case 's_close':
-          drop('strike')
-          break
-        case 'link_open': {
-          const href = t.attrGet('href') ?? ''
-          const title = t.attrGet('title')
-          marks.push({ type: 'link', attrs: title ? { href, title } : { href } })
-          break
-        }
-        case 'link_close':
-          drop('link')
-          break
-        case 'image': {
-          const title = t.attrGet('title')
-          const alt = t.children?.map((c) => c.content).join('') ?? t.content
-          out.push({ type: 'image', attrs: { src: t.attrGet('src') ?? '', ...(alt ? { alt } : {}), ...(title ? { title } : {}) } })
-          break
-        }
-      }
-    }
-    return out
   }
 }
 
@@ -228,7 +159,6 @@ function alignOf(cell: Token): { attrs?: { align: string } } {
  * it: split at blank lines, without the white space at the ends of its lines, which a paragraph
  * drops (printing it would take a character reference per line).
  */
-const LINE_EDGE = /[ \t]*\n[ \t]*/g
 function htmlParagraphs(html: string): string[] {
   return html
     .split(/\n[ \t]*\n/)

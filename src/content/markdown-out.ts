@@ -5,6 +5,7 @@
 import type * as M from 'mdast'
 import { gfmToMarkdown } from 'mdast-util-gfm'
 import { toMarkdown } from 'mdast-util-to-markdown'
+import { EMPTY_LINK_TEXT } from './markdown-inline.js'
 import { withoutMarkerRefs } from './markdown-refs.js'
 import type { PmMark, PmNode } from './pm-json.js'
 
@@ -145,13 +146,22 @@ interface Leaf {
   wraps: Wrap[]
 }
 
+/** An image's `link` attribute is the link around it (markdown-inline.ts). */
+function imageLink(node: PmNode): Wrap[] {
+  const link = node.type === 'image' ? node.attrs?.link : undefined
+  return link && typeof link === 'object' ? [{ kind: 'link', mark: { type: 'link', attrs: link as Record<string, unknown> } }] : []
+}
+
 function inline(content: readonly PmNode[] | undefined): M.PhrasingContent[] {
   const leaves: Leaf[] = (content ?? []).map((node) => ({
     node,
-    wraps: (node.marks ?? []).flatMap((mark) => {
-      const kind = wrapperOf(mark)
-      return kind ? [{ kind, mark }] : []
-    }),
+    wraps: [
+      ...imageLink(node),
+      ...(node.marks ?? []).flatMap((mark) => {
+        const kind = wrapperOf(mark)
+        return kind ? [{ kind, mark }] : []
+      }),
+    ],
   }))
   // A hard break carries no marks in Yjs: it takes those of the text on both sides, so the break
   // of `*foo\\nbar*` stays inside the emphasis.
@@ -200,7 +210,9 @@ function nest(leaves: Leaf[]): M.PhrasingContent[] {
     if (before) out.push({ type: 'text', value: before })
     if (w.kind === 'link') {
       const title = w.mark.attrs?.title
-      out.push({ type: 'link', url: String(w.mark.attrs?.href ?? ''), title: typeof title === 'string' ? title : null, children })
+      // A link without text holds one zero-width space in the document (markdown-inline.ts).
+      const empty = children.length === 1 && children[0]!.type === 'text' && children[0].value === EMPTY_LINK_TEXT
+      out.push({ type: 'link', url: String(w.mark.attrs?.href ?? ''), title: typeof title === 'string' ? title : null, children: empty ? [] : children })
     } else if (children.length) out.push({ type: w.kind, children } as M.PhrasingContent)
     if (after) out.push({ type: 'text', value: after })
     i = end

@@ -59,4 +59,13 @@ describe('Markdown round trip', () => {
   it("a GFM table keeps its columns' alignment", () => {
     expect(roundTrip('| a | b | c | d |\n| :- | :-: | --: | --- |\n| 1 | 2 | 3 | 4 |\n')).toBe('| a  |  b  |  c | d |\n| :- | :-: | -: | - |\n| 1  |  2  |  3 | 4 |\n')
   })
+
+  it('a link around an image keeps its link, and a link without text keeps its URL', () => {
+    expect(roundTrip('[![moon](moon.jpg)](/uri)\n')).toBe('[![moon](moon.jpg)](/uri)\n')
+    expect(roundTrip('[![moon](moon.jpg) and more](/uri "t")\n')).toBe('[![moon](moon.jpg) and more](/uri "t")\n')
+    expect(roundTrip('[](./target.md)\n')).toBe('[](./target.md)\n')
+    expect(roundTrip('a [](<>) b\n')).toBe('a []() b\n')
+    // An image's description keeps escaped characters and code, so it does not shrink on each write.
+    expect(roundTrip(roundTrip('![[[foo](uri1)](uri2)](uri3)\n'))).toBe('![\\[foo\\](uri2)](uri3)\n')
+  })
 })
