@@ -1,8 +1,8 @@
 // Markdown (CommonMark with GFM tables, task lists and strikethrough) as a ProseMirror JSON
 // document, named in the vocabulary of the document it goes into. Parsed by markdown-it (about
-// 15 MB/s here; the unified parser read 1 MB/s); any text is valid Markdown, so this never refuses.
-// Raw HTML stays as its text. Nesting past MAX_DEPTH is refused whole (depth.ts): markdown-it
-// would otherwise drop everything below its own limit without a word.
+// 15 MB/s here; the unified parser read 1 MB/s); any text is valid Markdown, so this refuses only
+// nesting past MAX_DEPTH, whole (depth.ts): markdown-it would otherwise drop everything below its
+// own limit without a word. Raw HTML stays as its text.
 import MarkdownIt from 'markdown-it'
 import type StateCore from 'markdown-it/lib/rules_core/state_core.mjs'
 import type Token from 'markdown-it/lib/token.mjs'
