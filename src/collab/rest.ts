@@ -49,6 +49,8 @@ interface RestRoute {
   id?: 'optional' | 'required'
   /** the segments a path may have after the id (`/{id}/accept`); none by default */
   actions?: readonly string[]
+  /** the deepest JSON body the route takes, where its documents need more than --max-json-depth */
+  jsonDepth?: number
   handle(req: RestRequest, ctx: RestContext): Promise<RestResponse>
 }
 
@@ -75,7 +77,7 @@ export function lazyRoutes(shape: RouteShape, load: () => Promise<RestRoutes>): 
         async handle(req, ctx) {
           loaded ??= load()
           const route = (await loaded)[name]?.[method]
-          if (!route || route.access !== meta.access || Boolean(route.body) !== Boolean(meta.body) || route.id !== meta.id || String(route.actions) !== String(meta.actions)) {
+          if (!route || route.access !== meta.access || Boolean(route.body) !== Boolean(meta.body) || route.id !== meta.id || String(route.actions) !== String(meta.actions) || route.jsonDepth !== meta.jsonDepth) {
             throw new Error(`collab REST route ${method} ${name} does not match its declared shape`)
           }
           return route.handle(req, ctx)

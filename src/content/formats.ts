@@ -3,6 +3,7 @@
 // a worker thread alike (jobs.ts).
 import * as Y from 'yjs'
 import { AppError } from '../infra/errors.js'
+import { documentTooDeep, MAX_DEPTH } from './depth.js'
 import { renderText } from './doc-text.js'
 import { fragmentToPm, markTypeOf } from './fragment-read.js'
 import { updateChildren } from './fragment-update.js'
@@ -65,14 +66,18 @@ export interface EditResult extends Counts {
   update: Uint8Array | null
 }
 
-/** Element and mark names a fragment holds: a write may use them even when Tandem does not know them. */
-function namesIn(t: AnyType, into: Set<string>): Set<string> {
+/**
+ * Element and mark names a fragment holds: a write may use them even when Tandem does not know
+ * them. A document nesting past MAX_DEPTH is refused here, before any other walk over it.
+ */
+function namesIn(t: AnyType, into: Set<string>, depth = 1): Set<string> {
   for (const item of liveItems(t)) {
     if (!(item.content instanceof Y.ContentType)) continue
     const child = item.content.type
     if (child instanceof Y.XmlElement) {
+      if (depth > MAX_DEPTH) throw documentTooDeep()
       into.add(child.nodeName)
-      namesIn(child, into)
+      namesIn(child, into, depth + 1)
     } else if (child instanceof Y.XmlText) {
       for (const op of child.toDelta() as { attributes?: Record<string, unknown> }[]) for (const k of Object.keys(op.attributes ?? {})) into.add(markTypeOf(k))
     }

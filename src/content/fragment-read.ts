@@ -1,32 +1,37 @@
 // An XML root as ProseMirror JSON, the way y-prosemirror and Tiptap's binding store it: an
 // element per node (its name the node type, its attributes the node's attrs) and a Y.XmlText per
 // run of text, whose formatting attributes are the marks (`{bold: {}}`, `{link: {href}}`).
-// Read from the item lists, so the root is never instantiated as a type.
+// Read from the item lists, so the root is never instantiated as a type. A document nesting past
+// MAX_DEPTH is refused whole (depth.ts), never read cut, and the walk never recurses further.
 import * as Y from 'yjs'
+import { documentTooDeep, MAX_DEPTH } from './depth.js'
 import type { PmMark, PmNode } from './pm-json.js'
 import { liveItems, type AnyType } from './roots.js'
 
 export function fragmentToPm(root: AnyType): PmNode {
-  return { type: 'doc', content: childrenOf(root) }
+  return { type: 'doc', content: childrenOf(root, 1) }
 }
 
-function childrenOf(t: AnyType): PmNode[] {
+/** The children of `t`, which are at `depth`. */
+function childrenOf(t: AnyType, depth: number): PmNode[] {
   const out: PmNode[] = []
   for (const item of liveItems(t)) {
     if (!(item.content instanceof Y.ContentType)) continue
     const child = item.content.type
     if (child instanceof Y.XmlText) out.push(...textNodes(child))
-    else if (child instanceof Y.XmlElement) out.push(elementNode(child))
+    else if (child instanceof Y.XmlElement) out.push(elementNode(child, depth))
   }
   return out
 }
 
-export function elementNode(e: Y.XmlElement): PmNode {
+/** An element at `depth` (1 for a root's child; a deeper caller passes its own) as a node. */
+export function elementNode(e: Y.XmlElement, depth = 1): PmNode {
+  if (depth > MAX_DEPTH) throw documentTooDeep()
   const node: PmNode = { type: e.nodeName }
   const attrs = e.getAttributes() as Record<string, unknown>
   delete attrs.ychange // y-prosemirror's change-tracking decoration, not a node attribute
   if (Object.keys(attrs).length) node.attrs = attrs
-  const content = childrenOf(e)
+  const content = childrenOf(e, depth + 1)
   if (content.length) node.content = content
   return node
 }

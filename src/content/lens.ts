@@ -13,6 +13,8 @@ export interface Lens {
   visible(node: PmNode): boolean
   /** whether the formatting of white space is seen (Markdown moves it out of emphasis) */
   formatsWhitespace: boolean
+  /** attribute values that read the same as no attribute (a list's `tight: true`) */
+  defaults: Readonly<Record<string, unknown>>
 }
 
 export const FULL: Lens = {
@@ -20,16 +22,24 @@ export const FULL: Lens = {
   markKeys: () => null,
   visible: () => true,
   formatsWhitespace: true,
+  defaults: {},
 }
 
 const MD_NODE_ATTRS: Record<string, readonly string[]> = {
   heading: ['level'],
-  orderedList: ['start'],
-  ordered_list: ['order'],
+  bulletList: ['tight'],
+  bullet_list: ['tight'],
+  taskList: ['tight'],
+  orderedList: ['start', 'tight'],
+  ordered_list: ['order', 'tight'],
   codeBlock: ['language'],
   code_block: ['language'],
   taskItem: ['checked'],
-  image: ['src', 'alt', 'title'],
+  tableHeader: ['align'],
+  tableCell: ['align'],
+  table_header: ['align'],
+  table_cell: ['align'],
+  image: ['src', 'alt', 'title', 'link'],
 }
 
 const MD_MARKS: Record<string, readonly string[]> = {
@@ -49,13 +59,15 @@ export const MARKDOWN: Lens = {
   visible: (node) => !(node.type === 'paragraph' && !node.content?.length),
   // `**a** *b*` prints an italic space before b as plain: what a Markdown reader never saw stays.
   formatsWhitespace: false,
+  // A list is tight unless it says otherwise; prosemirror-markdown's documents say `tight: true`.
+  defaults: { tight: true },
 }
 
-function pick(attrs: Record<string, unknown> | undefined, keys: readonly string[] | null | undefined): Record<string, unknown> | undefined {
+function pick(attrs: Record<string, unknown> | undefined, keys: readonly string[] | null | undefined, defaults: Readonly<Record<string, unknown>> = {}): Record<string, unknown> | undefined {
   if (!attrs) return undefined
   if (keys === null) return attrs
   const out: Record<string, unknown> = {}
-  for (const k of keys ?? []) if (attrs[k] !== undefined && attrs[k] !== null) out[k] = attrs[k]
+  for (const k of keys ?? []) if (attrs[k] !== undefined && attrs[k] !== null && attrs[k] !== defaults[k]) out[k] = attrs[k]
   return Object.keys(out).length ? out : undefined
 }
 
@@ -63,7 +75,7 @@ function pick(attrs: Record<string, unknown> | undefined, keys: readonly string[
 export function project(lens: Lens, n: PmNode): PmNode {
   if (lens === FULL) return n
   const out: PmNode = { type: n.type }
-  const attrs = pick(n.attrs, lens.attrKeys(n.type))
+  const attrs = pick(n.attrs, lens.attrKeys(n.type), lens.defaults)
   if (attrs) out.attrs = attrs
   if (n.text !== undefined) out.text = n.text
   if (n.marks) {

@@ -1,14 +1,31 @@
 // Markdown (CommonMark with GFM tables, task lists and strikethrough) as a ProseMirror JSON
 // document, named in the vocabulary of the document it goes into. Parsed by markdown-it (about
-// 15 MB/s here; the unified parser read 1 MB/s); any text is valid Markdown, so this never refuses.
-// Raw HTML stays as its text.
+// 15 MB/s here; the unified parser read 1 MB/s); any text is valid Markdown, so this refuses only
+// nesting past MAX_DEPTH, whole (depth.ts): markdown-it would otherwise drop everything below its
+// own limit without a word. Raw HTML stays as its text.
 import MarkdownIt from 'markdown-it'
+import type StateCore from 'markdown-it/lib/rules_core/state_core.mjs'
 import type Token from 'markdown-it/lib/token.mjs'
-import { NODE_NAMES, type PmMark, type PmNode, type Vocabulary } from './pm-json.js'
+import { contentTooDeep, MAX_DEPTH } from './depth.js'
+import { inlineNodes, LINE_EDGE } from './markdown-inline.js'
+import { NODE_NAMES, type PmNode, type Vocabulary } from './pm-json.js'
 
-type Names = (typeof NODE_NAMES)[Vocabulary]
 
-const parser = new MarkdownIt('commonmark').enable(['table', 'strikethrough'])
+// Blocks may nest one level past MAX_DEPTH, so that markdown-it never cuts what the Builder would
+// accept: where it stops, the Builder has already seen a container too deep and refused. Inline
+// nesting (links in brackets) makes no document depth, and the inline parser's work grows with its
+// limit times the length of a run of `[` or `![`, so inlines keep markdown-it's CommonMark limit.
+const INLINE_NESTING = 20
+function markdownIt(maxNesting: number): MarkdownIt {
+  const md = new MarkdownIt('commonmark').enable(['table', 'strikethrough'])
+  Object.assign(md.options, { maxNesting }) // read by markdown-it, not declared by @types/markdown-it
+  return md
+}
+const inlineParser = markdownIt(INLINE_NESTING)
+const parser = markdownIt(MAX_DEPTH + 1)
+parser.core.ruler.at('inline', (state: StateCore) => {
+  for (const t of state.tokens) if (t.type === 'inline') inlineParser.inline.parse(t.content, inlineParser, state.env, (t.children ??= []))
+})
 
 export function markdownToPm(markdown: string, vocabulary: Vocabulary): PmNode {
   return { type: 'doc', content: new Builder(NODE_NAMES[vocabulary]).blocks(parser.parse(markdown, {})) }
@@ -20,9 +37,11 @@ class Builder {
   private readonly root: PmNode = { type: 'doc', content: [] }
   private readonly stack: PmNode[] = [this.root]
 
-  constructor(private readonly n: Names) {}
+  constructor(private readonly n: (typeof NODE_NAMES)[Vocabulary]) {}
 
+  /** Every node is added here at depth `stack.length` (the doc is 0): an element past MAX_DEPTH is refused. */
   private add(node: PmNode): void {
+    if (node.type !== 'text' && this.stack.length > MAX_DEPTH) throw contentTooDeep()
     ;(this.stack[this.stack.length - 1]!.content ??= []).push(node)
   }
 
@@ -37,10 +56,22 @@ class Builder {
     return node
   }
 
+  /**
+   * markdown-it hides the paragraphs of a tight list's items; a shown one makes its list loose,
+   * stored as `tight: false` (prosemirror-markdown's attribute; a list without it is tight).
+   */
+  private loosen(t: Token): void {
+    const item = this.stack[this.stack.length - 1]
+    const list = this.stack[this.stack.length - 2]
+    if (t.hidden || !list || item?.type !== this.n.listItem) return
+    list.attrs = { ...list.attrs, tight: false }
+  }
+
   blocks(tokens: Token[]): PmNode[] {
     for (const t of tokens) {
       switch (t.type) {
         case 'paragraph_open':
+          this.loosen(t)
           this.open({ type: 'paragraph' })
           break
         case 'heading_open':
@@ -65,7 +96,10 @@ class Builder {
           break
         case 'list_item_close': {
           const item = this.close()
-          if (!item.content) item.content = [{ type: 'paragraph' }]
+          if (!item.content) {
+            if (this.stack.length + 1 > MAX_DEPTH) throw contentTooDeep()
+            item.content = [{ type: 'paragraph' }]
+          }
           break
         }
         case 'table_open':
@@ -76,7 +110,7 @@ class Builder {
           break
         case 'th_open':
         case 'td_open':
-          this.open({ type: t.type === 'th_open' ? this.n.tableHeader : this.n.tableCell })
+          this.open({ type: t.type === 'th_open' ? this.n.tableHeader : this.n.tableCell, ...alignOf(t) })
           this.open({ type: 'paragraph' })
           break
         case 'th_close':
@@ -87,20 +121,19 @@ class Builder {
         case 'fence':
         case 'code_block': {
           const text = t.content.replace(/\n$/, '')
-          const language = t.info.trim().split(/\s+/)[0] || null
+          // The info string as written is escaped Markdown (`foo\+bar`, `f&ouml;`): the language is its text.
+          const language = parser.utils.unescapeAll(t.info).trim().split(/\s+/)[0] || null
           this.add({ type: this.n.codeBlock, attrs: { language }, ...(text ? { content: [{ type: 'text', text }] } : {}) })
           break
         }
         case 'hr':
           this.add({ type: this.n.horizontalRule })
           break
-        case 'html_block': {
-          const text = t.content.replace(/\n$/, '')
-          this.add(text ? { type: 'paragraph', content: [{ type: 'text', text }] } : { type: 'paragraph' })
+        case 'html_block':
+          for (const text of htmlParagraphs(t.content)) this.add({ type: 'paragraph', content: [{ type: 'text', text }] })
           break
-        }
         case 'inline':
-          for (const node of this.inline(t.children ?? [])) this.add(node)
+          for (const node of inlineNodes(t.children ?? [], this.n)) this.add(node)
           break
         case 'thead_open':
         case 'thead_close':
@@ -113,73 +146,24 @@ class Builder {
     }
     return this.root.content ?? []
   }
+}
 
-  private inline(tokens: Token[]): PmNode[] {
-    const out: PmNode[] = []
-    const marks: PmMark[] = []
-    const text = (value: string, extra?: PmMark) => {
-      if (!value) return
-      const all = extra ? [...marks, extra] : [...marks]
-      const last = out[out.length - 1]
-      if (last?.type === 'text' && JSON.stringify(last.marks ?? []) === JSON.stringify(all)) last.text += value
-      else out.push(all.length ? { type: 'text', text: value, marks: all } : { type: 'text', text: value })
-    }
-    const drop = (type: string) => {
-      const at = marks.map((m) => m.type).lastIndexOf(type)
-      if (at >= 0) marks.splice(at, 1)
-    }
-    for (const t of tokens) {
-      switch (t.type) {
-        case 'text':
-        case 'html_inline':
-          text(t.content)
-          break
-        case 'softbreak':
-          text('\n')
-          break
-        case 'hardbreak':
-          out.push({ type: this.n.hardBreak })
-          break
-        case 'code_inline':
-          text(t.content, { type: 'code' })
-          break
-        case 'strong_open':
-          marks.push({ type: this.n.bold })
-          break
-        case 'strong_close':
-          drop(this.n.bold)
-          break
-        case 'em_open':
-          marks.push({ type: this.n.italic })
-          break
-        case 'em_close':
-          drop(this.n.italic)
-          break
-        case 's_open':
-          marks.push({ type: 'strike' })
-          break
-        case 's_close':
-          drop('strike')
-          break
-        case 'link_open': {
-          const href = t.attrGet('href') ?? ''
-          const title = t.attrGet('title')
-          marks.push({ type: 'link', attrs: title ? { href, title } : { href } })
-          break
-        }
-        case 'link_close':
-          drop('link')
-          break
-        case 'image': {
-          const title = t.attrGet('title')
-          const alt = t.children?.map((c) => c.content).join('') ?? t.content
-          out.push({ type: 'image', attrs: { src: t.attrGet('src') ?? '', ...(alt ? { alt } : {}), ...(title ? { title } : {}) } })
-          break
-        }
-      }
-    }
-    return out
-  }
+/** A GFM column's alignment, on each of its cells (`align`, as table extensions of editors name it). */
+function alignOf(cell: Token): { attrs?: { align: string } } {
+  const align = /text-align:(left|center|right)/.exec(cell.attrGet('style') ?? '')?.[1]
+  return align ? { attrs: { align } } : {}
+}
+
+/**
+ * Raw HTML is kept as its text (no ProseMirror schema holds it as HTML), as a paragraph would read
+ * it: split at blank lines, without the white space at the ends of its lines, which a paragraph
+ * drops (printing it would take a character reference per line).
+ */
+function htmlParagraphs(html: string): string[] {
+  return html
+    .split(/\n[ \t]*\n/)
+    .map((p) => p.trim().replace(LINE_EDGE, '\n'))
+    .filter((p) => p !== '')
 }
 
 /** A bullet list whose items start with `[ ]` or `[x]` is a task list (GFM). */

@@ -5,6 +5,8 @@
 import type * as M from 'mdast'
 import { gfmToMarkdown } from 'mdast-util-gfm'
 import { toMarkdown } from 'mdast-util-to-markdown'
+import { EMPTY_LINK_TEXT } from './markdown-inline.js'
+import { withoutMarkerRefs } from './markdown-refs.js'
 import type { PmMark, PmNode } from './pm-json.js'
 
 const BULLET_LISTS = new Set(['bulletList', 'bullet_list'])
@@ -16,7 +18,7 @@ const BREAKS = new Set(['hardBreak', 'hard_break'])
 export function pmToMarkdown(doc: PmNode): string {
   const root: M.Root = { type: 'root', children: blocks(doc.content) }
   if (root.children.length === 0) return ''
-  return toMarkdown(root, {
+  const markdown = toMarkdown(root, {
     extensions: [gfmToMarkdown()],
     bullet: '-',
     emphasis: '*',
@@ -27,6 +29,7 @@ export function pmToMarkdown(doc: PmNode): string {
     listItemIndent: 'one',
     incrementListMarker: true,
   })
+  return withoutMarkerRefs(markdown)
 }
 
 function textOf(n: PmNode): string {
@@ -51,7 +54,7 @@ function block(n: PmNode): M.BlockContent[] {
   }
   if (n.type === 'blockquote') return [{ type: 'blockquote', children: blocks(n.content) }]
   if (BULLET_LISTS.has(n.type)) return [list(n, false, null)]
-  if (ORDERED_LISTS.has(n.type)) return [list(n, true, Number(attrs.start ?? attrs.order ?? 1) || 1)]
+  if (ORDERED_LISTS.has(n.type)) return [list(n, true, startOf(attrs))]
   if (n.type === 'taskList') return [list(n, false, null)]
   if (CODE_BLOCKS.has(n.type)) {
     const lang = (attrs.language ?? attrs.params ?? null) as string | null
@@ -67,13 +70,21 @@ function block(n: PmNode): M.BlockContent[] {
   return children.length ? [{ type: 'paragraph', children }] : []
 }
 
+/** An ordered list's first number: any whole number from 0 (CommonMark allows 0 to 999999999), else 1. */
+function startOf(attrs: Record<string, unknown>): number {
+  const start = Number(attrs.start ?? attrs.order ?? 1)
+  return Number.isInteger(start) && start >= 0 ? start : 1
+}
+
+/** A list is tight unless it says `tight: false` (a loose list has its items' blocks apart by blank lines). */
 function list(n: PmNode, ordered: boolean, start: number | null): M.List {
+  const spread = n.attrs?.tight === false
   const items = (n.content ?? []).map((item): M.ListItem => {
-    const li: M.ListItem = { type: 'listItem', spread: false, children: blocks(item.content) }
+    const li: M.ListItem = { type: 'listItem', spread, children: blocks(item.content) }
     if (item.type === 'taskItem') li.checked = item.attrs?.checked === true
     return li
   })
-  return ordered ? { type: 'list', ordered, start, spread: false, children: items } : { type: 'list', ordered, spread: false, children: items }
+  return ordered ? { type: 'list', ordered, start, spread, children: items } : { type: 'list', ordered, spread, children: items }
 }
 
 function table(n: PmNode): M.Table {
@@ -83,8 +94,13 @@ function table(n: PmNode): M.Table {
       children: (row.content ?? []).map((cell): M.TableCell => ({ type: 'tableCell', children: cellInline(cell) })),
     }),
   )
-  // GFM prints the first row as the header row, whatever its cells are in the document.
-  return { type: 'table', align: rows[0]?.children.map(() => null) ?? [], children: rows }
+  // GFM prints the first row as the header row, whatever its cells are in the document; its
+  // cells' `align` is the columns' alignment.
+  const align = (n.content?.[0]?.content ?? []).map((cell): M.AlignType => {
+    const a = cell.attrs?.align
+    return a === 'left' || a === 'center' || a === 'right' ? a : null
+  })
+  return { type: 'table', align, children: rows }
 }
 
 /** A cell's blocks as one line of phrasing (GFM cells hold no blocks). */
@@ -117,51 +133,89 @@ function wrapperOf(m: PmMark): Wrapper | null {
       return null
   }
 }
-const RANK: Wrapper[] = ['link', 'strong', 'emphasis', 'delete']
+/** Which mark goes outside when two wrap exactly the same text (markdown-it reads `***a***` as em > strong). */
+const RANK: Wrapper[] = ['link', 'emphasis', 'strong', 'delete']
+
+interface Wrap {
+  kind: Wrapper
+  mark: PmMark
+}
 
 interface Leaf {
   node: PmNode
-  wraps: { kind: Wrapper; mark: PmMark }[]
+  wraps: Wrap[]
+}
+
+/** An image's `link` attribute is the link around it (markdown-inline.ts). */
+function imageLink(node: PmNode): Wrap[] {
+  const link = node.type === 'image' ? node.attrs?.link : undefined
+  return link && typeof link === 'object' ? [{ kind: 'link', mark: { type: 'link', attrs: link as Record<string, unknown> } }] : []
 }
 
 function inline(content: readonly PmNode[] | undefined): M.PhrasingContent[] {
-  const leaves: Leaf[] = (content ?? []).map((node) => {
-    const wraps = (node.marks ?? []).flatMap((mark) => {
-      const kind = wrapperOf(mark)
-      return kind ? [{ kind, mark }] : []
-    })
-    wraps.sort((a, b) => RANK.indexOf(a.kind) - RANK.indexOf(b.kind))
-    return { node, wraps }
+  const leaves: Leaf[] = (content ?? []).map((node) => ({
+    node,
+    wraps: [
+      ...imageLink(node),
+      ...(node.marks ?? []).flatMap((mark) => {
+        const kind = wrapperOf(mark)
+        return kind ? [{ kind, mark }] : []
+      }),
+    ],
+  }))
+  // A hard break carries no marks in Yjs: it takes those of the text on both sides, so the break
+  // of `*foo\\nbar*` stays inside the emphasis.
+  leaves.forEach((l, i) => {
+    const [before, after] = [leaves[i - 1], leaves[i + 1]]
+    if (BREAKS.has(l.node.type) && l.wraps.length === 0 && before && after) {
+      l.wraps = before.wraps.filter((w) => after.wraps.some((x) => sameWrap(x, w)))
+    }
   })
-  return nest(leaves, 0)
+  return nest(leaves)
 }
 
-const sameWrap = (a: Leaf['wraps'][number] | undefined, b: Leaf['wraps'][number] | undefined) =>
-  !!a && !!b && a.kind === b.kind && (a.kind !== 'link' || (a.mark.attrs?.href === b.mark.attrs?.href && a.mark.attrs?.title === b.mark.attrs?.title))
+const sameWrap = (a: Wrap, b: Wrap) =>
+  a.kind === b.kind && (a.kind !== 'link' || (a.mark.attrs?.href === b.mark.attrs?.href && a.mark.attrs?.title === b.mark.attrs?.title))
 
-/** Consecutive leaves sharing their outermost remaining mark go into one node of it. */
-function nest(leaves: Leaf[], depth: number): M.PhrasingContent[] {
+/**
+ * Leaves as nested phrasing: at each leaf, the mark whose run goes on longest wraps the whole run
+ * (its other marks nest inside), so `*foo **bar** baz*` stays one emphasis around a strong, and
+ * one emphasis spans a link inside it. Each level removes one mark, so the depth is the number
+ * of marks; each leaf is scanned once per mark a level.
+ */
+function nest(leaves: Leaf[]): M.PhrasingContent[] {
   const out: M.PhrasingContent[] = []
   let i = 0
   while (i < leaves.length) {
-    const w = leaves[i]!.wraps[depth]
-    if (!w) {
-      out.push(...leaf(leaves[i]!.node))
+    const here = leaves[i]!
+    let best: Wrap | null = null
+    let end = i
+    for (const w of here.wraps) {
+      let j = i + 1
+      while (j < leaves.length && leaves[j]!.wraps.some((x) => sameWrap(x, w))) j++
+      if (j > end || (j === end && best && RANK.indexOf(w.kind) < RANK.indexOf(best.kind))) {
+        best = w
+        end = j
+      }
+    }
+    if (!best) {
+      out.push(...leaf(here.node))
       i++
       continue
     }
-    let j = i + 1
-    while (j < leaves.length && sameWrap(leaves[j]!.wraps[depth], w)) j++
-    const children = nest(leaves.slice(i, j), depth + 1)
+    const w = best
+    const children = nest(leaves.slice(i, end).map((l) => ({ node: l.node, wraps: l.wraps.filter((x) => !sameWrap(x, w)) })))
     // Emphasis cannot open or close on white space (`* b*` is not emphasis): it goes outside.
     const [before, after] = w.kind === 'link' ? ['', ''] : expel(children)
     if (before) out.push({ type: 'text', value: before })
     if (w.kind === 'link') {
       const title = w.mark.attrs?.title
-      out.push({ type: 'link', url: String(w.mark.attrs?.href ?? ''), title: typeof title === 'string' ? title : null, children })
+      // A link without text holds one zero-width space in the document (markdown-inline.ts).
+      const empty = children.length === 1 && children[0]!.type === 'text' && children[0].value === EMPTY_LINK_TEXT
+      out.push({ type: 'link', url: String(w.mark.attrs?.href ?? ''), title: typeof title === 'string' ? title : null, children: empty ? [] : children })
     } else if (children.length) out.push({ type: w.kind, children } as M.PhrasingContent)
     if (after) out.push({ type: 'text', value: after })
-    i = j
+    i = end
   }
   return out
 }

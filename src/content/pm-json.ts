@@ -3,6 +3,7 @@
 // basic/list's (snake_case), with tables and task lists. A name the document already holds is
 // accepted too, so what an agent read from an editor's document can always be written back.
 import { AppError } from '../infra/errors.js'
+import { contentTooDeep, MAX_DEPTH } from './depth.js'
 
 export interface PmMark {
   type: string
@@ -76,11 +77,13 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  */
 export function checkPmDoc(input: unknown, known: ReadonlySet<string>): PmNode {
   if (!isObject(input) || input.type !== 'doc') throw new AppError('validation', 'content must be a ProseMirror JSON document: {"type": "doc", "content": [...]}')
-  checkNode(input, 'doc', known)
+  checkNode(input, 'doc', known, 0)
   return input as unknown as PmNode
 }
 
-function checkNode(n: Record<string, unknown>, path: string, known: ReadonlySet<string>): void {
+function checkNode(n: Record<string, unknown>, path: string, known: ReadonlySet<string>, depth: number): void {
+  // Text is no element in Yjs: a text-holding block at MAX_DEPTH is within the limit.
+  if (depth > MAX_DEPTH && n.type !== 'text') throw contentTooDeep(path.length > 80 ? `${path.slice(0, 40)}...${path.slice(-36)}` : path)
   if (typeof n.type !== 'string' || n.type === '') throw new AppError('validation', `${path}: a node needs a "type"`)
   if (!KNOWN_NODES.has(n.type) && !known.has(n.type)) throw new AppError('validation', `${path}: unknown node type ${JSON.stringify(n.type)}`)
   if (n.attrs !== undefined && !isObject(n.attrs)) throw new AppError('validation', `${path}: "attrs" must be an object`)
@@ -102,6 +105,6 @@ function checkNode(n: Record<string, unknown>, path: string, known: ReadonlySet<
   if (!Array.isArray(n.content)) throw new AppError('validation', `${path}: "content" must be an array`)
   n.content.forEach((c: unknown, i) => {
     if (!isObject(c)) throw new AppError('validation', `${path}[${i}]: a node must be an object`)
-    checkNode(c, `${path}.content[${i}]`, known)
+    checkNode(c, `${path}.content[${i}]`, known, depth + 1)
   })
 }

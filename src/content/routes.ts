@@ -9,6 +9,7 @@ import { AppError } from '../infra/errors.js'
 import type { Attributes } from '../storage/doc-store.js'
 import type { ContentRead, ContentWritten } from './answers.js'
 import { advance, formatBase, MAX_OWN, parseBase, type Base } from './base.js'
+import { PM_JSON_DEPTH } from './depth.js'
 import { baseState, current, type OpenHistory } from './state.js'
 import { runContentJobOffLoop } from './doc-content.js'
 import { FORMATS, type Format } from './formats.js'
@@ -122,6 +123,7 @@ export const contentRoutes = (open: OpenHistory, hooks?: ContentHooks): RestRout
     PATCH: {
       access: 'rw',
       body: true,
+      jsonDepth: PM_JSON_DEPTH,
       async handle(req, ctx) {
         const body = writeBody(req)
         const attrs = mergeAttributions(mergeAttributions(req.cap.attr, body.attributions), body.override ? { override: 'true' } : undefined)

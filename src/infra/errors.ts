@@ -16,6 +16,7 @@ const ERRORS = {
   payload_too_large: { status: 413, expose: true, close: 1009 },
   unsupported_media_type: { status: 415, expose: true },
   validation: { status: 422, expose: true },
+  too_deep: { status: 422, expose: true }, // content nesting past the content depth limit (src/content/depth.ts)
   doc_too_large: { status: 413, expose: true, close: 1009 },
   // updates waiting for what they build on, past the bound (collab/room/held-updates.ts): retry once it arrived
   held_full: { status: 409, expose: true, close: 1013 },

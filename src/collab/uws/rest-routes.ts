@@ -78,8 +78,9 @@ export function handleRest(res: HttpResponse, req: HttpRequest, d: ListenerConte
       const bytes = body ? await body : null
       // Any body but raw bytes may reach JSON.parse: refuse a too-deep one before it can (it would
       // hold this event loop and build one array per bracket).
-      if (bytes && !contentType.startsWith('application/octet-stream') && tooDeepAt(bytes, d.config.maxJsonDepth) >= 0) {
-        throw new AppError('bad_request', `JSON body nested deeper than ${d.config.maxJsonDepth} levels`)
+      const maxDepth = Math.max(d.config.maxJsonDepth, route.jsonDepth ?? 0)
+      if (bytes && !contentType.startsWith('application/octet-stream') && tooDeepAt(bytes, maxDepth) >= 0) {
+        throw new AppError('bad_request', `JSON body nested deeper than ${maxDepth} levels`)
       }
       const result = await route.handle(
         {
