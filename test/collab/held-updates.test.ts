@@ -199,3 +199,35 @@ describe('a gap that never fills', () => {
     expect(hasPending(read)).toBe(true)
   }, 60_000)
 })
+
+describe('a read-only peer during a gap', () => {
+  it('gets the held update, and re-sending it as pending on a reconnect is no write (no read-only refusal)', async () => {
+    const h = await startTandem({}, { api: false })
+    cleanups.push(() => h.close())
+    const name = 'gap-read-only'
+    const writer = new Y.Doc()
+    await synced(h.provider('acme', name, await h.token('acme', name), writer))
+    const { u1, u2 } = gapPair()
+    const raw = await rawClient(`${h.wsUrl}/acme/${name}?yauth=${await h.token('acme', name)}`)
+    cleanups.push(() => raw.ws.close())
+    raw.send(encodeUpdate(u2))
+    await eventually(() => expect(hasPending(writer)).toBe(true))
+
+    const denied: string[] = []
+    const warn = console.warn
+    console.warn = (...a: unknown[]) => void denied.push(a.join(' ')) // y-websocket reports a refusal there
+    cleanups.push(() => (console.warn = warn))
+    const reader = new Y.Doc()
+    const pr = h.provider('acme', name, await h.token('acme', name, { acc: 'r', sub: 'reader@example.com' }), reader)
+    await synced(pr)
+    expect(hasPending(reader)).toBe(true)
+    pr.disconnect()
+    pr.connect() // its sync step 2 now carries the pending structs
+    await synced(pr)
+    writer.getMap('m').set('after', 1) // broadcast after the reader's step 2 was judged
+    await eventually(() => expect(reader.getMap('m').get('after')).toBe(1))
+    expect(denied.join('\n')).not.toMatch(/read-only/)
+    raw.send(encodeUpdate(u1))
+    await eventually(() => expect(reader.getText('t').toString()).toBe('first second'))
+  })
+})

@@ -142,8 +142,9 @@ export class Room {
   /** A document update from a peer (sync step 2 or update). */
   receiveUpdate(peer: Peer, update: Uint8Array, isStep2: boolean): void {
     if (!peer.canWrite) {
-      // A read-only client's sync step 2 is usually empty; anything with content is refused.
-      if (isStep2 && update.length <= EMPTY_UPDATE_MAX) return
+      // A read-only client's sync step 2 is empty, or carries the pending structs it was sent
+      // (held updates); anything else is refused.
+      if (isStep2 && (update.length <= EMPTY_UPDATE_MAX || this.containsQuietly(update))) return
       peer.writeRefused()
       return
     }
@@ -164,9 +165,18 @@ export class Room {
     else this.flushed().then(() => done.resolve(), done.reject)
   }
 
-  /** Whether the document already holds all of `update` (a read-only peer's sync step 2). */
+  /** Whether the document already holds all of `update`, served or held (a read-only peer's sync step 2). */
   contains(update: Uint8Array): boolean {
     return this.writes.contains(update)
+  }
+
+  /** contains(), false for a malformed update (a read-only peer is refused either way). */
+  private containsQuietly(update: Uint8Array): boolean {
+    try {
+      return this.contains(update)
+    } catch {
+      return false
+    }
   }
 
   receiveAwareness(peer: Peer, update: Uint8Array): void {
