@@ -10,6 +10,7 @@ import * as Y from 'yjs'
 import { attributionProblem, mergeAttributions } from '../auth/attributions.js'
 import type { RestContext, RestRequest, RestResponse, RestRoutes } from '../collab/rest.js'
 import { advance, formatBase, parseBase } from '../content/base.js'
+import { baseSealOf } from '../content/base-token.js'
 import { runContentJobOffLoop } from '../content/doc-content.js'
 import { FORMATS, type Format } from '../content/formats.js'
 import { baseState, current, type OpenHistory } from '../content/state.js'
@@ -47,7 +48,8 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, noti
     const { answer: seq } = await history.run(docIdOfReq(req), () => ({ kind: 'seq-of-sv', sv }))
     if (seq === null) return { status: 409, json: { error: `main's history no longer reaches where ${JSON.stringify(branch)} forked`, code: 'conflict' } }
     const update = entries.length === 1 ? entries[0]! : Y.mergeUpdates(entries)
-    return { update: Buffer.from(update).toString('base64'), base: formatBase({ seq, own: [] }) }
+    const seal = await baseSealOf(ctx.store, docIdOfReq(req))
+    return { update: Buffer.from(update).toString('base64'), base: seal.seal({ seq, own: [] }) }
   }
 
   /** Makes a suggestion: `{update, base?}`, `{format, content, base?, root?}` or `{branch}`. */
@@ -63,7 +65,7 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, noti
     const open_ = (await store.list(docId)).filter((s) => s.status === 'open').length
     const max = ctx.config.maxOpenSuggestions
     if (open_ >= max) throw new AppError('conflict', `a document holds at most ${max} open suggestions (--max-open-suggestions): decide one first`)
-    const from = await baseState(req, ctx, open, o.base === undefined || o.base === null ? null : parseBase(o.base))
+    const from = await baseState(req, ctx, open, o.base)
     if ('refused' in from) return from.refused
     const { base, state: atBase } = from
     const root = typeof o.root === 'string' && o.root ? o.root : null
