@@ -142,11 +142,12 @@ export const contentRoutes = (open: OpenHistory, hooks?: ContentHooks): RestRout
         const ref = { org: req.org, doc: req.doc, branch: req.cap.branch }
         const from = await baseState(req, ctx, open, body.base)
         if ('refused' in from) return from.refused
-        const { state, seal } = from
+        const { state, seal, now } = from
         let base: Base = from.base
         if (base.own.length >= MAX_OWN) throw new AppError('conflict', 'read the document again: this base carries too many of your own writes')
         const input = { format: body.format, content: body.content, root: body.root }
-        const edit = await ctx.registry.docBuilds.bounded(state.length, () => runContentJobOffLoop({ kind: 'edit', state, input }), state.length)
+        const size = state.length + (now?.length ?? 0)
+        const edit = await ctx.registry.docBuilds.bounded(size, () => runContentJobOffLoop({ kind: 'edit', state, input, ...(now ? { now } : {}) }), size)
         if (edit.update) {
           let seq: number | null
           try {

@@ -63,14 +63,15 @@ export async function stateAt(base: Base, docId: string, ctx: RestContext, open:
 /**
  * The state a write starts from: the document at the base the client sent (`token`; now when
  * absent), checked to be a base this document gave out and not newer than it; a base history no
- * longer reaches is the 409 that names the oldest valid one. `seal` issues the answer's base.
+ * longer reaches is the 409 that names the oldest valid one. `seal` issues the answer's base;
+ * `now` is the document as it is when that differs from the base (others wrote since).
  */
 export async function baseState(
   req: RestRequest,
   ctx: RestContext,
   open: OpenHistory,
   token: unknown,
-): Promise<{ base: Base; state: Uint8Array; seal: BaseSeal } | { refused: RestResponse }> {
+): Promise<{ base: Base; state: Uint8Array; seal: BaseSeal; now?: Uint8Array } | { refused: RestResponse }> {
   const docId = docIdOf(req.org, req.doc, req.cap.branch)
   const seal = await baseSealOf(ctx.store, docId)
   const given = token === undefined || token === null ? null : seal.open(token)
@@ -79,7 +80,7 @@ export async function baseState(
   if (base.seq > now.seq || base.own.some((s) => s > now.seq)) throw new AppError('bad_request', 'base is not a base of this document')
   if (base.seq === now.seq && base.own.length === 0) return { base, state: now.state, seal }
   try {
-    return { base, state: await stateAt(base, docId, ctx, open), seal }
+    return { base, state: await stateAt(base, docId, ctx, open), seal, now: now.state }
   } catch (err) {
     if (!(err instanceof BaseTooOld)) throw err
     const oldest = seal.seal({ seq: err.oldest, own: [] })

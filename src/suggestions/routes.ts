@@ -67,7 +67,7 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, noti
     if (open_ >= max) throw new AppError('conflict', `a document holds at most ${max} open suggestions (--max-open-suggestions): decide one first`)
     const from = await baseState(req, ctx, open, o.base)
     if ('refused' in from) return from.refused
-    const { base, state: atBase } = from
+    const { base, state: atBase, now } = from
     const root = typeof o.root === 'string' && o.root ? o.root : null
     let update: Uint8Array | null
     if (o.update !== undefined) {
@@ -85,7 +85,9 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, noti
       if (typeof o.format !== 'string' || !(FORMATS as readonly string[]).includes(o.format)) throw new AppError('bad_request', `format must be one of ${FORMATS.join(', ')} (or send "update")`)
       if (o.content === undefined) throw new AppError('bad_request', 'content is required')
       const input = { format: o.format as Format, content: o.content, root }
-      update = (await ctx.registry.docBuilds.bounded(atBase.length, () => runContentJobOffLoop({ kind: 'edit', state: atBase, input }), atBase.length)).update
+      // others' insertions since the base that the content repeats are left out, as in a content write
+      const size = atBase.length + (now?.length ?? 0)
+      update = (await ctx.registry.docBuilds.bounded(size, () => runContentJobOffLoop({ kind: 'edit', state: atBase, input, ...(now ? { now } : {}) }), size)).update
     }
     const hunks = update ? hunksOf(atBase, update, root) : null
     if (!update || (hunks && hunks.hunks.length === 0)) throw new AppError('validation', 'the suggestion changes nothing in the document at its base')
