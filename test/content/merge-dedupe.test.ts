@@ -2,7 +2,7 @@
 // typing through the stock y-websocket provider: an agent writes from an older base content that
 // already holds what the person typed since (it read again, or copied it) and the text or block is
 // in the document once, not twice; an identical insertion at another place is the agent's own and
-// is kept.
+// is kept. A document large enough that its edit is computed in a worker thread dedupes the same.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { mintToken } from '../../src/auth/capability.js'
@@ -121,5 +121,27 @@ describe.each(BACKENDS)('a content write that already holds what others wrote si
     const content = (await read('elsewhere')).content
     expect(content).toBe('First late0 paragraph.\n\nSame block.\n\nSecond late0 paragraph.\n\nThird paragraph.\n\nSame block.\n')
     expect(count(content, 'late0')).toBe(2)
+  })
+})
+
+// The worker thread is the same on either storage: one backend is enough.
+describe('a large content write that repeats what others inserted since its base, on leveldb', () => {
+  it('a document over the in-loop limit (its edit computed in a worker thread) dedupes the same way', async () => {
+    h = await startTandem({}, { api: false })
+    const long = Array.from({ length: 1800 }, (_, i) => `Paragraph ${i} ${'says something about the plan and its parts. '.repeat(3)}`.trim()).join('\n\n') + '\n'
+    await write('large', long)
+    const before = await read('large')
+    const ann = new Y.Doc()
+    await synced(h.provider('acme', 'large', await token('large', 'ann'), ann))
+    expect(Y.encodeStateAsUpdate(ann).length).toBeGreaterThan(256 * 1024)
+    ;((ann.getXmlFragment('default').get(1200) as Y.XmlElement).get(0) as Y.XmlText).insert(14, ' late0')
+    // the room has it (a content read here would be a worker thread per poll)
+    const roomText = () => h.server.deps.docs.withDoc({ org: 'acme', doc: 'large' }, (d) => ((d.getXmlFragment('default').get(1200) as Y.XmlElement).get(0) as Y.XmlText).toString())
+    await eventually(async () => expect(await roomText()).toContain('late0'))
+    const w = await write('large', long.replace('Paragraph 1200 says', 'Paragraph 1200 late0 says').replace('Paragraph 7 says', 'Paragraph 7 claims'), before.base)
+    expect(w.status).toBe(200)
+    const content = (await read('large')).content
+    expect(count(content, 'late0')).toBe(1)
+    expect(content).toContain('Paragraph 7 claims')
   })
 })
