@@ -48,6 +48,10 @@ export class DiscardingStore implements DocStore {
     return this.inner.writeMeta(docId, name, value)
   }
 
+  claimMeta(docId: string, name: string, value: Uint8Array): Promise<Uint8Array> {
+    return this.inner.claimMeta(docId, name, value)
+  }
+
   exists(docId: string): Promise<boolean> {
     return this.inner.exists(docId)
   }

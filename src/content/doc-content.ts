@@ -26,7 +26,7 @@ export interface DocContent {
 export type ContentJob =
   | { kind: 'asset'; state: Uint8Array; anchors: readonly TextAnchor[]; format: 'text' | 'markdown' }
   | { kind: 'read'; state: Uint8Array; format: Format; root: string | null }
-  | { kind: 'edit'; state: Uint8Array; input: EditInput }
+  | { kind: 'edit'; state: Uint8Array; input: EditInput; now?: Uint8Array }
 
 interface Answers {
   asset: DocContent
@@ -60,7 +60,7 @@ export function runContentJob(job: ContentJob): Answers[ContentJob['kind']] {
     case 'read':
       return readContent(job.state, job.format, job.root)
     case 'edit':
-      return computeEdit(job.state, job.input)
+      return computeEdit(job.state, job.input, job.now)
   }
 }
 

@@ -6,6 +6,7 @@ import { AppError } from '../infra/errors.js'
 import { documentTooDeep, MAX_DEPTH } from './depth.js'
 import { renderText } from './doc-text.js'
 import { fragmentToPm, markTypeOf } from './fragment-read.js'
+import { concurrentSince } from './concurrent.js'
 import { updateChildren } from './fragment-update.js'
 import { FULL, MARKDOWN } from './lens.js'
 import { markdownToPm } from './markdown-in.js'
@@ -85,13 +86,19 @@ function namesIn(t: AnyType, into: Set<string>, depth = 1): Set<string> {
   return into
 }
 
-/** The smallest update that makes `state`'s root read as the content (see fragment-update.ts). */
-export function computeEdit(state: Uint8Array, input: EditInput): EditResult {
+/**
+ * The smallest update that makes `state`'s root read as the content (see fragment-update.ts).
+ * `now`: the document as it is, when others wrote since `state` (the base): what they inserted is
+ * not inserted again where the content repeats it at the same place (concurrent.ts).
+ */
+export function computeEdit(state: Uint8Array, input: EditInput, now?: Uint8Array): EditResult {
   const doc = new Y.Doc()
+  let since: ReturnType<typeof concurrentSince> | undefined
   try {
     Y.applyUpdate(doc, state)
-    // A fresh client id for the new items, never one the document already holds.
-    while (doc.store.clients.has(doc.clientID)) doc.clientID = Math.floor(Math.random() * 0xffffffff)
+    since = now ? concurrentSince(doc, now) : undefined
+    // A fresh client id for the new items, never one the document holds, at the base or now.
+    while (doc.store.clients.has(doc.clientID) || since?.holdsClient(doc.clientID)) doc.clientID = Math.floor(Math.random() * 0xffffffff)
     const root = pickRoot(doc, input.root, input.format)
     refuseKind(root, input.format)
     if (input.format === 'text' && root.kind === 'xml') {
@@ -105,15 +112,16 @@ export function computeEdit(state: Uint8Array, input: EditInput): EditResult {
     })
     if (input.format === 'text') {
       const text = doc.getText(root.name)
-      doc.transact(() => updateText(text, [{ text: input.content as string, attrs: {} }], counts, true))
+      doc.transact(() => updateText(text, [{ text: input.content as string, attrs: {} }], counts, true, FULL, since?.textGaps(text)))
     } else {
       const fragment = doc.getXmlFragment(root.name)
       const known = namesIn(fragment, new Set())
       const target = input.format === 'markdown' ? markdownToPm(input.content as string, vocabularyOf(known)) : checkPmDoc(input.content, known)
-      doc.transact(() => updateChildren(fragment, target.content, counts, input.format === 'markdown' ? MARKDOWN : FULL))
+      doc.transact(() => updateChildren(fragment, target.content, counts, input.format === 'markdown' ? MARKDOWN : FULL, since))
     }
     return { root: root.name, update, ...counts }
   } finally {
+    since?.done()
     doc.destroy()
   }
 }

@@ -2,19 +2,20 @@
 // children are aligned by content (fast-diff over one symbol per distinct child), so unchanged
 // blocks keep their items; in a changed stretch, children of the same kind are paired in order and
 // edited in place (attributes, then their own children, text by text-update.ts), the rest deleted
-// or inserted. A person's concurrent edit to a block the change leaves alone is never touched.
+// or inserted. A person's concurrent edit to a block the change leaves alone is never touched, and
+// an insertion that repeats what others inserted at the same place since the base is left out
+// (concurrent.ts). Which children pair is pair-up.ts.
 import diff from 'fast-diff'
 import * as Y from 'yjs'
 import { elementNode, textNodes } from './fragment-read.js'
 import { project, type Lens } from './lens.js'
+import { pairUp, type Kid, type YKid } from './pair-up.js'
+import type { Concurrent } from './concurrent.js'
 import type { PmMark, PmNode } from './pm-json.js'
 import { liveItems } from './roots.js'
 import { stableJson } from './stable-json.js'
 import { updateText, type Attrs, type Counts, type TextRun } from './text-update.js'
 
-/** A child as Yjs stores it: an element, or one Y.XmlText for a run of text nodes. */
-type Kid = { kind: 'el'; node: PmNode } | { kind: 'text'; runs: TextRun[] }
-type YKid = Y.XmlElement | Y.XmlText
 
 function marksToAttrs(marks: readonly PmMark[] | undefined): Attrs {
   const attrs: Attrs = {}
@@ -115,7 +116,7 @@ function insertKid(parent: Y.XmlFragment | Y.XmlElement, at: number, k: Kid, cou
   kidsOf(k.node.content).forEach((c, i) => insertKid(e, i, c, inner))
 }
 
-function updateElement(e: Y.XmlElement, node: PmNode, counts: Counts, lens: Lens): void {
+function updateElement(e: Y.XmlElement, node: PmNode, counts: Counts, lens: Lens, since: Concurrent | undefined): void {
   const current = e.getAttributes() as Attrs
   const target = storedAttrs(node)
   const keys = lens.attrKeys(node.type)
@@ -125,13 +126,15 @@ function updateElement(e: Y.XmlElement, node: PmNode, counts: Counts, lens: Lens
   for (const k of Object.keys(current)) {
     if (!(k in target) && k !== 'ychange' && (keys === null || keys.includes(k))) e.removeAttribute(k)
   }
-  updateChildren(e, node.content, counts, lens)
+  updateChildren(e, node.content, counts, lens, since)
 }
 
-const compatible = (y: YKid, k: Kid) => (k.kind === 'text' ? y instanceof Y.XmlText : y instanceof Y.XmlElement && y.nodeName === k.node.type)
-
-/** Edits the children of `parent` into `content`, as far as `lens` sees. Call inside one transaction. */
-export function updateChildren(parent: Y.XmlFragment | Y.XmlElement, content: readonly PmNode[] | undefined, counts: Counts, lens: Lens): void {
+/**
+ * Edits the children of `parent` into `content`, as far as `lens` sees. Call inside one transaction.
+ * `since`: what others inserted since the base (concurrent.ts); an insertion they already made at
+ * the same place is left out.
+ */
+export function updateChildren(parent: Y.XmlFragment | Y.XmlElement, content: readonly PmNode[] | undefined, counts: Counts, lens: Lens, since?: Concurrent): void {
   // Children the lens does not see take no part: they stay where they are, untouched.
   const ys: YKid[] = []
   const yTexts: string[] = []
@@ -151,6 +154,7 @@ export function updateChildren(parent: Y.XmlFragment | Y.XmlElement, content: re
   const from = fromSyms.join('')
   const to = ks.map((k) => symbols.of(signature(lens, nodesOf(k)))).join('')
   if (from === to) return
+  const echo = echoCheck(parent, since, lens)
   // Positions in the parent count every child, seen or not: `at(i)` is the index of ys[i].
   const at = (i: number) => {
     const y = i < ys.length ? ys[i]! : null
@@ -168,7 +172,7 @@ export function updateChildren(parent: Y.XmlFragment | Y.XmlElement, content: re
   const flush = () => {
     if (changed.del || changed.ins) {
       const pairs = pairUp(ys.slice(yi, yi + changed.del), yTexts.slice(yi, yi + changed.del), ks.slice(ki, ki + changed.ins), kTexts.slice(ki, ki + changed.ins))
-      rewrite(parent, at, yi, ys.slice(yi, yi + changed.del), ks.slice(ki, ki + changed.ins), pairs, counts, lens)
+      rewrite(parent, at, yi, ys.slice(yi, yi + changed.del), ks.slice(ki, ki + changed.ins), pairs, { counts, lens, since, echo })
     }
     yi += changed.del
     ki += changed.ins
@@ -192,65 +196,45 @@ function plainText(nodes: readonly PmNode[]): string {
   return s
 }
 
-/** How alike two texts are, 0 to 1: their common start and end over the longer one. */
-function likeness(a: string, b: string): number {
-  const max = Math.max(a.length, b.length)
-  if (max === 0) return 1
-  const min = Math.min(a.length, b.length)
-  let pre = 0
-  while (pre < min && a.charCodeAt(pre) === b.charCodeAt(pre)) pre++
-  let suf = 0
-  while (suf < min - pre && a.charCodeAt(a.length - 1 - suf) === b.charCodeAt(b.length - 1 - suf)) suf++
-  return (pre + suf) / max
+interface Rewrite {
+  counts: Counts
+  lens: Lens
+  since: Concurrent | undefined
+  /** whether inserting a child at a live index repeats what others inserted there (then it is left out) */
+  echo: ((index: number, k: Kid) => boolean) | null
 }
 
-/** Past this many pairs to weigh, a stretch pairs greedily in order instead. */
-const MAX_WEIGHED = 40_000
-
 /**
- * Which old children become which new ones in a changed stretch: an order-keeping matching of
- * children of the same kind that maximises how alike their texts are (so an edited paragraph is
- * edited in place, never a neighbour rewritten into it while it is deleted: a person's concurrent
- * edit inside it then survives). Every compatible pair weighs a little, so same-kind children
- * still pair when nothing is alike.
+ * Whether inserting `k` at live index `index` of `parent` repeats a child others inserted at that
+ * place since the base: one that reads the same (as far as `lens` sees), each of theirs matched
+ * once. The place is the gap after the nearest child the base held live, left of the index; the
+ * index of each is taken before the edit changes `parent`. Null when others inserted nothing here.
  */
-function pairUp(ys: YKid[], yTexts: string[], ks: Kid[], kTexts: string[]): [number, number][] {
-  const n = ys.length
-  const m = ks.length
-  if (n === 0 || m === 0) return []
-  if (n * m > MAX_WEIGHED) {
-    const pairs: [number, number][] = []
-    let next = 0
-    for (let k = 0; k < m; k++) {
-      for (let y = next; y < n; y++) {
-        if (compatible(ys[y]!, ks[k]!)) {
-          pairs.push([y, k])
-          next = y + 1
-          break
-        }
-      }
+function echoCheck(parent: Y.XmlFragment | Y.XmlElement, since: Concurrent | undefined, lens: Lens): Rewrite['echo'] {
+  const theirs = since?.childGaps(parent)
+  if (!theirs?.size) return null
+  const baseIndex = new Map<Y.Item, number>()
+  for (const item of liveItems(parent)) if (item.content instanceof Y.ContentType) baseIndex.set(item, baseIndex.size)
+  const unmatched = new Map<number, (string | null)[]>()
+  return (index, k) => {
+    let left: Y.Item | null = null
+    let i = 0
+    for (const item of liveItems(parent)) {
+      if (!(item.content instanceof Y.ContentType)) continue
+      if (i++ === index) break
+      left = item
     }
-    return pairs
+    while (left && !baseIndex.has(left)) left = left.left
+    const gap = left ? baseIndex.get(left)! + 1 : 0
+    const there = theirs.get(gap)
+    if (!there) return false
+    let sigs = unmatched.get(gap)
+    if (!sigs) unmatched.set(gap, (sigs = there.map((t) => signature(lens, readBack(t as YKid)))))
+    const j = sigs.indexOf(signature(lens, nodesOf(k)))
+    if (j < 0) return false
+    sigs[j] = null
+    return true
   }
-  // best[i][j]: the best total for ys[i..] and ks[j..]
-  const best = Array.from({ length: n + 1 }, () => new Float64Array(m + 1))
-  const weight = (i: number, j: number) => (compatible(ys[i]!, ks[j]!) ? 0.01 + likeness(yTexts[i]!, kTexts[j]!) : -1)
-  for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) {
-      const w = weight(i, j)
-      best[i]![j] = Math.max(best[i + 1]![j]!, best[i]![j + 1]!, w > 0 ? w + best[i + 1]![j + 1]! : -Infinity)
-    }
-  }
-  const pairs: [number, number][] = []
-  let i = 0
-  let j = 0
-  while (i < n && j < m) {
-    const w = weight(i, j)
-    if (w > 0 && best[i]![j] === w + best[i + 1]![j + 1]!) pairs.push([i++, j++])
-    else if (best[i]![j] === best[i + 1]![j]) i++
-    else j++
-  }
-  return pairs
 }
 
 /**
@@ -258,7 +242,8 @@ function pairUp(ys: YKid[], yTexts: string[], ks: Kid[], kTexts: string[]): [num
  * same kind pair in order and are edited in place; the others are deleted, and the new ones
  * inserted where the stretch stands.
  */
-function rewrite(parent: Y.XmlFragment | Y.XmlElement, at: (i: number) => number, first: number, ys: YKid[], ks: Kid[], pairs: [number, number][], counts: Counts, lens: Lens): void {
+function rewrite(parent: Y.XmlFragment | Y.XmlElement, at: (i: number) => number, first: number, ys: YKid[], ks: Kid[], pairs: [number, number][], o: Rewrite): void {
+  const { counts, lens, since, echo } = o
   // New children go after the last seen child handled so far (or where the stretch begins).
   let insertAt = at(first)
   let y = 0
@@ -270,14 +255,14 @@ function rewrite(parent: Y.XmlFragment | Y.XmlElement, at: (i: number) => number
       parent.delete(i, 1)
       insertAt = i
     }
-    for (; k < kEnd; k++) insertKid(parent, insertAt++, ks[k]!, counts)
+    for (; k < kEnd; k++) if (!echo?.(insertAt, ks[k]!)) insertKid(parent, insertAt++, ks[k]!, counts)
   }
   for (const [py, pk] of pairs) {
     upTo(py, pk)
     const yk = ys[py]!
     const kk = ks[pk]!
-    if (yk instanceof Y.XmlText) updateText(yk, (kk as Extract<Kid, { kind: 'text' }>).runs, counts, false, lens)
-    else updateElement(yk, (kk as Extract<Kid, { kind: 'el' }>).node, counts, lens)
+    if (yk instanceof Y.XmlText) updateText(yk, (kk as Extract<Kid, { kind: 'text' }>).runs, counts, false, lens, since?.textGaps(yk))
+    else updateElement(yk, (kk as Extract<Kid, { kind: 'el' }>).node, counts, lens, since)
     insertAt = at(first + py) + 1
     y = py + 1
     k = pk + 1

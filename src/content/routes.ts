@@ -6,9 +6,10 @@
 import { attributionProblem, mergeAttributions, normalizeAttributions } from '../auth/attributions.js'
 import type { RestContext, RestRequest, RestResponse, RestRoutes } from '../collab/rest.js'
 import { AppError } from '../infra/errors.js'
-import type { Attributes } from '../storage/doc-store.js'
+import { docIdOf, type Attributes } from '../storage/doc-store.js'
 import type { ContentRead, ContentWritten } from './answers.js'
-import { advance, formatBase, MAX_OWN, parseBase, type Base } from './base.js'
+import { advance, MAX_OWN, type Base } from './base.js'
+import { baseSealOf } from './base-token.js'
 import { PM_JSON_DEPTH } from './depth.js'
 import { baseState, current, type OpenHistory } from './state.js'
 import { runContentJobOffLoop } from './doc-content.js'
@@ -67,7 +68,8 @@ interface WriteBody {
   format: Format
   content: unknown
   root: string | null
-  base: Base | null
+  /** the base token as sent (checked against the document when the write starts from it) */
+  base: unknown
   attributions: Attributes | undefined
   mode: 'apply' | 'suggest'
   override: boolean
@@ -100,7 +102,7 @@ function writeBody(req: RestRequest): WriteBody {
     format,
     content: o.content,
     root: rootOf(o.root),
-    base: o.base === undefined || o.base === null ? null : parseBase(o.base),
+    base: o.base ?? null,
     attributions,
     mode: o.mode === 'suggest' ? 'suggest' : 'apply',
     override: o.override === true,
@@ -114,9 +116,10 @@ export const contentRoutes = (open: OpenHistory, hooks?: ContentHooks): RestRout
       async handle(req, ctx) {
         const format = formatOf(req.query.get('format') ?? undefined, 'markdown')
         const root = rootOf(req.query.get('root') ?? undefined)
+        const seal = await baseSealOf(ctx.store, docIdOf(req.org, req.doc, req.cap.branch))
         const { state, seq } = await current(req, ctx)
         const read = await ctx.registry.docBuilds.bounded(state.length, () => runContentJobOffLoop({ kind: 'read', state, format, root }), state.length)
-        const json: ContentRead = { format, root: read.root, content: read.content as ContentRead['content'], base: formatBase({ seq, own: [] }) }
+        const json: ContentRead = { format, root: read.root, content: read.content as ContentRead['content'], base: seal.seal({ seq, own: [] }) }
         return { status: 200, json }
       },
     },
@@ -129,23 +132,24 @@ export const contentRoutes = (open: OpenHistory, hooks?: ContentHooks): RestRout
         const attrs = mergeAttributions(mergeAttributions(req.cap.attr, body.attributions), body.override ? { override: 'true' } : undefined)
         const problem = body.attributions && attrs ? attributionProblem(attrs) : null // the merge may pass the key limit
         if (problem) throw new AppError('validation', `token and body attributions together: ${problem}`)
-        if (body.base && body.base.own.length >= MAX_OWN) throw new AppError('conflict', 'read the document again: this base carries too many of your own writes')
         if (await holdFor(body, attrs, req.org, hooks)) {
           if (!hooks) throw new AppError('not_implemented', 'suggestions are not served here')
           const held = await hooks.suggest({ ...req, id: null, action: null }, ctx)
           if (held.status !== 201) return held
           const made = held.json as { suggestion: unknown; hunks: string[] }
-          // nothing applied: the agent's base is what it was
-          const json: ContentWritten = { applied: false, inserted: 0, deleted: 0, ...(body.base ? { base: formatBase(body.base) } : {}), suggestion: made.suggestion, hunks: made.hunks }
+          // nothing applied: the agent's base is what it was (the suggestion checked it)
+          const json: ContentWritten = { applied: false, inserted: 0, deleted: 0, ...(typeof body.base === 'string' ? { base: body.base } : {}), suggestion: made.suggestion, hunks: made.hunks }
           return { status: 202, json }
         }
         const ref = { org: req.org, doc: req.doc, branch: req.cap.branch }
         const from = await baseState(req, ctx, open, body.base)
         if ('refused' in from) return from.refused
-        const { state } = from
+        const { state, seal, now } = from
         let base: Base = from.base
+        if (base.own.length >= MAX_OWN) throw new AppError('conflict', 'read the document again: this base carries too many of your own writes')
         const input = { format: body.format, content: body.content, root: body.root }
-        const edit = await ctx.registry.docBuilds.bounded(state.length, () => runContentJobOffLoop({ kind: 'edit', state, input }), state.length)
+        const size = state.length + (now?.length ?? 0)
+        const edit = await ctx.registry.docBuilds.bounded(size, () => runContentJobOffLoop({ kind: 'edit', state, input, ...(now ? { now } : {}) }), size)
         if (edit.update) {
           let seq: number | null
           try {
@@ -156,7 +160,7 @@ export const contentRoutes = (open: OpenHistory, hooks?: ContentHooks): RestRout
           }
           base = advance(base, seq)
         }
-        const json: ContentWritten = { applied: edit.update !== null, inserted: edit.inserted, deleted: edit.deleted, base: formatBase(base), root: edit.root }
+        const json: ContentWritten = { applied: edit.update !== null, inserted: edit.inserted, deleted: edit.deleted, base: seal.seal(base), root: edit.root }
         return { status: 200, json }
       },
     },

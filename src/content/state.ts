@@ -5,7 +5,8 @@ import type { RestContext, RestRequest, RestResponse } from '../collab/rest.js'
 import type { HistoryService } from '../history/service.js'
 import { AppError } from '../infra/errors.js'
 import { docIdOf } from '../storage/doc-store.js'
-import { formatBase, type Base } from './base.js'
+import type { Base } from './base.js'
+import { baseSealOf, type BaseSeal } from './base-token.js'
 
 export type OpenHistory = () => Promise<HistoryService>
 
@@ -34,10 +35,10 @@ export async function current(req: RestRequest, ctx: RestContext): Promise<{ sta
   return { state: missed.length ? Y.mergeUpdates([state, ...missed]) : state, seq }
 }
 
-/** The 409 for a base history no longer reaches, naming the oldest one that still works. */
+/** The 409 for a base history no longer reaches, naming the oldest one that still works (its seq). */
 class BaseTooOld extends AppError {
   constructor(readonly oldest: number) {
-    super('conflict', `base is older than the retained history: the oldest valid base is ${oldest}; read the document again`)
+    super('conflict', `base is older than the retained history (seq ${oldest} is the oldest it reaches)`)
   }
 }
 
@@ -60,23 +61,29 @@ export async function stateAt(base: Base, docId: string, ctx: RestContext, open:
 
 
 /**
- * The state a write starts from: the document at `base` (now when null), checked to be a base of
- * this document; a base history no longer reaches is the 409 that names the oldest valid one.
+ * The state a write starts from: the document at the base the client sent (`token`; now when
+ * absent), checked to be a base this document gave out and not newer than it; a base history no
+ * longer reaches is the 409 that names the oldest valid one. `seal` issues the answer's base;
+ * `now` is the document as it is when that differs from the base (others wrote since).
  */
 export async function baseState(
   req: RestRequest,
   ctx: RestContext,
   open: OpenHistory,
-  given: Base | null,
-): Promise<{ base: Base; state: Uint8Array } | { refused: RestResponse }> {
+  token: unknown,
+): Promise<{ base: Base; state: Uint8Array; seal: BaseSeal; now?: Uint8Array } | { refused: RestResponse }> {
+  const docId = docIdOf(req.org, req.doc, req.cap.branch)
+  const seal = await baseSealOf(ctx.store, docId)
+  const given = token === undefined || token === null ? null : seal.open(token)
   const now = await current(req, ctx)
   const base = given ?? { seq: now.seq, own: [] }
   if (base.seq > now.seq || base.own.some((s) => s > now.seq)) throw new AppError('bad_request', 'base is not a base of this document')
-  if (base.seq === now.seq && base.own.length === 0) return { base, state: now.state }
+  if (base.seq === now.seq && base.own.length === 0) return { base, state: now.state, seal }
   try {
-    return { base, state: await stateAt(base, docIdOf(req.org, req.doc, req.cap.branch), ctx, open) }
+    return { base, state: await stateAt(base, docId, ctx, open), seal, now: now.state }
   } catch (err) {
     if (!(err instanceof BaseTooOld)) throw err
-    return { refused: { status: 409, json: { error: err.message, code: 'conflict', oldest_base: formatBase({ seq: err.oldest, own: [] }) } } }
+    const oldest = seal.seal({ seq: err.oldest, own: [] })
+    return { refused: { status: 409, json: { error: `base is older than the retained history: the oldest valid base is ${oldest}; read the document again`, code: 'conflict', oldest_base: oldest } } }
   }
 }

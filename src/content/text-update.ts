@@ -4,6 +4,7 @@
 // insertion beside them stays where it was typed. Formatting is compared on the shared ranges.
 import diff from 'fast-diff'
 import * as Y from 'yjs'
+import { echoed } from './concurrent.js'
 import { FULL, type Lens } from './lens.js'
 import { stableJson } from './stable-json.js'
 
@@ -82,9 +83,11 @@ function formatChange(from: Attrs, to: Attrs, lens: Lens): Attrs | null {
 
 /**
  * Edits `text` into `target`. `plain`: the target carries no formatting (a `text` write), so
- * existing formatting is kept and insertions take their neighbour's.
+ * existing formatting is kept and insertions take their neighbour's. `others`: what others
+ * inserted since the base, per gap of `text` (concurrent.ts); an insertion they already made at
+ * the same place is left out.
  */
-export function updateText(text: Y.Text, target: readonly TextRun[], counts: Counts, plain = false, lens: Lens = FULL): void {
+export function updateText(text: Y.Text, target: readonly TextRun[], counts: Counts, plain = false, lens: Lens = FULL, others?: Map<number, string>): void {
   const current = (text.toDelta() as { insert: unknown; attributes?: Attrs }[]).map((op) => ({
     text: typeof op.insert === 'string' ? op.insert : EMBED,
     attrs: op.attributes ?? {},
@@ -106,6 +109,10 @@ export function updateText(text: Y.Text, target: readonly TextRun[], counts: Cou
       counts.deleted += n
       cpos += n
     } else if (op === diff.INSERT) {
+      if (others?.size && echoed(others, from, cpos, s)) {
+        tpos += n
+        continue
+      }
       let done = 0
       while (done < n) {
         const span = spanAt(tgtSpans, tpos + done, tgtHint)!

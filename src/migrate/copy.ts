@@ -14,7 +14,11 @@ import type { DocStore, StoredUpdate } from '../storage/doc-store.js'
 import type { SuggestionStore } from '../suggestions/store.js'
 import type { VersionStore } from '../versions/store.js'
 
-/** Every side record name a module writes beside documents (DocStore.writeMeta). */
+/**
+ * Every side record name a module writes beside documents (DocStore.writeMeta) that a copy keeps.
+ * Not the content base key (src/content/base-token.ts): the target makes its own, so bases given
+ * out before the migration are refused (read again) instead of trusted across stores.
+ */
 export const META_NAMES: readonly string[] = [HISTORY_RECORD]
 
 const CONTROL_PAGE = 500

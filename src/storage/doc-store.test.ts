@@ -228,6 +228,17 @@ describe.each(impls)('DocStore contract: %s', (_name, make) => {
     expect(await collect(ctx.store.listDocs())).toEqual(['o/d/main'])
   })
 
+  it('a claimed side record is written once: concurrent claims all answer the winner, a later claim the one that stands', async () => {
+    const claims = await Promise.all([1, 2, 3, 4].map((n) => ctx.store.claimMeta('o/d/main', 'base-key', bytes(n))))
+    expect(new Set(claims.map((c) => c.join()))).toHaveProperty('size', 1)
+    expect(await ctx.store.readMeta('o/d/main', 'base-key')).toEqual(claims[0])
+    expect(await ctx.store.claimMeta('o/d/main', 'base-key', bytes(9))).toEqual(claims[0])
+    expect(await ctx.store.claimMeta('o/d2/main', 'base-key', bytes(9))).toEqual(bytes(9))
+    expect(await ctx.store.exists('o/d/main')).toBe(false) // a side record alone is no document
+    await ctx.store.eraseDocument('o/d/main')
+    expect(await ctx.store.claimMeta('o/d/main', 'base-key', bytes(7))).toEqual(bytes(7))
+  })
+
   it('erasing a document removes its log, snapshot and side records, and nothing of its neighbours', async () => {
     const e = (n: number) => ({ user: 'u', at: n, update: bytes(n) })
     for (const id of ['o/d/main', 'o/d/draft', 'o/d2/main']) {

@@ -110,6 +110,11 @@ export interface DocStore {
   readMeta(docId: string, name: string): Promise<Uint8Array | null>
   /** Replaces a side record. Side records are not log entries: prune never touches them. */
   writeMeta(docId: string, name: string, value: Uint8Array): Promise<void>
+  /**
+   * Stores a side record unless one stands, and answers the one that stands: of concurrent claims
+   * (also from other processes on a shared store) exactly one wins and every caller gets its value.
+   */
+  claimMeta(docId: string, name: string, value: Uint8Array): Promise<Uint8Array>
   /** Marks whose key starts with `prefix`, in key order (stores without marks: none). */
   readMarks?(prefix: string): AsyncIterable<StoreMark>
   /** Drops marks by key; an absent key is no error. */

@@ -82,6 +82,7 @@ export function trackWrites(store: DocStore, health: StorageHealth): DocStore {
     prune: (docId, uptoSeq) => store.prune(docId, uptoSeq),
     readMeta: (docId, name) => store.readMeta(docId, name),
     writeMeta: (docId, name, value) => track('meta', () => store.writeMeta(docId, name, value)),
+    claimMeta: (docId, name, value) => track('meta', () => store.claimMeta(docId, name, value)),
     ...(store.readMarks && { readMarks: (prefix: string) => store.readMarks!(prefix) }),
     ...(store.deleteMarks && { deleteMarks: (keys: string[]) => track('marks', () => store.deleteMarks!(keys)) }),
     exists: (docId) => store.exists(docId),

@@ -75,6 +75,12 @@ export class MemoryDocStore implements DocStore {
     this.meta.set(`${docId}!${name}`, value.slice())
   }
 
+  async claimMeta(docId: string, name: string, value: Uint8Array): Promise<Uint8Array> {
+    const key = `${docId}!${name}`
+    if (!this.meta.has(key)) this.meta.set(key, value.slice())
+    return this.meta.get(key)!.slice()
+  }
+
   async *readMarks(prefix: string): AsyncIterable<StoreMark> {
     for (const key of [...this.marks.keys()].sort()) if (key.startsWith(prefix)) yield { key, value: this.marks.get(key)! }
   }

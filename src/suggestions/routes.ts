@@ -10,6 +10,7 @@ import * as Y from 'yjs'
 import { attributionProblem, mergeAttributions } from '../auth/attributions.js'
 import type { RestContext, RestRequest, RestResponse, RestRoutes } from '../collab/rest.js'
 import { advance, formatBase, parseBase } from '../content/base.js'
+import { baseSealOf } from '../content/base-token.js'
 import { runContentJobOffLoop } from '../content/doc-content.js'
 import { FORMATS, type Format } from '../content/formats.js'
 import { baseState, current, type OpenHistory } from '../content/state.js'
@@ -47,7 +48,8 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, noti
     const { answer: seq } = await history.run(docIdOfReq(req), () => ({ kind: 'seq-of-sv', sv }))
     if (seq === null) return { status: 409, json: { error: `main's history no longer reaches where ${JSON.stringify(branch)} forked`, code: 'conflict' } }
     const update = entries.length === 1 ? entries[0]! : Y.mergeUpdates(entries)
-    return { update: Buffer.from(update).toString('base64'), base: formatBase({ seq, own: [] }) }
+    const seal = await baseSealOf(ctx.store, docIdOfReq(req))
+    return { update: Buffer.from(update).toString('base64'), base: seal.seal({ seq, own: [] }) }
   }
 
   /** Makes a suggestion: `{update, base?}`, `{format, content, base?, root?}` or `{branch}`. */
@@ -63,9 +65,9 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, noti
     const open_ = (await store.list(docId)).filter((s) => s.status === 'open').length
     const max = ctx.config.maxOpenSuggestions
     if (open_ >= max) throw new AppError('conflict', `a document holds at most ${max} open suggestions (--max-open-suggestions): decide one first`)
-    const from = await baseState(req, ctx, open, o.base === undefined || o.base === null ? null : parseBase(o.base))
+    const from = await baseState(req, ctx, open, o.base)
     if ('refused' in from) return from.refused
-    const { base, state: atBase } = from
+    const { base, state: atBase, now } = from
     const root = typeof o.root === 'string' && o.root ? o.root : null
     let update: Uint8Array | null
     if (o.update !== undefined) {
@@ -83,7 +85,9 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, noti
       if (typeof o.format !== 'string' || !(FORMATS as readonly string[]).includes(o.format)) throw new AppError('bad_request', `format must be one of ${FORMATS.join(', ')} (or send "update")`)
       if (o.content === undefined) throw new AppError('bad_request', 'content is required')
       const input = { format: o.format as Format, content: o.content, root }
-      update = (await ctx.registry.docBuilds.bounded(atBase.length, () => runContentJobOffLoop({ kind: 'edit', state: atBase, input }), atBase.length)).update
+      // others' insertions since the base that the content repeats are left out, as in a content write
+      const size = atBase.length + (now?.length ?? 0)
+      update = (await ctx.registry.docBuilds.bounded(size, () => runContentJobOffLoop({ kind: 'edit', state: atBase, input, ...(now ? { now } : {}) }), size)).update
     }
     const hunks = update ? hunksOf(atBase, update, root) : null
     if (!update || (hunks && hunks.hunks.length === 0)) throw new AppError('validation', 'the suggestion changes nothing in the document at its base')

@@ -199,7 +199,8 @@ describe.each(BACKENDS)('content REST on $name', (b) => {
     clock += 2 * 24 * 3600 * 1000
     const late = await call('PATCH', 'old', t, '', { format: 'markdown', content: 'One, late.\n', base: first.base })
     expect(late.status).toBe(409)
-    expect(late.body).toMatchObject({ code: 'conflict', oldest_base: '2', error: expect.stringMatching(/oldest valid base is 2/) })
+    expect(late.body).toMatchObject({ code: 'conflict', oldest_base: expect.stringMatching(/^2\.[A-Za-z0-9_-]{16}$/) })
+    expect(late.body.error).toBe(`base is older than the retained history: the oldest valid base is ${late.body.oldest_base}; read the document again`)
     expect((await call('GET', 'old', t)).body.content).toBe('One.\n\nTwo.\n')
     expect((await call('PATCH', 'old', t, '', { format: 'markdown', content: 'One, late.\n\nTwo.\n', base: late.body.oldest_base })).body.applied).toBe(true)
   })
@@ -218,7 +219,7 @@ describe.each(BACKENDS)('content REST on $name', (b) => {
       [{ format: 'prosemirror', content: { type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'x', marks: [{ type: 'glow' }] }] }] } }, 422, /unknown mark type "glow"/],
       [{ format: 'prosemirror', content: { type: 'paragraph' } }, 422, /ProseMirror JSON document/],
       [{ format: 'markdown', content: 'x', base: 'yesterday' }, 400, /not a base/],
-      [{ format: 'markdown', content: 'x', base: '999999' }, 400, /not a base of this document/],
+      [{ format: 'markdown', content: 'x', base: '999999' }, 400, /names no document/],
       [{ format: 'text', content: 'x', root: 'default' }, 422, /XML fragment/],
       [{ format: 'markdown', content: 'x'.repeat(70 * 1024) }, 413, /./],
     ]

@@ -40,6 +40,8 @@ interface Expected {
   version: { record: Record<string, unknown>; text: string }
   /** a suggestion on the first document, as listed */
   suggestion: Record<string, unknown>
+  /** a content base the data dir gave out for the first document */
+  contentBase: string
 }
 let expected: Expected
 
@@ -108,6 +110,8 @@ async function buildDataDir(dir: string): Promise<Expected> {
     })
     expect(suggested.status).toBe(201)
     const suggestion = ((await suggested.json()) as { suggestion: Record<string, unknown> }).suggestion
+    const contentRead = await fetch(`${h.httpUrl}/content/v1/${w.workspaceId}/${w.doc.id}?yauth=${agentToken}&format=text&root=t`)
+    const contentBase = ((await contentRead.json()) as { base: string }).base
 
     // reading history writes the checkpoints (side records) and folds the old documents' logs
     clock = t0 + 10_000
@@ -127,7 +131,7 @@ async function buildDataDir(dir: string): Promise<Expected> {
     const kinds = new Set((await store.scan('', 100_000)).map((r) => r.key.split('/')[0]))
     expect([...kinds].sort()).toEqual(KINDS)
     expect(JSON.stringify(act[w.doc.id])).toContain('"attributes":{"source":"ai"}')
-    return { apiKey: demo.apiKey, workspaceId: w.workspaceId, docs, activity: act, contentWithComments, oldToken, logEntries, version, suggestion }
+    return { apiKey: demo.apiKey, workspaceId: w.workspaceId, docs, activity: act, contentWithComments, oldToken, logEntries, version, suggestion, contentBase }
   } finally {
     await h.close()
   }
@@ -227,6 +231,15 @@ describe('tandem migrate', () => {
       // suggestions come along
       const suggestions = await fetch(`${h.httpUrl}/suggestions/v1/${first.org}/${first.doc}?yauth=${expected.oldToken}`)
       expect(((await suggestions.json()) as { suggestions: unknown[] }).suggestions).toEqual([expected.suggestion])
+      // a content base the data dir gave out is of the old storage: refused, read again
+      const stale = await fetch(`${h.httpUrl}/content/v1/${first.org}/${first.doc}?yauth=${expected.oldToken}`, {
+        method: 'PATCH',
+        body: JSON.stringify({ format: 'text', root: 't', content: `${first.text} late`, base: expected.contentBase }),
+        headers: { 'content-type': 'application/json' },
+      })
+      expect(stale.status).toBe(400)
+      expect(await stale.json()).toMatchObject({ error: expect.stringMatching(/storage migrated.*read the document again/) })
+      expect(await h.server.deps.docs.withDoc({ org: first.org, doc: first.doc }, (doc) => doc.getText('t').toString())).toBe(first.text)
     } finally {
       await h.close()
     }

@@ -43,6 +43,8 @@ export class LevelDocStore implements DocStore {
   private readonly marks: MarksDb
   /** Options of every write that makes updates durable (appends, snapshots). */
   private readonly durable: { sync: boolean }
+  /** claimMeta calls in flight, by meta key */
+  private readonly claims = new Map<string, Promise<Uint8Array>>()
 
   constructor(
     private readonly root: RootDb,
@@ -127,6 +129,22 @@ export class LevelDocStore implements DocStore {
 
   async writeMeta(docId: string, name: string, value: Uint8Array): Promise<void> {
     await this.db.put(metaKey(docId, name), value)
+  }
+
+  async claimMeta(docId: string, name: string, value: Uint8Array): Promise<Uint8Array> {
+    // One process owns a LevelDB store: a claim joins the one in flight for the same record, so
+    // only the first reads, writes and answers for all of them.
+    const key = metaKey(docId, name)
+    const running = this.claims.get(key)
+    if (running) return running
+    const claim = (async () => {
+      const stands = await this.readMeta(docId, name)
+      if (stands) return stands
+      await this.db.put(key, value, this.durable as object)
+      return value.slice()
+    })().finally(() => this.claims.delete(key))
+    this.claims.set(key, claim)
+    return claim
   }
 
   async *readMarks(prefix: string): AsyncIterable<StoreMark> {

@@ -178,6 +178,16 @@ export class PgDocStore implements DocStore {
     )
   }
 
+  async claimMeta(docId: string, name: string, value: Uint8Array): Promise<Uint8Array> {
+    // The insert wins or waits for the one that did; its row is then read by a later statement
+    // (this one's snapshot may predate a concurrent winner's commit).
+    const [won] = await this.query<{ value: Buffer }>('INSERT INTO doc_meta (doc_id, name, value) VALUES ($1, $2, $3) ON CONFLICT (doc_id, name) DO NOTHING RETURNING value', [docId, name, buf(value)])
+    if (won) return bytes(won.value)
+    const stands = await this.readMeta(docId, name)
+    if (!stands) throw new Error(`side record ${name} of ${docId} neither claimed nor standing`)
+    return stands
+  }
+
   async *readMarks(prefix: string): AsyncIterable<StoreMark> {
     const rows = await this.query<{ key: string; value: string }>('SELECT key, value FROM doc_marks WHERE starts_with(key, $1) ORDER BY key', [prefix])
     yield* rows
