@@ -8,6 +8,8 @@ import { MCP_TOOLS, type McpTool } from '../control/tool-catalog.js'
 import { getRegistry } from '../control/tool-registry.js'
 import { listWorkspaces, roleOf } from '../control/workspaces.js'
 import { AppError } from '../infra/errors.js'
+import type { DocTokens } from '../mcp/api.js'
+import { mintDocToken, type DocTokenDeps } from '../mcp/doc-tokens.js'
 import type { McpSessions } from '../mcp/sessions.js'
 import type { ApiContext } from './context.js'
 import { throttleAuthFailures } from './middleware/auth-throttle.js'
@@ -45,10 +47,11 @@ async function enabledTools(api: ApiContext, workspace: string): Promise<Set<Mcp
 export function mcpRoute(api: ApiContext): (ctx: Context) => Promise<void> {
   const { deps } = api
   const authenticate = throttleAuthFailures(deps.config.authFailuresPerMinPerIp, deps.metrics, async (ctx) => {
-    const user = await authenticateApiKey(api.control.store, presentedKey(ctx))
-    if (!user) throw new AppError('unauthorized', 'Invalid API key')
-    return user
+    const caller = await authenticateApiKey(api.control.store, presentedKey(ctx))
+    if (!caller) throw new AppError('unauthorized', 'Invalid API key')
+    return caller.user
   })
+  const tokenDeps: DocTokenDeps = { store: api.control.store, keys: deps.keys, now: deps.now, restUrl: () => deps.publicUrls().restUrl, ttlSec: deps.config.tokenTtlSec }
   let sessions: Promise<McpSessions> | undefined
   const open = () =>
     (sessions ??= import('../mcp/sessions.js').then((m) => {
@@ -71,6 +74,7 @@ export function mcpRoute(api: ApiContext): (ctx: Context) => Promise<void> {
     const origin = `http://${local.includes(':') ? `[${local}]` : local}:${ctx.req.socket.localPort}`
     const s = await open()
     ctx.respond = false
-    await s.handle(ctx.req, ctx.res, body, { user, apiKey: presentedKey(ctx), workspace, tools, origin })
+    const docTokens: DocTokens = (assetId, access) => mintDocToken(tokenDeps, user, assetId, access)
+    await s.handle(ctx.req, ctx.res, body, { user, apiKey: presentedKey(ctx), workspace, tools, origin, docTokens })
   }
 }

@@ -1,15 +1,12 @@
 // The endpoints the MCP tools map onto, called over HTTP with the caller's API key: the /api/v0
-// routes, and the document's collab REST with a token minted for the call. A refusal becomes an
-// Error whose message is the endpoint's status and reason, for the agent to read.
+// routes, and the document's collab REST with an agent's token minted for the call (doc-tokens.ts).
+// A refusal becomes an Error whose message is the endpoint's status and reason, for the agent to read.
+import type { DocToken } from './doc-tokens.js'
+
 const seg = encodeURIComponent
 
-interface CollabToken {
-  token: string
-  access_type: 'r' | 'rw'
-  org: string
-  doc_id: string
-  rest_url: string
-}
+/** A token for one document of the session's, for one tool call. */
+export type DocTokens = (assetId: string, access: 'view' | 'edit') => Promise<DocToken>
 
 export interface ContentWrite {
   format: 'markdown' | 'prosemirror' | 'text'
@@ -25,6 +22,7 @@ export class TandemApi {
     private readonly origin: string,
     private readonly apiKey: string,
     readonly workspace: string,
+    private readonly token: DocTokens,
   ) {}
 
   private async request<T>(url: string, init: { method?: string; json?: unknown; headers?: Record<string, string> } = {}): Promise<T> {
@@ -54,11 +52,7 @@ export class TandemApi {
     return (await this.api<{ assets: { id: string; type: string; title: string }[] }>(`/workspaces/${seg(this.workspace)}/assets`)).assets
   }
 
-  private token(assetId: string, access: 'view' | 'edit'): Promise<CollabToken> {
-    return this.api<CollabToken>(`/assets/${seg(assetId)}/collab-token`, { method: 'POST', json: { access } })
-  }
-
-  private content<T>(t: CollabToken, init: { method?: string; json?: unknown; query?: Record<string, string> }): Promise<T> {
+  private content<T>(t: DocToken, init: { method?: string; json?: unknown; query?: Record<string, string> }): Promise<T> {
     const q = new URLSearchParams(init.query ?? {}).toString()
     return this.request<T>(`${t.rest_url}/content/v1/${seg(t.org)}/${seg(t.doc_id)}${q ? `?${q}` : ''}`, { ...init, headers: { authorization: `Bearer ${t.token}` } })
   }

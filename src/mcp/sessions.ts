@@ -8,7 +8,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
 import type { Logger } from '../infra/log.js'
-import { TandemApi } from './api.js'
+import { TandemApi, type DocTokens } from './api.js'
 import type { McpTool } from '../control/tool-catalog.js'
 import { registerTools } from './tools.js'
 
@@ -21,6 +21,8 @@ export interface McpCaller {
   tools: ReadonlySet<McpTool>
   /** this API listener, as the request reached it */
   origin: string
+  /** agents' tokens for the caller's documents (doc-tokens.ts) */
+  docTokens: DocTokens
 }
 
 interface Session {
@@ -85,7 +87,7 @@ export class McpSessions {
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId)
     }
-    registerTools(server, new TandemApi(caller.origin, caller.apiKey, caller.workspace), caller.tools, () => server.server.getClientVersion()?.name ?? '')
+    registerTools(server, new TandemApi(caller.origin, caller.apiKey, caller.workspace, caller.docTokens), caller.tools, () => server.server.getClientVersion()?.name ?? '')
     await server.connect(transport)
     await transport.handleRequest(req, res, body)
   }
