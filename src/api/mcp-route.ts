@@ -8,8 +8,7 @@ import { MCP_TOOLS, type McpTool } from '../control/tool-catalog.js'
 import { getRegistry } from '../control/tool-registry.js'
 import { listWorkspaces, roleOf } from '../control/workspaces.js'
 import { AppError } from '../infra/errors.js'
-import type { DocTokens } from '../mcp/api.js'
-import { mintDocToken, type DocTokenDeps } from '../mcp/doc-tokens.js'
+import { SessionAssets, type SessionAssetDeps } from '../mcp/session-assets.js'
 import type { McpSessions } from '../mcp/sessions.js'
 import type { ApiContext } from './context.js'
 import { throttleAuthFailures } from './middleware/auth-throttle.js'
@@ -51,7 +50,7 @@ export function mcpRoute(api: ApiContext): (ctx: Context) => Promise<void> {
     if (!caller) throw new AppError('unauthorized', 'Invalid API key')
     return caller.user
   })
-  const tokenDeps: DocTokenDeps = { store: api.control.store, keys: deps.keys, now: deps.now, restUrl: () => deps.publicUrls().restUrl, ttlSec: deps.config.tokenTtlSec }
+  const assetDeps: SessionAssetDeps = { store: api.control.store, keys: deps.keys, now: deps.now, restUrl: () => deps.publicUrls().restUrl, ttlSec: deps.config.tokenTtlSec }
   let sessions: Promise<McpSessions> | undefined
   const open = () =>
     (sessions ??= import('../mcp/sessions.js').then((m) => {
@@ -74,7 +73,7 @@ export function mcpRoute(api: ApiContext): (ctx: Context) => Promise<void> {
     const origin = `http://${local.includes(':') ? `[${local}]` : local}:${ctx.req.socket.localPort}`
     const s = await open()
     ctx.respond = false
-    const docTokens: DocTokens = (assetId, access) => mintDocToken(tokenDeps, user, assetId, access)
-    await s.handle(ctx.req, ctx.res, body, { user, apiKey: presentedKey(ctx), workspace, tools, origin, docTokens })
+    const assets = new SessionAssets(assetDeps, user, workspace)
+    await s.handle(ctx.req, ctx.res, body, { user, apiKey: presentedKey(ctx), workspace, tools, origin, assets })
   }
 }

@@ -8,8 +8,9 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
 import type { Logger } from '../infra/log.js'
-import { TandemApi, type DocTokens } from './api.js'
+import { TandemApi } from './api.js'
 import type { McpTool } from '../control/tool-catalog.js'
+import type { SessionAssets } from './session-assets.js'
 import { registerTools } from './tools.js'
 
 /** Who calls, as the API route established it. */
@@ -21,8 +22,8 @@ export interface McpCaller {
   tools: ReadonlySet<McpTool>
   /** this API listener, as the request reached it */
   origin: string
-  /** agents' tokens for the caller's documents (doc-tokens.ts) */
-  docTokens: DocTokens
+  /** the assets the session may reach, and agents' tokens for its documents */
+  assets: SessionAssets
 }
 
 interface Session {
@@ -87,7 +88,7 @@ export class McpSessions {
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId)
     }
-    registerTools(server, new TandemApi(caller.origin, caller.apiKey, caller.workspace, caller.docTokens), caller.tools, () => server.server.getClientVersion()?.name ?? '')
+    registerTools(server, new TandemApi(caller.origin, caller.apiKey, caller.workspace, caller.assets), caller.tools, () => server.server.getClientVersion()?.name ?? '')
     await server.connect(transport)
     await transport.handleRequest(req, res, body)
   }
