@@ -56,20 +56,19 @@ export class TandemApi {
   }
 
   async readContent(assetId: string, format: string, root: string | undefined): Promise<unknown> {
-    const t = await this.scope.docToken(assetId, 'view')
+    const t = await this.scope.docToken(assetId, 'r')
     return this.content(t, { query: { format, ...(root ? { root } : {}) } })
   }
 
   /** `suggest`: held as a suggestion for a person instead of applied. */
   async writeContent(assetId: string, w: ContentWrite, suggest = false): Promise<unknown> {
-    const t = await this.scope.docToken(assetId, 'edit')
-    if (t.access_type !== 'rw') throw new Error('403: the caller may only view this document')
+    const t = await this.scope.docToken(assetId, 'rw')
     const { format, content, base, root, attributions } = w
     return this.content(t, { method: 'PATCH', json: { format, content, attributions, ...(base ? { base } : {}), ...(root ? { root } : {}), ...(suggest ? { mode: 'suggest' } : {}) } })
   }
 
   async suggestions(assetId: string, status: string | undefined): Promise<unknown> {
-    const t = await this.scope.docToken(assetId, 'view')
+    const t = await this.scope.docToken(assetId, 'r')
     const q = status ? `?status=${seg(status)}` : ''
     return this.request(`${t.rest_url}/suggestions/v1/${seg(t.org)}/${seg(t.doc_id)}${q}`, { headers: { authorization: `Bearer ${t.token}` } })
   }
