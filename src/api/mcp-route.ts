@@ -12,7 +12,7 @@ import { SessionAssets, type SessionAssetDeps } from '../mcp/session-assets.js'
 import type { McpSessions } from '../mcp/sessions.js'
 import type { ApiContext } from './context.js'
 import { throttleAuthFailures } from './middleware/auth-throttle.js'
-import { readJsonBody } from './middleware/body.js'
+import { readMcpBody } from '../mcp/body.js'
 
 const MAX_SESSIONS = 1000
 const IDLE_MS = 30 * 60 * 1000 // 30 min
@@ -50,6 +50,7 @@ export function mcpRoute(api: ApiContext): (ctx: Context) => Promise<void> {
     if (!caller) throw new AppError('unauthorized', 'Invalid API key')
     return caller.user
   })
+  const bodyLimits = { maxDocBytes: deps.config.maxDocBytes, maxBodyBytes: deps.config.maxBodyBytes, maxDepth: deps.config.maxJsonDepth }
   const assetDeps: SessionAssetDeps = { store: api.control.store, keys: deps.keys, now: deps.now, restUrl: () => deps.publicUrls().restUrl, ttlSec: deps.config.tokenTtlSec }
   let sessions: Promise<McpSessions> | undefined
   const open = () =>
@@ -61,19 +62,16 @@ export function mcpRoute(api: ApiContext): (ctx: Context) => Promise<void> {
   return async (ctx) => {
     if (!['GET', 'POST', 'DELETE'].includes(ctx.method)) throw new AppError('method_not_allowed', `${ctx.method} is not supported on /mcp`)
     const user = await authenticate(ctx)
-    let body: unknown
-    if (ctx.method === 'POST') {
-      const raw = await readJsonBody(ctx, { maxBytes: deps.config.maxBodyBytes, maxDepth: deps.config.maxJsonDepth })
-      if (raw.kind !== 'json') throw new AppError('bad_request', 'send a JSON-RPC message as application/json')
-      body = raw.value
-    }
+    // read whole before anything answers: a refusal is told as an answer to the message (mcp/body.ts)
+    const read = ctx.method === 'POST' ? await readMcpBody(ctx, bodyLimits) : undefined
     const workspace = await workspaceOf(ctx, api, user)
     const tools = await enabledTools(api, workspace)
     const local = ctx.req.socket.localAddress ?? '127.0.0.1'
     const origin = `http://${local.includes(':') ? `[${local}]` : local}:${ctx.req.socket.localPort}`
     const s = await open()
     ctx.respond = false
-    const assets = new SessionAssets(assetDeps, user, workspace)
-    await s.handle(ctx.req, ctx.res, body, { user, apiKey: presentedKey(ctx), workspace, tools, origin, assets })
+    const caller = { user, apiKey: presentedKey(ctx), workspace, tools, origin, assets: new SessionAssets(assetDeps, user, workspace) }
+    if (read?.kind === 'unread') return s.answerUnread(ctx.req, ctx.res, read, caller)
+    await s.handle(ctx.req, ctx.res, read?.value, caller)
   }
 }
