@@ -98,6 +98,7 @@ export const contentRoutes = (open: OpenHistory, hooks?: ContentHooks): RestRout
     PATCH: {
       access: 'rw',
       body: true,
+      agentsHeld: true,
       async handle(req, ctx) {
         const body = writeBody(req)
         const attrs = mergeAttributions(mergeAttributions(req.cap.attr, body.attributions), body.override ? { override: 'true' } : undefined)

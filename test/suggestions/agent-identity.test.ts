@@ -95,6 +95,23 @@ describe.each(BACKENDS)('approval by identity ($name)', (backend) => {
     expect((await content(await mint(h, w.keys.owner, w.doc.id), 'GET')).body.content).toBe('')
   })
 
+  it("an agent's token under approval cannot write around /content: rollback is refused, a person's is not", async () => {
+    h = await startTandem(await backend.overrides())
+    const w = await makeWorld(h, 'around')
+    await grant(h, w.doc.id, w.users.owner, 'edit')
+    const person = await mint(h, w.keys.owner, w.doc.id)
+    expect((await content(person, 'PATCH', { format: 'markdown', content: 'Kept.\n' })).body.applied).toBe(true)
+    const agent = await mint(h, await agentKey(h, w.users.owner), w.doc.id)
+    await requireApproval(h, w)
+    const rollback = async (t: Minted) =>
+      fetch(`${t.rest_url}/rollback/v1/${t.org}/${t.doc_id}?yauth=${t.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ to: 0 }) })
+    const refused = await rollback(agent)
+    expect(refused.status).toBe(403)
+    expect(((await refused.json()) as Json).error).toMatch(/requires approval for agents' edits/)
+    expect((await content(person, 'GET')).body.content).toBe('Kept.\n')
+    expect((await rollback(person)).status).toBe(200)
+  })
+
   it("a y-websocket provider opened with an agent's token under approval is read-only: its edit is refused and never stored", async () => {
     h = await startTandem(await backend.overrides())
     const w = await makeWorld(h, 'socket')
