@@ -1,18 +1,20 @@
 // `/mcp` on the API listener: the MCP endpoint (Streamable HTTP) for agent runtimes. The caller is
 // an API key (`X-API-KEY`, or `Authorization: Bearer <key>` as MCP clients send it), counted by the
 // same failure throttle as /api/v0; the workspace is `?workspace=` or `X-Tandem-Workspace` (or the
-// caller's only one). The MCP engine (src/mcp/) loads on the first request.
+// caller's only one). A POST's body may be as large as a document written back (mcp/body.ts), and
+// one it cannot read is answered as a refusal of that message. The MCP SDK's engine
+// (mcp/sessions.ts) loads on the first request.
 import type { Context } from 'koa'
 import { authenticateApiKey } from '../control/api-keys.js'
 import { MCP_TOOLS, type McpTool } from '../control/tool-catalog.js'
 import { getRegistry } from '../control/tool-registry.js'
 import { listWorkspaces, roleOf } from '../control/workspaces.js'
 import { AppError } from '../infra/errors.js'
+import { readMcpBody } from '../mcp/body.js'
 import { SessionAssets, type SessionAssetDeps } from '../mcp/session-assets.js'
 import type { McpSessions } from '../mcp/sessions.js'
 import type { ApiContext } from './context.js'
 import { throttleAuthFailures } from './middleware/auth-throttle.js'
-import { readMcpBody } from '../mcp/body.js'
 
 const MAX_SESSIONS = 1000
 const IDLE_MS = 30 * 60 * 1000 // 30 min

@@ -1,10 +1,11 @@
 // What a document's admission needs and checks, for both protocols: a token verified and admitted
 // to exactly its document (auth/admission.ts: document, deleted, deny-list), then the held room
-// checked once more before the join (deleted meanwhile, shutting down, full).
+// checked once more before the join (deleted meanwhile, shutting down, full). An agent's capability
+// is narrowed by the agents' policy (src/agents/) where its workspace requires approval.
 import { admitToDocument } from '../../auth/admission.js'
 import { verifyToken, type Capability } from '../../auth/capability.js'
 import type { AgentPolicy } from '../../agents/approval.js'
-import { mayBeRuled as mayBeRuledByMode } from '../../agents/policy.js'
+import { mayBeRuled as agentMayBeRuled } from '../../agents/policy.js'
 import type { DeletedDocs } from '../../auth/deleted-docs.js'
 import type { KeyRing } from '../../auth/keys/ring.js'
 import type { RevocationList } from '../../auth/revocation.js'
@@ -41,7 +42,7 @@ export interface SessionDeps {
 export const ruled = async (d: SessionDeps, org: string, cap: Capability): Promise<Capability> => (d.agents ? d.agents.ruled(cap, org) : cap)
 
 /** Whether a capability may need the agents' policy (an await) before it is used; most never do. */
-export const mayBeRuled = (d: SessionDeps, cap: Capability): boolean => d.agents !== undefined && mayBeRuledByMode(cap)
+export const mayBeRuled = (d: SessionDeps, cap: Capability): boolean => d.agents !== undefined && agentMayBeRuled(cap)
 
 /** A token for `{org}/{doc}`: verified, admitted to that document; throws the refusal. */
 export async function verifyFor(d: SessionDeps, token: string, org: string, doc: string): Promise<Capability> {
