@@ -16,7 +16,7 @@ import { loadKeyRing } from '../src/auth/keys/ring.js'
 import { loadConfig } from '../src/infra/config.js'
 import { pino } from 'pino'
 import { createServer, type TandemServer } from '../src/server.js'
-import { eventually } from './helpers/tandem.js'
+import { eventually, testTransport, transportArgs } from './helpers/tandem.js'
 import { listensOn } from './helpers/ports.js'
 
 let dir: string
@@ -66,7 +66,7 @@ interface Serve {
 
 /** Port 0 for a first start: a port probed free and bound later could be taken in between. */
 function serve(dataDir: string, collabPort = 0, apiPort = 0): Serve {
-  const child = spawn(process.execPath, ['bin/tandem.js', 'serve', '--data-dir', dataDir, '--collab-port', String(collabPort), '--api-port', String(apiPort), '--log-level', 'warn'], {
+  const child = spawn(process.execPath, ['bin/tandem.js', 'serve', '--data-dir', dataDir, '--collab-port', String(collabPort), '--api-port', String(apiPort), '--log-level', 'warn', ...transportArgs()], {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''
@@ -171,7 +171,7 @@ describe('restart on the same ports', () => {
     const lines: string[] = []
     const log = pino({ level: 'warn' }, { write: (l: string) => void lines.push(l) })
     const ports = which === 'collab' ? { collabPort: held.port, apiPort: 0 } : { collabPort: 0, apiPort: held.port }
-    const config = loadConfig([], {}, { dataDir: join(dir, `held-${which}`), ...ports, logLevel: 'warn', listenRetrySec: 30 })
+    const config = loadConfig([], {}, { dataDir: join(dir, `held-${which}`), ...ports, logLevel: 'warn', listenRetrySec: 30, ...testTransport() })
     let server: TandemServer | undefined
     let starting: Promise<TandemServer> | undefined
     try {
@@ -200,9 +200,9 @@ describe('restart on the same ports', () => {
 
   it('refuses to share the collab port with another running server (no SO_REUSEPORT load-splitting)', async () => {
     // Port 0 too is bound by number with the exclusive option (src/collab/uws/listen.ts).
-    const a = await createServer(loadConfig([], {}, { dataDir: join(dir, 'a'), collabPort: 0, apiPort: 0, logLevel: 'silent' }))
+    const a = await createServer(loadConfig([], {}, { dataDir: join(dir, 'a'), collabPort: 0, apiPort: 0, logLevel: 'silent', ...testTransport() }))
     try {
-      const config = loadConfig([], {}, { dataDir: join(dir, 'b'), collabPort: a.collabPort, apiPort: 0, logLevel: 'silent', listenRetrySec: 0 })
+      const config = loadConfig([], {}, { dataDir: join(dir, 'b'), collabPort: a.collabPort, apiPort: 0, logLevel: 'silent', listenRetrySec: 0, ...testTransport() })
       await expect(createServer(config)).rejects.toThrow(/collab listener could not bind/)
     } finally {
       await a.close()
