@@ -137,6 +137,9 @@ export function socketLifecycle<S extends ListenerSocket>(d: ListenerContext, so
     },
 
     message(data, bytes) {
+      // Nothing is processed once the socket is closing: uWS delivers no frame after end(), ws
+      // those it had already read while the close handshake runs.
+      if (data.socket?.closed) return
       metrics.bytesIn.inc(bytes.byteLength)
       if (bytes.byteLength > config.maxMessageBytes) {
         data.socket?.close(CLOSE.tooLarge, `message over ${config.maxMessageBytes} bytes`)
