@@ -1,5 +1,6 @@
-// How a room reaches its sockets. The collab core sees only this and PeerSocket; the uWS adapter
-// implements it with native pub/sub (one C++ loop per broadcast), the loop twin with plain sends.
+// How a room reaches its sockets. The collab core sees only this and PeerSocket; the uWS transport
+// implements it with native pub/sub (one C++ loop per broadcast), the ws transport (and the tests'
+// and admin's rooms without sockets) with LoopTransport's plain sends.
 import type { Capability } from '../auth/capability.js'
 import type { CloseCode } from '../protocol/close-codes.js'
 
