@@ -39,6 +39,8 @@ interface SocketSession {
 
 /** A transport's socket as the listener drives it: a PeerSocket told when it closed. */
 export interface ListenerSocket extends PeerSocket {
+  /** closed by either side */
+  readonly closed: boolean
   markClosed(): void
 }
 
@@ -56,7 +58,7 @@ export interface SocketData<S extends ListenerSocket = ListenerSocket> {
 }
 
 /** An upgrade to make (with the subprotocol to answer), or the HTTP refusal to answer instead. */
-export type UpgradeOutcome<S extends ListenerSocket> =
+type UpgradeOutcome<S extends ListenerSocket> =
   | { upgrade: true; data: SocketData<S>; protocol: string }
   | { upgrade: false; status: number; body: unknown; headers: Record<string, string> }
 
