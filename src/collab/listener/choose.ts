@@ -5,13 +5,15 @@
 // binary for, prints "This version of µWS is not compatible ... Falling back to a NodeJS
 // implementation" and hands back a JavaScript stand-in that the collab listener does not work on. So
 // the binary for this platform and ABI is required directly: it loads (that is the module the entry
-// would return) or throws, and `auto` then takes `ws`.
+// would return) or throws, and `auto` then takes `ws`. The uws/ code itself only names uWS's types
+// (the module is handed in), so it is part of a plain start; the ws transport is imported when chosen.
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import type uWS from 'uWebSockets.js'
 import { ConfigError, type Config } from '../../infra/config.js'
 import type { Logger } from '../../infra/log.js'
+import { createUwsApp } from '../uws/app.js'
 import type { CollabApp } from './deps.js'
 
 type Loaded = { native: typeof uWS } | { missing: string }
@@ -42,7 +44,7 @@ export async function createCollabApp(config: Pick<Config, 'transport'>, log: Lo
     const loaded = loadUws()
     if ('native' in loaded) {
       log.info({ transport: 'uws', setting: config.transport }, 'collab transport: uWebSockets.js')
-      return (await import('../uws/app.js')).createUwsApp(loaded.native)
+      return createUwsApp(loaded.native)
     }
     if (config.transport === 'uws') throw new ConfigError(`--transport uws: uWebSockets.js cannot run here: ${loaded.missing}; use --transport ws or auto`)
     log.info({ transport: 'ws', setting: 'auto', uws: loaded.missing }, 'collab transport: ws (uWebSockets.js cannot run here)')
