@@ -19,7 +19,7 @@ import type { CollabApp } from './deps.js'
 type Loaded = { native: typeof uWS } | { missing: string }
 
 /** The uWS binary for this process's platform, architecture and ABI, or why there is none. */
-function loadUws(): Loaded {
+export function loadUws(): Loaded {
   const require = createRequire(import.meta.url)
   let dir: string
   try {
