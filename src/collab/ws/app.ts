@@ -17,7 +17,7 @@ import { SweptSockets } from '../listener/swept-sockets.js'
 import { CollabThrottle } from '../listener/throttle.js'
 import { LoopTransport } from '../transport.js'
 import { NodeReply, copyRequest, headerLines, peerOf, readBody, refuseUpgrade } from './http.js'
-import { WsSocket } from './peer-socket.js'
+import { WsSocket, clipReason } from './peer-socket.js'
 
 /** `/{name}/v1/{org}/{doc}[/{id}[/{action}]]`, each segment as sent (decoded by the REST layer) */
 const REST_PATH = /^\/([^/]+)\/v1\/([^/]+)\/([^/]+)(?:\/([^/]+)(?:\/([^/]+))?)?$/
@@ -85,7 +85,7 @@ async function listen(sockets: SweptSockets<WsSocket>, deps: CollabListenerDeps)
     ws.on('error', (err) => d.log.debug({ err }, 'collab socket error'))
     ws.on('close', (code) => life.closed(data, code))
     const refused = life.open(data, () => new WsSocket(ws, metrics, config.maxBackpressureBytes * 4, performance.now.bind(performance)))
-    if (refused) return ws.close(refused.code, refused.reason)
+    if (refused) return ws.close(refused.code, clipReason(refused.reason))
     ws.on('message', (bytes: Buffer | ArrayBuffer | Buffer[]) => {
       data.socket?.seen()
       // a Buffer of its own (ws does not reuse it): kept as it is, no copy

@@ -59,9 +59,13 @@ export class WsSocket extends PacedSocket {
     return this.ws.bufferedAmount
   }
 
-  // A close frame's reason is at most 123 bytes: ws throws on a longer one.
   protected end(code: CloseCode, reason: string): void {
-    const bytes = Buffer.from(reason)
-    this.ws.close(code, bytes.length <= 123 ? reason : new TextDecoder().decode(bytes.subarray(0, 120)).replace(/\uFFFD$/, ''))
+    this.ws.close(code, clipReason(reason))
   }
+}
+
+/** A close frame's reason is at most 123 bytes (ws throws on a longer one): cut on a character boundary. */
+export function clipReason(reason: string): string {
+  const bytes = Buffer.from(reason)
+  return bytes.length <= 123 ? reason : new TextDecoder().decode(bytes.subarray(0, 120)).replace(/\uFFFD$/, '')
 }
