@@ -16,7 +16,7 @@ export const ROOT = fileURLToPath(new URL('../', import.meta.url))
 
 /** Loaded from node_modules at run time, never bundled. */
 export const EXTERNAL = [
-  // native addon (one .node file per platform, chosen by its own loader)
+  // native addon (one .node file per platform and ABI, loaded by src/collab/listener/choose.ts)
   'uWebSockets.js',
   // WebAssembly and data files next to its modules
   '@electric-sql/pglite',

@@ -9,7 +9,7 @@ import { RoomRegistry, roomSettings, type RegistryOptions } from './collab/regis
 import type { RestRoutes } from './collab/rest.js'
 import { enforceRevocations } from './collab/revocation-enforcer.js'
 import { agentPolicy } from './agents/approval.js'
-import { createCollabApp } from './collab/uws/app.js'
+import { createCollabApp } from './collab/listener/choose.js'
 import { ydocRoutes } from './collab/ydoc-rest.js'
 import { openControlPlane } from './plane.js'
 import { lazyHistoryRoutes } from './history/lazy-routes.js'
@@ -122,7 +122,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
 
     // The collab app exists before its routes: rooms publish through its transport. Its sockets
     // close after the registry's shutdown has flushed and closed every room.
-    const collabApp = createCollabApp()
+    const collabApp = await createCollabApp(config, log)
     resources.defer('collab sockets', () => collabApp.closeAll(shutdown.code, shutdown.reason))
     const remote = new RemoteAwareness()
     const registry = new RoomRegistry({

@@ -16,7 +16,7 @@ import { loadKeyRing } from '../src/auth/keys/ring.js'
 import { DEMO_DATABASE_ID } from '../src/demo/database.js'
 import type { HistoryJob, JobResult } from '../src/history/job.js'
 import { LogPacker } from '../src/history/log-pack.js'
-import { eventually } from './helpers/tandem.js'
+import { eventually, transportArgs } from './helpers/tandem.js'
 
 let dir: string
 let bundle: Bundle
@@ -168,7 +168,7 @@ interface Serving {
 
 /** `node dist/tandem.mjs serve` on port 0; resolves once both listeners (and `--demo`) are up. */
 async function serve(dataDir: string, ...args: string[]): Promise<Serving> {
-  const child = spawn(process.execPath, [bundle.entry, 'serve', '--data-dir', dataDir, '--collab-port', '0', '--api-port', '0', '--log-level', 'warn', ...args], {
+  const child = spawn(process.execPath, [bundle.entry, 'serve', '--data-dir', dataDir, '--collab-port', '0', '--api-port', '0', '--log-level', 'warn', ...transportArgs(), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''

@@ -39,7 +39,7 @@ const DEFAULT_CLOCK_SKEW_SEC = 60
 /**
  * A refused token. The public message is only `invalid` or `expired`; `reason` is for the log.
  * An expired token whose signature and claims are otherwise good carries its capability, so the
- * upgrade can tell a browser why it is closed (see collab/uws/upgrade-auth.ts).
+ * upgrade can tell a browser why it is closed (see collab/listener/upgrade-auth.ts).
  */
 export class TokenRefused extends AppError {
   constructor(

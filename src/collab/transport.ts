@@ -1,7 +1,9 @@
-// How a room reaches its sockets. The collab core sees only this and PeerSocket; the uWS adapter
-// implements it with native pub/sub (one C++ loop per broadcast), the loop twin with plain sends.
+// How a room reaches its sockets. The collab core sees only this and PeerSocket; the uWS transport
+// implements it with native pub/sub (one C++ loop per broadcast), the ws transport (and the tests'
+// and admin's rooms without sockets) with LoopTransport's plain sends.
 import type { Capability } from '../auth/capability.js'
 import type { CloseCode } from '../protocol/close-codes.js'
+import { withName } from '../protocol/hocuspocus.js'
 
 export interface PeerSocket {
   /** Sends one binary message; false when the socket is gone. */
@@ -48,6 +50,8 @@ export interface PrefixedSocket extends PeerSocket {
   readonly prefix: Uint8Array
   /** whether the transport has it on its room topic (kept by the transport: join and leave may repeat) */
   subscribed: boolean
+  /** Sends a frame that already carries this channel's name (a broadcast framed once per name); false when closed. */
+  sendNamed(framed: Uint8Array): boolean
 }
 
 export function isPrefixed(socket: PeerSocket): socket is PrefixedSocket {
@@ -79,6 +83,19 @@ export class LoopTransport implements Transport {
   }
 
   publish(topic: string, bytes: Uint8Array, except?: PeerSocket): void {
-    for (const s of this.topics.get(topic) ?? []) if (s !== except) s.send(bytes)
+    // Hocuspocus channels get the frame behind their document's name: framed once per name, as
+    // uWS publishes once per twin topic, not copied once per receiver.
+    let named: Map<string, Uint8Array> | undefined
+    for (const s of this.topics.get(topic) ?? []) {
+      if (s === except) continue
+      if (!isPrefixed(s)) {
+        s.send(bytes)
+        continue
+      }
+      named ??= new Map()
+      let framed = named.get(s.name)
+      if (!framed) named.set(s.name, (framed = withName(s.prefix, bytes)))
+      s.sendNamed(framed)
+    }
   }
 }

@@ -41,6 +41,7 @@ const SETTINGS = {
   signingKeys: s('string', 'signing-keys', '', 'JWKS file of private Ed25519 keys with kid; the first signs'),
   corsOrigins: s('list', 'cors-origins', ['*'], 'comma list of origins allowed by CORS on the collab REST API'),
   logLevel: e('log-level', ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'], 'info', 'pino log level (silent, error, warn, info, debug)'),
+  transport: e('transport', ['auto', 'uws', 'ws'], 'auto', 'what carries the collab listener: uws (uWebSockets.js, where its prebuilt binary loads), ws (the ws package on Node\'s own http server, every Node version and platform), or auto (uws when its binary loads on this Node.js, else ws); the choice is logged at start'),
   listenRetrySec: s('int', 'listen-retry-sec', 90, 'seconds a listener keeps retrying (with backoff, logged) while its port is busy before start fails; 0 = fail at once', 0),
   fsync: s('bool', 'fsync', true, 'fsync every document write cycle (LevelDB sync): acknowledged updates survive power loss and kernel crashes, not only a killed process'),
   docStorage: e('doc-storage', ['leveldb', 'memory'], 'leveldb', 'where documents live: leveldb (durable) or memory (lost on exit; for tests and measurements)'),

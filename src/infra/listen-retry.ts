@@ -1,5 +1,5 @@
 // Binding a listener port, retried with backoff while the port is busy. Both listeners set
-// SO_REUSEADDR (the collab one also for port 0, see collab/uws/listen.ts), and the connections they
+// SO_REUSEADDR (the collab one on uWS also for port 0, see collab/uws/listen.ts; libuv does it for ws), and the connections they
 // accept inherit it, so sockets a previous process left in TIME_WAIT/FIN_WAIT never block a restart.
 // What can is another socket on the same port without it: typically a local outgoing connection
 // given our port as its ephemeral one while nothing listened (ports inside

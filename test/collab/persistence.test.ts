@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { BACKENDS, type Backend } from '../helpers/backends.js'
 import { rawClient } from '../helpers/raw-client.js'
-import { eventually, startTandem, synced, type Harness } from '../helpers/tandem.js'
+import { eventually, startTandem, synced, transportArgs, type Harness } from '../helpers/tandem.js'
 
 const cleanups: (() => Promise<void>)[] = []
 afterEach(async () => {
@@ -134,7 +134,7 @@ describe.each(BACKENDS)('crash safety ($name)', (backend: Backend) => {
     // the URL goes in through the environment, as a secret should (not argv, which ps shows)
     const env = { ...process.env, TANDEM_POSTGRES_URL: over.postgresUrl ?? '', TANDEM_POSTGRES_SCHEMA: over.postgresSchema ?? 'tandem' }
     const start = async () => {
-      const child = spawn(process.execPath, ['bin/tandem.js', 'serve', '--data-dir', dir, '--collab-port', '0', '--api-port', '0', '--log-level', 'silent'], {
+      const child = spawn(process.execPath, ['bin/tandem.js', 'serve', '--data-dir', dir, '--collab-port', '0', '--api-port', '0', '--log-level', 'silent', ...transportArgs()], {
         stdio: ['ignore', 'pipe', 'inherit'],
         env,
       })

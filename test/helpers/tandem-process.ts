@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { generateSigningJwk, keyRingFromJwks, type KeyRing } from '../../src/auth/keys/ring.js'
+import { transportArgs } from './tandem.js'
 
 export interface TandemProcess {
   child: ChildProcess
@@ -19,7 +20,7 @@ export interface TandemProcess {
 }
 
 export async function spawnTandem(args: string[], env: NodeJS.ProcessEnv = {}): Promise<TandemProcess> {
-  const child = spawn(process.execPath, ['bin/tandem.js', 'serve', '--collab-port', '0', '--api-port', '0', ...args], {
+  const child = spawn(process.execPath, ['bin/tandem.js', 'serve', '--collab-port', '0', '--api-port', '0', ...transportArgs(), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   })

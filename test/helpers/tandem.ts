@@ -22,9 +22,26 @@ export interface Harness {
   close(): Promise<void>
 }
 
+/**
+ * The collab transport the suites run on: `TANDEM_TEST_TRANSPORT=ws` (or uws, auto) runs them
+ * against that transport unchanged (.ci/run runs the socket suites on both); unset, the default.
+ */
+export function testTransport(): Partial<Pick<Config, 'transport'>> {
+  const t = process.env.TANDEM_TEST_TRANSPORT
+  if (!t) return {}
+  if (t !== 'auto' && t !== 'uws' && t !== 'ws') throw new Error(`TANDEM_TEST_TRANSPORT: expected auto, uws or ws, got ${JSON.stringify(t)}`)
+  return { transport: t }
+}
+
+/** The same as flags, for a spawned `tandem serve`. */
+export const transportArgs = (): string[] => {
+  const t = testTransport().transport
+  return t ? ['--transport', t] : []
+}
+
 export async function startTandem(overrides: Partial<Config> = {}, opts: ServerOptions = {}, dataDir?: string): Promise<Harness> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'tandem-test-')))
-  const config = loadConfig([], {}, { dataDir: dir, collabPort: 0, apiPort: 0, logLevel: 'silent', roomUnloadDelayMs: 200, ...overrides })
+  const config = loadConfig([], {}, { dataDir: dir, collabPort: 0, apiPort: 0, logLevel: 'silent', roomUnloadDelayMs: 200, ...testTransport(), ...overrides })
   const providers: WebsocketProvider[] = []
   const h: Harness = {
     server: await createServer(config, opts),

@@ -37,6 +37,11 @@ export class DocChannel implements PrefixedSocket {
     return this.base.send(withName(this.prefix, bytes))
   }
 
+  sendNamed(framed: Uint8Array): boolean {
+    if (this.closed) return false
+    return this.base.send(framed)
+  }
+
   bufferedAmount(): number {
     return this.base.bufferedAmount()
   }

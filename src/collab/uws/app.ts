@@ -1,115 +1,91 @@
-// The collab listener: the only place (with its siblings in this folder) that imports
-// uWebSockets.js. WebSocket rooms at /{org}/{doc_id}, collab REST, health, metrics and JWKS.
-import uWS from 'uWebSockets.js'
-import type { CloseCode } from '../../protocol/close-codes.js'
-import type { Transport } from '../transport.js'
-import { corsHeaders, handleRest, preflight } from './rest-routes.js'
-import { UwsTransport } from './peer-socket.js'
-import { webSocketBehavior, type SocketData } from './ws-handlers.js'
-import type { CollabListenerDeps, ListenerContext } from './deps.js'
+// The collab listener on uWebSockets.js: the only place (with its siblings in this folder) that
+// uses it. WebSocket rooms at /{org}/{doc_id} and the Hocuspocus root URL, collab REST, health,
+// metrics and JWKS; the routes' logic is ../listener/, shared with the `ws` transport. The module is
+// handed in (../listener/choose.ts loads it only when this transport is chosen).
+import type uWS from 'uWebSockets.js'
+import type { CollabApp, CollabListener, CollabListenerDeps, ListenerContext } from '../listener/deps.js'
 import { ExpiryClock } from '../expiry-clock.js'
-import { CollabThrottle } from './throttle.js'
-import { Reply, copyRequest } from './http.js'
-import { listenExclusive } from './listen.js'
-import { SweptSockets } from './swept-sockets.js'
+import { corsHeaders, notFound, preflightHeaders, serveRest } from '../listener/rest.js'
+import { listenerRoutes } from '../listener/routes.js'
+import { closeIfSlow } from '../listener/sockets.js'
+import { SweptSockets } from '../listener/swept-sockets.js'
+import { CollabThrottle } from '../listener/throttle.js'
 import { bindWithRetry } from '../../infra/listen-retry.js'
-import { collabErrorReply } from '../../infra/errors.js'
-import { PUBLIC_PATHS, publicEndpoints } from '../../infra/public-endpoints.js'
+import { Reply, copyRequest, headerLines, peerOf, readBody } from './http.js'
+import { listenExclusive } from './listen.js'
+import { UwsSocket, UwsTransport } from './peer-socket.js'
+import { webSocketBehavior, type UwsSocketData } from './ws-handlers.js'
 
+export type UwsModule = typeof uWS
 
-
-/**
- * The collab listener's app before it listens: its transport (which the room registry needs) and
- * its sockets exist first, so the registry is built on them and the routes on the registry.
- */
-export interface CollabApp {
-  transport: Transport
-  /** Mounts the routes and binds the port. */
-  listen(d: CollabListenerDeps): Promise<CollabListener>
-  /** Closes every remaining socket (after the registry's shutdown flushed and closed its rooms). */
-  closeAll(code: CloseCode, reason: string): void
-}
-
-interface CollabListener {
-  port: number
-  /** Stops accepting connections and answers /readyz 503; sockets are closed by the registry's shutdown. */
-  stopListening(): void
-}
-
-export function createCollabApp(): CollabApp {
-  const app = uWS.App()
+export function createUwsApp(native: UwsModule): CollabApp {
+  const app = native.App()
   const transport = new UwsTransport(app)
-  const sockets = new SweptSockets<uWS.WebSocket<SocketData>>()
+  const sockets = new SweptSockets<UwsSocket>()
   return {
+    kind: 'uws',
     transport,
-    listen: (d) => listen(app, transport, sockets, d),
+    listen: (d) => listen(native, app, transport, sockets, d),
     closeAll(code, reason) {
-      for (const ws of [...sockets]) ws.end(code, reason)
+      for (const s of [...sockets]) s.close(code, reason)
     },
   }
 }
 
 async function listen(
+  native: UwsModule,
   app: uWS.TemplatedApp,
   transport: UwsTransport,
-  sockets: SweptSockets<uWS.WebSocket<SocketData>>,
+  sockets: SweptSockets<UwsSocket>,
   deps: CollabListenerDeps,
 ): Promise<CollabListener> {
   let ready = true
   // The listener's own parts: built once here, so its WebSocket and REST paths share them.
   const d: ListenerContext = { ...deps, throttle: new CollabThrottle(deps.config, deps.metrics), expiry: new ExpiryClock(deps.now) }
-
-  app.ws<SocketData>('/*', webSocketBehavior(d, transport, sockets))
-
-  const endpoints = publicEndpoints(d)
-  for (const path of PUBLIC_PATHS) {
-    app.get(path, (res) => {
-      const reply = new Reply(res)
-      endpoints[path]().then(
-        (a) => reply.send(a.status, a.body, a.contentType, a.headers),
-        (err: unknown) => {
-          d.log.error({ err, path }, 'public endpoint failed')
-          const { status, body } = collabErrorReply(err)
-          reply.json(status, body)
-        },
-      )
-    })
+  const routes = listenerRoutes(d, () => ready)
+  const cors = (req: uWS.HttpRequest) => {
+    const origin = req.getHeader('origin') || undefined
+    return () => corsHeaders(origin, d.config)
   }
-  app.get('/readyz', (res) => {
-    const status = !ready
-      ? 'shutting down'
-      : !d.storageHealth.ok
-        ? 'storage unavailable'
-        : d.clusterReady && !d.clusterReady()
-          ? 'cluster bus unavailable'
-          : 'ready'
-    new Reply(res).json(status === 'ready' ? 200 : 503, { status })
-  })
-  app.options('/:name/v1/:org/:doc', (res, req) => preflight(res, req, d.config))
-  app.options('/:name/v1/:org/:doc/:id', (res, req) => preflight(res, req, d.config))
-  app.options('/:name/v1/:org/:doc/:id/:action', (res, req) => preflight(res, req, d.config))
-  app.any('/:name/v1/:org/:doc', (res, req) => handleRest(res, req, d))
-  app.any('/:name/v1/:org/:doc/:id', (res, req) => handleRest(res, req, d))
-  app.any('/:name/v1/:org/:doc/:id/:action', (res, req) => handleRest(res, req, d))
-  app.any('/*', (res, req) => {
-    const copied = copyRequest(req)
-    new Reply(res, () => corsHeaders(copied.headers.get('origin'), d.config)).json(404, { error: 'no such route', code: 'not_found' })
-  })
+
+  app.ws<UwsSocketData>('/*', webSocketBehavior(d, transport, sockets))
+
+  for (const path of routes.publicPaths) app.get(path, (res) => routes.servePublic(path, new Reply(res)))
+  app.get('/readyz', (res) => routes.readyz(new Reply(res)))
+  const preflight = (res: uWS.HttpResponse, req: uWS.HttpRequest) =>
+    new Reply(res).send(204, '', 'text/plain', preflightHeaders(req.getHeader('origin') || undefined, d.config))
+  const rest = (res: uWS.HttpResponse, req: uWS.HttpRequest) => {
+    const reply = new Reply(res, cors(req))
+    serveRest(
+      {
+        ...copyRequest(req),
+        ip: d.throttle.clientIp(peerOf(res), headerLines(req)),
+        name: req.getParameter(0) ?? '',
+        rawOrg: req.getParameter(1) ?? '',
+        rawDoc: req.getParameter(2) ?? '',
+        rawId: req.getParameter(3) || null, // `/{name}/v1/{org}/{doc}/{id}`
+        action: req.getParameter(4) || null, // `/{name}/v1/{org}/{doc}/{id}/{action}`
+        readBody: (limit, declared) => readBody(res, reply, limit, declared),
+      },
+      reply,
+      d,
+    )
+  }
+  for (const pattern of ['/:name/v1/:org/:doc', '/:name/v1/:org/:doc/:id', '/:name/v1/:org/:doc/:id/:action']) {
+    app.options(pattern, preflight)
+    app.any(pattern, rest)
+  }
+  app.any('/*', (res, req) => notFound(new Reply(res, cors(req))))
 
   // Slow readers: uWS's own limit (4x ours) is the hard stop for a socket that fills up between two sweeps.
-  sockets.sweep((ws) => {
-    if (ws.getBufferedAmount() > d.config.maxBackpressureBytes) {
-      d.metrics.closes.inc({ code: '1013' })
-      ws.end(1013, 'backpressure limit reached')
-    }
-  })
+  sockets.sweep((s) => closeIfSlow(s, d))
 
-  const listenSocket = await bindWithRetry(() => listenExclusive(app, d.config.host, d.config.collabPort), {
+  const listenSocket = await bindWithRetry(() => listenExclusive(native, app, d.config.host, d.config.collabPort), {
     retryMs: d.config.listenRetrySec * 1000,
     log: d.log,
     what: `collab ${d.config.host}:${d.config.collabPort}`,
   })
-  const port = uWS.us_socket_local_port(listenSocket as unknown as uWS.us_socket)
+  const port = native.us_socket_local_port(listenSocket as unknown as uWS.us_socket)
 
   return {
     port,
@@ -117,7 +93,7 @@ async function listen(
       if (!ready) return
       ready = false
       sockets.stop()
-      uWS.us_listen_socket_close(listenSocket)
+      native.us_listen_socket_close(listenSocket)
     },
   }
 }

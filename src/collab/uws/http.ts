@@ -2,19 +2,25 @@
 // frees it when the handler returns), aborts are tracked, and late writes are corked.
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import { AppError } from '../../infra/errors.js'
-
-export interface CopiedRequest {
-  method: string
-  url: string
-  query: URLSearchParams
-  headers: Map<string, string>
-}
+import type { CopiedRequest, HttpReply } from '../listener/rest.js'
 
 export function copyRequest(req: HttpRequest): CopiedRequest {
   const headers = new Map<string, string>()
   req.forEach((k, v) => headers.set(k, v))
-  return { method: req.getMethod().toUpperCase(), url: req.getUrl(), query: new URLSearchParams(req.getQuery() ?? ''), headers }
+  return { method: req.getMethod().toUpperCase(), query: new URLSearchParams(req.getQuery() ?? ''), headers }
 }
+
+/** Every header line of `req`, in order (names in lower case), for the client address behind a proxy. */
+export function headerLines(req: HttpRequest): () => Array<[string, string]> {
+  return () => {
+    const lines: Array<[string, string]> = []
+    req.forEach((k, v) => lines.push([k, v]))
+    return lines
+  }
+}
+
+/** The peer address of a request or upgrade, as text. */
+export const peerOf = (res: HttpResponse): string => Buffer.from(res.getRemoteAddressAsText()).toString()
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
@@ -38,7 +44,7 @@ const STREAMED_BODY_BYTES = 1024 * 1024
 const statusLine = (status: number) => `${status} ${STATUS_TEXT[status] ?? 'Status'}`
 
 /** A response that is safe to write after awaits: it knows whether the client went away. */
-export class Reply {
+export class Reply implements HttpReply {
   aborted = false
   done = false
   onAbort: (() => void) | null = null

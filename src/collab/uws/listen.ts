@@ -8,30 +8,31 @@
 // ~61 s (README, "Restarts", has the measurement). So port 0 is resolved here first: the kernel picks a free port
 // for a throwaway socket, and uWS binds that port by number, with its options.
 import { createServer } from 'node:net'
-import uWS from 'uWebSockets.js'
+import type uWS from 'uWebSockets.js'
 
 // The native listen takes (host, port, options, cb); the bundled typings only list (port, options, cb).
 type ListenWithOptions = (host: string, port: number, options: number, cb: (s: uWS.us_listen_socket | false) => void) => unknown
 
-const EXCLUSIVE_PORT = (uWS as unknown as { LIBUS_LISTEN_EXCLUSIVE_PORT?: number }).LIBUS_LISTEN_EXCLUSIVE_PORT ?? 1
+const exclusivePort = (native: typeof uWS) => (native as unknown as { LIBUS_LISTEN_EXCLUSIVE_PORT?: number }).LIBUS_LISTEN_EXCLUSIVE_PORT ?? 1
 /** a port picked for port 0 can be taken by someone else before uWS binds it: pick again */
 const PICK_ATTEMPTS = 5
 
-export async function listenExclusive(app: uWS.TemplatedApp, host: string, port: number): Promise<uWS.us_listen_socket> {
-  if (port !== 0) return bind(app, host, port)
+export async function listenExclusive(native: typeof uWS, app: uWS.TemplatedApp, host: string, port: number): Promise<uWS.us_listen_socket> {
+  const bind = (p: number) => bindPort(app, host, p, exclusivePort(native))
+  if (port !== 0) return bind(port)
   for (let attempt = 1; ; attempt++) {
     try {
-      return await bind(app, host, await freePortOn(host))
+      return await bind(await freePortOn(host))
     } catch (err) {
       if (attempt === PICK_ATTEMPTS) throw err
     }
   }
 }
 
-function bind(app: uWS.TemplatedApp, host: string, port: number): Promise<uWS.us_listen_socket> {
+function bindPort(app: uWS.TemplatedApp, host: string, port: number, options: number): Promise<uWS.us_listen_socket> {
   return new Promise((resolve, reject) => {
     const listen = app.listen.bind(app) as unknown as ListenWithOptions
-    listen(host, port, EXCLUSIVE_PORT, (s) => (s ? resolve(s) : reject(new Error(`collab listener could not bind ${host}:${port}`))))
+    listen(host, port, options, (s) => (s ? resolve(s) : reject(new Error(`collab listener could not bind ${host}:${port}`))))
   })
 }
 

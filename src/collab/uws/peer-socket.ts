@@ -1,10 +1,11 @@
-// One uWS WebSocket as the collab core sees it (a PeerSocket: send, paced send, close) and the
-// native pub/sub as its Transport.
+// One uWS WebSocket as the collab core sees it (a PeerSocket: send, paced send in uWS fragments,
+// close) and the native pub/sub as its Transport.
 import type uWS from 'uWebSockets.js'
 import type { CloseCode } from '../../protocol/close-codes.js'
 import { withName } from '../../protocol/hocuspocus.js'
-import { isPrefixed, type PacedMessage, type PeerSocket, type Transport } from '../transport.js'
-import type { CollabListenerDeps } from './deps.js'
+import { isPrefixed, type PeerSocket, type Transport } from '../transport.js'
+import type { CollabListenerDeps } from '../listener/deps.js'
+import { PacedSocket } from '../listener/paced-socket.js'
 
 /**
  * Paced messages go out in fragments of this size, each after the previous one drained. Under
@@ -18,116 +19,49 @@ import type { CollabListenerDeps } from './deps.js'
  */
 const FRAGMENT_BYTES = 16_000
 /**
- * How soon a paced send looks again when uWS did not call drain: a 50 MB answer is 3,300
- * fragments, and at 10 ms a wait one that never saw a drain took 33 s.
- */
-const DRAIN_RECHECK_MS = 2
-/**
  * uWS's compress hint, on every send. The app never negotiates permessage-deflate (no
  * `compression` option), so nothing is compressed: the hint keeps a whole message of 16 KB or
  * more off the zero-copy path above, on sockets not in pub/sub at that moment.
  */
 const HINT = true
 
-export class UwsSocket implements PeerSocket {
-  closed = false
-  /** sends waiting behind a paced message (null when none is going out) */
-  private waiting: Uint8Array[] | null = null
-  private onDrain: (() => void) | null = null
+export class UwsSocket extends PacedSocket {
+  protected readonly fragmentBytes = FRAGMENT_BYTES
   /** while a paced message goes out: the topics it follows, taken off uWS pub/sub (see UwsTransport.pause) */
   pausedTopics: Set<string> | null = null
-  // The process's metrics and transport, not closures per socket: thousands of idle sockets each pay for them.
   constructor(
     readonly ws: uWS.WebSocket<unknown>,
-    private readonly metrics: CollabListenerDeps['metrics'],
+    metrics: CollabListenerDeps['metrics'],
     private readonly transport: UwsTransport,
-  ) {}
+  ) {
+    super(metrics)
+  }
 
-  send(bytes: Uint8Array): boolean {
-    if (this.closed) return false
-    if (this.waiting) {
-      this.waiting.push(bytes)
-      return true
-    }
-    this.metrics.messagesOut.inc()
-    this.metrics.bytesOut.inc(bytes.length)
+  protected write(bytes: Uint8Array): boolean {
     return this.ws.send(bytes, true, HINT) !== 2
   }
 
-  bufferedAmount(): number {
-    return this.closed ? 0 : this.ws.getBufferedAmount()
+  // Each slice is copied only into uWS's cork buffer on its way to the kernel.
+  protected writeFragment(bytes: Uint8Array, at: 'first' | 'middle' | 'last'): void {
+    if (at === 'first') this.ws.sendFirstFragment(bytes, true, HINT)
+    else if (at === 'last') this.ws.sendLastFragment(bytes, HINT)
+    else this.ws.sendFragment(bytes, HINT)
   }
 
-  // uWS keeps the capacity of a socket's send buffer after it drains: one 1 MB sync step 2
-  // that the kernel did not take at once left ~1.4 MB per socket (connect storms: GBs). In
-  // fragments that each wait for the previous one, the buffer stays a fragment's size.
-  async sendPaced(messages: readonly PacedMessage[]): Promise<boolean> {
-    if (this.closed) return false
-    if (this.waiting) {
-      for (const m of messages) this.waiting.push(concat(m.head, m.body))
-      return true
-    }
-    this.waiting = []
-    this.transport.pause(this)
-    try {
-      for (const m of messages) if (!(await this.sendFragmented(m.head, m.body))) return false
-      return true
-    } finally {
-      const waiting = this.waiting
-      this.waiting = null
-      if (!this.closed) for (const b of waiting) this.send(b)
-      // after what queued behind it, in the same turn: no publish falls between
-      this.transport.resume(this)
-    }
+  protected queued(): number {
+    return this.ws.getBufferedAmount()
   }
 
-  private async sendFragmented(head: Uint8Array, body: Uint8Array): Promise<boolean> {
-    this.metrics.messagesOut.inc()
-    this.metrics.bytesOut.inc(head.length + body.length)
-    if (body.length <= FRAGMENT_BYTES) return this.ws.send(concat(head, body), true, HINT) !== 2
-    // The head (a few bytes) is the first fragment; the body goes out in slices, never concatenated
-    // (each slice is copied only into uWS's cork buffer on its way to the kernel).
-    this.ws.sendFirstFragment(head, true, HINT)
-    for (let off = 0; off < body.length; off += FRAGMENT_BYTES) {
-      // Next fragment once less than one is queued. uWS does not always call drain after a
-      // partial write (seen with fragments), so a short timer re-checks too.
-      while (!this.closed && this.ws.getBufferedAmount() >= FRAGMENT_BYTES) await this.drainOrTimeout()
-      if (this.closed) return false
-      const end = Math.min(body.length, off + FRAGMENT_BYTES)
-      const part = body.subarray(off, end)
-      if (end === body.length) this.ws.sendLastFragment(part, HINT)
-      else this.ws.sendFragment(part, HINT)
-    }
-    return true
-  }
-
-  private drainOrTimeout(): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, DRAIN_RECHECK_MS)
-      this.onDrain = () => {
-        clearTimeout(timer)
-        resolve()
-      }
-    })
-  }
-
-  /** uWS drain callback, and close: wakes a paced send waiting for room in the buffer. */
-  drained(): void {
-    const wake = this.onDrain
-    this.onDrain = null
-    wake?.()
-  }
-
-  markClosed(): void {
-    this.closed = true
-    this.drained()
-  }
-
-  close(code: CloseCode, reason: string): void {
-    if (this.closed) return
-    this.closed = true
+  protected end(code: CloseCode, reason: string): void {
     this.ws.end(code, reason)
-    this.drained()
+  }
+
+  protected override pacingStarts(): void {
+    this.transport.pause(this)
+  }
+
+  protected override pacingEnds(): void {
+    this.transport.resume(this)
   }
 }
 
@@ -252,13 +186,6 @@ export class UwsTransport implements Transport {
       if (this.paused.size > 0) this.sendPaused(twin.topic, framed, skip)
     }
   }
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length)
-  out.set(a)
-  out.set(b, a.length)
-  return out
 }
 
 /** Topic prefix of the Hocuspocus twins of a room topic (a room topic never starts with it). */

@@ -1,6 +1,6 @@
-// HTTP side of the collab REST API on uWS: CORS, token and access checks, body limits, and the
-// `{error, code}` error shape. The handlers themselves live in collab/ and know nothing of uWS.
-import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
+// HTTP side of the collab REST API, whatever transport carries it: CORS, token and access checks,
+// body limits, and the `{error, code}` error shape. The handlers themselves live in collab/; each
+// transport copies its request into a RestCall and answers through an HttpReply.
 import { admitToDocument } from '../../auth/admission.js'
 import { TokenRefused, refusalKind, verifyToken } from '../../auth/capability.js'
 import type { Config } from '../../infra/config.js'
@@ -9,7 +9,32 @@ import { tooDeepAt } from '../../infra/json-depth.js'
 import { decodeDocPath } from '../doc-path.js'
 import type { RestMethod } from '../rest.js'
 import type { ListenerContext } from './deps.js'
-import { Reply, copyRequest, readBody, type CopiedRequest } from './http.js'
+
+/** A response that is safe to write after awaits (it knows whether the client went away). */
+export interface HttpReply {
+  send(status: number, body: string | Uint8Array, contentType: string, headers?: Record<string, string>): void
+  json(status: number, value: unknown, headers?: Record<string, string>): void
+}
+
+/** A request to the collab listener, copied out of the transport's request before any await. */
+export interface CopiedRequest {
+  method: string
+  query: URLSearchParams
+  /** header names in lower case; one value each */
+  headers: Map<string, string>
+}
+
+/** A collab REST request: `/{name}/v1/{org}/{doc}[/{id}[/{action}]]`, its client address and its body. */
+export interface RestCall extends CopiedRequest {
+  ip: string
+  name: string
+  rawOrg: string
+  rawDoc: string
+  rawId: string | null
+  action: string | null
+  /** Reads the whole body, refusing (413) past `limit` bytes without buffering the rest; called before any await. */
+  readBody(limit: number, declaredLength: number): Promise<Uint8Array>
+}
 
 export function corsHeaders(origin: string | undefined, config: Config): Record<string, string> {
   if (!origin) return {}
@@ -18,15 +43,19 @@ export function corsHeaders(origin: string | undefined, config: Config): Record<
   return {}
 }
 
-export function preflight(res: HttpResponse, req: HttpRequest, config: Config): void {
-  const origin = req.getHeader('origin') || undefined
-  const reply = new Reply(res)
-  reply.send(204, '', 'text/plain', {
+/** The headers of a CORS preflight's 204. */
+export function preflightHeaders(origin: string | undefined, config: Config): Record<string, string> {
+  return {
     ...corsHeaders(origin, config),
     'access-control-allow-methods': 'GET, PATCH, POST, DELETE, OPTIONS',
     'access-control-allow-headers': 'content-type, accept, authorization',
     'access-control-max-age': '600',
-  })
+  }
+}
+
+/** The answer to a path no route serves. */
+export function notFound(reply: HttpReply): void {
+  reply.json(404, { error: 'no such route', code: 'not_found' })
 }
 
 /** `?yauth=`, else `Authorization: Bearer <token>`. */
@@ -37,15 +66,9 @@ function tokenOf(req: CopiedRequest): string | null {
   return m ? m[1]! : null
 }
 
-export function handleRest(res: HttpResponse, req: HttpRequest, d: ListenerContext): void {
-  const copied = copyRequest(req)
-  const ip = d.throttle.clientIp(res, req)
-  const name = req.getParameter(0) ?? ''
-  const rawOrg = req.getParameter(1) ?? ''
-  const rawDoc = req.getParameter(2) ?? ''
-  const rawId = req.getParameter(3) || null // `/{name}/v1/{org}/{doc}/{id}`
-  const action = req.getParameter(4) || null // `/{name}/v1/{org}/{doc}/{id}/{action}`
-  const reply = new Reply(res, () => corsHeaders(copied.headers.get('origin'), d.config))
+/** Answers one collab REST call (`reply` adds the CORS headers of the call's origin). */
+export function serveRest(copied: RestCall, reply: HttpReply, d: ListenerContext): void {
+  const { ip, name, rawOrg, rawDoc, rawId, action } = copied
   const started = performance.now()
   const method = copied.method
   const route = d.restRoutes[name]?.[method as RestMethod]
@@ -64,9 +87,7 @@ export function handleRest(res: HttpResponse, req: HttpRequest, d: ListenerConte
       if (rawId !== null ? !route.id : route.id === 'required') throw new AppError('not_found', `no such path on ${name}`)
       if (action !== null && !route.actions?.includes(action)) throw new AppError('not_found', `no such path on ${name}`)
       // The body is read (or refused) before any await, so uWS never drops its chunks.
-      const body = route.body
-        ? readBody(res, reply, d.config.maxRestBodyBytes, Number(copied.headers.get('content-length') ?? 0))
-        : null
+      const body = route.body ? copied.readBody(d.config.maxRestBodyBytes, Number(copied.headers.get('content-length') ?? 0)) : null
       body?.catch(() => {}) // observed below; avoid an unhandled rejection if auth fails first
       const refused = d.throttle.admitAuth(ip)
       if (refused) throw refused

@@ -2,7 +2,6 @@
 // burst allowance, so a fast typist or one large paste never notices); over either the socket is
 // closed with 1008 and a reason. Per client address: upgrade attempts, and failed authentications
 // (bad tokens); past either, upgrades get 429 with Retry-After before any token work is done.
-import type uWS from 'uWebSockets.js'
 import { TrustedProxies } from '../../infra/client-address.js'
 import type { Config } from '../../infra/config.js'
 import { AppError } from '../../infra/errors.js'
@@ -39,19 +38,19 @@ export class CollabThrottle {
 
   /**
    * The client address of an HTTP request or upgrade (read before any await): the peer, or behind
-   * a trusted proxy the client it names (src/infra/client-address.ts).
+   * a trusted proxy the client it names (src/infra/client-address.ts). `headers` lists every
+   * header line in order, names in lower case; it is read only behind a trusted proxy.
    */
-  clientIp(res: uWS.HttpResponse, req: uWS.HttpRequest): string {
-    const peer = Buffer.from(res.getRemoteAddressAsText()).toString()
+  clientIp(peer: string, headers: () => Iterable<readonly [string, string]>): string {
     if (this.proxies.empty) return peer
     // Every occurrence, in order: a proxy adds its own X-Forwarded-For after the one a client sent,
-    // and req.getHeader() would answer the client's.
+    // and a single-value header lookup would answer the client's.
     const forwardedFor: string[] = []
     const forwarded: string[] = []
-    req.forEach((k, v) => {
+    for (const [k, v] of headers()) {
       if (k === 'x-forwarded-for') forwardedFor.push(v)
       else if (k === 'forwarded') forwarded.push(v)
-    })
+    }
     return this.proxies.clientOf(peer, forwardedFor.join(','), forwarded.join(','))
   }
 

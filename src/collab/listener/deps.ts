@@ -1,16 +1,19 @@
-// What the collab listener needs from the server that starts it.
+// What the collab listener needs from the server that starts it, and what it gives back: the same
+// for both transports (uWebSockets.js in ../uws/, `ws` on Node's http server in ../ws/).
 import type { KeyRing } from '../../auth/keys/ring.js'
 import type { DeletedDocs } from '../../auth/deleted-docs.js'
 import type { RevocationList } from '../../auth/revocation.js'
 import type { Config } from '../../infra/config.js'
 import type { Logger } from '../../infra/log.js'
 import type { Metrics } from '../../infra/metrics.js'
+import type { CloseCode } from '../../protocol/close-codes.js'
 import type { DocStore } from '../../storage/doc-store.js'
 import type { StorageHealth } from '../../storage/health.js'
 import type { ExpiryClock } from '../expiry-clock.js'
 import type { RoomRegistry } from '../registry.js'
 import type { SessionDeps } from '../session/admission.js'
 import type { RestContext, RestRoutes } from '../rest.js'
+import type { Transport } from '../transport.js'
 import type { CollabThrottle } from './throttle.js'
 
 export interface CollabListenerDeps {
@@ -41,4 +44,24 @@ export type ListenerContext = CollabListenerDeps & {
   /** the WebSocket and REST paths share the per-address counts */
   throttle: CollabThrottle
   expiry: ExpiryClock
+}
+
+/**
+ * The collab listener's app before it listens: its transport (which the room registry needs) and
+ * its sockets exist first, so the registry is built on them and the routes on the registry.
+ */
+export interface CollabApp {
+  /** which transport carries it: `uws` (uWebSockets.js) or `ws` (the ws package on node:http) */
+  kind: 'uws' | 'ws'
+  transport: Transport
+  /** Mounts the routes and binds the port. */
+  listen(d: CollabListenerDeps): Promise<CollabListener>
+  /** Closes every remaining socket (after the registry's shutdown flushed and closed its rooms). */
+  closeAll(code: CloseCode, reason: string): void
+}
+
+export interface CollabListener {
+  port: number
+  /** Stops accepting connections and answers /readyz 503; sockets are closed by the registry's shutdown. */
+  stopListening(): void
 }
