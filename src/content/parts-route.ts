@@ -1,0 +1,131 @@
+// GET /content/v1/{org}/{doc}?view=outline|section|range|find: a part of a document's Markdown
+// view, every answer at most --max-read-chars characters with a `next` cursor past that, and the
+// `base` it was read at (the same sealed base a whole read gives; a cursor keeps reading that base).
+import type { RestContext, RestRequest, RestResponse } from '../collab/rest.js'
+import { AppError } from '../infra/errors.js'
+import { docIdOf } from '../storage/doc-store.js'
+import { baseSealOf } from './base-token.js'
+import { runContentJobOffLoop } from './doc-content.js'
+import { encodeCursor, type Cursor } from './parts-cursor.js'
+import { find } from './parts-find.js'
+import { withLines, type Lined } from './parts-lines.js'
+import { DEFAULT_FIND_LIMIT, parsePartQuery, type PartQuery } from './parts-params.js'
+import { PartsCache } from './parts-cache.js'
+import { select, window, type Span } from './parts-select.js'
+import { blocksIn, fitDetail, outlineEntries, page, takeEntries } from './parts-views.js'
+import { baseState, current, type OpenHistory } from './state.js'
+
+/** An outline answers at most this many characters of entries, whatever --max-read-chars allows (a 1 MB document's outline in 20 KB). */
+const OUTLINE_MAX_CHARS = 20_000
+
+interface At {
+  view: Lined
+  base: string
+}
+
+/** Serves part reads for one server, with its cache of views. */
+export function partsReader(open: OpenHistory): (req: RestRequest, ctx: RestContext) => Promise<RestResponse> {
+  const cache = new PartsCache()
+
+  /** The view at `token` (now when null): from the cache, or built from the state (off the loop when large). */
+  async function viewAt(req: RestRequest, ctx: RestContext, token: string | null, root: string | null): Promise<At | RestResponse> {
+    let state: Uint8Array
+    let base: string
+    if (token === null) {
+      const seal = await baseSealOf(ctx.store, docIdOf(req.org, req.doc, req.cap.branch))
+      const now = await current(req, ctx)
+      base = seal.seal({ seq: now.seq, own: [] })
+      state = now.state
+    } else {
+      const from = await baseState(req, ctx, open, token)
+      if ('refused' in from) return from.refused
+      base = from.seal.seal(from.base)
+      state = from.state
+    }
+    const key = `${docIdOf(req.org, req.doc, req.cap.branch)}\n${base}\n${root ?? ''}`
+    let view = cache.get(key)
+    if (!view) {
+      const model = await ctx.registry.docBuilds.bounded(state.length, () => runContentJobOffLoop({ kind: 'parts', state, root }), state.length)
+      view = withLines(model)
+      cache.set(key, view)
+    }
+    return { view, base }
+  }
+
+  return async (req, ctx) => {
+    const parsed = parsePartQuery(req.query)
+    const budget = ctx.config.maxReadChars
+    const root = 'cursor' in parsed ? parsed.cursor.r : parsed.query.root
+    const token = 'cursor' in parsed ? parsed.cursor.b : parsed.query.base
+    const at = await viewAt(req, ctx, token, root)
+    if (!('view' in at)) return at
+    const json = 'cursor' in parsed ? continued(at, parsed.cursor, budget) : first(at, parsed.query, budget)
+    return { status: 200, json }
+  }
+}
+
+const head = (at: At) => ({ base: at.base, root: at.view.root, lines: at.view.lines })
+
+function first(at: At, q: PartQuery, budget: number): Record<string, unknown> {
+  const m = at.view
+  const spans = select(m, q.selection)
+  const scope = q.selection.by === 'all' ? null : spans
+  switch (q.view) {
+    case 'section':
+    case 'range': {
+      const lines = window(spans, q.offset, q.limit)
+      const chars = lines.map(([a, z]): Span => [m.starts[a - 1]!, m.starts[z]!])
+      return pageAnswer(at, q.view, chars, budget)
+    }
+    case 'outline': {
+      const blocks = blocksIn(m, scope)
+      const detail = fitDetail(m, blocks, Math.min(budget, OUTLINE_MAX_CHARS))
+      return outlineAnswer(at, { v: 'outline', b: at.base, r: q.root, s: scope, d: detail, at: q.offset, n: q.limit }, budget)
+    }
+    case 'find':
+      return findAnswer(at, { v: 'find', b: at.base, r: q.root, s: scope, q: q.find!.query, x: q.find!.regex, i: q.find!.ignoreCase, k: q.find!.context, at: q.offset, n: q.limit ?? DEFAULT_FIND_LIMIT }, budget)
+  }
+}
+
+function continued(at: At, c: Cursor, budget: number): Record<string, unknown> {
+  if (c.v === 'outline') return outlineAnswer(at, c, budget)
+  if (c.v === 'find') return findAnswer(at, c, budget)
+  const size = at.view.markdown.length
+  if (c.c.some(([a, z]) => a > z || z > size)) throw new AppError('bad_request', 'cursor: not a cursor this route gave out (send `next` from the answer as it was)')
+  return pageAnswer(at, c.v, c.c, budget)
+}
+
+function pageAnswer(at: At, view: 'section' | 'range', chars: Span[], budget: number): Record<string, unknown> {
+  const p = page(at.view, chars, budget)
+  const text = p.parts.length === 1 ? p.parts[0]! : p.parts.length === 0 ? { line: 0, end: 0, content: '' } : null
+  const next: Cursor | null = p.rest.length ? { v: view, b: at.base, r: at.view.root, c: p.rest } : null
+  return { view, ...head(at), ...(text ?? { parts: p.parts }), blocks: p.blocks, truncated: next !== null, ...(next ? { next: encodeCursor(next) } : {}) }
+}
+
+function outlineAnswer(at: At, c: Extract<Cursor, { v: 'outline' }>, budget: number): Record<string, unknown> {
+  const m = at.view
+  const blocks = blocksIn(m, c.s)
+  const all = outlineEntries(m, blocks, c.d)
+  const wanted = c.n === null ? all.length : Math.min(all.length, c.at + c.n)
+  const { taken, next } = takeEntries(all.slice(0, wanted), c.at, Math.min(budget, OUTLINE_MAX_CHARS))
+  const more = next < wanted
+  const grouped = c.d > 0
+  return {
+    view: 'outline',
+    ...head(at),
+    chars: m.markdown.length,
+    blocks: blocks.length,
+    detail: grouped ? 'headings' : 'blocks',
+    ...(grouped
+      ? { heading_levels: c.d, note: `every block would not fit in ${OUTLINE_MAX_CHARS} characters: headings to level ${c.d} are listed, the blocks between them as ranges (kind "blocks", id..last); outline one with blocks=ID..LAST or read it with view=section&blocks=ID..LAST` }
+      : {}),
+    entries: taken,
+    truncated: more,
+    ...(more ? { next: encodeCursor({ ...c, at: next, n: c.n === null ? null : wanted - next }) } : {}),
+  }
+}
+
+function findAnswer(at: At, c: Extract<Cursor, { v: 'find' }>, budget: number): Record<string, unknown> {
+  const { matches, next } = find(at.view, { query: c.q, regex: c.x, ignoreCase: c.i, context: c.k }, c.s, c.at, c.n, budget)
+  return { view: 'find', ...head(at), query: c.q, matches, truncated: next !== null, ...(next !== null ? { next: encodeCursor({ ...c, at: next }) } : {}) }
+}
