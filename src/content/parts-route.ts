@@ -114,7 +114,7 @@ function outlineAnswer(at: At, c: Extract<Cursor, { v: 'outline' }>, budget: num
     view: 'outline',
     ...head(at),
     chars: m.markdown.length,
-    blocks: blocks.length,
+    block_count: blocks.length,
     detail: grouped ? 'headings' : 'blocks',
     ...(grouped
       ? { heading_levels: c.d, note: `every block would not fit in ${OUTLINE_MAX_CHARS} characters: headings to level ${c.d} are listed, the blocks between them as ranges (kind "blocks", id..last); outline one with blocks=ID..LAST or read it with view=section&blocks=ID..LAST` }

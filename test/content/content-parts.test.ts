@@ -82,7 +82,7 @@ describe.each(BACKENDS)('part reads on $name', (b) => {
       outline = (await get('typed', 'view=outline')).body
       expect(outline.entries).toHaveLength(4)
     })
-    expect(outline).toMatchObject({ view: 'outline', root: 'default', detail: 'blocks', blocks: 4, truncated: false })
+    expect(outline).toMatchObject({ view: 'outline', root: 'default', detail: 'blocks', block_count: 4, truncated: false })
     expect(outline.entries).toEqual([
       { id: ids[0], kind: 'heading', level: 1, text: 'Notes', line: 1, end: 1, chars: 7 },
       { id: ids[1], kind: 'paragraph', text: 'First thought.', line: 3, end: 3, chars: 14 },
@@ -168,12 +168,12 @@ describe('part reads', () => {
     await write('big', md)
     const o = (await get('big', 'view=outline')).body
     expect(JSON.stringify(o).length).toBeLessThanOrEqual(21_000)
-    expect(o).toMatchObject({ detail: 'headings', blocks: 1500, truncated: false })
+    expect(o).toMatchObject({ detail: 'headings', block_count: 1500, truncated: false })
     expect(o.note).toContain('ranges')
     const range = o.entries.find((e: Json) => e.kind === 'blocks')
     expect(range).toMatchObject({ count: 49 })
     const inner = (await get('big', `view=outline&blocks=${range.id}..${range.last}`)).body
-    expect(inner).toMatchObject({ detail: 'blocks', blocks: 49 })
+    expect(inner).toMatchObject({ detail: 'blocks', block_count: 49 })
     const section = (await get('big', `view=section&blocks=${range.id}..${range.last}`)).body
     expect(section.content.split('\n\n')).toHaveLength(49)
   })
