@@ -15,8 +15,41 @@ import { select, window, type Span } from './parts-select.js'
 import { blocksIn, fitDetail, outlineEntries, page, takeEntries } from './parts-views.js'
 import { baseState, current, type OpenHistory } from './state.js'
 
-/** An outline answers at most this many characters of entries, whatever --max-read-chars allows (a 1 MB document's outline in 20 KB). */
+/** An outline answers at most this many characters, whatever --max-read-chars allows (a 1 MB document's outline in 20 KB). */
 const OUTLINE_MAX_CHARS = 20_000
+/** What an outline's fields other than its entries take at most (base, note, counts). */
+const OUTLINE_HEAD_CHARS = 1_000
+
+/** The outline detail chosen per view, scope and budget: measuring every entry is most of an outline's time. */
+const details = new WeakMap<Lined, Map<string, number>>()
+
+function detailOf(m: Lined, scope: Span[] | null, budget: number): number {
+  let known = details.get(m)
+  if (!known) details.set(m, (known = new Map()))
+  const key = `${budget} ${JSON.stringify(scope)}`
+  let d = known.get(key)
+  if (d === undefined) {
+    if (known.size >= 64) known.clear()
+    d = fitDetail(m, blocksIn(m, scope), budget)
+    known.set(key, d)
+  }
+  return d
+}
+
+/** The seq naming the document now, as current() (state.ts) finds it, without encoding the document. */
+async function seqNow(req: RestRequest, ctx: RestContext): Promise<number> {
+  const ref = { org: req.org, doc: req.doc, branch: req.cap.branch }
+  const { room, release } = await ctx.registry.acquire(ref)
+  let seq: number
+  try {
+    await room.flushed()
+    seq = room.headSeq
+  } finally {
+    release()
+  }
+  for await (const u of ctx.store.readLog(docIdOf(ref.org, ref.doc, ref.branch), seq + 1)) seq = u.seq
+  return seq
+}
 
 interface At {
   view: Lined
@@ -29,10 +62,16 @@ export function partsReader(open: OpenHistory): (req: RestRequest, ctx: RestCont
 
   /** The view at `token` (now when null): from the cache, or built from the state (off the loop when large). */
   async function viewAt(req: RestRequest, ctx: RestContext, token: string | null, root: string | null): Promise<At | RestResponse> {
+    const docId = docIdOf(req.org, req.doc, req.cap.branch)
+    const keyOf = (base: string) => `${docId}\n${base}\n${root ?? ''}`
     let state: Uint8Array
     let base: string
     if (token === null) {
-      const seal = await baseSealOf(ctx.store, docIdOf(req.org, req.doc, req.cap.branch))
+      const seal = await baseSealOf(ctx.store, docId)
+      // The seq first: a view already built for it needs no encoding of the document.
+      const known = seal.seal({ seq: await seqNow(req, ctx), own: [] })
+      const hit = cache.get(keyOf(known))
+      if (hit) return { view: hit, base: known }
       const now = await current(req, ctx)
       base = seal.seal({ seq: now.seq, own: [] })
       state = now.state
@@ -42,12 +81,11 @@ export function partsReader(open: OpenHistory): (req: RestRequest, ctx: RestCont
       base = from.seal.seal(from.base)
       state = from.state
     }
-    const key = `${docIdOf(req.org, req.doc, req.cap.branch)}\n${base}\n${root ?? ''}`
-    let view = cache.get(key)
+    let view = cache.get(keyOf(base))
     if (!view) {
       const model = await ctx.registry.docBuilds.bounded(state.length, () => runContentJobOffLoop({ kind: 'parts', state, root }), state.length)
       view = withLines(model)
-      cache.set(key, view)
+      cache.set(keyOf(base), view)
     }
     return { view, base }
   }
@@ -78,8 +116,7 @@ function first(at: At, q: PartQuery, budget: number): Record<string, unknown> {
       return pageAnswer(at, q.view, chars, budget)
     }
     case 'outline': {
-      const blocks = blocksIn(m, scope)
-      const detail = fitDetail(m, blocks, Math.min(budget, OUTLINE_MAX_CHARS))
+      const detail = detailOf(m, scope, Math.min(budget, OUTLINE_MAX_CHARS) - OUTLINE_HEAD_CHARS)
       return outlineAnswer(at, { v: 'outline', b: at.base, r: q.root, s: scope, d: detail, at: q.offset, n: q.limit }, budget)
     }
     case 'find':
@@ -107,7 +144,7 @@ function outlineAnswer(at: At, c: Extract<Cursor, { v: 'outline' }>, budget: num
   const blocks = blocksIn(m, c.s)
   const all = outlineEntries(m, blocks, c.d)
   const wanted = c.n === null ? all.length : Math.min(all.length, c.at + c.n)
-  const { taken, next } = takeEntries(all.slice(0, wanted), c.at, Math.min(budget, OUTLINE_MAX_CHARS))
+  const { taken, next } = takeEntries(all.slice(0, wanted), c.at, Math.min(budget, OUTLINE_MAX_CHARS) - OUTLINE_HEAD_CHARS)
   const more = next < wanted
   const grouped = c.d > 0
   return {

@@ -117,12 +117,19 @@ export function outlineEntries(m: Lined, blocks: readonly BlockInfo[], detail: n
   return out
 }
 
-/** The finest detail whose entries fit `budget` characters of JSON (the coarsest when none does). */
+/**
+ * The finest detail whose entries fit `budget` characters of JSON: every block (0), else the
+ * headings down to the deepest level that fits; when even the shallowest heading level the part
+ * has does not fit, that level (its answer then pages with `next`).
+ */
 export function fitDetail(m: Lined, blocks: readonly BlockInfo[], budget: number): number {
-  for (const detail of [0, 6, 5, 4, 3, 2, 1]) {
-    if (JSON.stringify(outlineEntries(m, blocks, detail)).length <= budget) return detail
+  const size = (e: OutlineEntry) => JSON.stringify(e).length + 1
+  if (blocks.reduce((n, b) => n + size(entryOf(m, b)), 2) <= budget) return 0
+  const levels = [...new Set(blocks.flatMap((b) => (b.kind === 'heading' ? [b.level!] : [])))].sort((a, b) => b - a)
+  for (const level of levels) {
+    if (outlineEntries(m, blocks, level).reduce((n, e) => n + size(e), 2) <= budget) return level
   }
-  return 1
+  return levels[levels.length - 1] ?? 0
 }
 
 /** Entries from `at` up to `budget` characters of JSON (at least one); the index after the last. */

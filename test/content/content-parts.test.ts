@@ -167,7 +167,7 @@ describe('part reads', () => {
     const md = Array.from({ length: 1500 }, (_, i) => (i % 50 === 0 ? `# Chapter ${i / 50}` : i % 10 === 0 ? `## Section ${i}` : `Paragraph ${i} of the long document, with words.`)).join('\n\n') + '\n'
     await write('big', md)
     const o = (await get('big', 'view=outline')).body
-    expect(JSON.stringify(o).length).toBeLessThanOrEqual(21_000)
+    expect(JSON.stringify(o).length).toBeLessThanOrEqual(20_000)
     expect(o).toMatchObject({ detail: 'headings', block_count: 1500, truncated: false })
     expect(o.note).toContain('ranges')
     const range = o.entries.find((e: Json) => e.kind === 'blocks')
@@ -176,6 +176,19 @@ describe('part reads', () => {
     expect(inner).toMatchObject({ detail: 'blocks', block_count: 49 })
     const section = (await get('big', `view=section&blocks=${range.id}..${range.last}`)).body
     expect(section.content.split('\n\n')).toHaveLength(49)
+  })
+
+  it('an outline whose headings alone pass 20 KB pages them with next, every heading once, each page within 20 KB', async () => {
+    h = await startTandem({}, { api: false })
+    const md = Array.from({ length: 300 }, (_, i) => `## Topic ${i}\n\nA paragraph on topic ${i}.`).join('\n\n') + '\n'
+    await write('topics', md)
+    const pages = await allPages('topics', 'view=outline')
+    expect(pages.length).toBeGreaterThan(1)
+    for (const p of pages) expect(JSON.stringify(p).length).toBeLessThanOrEqual(20_000)
+    const entries = pages.flatMap((p) => p.entries as Json[])
+    expect(entries.filter((e) => e.kind === 'heading').map((e) => e.text)).toEqual(Array.from({ length: 300 }, (_, i) => `Topic ${i}`))
+    expect(entries.filter((e) => e.kind === 'blocks')).toHaveLength(300)
+    expect(pages[0]).toMatchObject({ detail: 'headings', heading_levels: 2, truncated: true })
   })
 
   it('find answers matches with block id, line, column and context, bounded by limit with next', async () => {
