@@ -5,8 +5,8 @@ import { decodeCursor, type Cursor } from './parts-cursor.js'
 import { MAX_QUERY_CHARS, type FindQuery } from './parts-find.js'
 import { MAX_BLOCK_IDS, type Selection } from './parts-select.js'
 
-export const VIEWS = ['outline', 'section', 'range', 'find'] as const
-export type View = (typeof VIEWS)[number]
+const VIEWS = ['outline', 'section', 'range', 'find'] as const
+type View = (typeof VIEWS)[number]
 
 export interface PartQuery {
   view: View

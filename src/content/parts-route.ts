@@ -8,7 +8,7 @@ import { baseSealOf } from './base-token.js'
 import { runContentJobOffLoop } from './doc-content.js'
 import { encodeCursor, type Cursor } from './parts-cursor.js'
 import { find } from './parts-find.js'
-import { withLines, type Lined } from './parts-lines.js'
+import { sliceOf, withLines, type Lined } from './parts-lines.js'
 import { DEFAULT_FIND_LIMIT, parsePartQuery, type PartQuery } from './parts-params.js'
 import { PartsCache } from './parts-cache.js'
 import { select, window, type Span } from './parts-select.js'
@@ -19,6 +19,12 @@ import { baseState, current, type OpenHistory } from './state.js'
 const OUTLINE_MAX_CHARS = 20_000
 /** What an outline's fields other than its entries take at most (base, note, counts). */
 const OUTLINE_HEAD_CHARS = 1_000
+
+/** What an outline's entries may take of an answer of `budget` characters. */
+const outlineBudget = (budget: number) => {
+  const whole = Math.min(budget, OUTLINE_MAX_CHARS)
+  return whole - Math.min(OUTLINE_HEAD_CHARS, Math.floor(whole / 4))
+}
 
 /** The outline detail chosen per view, scope and budget: measuring every entry is most of an outline's time. */
 const details = new WeakMap<Lined, Map<string, number>>()
@@ -112,11 +118,11 @@ function first(at: At, q: PartQuery, budget: number): Record<string, unknown> {
     case 'section':
     case 'range': {
       const lines = window(spans, q.offset, q.limit)
-      const chars = lines.map(([a, z]): Span => [m.starts[a - 1]!, m.starts[z]!])
+      const chars = lines.map(([a, z]) => sliceOf(m, a, z))
       return pageAnswer(at, q.view, chars, budget)
     }
     case 'outline': {
-      const detail = detailOf(m, scope, Math.min(budget, OUTLINE_MAX_CHARS) - OUTLINE_HEAD_CHARS)
+      const detail = detailOf(m, scope, outlineBudget(budget))
       return outlineAnswer(at, { v: 'outline', b: at.base, r: q.root, s: scope, d: detail, at: q.offset, n: q.limit }, budget)
     }
     case 'find':
@@ -144,7 +150,7 @@ function outlineAnswer(at: At, c: Extract<Cursor, { v: 'outline' }>, budget: num
   const blocks = blocksIn(m, c.s)
   const all = outlineEntries(m, blocks, c.d)
   const wanted = c.n === null ? all.length : Math.min(all.length, c.at + c.n)
-  const { taken, next } = takeEntries(all.slice(0, wanted), c.at, Math.min(budget, OUTLINE_MAX_CHARS) - OUTLINE_HEAD_CHARS)
+  const { taken, next } = takeEntries(all.slice(0, wanted), c.at, outlineBudget(budget))
   const more = next < wanted
   const grouped = c.d > 0
   return {

@@ -6,13 +6,13 @@ import { blockAt, charsOf, lineAt, type Lined } from './parts-lines.js'
 import type { Span } from './parts-select.js'
 
 /** A piece of the Markdown view: exactly markdown.slice(at, to) of the whole read, from line `line` to `end`. */
-export interface Piece {
+interface Piece {
   line: number
   end: number
   content: string
 }
 
-export interface BlockRef {
+interface BlockRef {
   id: string
   kind: string
   line: number
@@ -65,7 +65,7 @@ function forcedCut(m: Lined, from: number, to: number, budget: number, blocks: B
   return cut
 }
 
-export interface BlockEntry {
+interface BlockEntry {
   id: string
   kind: string
   level?: number
@@ -76,7 +76,7 @@ export interface BlockEntry {
 }
 
 /** Consecutive blocks between two listed headings, as one entry. */
-export interface RangeEntry {
+interface RangeEntry {
   kind: 'blocks'
   id: string
   last: string
