@@ -103,6 +103,43 @@ describe.each(BACKENDS)('part reads on $name', (b) => {
     await h.restart()
     expect(((await get('typed', 'view=outline')).body.entries as Json[]).map((e) => e.id)).toEqual(after.map((e) => e.id))
   })
+
+  it('pages of a bounded read follow next through the document exactly once, at the base of the first page', async () => {
+    h = await startTandem({ ...(await b.overrides()), maxReadChars: 1000 }, { api: false })
+    const long = 'A line that goes on and on. '.repeat(150).trim()
+    const md = Array.from({ length: 120 }, (_, i) => (i % 10 === 0 ? `## Part ${i / 10}` : i === 55 ? long : `Paragraph ${i} with some words in it.`)).join('\n\n') + '\n'
+    await write('long', md)
+    const whole = (await get('long', '')).body
+    const first = await get('long', 'view=range&lines=1-')
+    expect(first.body.truncated).toBe(true)
+    // Someone writes meanwhile: the pages still read the first page's base.
+    await write('long', '# Gone\n')
+    const pages = [first.body, ...(await allPages('long', `cursor=${first.body.next}`))]
+    expect(pages.length).toBeGreaterThan(5)
+    for (const p of pages) {
+      expect(p.base).toBe(whole.base)
+      expect(JSON.stringify({ content: p.content, blocks: p.blocks }).length).toBeLessThanOrEqual(1000 + 100)
+    }
+    expect(pages.map((p) => p.content).join('')).toBe(whole.content)
+    expect(pages.at(-1)).toMatchObject({ truncated: false })
+    expect(pages.at(-1)!.next).toBeUndefined()
+  })
+
+  it('a part read at the base of an earlier outline reads that state, after others changed the document', async () => {
+    h = await startTandem(await b.overrides(), { api: false })
+    await write('then', DOC)
+    const outline = (await get('then', 'view=outline')).body
+    const install = outline.entries.find((e: Json) => e.text === 'Install')
+    await write('then', DOC.replace('Run the installer.', 'Run the new installer.'))
+    const now = (await get('then', `view=section&heading=${install.id}`)).body
+    expect(now.content).toContain('Run the new installer.')
+    expect(now.base).not.toBe(outline.base)
+    const then = (await get('then', `view=section&heading=${install.id}&base=${outline.base}`)).body
+    expect(then).toMatchObject({ base: outline.base, line: 5 })
+    expect(then.content).toContain('Run the installer.')
+    expect((await get('then', `view=section&heading=${install.id}&base=41.AAAAAAAAAAAAAAAA`)).status).toBe(400)
+  })
+
 })
 
 describe('part reads', () => {
@@ -139,27 +176,6 @@ describe('part reads', () => {
     expect((await get('guide', 'view=range&lines=16-')).body).toMatchObject({ line: 16, end: 18, content: slice(16, 18) })
     expect((await get('guide', 'view=range&lines=1-&offset=4&limit=3')).body).toMatchObject({ line: 5, end: 7, content: slice(5, 7) })
     expect((await get('guide', 'view=range&lines=1-1000')).body.content).toBe(lines.join('\n'))
-  })
-
-  it('pages of a bounded read follow next through the document exactly once, at the base of the first page', async () => {
-    h = await startTandem({ maxReadChars: 1000 }, { api: false })
-    const long = 'A line that goes on and on. '.repeat(150).trim()
-    const md = Array.from({ length: 120 }, (_, i) => (i % 10 === 0 ? `## Part ${i / 10}` : i === 55 ? long : `Paragraph ${i} with some words in it.`)).join('\n\n') + '\n'
-    await write('long', md)
-    const whole = (await get('long', '')).body
-    const first = await get('long', 'view=range&lines=1-')
-    expect(first.body.truncated).toBe(true)
-    // Someone writes meanwhile: the pages still read the first page's base.
-    await write('long', '# Gone\n')
-    const pages = [first.body, ...(await allPages('long', `cursor=${first.body.next}`))]
-    expect(pages.length).toBeGreaterThan(5)
-    for (const p of pages) {
-      expect(p.base).toBe(whole.base)
-      expect(JSON.stringify({ content: p.content, blocks: p.blocks }).length).toBeLessThanOrEqual(1000 + 100)
-    }
-    expect(pages.map((p) => p.content).join('')).toBe(whole.content)
-    expect(pages.at(-1)).toMatchObject({ truncated: false })
-    expect(pages.at(-1)!.next).toBeUndefined()
   })
 
   it('the outline of a document of 1,500 blocks fits 20 KB by listing headings and ranges, and says so', async () => {
