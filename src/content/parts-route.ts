@@ -103,14 +103,14 @@ export function partsReader(open: OpenHistory): (req: RestRequest, ctx: RestCont
     const token = 'cursor' in parsed ? parsed.cursor.b : parsed.query.base
     const at = await viewAt(req, ctx, token, root)
     if (!('view' in at)) return at
-    const json = 'cursor' in parsed ? continued(at, parsed.cursor, budget) : first(at, parsed.query, budget)
+    const json = await ('cursor' in parsed ? continued(at, parsed.cursor, budget) : first(at, parsed.query, budget))
     return { status: 200, json }
   }
 }
 
 const head = (at: At) => ({ base: at.base, root: at.view.root, lines: at.view.lines })
 
-function first(at: At, q: PartQuery, budget: number): Record<string, unknown> {
+function first(at: At, q: PartQuery, budget: number): Record<string, unknown> | Promise<Record<string, unknown>> {
   const m = at.view
   const spans = select(m, q.selection)
   const scope = q.selection.by === 'all' ? null : spans
@@ -130,7 +130,7 @@ function first(at: At, q: PartQuery, budget: number): Record<string, unknown> {
   }
 }
 
-function continued(at: At, c: Cursor, budget: number): Record<string, unknown> {
+function continued(at: At, c: Cursor, budget: number): Record<string, unknown> | Promise<Record<string, unknown>> {
   if (c.v === 'outline') return outlineAnswer(at, c, budget)
   if (c.v === 'find') return findAnswer(at, c, budget)
   const size = at.view.markdown.length
@@ -168,7 +168,7 @@ function outlineAnswer(at: At, c: Extract<Cursor, { v: 'outline' }>, budget: num
   }
 }
 
-function findAnswer(at: At, c: Extract<Cursor, { v: 'find' }>, budget: number): Record<string, unknown> {
-  const { matches, next } = find(at.view, { query: c.q, regex: c.x, ignoreCase: c.i, context: c.k }, c.s, c.at, c.n, budget)
+async function findAnswer(at: At, c: Extract<Cursor, { v: 'find' }>, budget: number): Promise<Record<string, unknown>> {
+  const { matches, next } = await find(at.view, { query: c.q, regex: c.x, ignoreCase: c.i, context: c.k }, c.s, c.at, c.n, budget)
   return { view: 'find', ...head(at), query: c.q, matches, truncated: next !== null, ...(next !== null ? { next: encodeCursor({ ...c, at: next }) } : {}) }
 }
