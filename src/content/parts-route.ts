@@ -131,10 +131,12 @@ function first(at: At, q: PartQuery, budget: number): Record<string, unknown> | 
 }
 
 function continued(at: At, c: Cursor, budget: number): Record<string, unknown> | Promise<Record<string, unknown>> {
+  // A cursor comes back from the client: its spans must lie in the view of its base.
+  const inside = (spans: readonly Span[] | null, min: number, max: number) => (spans ?? []).every(([a, z]) => a >= min && a <= z && z <= max)
+  const fits = 'c' in c ? inside(c.c, 0, at.view.markdown.length) : inside(c.s, 1, at.view.lines)
+  if (!fits) throw new AppError('bad_request', 'cursor: not a cursor this route gave out (send `next` from the answer as it was)')
   if (c.v === 'outline') return outlineAnswer(at, c, budget)
   if (c.v === 'find') return findAnswer(at, c, budget)
-  const size = at.view.markdown.length
-  if (c.c.some(([a, z]) => a > z || z > size)) throw new AppError('bad_request', 'cursor: not a cursor this route gave out (send `next` from the answer as it was)')
   return pageAnswer(at, c.v, c.c, budget)
 }
 

@@ -36,6 +36,8 @@ const heading = (level: number, text: string) => {
   return e
 }
 
+const cursorOf = (c: Json) => Buffer.from(JSON.stringify(c)).toString('base64url')
+
 /** Follows `next` from a first answer; every page's parts in order. */
 async function allPages(doc: string, firstQuery: string) {
   const pages: Json[] = []
@@ -228,6 +230,7 @@ describe('part reads', () => {
   it('a malformed or unknown parameter is 400 naming it', async () => {
     h = await startTandem({}, { api: false })
     await write('guide', DOC)
+    const { base } = (await get('guide', 'view=outline')).body
     const cases: [string, string, number?][] = [
       ['view=chapter', 'view'],
       ['view=section', 'heading'],
@@ -246,6 +249,8 @@ describe('part reads', () => {
       ['view=section&blocks=nope', 'blocks'],
       ['cursor=bm90IGEgY3Vyc29y', 'cursor'],
       ['cursor=abc&view=outline', 'cursor'],
+      [`cursor=${cursorOf({ v: 'find', b: base, r: null, s: [[1, 999_999]], q: 'x', x: false, i: false, k: 2, at: 0, n: 5 })}`, 'cursor'],
+      [`cursor=${cursorOf({ v: 'range', b: base, r: null, c: [[0, 10_000_000]] })}`, 'cursor'],
       ['view=outline&sort=asc', 'sort'],
       ['view=section&heading=Nothing', 'heading', 404],
       ['view=section&blocks=b-zz-0', 'blocks', 404],
