@@ -8,7 +8,7 @@ import { RemoteAwareness } from './cluster/remote-awareness.js'
 import { RoomRegistry, roomSettings, type RegistryOptions } from './collab/registry.js'
 import type { RestRoutes } from './collab/rest.js'
 import { enforceRevocations } from './collab/revocation-enforcer.js'
-import { agentApproval } from './collab/approval-enforcer.js'
+import { agentPolicy } from './agents/approval.js'
 import { createCollabApp } from './collab/uws/app.js'
 import { ydocRoutes } from './collab/ydoc-rest.js'
 import { openControlPlane } from './plane.js'
@@ -184,12 +184,12 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     })
 
     // Agents' content writes: held as suggestions when asked, or as the workspace's registry says.
-    const approval = agentApproval({ store: control.store, catalog: control.catalog, registry, log, notices: cluster?.notices })
-    const agents = agentRoutes({ suggestions, openHistory, notify: suggestionEvents(control.store, log, now), approval })
-    const restRoutes: RestRoutes = { ...ydocRoutes(approval), ...lazyHistoryRoutes(openHistory), ...agents, ...versionRoutes(versions, versionCreatedEvents(control.store, log)), ...opts.restRoutes }
+    const agents = agentPolicy({ store: control.store, catalog: control.catalog, joined: registry, log, notices: cluster?.notices })
+    const agentRest = agentRoutes({ suggestions, openHistory, notify: suggestionEvents(control.store, log, now), agents })
+    const restRoutes: RestRoutes = { ...ydocRoutes(agents), ...lazyHistoryRoutes(openHistory), ...agentRest, ...versionRoutes(versions, versionCreatedEvents(control.store, log)), ...opts.restRoutes }
     const clusterReady = cluster && (() => cluster.ready)
     const collab = await collabApp.listen({
-      config, keys, revocations, deleted, registry, store, storageHealth, clusterReady, metrics, log, now, restRoutes, approval,
+      config, keys, revocations, deleted, registry, store, storageHealth, clusterReady, metrics, log, now, restRoutes, agents,
       versionState: (docId, id) => versionState(versions, docId, id),
     })
     resources.defer('collab listener', () => collab.stopListening())

@@ -1,5 +1,6 @@
 // `tandem admin <noun> <verb> [ID] --opt value ...`: positional noun and verb, an optional id (the
-// same as `--id ID`), `--name value` or `--name=value` options, and the flags `--json`, `--hard`.
+// same as `--id ID`), `--name value` or `--name=value` options, and the flags `--json`, `--hard`,
+// `--agent`.
 import { ArgvError, readArgv } from '../infra/argv.js'
 import { AppError } from '../infra/errors.js'
 
@@ -10,7 +11,7 @@ export interface AdminArgs {
 }
 
 /** Flags take no value (`--hard`, `--hard=false`); `json` is the output mode, the others options. */
-const FLAGS = ['json', 'hard']
+const FLAGS = ['json', 'hard', 'agent']
 
 /** Any other `--name` takes a value: each command checks the options it reads. */
 function read(args: string[]) {
@@ -25,7 +26,7 @@ export function parseAdminArgs(args: string[]): AdminArgs & { json: boolean } {
   const { values: opts, positionals: positional } = read(args)
   const json = opts.has('json') && opts.get('json') !== 'false'
   opts.delete('json')
-  if (opts.has('hard')) opts.set('hard', String(opts.get('hard') !== 'false'))
+  for (const flag of ['hard', 'agent']) if (opts.has(flag)) opts.set(flag, String(opts.get(flag) !== 'false'))
   if (positional.length < 2 || positional.length > 3) throw new AppError('bad_request', 'expected: tandem admin <noun> <verb> [ID] [--option value ...] [--json]')
   if (positional[2] !== undefined) {
     if (opts.has('id')) throw new AppError('bad_request', 'give the id once: positional or --id')

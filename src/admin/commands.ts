@@ -11,7 +11,7 @@ import { paragraphsUpdate } from '../content/doc-seed.js'
 import { connectSource, disconnectSource, isGroup, listSources, listSweeps, publicSource, type ConnectorSpec } from '../sources/records.js'
 import type { ControlStore } from '../control/store.js'
 import { liftRevocation, listRevocations, revokeTokens } from '../control/token-revocations.js'
-import { createUser, listUsers } from '../control/users.js'
+import { createUser, listUsers, setUserAgent } from '../control/users.js'
 import { createWorkspace, isRole, listMembers, listWorkspaces, requireWorkspace, setMember } from '../control/workspaces.js'
 import type { DocService } from '../collab/doc-service.js'
 import { AppError } from '../infra/errors.js'
@@ -82,13 +82,19 @@ function beforeOpt(o: Map<string, string>, nowMs: number): number {
 
 const COMMANDS: Record<string, Record<string, Handler>> = {
   users: {
-    create: async (e, o) => ok(await createUser(e.store, need(o, 'email'), o.get('name'), e.now())),
+    // --agent: the user is an agent: every key of theirs is an agent's (src/agents/)
+    create: async (e, o) => ok(await createUser(e.store, need(o, 'email'), o.get('name'), e.now(), o.get('agent') === 'true')),
+    set: async (e, o) => {
+      if (!o.has('agent')) throw new AppError('bad_request', '--agent or --agent=false is required')
+      return ok(await setUserAgent(e.store, need(o, 'email'), o.get('agent') === 'true'))
+    },
     list: async (e) => ok(await listUsers(e.store)),
   },
   keys: {
+    // --agent: an agent's key; its user's other keys stay theirs
     create: async (e, o) => {
-      const { key, info } = await createApiKey(e.store, need(o, 'user'), o.get('label') ?? '', e.now())
-      return ok({ ...info, key }, `api key for ${info.userId} (id ${info.id}); shown once, store it now:\n${key}`)
+      const { key, info } = await createApiKey(e.store, need(o, 'user'), o.get('label') ?? '', e.now(), o.get('agent') === 'true')
+      return ok({ ...info, key }, `${info.agent ? "an agent's " : ''}api key for ${info.userId} (id ${info.id}); shown once, store it now:\n${key}`)
     },
     list: async (e, o) => ok(await listApiKeys(e.store, o.get('user'))),
     revoke: async (e, o) => ok(await revokeApiKey(e.store, need(o, 'id'), e.now())),

@@ -4,6 +4,7 @@
 import type Router from '@koa/router'
 import type { Context } from 'koa'
 import type { z } from 'zod'
+import type { KeyCaller } from '../control/api-keys.js'
 import { AppError } from '../infra/errors.js'
 import { readJsonBody, type BodyLimits } from './middleware/body.js'
 import { checkParams, check, type PydanticError } from './validation/pydantic.js'
@@ -21,6 +22,8 @@ interface RouteInput<P, Q, B> {
   body: Out<B>
   /** The authenticated caller (user id, an e-mail). */
   user: string
+  /** the caller's key or user is an agent's (src/agents/) */
+  agent: boolean
 }
 
 export interface RouteDef<P extends Obj | undefined = Obj | undefined, Q extends Obj | undefined = Obj | undefined, B extends z.ZodType | undefined = z.ZodType | undefined> {
@@ -82,15 +85,15 @@ async function validateInput(ctx: Context, route: RouteDef, limits: BodyLimits):
 export interface MountOptions {
   body: BodyLimits
   /** Resolves the caller from X-API-KEY (throws 401). */
-  authenticate(ctx: Context): Promise<string>
+  authenticate(ctx: Context): Promise<KeyCaller>
 }
 
 export function mountRoute(router: Router, route: RouteDef, o: MountOptions): void {
   router[route.method](route.operationId, route.path, async (ctx) => {
     ctx.state.errorShape = route.errorShape ?? 'detail'
-    const user = route.public ? '' : await o.authenticate(ctx)
+    const { user, agent } = route.public ? { user: '', agent: false } : await o.authenticate(ctx)
     const input = await validateInput(ctx, route, o.body)
-    const result = await route.handler(ctx, { ...input, user } as RouteInput<never, never, never>)
+    const result = await route.handler(ctx, { ...input, user, agent } as RouteInput<never, never, never>)
     if (ctx.body === undefined) ctx.body = result
   })
 }

@@ -23,6 +23,8 @@ export interface Capability {
   asset?: string
   /** custom attributions (claim `attr`), stored with every update the token sends; absent when none */
   attr?: Attributes
+  /** minted for an agent (claim `agent`): an agent key or user, or an MCP session (src/agents/) */
+  agent?: true
   /** expiry, epoch seconds */
   exp: number
   /** Issued at, epoch seconds: revocations refuse tokens issued before a time. Always set by
@@ -67,6 +69,8 @@ export interface MintRequest {
   asset?: string
   /** custom attributions the token carries (claim `attr`); checked by the caller */
   attr?: Readonly<Record<string, string>>
+  /** the caller is an agent: the token says so whatever its attributions (src/agents/) */
+  agent?: boolean
   ttlSec: number
 }
 
@@ -75,6 +79,7 @@ export async function mintToken(keys: KeyRing, req: MintRequest, nowMs = Date.no
   const exp = iat + req.ttlSec
   const claims: JWTPayload & Record<string, unknown> = { org: req.org, doc: req.doc, branch: req.branch ?? 'main', acc: req.acc }
   if (req.asset) claims.asset = req.asset
+  if (req.agent) claims.agent = true
   const attr = req.attr && normalizeAttributions(req.attr)
   if (attr) {
     const problem = attributionProblem(attr)
@@ -144,7 +149,7 @@ export async function verifyToken(
 }
 
 function claimsOf(payload: Record<string, unknown>, nowMs: number, clockSkewSec: number): Capability {
-  const { sub, org, doc, acc, asset, exp, iat, jti, attr } = payload
+  const { sub, org, doc, acc, asset, exp, iat, jti, attr, agent } = payload
   const branch = payload.branch ?? 'main'
   // NUL never: PostgreSQL text refuses it, and the history joins user and attributions with it
   if (typeof sub !== 'string' || !sub || sub.includes('\u0000')) throw invalid('token claim "sub" invalid')
@@ -157,6 +162,7 @@ function claimsOf(payload: Record<string, unknown>, nowMs: number, clockSkewSec:
   // A token from the future would outlive its ttl and slip past `--before` revocations.
   if (iat > nowMs / 1000 + clockSkewSec) throw invalid('token issued in the future')
   if (attr !== undefined && attributionProblem(attr) !== null) throw invalid('token claim "attr" invalid')
+  if (agent !== undefined && agent !== true) throw invalid('token claim "agent" invalid')
   const attributes = attr === undefined ? undefined : normalizeAttributions(attr as Record<string, string>)
   return {
     sub,
@@ -169,6 +175,7 @@ function claimsOf(payload: Record<string, unknown>, nowMs: number, clockSkewSec:
     jti: typeof jti === 'string' ? jti : '',
     ...(typeof asset === 'string' ? { asset } : {}),
     ...(attributes ? { attr: attributes } : {}),
+    ...(agent === true ? { agent } : {}),
   }
 }
 

@@ -43,6 +43,11 @@ export interface RestContext {
 interface RestRoute {
   /** the least access the token must carry */
   access: 'r' | 'rw'
+  /**
+   * The route applies the agents' policy itself (content: an agent's write is held as a
+   * suggestion). Any other rw route refuses an agent's token where its workspace requires approval.
+   */
+  agentsHeld?: boolean
   /** whether the handler reads a request body */
   body?: boolean
   /** whether the path ends in `/{id}`: never (default), optionally, or always */
@@ -77,7 +82,7 @@ export function lazyRoutes(shape: RouteShape, load: () => Promise<RestRoutes>): 
         async handle(req, ctx) {
           loaded ??= load()
           const route = (await loaded)[name]?.[method]
-          if (!route || route.access !== meta.access || Boolean(route.body) !== Boolean(meta.body) || route.id !== meta.id || String(route.actions) !== String(meta.actions) || route.jsonDepth !== meta.jsonDepth) {
+          if (!route || route.access !== meta.access || Boolean(route.body) !== Boolean(meta.body) || route.id !== meta.id || String(route.actions) !== String(meta.actions) || route.jsonDepth !== meta.jsonDepth || Boolean(route.agentsHeld) !== Boolean(meta.agentsHeld)) {
             throw new Error(`collab REST route ${method} ${name} does not match its declared shape`)
           }
           return route.handle(req, ctx)

@@ -1,6 +1,7 @@
 // GET/PATCH /ydoc/v1/{org}/{doc_id}: the document as a Yjs update (and, with ?awareness=true, the
 // room's presence), or a change to it: an update (rw), an awareness update (r is enough), or both.
 import * as Y from 'yjs'
+import type { AgentPolicy } from '../agents/approval.js'
 import { attributionProblem, mergeAttributions, normalizeAttributions } from '../auth/attributions.js'
 import { AppError } from '../infra/errors.js'
 import type { Attributes } from '../storage/doc-store.js'
@@ -52,14 +53,11 @@ function changeFromBody(req: RestRequest): Change {
   }
 }
 
-/** The approval mode of agents' edits in a workspace (`org`): no_approval lets their updates in here. */
-type Approval = (org: string) => Promise<'no_approval' | 'required_with_override' | 'required_no_override'>
-
 /**
- * `approval`: where a workspace requires approval for agents' edits, an update from a token
- * carrying `source: ai` is refused here (403): such edits go through /content, held as suggestions.
+ * `agents`: where a workspace requires approval for agents' edits, an update from an agent's token
+ * is refused here (403): such edits go through /content, held as suggestions.
  */
-export const ydocRoutes = (approval?: Approval): RestRoutes => ({
+export const ydocRoutes = (agents?: Pick<AgentPolicy, 'ruled'>): RestRoutes => ({
   ydoc: {
     GET: {
       access: 'r',
@@ -98,7 +96,7 @@ export const ydocRoutes = (approval?: Approval): RestRoutes => ({
         const change = changeFromBody(req)
         if (change.update && req.cap.acc !== 'rw') throw new AppError('read_only', 'this token is read-only') // it may send awareness, not updates
         if (change.update?.length === 0) throw new AppError('bad_request', 'empty update')
-        if (change.update && req.cap.attr?.source === 'ai' && approval && (await approval(req.org)) !== 'no_approval') {
+        if (change.update && agents && (await agents.ruled(req.cap, req.org)).acc !== 'rw') {
           throw new AppError('forbidden', "this workspace requires approval for agents' edits: write through /content, where the edit is held as a suggestion")
         }
         const ref = { org: req.org, doc: req.doc, branch: req.cap.branch }

@@ -6,7 +6,7 @@ import type { HistoryService } from '../history/service.js'
 import type { ContentHooks } from './routes.js'
 
 const CONTENT_ROUTE_SHAPE: RouteShape = {
-  content: { GET: { access: 'r' }, PATCH: { access: 'rw', body: true, jsonDepth: PM_JSON_DEPTH } },
+  content: { GET: { access: 'r' }, PATCH: { access: 'rw', body: true, jsonDepth: PM_JSON_DEPTH, agentsHeld: true } },
 }
 
 /** `open`: the server's history service (a write from an older base rebuilds the document at it). */

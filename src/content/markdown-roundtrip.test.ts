@@ -13,7 +13,24 @@ function roundTrip(markdown: string): string {
   return readContent(Y.encodeStateAsUpdate(doc), 'markdown', null).content as string
 }
 
+/** `before` written into an empty document, then `after` written over it, read back. */
+function rewrite(before: string, after: string): string {
+  const doc = new Y.Doc()
+  for (const content of [before, after]) {
+    const edit = computeEdit(Y.encodeStateAsUpdate(doc), { format: 'markdown', content, root: null })
+    if (edit.update) Y.applyUpdate(doc, edit.update)
+  }
+  return readContent(Y.encodeStateAsUpdate(doc), 'markdown', null).content as string
+}
+
 describe('Markdown round trip', () => {
+  it('a write over existing text marks the spaces inside a run too, so the run is not split', () => {
+    expect(rewrite('a with nested marks\n', 'a *with **nested** marks*\n')).toBe('a *with **nested** marks*\n')
+    expect(rewrite('Intro *with* *__nested__ marks*\n', 'Intro *with **nested** marks*\n')).toBe('Intro *with **nested** marks*\n')
+    // a space Markdown prints outside a run keeps the mark it has: a write-back changes nothing
+    expect(rewrite('**a** *b*\n', '**a** *b*\n')).toBe('**a** *b*\n')
+  })
+
   it('a fenced code block keeps its info string unescaped, so it does not grow on each write-back', () => {
     expect(roundTrip('``` foo\\+bar\nfoo\n```\n')).toBe('```foo+bar\nfoo\n```\n')
     expect(roundTrip('``` f&ouml;&ouml;\nfoo\n```\n')).toBe('```föö\nfoo\n```\n')

@@ -4,6 +4,8 @@
 // update: durable before the answer, broadcast, attributed. Made from the state the agent read,
 // the change merges with everything written since instead of erasing it.
 import { attributionProblem, mergeAttributions, normalizeAttributions } from '../auth/attributions.js'
+import type { AgentPolicy } from '../agents/approval.js'
+import { holds } from '../agents/policy.js'
 import type { RestContext, RestRequest, RestResponse, RestRoutes } from '../collab/rest.js'
 import { AppError } from '../infra/errors.js'
 import { docIdOf, type Attributes } from '../storage/doc-store.js'
@@ -32,38 +34,12 @@ function rootOf(value: unknown): string | null {
   return value
 }
 
-/** What the workspace's tool registry says of an agent's edits (the `edit_document` tool's approval mode). */
-export type ApprovalMode = 'no_approval' | 'required_with_override' | 'required_no_override'
-
-/** What the server composes in: suggestions (src/suggestions/) and the workspace's approval rule. */
+/** What the server composes in: suggestions (src/suggestions/) and the agents' policy (src/agents/). */
 export interface ContentHooks {
   /** makes a suggestion of the same body instead of applying it (the suggestions route's POST) */
   suggest(req: RestRequest, ctx: RestContext): Promise<RestResponse>
-  /** the approval mode for agents' edits in a workspace (`org`); no_approval where none is set */
-  approval(org: string): Promise<ApprovalMode>
-}
-
-/** Whether a write is an agent's: a token or body carrying `source: ai`, or an MCP edit_document call. */
-const byAgent = (attrs: Attributes | undefined) => attrs?.source === 'ai' || attrs?.source === 'mcp'
-
-/**
- * Apply or hold: `"mode": "suggest"` always holds; an agent's write follows the registry:
- * no_approval applies, required_no_override holds (and refuses `"override": true`),
- * required_with_override holds unless the call says `"override": true`.
- */
-async function holdFor(body: WriteBody, attrs: Attributes | undefined, org: string, hooks: ContentHooks | undefined): Promise<boolean> {
-  if (body.mode === 'suggest') return true
-  if (!hooks || !byAgent(attrs)) {
-    if (body.override) throw new AppError('bad_request', 'override only applies to agents\' edits under an approval mode')
-    return false
-  }
-  const mode = await hooks.approval(org)
-  if (mode === 'no_approval') return false
-  if (mode === 'required_no_override') {
-    if (body.override) throw new AppError('forbidden', "the workspace's approval mode for edit_document is required_no_override: an agent's edit is always a suggestion")
-    return true
-  }
-  return !body.override
+  /** whether a write is held as a suggestion: asked for, or an agent's under the workspace's approval mode */
+  agents: Pick<AgentPolicy, 'holds'>
 }
 
 interface WriteBody {
@@ -130,12 +106,15 @@ export const contentRoutes = (open: OpenHistory, hooks?: ContentHooks, readPart 
       access: 'rw',
       body: true,
       jsonDepth: PM_JSON_DEPTH,
+      agentsHeld: true,
       async handle(req, ctx) {
         const body = writeBody(req)
         const attrs = mergeAttributions(mergeAttributions(req.cap.attr, body.attributions), body.override ? { override: 'true' } : undefined)
         const problem = body.attributions && attrs ? attributionProblem(attrs) : null // the merge may pass the key limit
         if (problem) throw new AppError('validation', `token and body attributions together: ${problem}`)
-        if (await holdFor(body, attrs, req.org, hooks)) {
+        const ask = { suggest: body.mode === 'suggest', override: body.override }
+        // without the policy composed in (the route alone), only `"mode": "suggest"` holds
+        if (hooks ? await hooks.agents.holds(req.cap, req.org, ask) : holds(null, false, ask)) {
           if (!hooks) throw new AppError('not_implemented', 'suggestions are not served here')
           const held = await hooks.suggest({ ...req, id: null, action: null }, ctx)
           if (held.status !== 201) return held

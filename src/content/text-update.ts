@@ -131,8 +131,11 @@ export function updateText(text: Y.Text, target: readonly TextRun[], counts: Cou
           const c = spanAt(curSpans, cpos + done, curHint)!
           const t = spanAt(tgtSpans, tpos + done, tgtHint)!
           const len = Math.min(n - done, c.end - (cpos + done), t.end - (tpos + done))
-          const change = formatChange(c.attrs, t.attrs, lens)
-          if (change && (lens.formatsWhitespace || /\S/.test(to.slice(tpos + done, tpos + done + len)))) text.format(live + done, len, change)
+          let change = formatChange(c.attrs, t.attrs, lens)
+          // White space a lens cannot see formatted (Markdown prints a run's edge spaces outside
+          // it) keeps marks the target lacks; marks the target gives it (inside a run) are set.
+          if (change && !lens.formatsWhitespace && !/\S/.test(to.slice(tpos + done, tpos + done + len))) change = additionsOf(change)
+          if (change) text.format(live + done, len, change)
           done += len
         }
       }
@@ -141,4 +144,16 @@ export function updateText(text: Y.Text, target: readonly TextRun[], counts: Cou
       tpos += n
     }
   }
+}
+
+/** The marks a format change sets, without those it drops; null when it only drops. */
+function additionsOf(change: Attrs): Attrs | null {
+  const out: Attrs = {}
+  let any = false
+  for (const [k, v] of Object.entries(change)) {
+    if (v === null) continue
+    out[k] = v
+    any = true
+  }
+  return any ? out : null
 }

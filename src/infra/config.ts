@@ -93,7 +93,7 @@ const SETTINGS = {
   historyCheckpointEvery: s('int', 'history-checkpoint-every', 1000, 'log entries a document history applies before its checkpoint is rewritten', 1),
 
   // api limits
-  maxBodyBytes: s('int', 'max-body-bytes', 1024 * 1024, 'largest /api/v0 request body (bytes); larger is 413', 1024),
+  maxBodyBytes: s('int', 'max-body-bytes', 1024 * 1024, 'largest /api/v0 request body (bytes); larger is 413 (/mcp takes twice --max-doc-bytes plus this)', 1024),
   maxLimit: s('int', 'max-limit', 1000, 'largest limit accepted when reading rows', 1),
   maxInsertRows: s('int', 'max-insert-rows', 1000, 'most rows one insert may carry', 1),
   maxFilterDepth: s('int', 'max-filter-depth', 64, 'deepest nesting of and/or trees in a database read query string (levels); deeper is 400', 1),

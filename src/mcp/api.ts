@@ -1,15 +1,10 @@
 // The endpoints the MCP tools map onto, called over HTTP with the caller's API key: the /api/v0
-// routes, and the document's collab REST with a token minted for the call. A refusal becomes an
-// Error whose message is the endpoint's status and reason, for the agent to read.
-const seg = encodeURIComponent
+// routes, and the document's collab REST with an agent's token minted for the call. Every asset id
+// is first checked to be in the session's workspace (session-assets.ts). A refusal becomes an Error
+// whose message is the endpoint's status and reason, for the agent to read.
+import type { DocToken, SessionAssets } from './session-assets.js'
 
-interface CollabToken {
-  token: string
-  access_type: 'r' | 'rw'
-  org: string
-  doc_id: string
-  rest_url: string
-}
+const seg = encodeURIComponent
 
 export interface ContentWrite {
   format: 'markdown' | 'prosemirror' | 'text'
@@ -25,6 +20,7 @@ export class TandemApi {
     private readonly origin: string,
     private readonly apiKey: string,
     readonly workspace: string,
+    private readonly scope: SessionAssets,
   ) {}
 
   private async request<T>(url: string, init: { method?: string; json?: unknown; headers?: Record<string, string> } = {}): Promise<T> {
@@ -54,17 +50,13 @@ export class TandemApi {
     return (await this.api<{ assets: { id: string; type: string; title: string }[] }>(`/workspaces/${seg(this.workspace)}/assets`)).assets
   }
 
-  private token(assetId: string, access: 'view' | 'edit'): Promise<CollabToken> {
-    return this.api<CollabToken>(`/assets/${seg(assetId)}/collab-token`, { method: 'POST', json: { access } })
-  }
-
-  private content<T>(t: CollabToken, init: { method?: string; json?: unknown; query?: Record<string, string> }): Promise<T> {
+  private content<T>(t: DocToken, init: { method?: string; json?: unknown; query?: Record<string, string> }): Promise<T> {
     const q = new URLSearchParams(init.query ?? {}).toString()
     return this.request<T>(`${t.rest_url}/content/v1/${seg(t.org)}/${seg(t.doc_id)}${q ? `?${q}` : ''}`, { ...init, headers: { authorization: `Bearer ${t.token}` } })
   }
 
   async readContent(assetId: string, format: string, root: string | undefined): Promise<unknown> {
-    const t = await this.token(assetId, 'view')
+    const t = await this.scope.docToken(assetId, 'r')
     return this.content(t, { query: { format, ...(root ? { root } : {}) } })
   }
 
@@ -75,28 +67,30 @@ export class TandemApi {
 
   /** `suggest`: held as a suggestion for a person instead of applied. */
   async writeContent(assetId: string, w: ContentWrite, suggest = false): Promise<unknown> {
-    const t = await this.token(assetId, 'edit')
-    if (t.access_type !== 'rw') throw new Error('403: the caller may only view this document')
+    const t = await this.scope.docToken(assetId, 'rw')
     const { format, content, base, root, attributions } = w
     return this.content(t, { method: 'PATCH', json: { format, content, attributions, ...(base ? { base } : {}), ...(root ? { root } : {}), ...(suggest ? { mode: 'suggest' } : {}) } })
   }
 
   async suggestions(assetId: string, status: string | undefined): Promise<unknown> {
-    const t = await this.token(assetId, 'view')
+    const t = await this.scope.docToken(assetId, 'r')
     const q = status ? `?status=${seg(status)}` : ''
     return this.request(`${t.rest_url}/suggestions/v1/${seg(t.org)}/${seg(t.doc_id)}${q}`, { headers: { authorization: `Bearer ${t.token}` } })
   }
 
   async readRows(assetId: string, table: string, query: string): Promise<unknown> {
+    await this.scope.inWorkspace(assetId)
     const q = query.replace(/^\?/, '')
     return this.api(`/databases/${seg(assetId)}/data/${seg(table)}${q ? `?${q}` : ''}`)
   }
 
-  insertRows(assetId: string, table: string, rows: Record<string, unknown>[]): Promise<unknown> {
+  async insertRows(assetId: string, table: string, rows: Record<string, unknown>[]): Promise<unknown> {
+    await this.scope.inWorkspace(assetId)
     return this.api(`/databases/${seg(assetId)}/data/${seg(table)}`, { method: 'POST', json: { data: rows, return_representation: true } })
   }
 
-  comment(assetId: string, c: { text: string; quote?: string; thread_id?: string }): Promise<unknown> {
+  async comment(assetId: string, c: { text: string; quote?: string; thread_id?: string }): Promise<unknown> {
+    await this.scope.inWorkspace(assetId)
     return this.api(`/assets/${seg(assetId)}/comments`, { method: 'POST', json: c })
   }
 }

@@ -6,10 +6,12 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
+import { isInitializeRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { Unread } from './body.js'
 import type { Logger } from '../infra/log.js'
 import { TandemApi } from './api.js'
 import type { McpTool } from '../control/tool-catalog.js'
+import type { SessionAssets } from './session-assets.js'
 import { registerTools } from './tools.js'
 
 /** Who calls, as the API route established it. */
@@ -21,6 +23,8 @@ export interface McpCaller {
   tools: ReadonlySet<McpTool>
   /** this API listener, as the request reached it */
   origin: string
+  /** the assets the session may reach, and agents' tokens for its documents */
+  assets: SessionAssets
 }
 
 interface Session {
@@ -60,16 +64,20 @@ export class McpSessions {
     return this.sessions.size
   }
 
+  /** The caller's session the request names; another key's answers like a missing one (its id is no credential). */
+  private sessionOf(sid: string, caller: McpCaller): Session | null {
+    const s = this.sessions.get(sid)
+    if (!s || s.user !== caller.user || s.workspace !== caller.workspace || !timingSafeEqual(s.keyDigest, digest(caller.apiKey))) return null
+    s.lastUsedMs = Date.now()
+    return s
+  }
+
   /** Serves one request: `body` is the parsed JSON of a POST (undefined for GET and DELETE). */
   async handle(req: IncomingMessage, res: ServerResponse, body: unknown, caller: McpCaller): Promise<void> {
     const sid = req.headers['mcp-session-id']
     if (typeof sid === 'string') {
-      const s = this.sessions.get(sid)
-      // Another key's session answers like a missing one: its id is no credential.
-      if (!s || s.user !== caller.user || s.workspace !== caller.workspace || !timingSafeEqual(s.keyDigest, digest(caller.apiKey))) {
-        return rpcError(res, 404, 'session not found: initialize a new one')
-      }
-      s.lastUsedMs = Date.now()
+      const s = this.sessionOf(sid, caller)
+      if (!s) return rpcError(res, 404, 'session not found: initialize a new one')
       return s.transport.handleRequest(req, res, body)
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) return rpcError(res, 400, 'no mcp-session-id: send an initialize request first')
@@ -85,9 +93,26 @@ export class McpSessions {
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId)
     }
-    registerTools(server, new TandemApi(caller.origin, caller.apiKey, caller.workspace), caller.tools, () => server.server.getClientVersion()?.name ?? '')
+    registerTools(server, new TandemApi(caller.origin, caller.apiKey, caller.workspace, caller.assets), caller.tools, () => server.server.getClientVersion()?.name ?? '')
     await server.connect(transport)
     await transport.handleRequest(req, res, body)
+  }
+
+  /**
+   * A message /mcp could not read (mcp/body.ts). A tool call in the caller's session is answered as
+   * that call, a tool error naming the limit, so the agent reads it like any refusal and the session
+   * goes on; anything else gets the JSON-RPC error with the same reason.
+   */
+  answerUnread(req: IncomingMessage, res: ServerResponse, u: Unread, caller: McpCaller): void {
+    const sid = req.headers['mcp-session-id']
+    const { id, method } = u.envelope
+    const text = `${u.status}: ${u.reason}`
+    if (typeof sid === 'string' && this.sessionOf(sid, caller) && id !== undefined && method === 'tools/call') {
+      const result: CallToolResult = { isError: true, content: [{ type: 'text', text }] }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result }))
+      return
+    }
+    res.writeHead(u.status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: text }, id: id ?? null }))
   }
 
   private closeIdlest(): void {

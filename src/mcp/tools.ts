@@ -1,7 +1,7 @@
 // The MCP tools an agent runtime lists and calls. Each is one call (or two: a token, then the
-// document) to an endpoint Tandem already serves, made with the caller's own API key, so a tool
-// can do exactly what the caller could do over REST and nothing more. Edits carry `source: "mcp"`
-// and the MCP client's name as attributions.
+// document) to an endpoint Tandem already serves, with the caller's own rights: its API key, or
+// for documents an agent's token carrying its own permission on the asset (session-assets.ts).
+// Edits carry `source: "mcp"` and the MCP client's name as attributions.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'

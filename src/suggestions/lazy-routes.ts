@@ -23,13 +23,13 @@ export function agentRoutes(o: {
   suggestions: SuggestionStore
   openHistory: () => Promise<HistoryService>
   notify: SuggestionNotice
-  /** the approval mode of agents' edits (the registry's edit_document) in a workspace */
-  approval: ContentHooks['approval']
+  /** the agents' policy (src/agents/): whether a content write is held */
+  agents: ContentHooks['agents']
 }): RestRoutes {
   const suggestionRoutes = lazySuggestionRoutes(o.suggestions, o.openHistory, o.notify)
   const hooks: ContentHooks = {
     suggest: (req, ctx) => suggestionRoutes.suggestions!.POST!.handle(req, ctx),
-    approval: o.approval,
+    agents: o.agents,
   }
   return { ...lazyContentRoutes(o.openHistory, hooks), ...suggestionRoutes }
 }

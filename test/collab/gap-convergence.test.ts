@@ -1,6 +1,6 @@
 // A randomized convergence run built around gaps: raw clients send their updates shuffled (over a
 // socket or REST), so updates wait for what they build on for many steps while stock providers
-// type, undo, go offline and come back, and readers join, all during open gaps; the server is
+// type, undo, go offline and come back, and readers join (y-websocket and Hocuspocus), all during open gaps; the server is
 // killed (SIGKILL) and stopped (SIGTERM) mid-run. In the end every provider, every reader, the
 // REST ydoc and a fresh provider after a restart hold exactly what everybody wrote, with nothing
 // left pending. Seeded: a failure names its seed and reproduces.
@@ -15,6 +15,7 @@ import { mintToken } from '../../src/auth/capability.js'
 import type { KeyRing } from '../../src/auth/keys/ring.js'
 import { encodeUpdate } from '../../src/protocol/messages.js'
 import { BACKENDS } from '../helpers/backends.js'
+import { hocusClients } from '../helpers/hocuspocus.js'
 import { content, edit, prng } from '../helpers/random-edits.js'
 import { rawClient, type RawClient } from '../helpers/raw-client.js'
 import { eventually } from '../helpers/tandem.js'
@@ -31,7 +32,9 @@ const STEPS = 240
 interface Editor {
   doc: Y.Doc
   undo: Y.UndoManager | null
-  provider: WebsocketProvider | null
+  provider: { destroy(): void } | null
+  /** speaks Hocuspocus (one socket of its own) rather than y-websocket */
+  hocuspocus?: boolean
 }
 
 /** A client that sends its updates in its own order: every update it made, and those not sent yet. */
@@ -43,7 +46,7 @@ interface Shuffler {
 }
 
 describe.each(BACKENDS)('randomized convergence around gaps on $name', (backend) => {
-  it('shuffled senders, joins and rejoins during gaps, a kill -9 and a restart: every peer ends with everything, nothing pending', async () => {
+  it('shuffled senders, joins and rejoins during gaps on both protocols, a kill -9 and a restart: every peer ends with everything, nothing pending', async () => {
     const seed = Number(process.env.GAP_SEED ?? 4400) + (backend.name === 'postgres' ? 1 : 0) // GAP_SEED=n tries others
     const rand = prng(seed)
     const dir = await mkdtemp(join(tmpdir(), 'tandem-gaps-'))
@@ -74,6 +77,12 @@ describe.each(BACKENDS)('randomized convergence around gaps on $name', (backend)
       return s
     })
     const connect = async (e: Editor, name: string) => {
+      if (e.hocuspocus) {
+        const c = hocusClients()
+        c.provider(c.socket(server.wsUrl), `gaps/${name}`, await token(name), e.doc)
+        e.provider = c
+        return
+      }
       e.provider = new WebsocketProvider(`${server.wsUrl}/gaps`, name, e.doc, {
         params: { yauth: await token(name) },
         WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket,
@@ -142,7 +151,7 @@ describe.each(BACKENDS)('randomized convergence around gaps on $name', (backend)
           e.provider = null
         } else await connect(e, name)
       } else if (r < 0.39) {
-        const e: Editor = { doc: new Y.Doc(), undo: null, provider: null } // a reader joins
+        const e: Editor = { doc: new Y.Doc(), undo: null, provider: null, hocuspocus: rand() < 0.5 } // a reader joins, on either protocol
         readers[d]!.push(e)
         await connect(e, name)
       } else if (r < 0.42) editors[d]![Math.floor(rand() * 3)]!.undo!.undo()

@@ -110,8 +110,10 @@ describe('MCP over Streamable HTTP', () => {
     expect(patch.status).toBe(200)
     const member = await httpClient(w.keys.member)
     expect((await member.listTools()).tools.map((t) => t.name)).not.toContain('insert_rows')
-    // A member may not mint collab tokens (owner or admin only): the tool says so instead of editing.
+    // A member who may only view the document: the tool says so instead of editing.
+    await grant(h, w.doc.id, w.users.member, 'view')
     const refused = await member.callTool({ name: 'edit_document', arguments: { asset_id: w.doc.id, content: 'Gone.\n' } })
+    await grant(h, w.doc.id, w.users.member, 'edit')
     expect(refused.isError).toBe(true)
     expect((refused.content as { text: string }[])[0]!.text).toMatch(/^403: /)
   })

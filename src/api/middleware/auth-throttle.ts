@@ -7,12 +7,12 @@ import { AppError, isAppError } from '../../infra/errors.js'
 import type { Metrics } from '../../infra/metrics.js'
 import { KeyedBuckets } from '../../infra/rate-limit.js'
 
-export function throttleAuthFailures(
+export function throttleAuthFailures<Caller>(
   perMin: number,
   metrics: Metrics,
-  authenticate: (ctx: Context) => Promise<string>,
+  authenticate: (ctx: Context) => Promise<Caller>,
   clock: () => number = () => performance.now(),
-): (ctx: Context) => Promise<string> {
+): (ctx: Context) => Promise<Caller> {
   const failures = new KeyedBuckets(perMin, perMin / 60)
   return async (ctx) => {
     const ip = ctx.ip

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { scanUpdate, UpdateShape } from '../../protocol/update-scan.js'
-import { orphanUpdate } from '../../../test/helpers/gap-updates.js'
+import { gapPair, orphanUpdate } from '../../../test/helpers/gap-updates.js'
 import { content, edit, prng } from '../../../test/helpers/random-edits.js'
 import { DocState } from './doc-state.js'
 import { MAX_HELD_STRUCTS } from './held-updates.js'
@@ -124,13 +124,7 @@ describe('DocState', () => {
 
   it('serves the part of an update that integrates at once and holds only the rest, as a Y.Doc does', () => {
     // a provider that holds someone's pending structs re-sends them with its own new edits
-    const gapped = new Y.Doc()
-    gapped.clientID = 7
-    gapped.getText('t').insert(0, 'a')
-    const first = Y.encodeStateAsUpdate(gapped)
-    const sv = Y.encodeStateVector(gapped)
-    gapped.getText('t').insert(1, 'b')
-    const second = Y.encodeStateAsUpdate(gapped, sv)
+    const { u1: first, u2: second } = gapPair(7)
     const own = new Y.Doc()
     own.clientID = 8
     own.getMap('m').set('k', 'mine')
@@ -145,7 +139,7 @@ describe('DocState', () => {
     expect(s.has(both, shape)).toBe(true) // a read-only peer re-sending it writes nothing
     expect(feed(s, first)).toBe('ready')
     expect(s.heldCount).toBe(0)
-    expect(served(s).getText('t').toString()).toBe('ab')
+    expect(served(s).getText('t').toString()).toBe('first second')
   })
 
   it('keeps what is held across a snapshot that carries it behind its gap, held, neither lost nor served early', () => {
@@ -154,13 +148,7 @@ describe('DocState', () => {
     d.getText('t').insert(0, 'x')
     const base = Y.encodeStateAsUpdate(d)
     const sv = Y.encodeStateVector(d)
-    const gap = new Y.Doc()
-    gap.clientID = 4
-    gap.getText('t').insert(0, 'one ')
-    const one = Y.encodeStateAsUpdate(gap)
-    const gsv = Y.encodeStateVector(gap)
-    gap.getText('t').insert(4, 'two')
-    const two = Y.encodeStateAsUpdate(gap, gsv)
+    const { u1: one, u2: two } = gapPair(4)
     const live = new DocState()
     feed(live, base)
     expect(feed(live, two)).toBe('held')

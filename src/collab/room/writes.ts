@@ -112,7 +112,7 @@ export class RoomWrites implements CommitSource {
     // client's later clock): no Yjs client writes it, and a document holding it could not load.
     if (!shape.integrable) throw new AppError('malformed_message', 'Yjs update could not be applied')
     if (this.approxBytes + update.length > this.o.maxDocBytes) {
-      throw new AppError('doc_too_large', `document would exceed ${this.o.maxDocBytes} bytes`)
+      throw new AppError('doc_too_large', `document would exceed --max-doc-bytes (${this.o.maxDocBytes} bytes)`)
     }
     const receivedAt = performance.now()
     if (this.state.accept(update, shape, true) === 'unchanged') {

@@ -1,8 +1,11 @@
 // What a document's admission needs and checks, for both protocols: a token verified and admitted
 // to exactly its document (auth/admission.ts: document, deleted, deny-list), then the held room
-// checked once more before the join (deleted meanwhile, shutting down, full).
+// checked once more before the join (deleted meanwhile, shutting down, full). An agent's capability
+// is narrowed by the agents' policy (src/agents/) where its workspace requires approval.
 import { admitToDocument } from '../../auth/admission.js'
 import { verifyToken, type Capability } from '../../auth/capability.js'
+import type { AgentPolicy } from '../../agents/approval.js'
+import { mayBeRuled as agentMayBeRuled } from '../../agents/policy.js'
 import type { DeletedDocs } from '../../auth/deleted-docs.js'
 import type { KeyRing } from '../../auth/keys/ring.js'
 import type { RevocationList } from '../../auth/revocation.js'
@@ -10,9 +13,7 @@ import { AppError } from '../../infra/errors.js'
 import type { Logger } from '../../infra/log.js'
 import type { Metrics } from '../../infra/metrics.js'
 import { CLOSE } from '../../protocol/close-codes.js'
-import { narrowAgent } from '../approval-enforcer.js'
 import type { ExpiryClock } from '../expiry-clock.js'
-import type { Peer } from '../peer.js'
 import type { RoomRegistry } from '../registry.js'
 import type { Room } from '../room/room.js'
 import { refusalOf, type Refusal } from './refusal.js'
@@ -33,34 +34,15 @@ export interface SessionDeps {
   now: () => number
   /** the listener's one clock for token expiries (one timer for every socket) */
   expiry: ExpiryClock
-  /** the approval mode of agents' edits in a workspace (`org`); absent: agents write as their token says */
-  approval?: (org: string) => Promise<'no_approval' | 'required_with_override' | 'required_no_override'>
+  /** the agents' policy (src/agents/): an agent's socket reads only where approval is required; absent: agents write as their token says */
+  agents?: AgentPolicy
 }
 
-/**
- * An agent's token (`source: ai`) where its workspace requires approval for agents' edits reads
- * only: its edits go through /content, held as suggestions. Any other token is as it says, at no cost.
- */
-export async function ruled(d: SessionDeps, org: string, cap: Capability): Promise<Capability> {
-  if (cap.acc !== 'rw' || cap.attr?.source !== 'ai' || !d.approval) return cap
-  return (await d.approval(org)) === 'no_approval' ? cap : { ...cap, acc: 'r' }
-}
+/** A capability as the agents' policy leaves it (a person's, or no policy: as it says). */
+export const ruled = async (d: SessionDeps, org: string, cap: Capability): Promise<Capability> => (d.agents ? d.agents.ruled(cap, org) : cap)
 
-/** Whether a capability may need the approval rule (an await) before it is used. */
-export const mayBeRuled = (d: SessionDeps, cap: Capability) => cap.acc === 'rw' && cap.attr?.source === 'ai' && d.approval !== undefined
-
-/**
- * A writing agent just joined: the approval mode is read once more, for a change between the
- * admission's read of it and the join, which the change's sweep over joined sockets
- * (approval-enforcer.ts) could not see.
- */
-export function ruleAgainAfterJoin(d: SessionDeps, org: string, peer: Peer): void {
-  if (!mayBeRuled(d, peer.cap)) return
-  ruled(d, org, peer.cap).then(
-    (now) => (now.acc === 'rw' ? undefined : narrowAgent(peer)),
-    (err: unknown) => d.log.warn({ err }, "approval mode not re-read after an agent's join; its next token refresh rules it"),
-  )
-}
+/** Whether a capability may need the agents' policy (an await) before it is used; most never do. */
+export const mayBeRuled = (d: SessionDeps, cap: Capability): boolean => d.agents !== undefined && agentMayBeRuled(cap)
 
 /** A token for `{org}/{doc}`: verified, admitted to that document; throws the refusal. */
 export async function verifyFor(d: SessionDeps, token: string, org: string, doc: string): Promise<Capability> {

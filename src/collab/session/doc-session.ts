@@ -21,7 +21,7 @@ import { enforceOn } from '../revocation-enforcer.js'
 import type { Room } from '../room/room.js'
 import type { PeerSocket } from '../transport.js'
 import type { Meaning, SessionCodec, SocketOwner } from './codec.js'
-import { mayBeRuled, roomRefusal, ruleAgainAfterJoin, ruled, verifyFor, type SessionDeps } from './admission.js'
+import { mayBeRuled, roomRefusal, ruled, verifyFor, type SessionDeps } from './admission.js'
 import { HeldFrames } from './held-frames.js'
 import { refusalOf, type Refusal } from './refusal.js'
 import { Renewal } from './renewal.js'
@@ -138,7 +138,7 @@ export class DocSession implements SocketOwner {
     hold.release()
     // A revocation that landed between the check and this join.
     if (!enforceOn(this.d.revocations, peer, this.d.metrics)) return
-    ruleAgainAfterJoin(this.d, this.org, peer)
+    this.d.agents?.ruleAgainAfterJoin(peer, this.org)
     peer.armExpiry(this.d.expiry)
     if (this.codec.renewal) this.renewals().schedule(cap.exp)
     const held = this.held?.take()

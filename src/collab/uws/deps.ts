@@ -30,8 +30,8 @@ export interface CollabListenerDeps {
   log: Logger
   now: () => number
   restRoutes: RestRoutes
-  /** the approval mode of agents' edits in a workspace: an agent's socket there reads only (SessionDeps) */
-  approval?: SessionDeps['approval']
+  /** the agents' policy: an agent's socket reads only where its workspace requires approval (SessionDeps) */
+  agents?: SessionDeps['agents']
   /** rollback `{version}` reads a named version's state through this (src/versions/) */
   versionState: RestContext['versionState']
 }

@@ -74,6 +74,9 @@ export function handleRest(res: HttpResponse, req: HttpRequest, d: ListenerConte
       // One check for every collab REST route: a deleted document is 404 doc_deleted.
       const cap = admitToDocument(d, verified, org, doc)
       if (route.access === 'rw' && cap.acc !== 'rw') throw new AppError('read_only', 'this token is read-only')
+      if (route.access === 'rw' && !route.agentsHeld && d.agents && (await d.agents.ruled(cap, org)).acc !== 'rw') {
+        throw new AppError('forbidden', "this workspace requires approval for agents' edits: an agent writes through /content, where its edit is held as a suggestion")
+      }
       const contentType = copied.headers.get('content-type') ?? ''
       const bytes = body ? await body : null
       // Any body but raw bytes may reach JSON.parse: refuse a too-deep one before it can (it would

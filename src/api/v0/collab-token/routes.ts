@@ -1,6 +1,8 @@
 // POST /assets/{asset_id}/collab-token: an owner or admin of the asset's workspace mints a capability
 // token for the asset's document. Rooms are namespaced by workspace: org = workspace id, doc_id =
 // asset id. Only generic_doc assets are reachable; any other asset answers exactly like a missing one.
+// A caller whose key or user is an agent's gets a token that says so (claim `agent`), whatever
+// attributions it asks for: the workspace's approval mode rules its edits (src/agents/).
 import { mintToken } from '../../../auth/capability.js'
 import { getAsset, permissionOf } from '../../../control/assets.js'
 import { roleOf } from '../../../control/workspaces.js'
@@ -25,7 +27,7 @@ export function collabTokenRoutes({ deps, control }: ApiContext): RouteDef[] {
       bodyOptional: true,
       response: CollabTokenResponse,
       errors: { 403: 'caller is not an owner or admin of the workspace, or has no permission on the asset', 404: 'no generic_doc asset with this id' },
-      async handler(_ctx, { params, body, user }) {
+      async handler(_ctx, { params, body, user, agent }) {
         const invalid = attributionErrors(body.attributions)
         if (invalid.length) throw new ValidationFailed(invalid)
         const asset = await getAsset(store, params.asset_id)
@@ -37,7 +39,7 @@ export function collabTokenRoutes({ deps, control }: ApiContext): RouteDef[] {
         const acc = body.access === 'edit' && permission === 'edit' ? 'rw' : 'r'
         const { token, expiresAtMs } = await mintToken(
           deps.keys,
-          { sub: user, org: asset.workspaceId, doc: asset.id, branch: BRANCH, acc, asset: asset.id, attr: body.attributions, ttlSec: deps.config.tokenTtlSec },
+          { sub: user, org: asset.workspaceId, doc: asset.id, branch: BRANCH, acc, asset: asset.id, attr: body.attributions, agent, ttlSec: deps.config.tokenTtlSec },
           deps.now(),
         )
         const { restUrl, wsUrl } = deps.publicUrls()
