@@ -62,7 +62,7 @@ export class TandemApi {
 
   /** A part read (GET /content?view=...): `query` is its parameters as the content route takes them. */
   async readPart(assetId: string, query: Record<string, string>): Promise<unknown> {
-    return this.content(await this.token(assetId, 'view'), { query })
+    return this.content(await this.scope.docToken(assetId, 'r'), { query })
   }
 
   /** `suggest`: held as a suggestion for a person instead of applied. */
