@@ -9,6 +9,7 @@ import type { TextAnchor } from '../control/comments.js'
 import { anchoredText, renderDocText } from './doc-text.js'
 import { fragmentToPm } from './fragment-read.js'
 import { pmToMarkdown } from './markdown-out.js'
+import { buildParts, type PartsModel } from './parts-model.js'
 import { contentRoot } from './roots.js'
 import { computeEdit, readContent, type ContentRead, type EditInput, type EditResult, type Format } from './formats.js'
 
@@ -27,11 +28,13 @@ export type ContentJob =
   | { kind: 'asset'; state: Uint8Array; anchors: readonly TextAnchor[]; format: 'text' | 'markdown' }
   | { kind: 'read'; state: Uint8Array; format: Format; root: string | null }
   | { kind: 'edit'; state: Uint8Array; input: EditInput; now?: Uint8Array }
+  | { kind: 'parts'; state: Uint8Array; root: string | null }
 
 interface Answers {
   asset: DocContent
   read: ContentRead
   edit: EditResult
+  parts: PartsModel
 }
 
 type AnswerOf<J extends ContentJob> = Answers[J['kind']]
@@ -61,6 +64,8 @@ export function runContentJob(job: ContentJob): Answers[ContentJob['kind']] {
       return readContent(job.state, job.format, job.root)
     case 'edit':
       return computeEdit(job.state, job.input, job.now)
+    case 'parts':
+      return buildParts(job.state, job.root)
   }
 }
 

@@ -4,7 +4,7 @@
 // (underline, alignment, empty paragraphs) is left out, and an unknown block reads as its text.
 import type * as M from 'mdast'
 import { gfmToMarkdown } from 'mdast-util-gfm'
-import { toMarkdown } from 'mdast-util-to-markdown'
+import { toMarkdown, type Options } from 'mdast-util-to-markdown'
 import { EMPTY_LINK_TEXT } from './markdown-inline.js'
 import { withoutMarkerRefs } from './markdown-refs.js'
 import type { PmMark, PmNode } from './pm-json.js'
@@ -16,20 +16,29 @@ const RULES = new Set(['horizontalRule', 'horizontal_rule'])
 const BREAKS = new Set(['hardBreak', 'hard_break'])
 
 export function pmToMarkdown(doc: PmNode): string {
-  const root: M.Root = { type: 'root', children: blocks(doc.content) }
-  if (root.children.length === 0) return ''
-  const markdown = toMarkdown(root, {
-    extensions: [gfmToMarkdown()],
-    bullet: '-',
-    emphasis: '*',
-    strong: '*',
-    fence: '`',
-    fences: true,
-    rule: '-',
-    listItemIndent: 'one',
-    incrementListMarker: true,
-  })
-  return withoutMarkerRefs(markdown)
+  return printMarkdown(blocks(doc.content))
+}
+
+const PRINT: Options = {
+  extensions: [gfmToMarkdown()],
+  bullet: '-',
+  emphasis: '*',
+  strong: '*',
+  fence: '`',
+  fences: true,
+  rule: '-',
+  listItemIndent: 'one',
+  incrementListMarker: true,
+}
+
+/**
+ * A document's top-level blocks (block() of each) printed as one Markdown text. `handlers` lets a
+ * caller watch the printing (markdown-spans.ts records where each block lands); they must print
+ * exactly what the default ones do, or the whole-document read and a part read would differ.
+ */
+export function printMarkdown(children: M.BlockContent[], handlers?: Options['handlers']): string {
+  if (children.length === 0) return ''
+  return withoutMarkerRefs(toMarkdown({ type: 'root', children }, handlers ? { ...PRINT, handlers } : PRINT))
 }
 
 function textOf(n: PmNode): string {
@@ -42,7 +51,8 @@ function blocks(content: readonly PmNode[] | undefined): M.BlockContent[] {
   return (content ?? []).flatMap((n) => block(n))
 }
 
-function block(n: PmNode): M.BlockContent[] {
+/** A top-level node as the Markdown blocks it prints as (none for an empty paragraph, several for a wrapper). */
+export function block(n: PmNode): M.BlockContent[] {
   const attrs = n.attrs ?? {}
   if (n.type === 'paragraph') {
     const children = inline(n.content)

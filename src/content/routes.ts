@@ -16,6 +16,8 @@ import { PM_JSON_DEPTH } from './depth.js'
 import { baseState, current, type OpenHistory } from './state.js'
 import { runContentJobOffLoop } from './doc-content.js'
 import { FORMATS, type Format } from './formats.js'
+import { isPartRead } from './parts-params.js'
+import { partsReader } from './parts-route.js'
 
 function formatOf(value: unknown, fallback: Format | null): Format {
   if (value === undefined || value === null) {
@@ -85,11 +87,12 @@ function writeBody(req: RestRequest): WriteBody {
   }
 }
 
-export const contentRoutes = (open: OpenHistory, hooks?: ContentHooks): RestRoutes => ({
+export const contentRoutes = (open: OpenHistory, hooks?: ContentHooks, readPart = partsReader(open)): RestRoutes => ({
   content: {
     GET: {
       access: 'r',
       async handle(req, ctx) {
+        if (isPartRead(req.query)) return readPart(req, ctx) // view=outline|section|range|find (parts-route.ts)
         const format = formatOf(req.query.get('format') ?? undefined, 'markdown')
         const root = rootOf(req.query.get('root') ?? undefined)
         const seal = await baseSealOf(ctx.store, docIdOf(req.org, req.doc, req.cap.branch))

@@ -81,6 +81,7 @@ const SETTINGS = {
   commitIntervalMs: s('int', 'commit-interval-ms', 10, 'least ms between the starts of two document write cycles: what arrives meanwhile shares one storage write and one merged broadcast per room (less CPU per delivery, up to this much more latency); 0 = back to back', 0),
   compactThreshold: s('int', 'compact-threshold', 500, 'updates in a document log before it is compacted into a snapshot', 2),
   maxRestBodyBytes: s('int', 'max-rest-body-bytes', 64 * 1024 * 1024, 'largest collab REST request body (bytes)', 1024),
+  maxReadChars: s('int', 'max-read-chars', 80_000, 'most characters one part read of a document answers (content view=section|range|find|outline, MCP read_document modes; about 20k tokens); past it the answer says truncated and gives a next cursor', 1000),
   maxOpenSuggestions: s('int', 'max-open-suggestions', 100, 'open suggestions a document may hold (docs/suggestions.md); one more is 409 until one is decided', 1),
   tokenTtlSec: s('int', 'token-ttl-sec', 600, 'lifetime of minted capability tokens (seconds)', 10),
   tokenClockSkewSec: s('int', 'token-clock-skew-sec', 60, 'seconds a token\'s iat may lie ahead of our clock; further ahead is refused as invalid', 0),

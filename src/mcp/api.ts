@@ -60,6 +60,11 @@ export class TandemApi {
     return this.content(t, { query: { format, ...(root ? { root } : {}) } })
   }
 
+  /** A part read (GET /content?view=...): `query` is its parameters as the content route takes them. */
+  async readPart(assetId: string, query: Record<string, string>): Promise<unknown> {
+    return this.content(await this.scope.docToken(assetId, 'r'), { query })
+  }
+
   /** `suggest`: held as a suggestion for a person instead of applied. */
   async writeContent(assetId: string, w: ContentWrite, suggest = false): Promise<unknown> {
     const t = await this.scope.docToken(assetId, 'rw')

@@ -7,6 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import type { McpTool } from '../control/tool-catalog.js'
 import type { TandemApi } from './api.js'
+import { registerReadDocument } from './read-tool.js'
 
 
 const json = (value: unknown): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(value, null, 2) }] })
@@ -42,16 +43,7 @@ export function registerTools(server: McpServer, api: TandemApi, enabled: Readon
       () => answer(async () => ({ documents: (await api.assets()).filter((a) => a.type === 'generic_doc').map((a) => ({ asset_id: a.id, title: a.title })) })),
     )
   }
-  if (on('read_document')) {
-    server.registerTool(
-      'read_document',
-      {
-        description: 'Reads a document as Markdown (default), ProseMirror JSON or text, with the `base` to pass to edit_document so your edit merges with what others write meanwhile.',
-        inputSchema: { asset_id: z.string(), format: format.optional(), root: z.string().optional() },
-      },
-      ({ asset_id, format, root }) => answer(() => api.readContent(asset_id, format ?? 'markdown', root)),
-    )
-  }
+  if (on('read_document')) registerReadDocument(server, api) // read-tool.ts: outline | section | range | find | whole
   if (on('edit_document')) {
     server.registerTool(
       'edit_document',

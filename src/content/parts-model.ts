@@ -1,0 +1,76 @@
+// What a part read works from: a document's Markdown view with its top-level blocks (id, kind,
+// heading level, first words, the lines they print on). Built from an encoded state in one pass
+// (in a worker thread for a large document, doc-content.ts) and kept per base (parts-cache.ts).
+import * as Y from 'yjs'
+import { AppError } from '../infra/errors.js'
+import { blockIdOf } from './block-id.js'
+import { elementNode } from './fragment-read.js'
+import { printWithSpans } from './markdown-spans.js'
+import type { PmNode } from './pm-json.js'
+import { contentRoot, liveItems, namedRoot } from './roots.js'
+
+export interface BlockInfo {
+  id: string
+  /** the element's node type: heading, paragraph, bulletList, codeBlock, ... */
+  kind: string
+  /** a heading's level (1-6) */
+  level?: number
+  /** a heading's text, or another block's first words */
+  text: string
+  /** first and last line of the Markdown view it prints on (1-based, inclusive) */
+  line: number
+  end: number
+}
+
+export interface PartsModel {
+  root: string
+  markdown: string
+  /** the blocks that print in the Markdown view, in document order (an empty paragraph prints nothing) */
+  blocks: BlockInfo[]
+}
+
+const HEADING_TEXT_MAX = 200
+const FIRST_WORDS = 8
+const FIRST_WORDS_MAX = 80
+
+const plainText = (n: PmNode): string => (n.type === 'text' ? (n.text ?? '') : (n.content ?? []).map(plainText).join(n.content?.[0]?.type === 'text' ? '' : ' '))
+
+function firstWords(n: PmNode): string {
+  const words = plainText(n).split(/\s+/).filter(Boolean)
+  const head = words.slice(0, FIRST_WORDS).join(' ')
+  const text = head.length > FIRST_WORDS_MAX ? head.slice(0, FIRST_WORDS_MAX) : head
+  return words.length > FIRST_WORDS || text.length < head.length ? `${text}…` : text
+}
+
+function levelOf(n: PmNode): number {
+  return Math.min(6, Math.max(1, Number(n.attrs?.level) || 1))
+}
+
+/** The Markdown view of `state`'s editor root (or `rootName`) and its blocks. */
+export function buildParts(state: Uint8Array, rootName: string | null): PartsModel {
+  const doc = new Y.Doc()
+  try {
+    Y.applyUpdate(doc, state)
+    const root = rootName === null ? contentRoot(doc) : namedRoot(doc, rootName)
+    const name = root?.name ?? 'default'
+    if (!root || root.kind === 'empty' || !root.type) return { root: name, markdown: '', blocks: [] }
+    if (root.kind !== 'xml') throw new AppError('validation', `root ${JSON.stringify(name)} is not an XML fragment: a part read (view=) reads rich-text documents; read this one whole with format=text`)
+    const items: { id: string; node: PmNode }[] = []
+    for (const item of liveItems(root.type)) {
+      if (item.content instanceof Y.ContentType && item.content.type instanceof Y.XmlElement) items.push({ id: blockIdOf(item.id), node: elementNode(item.content.type) })
+    }
+    const { markdown, spans } = printWithSpans(items.map((i) => i.node))
+    const blocks: BlockInfo[] = []
+    items.forEach(({ id, node }, i) => {
+      const span = spans[i]
+      if (!span) return
+      const heading = node.type === 'heading'
+      const info: BlockInfo = { id, kind: node.type, text: heading ? plainText(node).slice(0, HEADING_TEXT_MAX) : firstWords(node), line: span[0], end: span[1] }
+      if (heading) info.level = levelOf(node)
+      blocks.push(info)
+    })
+    return { root: name, markdown, blocks }
+  } finally {
+    doc.destroy()
+  }
+}

@@ -1,0 +1,176 @@
+// GET /content/v1/{org}/{doc}?view=outline|section|range|find: a part of a document's Markdown
+// view, every answer at most --max-read-chars characters with a `next` cursor past that, and the
+// `base` it was read at (the same sealed base a whole read gives; a cursor keeps reading that base).
+import type { RestContext, RestRequest, RestResponse } from '../collab/rest.js'
+import { AppError } from '../infra/errors.js'
+import { docIdOf } from '../storage/doc-store.js'
+import { baseSealOf } from './base-token.js'
+import { runContentJobOffLoop } from './doc-content.js'
+import { encodeCursor, type Cursor } from './parts-cursor.js'
+import { find } from './parts-find.js'
+import { sliceOf, withLines, type Lined } from './parts-lines.js'
+import { DEFAULT_FIND_LIMIT, parsePartQuery, type PartQuery } from './parts-params.js'
+import { PartsCache } from './parts-cache.js'
+import { select, window, type Span } from './parts-select.js'
+import { blocksIn, fitDetail, outlineEntries, page, takeEntries } from './parts-views.js'
+import { baseState, current, type OpenHistory } from './state.js'
+
+/** An outline answers at most this many characters, whatever --max-read-chars allows (a 1 MB document's outline in 20 KB). */
+const OUTLINE_MAX_CHARS = 20_000
+/** What an outline's fields other than its entries take at most (base, note, counts). */
+const OUTLINE_HEAD_CHARS = 1_000
+
+/** What an outline's entries may take of an answer of `budget` characters. */
+const outlineBudget = (budget: number) => {
+  const whole = Math.min(budget, OUTLINE_MAX_CHARS)
+  return whole - Math.min(OUTLINE_HEAD_CHARS, Math.floor(whole / 4))
+}
+
+/** The outline detail chosen per view, scope and budget: measuring every entry is most of an outline's time. */
+const details = new WeakMap<Lined, Map<string, number>>()
+
+function detailOf(m: Lined, scope: Span[] | null, budget: number): number {
+  let known = details.get(m)
+  if (!known) details.set(m, (known = new Map()))
+  const key = `${budget} ${JSON.stringify(scope)}`
+  let d = known.get(key)
+  if (d === undefined) {
+    if (known.size >= 64) known.clear()
+    d = fitDetail(m, blocksIn(m, scope), budget)
+    known.set(key, d)
+  }
+  return d
+}
+
+/** The seq naming the document now, as current() (state.ts) finds it, without encoding the document. */
+async function seqNow(req: RestRequest, ctx: RestContext): Promise<number> {
+  const ref = { org: req.org, doc: req.doc, branch: req.cap.branch }
+  const { room, release } = await ctx.registry.acquire(ref)
+  let seq: number
+  try {
+    await room.flushed()
+    seq = room.headSeq
+  } finally {
+    release()
+  }
+  for await (const u of ctx.store.readLog(docIdOf(ref.org, ref.doc, ref.branch), seq + 1)) seq = u.seq
+  return seq
+}
+
+interface At {
+  view: Lined
+  base: string
+}
+
+/** Serves part reads for one server, with its cache of views. */
+export function partsReader(open: OpenHistory): (req: RestRequest, ctx: RestContext) => Promise<RestResponse> {
+  const cache = new PartsCache()
+
+  /** The view at `token` (now when null): from the cache, or built from the state (off the loop when large). */
+  async function viewAt(req: RestRequest, ctx: RestContext, token: string | null, root: string | null): Promise<At | RestResponse> {
+    const docId = docIdOf(req.org, req.doc, req.cap.branch)
+    const keyOf = (base: string) => `${docId}\n${base}\n${root ?? ''}`
+    let state: Uint8Array
+    let base: string
+    if (token === null) {
+      const seal = await baseSealOf(ctx.store, docId)
+      // The seq first: a view already built for it needs no encoding of the document.
+      const known = seal.seal({ seq: await seqNow(req, ctx), own: [] })
+      const hit = cache.get(keyOf(known))
+      if (hit) return { view: hit, base: known }
+      const now = await current(req, ctx)
+      base = seal.seal({ seq: now.seq, own: [] })
+      state = now.state
+    } else {
+      const from = await baseState(req, ctx, open, token)
+      if ('refused' in from) return from.refused
+      base = from.seal.seal(from.base)
+      state = from.state
+    }
+    let view = cache.get(keyOf(base))
+    if (!view) {
+      const model = await ctx.registry.docBuilds.bounded(state.length, () => runContentJobOffLoop({ kind: 'parts', state, root }), state.length)
+      view = withLines(model)
+      cache.set(keyOf(base), view)
+    }
+    return { view, base }
+  }
+
+  return async (req, ctx) => {
+    const parsed = parsePartQuery(req.query)
+    const budget = ctx.config.maxReadChars
+    const root = 'cursor' in parsed ? parsed.cursor.r : parsed.query.root
+    const token = 'cursor' in parsed ? parsed.cursor.b : parsed.query.base
+    const at = await viewAt(req, ctx, token, root)
+    if (!('view' in at)) return at
+    const json = await ('cursor' in parsed ? continued(at, parsed.cursor, budget) : first(at, parsed.query, budget))
+    return { status: 200, json }
+  }
+}
+
+const head = (at: At) => ({ base: at.base, root: at.view.root, lines: at.view.lines })
+
+function first(at: At, q: PartQuery, budget: number): Record<string, unknown> | Promise<Record<string, unknown>> {
+  const m = at.view
+  const spans = select(m, q.selection)
+  const scope = q.selection.by === 'all' ? null : spans
+  switch (q.view) {
+    case 'section':
+    case 'range': {
+      const lines = window(spans, q.offset, q.limit)
+      const chars = lines.map(([a, z]) => sliceOf(m, a, z))
+      return pageAnswer(at, q.view, chars, budget)
+    }
+    case 'outline': {
+      const detail = detailOf(m, scope, outlineBudget(budget))
+      return outlineAnswer(at, { v: 'outline', b: at.base, r: q.root, s: scope, d: detail, at: q.offset, n: q.limit }, budget)
+    }
+    case 'find':
+      return findAnswer(at, { v: 'find', b: at.base, r: q.root, s: scope, q: q.find!.query, x: q.find!.regex, i: q.find!.ignoreCase, k: q.find!.context, at: q.offset, n: q.limit ?? DEFAULT_FIND_LIMIT }, budget)
+  }
+}
+
+function continued(at: At, c: Cursor, budget: number): Record<string, unknown> | Promise<Record<string, unknown>> {
+  // A cursor comes back from the client: its spans must lie in the view of its base.
+  const inside = (spans: readonly Span[] | null, min: number, max: number) => (spans ?? []).every(([a, z]) => a >= min && a <= z && z <= max)
+  const fits = 'c' in c ? inside(c.c, 0, at.view.markdown.length) : inside(c.s, 1, at.view.lines)
+  if (!fits) throw new AppError('bad_request', 'cursor: not a cursor this route gave out (send `next` from the answer as it was)')
+  if (c.v === 'outline') return outlineAnswer(at, c, budget)
+  if (c.v === 'find') return findAnswer(at, c, budget)
+  return pageAnswer(at, c.v, c.c, budget)
+}
+
+function pageAnswer(at: At, view: 'section' | 'range', chars: Span[], budget: number): Record<string, unknown> {
+  const p = page(at.view, chars, budget)
+  const text = p.parts.length === 1 ? p.parts[0]! : p.parts.length === 0 ? { line: 0, end: 0, content: '' } : null
+  const next: Cursor | null = p.rest.length ? { v: view, b: at.base, r: at.view.root, c: p.rest } : null
+  return { view, ...head(at), ...(text ?? { parts: p.parts }), blocks: p.blocks, truncated: next !== null, ...(next ? { next: encodeCursor(next) } : {}) }
+}
+
+function outlineAnswer(at: At, c: Extract<Cursor, { v: 'outline' }>, budget: number): Record<string, unknown> {
+  const m = at.view
+  const blocks = blocksIn(m, c.s)
+  const all = outlineEntries(m, blocks, c.d)
+  const wanted = c.n === null ? all.length : Math.min(all.length, c.at + c.n)
+  const { taken, next } = takeEntries(all.slice(0, wanted), c.at, outlineBudget(budget))
+  const more = next < wanted
+  const grouped = c.d > 0
+  return {
+    view: 'outline',
+    ...head(at),
+    chars: m.markdown.length,
+    block_count: blocks.length,
+    detail: grouped ? 'headings' : 'blocks',
+    ...(grouped
+      ? { heading_levels: c.d, note: `every block would not fit in ${OUTLINE_MAX_CHARS} characters: headings to level ${c.d} are listed, the blocks between them as ranges (kind "blocks", id..last); outline one with blocks=ID..LAST or read it with view=section&blocks=ID..LAST` }
+      : {}),
+    entries: taken,
+    truncated: more,
+    ...(more ? { next: encodeCursor({ ...c, at: next, n: c.n === null ? null : wanted - next }) } : {}),
+  }
+}
+
+async function findAnswer(at: At, c: Extract<Cursor, { v: 'find' }>, budget: number): Promise<Record<string, unknown>> {
+  const { matches, next } = await find(at.view, { query: c.q, regex: c.x, ignoreCase: c.i, context: c.k }, c.s, c.at, c.n, budget)
+  return { view: 'find', ...head(at), query: c.q, matches, truncated: next !== null, ...(next !== null ? { next: encodeCursor({ ...c, at: next }) } : {}) }
+}
