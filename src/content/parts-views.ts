@@ -65,13 +65,8 @@ function forcedCut(m: Lined, from: number, to: number, budget: number, blocks: B
   return cut
 }
 
-interface BlockEntry {
-  id: string
-  kind: string
-  level?: number
-  text: string
-  line: number
-  end: number
+/** A block in the outline: what the model knows of it, and the size of its Markdown. */
+interface BlockEntry extends BlockInfo {
   chars: number
 }
 
