@@ -11,6 +11,7 @@ import { fragmentToPm } from './fragment-read.js'
 import { pmToMarkdown } from './markdown-out.js'
 import { buildParts, type PartsModel } from './parts-model.js'
 import { contentRoot } from './roots.js'
+import { computeTargeted, type TargetedInput, type TargetedResult } from './edit-apply.js'
 import { computeEdit, readContent, type ContentRead, type EditInput, type EditResult, type Format } from './formats.js'
 
 /** Set by the production bundle (scripts/bundle.ts): the worker's own entry next to the bundle. */
@@ -29,12 +30,14 @@ export type ContentJob =
   | { kind: 'read'; state: Uint8Array; format: Format; root: string | null }
   | { kind: 'edit'; state: Uint8Array; input: EditInput; now?: Uint8Array }
   | { kind: 'parts'; state: Uint8Array; root: string | null }
+  | { kind: 'targeted'; state: Uint8Array; input: TargetedInput }
 
 interface Answers {
   asset: DocContent
   read: ContentRead
   edit: EditResult
   parts: PartsModel
+  targeted: TargetedResult
 }
 
 type AnswerOf<J extends ContentJob> = Answers[J['kind']]
@@ -66,6 +69,8 @@ export function runContentJob(job: ContentJob): Answers[ContentJob['kind']] {
       return computeEdit(job.state, job.input, job.now)
     case 'parts':
       return buildParts(job.state, job.root)
+    case 'targeted':
+      return computeTargeted(job.state, job.input)
   }
 }
 

@@ -134,13 +134,13 @@ function updateElement(e: Y.XmlElement, node: PmNode, counts: Counts, lens: Lens
  * `since`: what others inserted since the base (concurrent.ts); an insertion they already made at
  * the same place is left out.
  */
-export function updateChildren(parent: Y.XmlFragment | Y.XmlElement, content: readonly PmNode[] | undefined, counts: Counts, lens: Lens, since?: Concurrent): void {
+export function updateChildren(parent: Y.XmlFragment | Y.XmlElement, content: readonly PmNode[] | undefined, counts: Counts, lens: Lens, since?: Concurrent, window?: Window): void {
   // Children the lens does not see take no part: they stay where they are, untouched.
   const ys: YKid[] = []
   const yTexts: string[] = []
   const fromSyms: string[] = []
   const symbols = new Symbols()
-  for (const item of liveItems(parent)) {
+  for (const item of window ? itemsOf(window) : liveItems(parent)) {
     if (!(item.content instanceof Y.ContentType)) continue
     const y = item.content.type as YKid
     const nodes = readBack(y)
@@ -155,9 +155,11 @@ export function updateChildren(parent: Y.XmlFragment | Y.XmlElement, content: re
   const to = ks.map((k) => symbols.of(signature(lens, nodesOf(k)))).join('')
   if (from === to) return
   const echo = echoCheck(parent, since, lens)
-  // Positions in the parent count every child, seen or not: `at(i)` is the index of ys[i].
+  // Positions in the parent count every child, seen or not: `at(i)` is the index of ys[i], and
+  // past the last, the index of the first child after the window (never one this call deletes).
+  const after = window ? nextLive(window.last) : null
   const at = (i: number) => {
-    const y = i < ys.length ? ys[i]! : null
+    const y = i < ys.length ? ys[i]! : (after?.content as Y.ContentType | undefined)?.type ?? null
     let n = 0
     for (const item of liveItems(parent)) {
       if (!(item.content instanceof Y.ContentType)) continue
@@ -188,6 +190,25 @@ export function updateChildren(parent: Y.XmlFragment | Y.XmlElement, content: re
     }
   }
   flush()
+}
+
+/** A run of a parent's children, `first` to `last` inclusive: an edit of a part leaves the rest unread. */
+export interface Window {
+  first: Y.Item
+  last: Y.Item
+}
+
+function* itemsOf(w: Window): Generator<Y.Item> {
+  for (let item: Y.Item | null = w.first; item !== null; item = item.right) {
+    if (!item.deleted) yield item
+    if (item === w.last) return
+  }
+}
+
+/** The first live child with content after `item`. */
+export function nextLive(item: Y.Item): Y.Item | null {
+  for (let r = item.right; r !== null; r = r.right) if (!r.deleted && r.content instanceof Y.ContentType) return r
+  return null
 }
 
 function plainText(nodes: readonly PmNode[]): string {

@@ -7,7 +7,7 @@ import { blockIdOf } from './block-id.js'
 import { elementNode } from './fragment-read.js'
 import { printWithSpans } from './markdown-spans.js'
 import type { PmNode } from './pm-json.js'
-import { contentRoot, liveItems, namedRoot } from './roots.js'
+import { contentRoot, liveItems, namedRoot, type AnyType } from './roots.js'
 
 export interface BlockInfo {
   id: string
@@ -54,23 +54,31 @@ export function buildParts(state: Uint8Array, rootName: string | null): PartsMod
     const root = rootName === null ? contentRoot(doc) : namedRoot(doc, rootName)
     const name = root?.name ?? 'default'
     if (!root || root.kind === 'empty' || !root.type) return { root: name, markdown: '', blocks: [] }
-    if (root.kind !== 'xml') throw new AppError('validation', `root ${JSON.stringify(name)} is not an XML fragment: a part read (view=) reads rich-text documents; read this one whole with format=text`)
-    const items: { id: string; node: PmNode }[] = []
-    for (const item of liveItems(root.type)) {
-      if (item.content instanceof Y.ContentType && item.content.type instanceof Y.XmlElement) items.push({ id: blockIdOf(item.id), node: elementNode(item.content.type) })
-    }
-    const { markdown, spans } = printWithSpans(items.map((i) => i.node))
-    const blocks: BlockInfo[] = []
-    items.forEach(({ id, node }, i) => {
-      const span = spans[i]
-      if (!span) return
-      const heading = node.type === 'heading'
-      const info: BlockInfo = { id, kind: node.type, text: heading ? plainText(node).slice(0, HEADING_TEXT_MAX) : firstWords(node), line: span[0], end: span[1] }
-      if (heading) info.level = levelOf(node)
-      blocks.push(info)
-    })
-    return { root: name, markdown, blocks }
+    if (root.kind !== 'xml') throw notXml(name)
+    return partsOf(name, root.type)
   } finally {
     doc.destroy()
   }
+}
+
+export const notXml = (name: string) =>
+  new AppError('validation', `root ${JSON.stringify(name)} is not an XML fragment: a part read or edit reads rich-text documents; read this one whole with format=text`)
+
+/** The Markdown view of an XML root named `name` and its blocks. */
+export function partsOf(name: string, fragment: AnyType): PartsModel {
+  const items: { id: string; node: PmNode }[] = []
+  for (const item of liveItems(fragment)) {
+    if (item.content instanceof Y.ContentType && item.content.type instanceof Y.XmlElement) items.push({ id: blockIdOf(item.id), node: elementNode(item.content.type) })
+  }
+  const { markdown, spans } = printWithSpans(items.map((i) => i.node))
+  const blocks: BlockInfo[] = []
+  items.forEach(({ id, node }, i) => {
+    const span = spans[i]
+    if (!span) return
+    const heading = node.type === 'heading'
+    const info: BlockInfo = { id, kind: node.type, text: heading ? plainText(node).slice(0, HEADING_TEXT_MAX) : firstWords(node), line: span[0], end: span[1] }
+    if (heading) info.level = levelOf(node)
+    blocks.push(info)
+  })
+  return { root: name, markdown, blocks }
 }

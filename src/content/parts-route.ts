@@ -57,51 +57,64 @@ async function seqNow(req: RestRequest, ctx: RestContext): Promise<number> {
   return seq
 }
 
-interface At {
+export interface At {
   view: Lined
   base: string
 }
 
-/** Serves part reads for one server, with its cache of views. */
-export function partsReader(open: OpenHistory): (req: RestRequest, ctx: RestContext) => Promise<RestResponse> {
-  const cache = new PartsCache()
+/** The Markdown views of one server, per base: what part reads answer from and targeted edits locate in. */
+export class PartViews {
+  private readonly cache = new PartsCache()
+
+  constructor(private readonly open: OpenHistory) {}
+
+  private keyOf(req: RestRequest, base: string, root: string | null): string {
+    return `${docIdOf(req.org, req.doc, req.cap.branch)}\n${base}\n${root ?? ''}`
+  }
 
   /** The view at `token` (now when null): from the cache, or built from the state (off the loop when large). */
-  async function viewAt(req: RestRequest, ctx: RestContext, token: string | null, root: string | null): Promise<At | RestResponse> {
+  async at(req: RestRequest, ctx: RestContext, token: string | null, root: string | null): Promise<At | RestResponse> {
     const docId = docIdOf(req.org, req.doc, req.cap.branch)
-    const keyOf = (base: string) => `${docId}\n${base}\n${root ?? ''}`
     let state: Uint8Array
     let base: string
     if (token === null) {
       const seal = await baseSealOf(ctx.store, docId)
       // The seq first: a view already built for it needs no encoding of the document.
       const known = seal.seal({ seq: await seqNow(req, ctx), own: [] })
-      const hit = cache.get(keyOf(known))
+      const hit = this.cache.get(this.keyOf(req, known, root))
       if (hit) return { view: hit, base: known }
       const now = await current(req, ctx)
       base = seal.seal({ seq: now.seq, own: [] })
       state = now.state
     } else {
-      const from = await baseState(req, ctx, open, token)
+      const from = await baseState(req, ctx, this.open, token)
       if ('refused' in from) return from.refused
       base = from.seal.seal(from.base)
       state = from.state
     }
-    let view = cache.get(keyOf(base))
+    let view = this.cache.get(this.keyOf(req, base, root))
     if (!view) {
       const model = await ctx.registry.docBuilds.bounded(state.length, () => runContentJobOffLoop({ kind: 'parts', state, root }), state.length)
       view = withLines(model)
-      cache.set(keyOf(base), view)
+      this.cache.set(this.keyOf(req, base, root), view)
     }
     return { view, base }
   }
 
+  /** Keeps a view a write computed (the document as the write left it), for the reads and edits from its base. */
+  keep(req: RestRequest, base: string, root: string | null, view: Lined): void {
+    this.cache.set(this.keyOf(req, base, root), view)
+  }
+}
+
+/** Serves part reads for one server from its views. */
+export function partsReader(views: PartViews): (req: RestRequest, ctx: RestContext) => Promise<RestResponse> {
   return async (req, ctx) => {
     const parsed = parsePartQuery(req.query)
     const budget = ctx.config.maxReadChars
     const root = 'cursor' in parsed ? parsed.cursor.r : parsed.query.root
     const token = 'cursor' in parsed ? parsed.cursor.b : parsed.query.base
-    const at = await viewAt(req, ctx, token, root)
+    const at = await views.at(req, ctx, token, root)
     if (!('view' in at)) return at
     const json = await ('cursor' in parsed ? continued(at, parsed.cursor, budget) : first(at, parsed.query, budget))
     return { status: 200, json }

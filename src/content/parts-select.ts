@@ -21,21 +21,35 @@ function blockById(m: Lined, id: string, param: string): [BlockInfo, number] {
 }
 
 /** The heading a `heading=` names: a block id, or heading text (exact, then ignoring case and outer space). */
-function headingOf(m: Lined, heading: string): [BlockInfo, number] {
+function headingOf(m: Lined, heading: string, param = 'heading'): [BlockInfo, number] {
   if (isBlockId(heading)) {
-    const [b, i] = blockById(m, heading, 'heading')
-    if (b.kind !== 'heading') throw new AppError('bad_request', `heading: block ${heading} is a ${b.kind}, not a heading: read it with blocks=${heading}`)
+    const [b, i] = blockById(m, heading, param)
+    if (b.kind !== 'heading') throw new AppError('bad_request', `${param}: block ${heading} is a ${b.kind}, not a heading: read it with blocks=${heading}`)
     return [b, i]
   }
   const want = heading.trim().toLowerCase()
   let found = m.blocks.flatMap((b, i): [BlockInfo, number][] => (b.kind === 'heading' && b.text === heading ? [[b, i]] : []))
   if (!found.length) found = m.blocks.flatMap((b, i): [BlockInfo, number][] => (b.kind === 'heading' && b.text.trim().toLowerCase() === want ? [[b, i]] : []))
-  if (!found.length) throw new AppError('not_found', `heading: no heading reads ${JSON.stringify(heading.slice(0, 200))} (view=outline lists them)`)
+  if (!found.length) throw new AppError('not_found', `${param}: no heading reads ${JSON.stringify(heading.slice(0, 200))} (view=outline lists them)`)
   if (found.length > 1) {
     const which = found.slice(0, 10).map(([b]) => `${b.id} (line ${b.line})`).join(', ')
-    throw new AppError('bad_request', `heading: ${found.length} headings read ${JSON.stringify(heading.slice(0, 200))}: name one by its id: ${which}`)
+    throw new AppError('bad_request', `${param}: ${found.length} headings read ${JSON.stringify(heading.slice(0, 200))}: name one by its id: ${which}`)
   }
   return found[0]!
+}
+
+/** The block an edit names (`param` in errors): a block id, or a heading's text. Its index in the view's blocks. */
+export function addressed(m: Lined, address: string, param: string): number {
+  return (isBlockId(address) ? blockById(m, address, param) : headingOf(m, address, param))[1]
+}
+
+/** The index of the last block of the section heading block `i` opens (to the next heading of its level or higher). */
+export function sectionEnd(m: Lined, i: number): number {
+  const h = m.blocks[i]!
+  let last = i
+  if (h.kind !== 'heading') return last
+  while (last + 1 < m.blocks.length && !(m.blocks[last + 1]!.kind === 'heading' && m.blocks[last + 1]!.level! <= h.level!)) last++
+  return last
 }
 
 export function select(m: Lined, s: Selection): Span[] {
@@ -49,9 +63,7 @@ export function select(m: Lined, s: Selection): Span[] {
     }
     case 'heading': {
       const [h, i] = headingOf(m, s.heading)
-      let last = i
-      while (last + 1 < m.blocks.length && !(m.blocks[last + 1]!.kind === 'heading' && m.blocks[last + 1]!.level! <= h.level!)) last++
-      return [[h.line, m.blocks[last]!.end]]
+      return [[h.line, m.blocks[sectionEnd(m, i)]!.end]]
     }
     case 'blocks': {
       const found = s.ids.map((id) => blockById(m, id, 'blocks'))

@@ -17,7 +17,9 @@ import { baseState, current, type OpenHistory } from './state.js'
 import { runContentJobOffLoop } from './doc-content.js'
 import { FORMATS, type Format } from './formats.js'
 import { isPartRead } from './parts-params.js'
-import { partsReader } from './parts-route.js'
+import { PartViews, partsReader } from './parts-route.js'
+import { writeTargeted } from './edit-route.js'
+import { editOpsOf, type EditOp } from './edit-ops.js'
 
 function formatOf(value: unknown, fallback: Format | null): Format {
   if (value === undefined || value === null) {
@@ -43,8 +45,8 @@ export interface ContentHooks {
 }
 
 interface WriteBody {
-  format: Format
-  content: unknown
+  /** a whole document in a format, or targeted edits of its Markdown view */
+  change: { format: Format; content: unknown } | { ops: EditOp[] }
   root: string | null
   /** the base token as sent (checked against the document when the write starts from it) */
   base: unknown
@@ -53,21 +55,33 @@ interface WriteBody {
   override: boolean
 }
 
+const SHAPE = '{"format", "content", "base"?, "root"?} or {"edits": [...], "base"?, "root"?}'
+
+function changeOf(o: Record<string, unknown>): WriteBody['change'] {
+  if (o.edits !== undefined) {
+    if (o.content !== undefined) throw new AppError('bad_request', 'send content (a whole document) or edits, not both')
+    if (o.format !== undefined && o.format !== 'markdown') throw new AppError('bad_request', 'edits change the Markdown view: format may only be markdown')
+    return { ops: editOpsOf(o.edits) }
+  }
+  const format = formatOf(o.format, null)
+  if (o.content === undefined) throw new AppError('bad_request', 'content is required (or edits)')
+  if (format === 'prosemirror' ? typeof o.content !== 'object' || o.content === null : typeof o.content !== 'string') {
+    throw new AppError('bad_request', format === 'prosemirror' ? 'content must be a ProseMirror JSON document' : `content must be a string for format=${format}`)
+  }
+  return { format, content: o.content }
+}
+
 function writeBody(req: RestRequest): WriteBody {
-  if (!req.contentType.startsWith('application/json')) throw new AppError('unsupported_media_type', 'send application/json {"format", "content", "base"?, "root"?}')
+  if (!req.contentType.startsWith('application/json')) throw new AppError('unsupported_media_type', `send application/json ${SHAPE}`)
   let parsed: unknown
   try {
     parsed = JSON.parse(new TextDecoder().decode(req.body ?? new Uint8Array()))
   } catch {
     throw new AppError('bad_request', 'body is not valid JSON')
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new AppError('bad_request', 'body must be a JSON object {"format", "content", "base"?, "root"?}')
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new AppError('bad_request', `body must be a JSON object ${SHAPE}`)
   const o = parsed as Record<string, unknown>
-  const format = formatOf(o.format, null)
-  if (o.content === undefined) throw new AppError('bad_request', 'content is required')
-  if (format === 'prosemirror' ? typeof o.content !== 'object' || o.content === null : typeof o.content !== 'string') {
-    throw new AppError('bad_request', format === 'prosemirror' ? 'content must be a ProseMirror JSON document' : `content must be a string for format=${format}`)
-  }
+  const change = changeOf(o)
   let attributions: Attributes | undefined
   if (o.attributions !== undefined) {
     const problem = attributionProblem(o.attributions)
@@ -77,8 +91,7 @@ function writeBody(req: RestRequest): WriteBody {
   if (o.mode !== undefined && o.mode !== 'apply' && o.mode !== 'suggest') throw new AppError('bad_request', 'mode must be apply or suggest')
   if (o.override !== undefined && typeof o.override !== 'boolean') throw new AppError('bad_request', 'override must be true or false')
   return {
-    format,
-    content: o.content,
+    change,
     root: rootOf(o.root),
     base: o.base ?? null,
     attributions,
@@ -87,7 +100,13 @@ function writeBody(req: RestRequest): WriteBody {
   }
 }
 
-export const contentRoutes = (open: OpenHistory, hooks?: ContentHooks, readPart = partsReader(open)): RestRoutes => ({
+/** The request a held targeted edit becomes: the suggestions route's `{update, base}` form. */
+function heldRequest(req: RestRequest, update: Uint8Array, base: string, body: WriteBody): RestRequest {
+  const json = { update: Buffer.from(update).toString('base64'), base, ...(body.root ? { root: body.root } : {}), ...(body.attributions ? { attributions: body.attributions } : {}) }
+  return { ...req, id: null, action: null, body: new TextEncoder().encode(JSON.stringify(json)) }
+}
+
+export const contentRoutes = (open: OpenHistory, hooks?: ContentHooks, views = new PartViews(open), readPart = partsReader(views)): RestRoutes => ({
   content: {
     GET: {
       access: 'r',
@@ -114,22 +133,29 @@ export const contentRoutes = (open: OpenHistory, hooks?: ContentHooks, readPart 
         if (problem) throw new AppError('validation', `token and body attributions together: ${problem}`)
         const ask = { suggest: body.mode === 'suggest', override: body.override }
         // without the policy composed in (the route alone), only `"mode": "suggest"` holds
-        if (hooks ? await hooks.agents.holds(req.cap, req.org, ask) : holds(null, false, ask)) {
-          if (!hooks) throw new AppError('not_implemented', 'suggestions are not served here')
-          const held = await hooks.suggest({ ...req, id: null, action: null }, ctx)
-          if (held.status !== 201) return held
-          const made = held.json as { suggestion: unknown; hunks: string[] }
+        const held = hooks ? await hooks.agents.holds(req.cap, req.org, ask) : holds(null, false, ask)
+        if (held && !hooks) throw new AppError('not_implemented', 'suggestions are not served here')
+        /** the suggestion made of `made` (the request the suggestions route reads), answered as a write held */
+        const hold = async (made: RestRequest): Promise<RestResponse> => {
+          const r = await hooks!.suggest(made, ctx)
+          if (r.status !== 201) return r
+          const { suggestion, hunks } = r.json as { suggestion: unknown; hunks: string[] }
           // nothing applied: the agent's base is what it was (the suggestion checked it)
-          const json: ContentWritten = { applied: false, inserted: 0, deleted: 0, ...(typeof body.base === 'string' ? { base: body.base } : {}), suggestion: made.suggestion, hunks: made.hunks }
+          const json: ContentWritten = { applied: false, inserted: 0, deleted: 0, ...(typeof body.base === 'string' ? { base: body.base } : {}), suggestion, hunks }
           return { status: 202, json }
         }
+        if ('ops' in body.change) {
+          const holdAs = held ? (update: Uint8Array, base: string) => hold(heldRequest(req, update, base, body)) : null
+          return writeTargeted(req, ctx, views, { ops: body.change.ops, base: body.base as string | null, root: body.root, attrs, hold: holdAs })
+        }
+        if (held) return hold({ ...req, id: null, action: null })
         const ref = { org: req.org, doc: req.doc, branch: req.cap.branch }
         const from = await baseState(req, ctx, open, body.base)
         if ('refused' in from) return from.refused
         const { state, seal, now } = from
         let base: Base = from.base
         if (base.own.length >= MAX_OWN) throw new AppError('conflict', 'read the document again: this base carries too many of your own writes')
-        const input = { format: body.format, content: body.content, root: body.root }
+        const input = { format: body.change.format, content: body.change.content, root: body.root }
         const size = state.length + (now?.length ?? 0)
         const edit = await ctx.registry.docBuilds.bounded(size, () => runContentJobOffLoop({ kind: 'edit', state, input, ...(now ? { now } : {}) }), size)
         if (edit.update) {

@@ -1,0 +1,224 @@
+// Targeted edits applied to the document as it is now. Each run of blocks the edits touched at the
+// base (edit-locate.ts) is found again by its blocks' ids, its Markdown printed as it reads now,
+// and each replacement carried over from the base's text to today's by a character diff: a person
+// who typed elsewhere in the same paragraph keeps every keystroke, and an edit whose own text
+// changed since the base is refused (409), never applied to something else. The run's new Markdown
+// is parsed and diffed against the run's blocks alone (fragment-update.ts, windowed), so an edit
+// costs the size of what it touches, and blocks outside the runs keep their items untouched.
+import diff from 'fast-diff'
+import * as Y from 'yjs'
+import { AppError } from '../infra/errors.js'
+import { blockIdOf } from './block-id.js'
+import type { EditRefused, Rep, Run } from './edit-locate.js'
+import { elementNode } from './fragment-read.js'
+import { nextLive, updateChildren } from './fragment-update.js'
+import { namesIn } from './formats.js'
+import { MARKDOWN } from './lens.js'
+import { markdownToPm } from './markdown-in.js'
+import { block } from './markdown-out.js'
+import { printWithSpans } from './markdown-spans.js'
+import { sliceOf, withLines, type Lined } from './parts-lines.js'
+import { notXml, partsOf, type PartsModel } from './parts-model.js'
+import { vocabularyOf, type PmNode, type Vocabulary } from './pm-json.js'
+import { contentRoot, DEFAULT_ROOT, liveItems, namedRoot } from './roots.js'
+import type { Counts } from './text-update.js'
+
+export interface TargetedInput {
+  root: string | null
+  runs: Run[]
+  /** lines of context around each change in the answer */
+  context: number
+}
+
+/** A changed region as the document reads after the edit: lines `line`..`end` of the new view. */
+export interface Change {
+  line: number
+  end: number
+  content: string
+  /** the blocks the run holds now */
+  blocks: string[]
+}
+
+export type TargetedResult =
+  | (Counts & { root: string; update: Uint8Array | null; model: PartsModel; changes: Change[] })
+  | { refused: Pick<EditRefused, 'status' | 'json'> }
+
+const prints = (item: Y.Item) => item.content instanceof Y.ContentType && item.content.type instanceof Y.XmlElement && block(elementNode(item.content.type)).length > 0
+
+function prevPrinting(item: Y.Item): Y.Item | null {
+  for (let l = item.left; l !== null; l = l.left) if (!l.deleted && prints(l)) return l
+  return null
+}
+
+function nextPrinting(item: Y.Item): Y.Item | null {
+  for (let r = item.right; r !== null; r = r.right) if (!r.deleted && prints(r)) return r
+  return null
+}
+
+/** The nearest live child with content before `item`: new children of a run go after it, never before. */
+function prevLive(item: Y.Item): Y.Item | null {
+  for (let l = item.left; l !== null; l = l.left) if (!l.deleted && l.content instanceof Y.ContentType) return l
+  return null
+}
+
+function* between(first: Y.Item, last: Y.Item): Generator<Y.Item> {
+  for (let item: Y.Item | null = first; item !== null; item = item.right) {
+    if (!item.deleted && item.content instanceof Y.ContentType && item.content.type instanceof Y.XmlElement) yield item
+    if (item === last) return
+  }
+}
+
+/**
+ * The Markdown of blocks `first`..`last` as the whole view prints them: printed with the block
+ * before and after (how a block prints depends on its neighbour: two lists in a row take
+ * different bullets), then cut to the run's own lines.
+ */
+function runText(first: Y.Item, last: Y.Item): string {
+  const before = prevPrinting(first)
+  const after = nextPrinting(last)
+  const items = [...(before ? [before] : []), ...between(first, last), ...(after ? [after] : [])]
+  const nodes = items.map((i) => elementNode((i.content as Y.ContentType).type as Y.XmlElement))
+  const { markdown, spans } = printWithSpans(nodes)
+  const own = spans.slice(before ? 1 : 0, after ? -1 : undefined).filter((s) => s !== null)
+  if (!own.length) return ''
+  const starts = [0]
+  for (let i = markdown.indexOf('\n'); i >= 0; i = markdown.indexOf('\n', i + 1)) starts.push(i + 1)
+  const from = starts[own[0]![0] - 1]!
+  const lastLine = own[own.length - 1]![1]
+  const to = lastLine < starts.length ? starts[lastLine]! - 1 : markdown.length
+  return markdown.slice(from, to)
+}
+
+/**
+ * The replacements moved from the base's text of a run to today's: each must lie in text both
+ * share (an insertion at either end of the run stays at that end). Null when one's text changed.
+ */
+function carried(base: string, now: string, reps: readonly Rep[]): Rep[] | null {
+  if (base === now) return [...reps]
+  const equal: { b: number; n: number; len: number }[] = []
+  let b = 0
+  let n = 0
+  for (const [op, s] of diff(base, now)) {
+    if (op === diff.EQUAL) equal.push({ b, n, len: s.length })
+    if (op !== diff.INSERT) b += s.length
+    if (op !== diff.DELETE) n += s.length
+  }
+  const out: Rep[] = []
+  for (const r of reps) {
+    if (r.from === r.to && r.from === 0) out.push({ ...r })
+    else if (r.from === r.to && r.from === base.length) out.push({ ...r, from: now.length, to: now.length })
+    else {
+      const e = equal.find((e) => e.b <= r.from && r.to <= e.b + e.len)
+      if (!e) return null
+      out.push({ from: e.n + r.from - e.b, to: e.n + r.to - e.b, text: r.text })
+    }
+  }
+  return out
+}
+
+function applied(text: string, reps: readonly Rep[]): string {
+  let out = text
+  for (const r of [...reps].sort((a, b) => b.from - a.from || b.to - a.to)) out = out.slice(0, r.from) + r.text + out.slice(r.to)
+  return out
+}
+
+const SENTINEL = 'tandem-end-of-run-7f3a'
+
+/** The run's new blocks; refused when its Markdown leaves a block open that would take in what follows (an unclosed fence). */
+function parsedRun(text: string, vocabulary: Vocabulary): PmNode[] {
+  const nodes = markdownToPm(text, vocabulary).content ?? []
+  if (!text) return nodes
+  const probe = markdownToPm(`${text}\n\n${SENTINEL}`, vocabulary).content ?? []
+  const tail = probe[probe.length - 1]
+  const closed = probe.length === nodes.length + 1 && tail?.type === 'paragraph' && tail.content?.length === 1 && tail.content[0]!.text === SENTINEL
+  if (!closed) throw new AppError('validation', 'the edit leaves a block open (an unclosed code fence, say) that would take in the blocks after it: close it in new_text or insert')
+  return nodes
+}
+
+const changedSince = (id: string | null, why: string, text?: string) => ({
+  refused: {
+    status: 409,
+    json: { error: `${why}: read that part again (view=section) and edit from the new base`, code: 'changed_since_base', ...(id ? { block: id } : {}), ...(text !== undefined ? { now: text.slice(0, 2000) } : {}) },
+  },
+})
+
+interface Plan {
+  first: Y.Item | null
+  last: Y.Item | null
+  nodes: PmNode[]
+}
+
+/** Applies the runs' edits to `state` (the document now) in one update. */
+export function computeTargeted(state: Uint8Array, input: TargetedInput): TargetedResult {
+  const doc = new Y.Doc()
+  try {
+    Y.applyUpdate(doc, state)
+    while (doc.store.clients.has(doc.clientID)) doc.clientID = Math.floor(Math.random() * 0xffffffff)
+    const found = input.root === null ? contentRoot(doc) : namedRoot(doc, input.root)
+    const name = found?.name ?? DEFAULT_ROOT
+    if (found && found.kind !== 'xml' && found.kind !== 'empty') throw notXml(name)
+    const fragment = doc.getXmlFragment(name)
+    const vocabulary = vocabularyOf(namesIn(fragment, new Set()))
+    const byId = new Map<string, Y.Item>()
+    for (const item of liveItems(fragment)) if (item.content instanceof Y.ContentType) byId.set(blockIdOf(item.id), item)
+
+    const plans: Plan[] = []
+    for (const run of input.runs) {
+      const first = run.first === null ? null : (byId.get(run.first) ?? null)
+      const last = run.last === null ? null : (byId.get(run.last) ?? null)
+      if (run.first !== null && !first) return changedSince(run.first, `block ${run.first} was deleted since your base`)
+      if (run.last !== null && !last) return changedSince(run.last, `block ${run.last} was deleted since your base`)
+      if (first && last && ![...between(first, last)].some((i) => i === last)) return changedSince(run.first, `blocks ${run.first}..${run.last} were moved since your base`)
+      const now = first && last ? runText(first, last) : partsOf(name, fragment).markdown.replace(/\n$/, '')
+      const reps = carried(run.text, now, run.reps)
+      if (!reps) return changedSince(run.first, `the text an edit changes (near line ${run.line} of your base) was changed since your base by someone else`, now)
+      plans.push({ first, last, nodes: parsedRun(applied(now, reps), vocabulary) })
+    }
+
+    const counts: Counts = { inserted: 0, deleted: 0 }
+    let update: Uint8Array | null = null
+    doc.on('update', (u: Uint8Array) => {
+      update = update ? Y.mergeUpdates([update, u]) : u
+    })
+    // The run's neighbours, to find it again afterwards (runs are never adjacent: edit-locate.ts).
+    const seams = plans.map((p) => ({ before: p.first ? prevLive(p.first) : null, after: p.last ? nextLive(p.last) : null }))
+    doc.transact(() => {
+      for (const p of plans) updateChildren(fragment, p.nodes, counts, MARKDOWN, undefined, p.first && p.last ? { first: p.first, last: p.last } : undefined)
+    })
+    const model = partsOf(name, fragment)
+    const view = withLines(model)
+    return { root: name, update, ...counts, model, changes: seams.map((s) => changeOf(view, fragment, s, input.context)) }
+  } finally {
+    doc.destroy()
+  }
+}
+
+/** The region between a run's old neighbours in the new view, with `context` lines around. */
+function changeOf(view: Lined, fragment: Y.XmlFragment, seam: { before: Y.Item | null; after: Y.Item | null }, context: number): Change {
+  const index = new Map(view.blocks.map((b, i) => [b.id, i]))
+  const printedAt = (item: Y.Item | null, step: 'left' | 'right'): number | null => {
+    for (let i = item; i !== null; i = i[step]) if (!i.deleted && index.has(blockIdOf(i.id))) return index.get(blockIdOf(i.id))!
+    return null
+  }
+  // the run now: the children after `before` up to `after`
+  const ids: string[] = []
+  for (let i = seam.before ? seam.before.right : fragment._start; i !== null && i !== seam.after; i = i.right) {
+    if (!i.deleted && index.has(blockIdOf(i.id))) ids.push(blockIdOf(i.id))
+  }
+  if (view.lines === 0) return { line: 0, end: 0, content: '', blocks: ids }
+  let line: number
+  let end: number
+  if (ids.length) {
+    line = view.blocks[index.get(ids[0]!)!]!.line
+    end = view.blocks[index.get(ids[ids.length - 1]!)!]!.end
+  } else {
+    const b = printedAt(seam.before, 'left')
+    const a = printedAt(seam.after, 'right')
+    line = b === null ? 1 : view.blocks[b]!.end
+    end = a === null ? view.lines : view.blocks[a]!.line
+  }
+  line = Math.max(1, line - context)
+  end = Math.max(line, Math.min(view.lines, end + context))
+  const [from, to] = sliceOf(view, line, end)
+  return { line, end, content: view.markdown.slice(from, to), blocks: ids }
+}
