@@ -43,11 +43,25 @@ export type TargetedResult =
   | (Counts & { root: string; update: Uint8Array | null; model: PartsModel; changes: Change[] })
   | { refused: Pick<EditRefused, 'status' | 'json'> }
 
-const prints = (item: Y.Item) => item.content instanceof Y.ContentType && item.content.type instanceof Y.XmlElement && block(elementNode(item.content.type)).length > 0
+/** What a child prints as: its first Markdown block's type ('list', 'paragraph', ...), null for nothing. */
+const printsAs = (item: Y.Item) => (item.content instanceof Y.ContentType && item.content.type instanceof Y.XmlElement ? (block(elementNode(item.content.type))[0]?.type ?? null) : null)
+const prints = (item: Y.Item) => printsAs(item) !== null
 
-function prevPrinting(item: Y.Item): Y.Item | null {
-  for (let l = item.left; l !== null; l = l.left) if (!l.deleted && prints(l)) return l
-  return null
+/**
+ * The blocks before `item` its printing depends on: a list takes another bullet than the list
+ * right before it, which took its own from the one before, so the whole row of lists before it
+ * and the block before that row.
+ */
+function before(item: Y.Item): Y.Item[] {
+  const out: Y.Item[] = []
+  for (let l = item.left; l !== null; l = l.left) {
+    if (l.deleted) continue
+    const kind = printsAs(l)
+    if (kind === null) continue
+    out.unshift(l)
+    if (kind !== 'list') break
+  }
+  return out
 }
 
 function nextPrinting(item: Y.Item): Y.Item | null {
@@ -69,17 +83,16 @@ function* between(first: Y.Item, last: Y.Item): Generator<Y.Item> {
 }
 
 /**
- * The Markdown of blocks `first`..`last` as the whole view prints them: printed with the block
- * before and after (how a block prints depends on its neighbour: two lists in a row take
- * different bullets), then cut to the run's own lines.
+ * The Markdown of blocks `first`..`last` as the whole view prints them: printed with the blocks
+ * before it that its printing depends on and the block after, then cut to the run's own lines.
  */
-function runText(first: Y.Item, last: Y.Item): string {
-  const before = prevPrinting(first)
+export function runText(first: Y.Item, last: Y.Item): string {
+  const lead = before(first)
   const after = nextPrinting(last)
-  const items = [...(before ? [before] : []), ...between(first, last), ...(after ? [after] : [])]
+  const items = [...lead, ...between(first, last), ...(after ? [after] : [])]
   const nodes = items.map((i) => elementNode((i.content as Y.ContentType).type as Y.XmlElement))
   const { markdown, spans } = printWithSpans(nodes)
-  const own = spans.slice(before ? 1 : 0, after ? -1 : undefined).filter((s) => s !== null)
+  const own = spans.slice(lead.length, after ? -1 : undefined).filter((s) => s !== null)
   if (!own.length) return ''
   const starts = [0]
   for (let i = markdown.indexOf('\n'); i >= 0; i = markdown.indexOf('\n', i + 1)) starts.push(i + 1)
