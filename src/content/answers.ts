@@ -33,6 +33,15 @@ export interface ContentWrite {
   override?: boolean
 }
 
+/** A region a targeted edit changed, as the document reads after it: lines `line`..`end` of its Markdown view. */
+export interface ContentChange {
+  line: number
+  end: number
+  content: string
+  /** the ids of the blocks the edited run holds now */
+  blocks: string[]
+}
+
 /** PATCH /content's answer (200 applied or not; 202 held as a suggestion, with `suggestion` and `hunks`). */
 export interface ContentWritten {
   applied: boolean
@@ -42,4 +51,6 @@ export interface ContentWritten {
   root?: string
   suggestion?: unknown
   hunks?: string[]
+  /** targeted edits: each changed region with a few lines of context around it */
+  changes?: ContentChange[]
 }

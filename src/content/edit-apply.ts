@@ -8,6 +8,7 @@
 import diff from 'fast-diff'
 import * as Y from 'yjs'
 import { AppError } from '../infra/errors.js'
+import type { ContentChange } from './answers.js'
 import { blockIdOf } from './block-id.js'
 import type { EditRefused, Rep, Run } from './edit-locate.js'
 import { elementNode } from './fragment-read.js'
@@ -30,14 +31,7 @@ export interface TargetedInput {
   context: number
 }
 
-/** A changed region as the document reads after the edit: lines `line`..`end` of the new view. */
-export interface Change {
-  line: number
-  end: number
-  content: string
-  /** the blocks the run holds now */
-  blocks: string[]
-}
+type Change = ContentChange
 
 export type TargetedResult =
   | (Counts & { root: string; update: Uint8Array | null; model: PartsModel; changes: Change[] })

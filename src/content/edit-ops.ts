@@ -7,10 +7,10 @@ import { z } from 'zod'
 import { AppError } from '../infra/errors.js'
 
 /** At most this many edits in one call: they apply together or not at all. */
-export const MAX_EDITS = 100
+const MAX_EDITS = 100
 
 /** A block: its id, or the text of a heading. */
-export type Address = string
+type Address = string
 
 export type EditOp =
   | { kind: 'replace'; old: string; new: string; all: boolean }

@@ -64,6 +64,6 @@ export async function writeTargeted(req: RestRequest, ctx: RestContext, views: P
   // The answer's base names exactly the state the model shows: the document the edit saw, plus it.
   const sealed = seal.seal(base)
   views.keep(req, sealed, w.root, withLines(done.model))
-  const json: ContentWritten & { changes: typeof done.changes } = { applied: done.update !== null, inserted: done.inserted, deleted: done.deleted, base: sealed, root: done.root, changes: done.changes }
+  const json: ContentWritten = { applied: done.update !== null, inserted: done.inserted, deleted: done.deleted, base: sealed, root: done.root, changes: done.changes }
   return { status: 200, json }
 }
