@@ -74,11 +74,15 @@ export function partsOf(name: string, fragment: AnyType): PartsModel {
   const blocks: BlockInfo[] = []
   items.forEach(({ id, node }, i) => {
     const span = spans[i]
-    if (!span) return
-    const heading = node.type === 'heading'
-    const info: BlockInfo = { id, kind: node.type, text: heading ? plainText(node).slice(0, HEADING_TEXT_MAX) : firstWords(node), line: span[0], end: span[1] }
-    if (heading) info.level = levelOf(node)
-    blocks.push(info)
+    if (span) blocks.push({ ...infoOf(id, node), line: span[0], end: span[1] })
   })
   return { root: name, markdown, blocks }
+}
+
+/** What the outline says of a block: its kind, a heading's level and text, another block's first words. */
+export function infoOf(id: string, node: PmNode): Omit<BlockInfo, 'line' | 'end'> {
+  const heading = node.type === 'heading'
+  const info: Omit<BlockInfo, 'line' | 'end'> = { id, kind: node.type, text: heading ? plainText(node).slice(0, HEADING_TEXT_MAX) : firstWords(node) }
+  if (heading) info.level = levelOf(node)
+  return info
 }
