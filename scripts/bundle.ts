@@ -29,7 +29,7 @@ export const EXTERNAL = [
 ]
 
 /** Files a build writes into its out dir. */
-const OWN_OUTPUT = /^(tandem|pglite-worker|collect-worker|doc-content-worker|history-worker|chunk-[A-Z0-9]+)\.mjs(\.map)?$/
+const OWN_OUTPUT = /^(tandem|pglite-worker|collect-worker|doc-content-worker|warm-content-worker|history-worker|chunk-[A-Z0-9]+)\.mjs(\.map)?$/
 
 export interface Bundle {
   /** dist/tandem.mjs: what bin/tandem.js imports */
@@ -73,7 +73,7 @@ export async function bundleServer(outDir = join(ROOT, 'dist')): Promise<Bundle>
   for (const old of await readdir(outDir)) if (OWN_OUTPUT.test(old)) await rm(join(outDir, old), { force: true })
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: { tandem: 'src/main.ts', 'pglite-worker': 'src/databases/pglite/worker.ts', 'collect-worker': 'src/collab/room/collect-worker.ts', 'doc-content-worker': 'src/content/doc-content-worker.ts', 'history-worker': 'src/history/job-worker.ts' },
+    entryPoints: { tandem: 'src/main.ts', 'pglite-worker': 'src/databases/pglite/worker.ts', 'collect-worker': 'src/collab/room/collect-worker.ts', 'doc-content-worker': 'src/content/doc-content-worker.ts', 'warm-content-worker': 'src/content/warm-worker.ts', 'history-worker': 'src/history/job-worker.ts' },
     outdir: outDir,
     outExtension: { '.js': '.mjs' },
     bundle: true,
@@ -90,7 +90,7 @@ export async function bundleServer(outDir = join(ROOT, 'dist')): Promise<Bundle>
     plugins: [levelBinding],
     banner: { js: BANNER },
     // The PGlite worker thread's entry, relative to the bundle (src/databases/pglite/spawn.ts).
-    define: { TANDEM_BUNDLED_PGLITE_WORKER: JSON.stringify('./pglite-worker.mjs'), TANDEM_BUNDLED_COLLECT_WORKER: JSON.stringify('./collect-worker.mjs'), TANDEM_BUNDLED_CONTENT_WORKER: JSON.stringify('./doc-content-worker.mjs'), TANDEM_BUNDLED_HISTORY_WORKER: JSON.stringify('./history-worker.mjs') },
+    define: { TANDEM_BUNDLED_PGLITE_WORKER: JSON.stringify('./pglite-worker.mjs'), TANDEM_BUNDLED_COLLECT_WORKER: JSON.stringify('./collect-worker.mjs'), TANDEM_BUNDLED_CONTENT_WORKER: JSON.stringify('./doc-content-worker.mjs'), TANDEM_BUNDLED_WARM_WORKER: JSON.stringify('./warm-content-worker.mjs'), TANDEM_BUNDLED_HISTORY_WORKER: JSON.stringify('./history-worker.mjs') },
     sourcemap: 'linked',
     legalComments: 'eof',
     metafile: true,

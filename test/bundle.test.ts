@@ -58,6 +58,7 @@ describe('production bundle', () => {
     expect(bundle.files).toContain('pglite-worker.mjs')
     expect(bundle.files).toContain('collect-worker.mjs')
     expect(bundle.files).toContain('doc-content-worker.mjs')
+    expect(bundle.files).toContain('warm-content-worker.mjs')
     expect(bundle.files).toContain('history-worker.mjs')
   })
 

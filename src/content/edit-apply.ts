@@ -160,6 +160,19 @@ export function computeTargeted(state: Uint8Array, input: TargetedInput): Target
   const doc = new Y.Doc()
   try {
     Y.applyUpdate(doc, state)
+    return targetedOn(doc, input)
+  } finally {
+    doc.destroy()
+  }
+}
+
+/** The edits applied to `doc`, which they change; `viewOf` gives the view after (a warm document keeps its own). */
+export function targetedOn(doc: Y.Doc, input: TargetedInput, viewOf: (name: string, fragment: Y.XmlFragment) => PartsModel = partsOf): TargetedResult {
+  const collect = (u: Uint8Array) => {
+    update = update ? Y.mergeUpdates([update, u]) : u
+  }
+  let update: Uint8Array | null = null
+  try {
     while (doc.store.clients.has(doc.clientID)) doc.clientID = Math.floor(Math.random() * 0xffffffff)
     const found = input.root === null ? contentRoot(doc) : namedRoot(doc, input.root)
     const name = found?.name ?? DEFAULT_ROOT
@@ -183,20 +196,17 @@ export function computeTargeted(state: Uint8Array, input: TargetedInput): Target
     }
 
     const counts: Counts = { inserted: 0, deleted: 0 }
-    let update: Uint8Array | null = null
-    doc.on('update', (u: Uint8Array) => {
-      update = update ? Y.mergeUpdates([update, u]) : u
-    })
+    doc.on('update', collect)
     // The run's neighbours, to find it again afterwards (runs are never adjacent: edit-locate.ts).
     const seams = plans.map((p) => ({ before: p.first ? prevLive(p.first) : null, after: p.last ? nextLive(p.last) : null }))
     doc.transact(() => {
       for (const p of plans) updateChildren(fragment, p.nodes, counts, MARKDOWN, undefined, p.first && p.last ? { first: p.first, last: p.last } : undefined)
     })
-    const model = partsOf(name, fragment)
+    const model = viewOf(name, fragment)
     const view = withLines(model)
     return { root: name, update, ...counts, model, changes: seams.map((s) => changeOf(view, fragment, s, input.context)) }
   } finally {
-    doc.destroy()
+    doc.off('update', collect)
   }
 }
 

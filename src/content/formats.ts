@@ -43,15 +43,21 @@ export function readContent(state: Uint8Array, format: Format, rootName: string 
   const doc = new Y.Doc()
   try {
     Y.applyUpdate(doc, state)
-    const root = pickRoot(doc, rootName, format)
-    refuseKind(root, format)
-    if (root.kind === 'empty' || !root.type) return { root: root.name, content: format === 'prosemirror' ? { type: 'doc', content: [] } : '' }
-    if (format === 'text') return { root: root.name, content: renderText(root.type, root.kind as 'text' | 'xml') }
-    const pm = fragmentToPm(root.type)
-    return { root: root.name, content: format === 'prosemirror' ? pm : pmToMarkdown(pm) }
+    return readContentOf(doc, format, rootName)
   } finally {
     doc.destroy()
   }
+}
+
+/** The content of `doc` in a format; `markdownOf` prints an XML root (a warm document keeps its view). */
+export function readContentOf(doc: Y.Doc, format: Format, rootName: string | null, markdownOf?: (name: string, root: Y.XmlFragment) => string): ContentRead {
+  const root = pickRoot(doc, rootName, format)
+  refuseKind(root, format)
+  if (root.kind === 'empty' || !root.type) return { root: root.name, content: format === 'prosemirror' ? { type: 'doc', content: [] } : '' }
+  if (format === 'text') return { root: root.name, content: renderText(root.type, root.kind as 'text' | 'xml') }
+  if (format === 'markdown' && markdownOf) return { root: root.name, content: markdownOf(root.name, root.type as Y.XmlFragment) }
+  const pm = fragmentToPm(root.type)
+  return { root: root.name, content: format === 'prosemirror' ? pm : pmToMarkdown(pm) }
 }
 
 export interface EditInput {
@@ -93,9 +99,19 @@ export function namesIn(t: AnyType, into: Set<string>, depth = 1): Set<string> {
  */
 export function computeEdit(state: Uint8Array, input: EditInput, now?: Uint8Array): EditResult {
   const doc = new Y.Doc()
-  let since: ReturnType<typeof concurrentSince> | undefined
   try {
     Y.applyUpdate(doc, state)
+    return editOf(doc, input, now)
+  } finally {
+    doc.destroy()
+  }
+}
+
+/** computeEdit on a document in hand, which it changes (a warm document the write goes on from). */
+export function editOf(doc: Y.Doc, input: EditInput, now?: Uint8Array): EditResult {
+  let since: ReturnType<typeof concurrentSince> | undefined
+  const listeners: ((u: Uint8Array) => void)[] = []
+  try {
     since = now ? concurrentSince(doc, now) : undefined
     // A fresh client id for the new items, never one the document holds, at the base or now.
     while (doc.store.clients.has(doc.clientID) || since?.holdsClient(doc.clientID)) doc.clientID = Math.floor(Math.random() * 0xffffffff)
@@ -107,9 +123,11 @@ export function computeEdit(state: Uint8Array, input: EditInput, now?: Uint8Arra
     if (typeof input.content !== 'string' && input.format !== 'prosemirror') throw new AppError('validation', `content must be a string for format=${input.format}`)
     const counts: Counts = { inserted: 0, deleted: 0 }
     let update: Uint8Array | null = null
-    doc.on('update', (u: Uint8Array) => {
+    const collect = (u: Uint8Array) => {
       update = update ? Y.mergeUpdates([update, u]) : u
-    })
+    }
+    listeners.push(collect)
+    doc.on('update', collect)
     if (input.format === 'text') {
       const text = doc.getText(root.name)
       doc.transact(() => updateText(text, [{ text: input.content as string, attrs: {} }], counts, true, FULL, since?.textGaps(text)))
@@ -122,6 +140,6 @@ export function computeEdit(state: Uint8Array, input: EditInput, now?: Uint8Arra
     return { root: root.name, update, ...counts }
   } finally {
     since?.done()
-    doc.destroy()
+    for (const l of listeners) doc.off('update', l)
   }
 }

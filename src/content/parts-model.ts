@@ -51,14 +51,19 @@ export function buildParts(state: Uint8Array, rootName: string | null): PartsMod
   const doc = new Y.Doc()
   try {
     Y.applyUpdate(doc, state)
-    const root = rootName === null ? contentRoot(doc) : namedRoot(doc, rootName)
-    const name = root?.name ?? 'default'
-    if (!root || root.kind === 'empty' || !root.type) return { root: name, markdown: '', blocks: [] }
-    if (root.kind !== 'xml') throw notXml(name)
-    return partsOf(name, root.type)
+    return partsIn(doc, rootName)
   } finally {
     doc.destroy()
   }
+}
+
+/** The view of `doc`'s editor root (or `rootName`); `viewOf` builds it (a warm document keeps its own). */
+export function partsIn(doc: Y.Doc, rootName: string | null, viewOf: (name: string, fragment: Y.XmlFragment) => PartsModel = partsOf): PartsModel {
+  const root = rootName === null ? contentRoot(doc) : namedRoot(doc, rootName)
+  const name = root?.name ?? 'default'
+  if (!root || root.kind === 'empty' || !root.type) return { root: name, markdown: '', blocks: [] }
+  if (root.kind !== 'xml') throw notXml(name)
+  return viewOf(name, root.type as Y.XmlFragment)
 }
 
 export const notXml = (name: string) =>

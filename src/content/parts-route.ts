@@ -13,7 +13,8 @@ import { DEFAULT_FIND_LIMIT, parsePartQuery, type PartQuery } from './parts-para
 import { PartsCache } from './parts-cache.js'
 import { select, window, type Span } from './parts-select.js'
 import { blocksIn, fitDetail, outlineEntries, page, takeEntries } from './parts-views.js'
-import { baseState, current, type OpenHistory } from './state.js'
+import { baseState, type OpenHistory } from './state.js'
+import type { WarmClient } from './warm-client.js'
 
 /** An outline answers at most this many characters, whatever --max-read-chars allows (a 1 MB document's outline in 20 KB). */
 const OUTLINE_MAX_CHARS = 20_000
@@ -43,7 +44,7 @@ function detailOf(m: Lined, scope: Span[] | null, budget: number): number {
 }
 
 /** The seq naming the document now, as current() (state.ts) finds it, without encoding the document. */
-async function seqNow(req: RestRequest, ctx: RestContext): Promise<number> {
+export async function seqNow(req: RestRequest, ctx: RestContext): Promise<number> {
   const ref = { org: req.org, doc: req.doc, branch: req.cap.branch }
   const { room, release } = await ctx.registry.acquire(ref)
   let seq: number
@@ -66,7 +67,10 @@ export interface At {
 export class PartViews {
   private readonly cache = new PartsCache()
 
-  constructor(private readonly open: OpenHistory) {}
+  constructor(
+    private readonly open: OpenHistory,
+    private readonly warm: WarmClient,
+  ) {}
 
   private keyOf(req: RestRequest, base: string, root: string | null): string {
     return `${docIdOf(req.org, req.doc, req.cap.branch)}\n${base}\n${root ?? ''}`
@@ -83,9 +87,11 @@ export class PartViews {
       const known = seal.seal({ seq: await seqNow(req, ctx), own: [] })
       const hit = this.cache.get(this.keyOf(req, known, root))
       if (hit) return { view: hit, base: known }
-      const now = await current(req, ctx)
-      base = seal.seal({ seq: now.seq, own: [] })
-      state = now.state
+      const { answer, seq } = await this.warm.run(req, ctx, { kind: 'parts', root })
+      base = seal.seal({ seq, own: [] })
+      const view = withLines(answer)
+      this.cache.set(this.keyOf(req, base, root), view)
+      return { view, base }
     } else {
       const from = await baseState(req, ctx, this.open, token)
       if ('refused' in from) return from.refused

@@ -13,11 +13,17 @@ import type { ContentRead, ContentWritten } from './answers.js'
 import { advance, MAX_OWN, type Base } from './base.js'
 import { baseSealOf } from './base-token.js'
 import { PM_JSON_DEPTH } from './depth.js'
-import { baseState, current, type OpenHistory } from './state.js'
+import { baseState, type OpenHistory } from './state.js'
 import { runContentJobOffLoop } from './doc-content.js'
 import { FORMATS, type Format } from './formats.js'
 import { isPartRead } from './parts-params.js'
-import { PartViews, partsReader } from './parts-route.js'
+import { PartViews, partsReader, seqNow } from './parts-route.js'
+import { commit } from './commit.js'
+import { WarmClient, type ColdRun } from './warm-client.js'
+import type { WarmJob } from './warm-jobs.js'
+import { computeEdit, readContent } from './formats.js'
+import { buildParts } from './parts-model.js'
+import { computeTargeted } from './edit-apply.js'
 import { writeTargeted } from './edit-route.js'
 import { editOpsOf, type EditOp } from './edit-ops.js'
 
@@ -106,7 +112,21 @@ function heldRequest(req: RestRequest, update: Uint8Array, base: string, body: W
   return { ...req, id: null, action: null, body: new TextEncoder().encode(JSON.stringify(json)) }
 }
 
-export const contentRoutes = (open: OpenHistory, hooks?: ContentHooks, views = new PartViews(open), readPart = partsReader(views)): RestRoutes => ({
+/** A job the warm worker would run, run here on a small document's state instead. */
+const cold = ((job: WarmJob, state: Uint8Array) => {
+  switch (job.kind) {
+    case 'read':
+      return readContent(state, job.format, job.root)
+    case 'parts':
+      return buildParts(state, job.root)
+    case 'targeted':
+      return computeTargeted(state, job.input)
+    case 'edit':
+      return computeEdit(state, job.input)
+  }
+}) as ColdRun
+
+export const contentRoutes = (open: OpenHistory, hooks?: ContentHooks, warm = new WarmClient(cold), views = new PartViews(open, warm), readPart = partsReader(views)): RestRoutes => ({
   content: {
     GET: {
       access: 'r',
@@ -115,8 +135,7 @@ export const contentRoutes = (open: OpenHistory, hooks?: ContentHooks, views = n
         const format = formatOf(req.query.get('format') ?? undefined, 'markdown')
         const root = rootOf(req.query.get('root') ?? undefined)
         const seal = await baseSealOf(ctx.store, docIdOf(req.org, req.doc, req.cap.branch))
-        const { state, seq } = await current(req, ctx)
-        const read = await ctx.registry.docBuilds.bounded(state.length, () => runContentJobOffLoop({ kind: 'read', state, format, root }), state.length)
+        const { answer: read, seq } = await warm.run(req, ctx, { kind: 'read', format, root })
         const json: ContentRead = { format, root: read.root, content: read.content as ContentRead['content'], base: seal.seal({ seq, own: [] }) }
         return { status: 200, json }
       },
@@ -146,28 +165,38 @@ export const contentRoutes = (open: OpenHistory, hooks?: ContentHooks, views = n
         }
         if ('ops' in body.change) {
           const holdAs = held ? (update: Uint8Array, base: string) => hold(heldRequest(req, update, base, body)) : null
-          return writeTargeted(req, ctx, views, { ops: body.change.ops, base: body.base as string | null, root: body.root, attrs, hold: holdAs })
+          return writeTargeted(req, ctx, views, warm, { ops: body.change.ops, base: body.base as string | null, root: body.root, attrs, hold: holdAs })
         }
         if (held) return hold({ ...req, id: null, action: null })
-        const ref = { org: req.org, doc: req.doc, branch: req.cap.branch }
+        const input = { format: body.change.format, content: body.change.content, root: body.root }
+        const seal = await baseSealOf(ctx.store, docIdOf(req.org, req.doc, req.cap.branch))
+        const given = body.base === null ? null : seal.open(body.base)
+        // From the document as it is (no base, or nobody wrote since): on its warm copy.
+        if (!given || (given.own.length === 0 && given.seq === (await seqNow(req, ctx)))) {
+          const call = await warm.run(req, ctx, { kind: 'edit', input })
+          if (!given || call.seq === given.seq) {
+            let seq: number | null = null
+            try {
+              if (call.answer.update) seq = await commit(req, ctx, call.answer.update, attrs)
+            } catch (err) {
+              call.release(false)
+              throw err
+            }
+            call.release()
+            const edit = call.answer
+            const json: ContentWritten = { applied: edit.update !== null, inserted: edit.inserted, deleted: edit.deleted, base: seal.seal(advance({ seq: call.seq, own: [] }, seq)), root: edit.root }
+            return { status: 200, json }
+          }
+          call.release(false) // someone wrote in between: merge from the base instead
+        }
         const from = await baseState(req, ctx, open, body.base)
         if ('refused' in from) return from.refused
-        const { state, seal, now } = from
+        const { state, now } = from
         let base: Base = from.base
         if (base.own.length >= MAX_OWN) throw new AppError('conflict', 'read the document again: this base carries too many of your own writes')
-        const input = { format: body.change.format, content: body.change.content, root: body.root }
         const size = state.length + (now?.length ?? 0)
         const edit = await ctx.registry.docBuilds.bounded(size, () => runContentJobOffLoop({ kind: 'edit', state, input, ...(now ? { now } : {}) }), size)
-        if (edit.update) {
-          let seq: number | null
-          try {
-            seq = await ctx.storageHealth.untilDurable(ctx.registry.docs.applyUpdate(ref, edit.update, req.cap.sub, attrs))
-          } catch (err) {
-            if (err instanceof AppError && err.code === 'malformed_message') throw new AppError('bad_request', err.message)
-            throw err
-          }
-          base = advance(base, seq)
-        }
+        if (edit.update) base = advance(base, await commit(req, ctx, edit.update, attrs))
         const json: ContentWritten = { applied: edit.update !== null, inserted: edit.inserted, deleted: edit.deleted, base: seal.seal(base), root: edit.root }
         return { status: 200, json }
       },

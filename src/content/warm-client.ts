@@ -1,0 +1,187 @@
+// The server's side of the warm content worker (warm-jobs.ts): which seq each warm copy has
+// reached, the catch-up it needs (the log entries since, or the whole document when the copy is
+// new, gone or past a gap), and one call at a time per document. A call that changes the copy
+// (an edit) keeps the document to itself until its update is durable, so no other call reads an
+// update that is not; if the write fails, the copy is dropped.
+import type { Worker } from 'node:worker_threads'
+import type { RestContext, RestRequest } from '../collab/rest.js'
+import { AppError, type ErrorCode } from '../infra/errors.js'
+import { IN_LOOP_MAX_BYTES, startWorker } from '../infra/worker-thread.js'
+import { docIdOf } from '../storage/doc-store.js'
+import { baseSealOf } from './base-token.js'
+import { current } from './state.js'
+import type { Feed, WarmAnswers, WarmJob, WarmReply, WarmRequest } from './warm-jobs.js'
+
+/** Set by the production bundle (scripts/bundle.ts): the worker's own entry next to the bundle. */
+declare const TANDEM_BUNDLED_WARM_WORKER: string | undefined
+
+const fromSources = import.meta.url.endsWith('.ts')
+
+/** A worker with nothing to do for this long is stopped (its copies go with it). */
+const IDLE_STOP_MS = 60_000
+
+export interface WarmCall<T> {
+  answer: T
+  /** the log seq of the state the call ran on */
+  seq: number
+  /** ends the call's hold on the document: `ok` false drops the copy (its write failed) */
+  release(ok?: boolean): void
+}
+
+/** A job that ran where the document is: warm, or (a small document not warm yet) in the loop. */
+export type ColdRun = <J extends WarmJob>(job: J, state: Uint8Array) => WarmAnswers[J['kind']]
+
+export class WarmClient {
+  private worker: Worker | null = null
+  private readonly waiting = new Map<number, { resolve(r: WarmReply): void; reject(e: Error): void }>()
+  private nextId = 1
+  /** per document key: the seq its warm copy reached */
+  private readonly known = new Map<string, number>()
+  private readonly locks = new Map<string, Promise<void>>()
+  private idle: NodeJS.Timeout | null = null
+
+  constructor(private readonly cold: ColdRun) {}
+
+  /** Runs `job` on the document as it is now; an edit keeps the document until `release`. */
+  async run<J extends WarmJob>(req: RestRequest, ctx: RestContext, job: J): Promise<WarmCall<WarmAnswers[J['kind']]>> {
+    const docId = docIdOf(req.org, req.doc, req.cap.branch)
+    // The seal of seq 0 names the document's storage epoch: an erased and rewritten document is another copy.
+    const key = `${docId}\n${(await baseSealOf(ctx.store, docId)).seal({ seq: 0, own: [] })}`
+    const release = await this.lock(key)
+    try {
+      const ran = await this.runLocked(req, ctx, key, docId, job)
+      const held = job.kind === 'targeted' || job.kind === 'edit'
+      let released = false
+      const end = (ok = true) => {
+        if (released) return
+        released = true
+        if (!ok) this.evict(key)
+        release()
+      }
+      if (!held) end()
+      return { ...ran, release: end }
+    } catch (err) {
+      release()
+      throw err
+    }
+  }
+
+  private async runLocked<J extends WarmJob>(req: RestRequest, ctx: RestContext, key: string, docId: string, job: J): Promise<{ answer: WarmAnswers[J['kind']]; seq: number }> {
+    const seq = await this.flushedSeq(req, ctx)
+    let known = this.known.get(key)
+    let feed: Feed | null = null
+    if (known !== undefined && known <= seq) {
+      const updates: Uint8Array[] = []
+      for await (const e of ctx.store.readLog(docId, known + 1)) {
+        if (e.seq !== known + 1 + updates.length) break // a gap (history trimmed): catch up whole
+        updates.push(e.update)
+      }
+      if (known + updates.length >= seq) {
+        feed = { updates }
+        known += updates.length
+      }
+    }
+    if (!feed) {
+      const now = await current(req, ctx)
+      if (now.state.length <= IN_LOOP_MAX_BYTES && !this.known.has(key)) return { answer: this.cold(job, now.state), seq: now.seq }
+      feed = { full: now.state }
+      known = now.seq
+    }
+    let reply = await this.post({ id: this.nextId++, key, feed, job })
+    if ('missing' in reply) {
+      // the worker let the copy go (its bound, or it restarted): catch up whole
+      const now = await current(req, ctx)
+      known = now.seq
+      reply = await this.post({ id: this.nextId++, key, feed: { full: now.state }, job })
+    }
+    if ('refused' in reply) {
+      this.known.delete(key)
+      throw new AppError(reply.refused.code as ErrorCode, reply.refused.message)
+    }
+    if (!('ok' in reply)) throw new Error('the warm content worker lost a document')
+    this.known.set(key, known!)
+    return { answer: reply.ok as WarmAnswers[J['kind']], seq: known! }
+  }
+
+  /** The seq naming the document now (the room flushed, then what other nodes committed since). */
+  private async flushedSeq(req: RestRequest, ctx: RestContext): Promise<number> {
+    const ref = { org: req.org, doc: req.doc, branch: req.cap.branch }
+    const { room, release } = await ctx.registry.acquire(ref)
+    let seq: number
+    try {
+      await room.flushed()
+      seq = room.headSeq
+    } finally {
+      release()
+    }
+    for await (const u of ctx.store.readLog(docIdOf(ref.org, ref.doc, ref.branch), seq + 1)) seq = u.seq
+    return seq
+  }
+
+  private evict(key: string): void {
+    this.known.delete(key)
+    if (this.worker) void this.post({ id: this.nextId++, key, evict: true }).catch(() => {})
+  }
+
+  /** Waits for the document's previous call; the returned function lets the next one in. */
+  private async lock(key: string): Promise<() => void> {
+    const before = this.locks.get(key) ?? Promise.resolve()
+    let open!: () => void
+    const mine = new Promise<void>((r) => (open = r))
+    const chain = before.then(() => mine)
+    this.locks.set(key, chain)
+    await before
+    return () => {
+      open()
+      if (this.locks.get(key) === chain) this.locks.delete(key)
+    }
+  }
+
+  private post(req: WarmRequest): Promise<WarmReply> {
+    const worker = this.start()
+    if (this.idle) clearTimeout(this.idle)
+    return new Promise<WarmReply>((resolve, reject) => {
+      this.waiting.set(req.id, { resolve, reject })
+      worker.postMessage(req)
+    }).finally(() => {
+      if (this.waiting.size === 0) {
+        this.idle = setTimeout(() => this.stop(), IDLE_STOP_MS)
+        this.idle.unref()
+      }
+    })
+  }
+
+  private start(): Worker {
+    if (this.worker) return this.worker
+    const compiled = typeof TANDEM_BUNDLED_WARM_WORKER === 'string' ? TANDEM_BUNDLED_WARM_WORKER : './warm-worker.js'
+    const w = startWorker(fromSources, new URL('./warm-worker.ts', import.meta.url), new URL(compiled, import.meta.url), null)
+    w.unref()
+    w.on('message', (reply: WarmReply | { id: number; failed: string }) => {
+      const wait = this.waiting.get(reply.id)
+      if (!wait) return
+      this.waiting.delete(reply.id)
+      if ('failed' in reply) wait.reject(new Error(`content worker: ${reply.failed}`))
+      else wait.resolve(reply)
+    })
+    const lost = (why: Error) => {
+      if (this.worker !== w) return
+      this.worker = null
+      this.known.clear()
+      for (const wait of this.waiting.values()) wait.reject(why)
+      this.waiting.clear()
+    }
+    w.on('error', lost)
+    w.on('exit', (code) => lost(new Error(`the warm content worker exited with ${code}`)))
+    this.worker = w
+    return w
+  }
+
+  /** Stops the worker (idle, or the server closing); its copies go with it. */
+  stop(): void {
+    const w = this.worker
+    if (!w || this.waiting.size) return
+    this.worker = null
+    this.known.clear()
+    void w.terminate()
+  }
+}
