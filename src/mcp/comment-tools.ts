@@ -46,12 +46,14 @@ const stateOf = (t: ThreadOut): State => (t.archived_at ? 'archived' : t.resolve
 
 function threadView(t: ThreadOut): z.infer<typeof THREAD> {
   const anchored = t.level === 'anchor' || t.data?.anchor !== undefined
-  const quote = t.data?.anchor?.text ?? null
+  const spans = t.data?.anchor?.text ?? null
+  // an anchor whose text was all deleted collapses to nothing: it no longer points at the document
+  const resolves = typeof spans === 'string' && spans.length > 0
   const comments = t.comments ?? []
   return {
     thread_id: t.id,
     state: stateOf(t),
-    anchor: anchored ? { quote, resolves: typeof quote === 'string' && quote.length > 0 } : null,
+    anchor: anchored ? { quote: resolves ? spans : null, resolves } : null,
     created_at: t.created_at ?? null,
     resolved_at: t.resolved_at ?? null,
     archived_at: t.archived_at ?? null,
