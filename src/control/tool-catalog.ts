@@ -8,7 +8,20 @@ export interface ToolCatalog {
 }
 
 /** The tools Tandem's MCP endpoint serves (src/mcp/): a workspace's registry may disable each. */
-export const MCP_TOOLS = ['list_documents', 'read_document', 'edit_document', 'suggest_edit', 'list_suggestions', 'read_table', 'insert_rows', 'comment'] as const
+export const MCP_TOOLS = [
+  'list_documents',
+  'read_document',
+  'edit_document',
+  'suggest_edit',
+  'list_suggestions',
+  'read_suggestion',
+  'withdraw_suggestion',
+  'list_databases',
+  'read_table',
+  'insert_rows',
+  'read_comments',
+  'comment',
+] as const
 export type McpTool = (typeof MCP_TOOLS)[number]
 
 const DEFAULT_TOOLS: { tool_id: string; base: boolean }[] = [

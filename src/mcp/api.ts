@@ -14,6 +14,45 @@ export interface ContentWrite {
   attributions: Record<string, string>
 }
 
+export interface ListedAsset {
+  id: string
+  type: string
+  title: string
+  access: 'view' | 'edit'
+}
+
+/** A table as `GET /databases/{id}/data` lists it (interface spec 2.2). */
+export interface TableListed {
+  name: string
+  row_count?: number | null
+  schema?: string
+}
+
+/** A comment thread as `GET /tools/asset/content?include_comments=true` gives it (interface spec 2.5). */
+export interface ThreadOut {
+  id: string
+  archived_at?: string | null
+  resolved_at?: string | null
+  created_at?: string | null
+  comments?: { id: string; text: string; created_at?: string | null; user_id?: string | null }[]
+  data?: { anchor?: { text?: string | null } }
+  level?: string
+}
+
+/** A suggestion record (docs/suggestions.md): the fields the tools read; the rest passes through. */
+export interface SuggestionRecordOut {
+  id: string
+  by: string
+  status: string
+  [field: string]: unknown
+}
+
+export interface SuggestionShown {
+  suggestion: SuggestionRecordOut
+  format: string
+  hunks: { id: string; status: string; before: string; after: string }[]
+}
+
 export class TandemApi {
   /** `origin`: the API listener, e.g. http://127.0.0.1:8080 */
   constructor(
@@ -46,8 +85,9 @@ export class TandemApi {
     return this.request<T>(`${this.origin}/api/v0${path}`, { ...init, headers: { 'x-api-key': this.apiKey } })
   }
 
-  async assets(): Promise<{ id: string; type: string; title: string }[]> {
-    return (await this.api<{ assets: { id: string; type: string; title: string }[] }>(`/workspaces/${seg(this.workspace)}/assets`)).assets
+  /** The workspace's assets the caller may view, with their access (`view` or `edit`). */
+  async assets(): Promise<ListedAsset[]> {
+    return (await this.api<{ assets: ListedAsset[] }>(`/workspaces/${seg(this.workspace)}/assets`)).assets
   }
 
   private content<T>(t: DocToken, init: { method?: string; json?: unknown; query?: Record<string, string> }): Promise<T> {
@@ -72,10 +112,14 @@ export class TandemApi {
     return this.content(t, { method: 'PATCH', json: { format, content, attributions, ...(base ? { base } : {}), ...(root ? { root } : {}), ...(suggest ? { mode: 'suggest' } : {}) } })
   }
 
+  /** The document's suggestions route: `path` after the document ("", "/{id}", "/{id}/reject"). */
+  private suggestionsAt<T>(t: DocToken, path: string, init: { method?: string; json?: unknown } = {}): Promise<T> {
+    return this.request<T>(`${t.rest_url}/suggestions/v1/${seg(t.org)}/${seg(t.doc_id)}${path}`, { ...init, headers: { authorization: `Bearer ${t.token}` } })
+  }
+
   async suggestions(assetId: string, status: string | undefined): Promise<unknown> {
     const t = await this.scope.docToken(assetId, 'r')
-    const q = status ? `?status=${seg(status)}` : ''
-    return this.request(`${t.rest_url}/suggestions/v1/${seg(t.org)}/${seg(t.doc_id)}${q}`, { headers: { authorization: `Bearer ${t.token}` } })
+    return this.suggestionsAt(t, status ? `?status=${seg(status)}` : '')
   }
 
   async readRows(assetId: string, table: string, query: string): Promise<unknown> {
@@ -92,5 +136,36 @@ export class TandemApi {
   async comment(assetId: string, c: { text: string; quote?: string; thread_id?: string }): Promise<unknown> {
     await this.scope.inWorkspace(assetId)
     return this.api(`/assets/${seg(assetId)}/comments`, { method: 'POST', json: c })
+  }
+
+  /** One suggestion with its hunks, their before and after in Markdown. */
+  async suggestion(assetId: string, id: string): Promise<SuggestionShown> {
+    const t = await this.scope.docToken(assetId, 'r')
+    return this.suggestionsAt(t, `/${seg(id)}?format=markdown`)
+  }
+
+  /**
+   * Withdraws the caller's own suggestion: a whole reject by its author is a withdrawal (statuses in
+   * docs/suggestions.md). Anyone else's is refused here, before the reject: a reject by another is a
+   * review, which is a person's to make, not this tool's.
+   */
+  async withdrawSuggestion(assetId: string, id: string): Promise<{ suggestion: SuggestionRecordOut }> {
+    const t = await this.scope.docToken(assetId, 'rw')
+    const { suggestions } = await this.suggestionsAt<{ suggestions: SuggestionRecordOut[] }>(t, '')
+    const s = suggestions.find((x) => x.id === id)
+    if (!s) throw new Error('404: no such suggestion')
+    if (s.by !== this.scope.user) throw new Error(`403: only its author may withdraw a suggestion; this one is by ${s.by}: a person reviews it`)
+    return this.suggestionsAt(t, `/${seg(id)}/reject`, { method: 'POST' })
+  }
+
+  async tables(assetId: string): Promise<TableListed[]> {
+    await this.scope.inWorkspace(assetId)
+    return (await this.api<{ tables: TableListed[] }>(`/databases/${seg(assetId)}/data`)).tables
+  }
+
+  /** The asset's comment threads (null: the comment data could not be read). */
+  async commentThreads(assetId: string): Promise<ThreadOut[] | null> {
+    await this.scope.inWorkspace(assetId)
+    return (await this.api<{ comments?: ThreadOut[] | null }>(`/tools/asset/content?asset_id=${seg(assetId)}&include_comments=true`)).comments ?? null
   }
 }

@@ -2,12 +2,13 @@
 // find (each answer bounded, with a `next` cursor), or the whole document. Every mode answers the
 // `base` to pass to edit_document. Parameters map one to one onto the content route's query.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import type { TandemApi } from './api.js'
+import { structured } from './answer.js'
+import { DOCUMENT_ID, READ_ONLY } from './params.js'
 
 const INPUT = {
-  asset_id: z.string().describe('The document, as list_documents names it.'),
+  asset_id: DOCUMENT_ID,
   mode: z
     .enum(['outline', 'section', 'range', 'find', 'whole'])
     .optional()
@@ -71,16 +72,12 @@ export function registerReadDocument(server: McpServer, api: TandemApi): void {
         'Reads a document. Start with mode=outline (headings and blocks with ids and line numbers, small for any document), then read what you need with mode=section or mode=range, or search with mode=find. Every answer is bounded: when `truncated`, call again with `cursor` = `next`. Every answer gives the `base` to pass to edit_document. Parts are Markdown lines exactly as in the whole document.',
       inputSchema: INPUT,
       outputSchema: OUTPUT,
-      annotations: { title: 'Read a document', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+      annotations: { title: 'Read a document', ...READ_ONLY },
     },
-    async (args): Promise<CallToolResult> => {
-      try {
+    (args) =>
+      structured(async () => {
         const whole = !args.cursor && (args.mode === undefined || args.mode === 'whole')
-        const read = (whole ? await api.readContent(args.asset_id, args.format ?? 'markdown', args.root) : await api.readPart(args.asset_id, partQuery(args))) as Record<string, unknown>
-        return { content: [{ type: 'text', text: JSON.stringify(read, null, 2) }], structuredContent: read }
-      } catch (err) {
-        return { isError: true, content: [{ type: 'text', text: (err as Error).message }] }
-      }
-    },
+        return (whole ? await api.readContent(args.asset_id, args.format ?? 'markdown', args.root) : await api.readPart(args.asset_id, partQuery(args))) as Record<string, unknown>
+      }),
   )
 }

@@ -37,7 +37,8 @@ const NOT_FOUND = () => refusal(404, 'Asset not found')
 export class SessionAssets {
   constructor(
     private readonly d: SessionAssetDeps,
-    private readonly user: string,
+    /** the caller: the `sub` of every token minted here, a suggestion's `by` when it made one */
+    readonly user: string,
     private readonly workspace: string,
   ) {}
 

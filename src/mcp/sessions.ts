@@ -12,7 +12,7 @@ import type { Logger } from '../infra/log.js'
 import { TandemApi } from './api.js'
 import type { McpTool } from '../control/tool-catalog.js'
 import type { SessionAssets } from './session-assets.js'
-import { registerTools } from './tools.js'
+import { INSTRUCTIONS, registerTools } from './tools.js'
 
 /** Who calls, as the API route established it. */
 export interface McpCaller {
@@ -82,7 +82,7 @@ export class McpSessions {
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) return rpcError(res, 400, 'no mcp-session-id: send an initialize request first')
     if (this.sessions.size >= this.o.maxSessions) this.closeIdlest()
-    const server = new McpServer(SERVER_INFO)
+    const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS })
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: true,

@@ -1,35 +1,40 @@
 // The MCP tools an agent runtime lists and calls. Each is one call (or two: a token, then the
 // document) to an endpoint Tandem already serves, with the caller's own rights: its API key, or
 // for documents an agent's token carrying its own permission on the asset (session-assets.ts).
-// Edits carry `source: "mcp"` and the MCP client's name as attributions.
+// Edits carry `source: "mcp"` and the MCP client's name as attributions. Every tool is annotated
+// (read-only or not, destructive or not, idempotent or not; never open-world: it acts in the
+// session's workspace only), and the server's `instructions` tell the model how to use them well.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import type { McpTool } from '../control/tool-catalog.js'
 import type { TandemApi } from './api.js'
+import { answer, structured } from './answer.js'
+import { registerCommentTools } from './comment-tools.js'
+import { registerDatabaseTools } from './database-tools.js'
+import { DOCUMENT_ID, READ_ONLY } from './params.js'
 import { registerReadDocument } from './read-tool.js'
+import { registerSuggestionTools } from './suggestion-tools.js'
 
-
-const json = (value: unknown): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(value, null, 2) }] })
-
-/** A refusal the agent reads (the API's status and reason), not a protocol error. */
-async function answer(run: () => Promise<unknown>): Promise<CallToolResult> {
-  try {
-    return json(await run())
-  } catch (err) {
-    return { isError: true, content: [{ type: 'text', text: (err as Error).message }] }
-  }
-}
+/** The initialize result's `instructions`: how a model uses these tools well, in a few lines. */
+export const INSTRUCTIONS = [
+  'Tandem: live documents shared with people typing in them, plus database tables and comments.',
+  '- Find documents with list_documents, databases and their tables with list_databases.',
+  '- Large document: read_document mode=outline first, then mode=section (a heading or block ids) or mode=range for the part you need, or mode=find to search. Read whole only small documents.',
+  '- Prefer targeted edits: edit_document with edits: [{old_text, new_text}] (old_text copied exactly from what you read) over writing the whole document.',
+  '- Always send the `base` your last read_document or edit_document answered: your change merges with what others wrote since.',
+  "- Under the workspace's approval mode your edits are held as suggestions for a person (the answer carries `suggestion`): see them with list_suggestions and read_suggestion, take one back with withdraw_suggestion.",
+  '- A refusal reads "STATUS: reason" (403, 404, 409, 413): a 409 means the text changed or matched more than once; read again and retry.',
+].join('\n')
 
 const format = z.enum(['markdown', 'prosemirror', 'text'])
 
 /** What edit_document and suggest_edit take: a whole document and the base it was made from. */
 const EDIT_INPUT = {
-  asset_id: z.string(),
+  asset_id: DOCUMENT_ID,
   content: z.union([z.string(), z.record(z.string(), z.unknown())]).describe('Markdown text, or a ProseMirror JSON document {type: "doc", content: [...]}'),
-  format: format.optional(),
-  base: z.string().optional(),
-  root: z.string().optional(),
+  format: format.optional().describe('How content is written: markdown (default for a string), prosemirror (default for an object) or text.'),
+  base: z.string().optional().describe('The base your last read_document or edit_document answered: only what you changed since it is applied, merged with what others wrote.'),
+  root: z.string().optional().describe("The root type to write; default: the editor's."),
 }
 
 export function registerTools(server: McpServer, api: TandemApi, enabled: ReadonlySet<McpTool>, clientName: () => string): void {
@@ -39,8 +44,14 @@ export function registerTools(server: McpServer, api: TandemApi, enabled: Readon
   if (on('list_documents')) {
     server.registerTool(
       'list_documents',
-      { description: "The workspace's documents (generic_doc assets) the caller may view: id and title.", inputSchema: {} },
-      () => answer(async () => ({ documents: (await api.assets()).filter((a) => a.type === 'generic_doc').map((a) => ({ asset_id: a.id, title: a.title })) })),
+      {
+        title: 'List documents',
+        description: "The workspace's documents (generic_doc assets) the caller may view: asset_id and title, for read_document and edit_document.",
+        inputSchema: {},
+        outputSchema: { documents: z.array(z.object({ asset_id: z.string(), title: z.string() })) },
+        annotations: { title: 'List documents', ...READ_ONLY },
+      },
+      () => structured(async () => ({ documents: (await api.assets()).filter((a) => a.type === 'generic_doc').map((a) => ({ asset_id: a.id, title: a.title })) })),
     )
   }
   if (on('read_document')) registerReadDocument(server, api) // read-tool.ts: outline | section | range | find | whole
@@ -51,6 +62,8 @@ export function registerTools(server: McpServer, api: TandemApi, enabled: Readon
         description:
           "Writes a whole document as Markdown (default) or ProseMirror JSON. Give the `base` read_document returned: the server applies only the difference between that state and your content, so edits others made since are kept. Answers {applied, inserted, deleted, base}; use the new base for the next edit. When the workspace requires approval for agents' edits, the edit is held as a suggestion instead (the answer carries `suggestion`).",
         inputSchema: EDIT_INPUT,
+        // a write may remove or replace text; the same call twice may change the document twice
+        annotations: { title: 'Edit a document', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
       },
       ({ asset_id, content, format, base, root }) =>
         answer(() => api.writeContent(asset_id, { format: format ?? (typeof content === 'string' ? 'markdown' : 'prosemirror'), content, base, root, attributions: attributions() })),
@@ -63,49 +76,14 @@ export function registerTools(server: McpServer, api: TandemApi, enabled: Readon
         description:
           'Like edit_document, but held for a person to review: the document does not change until someone accepts the suggestion (whole or hunk by hunk). Answers the suggestion and its hunk ids.',
         inputSchema: EDIT_INPUT,
+        // the document does not change: a suggestion is added, a new one each call
+        annotations: { title: 'Suggest an edit', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       },
       ({ asset_id, content, format, base, root }) =>
         answer(() => api.writeContent(asset_id, { format: format ?? (typeof content === 'string' ? 'markdown' : 'prosemirror'), content, base, root, attributions: attributions() }, true)),
     )
   }
-  if (on('list_suggestions')) {
-    server.registerTool(
-      'list_suggestions',
-      {
-        description: "A document's suggestions, newest first, optionally only those with a status (open, accepted, partially_accepted, rejected, withdrawn).",
-        inputSchema: { asset_id: z.string(), status: z.enum(['open', 'accepted', 'partially_accepted', 'rejected', 'withdrawn']).optional() },
-      },
-      ({ asset_id, status }) => answer(() => api.suggestions(asset_id, status)),
-    )
-  }
-  if (on('read_table')) {
-    server.registerTool(
-      'read_table',
-      {
-        description: 'Reads rows of a table of a database asset. `query` is a PostgREST query string, e.g. "select=id,name&status=eq.open&order=id.desc&limit=20".',
-        inputSchema: { asset_id: z.string(), table: z.string(), query: z.string().optional() },
-      },
-      ({ asset_id, table, query }) => answer(() => api.readRows(asset_id, table, query ?? '')),
-    )
-  }
-  if (on('insert_rows')) {
-    server.registerTool(
-      'insert_rows',
-      {
-        description: 'Inserts rows into a table of a database asset; answers the inserted rows.',
-        inputSchema: { asset_id: z.string(), table: z.string(), rows: z.array(z.record(z.string(), z.unknown())).min(1) },
-      },
-      ({ asset_id, table, rows }) => answer(() => api.insertRows(asset_id, table, rows)),
-    )
-  }
-  if (on('comment')) {
-    server.registerTool(
-      'comment',
-      {
-        description: 'Comments on an asset: a new thread (anchored to the first occurrence of `quote` in the document when given) or a reply in `thread_id`.',
-        inputSchema: { asset_id: z.string(), text: z.string(), quote: z.string().optional(), thread_id: z.string().optional() },
-      },
-      ({ asset_id, text, quote, thread_id }) => answer(() => api.comment(asset_id, { text, ...(quote ? { quote } : {}), ...(thread_id ? { thread_id } : {}) })),
-    )
-  }
+  registerSuggestionTools(server, api, on) // suggestion-tools.ts: list_suggestions, read_suggestion, withdraw_suggestion
+  registerDatabaseTools(server, api, on) // database-tools.ts: list_databases, read_table, insert_rows
+  registerCommentTools(server, api, on) // comment-tools.ts: read_comments, comment
 }

@@ -1,12 +1,13 @@
 // An MCP session stays in the workspace it was opened for: an asset of another workspace (even one
 // the caller may use there) answers every asset tool exactly as a missing asset does, so ids
-// elsewhere cannot be probed. The SDK's own Client over Streamable HTTP and over the stdio relay.
+// elsewhere cannot be probed, and list_databases lists none of its databases. The SDK's own Client
+// over Streamable HTTP and over the stdio relay.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { setMember } from '../../src/control/workspaces.js'
-import { grant, makeWorld, type World } from '../api/helpers.js'
+import { asset, grant, makeWorld, type World } from '../api/helpers.js'
 import { startTandem, type Harness } from '../helpers/tandem.js'
 
 let h: Harness
@@ -22,6 +23,8 @@ beforeAll(async () => {
   await setMember(h.server.deps.control.store, there.workspaceId, here.users.owner, 'admin')
   await grant(h, there.doc.id, here.users.owner, 'edit')
   await grant(h, here.doc.id, here.users.owner, 'edit')
+  const elsewhere = await asset(h, { workspaceId: there.workspaceId, type: 'database', title: 'elsewhere', database: { provider: 'pglite' } })
+  await grant(h, elsewhere.id, here.users.owner, 'view')
 })
 afterAll(async () => {
   await Promise.allSettled(clients.map((c) => c.close()))
@@ -39,7 +42,10 @@ const CALLS = (asset_id: string): [string, Record<string, unknown>][] => [
   ['edit_document', { asset_id, content: 'Written from elsewhere.\n' }],
   ['suggest_edit', { asset_id, content: 'Suggested from elsewhere.\n' }],
   ['list_suggestions', { asset_id }],
+  ['read_suggestion', { asset_id, suggestion_id: 'sg-any' }],
+  ['withdraw_suggestion', { asset_id, suggestion_id: 'sg-any' }],
   ['comment', { asset_id, text: 'From elsewhere.' }],
+  ['read_comments', { asset_id }],
   ['read_table', { asset_id, table: 'customers' }],
   ['insert_rows', { asset_id, table: 'customers', rows: [{ id: 1 }] }],
 ]
@@ -51,7 +57,8 @@ async function expectSameAsMissing(client: Client): Promise<void> {
     expect({ name, ...elsewhere }).toEqual({ name, isError: true, text: '404: Asset not found' })
     expect({ name, ...missing }).toEqual({ name, ...elsewhere })
   }
-  // its own workspace's document still reads
+  // the other workspace's database is not listed, and its own workspace's document still reads
+  expect(JSON.parse(said(await client.callTool({ name: 'list_databases', arguments: {} })).text)).toEqual({ databases: [], total: 0 })
   expect((await client.callTool({ name: 'read_document', arguments: { asset_id: here.doc.id } })).isError).toBeFalsy()
 }
 

@@ -59,7 +59,20 @@ describe('MCP over Streamable HTTP', () => {
   it('lists the tools, reads a document with its base and edits it; a live editor sees the edit, attributed to the MCP client', async () => {
     const client = await httpClient(w.keys.owner)
     const names = (await client.listTools()).tools.map((t) => t.name).sort()
-    expect(names).toEqual(['comment', 'edit_document', 'insert_rows', 'list_documents', 'list_suggestions', 'read_document', 'read_table', 'suggest_edit'])
+    expect(names).toEqual([
+      'comment',
+      'edit_document',
+      'insert_rows',
+      'list_databases',
+      'list_documents',
+      'list_suggestions',
+      'read_comments',
+      'read_document',
+      'read_suggestion',
+      'read_table',
+      'suggest_edit',
+      'withdraw_suggestion',
+    ])
     expect(result(await client.callTool({ name: 'list_documents', arguments: {} })).documents).toEqual([{ asset_id: w.doc.id, title: w.doc.title }])
 
     const person = await liveEditor()
