@@ -78,7 +78,9 @@ async function main(): Promise<void> {
     const write = async (content: string, from: string) => {
       const res = await fetch(`${base}/content/v1/bench/big?yauth=${token}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ format: 'markdown', content, base: from }) })
       if (res.status !== 200) throw new Error(`PATCH content ${res.status}: ${await res.text()}`)
-      return (await res.json()) as { applied: boolean; base: string }
+      const done = (await res.json()) as { applied: boolean; base: string }
+      if (!done.applied) throw new Error('PATCH content changed nothing: the bench edit did not match')
+      return done
     }
     /** A person's edit through the room (the log grows by one entry). */
     const personEdit = async (i: number) => {
@@ -91,23 +93,55 @@ async function main(): Promise<void> {
       const diff = Y.encodeStateAsUpdate(d, current.length ? Y.encodeStateVectorFromUpdate(current) : undefined)
       await fetch(`${base}/ydoc/v1/bench/big?yauth=${token}`, { method: 'PATCH', headers: { 'content-type': 'application/octet-stream' }, body: diff })
     }
+    /** A part read; its answer's size (request and answer bytes, the agent's tokens) is kept too. */
+    const part = async (query: string) => {
+      const url = `${base}/content/v1/bench/big?yauth=${token}&${query}`
+      const res = await fetch(url)
+      const text = await res.text()
+      if (res.status !== 200) throw new Error(`GET part ${res.status}: ${text}`)
+      return { json: JSON.parse(text) as { base: string; content?: string }, bytes: url.length + text.length }
+    }
+    const replace = async (oldText: string, newText: string, from: string) => {
+      const body = JSON.stringify({ edits: [{ old_text: oldText, new_text: newText }], base: from })
+      const res = await fetch(`${base}/content/v1/bench/big?yauth=${token}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body })
+      const text = await res.text()
+      if (res.status !== 200) throw new Error(`PATCH edits ${res.status}: ${text}`)
+      return { json: JSON.parse(text) as { base: string }, bytes: body.length + text.length }
+    }
     await ydoc() // warm: the room is loaded
     await read('markdown')
-    const m = { ydoc: [] as { ms: number; cpu: number }[], markdown: [] as { ms: number; cpu: number }[], prosemirror: [] as { ms: number; cpu: number }[], text: [] as { ms: number; cpu: number }[], writeNow: [] as { ms: number; cpu: number }[], writeOld: [] as { ms: number; cpu: number }[] }
+    type Sample = { ms: number; cpu: number }
+    const m = { ydoc: [] as Sample[], markdown: [] as Sample[], prosemirror: [] as Sample[], text: [] as Sample[], writeNow: [] as Sample[], writeOld: [] as Sample[], outline: [] as Sample[], section: [] as Sample[], replaceNow: [] as Sample[], replaceOld: [] as Sample[] }
     let markdownBytes = 0
+    let targetedBytes = 0
+    let wholeBytes = 0
     for (let i = 0; i < runs; i++) {
+      // the targeted workflow: outline, a section, one str_replace from its base; then one from a base 20 person edits old
+      let outlined: Awaited<ReturnType<typeof part>> | undefined
+      m.outline.push(await measured(async () => void (outlined = await part('view=outline'))))
+      const entries = (outlined!.json as unknown as { entries: { id: string; kind: string; text: string }[] }).entries
+      const heading = entries.find((e) => e.kind === 'heading' && e.text.startsWith(`Block ${(i + 1) * 40}.`))!
+      let section: Awaited<ReturnType<typeof part>> | null = null
+      m.section.push(await measured(async () => void (section = await part(`view=section&heading=${heading.id}`))))
+      let replaced: Awaited<ReturnType<typeof replace>> | null = null
+      m.replaceNow.push(await measured(async () => void (replaced = await replace(`** ${(i + 1) * 40 + 3}. Lorem`, `** ${(i + 1) * 40 + 3}, targeted. Lorem`, section!.json.base))))
+      targetedBytes = replaced!.bytes
+      const staleBase = (await part('view=outline')).json.base
+      for (let e = 0; e < 20; e++) await personEdit(i * 100 + 50 + e)
+      m.replaceOld.push(await measured(() => replace(`** ${(i + 1) * 40 + 5}. Lorem`, `** ${(i + 1) * 40 + 5}, late. Lorem`, staleBase)))
       m.ydoc.push(await measured(ydoc))
       m.markdown.push(await measured(() => read('markdown')))
       m.prosemirror.push(await measured(() => read('prosemirror')))
       m.text.push(await measured(() => read('text')))
       const now = await read('markdown')
       markdownBytes = Buffer.byteLength(now.content as string)
-      const edited = (now.content as string).replace(`Block ${500 + i}. `, `Block ${500 + i}, edited. `)
+      wholeBytes = 2 * JSON.stringify(now).length // the whole read, and the whole write back
+      const edited = (now.content as string).replace(`** ${500 + i}. Lorem`, `** ${500 + i}, edited. Lorem`)
       m.writeNow.push(await measured(() => write(edited, now.base)))
       // an agent that read 20 person edits ago
       const stale = await read('markdown')
       for (let e = 0; e < 20; e++) await personEdit(i * 100 + e)
-      const staleEdit = (stale.content as string).replace(`Block ${600 + i}. `, `Block ${600 + i}, late. `)
+      const staleEdit = (stale.content as string).replace(`** ${600 + i}. Lorem`, `** ${600 + i}, late. Lorem`)
       m.writeOld.push(await measured(() => write(staleEdit, stale.base)))
     }
     const round = (x: number) => Math.round(x * 10) / 10
@@ -128,11 +162,18 @@ async function main(): Promise<void> {
         row('GET /content text', m.text),
         row('PATCH /content one word, current base', m.writeNow),
         row('PATCH /content one word, base 20 edits old', m.writeOld),
+        row('GET view=outline', m.outline),
+        row('GET view=section (one heading)', m.section),
+        row('PATCH edits: one str_replace, current base', m.replaceNow),
+        row('PATCH edits: one str_replace, base 20 edits old', m.replaceOld),
       ],
+      // what changing one word costs the agent in request and answer bytes
+      tokens: { targeted_bytes: targetedBytes, whole_bytes: wholeBytes },
     }
     console.log(JSON.stringify(result, null, 2))
     console.log(`\n| call (${(update.length / 1e6).toFixed(2)} MB document, ${storage}) | wall ms | CPU ms | x GET /ydoc |\n|---|---|---|---|`)
     for (const r of result.rows) console.log(`| ${r.call} | ${r.ms} | ${r.cpu_ms} | ${r.vs_ydoc} |`)
+    console.log(`\none word changed, request + answer: ${targetedBytes} bytes targeted, ${wholeBytes} bytes whole (read + write)`)
   } finally {
     await peer.stop()
     await rm(dir, { recursive: true, force: true })

@@ -77,14 +77,16 @@ export class WarmDocs {
   }
 
   private answer(w: Warm, job: WarmJob): unknown {
-    const viewOf = (name: string, fragment: Y.XmlFragment) => {
+    // The view watches the root as the document's own XmlFragment: a root read from the item
+    // lists is a bare type, which getXmlFragment (an edit) replaces, and it would hear nothing.
+    const viewOf = (name: string) => {
       let v = w.views.get(name)
-      if (!v) w.views.set(name, (v = new WarmView(name, fragment)))
+      if (!v) w.views.set(name, (v = new WarmView(name, w.doc.getXmlFragment(name))))
       return v.view()
     }
     switch (job.kind) {
       case 'read':
-        return readContentOf(w.doc, job.format, job.root, (name, fragment) => viewOf(name, fragment).markdown)
+        return readContentOf(w.doc, job.format, job.root, (name) => viewOf(name).markdown)
       case 'parts':
         return partsIn(w.doc, job.root, viewOf)
       case 'targeted':

@@ -112,6 +112,13 @@ export class TandemApi {
     return this.content(t, { method: 'PATCH', json: { format, content, attributions, ...(base ? { base } : {}), ...(root ? { root } : {}), ...(suggest ? { mode: 'suggest' } : {}) } })
   }
 
+  /** Targeted edits (PATCH /content with `edits`); `suggest`: held as a suggestion. */
+  async writeEdits(assetId: string, w: { edits: unknown[]; base?: string; root?: string; attributions: Record<string, string> }, suggest = false): Promise<unknown> {
+    const t = await this.scope.docToken(assetId, 'rw')
+    const { edits, base, root, attributions } = w
+    return this.content(t, { method: 'PATCH', json: { edits, attributions, ...(base ? { base } : {}), ...(root ? { root } : {}), ...(suggest ? { mode: 'suggest' } : {}) } })
+  }
+
   /** The document's suggestions route: `path` after the document ("", "/{id}", "/{id}/reject"). */
   private suggestionsAt<T>(t: DocToken, path: string, init: { method?: string; json?: unknown } = {}): Promise<T> {
     return this.request<T>(`${t.rest_url}/suggestions/v1/${seg(t.org)}/${seg(t.doc_id)}${path}`, { ...init, headers: { authorization: `Bearer ${t.token}` } })
