@@ -19,6 +19,8 @@ export interface RestRequest {
   accept: string
   contentType: string
   body: Uint8Array | null
+  /** the token is an agent's whose edits the workspace holds for approval (set on rw routes) */
+  agentHeld?: boolean
 }
 
 export interface RestResponse {
@@ -48,6 +50,11 @@ interface RestRoute {
    * suggestion). Any other rw route refuses an agent's token where its workspace requires approval.
    */
   agentsHeld?: boolean
+  /**
+   * Such an agent may still take back its own suggestions here (the `reject` action, which is a
+   * withdrawal for the author; the route refuses it on anyone else's, seeing `agentHeld`).
+   */
+  agentsWithdraw?: boolean
   /** whether the handler reads a request body */
   body?: boolean
   /** whether the path ends in `/{id}`: never (default), optionally, or always */
@@ -82,7 +89,7 @@ export function lazyRoutes(shape: RouteShape, load: () => Promise<RestRoutes>): 
         async handle(req, ctx) {
           loaded ??= load()
           const route = (await loaded)[name]?.[method]
-          if (!route || route.access !== meta.access || Boolean(route.body) !== Boolean(meta.body) || route.id !== meta.id || String(route.actions) !== String(meta.actions) || route.jsonDepth !== meta.jsonDepth || Boolean(route.agentsHeld) !== Boolean(meta.agentsHeld)) {
+          if (!route || route.access !== meta.access || Boolean(route.body) !== Boolean(meta.body) || route.id !== meta.id || String(route.actions) !== String(meta.actions) || route.jsonDepth !== meta.jsonDepth || Boolean(route.agentsHeld) !== Boolean(meta.agentsHeld) || Boolean(route.agentsWithdraw) !== Boolean(meta.agentsWithdraw)) {
             throw new Error(`collab REST route ${method} ${name} does not match its declared shape`)
           }
           return route.handle(req, ctx)

@@ -11,7 +11,7 @@ import type { SuggestionStore } from './store.js'
 const SUGGESTION_ROUTE_SHAPE: RouteShape = {
   suggestions: {
     GET: { access: 'r', id: 'optional' },
-    POST: { access: 'rw', body: true, id: 'optional', actions: ['accept', 'reject'] },
+    POST: { access: 'rw', body: true, id: 'optional', actions: ['accept', 'reject'], agentsWithdraw: true },
   },
 }
 

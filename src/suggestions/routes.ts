@@ -160,6 +160,7 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, noti
     const accept = req.action === 'accept'
     const byAuthor = req.cap.sub === r.by
     if (accept && byAuthor) throw new AppError('forbidden', "a suggestion's author cannot accept it")
+    if (req.agentHeld && !byAuthor) throw new AppError('forbidden', "this workspace requires approval for agents' edits: an agent may withdraw its own suggestions, not decide others'")
     if (r.status !== 'open') return { status: 409, json: { error: `the suggestion is already ${r.status}`, code: 'conflict', status: r.status } }
     if (r.claim) return { status: 409, json: { error: 'the suggestion is being decided right now', code: 'conflict', status: r.status } }
     const { hunks } = await hunksAt(store, r, docId, ctx, open)
@@ -240,6 +241,7 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, noti
         body: true,
         id: 'optional',
         actions: ['accept', 'reject'],
+        agentsWithdraw: true,
         handle(req, ctx) {
           if (req.id === null) return create(req, ctx)
           if (req.action === null) throw new AppError('not_found', 'POST .../{id}/accept or .../{id}/reject')

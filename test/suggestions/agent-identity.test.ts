@@ -112,6 +112,33 @@ describe.each(BACKENDS)('approval by identity ($name)', (backend) => {
     expect((await rollback(person)).status).toBe(200)
   })
 
+  it("an agent under approval withdraws its own suggestion, but cannot reject or accept another's", async () => {
+    h = await startTandem(await backend.overrides())
+    const w = await makeWorld(h, 'withdraw')
+    await grant(h, w.doc.id, w.users.owner, 'edit')
+    const person = await mint(h, w.keys.owner, w.doc.id)
+    const read = await content(person, 'PATCH', { format: 'markdown', content: 'One.\n' })
+    const personal = await content(person, 'PATCH', { format: 'markdown', content: 'One. Two.\n', base: read.body.base, mode: 'suggest' })
+    expect(personal.status).toBe(202)
+    await grant(h, w.doc.id, w.users.admin, 'edit')
+    const agent = await mint(h, await agentKey(h, w.users.admin), w.doc.id)
+    await requireApproval(h, w)
+    const held = await content(agent, 'PATCH', { edits: [{ old_text: 'One.', new_text: 'Uno.' }] })
+    expect(held.status).toBe(202)
+    const decide = async (t: Minted, id: string, action: string) => {
+      const res = await fetch(`${t.rest_url}/suggestions/v1/${t.org}/${t.doc_id}/${id}/${action}?yauth=${t.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+      return { status: res.status, body: (await res.json()) as Json }
+    }
+    for (const action of ['reject', 'accept']) {
+      const other = await decide(agent, personal.body.suggestion.id, action)
+      expect({ action, status: other.status }).toEqual({ action, status: 403 })
+    }
+    const own = await decide(agent, held.body.suggestion.id, 'reject')
+    expect(own.status).toBe(200)
+    expect(own.body.suggestion.status).toBe('withdrawn')
+    expect((await content(person, 'GET')).body.content).toBe('One.\n')
+  })
+
   it("a y-websocket provider opened with an agent's token under approval is read-only: its edit is refused and never stored", async () => {
     h = await startTandem(await backend.overrides())
     const w = await makeWorld(h, 'socket')

@@ -95,7 +95,8 @@ export function serveRest(copied: RestCall, reply: HttpReply, d: ListenerContext
       // One check for every collab REST route: a deleted document is 404 doc_deleted.
       const cap = admitToDocument(d, verified, org, doc)
       if (route.access === 'rw' && cap.acc !== 'rw') throw new AppError('read_only', 'this token is read-only')
-      if (route.access === 'rw' && !route.agentsHeld && d.agents && (await d.agents.ruled(cap, org)).acc !== 'rw') {
+      const agentHeld = route.access === 'rw' && !route.agentsHeld && d.agents !== undefined && (await d.agents.ruled(cap, org)).acc !== 'rw'
+      if (agentHeld && !(route.agentsWithdraw && action === 'reject')) {
         throw new AppError('forbidden', "this workspace requires approval for agents' edits: an agent writes through /content, where its edit is held as a suggestion")
       }
       const contentType = copied.headers.get('content-type') ?? ''
@@ -118,6 +119,7 @@ export function serveRest(copied: RestCall, reply: HttpReply, d: ListenerContext
           accept: copied.headers.get('accept') ?? '',
           contentType,
           body: bytes,
+          agentHeld,
         },
         { registry: d.registry, store: d.store, storageHealth: d.storageHealth, config: d.config, now: d.now, versionState: d.versionState },
       )
