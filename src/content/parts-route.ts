@@ -13,7 +13,7 @@ import { DEFAULT_FIND_LIMIT, parsePartQuery, type PartQuery } from './parts-para
 import { PartsCache } from './parts-cache.js'
 import { select, window, type Span } from './parts-select.js'
 import { blocksIn, fitDetail, outlineEntries, page, takeEntries } from './parts-views.js'
-import { baseState, type OpenHistory } from './state.js'
+import { baseState, seqNow, type OpenHistory } from './state.js'
 import type { WarmClient } from './warm-client.js'
 
 /** An outline answers at most this many characters, whatever --max-read-chars allows (a 1 MB document's outline in 20 KB). */
@@ -41,21 +41,6 @@ function detailOf(m: Lined, scope: Span[] | null, budget: number): number {
     known.set(key, d)
   }
   return d
-}
-
-/** The seq naming the document now, as current() (state.ts) finds it, without encoding the document. */
-export async function seqNow(req: RestRequest, ctx: RestContext): Promise<number> {
-  const ref = { org: req.org, doc: req.doc, branch: req.cap.branch }
-  const { room, release } = await ctx.registry.acquire(ref)
-  let seq: number
-  try {
-    await room.flushed()
-    seq = room.headSeq
-  } finally {
-    release()
-  }
-  for await (const u of ctx.store.readLog(docIdOf(ref.org, ref.doc, ref.branch), seq + 1)) seq = u.seq
-  return seq
 }
 
 export interface At {

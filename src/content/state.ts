@@ -35,6 +35,21 @@ export async function current(req: RestRequest, ctx: RestContext): Promise<{ sta
   return { state: missed.length ? Y.mergeUpdates([state, ...missed]) : state, seq }
 }
 
+/** The seq naming the document now, as current() (state.ts) finds it, without encoding the document. */
+export async function seqNow(req: RestRequest, ctx: RestContext): Promise<number> {
+  const ref = { org: req.org, doc: req.doc, branch: req.cap.branch }
+  const { room, release } = await ctx.registry.acquire(ref)
+  let seq: number
+  try {
+    await room.flushed()
+    seq = room.headSeq
+  } finally {
+    release()
+  }
+  for await (const u of ctx.store.readLog(docIdOf(ref.org, ref.doc, ref.branch), seq + 1)) seq = u.seq
+  return seq
+}
+
 /** The 409 for a base history no longer reaches, naming the oldest one that still works (its seq). */
 class BaseTooOld extends AppError {
   constructor(readonly oldest: number) {

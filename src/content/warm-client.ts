@@ -9,7 +9,7 @@ import { AppError, type ErrorCode } from '../infra/errors.js'
 import { IN_LOOP_MAX_BYTES, startWorker } from '../infra/worker-thread.js'
 import { docIdOf } from '../storage/doc-store.js'
 import { baseSealOf } from './base-token.js'
-import { current } from './state.js'
+import { current, seqNow } from './state.js'
 import type { Feed, WarmAnswers, WarmJob, WarmReply, WarmRequest } from './warm-jobs.js'
 
 /** Set by the production bundle (scripts/bundle.ts): the worker's own entry next to the bundle. */
@@ -67,7 +67,7 @@ export class WarmClient {
   }
 
   private async runLocked<J extends WarmJob>(req: RestRequest, ctx: RestContext, key: string, docId: string, job: J): Promise<{ answer: WarmAnswers[J['kind']]; seq: number }> {
-    const seq = await this.flushedSeq(req, ctx)
+    const seq = await seqNow(req, ctx)
     let known = this.known.get(key)
     let feed: Feed | null = null
     if (known !== undefined && known <= seq) {
@@ -101,21 +101,6 @@ export class WarmClient {
     if (!('ok' in reply)) throw new Error('the warm content worker lost a document')
     this.known.set(key, known!)
     return { answer: reply.ok as WarmAnswers[J['kind']], seq: known! }
-  }
-
-  /** The seq naming the document now (the room flushed, then what other nodes committed since). */
-  private async flushedSeq(req: RestRequest, ctx: RestContext): Promise<number> {
-    const ref = { org: req.org, doc: req.doc, branch: req.cap.branch }
-    const { room, release } = await ctx.registry.acquire(ref)
-    let seq: number
-    try {
-      await room.flushed()
-      seq = room.headSeq
-    } finally {
-      release()
-    }
-    for await (const u of ctx.store.readLog(docIdOf(ref.org, ref.doc, ref.branch), seq + 1)) seq = u.seq
-    return seq
   }
 
   private evict(key: string): void {
