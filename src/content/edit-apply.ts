@@ -210,6 +210,9 @@ export function targetedOn(doc: Y.Doc, input: TargetedInput, viewOf: (name: stri
   }
 }
 
+/** What the context lines on each side of a change may take at most. */
+const CONTEXT_MAX_CHARS = 400
+
 /** The region between a run's old neighbours in the new view, with `context` lines around. */
 function changeOf(view: Lined, fragment: Y.XmlFragment, seam: { before: Y.Item | null; after: Y.Item | null }, context: number): Change {
   const index = new Map(view.blocks.map((b, i) => [b.id, i]))
@@ -234,8 +237,13 @@ function changeOf(view: Lined, fragment: Y.XmlFragment, seam: { before: Y.Item |
     line = b === null ? 1 : view.blocks[b]!.end
     end = a === null ? view.lines : view.blocks[a]!.line
   }
-  line = Math.max(1, line - context)
-  end = Math.max(line, Math.min(view.lines, end + context))
+  // Whole lines of context, each side at most CONTEXT_MAX_CHARS: a neighbour that is one long
+  // paragraph would otherwise be most of the answer.
+  const size = (a: number, z: number) => view.starts[z]! - view.starts[a - 1]!
+  const [top, bottom] = [line, end]
+  while (top - line < context && line > 1 && size(line - 1, top - 1) <= CONTEXT_MAX_CHARS) line--
+  while (end - bottom < context && end < view.lines && size(bottom + 1, end + 1) <= CONTEXT_MAX_CHARS) end++
+  end = Math.max(line, end)
   const [from, to] = sliceOf(view, line, end)
   return { line, end, content: view.markdown.slice(from, to), blocks: ids }
 }
