@@ -13,7 +13,7 @@ import { blockIdOf } from './block-id.js'
 import type { EditRefused, Rep, Run } from './edit-locate.js'
 import { elementNode } from './fragment-read.js'
 import { nextLive, updateChildren } from './fragment-update.js'
-import { namesIn } from './formats.js'
+import { namesOf } from './formats.js'
 import { MARKDOWN } from './lens.js'
 import { markdownToPm } from './markdown-in.js'
 import { block } from './markdown-out.js'
@@ -178,7 +178,7 @@ export function targetedOn(doc: Y.Doc, input: TargetedInput, viewOf: (name: stri
     const name = found?.name ?? DEFAULT_ROOT
     if (found && found.kind !== 'xml' && found.kind !== 'empty') throw notXml(name)
     const fragment = doc.getXmlFragment(name)
-    const vocabulary = vocabularyOf(namesIn(fragment, new Set()))
+    const vocabulary = vocabularyOf(namesOf(fragment))
     const byId = new Map<string, Y.Item>()
     for (const item of liveItems(fragment)) if (item.content instanceof Y.ContentType) byId.set(blockIdOf(item.id), item)
 

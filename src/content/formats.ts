@@ -92,6 +92,21 @@ export function namesIn(t: AnyType, into: Set<string>, depth = 1): Set<string> {
   return into
 }
 
+/** The element and mark names of a fragment, lazily: a vocabulary is mostly told by the first few. */
+export function* namesOf(t: AnyType, depth = 1): Generator<string> {
+  for (const item of liveItems(t)) {
+    if (!(item.content instanceof Y.ContentType)) continue
+    const child = item.content.type
+    if (child instanceof Y.XmlElement) {
+      if (depth > MAX_DEPTH) throw documentTooDeep()
+      yield child.nodeName
+      yield* namesOf(child, depth + 1)
+    } else if (child instanceof Y.XmlText) {
+      for (const op of child.toDelta() as { attributes?: Record<string, unknown> }[]) for (const k of Object.keys(op.attributes ?? {})) yield markTypeOf(k)
+    }
+  }
+}
+
 /**
  * The smallest update that makes `state`'s root read as the content (see fragment-update.ts).
  * `now`: the document as it is, when others wrote since `state` (the base): what they inserted is
@@ -133,8 +148,8 @@ export function editOf(doc: Y.Doc, input: EditInput, now?: Uint8Array): EditResu
       doc.transact(() => updateText(text, [{ text: input.content as string, attrs: {} }], counts, true, FULL, since?.textGaps(text)))
     } else {
       const fragment = doc.getXmlFragment(root.name)
-      const known = namesIn(fragment, new Set())
-      const target = input.format === 'markdown' ? markdownToPm(input.content as string, vocabularyOf(known)) : checkPmDoc(input.content, known)
+      // Markdown needs only the vocabulary (a document too deep is refused by the diff's reading of it)
+      const target = input.format === 'markdown' ? markdownToPm(input.content as string, vocabularyOf(namesOf(fragment))) : checkPmDoc(input.content, namesIn(fragment, new Set()))
       doc.transact(() => updateChildren(fragment, target.content, counts, input.format === 'markdown' ? MARKDOWN : FULL, since))
     }
     return { root: root.name, update, ...counts }
