@@ -142,7 +142,7 @@ function parsedRun(text: string, vocabulary: Vocabulary): PmNode[] {
   return nodes
 }
 
-const changedSince = (id: string | null, why: string, text?: string) => ({
+const changedSince = (id: string | null, why: string, text?: string): TargetedResult => ({
   refused: {
     status: 409,
     json: { error: `${why}: read that part again (view=section) and edit from the new base`, code: 'changed_since_base', ...(id ? { block: id } : {}), ...(text !== undefined ? { now: text.slice(0, 2000) } : {}) },

@@ -5,6 +5,7 @@
 // occurrence with `replace_all`): no match is 409 with the closest text and its line, several are
 // 409 with their count and lines.
 import { AppError } from '../infra/errors.js'
+import type { EditRefusal } from './answers.js'
 import type { EditOp } from './edit-ops.js'
 import { charsOf, lineAt, type Lined } from './parts-lines.js'
 import { addressed, sectionEnd } from './parts-select.js'
@@ -28,13 +29,13 @@ export interface Run {
   line: number
 }
 
-/** A refusal with a body of its own (409: the text is not there once). */
+/** A refusal with a body of its own (409: the text is not there once); the route adds the base. */
 export class EditRefused extends Error {
   constructor(
     readonly status: number,
-    readonly json: Record<string, unknown>,
+    readonly json: Omit<EditRefusal, 'base'>,
   ) {
-    super(String(json.error))
+    super(json.error)
   }
 }
 

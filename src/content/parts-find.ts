@@ -5,6 +5,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { RE2JS } from 're2js'
 import { AppError } from '../infra/errors.js'
+import type { FindMatch } from './answers.js'
 import { blockAt, type Lined } from './parts-lines.js'
 import type { Span } from './parts-select.js'
 
@@ -20,18 +21,6 @@ export interface FindQuery {
   ignoreCase: boolean
   /** lines of context before and after a match */
   context: number
-}
-
-export interface Match {
-  /** the block the line belongs to (null: a line between blocks) */
-  id: string | null
-  line: number
-  /** 1-based, in UTF-16 code units like the line's text */
-  column: number
-  match: string
-  /** the lines around the match, from `context_line` (each cut at 400 characters, marked …) */
-  context: string
-  context_line: number
 }
 
 type Finder = (line: string) => Generator<[number, number]>
@@ -65,10 +54,10 @@ const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s
  * Matches in the lines of `scope` (every line when null), from the `skip`-th on, until `limit`
  * matches or `budget` characters of answer; `next` is the index of the first match not answered.
  */
-export async function find(m: Lined, q: FindQuery, scope: readonly Span[] | null, skip: number, limit: number, budget: number): Promise<{ matches: Match[]; next: number | null }> {
+export async function find(m: Lined, q: FindQuery, scope: readonly Span[] | null, skip: number, limit: number, budget: number): Promise<{ matches: FindMatch[]; next: number | null }> {
   const finder = finderOf(q)
   const spans = scope ?? (m.lines ? [[1, m.lines] as Span] : [])
-  const matches: Match[] = []
+  const matches: FindMatch[] = []
   let index = 0
   let used = 2
   let scanned = 0
@@ -86,7 +75,7 @@ export async function find(m: Lined, q: FindQuery, scope: readonly Span[] | null
         const first = Math.max(1, line - q.context)
         const last = Math.min(m.lines, line + q.context)
         const context = m.markdown.slice(m.starts[first - 1], m.starts[last]).replace(/\n$/, '').split('\n').map((l) => clip(l, MAX_CONTEXT_LINE_CHARS)).join('\n')
-        const match: Match = { id: blockAt(m, line)?.id ?? null, line, column: s + 1, match: clip(text.slice(s, e), MAX_MATCH_CHARS), context, context_line: first }
+        const match: FindMatch = { id: blockAt(m, line)?.id ?? null, line, column: s + 1, match: clip(text.slice(s, e), MAX_MATCH_CHARS), context, context_line: first }
         const size = JSON.stringify(match).length + 1
         if (matches.length && used + size > budget) return { matches, next: index - 1 }
         used += size

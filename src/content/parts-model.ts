@@ -3,24 +3,15 @@
 // (in a worker thread for a large document, doc-content.ts) and kept per base (parts-cache.ts).
 import * as Y from 'yjs'
 import { AppError } from '../infra/errors.js'
+import type { OutlineBlock } from './answers.js'
 import { blockIdOf } from './block-id.js'
 import { elementNode } from './fragment-read.js'
 import { printWithSpans } from './markdown-spans.js'
 import type { PmNode } from './pm-json.js'
 import { contentRoot, liveItems, namedRoot, type AnyType } from './roots.js'
 
-export interface BlockInfo {
-  id: string
-  /** the element's node type: heading, paragraph, bulletList, codeBlock, ... */
-  kind: string
-  /** a heading's level (1-6) */
-  level?: number
-  /** a heading's text, or another block's first words */
-  text: string
-  /** first and last line of the Markdown view it prints on (1-based, inclusive) */
-  line: number
-  end: number
-}
+/** A top-level block as the model knows it: an outline's entry without its size. */
+export type BlockInfo = Omit<OutlineBlock, 'chars'>
 
 export interface PartsModel {
   root: string

@@ -3,6 +3,7 @@
 // `base` it was read at (the same sealed base a whole read gives; a cursor keeps reading that base).
 import type { RestContext, RestRequest, RestResponse } from '../collab/rest.js'
 import { AppError } from '../infra/errors.js'
+import type { FindRead, OutlineRead, PartRead, SectionRead } from './answers.js'
 import { docIdOf } from '../storage/doc-store.js'
 import { baseSealOf } from './base-token.js'
 import { runContentJobOffLoop } from './doc-content.js'
@@ -128,7 +129,7 @@ export function partsReader(views: PartViews): (req: RestRequest, ctx: RestConte
 
 const head = (at: At) => ({ base: at.base, root: at.view.root, lines: at.view.lines })
 
-function first(at: At, q: PartQuery, budget: number): Record<string, unknown> | Promise<Record<string, unknown>> {
+function first(at: At, q: PartQuery, budget: number): PartRead | Promise<PartRead> {
   const m = at.view
   const spans = select(m, q.selection)
   const scope = q.selection.by === 'all' ? null : spans
@@ -148,7 +149,7 @@ function first(at: At, q: PartQuery, budget: number): Record<string, unknown> | 
   }
 }
 
-function continued(at: At, c: Cursor, budget: number): Record<string, unknown> | Promise<Record<string, unknown>> {
+function continued(at: At, c: Cursor, budget: number): PartRead | Promise<PartRead> {
   // A cursor comes back from the client: its spans must lie in the view of its base.
   const inside = (spans: readonly Span[] | null, min: number, max: number) => (spans ?? []).every(([a, z]) => a >= min && a <= z && z <= max)
   const fits = 'c' in c ? inside(c.c, 0, at.view.markdown.length) : inside(c.s, 1, at.view.lines)
@@ -158,14 +159,14 @@ function continued(at: At, c: Cursor, budget: number): Record<string, unknown> |
   return pageAnswer(at, c.v, c.c, budget)
 }
 
-function pageAnswer(at: At, view: 'section' | 'range', chars: Span[], budget: number): Record<string, unknown> {
+function pageAnswer(at: At, view: 'section' | 'range', chars: Span[], budget: number): SectionRead {
   const p = page(at.view, chars, budget)
   const text = p.parts.length === 1 ? p.parts[0]! : p.parts.length === 0 ? { line: 0, end: 0, content: '' } : null
   const next: Cursor | null = p.rest.length ? { v: view, b: at.base, r: at.view.root, c: p.rest } : null
   return { view, ...head(at), ...(text ?? { parts: p.parts }), blocks: p.blocks, truncated: next !== null, ...(next ? { next: encodeCursor(next) } : {}) }
 }
 
-function outlineAnswer(at: At, c: Extract<Cursor, { v: 'outline' }>, budget: number): Record<string, unknown> {
+function outlineAnswer(at: At, c: Extract<Cursor, { v: 'outline' }>, budget: number): OutlineRead {
   const m = at.view
   const blocks = blocksIn(m, c.s)
   const all = outlineEntries(m, blocks, c.d)
@@ -188,7 +189,7 @@ function outlineAnswer(at: At, c: Extract<Cursor, { v: 'outline' }>, budget: num
   }
 }
 
-async function findAnswer(at: At, c: Extract<Cursor, { v: 'find' }>, budget: number): Promise<Record<string, unknown>> {
+async function findAnswer(at: At, c: Extract<Cursor, { v: 'find' }>, budget: number): Promise<FindRead> {
   const { matches, next } = await find(at.view, { query: c.q, regex: c.x, ignoreCase: c.i, context: c.k }, c.s, c.at, c.n, budget)
   return { view: 'find', ...head(at), query: c.q, matches, truncated: next !== null, ...(next !== null ? { next: encodeCursor({ ...c, at: next }) } : {}) }
 }

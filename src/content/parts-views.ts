@@ -1,28 +1,15 @@
 // The answers of a part read, each bounded: a page of a section or range (cut at a line boundary,
 // mid-line only when one line is larger than a page) and the outline (every block when it fits,
 // else the headings down to the deepest level that fits with the blocks between them as ranges).
+import type { BlockRef, ContentPiece, OutlineBlock, OutlineEntry } from './answers.js'
 import type { BlockInfo } from './parts-model.js'
 import { blockAt, charsOf, lineAt, type Lined } from './parts-lines.js'
 import type { Span } from './parts-select.js'
 
-/** A piece of the Markdown view: exactly markdown.slice(at, to) of the whole read, from line `line` to `end`. */
-interface Piece {
-  line: number
-  end: number
-  content: string
-}
-
-interface BlockRef {
-  id: string
-  kind: string
-  line: number
-  end: number
-}
-
 const ref = (b: BlockInfo): BlockRef => ({ id: b.id, kind: b.kind, line: b.line, end: b.end })
 
 export interface Page {
-  parts: Piece[]
+  parts: ContentPiece[]
   /** the blocks the page's lines belong to */
   blocks: BlockRef[]
   /** character spans still to read: the next page's (empty when this page ends the read) */
@@ -31,7 +18,7 @@ export interface Page {
 
 /** Up to `budget` characters (content and block entries) of the character spans `spans`. */
 export function page(m: Lined, spans: readonly Span[], budget: number): Page {
-  const parts: Piece[] = []
+  const parts: ContentPiece[] = []
   const blocks: BlockRef[] = []
   let used = 0
   for (let si = 0; si < spans.length; si++) {
@@ -65,25 +52,7 @@ function forcedCut(m: Lined, from: number, to: number, budget: number, blocks: B
   return cut
 }
 
-/** A block in the outline: what the model knows of it, and the size of its Markdown. */
-interface BlockEntry extends BlockInfo {
-  chars: number
-}
-
-/** Consecutive blocks between two listed headings, as one entry. */
-interface RangeEntry {
-  kind: 'blocks'
-  id: string
-  last: string
-  count: number
-  line: number
-  end: number
-  chars: number
-}
-
-export type OutlineEntry = BlockEntry | RangeEntry
-
-const entryOf = (m: Lined, b: BlockInfo): BlockEntry => ({ id: b.id, kind: b.kind, ...(b.level ? { level: b.level } : {}), text: b.text, line: b.line, end: b.end, chars: charsOf(m, b.line, b.end) })
+const entryOf = (m: Lined, b: BlockInfo): OutlineBlock => ({ id: b.id, kind: b.kind, ...(b.level ? { level: b.level } : {}), text: b.text, line: b.line, end: b.end, chars: charsOf(m, b.line, b.end) })
 
 /** The blocks whose lines meet `scope` (all of them when null). */
 export function blocksIn(m: Lined, scope: readonly Span[] | null): BlockInfo[] {

@@ -1,8 +1,25 @@
 // The collab REST routes of one document (`{rest_url}/{name}/v1/{org}/{doc_id}`): named versions,
-// history and rollback. Every call carries the current capability token, which the caller supplies
+// history and rollback, content read and written whole or by part (outline, section, find, targeted
+// edits), suggestions. Every call carries the current capability token, which the caller supplies
 // (a live document's, or one minted for the call).
 import { exchange, seg, type Fetch } from './http.js'
-import type { CollabToken, ContentRead, ContentWrite, ContentWritten, Suggestion, SuggestionShown, SuggestionStatus, VersionRecord } from './types.js'
+import { partQuery, type FindOptions, type OutlineOptions, type RangeOptions, type SectionOptions } from './part-query.js'
+import type {
+  CollabToken,
+  ContentEdit,
+  ContentEdits,
+  ContentRead,
+  ContentWrite,
+  ContentWritten,
+  FindRead,
+  OutlineRead,
+  PartRead,
+  SectionRead,
+  Suggestion,
+  SuggestionShown,
+  SuggestionStatus,
+  VersionRecord,
+} from './types.js'
 
 export interface RestCall {
   method?: 'GET' | 'POST' | 'PATCH' | 'DELETE'
@@ -67,6 +84,41 @@ export class DocumentRest {
   /** Writes content as the smallest change from `base`, merged with what others wrote since (or held as a suggestion). */
   writeContent(write: ContentWrite): Promise<ContentWritten> {
     return this.call('content', { method: 'PATCH', json: write })
+  }
+
+  /** The headings and blocks (ids, kinds, lines, sizes) of the document or of a part; at most 20 KB for any document. */
+  outline(options: OutlineOptions = {}): Promise<OutlineRead> {
+    return this.call('content', { query: partQuery('outline', options) })
+  }
+
+  /** A heading's section (`{ heading }`: its text or block id) or blocks (`{ blocks }`), as Markdown lines of the whole view. */
+  section(options: SectionOptions): Promise<SectionRead> {
+    return this.call('content', { query: partQuery('section', options) })
+  }
+
+  /** Lines of the Markdown view (`{ lines: '40-80' }`) or a run of blocks (`{ blocks: 'FIRST..LAST' }`). */
+  range(options: RangeOptions): Promise<SectionRead> {
+    return this.call('content', { query: partQuery('range', options) })
+  }
+
+  /** The lines that hold `query` (text within one line, or an RE2 pattern with `regex`), with block id and context. */
+  find(query: string, options: FindOptions = {}): Promise<FindRead> {
+    return this.call('content', { query: partQuery('find', { ...options, query }) })
+  }
+
+  /** The rest of a truncated part read: its `next`, at the same base; answers the view the cursor came from. */
+  more<T extends PartRead = PartRead>(cursor: string): Promise<T> {
+    return this.call('content', { query: { cursor } })
+  }
+
+  /**
+   * Targeted edits of the Markdown view, located at `base` (the one a read answered) and merged with
+   * what others wrote since; all apply or none. Answers the new base and each changed region
+   * (`changes`), or a suggestion (`mode: 'suggest'`, or the approval mode). A 409 is a TandemError
+   * whose body `editRefusal(error)` gives (no_match with the closest line, several_matches, changed_since_base).
+   */
+  edit(edits: ContentEdit[], options: Omit<ContentEdits, 'edits'> = {}): Promise<ContentWritten> {
+    return this.call('content', { method: 'PATCH', json: { edits, ...options } })
   }
 
   async suggestions(status?: SuggestionStatus): Promise<Suggestion[]> {

@@ -1,6 +1,7 @@
 // The one error the client throws for an answer that is not 2xx (or no answer at all). It keeps
 // the server's own words: `detail` is the body's `detail` (a string, or the 422 list),
 // `message` or `error`, else the body's text; `body` is the whole parsed body.
+import type { EditRefusal } from './types.js'
 
 const CODES: Record<number, string> = {
   400: 'bad_request',
@@ -58,4 +59,11 @@ export function errorOf(res: { status: number; headers: { get(name: string): str
   const code = typeof b.code === 'string' ? b.code : (CODES[res.status] ?? `http_${res.status}`)
   const retry = res.headers.get('retry-after')
   return new TandemError(res.status, code, detail, retry !== null && /^\d+$/.test(retry) ? Number(retry) : null, body)
+}
+
+const EDIT_REFUSALS: ReadonlySet<string> = new Set<EditRefusal['code']>(['no_match', 'several_matches', 'changed_since_base'])
+
+/** The body of a targeted edit's 409 (`DocumentRest.edit`): why the edits were not applied; null for any other error. */
+export function editRefusal(error: unknown): EditRefusal | null {
+  return error instanceof TandemError && error.status === 409 && EDIT_REFUSALS.has(error.code) ? (error.body as EditRefusal) : null
 }

@@ -47,6 +47,22 @@ export type PmDocument = Content.PmDocument
 export type ContentRead = Content.ContentRead
 export type ContentWrite = Content.ContentWrite
 export type ContentWritten = Content.ContentWritten
+export type ContentChange = Content.ContentChange
+/** a targeted edit (collab REST `content` PATCH with `edits`) */
+export type ContentEdit = Content.ContentEdit
+export type ContentEdits = Content.ContentEdits
+/** the body of a targeted edit's 409 */
+export type EditRefusal = Content.EditRefusal
+/** part reads (collab REST `content` with `view=`) */
+export type OutlineRead = Content.OutlineRead
+export type OutlineEntry = Content.OutlineEntry
+export type OutlineBlock = Content.OutlineBlock
+/** blocks between two headings an outline of `detail: 'headings'` lists */
+export type OutlineRange = Content.OutlineRange
+export type SectionRead = Content.SectionRead
+export type FindRead = Content.FindRead
+export type FindMatch = Content.FindMatch
+export type PartRead = Content.PartRead
 /** a suggestion held for review (collab REST `suggestions`) */
 export type Suggestion = Suggestions.SuggestionView
 export type SuggestionStatus = Suggestions.SuggestionStatus
