@@ -257,7 +257,8 @@ async function startHocuspocus(opts: StartOptions): Promise<RunningPeer> {
 }
 
 async function startRelay(opts: StartOptions): Promise<RunningPeer> {
-  const { child, match } = await spawnNode([join(ROOT, 'bench/peers/uws-relay.mjs'), '--port', '0'], {}, opts, /listening on http:\/\/127\.0\.0\.1:(\d+)/)
+  // tsx: the relay loads uWS through src/collab/listener/uws-build.ts
+  const { child, match } = await spawnNode(['--import', 'tsx', join(ROOT, 'bench/peers/uws-relay.mjs'), '--port', '0'], {}, opts, /listening on http:\/\/127\.0\.0\.1:(\d+)/)
   const port = Number(match[1])
   return runningPeer('relay', opts.dataDir, child, port, async (org, doc) => ({ url: `ws://127.0.0.1:${port}/${org}/${doc}`, dialect: 'yws', docName: `${org}/${doc}`, token: '' }), () => startRelay(opts))
 }
