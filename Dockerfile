@@ -4,24 +4,28 @@
 #
 # Few layers on purpose: the check's engine stores layers with the vfs driver, which copies the
 # whole tree for each one. The build context is an allowlist (.dockerignore).
-FROM node:20-bookworm-slim AS build
+FROM node:24-trixie-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY packages/client/package.json ./packages/client/
 RUN npm ci --no-audit --no-fund
 COPY . .
 # What ships is assembled in /ship: the bundle and the console, bin/, and the production
-# dependencies, with uWebSockets.js's addon for this platform and Node ABI only (the package
-# carries one per platform and Node version: ~110 MB, of which the image needs 7). The SDK
-# (packages/client, linked as @tandem/client) is inside the bundles and is not shipped.
-RUN npm run build && npm prune --omit=dev --no-audit --no-fund \
+# dependencies, with one uWebSockets.js addon, the one for this platform and Node ABI. Both uWS
+# packages carry one per platform and Node version (~230 MB together, of which the image needs 7);
+# on Node 24 it is @btc-vision/uwebsockets.js's (built against glibc 2.38, which trixie has): the
+# @trufflesuite build has none past Node 20. The build stops unless the server's own loader
+# (src/collab/listener/choose.ts, which tries both) loads one. The SDK (packages/client, linked as
+# @tandem/client) is inside the bundles and is not shipped.
+RUN npm run build \
+    && node --import tsx --input-type=module -e "const l = (await import('./src/collab/listener/uws-build.ts')).loadUws(); console.log('uWS', l.build ?? l.missing); if (!l.build) process.exit(1)" \
+    && npm prune --omit=dev --no-audit --no-fund \
     && uws="uws_$(node -p 'process.platform + "_" + process.arch + "_" + process.versions.modules').node" \
-    && test -f "node_modules/uWebSockets.js/binaries/$uws" \
-    && find node_modules/uWebSockets.js -name '*.node' ! -path "*/binaries/$uws" -delete \
+    && find node_modules/uWebSockets.js node_modules/@btc-vision/uwebsockets.js -name '*.node' ! -name "$uws" -delete \
     && rm -rf node_modules/@tandem \
     && mkdir /ship && mv package.json bin dist node_modules /ship/
 
-FROM node:20-bookworm-slim
+FROM node:24-trixie-slim
 # MALLOC_ARENA_MAX=2: glibc otherwise gives each thread that allocates (libuv pool running LevelDB,
 # PGlite worker, V8 helpers) its own arena, and freed memory stays fragmented in them. In the soak
 # (bench/README.md) it took native growth from 2.6 to 0.3 MiB/min and RSS after cool-down from

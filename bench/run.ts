@@ -8,7 +8,8 @@ import { list, log, num, parseFlags } from './lib/args.js'
 import { openFileLimit, pinSelf, stamp } from './lib/host.js'
 import { resultsDir, saving } from './lib/results.js'
 import { machineFacts } from './lib/proc.js'
-import { PEER_NAMES, RELAY_SCENARIOS, ROOT, TANDEM_HP_SCENARIOS, TANDEM_PG_SCENARIOS, buildTandem, peerVersion, startPeer, stopBenchPostgres, type PeerName, type RunningPeer } from './lib/peers.js'
+import { loadUws } from '../src/collab/listener/uws-build.js'
+import { PEER_NAMES, RELAY_SCENARIOS, ROOT, TANDEM_HP_SCENARIOS, TANDEM_PG_SCENARIOS, TANDEM_WS_SCENARIOS, buildTandem, peerVersion, startPeer, stopBenchPostgres, type PeerName, type RunningPeer } from './lib/peers.js'
 import { markdown, svg, type BenchReport, type RunRecord } from './lib/report.js'
 import { ALL_SCENARIOS, EXTRA_PEERS, EXTRA_SCENARIOS, SCENARIOS, needsPersistence, runScenario, sizeFor, startOptionsFor, type ScenarioName } from './scenarios/index.js'
 
@@ -170,6 +171,13 @@ async function main(argv: string[]): Promise<number> {
     )
   }
 
+  if (peers.includes('tandem-ws')) {
+    const uws = loadUws()
+    notes.push(
+      `\`tandem-ws\` is the same server with --transport ws (the \`ws\` package on node:http, what every Node without a loadable uWS binary runs); \`tandem\` takes auto: ${'native' in uws ? `uWS here (${uws.build})` : `ws here too, no uWS build loads (${uws.missing})`}; run in ${TANDEM_WS_SCENARIOS.join(', ')} only.`,
+    )
+  }
+
   if (peers.includes('relay')) {
     notes.push(
       `\`relay\` is not a Yjs server: a bare uWS relay that parses nothing (bench/peers/uws-relay.mjs), the floor of socket work; run in ${RELAY_SCENARIOS.join(', ')} only.`,
@@ -221,6 +229,7 @@ async function main(argv: string[]): Promise<number> {
       if (peerName === 'tandem-pg' && !TANDEM_PG_SCENARIOS.includes(scenario)) continue
       if (peerName === 'relay' && !RELAY_SCENARIOS.includes(scenario)) continue
       if (peerName === 'tandem-hp' && !TANDEM_HP_SCENARIOS.includes(scenario)) continue
+      if (peerName === 'tandem-ws' && !TANDEM_WS_SCENARIOS.includes(scenario)) continue
       if ((EXTRA_SCENARIOS as readonly string[]).includes(scenario) && !EXTRA_PEERS.includes(peerName)) continue
       const dataDir = mkdtempSync(join(tmpdir(), `tandem-bench-${peerName}-`))
       const t0 = Date.now()

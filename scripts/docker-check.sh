@@ -2,7 +2,9 @@
 # Builds the production image (Dockerfile) and runs it the way a user would, on an engine of its own:
 # /healthz answers 200, Docker's HEALTHCHECK reports healthy, the server is not root, --demo seeds
 # its world, and an edit made over WebSocket is still there after `docker stop` (SIGTERM flush) and
-# `docker start` on the same volume. Prints the image's size over its base and the time taken.
+# `docker start` on the same volume; and that it runs the Node.js major its base names with the collab
+# listener on uWebSockets.js (`collab transport: uws` in its log). Prints the image's size over its
+# base and the time taken.
 #
 #   bash scripts/docker-check.sh        (root; .ci/run calls it after the tests)
 #
@@ -12,12 +14,13 @@
 # other engine), and stopped by its PID at the end. Containers use the host's network and bind
 # 127.0.0.1 on free ports.
 #
-# The base image: when the Dockerfile's FROM (node:20-bookworm-slim) cannot be pulled, as on
-# machines that reach only Debian's mirror and the npm registry, a STAND-IN is built and tagged
-# with that name: a Debian bookworm minbase root (debootstrap, from the mirror apt uses here) with
-# this machine's node and npm in /usr/local and npm set up as on this machine (registry, proxies,
-# and this machine's CA bundle as its cafile, so `npm ci` inside the build reaches the registry).
-# Users pull the real image; the stand-in only stands in for it here.
+# The base image: when the Dockerfile's FROM (node:24-trixie-slim) cannot be pulled, as on machines
+# that reach only Debian's mirror and the npm registry, a STAND-IN is built and tagged with that
+# name: a Debian trixie minbase root (debootstrap, from the mirror apt uses here) with Node 24 in
+# /usr/local (the official build, from the pinned npm package scripts/node24.sh installs and checks)
+# and this machine's npm beside it, set up as on this machine (registry, proxies, and this
+# machine's CA bundle as its cafile, so `npm ci` inside the build reaches the registry). Users pull
+# the real image; the stand-in only stands in for it here.
 #
 # A failing step names itself, shows the tail of its log and exits 1. Only an engine that cannot
 # start at all ends the check early with exit 0 and a one-line reason.
@@ -114,11 +117,19 @@ start_engine() {
 # --- the base image ---------------------------------------------------------------------------
 
 BASE=$(awk 'toupper($1) == "FROM" { print $2; exit }' Dockerfile)
+# node:<major>-<debian suite>-slim: what the stand-in is built as, and what the container must run
+[[ $BASE =~ ^node:([0-9]+)-([a-z]+)-slim$ ]] || {
+  say "the Dockerfile's FROM ($BASE) is not node:<major>-<suite>-slim"
+  exit 1
+}
+NODE_MAJOR=${BASH_REMATCH[1]}
+SUITE=${BASH_REMATCH[2]}
 
-# The Debian mirror apt is configured with here (bookworm's main component).
+# The Debian mirror apt is configured with here (the host's own suite's main component; the
+# stand-in's suite is taken from the same mirror).
 debian_mirror() {
   local m
-  m=$(apt-cache policy 2>/dev/null | awk '$3 == "bookworm/main" { print $2; exit }')
+  m=$(apt-cache policy 2>/dev/null | awk '$3 ~ /^[a-z]+\/main$/ && $0 ~ /Packages/ { print $2; exit }')
   printf '%s' "${m:-http://deb.debian.org/debian}"
 }
 
@@ -140,13 +151,15 @@ base_image() {
     return 0
   fi
   echo "cannot pull $BASE: building a stand-in"
-  local root="$TMP/base" mirror
+  local root="$TMP/base" mirror node
   mirror=$(debian_mirror)
-  echo "debootstrap --variant=minbase bookworm from $mirror"
-  debootstrap --variant=minbase bookworm "$root" "$mirror"
+  [ "$NODE_MAJOR" = 24 ] || { echo "the stand-in carries Node 24 (scripts/node24.sh), not $NODE_MAJOR"; return 1; }
+  node="$(bash scripts/node24.sh)/node"
+  echo "debootstrap --variant=minbase $SUITE from $mirror"
+  debootstrap --variant=minbase "$SUITE" "$root" "$mirror"
   rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
-  # node:20-bookworm-slim keeps node and npm in /usr/local
-  install -D -m 0755 "$(readlink -f "$(command -v node)")" "$root/usr/local/bin/node"
+  # node:24-trixie-slim keeps node and npm in /usr/local
+  install -D -m 0755 "$node" "$root/usr/local/bin/node"
   mkdir -p "$root/usr/local/lib/node_modules" "$root/usr/local/etc" "$root/etc/ssl/certs"
   cp -a "$(npm root -g)/npm" "$root/usr/local/lib/node_modules/npm"
   ln -s ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/local/bin/npm"
@@ -158,10 +171,10 @@ base_image() {
   chroot "$root" /usr/local/bin/node /usr/local/lib/node_modules/npm/bin/npm-cli.js --version
   tar --numeric-owner -C "$root" -cf - . | docker_ import \
     --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-    --change 'LABEL org.opencontainers.image.description="stand-in for node:20-bookworm-slim built by scripts/docker-check.sh"' \
+    --change "LABEL org.opencontainers.image.description=\"stand-in for $BASE built by scripts/docker-check.sh\"" \
     --change 'CMD ["node"]' - "$BASE"
   rm -rf "$root"
-  note "stand-in for $BASE: bookworm minbase ($mirror) + node $(node --version)"
+  note "stand-in for $BASE: $SUITE minbase ($mirror) + node $("$node" --version)"
 }
 
 # --- the image --------------------------------------------------------------------------------
@@ -224,6 +237,19 @@ run_demo() {
     -e TANDEM_HOST=127.0.0.1 -e TANDEM_COLLAB_PORT="$COLLAB_PORT" -e TANDEM_API_PORT="$API_PORT" \
     "$IMAGE" serve --demo
   wait_started 1
+}
+
+# The Node.js major the base names, and uWS carrying the collab listener (src/collab/listener/choose.ts
+# logs the transport and the uWS build it loaded; `ws` here would mean no uWS binary loads in the image).
+check_runtime() {
+  local v line
+  v=$(docker_ exec "$NAME" node --version)
+  line=$(docker_ logs "$NAME" 2>&1 | grep -m1 'collab transport: ' || true)
+  echo "node $v"
+  echo "$line"
+  [ "${v%%.*}" = "v$NODE_MAJOR" ]
+  printf '%s' "$line" | grep -q 'collab transport: uws'
+  note "node $v, $(printf '%s' "$line" | grep -o 'collab transport: uws[^"]*')"
 }
 
 check_healthz() {
@@ -319,6 +345,7 @@ say "engine: ok (dockerd pid $DOCKERD_PID, vfs, $TMP)"
 step base base_image
 step build build_image
 step run run_demo
+step runtime check_runtime
 step healthz check_healthz
 step healthy check_healthy
 step user check_not_root

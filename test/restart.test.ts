@@ -13,7 +13,7 @@ import * as Y from 'yjs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mintToken } from '../src/auth/capability.js'
 import { loadKeyRing } from '../src/auth/keys/ring.js'
-import { loadUws } from '../src/collab/listener/choose.js'
+import { loadUws } from '../src/collab/listener/uws-build.js'
 import type { UwsModule } from '../src/collab/uws/app.js'
 import { loadConfig } from '../src/infra/config.js'
 import { pino } from 'pino'
@@ -192,15 +192,15 @@ describe('restart on the same ports', () => {
     }
   }
 
-  // The fixture is uWS's, the server under test either transport: where no uWS binary loads (Node
-  // 22, 24) there is no fixture, and these two are skipped.
+  // The fixture is uWS's (Node's own sockets all set SO_REUSEADDR), the server under test either
+  // transport: where no uWS binary loads (Node 22 and 24 off glibc 2.38) these two do not run.
   const uws = loadUws()
   const native = 'native' in uws ? uws.native : null
-  it.runIf(native)('waits (and logs) while a connection without SO_REUSEADDR holds the collab port, and binds once it is gone', async () => {
+  it.runIf(native)('waits (and logs) while a connection without SO_REUSEADDR holds the collab port, and binds once it is gone (fixture: uWS)', async () => {
     await bindsOnceReleased('collab', /port busy.*retrying the bind/)
   }, 60_000)
 
-  it.runIf(native)('waits the same way for the api port', async () => {
+  it.runIf(native)('waits the same way for the api port (fixture: uWS)', async () => {
     await bindsOnceReleased('api', /"listener":"api [^"]*".*port busy/)
   }, 60_000)
 

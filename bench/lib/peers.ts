@@ -16,10 +16,12 @@ import { freePort } from '../../test/helpers/ports.js'
 /**
  * `tandem-mem` is Tandem with `--doc-storage memory`: the same server without LevelDB, like the
  * peers. `tandem-pg` is Tandem with its documents on PostgreSQL (`--postgres-url`), a throwaway
- * server the bench starts with production durability, pinned to the server's CPUs.
+ * server the bench starts with production durability, pinned to the server's CPUs. `tandem-ws` is
+ * Tandem with `--transport ws`: the collab listener on the `ws` package and node:http, as every
+ * Node without a loadable uWS binary runs it (`tandem` takes `auto`, uWS where it loads).
  */
-export type PeerName = 'tandem' | 'tandem-mem' | 'tandem-pg' | 'tandem-hp' | 'yws' | 'hocuspocus' | 'relay'
-export const PEER_NAMES: readonly PeerName[] = ['tandem', 'tandem-mem', 'tandem-pg', 'tandem-hp', 'yws', 'hocuspocus', 'relay']
+export type PeerName = 'tandem' | 'tandem-mem' | 'tandem-pg' | 'tandem-hp' | 'tandem-ws' | 'yws' | 'hocuspocus' | 'relay'
+export const PEER_NAMES: readonly PeerName[] = ['tandem', 'tandem-mem', 'tandem-pg', 'tandem-hp', 'tandem-ws', 'yws', 'hocuspocus', 'relay']
 
 /**
  * Scenarios the `relay` (a bare uWS relay that parses nothing, bench/peers/uws-relay.mjs) runs in:
@@ -30,6 +32,9 @@ export const RELAY_SCENARIOS: readonly string[] = ['fanout', 'rooms', 'presence'
 
 /** Scenarios `tandem-pg` runs in: traffic and cold (storm and idle do not touch storage much). */
 export const TANDEM_PG_SCENARIOS: readonly string[] = ['fanout', 'rooms', 'presence', 'cold']
+
+/** Scenarios `tandem-ws` (Tandem on the ws transport) runs in: those that are socket work (not cold, a restart over storage). */
+export const TANDEM_WS_SCENARIOS: readonly string[] = ['fanout', 'rooms', 'presence', 'storm', 'idle']
 
 /** Scenarios `tandem-hp` (Tandem through the Hocuspocus framing at its root URL) runs in: traffic, beside `hocuspocus`. */
 export const TANDEM_HP_SCENARIOS: readonly string[] = ['fanout', 'rooms']
@@ -93,6 +98,7 @@ export function peerVersion(name: PeerName): string {
     tandem: 'package.json',
     'tandem-mem': 'package.json',
     'tandem-hp': 'package.json',
+    'tandem-ws': 'package.json',
     'tandem-pg': 'package.json',
     yws: 'node_modules/y-websocket-server-legacy/package.json',
     hocuspocus: 'node_modules/@hocuspocus/server/package.json',
@@ -175,6 +181,8 @@ export async function startPeer(name: PeerName, opts: StartOptions): Promise<Run
       return startTandem(opts, 'tandem-mem')
     case 'tandem-hp':
       return startTandem(opts, 'tandem-hp')
+    case 'tandem-ws':
+      return startTandem(opts, 'tandem-ws')
     case 'tandem-pg':
       return startTandem({ ...opts, postgresUrl: await (await benchPostgres(opts.cpus)).createDatabase(`bench_${process.pid}_${++pgDatabases}`) }, 'tandem-pg')
     case 'yws':
@@ -186,10 +194,11 @@ export async function startPeer(name: PeerName, opts: StartOptions): Promise<Run
   }
 }
 
-async function startTandem(opts: StartOptions & { postgresUrl?: string }, name: 'tandem' | 'tandem-mem' | 'tandem-pg' | 'tandem-hp'): Promise<RunningPeer> {
+async function startTandem(opts: StartOptions & { postgresUrl?: string }, name: 'tandem' | 'tandem-mem' | 'tandem-pg' | 'tandem-hp' | 'tandem-ws'): Promise<RunningPeer> {
   const entry = opts.tandemEntry ?? join(ROOT, 'bin/tandem.js')
   const args = [entry, 'serve', '--data-dir', opts.dataDir, '--host', '127.0.0.1', '--collab-port', '0', '--api-port', '0']
   if (name === 'tandem-mem') args.push('--doc-storage', 'memory')
+  if (name === 'tandem-ws') args.push('--transport', 'ws')
   // One load generator on 127.0.0.1 stands in for thousands of client addresses: no per-address limit.
   args.push('--upgrades-per-sec-per-ip', '0')
   if (opts.tandemArgs) args.push(...opts.tandemArgs)
@@ -257,7 +266,8 @@ async function startHocuspocus(opts: StartOptions): Promise<RunningPeer> {
 }
 
 async function startRelay(opts: StartOptions): Promise<RunningPeer> {
-  const { child, match } = await spawnNode([join(ROOT, 'bench/peers/uws-relay.mjs'), '--port', '0'], {}, opts, /listening on http:\/\/127\.0\.0\.1:(\d+)/)
+  // tsx: the relay loads uWS through src/collab/listener/uws-build.ts
+  const { child, match } = await spawnNode(['--import', 'tsx', join(ROOT, 'bench/peers/uws-relay.mjs'), '--port', '0'], {}, opts, /listening on http:\/\/127\.0\.0\.1:(\d+)/)
   const port = Number(match[1])
   return runningPeer('relay', opts.dataDir, child, port, async (org, doc) => ({ url: `ws://127.0.0.1:${port}/${org}/${doc}`, dialect: 'yws', docName: `${org}/${doc}`, token: '' }), () => startRelay(opts))
 }

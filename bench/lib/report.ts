@@ -135,7 +135,7 @@ export function ratio(t: number | null | undefined, p: number | null | undefined
   return t / p
 }
 
-const SUBJECTS = ['tandem', 'tandem-mem', 'tandem-pg']
+const SUBJECTS = ['tandem', 'tandem-mem', 'tandem-pg', 'tandem-ws']
 
 /** Rows "subject / peer": each Tandem variant against each other server, and Tandem against its in-memory twin. */
 export function ratioRows(report: BenchReport): { scenario: string; label: string; cells: { label: string; better: string; value: number | null; tandemWorse: boolean }[] }[] {
@@ -154,6 +154,8 @@ export function ratioRows(report: BenchReport): { scenario: string; label: strin
     const pg = ok.find((r) => r.peer === 'tandem-pg')
     if (t && m) pairs.push([t, m])
     if (pg && t) pairs.push([pg, t]) // PostgreSQL against LevelDB, the same server otherwise
+    const ws = ok.find((r) => r.peer === 'tandem-ws')
+    if (ws && t) pairs.push([ws, t]) // the ws transport against uWS, the same server otherwise
     for (const [a, b] of pairs) {
       const cells = (COLUMNS[s] ?? []).map((c) => {
         const value = ratio(a.metrics[c.key], b.metrics[c.key])
@@ -183,7 +185,7 @@ export function markdown(report: BenchReport): string {
   if (ratios.length) {
     lines.push('## Ratios Tandem / peer', '')
     lines.push(
-      '↑ higher is better, ↓ lower is better; **bold** marks a figure where the first (Tandem) is worse than the second by more than 5%. `tandem` persists to LevelDB; `tandem-mem` keeps documents in memory like the peers; `tandem-pg` persists to PostgreSQL.',
+      '↑ higher is better, ↓ lower is better; **bold** marks a figure where the first (Tandem) is worse than the second by more than 5%. `tandem` persists to LevelDB; `tandem-mem` keeps documents in memory like the peers; `tandem-pg` persists to PostgreSQL; `tandem-ws` is `tandem` on the ws transport.',
       '',
     )
     for (const s of [...new Set(ratios.map((r) => r.scenario))]) {
@@ -226,7 +228,7 @@ export function markdown(report: BenchReport): string {
 
 // ---- SVG chart ----
 
-const COLORS: Record<string, string> = { tandem: '#2563eb', 'tandem-mem': '#93c5fd', 'tandem-pg': '#7c3aed', 'tandem-hp': '#60a5fa', yws: '#9ca3af', hocuspocus: '#f59e0b', relay: '#d1d5db' }
+const COLORS: Record<string, string> = { tandem: '#2563eb', 'tandem-mem': '#93c5fd', 'tandem-pg': '#7c3aed', 'tandem-hp': '#60a5fa', 'tandem-ws': '#0d9488', yws: '#9ca3af', hocuspocus: '#f59e0b', relay: '#d1d5db' }
 
 interface Panel {
   title: string

@@ -2,8 +2,17 @@
 // The floor for the traffic scenarios: a bare uWS relay that parses nothing. Each path is a room;
 // every message goes to the room's other sockets as it came. A client's sync step 1 gets an empty
 // step 2 so it counts as synced; nothing is stored, so it has no place in storm or cold.
-// `node bench/peers/uws-relay.mjs [--port N]` prints `listening on http://127.0.0.1:PORT`.
-import uWS from 'uWebSockets.js'
+// uWS comes from the server's own loader (whichever installed build loads here); where none does the
+// relay says why and exits 1, since uWS's JavaScript stand-in would not be the floor it is meant as.
+// `node --import tsx bench/peers/uws-relay.mjs [--port N]` prints `listening on http://127.0.0.1:PORT (BUILD)`.
+import { loadUws } from '../../src/collab/listener/uws-build.ts'
+
+const loaded = loadUws()
+if (!('native' in loaded)) {
+  console.error(`relay: no uWebSockets.js here: ${loaded.missing}`)
+  process.exit(1)
+}
+const uWS = loaded.native
 
 const args = process.argv.slice(2)
 const i = args.indexOf('--port')
@@ -39,5 +48,5 @@ uWS
       console.error('relay could not listen')
       process.exit(1)
     }
-    console.log(`listening on http://127.0.0.1:${uWS.us_socket_local_port(token)}`)
+    console.log(`listening on http://127.0.0.1:${uWS.us_socket_local_port(token)} (${loaded.build})`)
   })

@@ -10,8 +10,25 @@ import { createLogger } from '../../src/infra/log.js'
 import { rawClient } from '../helpers/raw-client.js'
 import { startTandem, type Harness } from '../helpers/tandem.js'
 
-/** Node ABIs the installed uWebSockets.js ships binaries for (Node 16, 18, 20) */
-const UWS_ABIS = ['93', '108', '115']
+/** The C library's version, [major, minor], or null off glibc */
+function glibc(): [number, number] | null {
+  const header = (process.report.getReport() as { header: { glibcVersionRuntime?: string } }).header
+  const m = /^(\d+)\.(\d+)/.exec(header.glibcVersionRuntime ?? '')
+  return m ? [Number(m[1]), Number(m[2])] : null
+}
+
+/**
+ * Whether one of the installed uWS builds has a binary that loads here (src/collab/listener/choose.ts):
+ * @trufflesuite/uws-js-unofficial for Node ABIs 93, 108, 115 (Node 16-20); @btc-vision/uwebsockets.js
+ * for 115, 127, 137, 141 (Node 20-25), built against glibc 2.38.
+ */
+function uwsLoads(): boolean {
+  const abi = process.versions.modules
+  if (['93', '108', '115'].includes(abi)) return true
+  const libc = glibc()
+  return ['127', '137', '141'].includes(abi) && libc !== null && (libc[0] > 2 || libc[1] >= 38)
+}
+const UWS = uwsLoads()
 
 let h: Harness | undefined
 afterEach(async () => {
@@ -47,17 +64,17 @@ describe('choosing the transport', () => {
     await roomAnswers()
   })
 
-  it('--transport auto takes uWS where its binary loads for this Node ABI, else ws', async () => {
-    expect(await startLogged('auto')).toBe(UWS_ABIS.includes(process.versions.modules) ? 'uws' : 'ws')
+  it('--transport auto takes uWS where a binary of it loads for this Node ABI and C library, else ws', async () => {
+    expect(await startLogged('auto')).toBe(UWS ? 'uws' : 'ws')
     await roomAnswers()
   })
 
-  it.runIf(UWS_ABIS.includes(process.versions.modules))('--transport uws serves rooms on uWS and logs it', async () => {
+  it.runIf(UWS)('--transport uws serves rooms on uWS and logs it', async () => {
     expect(await startLogged('uws')).toBe('uws')
     await roomAnswers()
   })
 
-  it.skipIf(UWS_ABIS.includes(process.versions.modules))('--transport uws where no binary loads stops at start, naming the reason', async () => {
+  it.skipIf(UWS)('--transport uws where no binary loads stops at start, naming the reason', async () => {
     await expect(startTandem({ transport: 'uws' }, { api: false })).rejects.toThrow(/uWebSockets.js cannot run here/)
   })
 })
