@@ -77,7 +77,7 @@ export interface EditResult extends Counts {
  * Element and mark names a fragment holds: a write may use them even when Tandem does not know
  * them. A document nesting past MAX_DEPTH is refused here, before any other walk over it.
  */
-export function namesIn(t: AnyType, into: Set<string>, depth = 1): Set<string> {
+function namesIn(t: AnyType, into: Set<string>, depth = 1): Set<string> {
   for (const item of liveItems(t)) {
     if (!(item.content instanceof Y.ContentType)) continue
     const child = item.content.type
