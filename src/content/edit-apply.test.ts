@@ -117,3 +117,36 @@ describe('an edit carried from its base to the document now', () => {
     expect(() => editAcross('One.\n\nTwo.\n', () => {}, [{ kind: 'replace', old: 'One.', new: '```\nOne.', all: false }])).toThrow(/leaves a block open/)
   })
 })
+
+describe('a delete carried from its base', () => {
+  it('deletes its own block: a block inserted beside it is a new one, and typing in the deleted block goes with it', () => {
+    const base = docOf('Alpha one.\n\nBeta two.\n\nGamma three.')
+    const view = withLines(partsOf('default', base.getXmlFragment('default')))
+    const ids = view.blocks.map((b) => b.id)
+    const runs = locate(view, [
+      { kind: 'insert', markdown: 'Delta four.', where: { after: ids[0]! } },
+      { kind: 'delete', block: ids[1]!, section: false },
+    ])
+    const done = computeTargeted(Y.encodeStateAsUpdate(base), { root: null, runs, context: 1 })
+    if ('refused' in done) throw new Error(JSON.stringify(done.refused.json))
+    const [kept, inserted] = done.changes[0]!.blocks
+    expect({ kept, count: done.changes[0]!.blocks.length, reused: inserted === ids[1] }).toEqual({ kept: ids[0], count: 2, reused: false })
+    // a person typing in Beta meanwhile: their update meets the edit on the server
+    const ann = new Y.Doc()
+    Y.applyUpdate(ann, Y.encodeStateAsUpdate(base))
+    const sv = Y.encodeStateVector(ann)
+    textOf(ann, 1).insert(4, ' (Ann)')
+    const now = new Y.Doc()
+    Y.applyUpdate(now, Y.encodeStateAsUpdate(base))
+    Y.applyUpdate(now, done.update!)
+    Y.applyUpdate(now, Y.encodeStateAsUpdate(ann, sv))
+    expect(markdownOf(now)).toBe('Alpha one.\n\nDelta four.\n\nGamma three.\n')
+  })
+
+  it('is refused when its block was changed since the base, even by text typed at its end', () => {
+    for (const at of ['end', 'start'] as const) {
+      const out = editAcross('One.\n\nTwo.\n', (d) => textOf(d, 1).insert(at === 'end' ? 4 : 0, ' Ann '), (ids) => [{ kind: 'delete', block: ids[1]!, section: false }])
+      expect(out.refused).toMatchObject({ code: 'changed_since_base', block: expect.stringMatching(/^b-/), now: expect.stringContaining('Ann') })
+    }
+  })
+})

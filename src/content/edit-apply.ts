@@ -12,7 +12,7 @@ import type { ContentChange } from './answers.js'
 import { blockIdOf } from './block-id.js'
 import type { EditRefused, Rep, Run } from './edit-locate.js'
 import { elementNode } from './fragment-read.js'
-import { nextLive, updateChildren } from './fragment-update.js'
+import { countY, nextLive, updateChildren } from './fragment-update.js'
 import { namesOf } from './formats.js'
 import { MARKDOWN } from './lens.js'
 import { markdownToPm } from './markdown-in.js'
@@ -153,6 +153,18 @@ interface Plan {
   first: Y.Item | null
   last: Y.Item | null
   nodes: PmNode[]
+  /** blocks a delete names: deleted before the run is diffed, so none is paired with an inserted block */
+  drops: Y.Item[]
+}
+
+/** The index of `item` among its parent's children, as Y.XmlFragment.delete counts them. */
+function indexOf(fragment: Y.XmlFragment, item: Y.Item): number {
+  let n = 0
+  for (const i of liveItems(fragment)) {
+    if (i === item) return n
+    if (i.content instanceof Y.ContentType) n++
+  }
+  throw new Error('the block is not a child of its fragment')
 }
 
 /** Applies the runs' edits to `state` (the document now) in one update. */
@@ -189,10 +201,20 @@ export function targetedOn(doc: Y.Doc, input: TargetedInput, viewOf: (name: stri
       if (run.first !== null && !first) return changedSince(run.first, `block ${run.first} was deleted since your base`)
       if (run.last !== null && !last) return changedSince(run.last, `block ${run.last} was deleted since your base`)
       if (first && last && ![...between(first, last)].some((i) => i === last)) return changedSince(run.first, `blocks ${run.first}..${run.last} were moved since your base`)
+      // A deleted block that changed since the base (text typed into it, even at its ends) is the
+      // person's work the agent has not seen: refused, never half-deleted.
+      const drops: Y.Item[] = []
+      for (const d of run.drops) {
+        const item = byId.get(d.id)
+        if (!item) return changedSince(d.id, `block ${d.id} was deleted since your base`)
+        const text = runText(item, item)
+        if (text !== d.text) return changedSince(d.id, `block ${d.id}, which an edit deletes, was changed since your base`, text)
+        drops.push(item)
+      }
       const now = first && last ? runText(first, last) : partsOf(name, fragment).markdown.replace(/\n$/, '')
       const reps = carried(run.text, now, run.reps)
       if (!reps) return changedSince(run.first, `the text an edit changes (near line ${run.line} of your base) was changed since your base by someone else`, now)
-      plans.push({ first, last, nodes: parsedRun(applied(now, reps), vocabulary) })
+      plans.push({ first, last, nodes: parsedRun(applied(now, reps), vocabulary), drops })
     }
 
     const counts: Counts = { inserted: 0, deleted: 0 }
@@ -200,7 +222,13 @@ export function targetedOn(doc: Y.Doc, input: TargetedInput, viewOf: (name: stri
     // The run's neighbours, to find it again afterwards (runs are never adjacent: edit-locate.ts).
     const seams = plans.map((p) => ({ before: p.first ? prevLive(p.first) : null, after: p.last ? nextLive(p.last) : null }))
     doc.transact(() => {
-      for (const p of plans) updateChildren(fragment, p.nodes, counts, MARKDOWN, undefined, p.first && p.last ? { first: p.first, last: p.last } : undefined)
+      for (const p of plans) {
+        for (const item of p.drops) {
+          counts.deleted += countY((item.content as Y.ContentType).type as Y.XmlElement)
+          fragment.delete(indexOf(fragment, item), 1)
+        }
+        updateChildren(fragment, p.nodes, counts, MARKDOWN, undefined, p.first && p.last ? { first: p.first, last: p.last } : undefined)
+      }
     })
     const model = viewOf(name, fragment)
     const view = withLines(model)

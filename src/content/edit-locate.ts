@@ -27,6 +27,14 @@ export interface Run {
   reps: Rep[]
   /** where the run starts in the base's view (line) */
   line: number
+  /** the blocks a delete removes, with their Markdown at the base: they must still read so */
+  drops: Drop[]
+}
+
+/** A whole block a delete names: deleted as such, never rewritten into a block inserted beside it. */
+interface Drop {
+  id: string
+  text: string
 }
 
 /** A refusal with a body of its own (409: the text is not there once); the route adds the base. */
@@ -41,6 +49,7 @@ export class EditRefused extends Error {
 
 interface Span extends Rep {
   op: number
+  drops?: Drop[]
 }
 
 const MAX_LINES_LISTED = 20
@@ -130,7 +139,8 @@ function spansOf(m: Lined, op: EditOp, i: number): Span[] {
       const b = addressed(m, op.block, `${param}.delete`)
       if (op.section && m.blocks[b]!.kind !== 'heading') throw new AppError('bad_request', `${param}: section: true deletes a heading with its section; ${m.blocks[b]!.id} is a ${m.blocks[b]!.kind} (leave section out to delete the block)`)
       const last = op.section ? sectionEnd(m, b) : b
-      return [{ from: blockFrom(m, b), to: blockTo(m, last), text: '', op: i }]
+      const drops = Array.from({ length: last - b + 1 }, (_, k) => ({ id: m.blocks[b + k]!.id, text: m.markdown.slice(blockFrom(m, b + k), blockTo(m, b + k)) }))
+      return [{ from: blockFrom(m, b), to: blockTo(m, last), text: '', op: i, drops }]
     }
   }
 }
@@ -166,7 +176,7 @@ export function locate(m: Lined, ops: readonly EditOp[]): Run[] {
     const [a, b] = [spans[i - 1]!, spans[i]!]
     if (b.from < a.to) throw new AppError('bad_request', `edits[${a.op}] and edits[${b.op}] change overlapping text (line ${lineAt(m, b.from)}): make them one edit`)
   }
-  if (m.blocks.length === 0) return [{ first: null, last: null, text: m.markdown, reps: spans, line: 1 }]
+  if (m.blocks.length === 0) return [{ first: null, last: null, text: m.markdown, reps: spans, line: 1, drops: [] }]
   const runs: (Run & { a: number; z: number; from: number })[] = []
   for (const s of spans) {
     const a = firstBlock(m, s.from)
@@ -188,10 +198,11 @@ export function locate(m: Lined, ops: readonly EditOp[]): Run[] {
         last.text = m.markdown.slice(last.from, end)
       }
       last.reps.push({ from: s.from - last.from, to: s.to - last.from, text: s.text })
+      last.drops.push(...(s.drops ?? []))
       continue
     }
     const from = blockFrom(m, a)
-    runs.push({ a, z, from, first: m.blocks[a]!.id, last: m.blocks[z]!.id, text: m.markdown.slice(from, end), reps: [{ from: s.from - from, to: s.to - from, text: s.text }], line: m.blocks[a]!.line })
+    runs.push({ a, z, from, first: m.blocks[a]!.id, last: m.blocks[z]!.id, text: m.markdown.slice(from, end), reps: [{ from: s.from - from, to: s.to - from, text: s.text }], line: m.blocks[a]!.line, drops: [...(s.drops ?? [])] })
   }
-  return runs.map(({ first, last, text, reps, line }) => ({ first, last, text, reps, line }))
+  return runs.map(({ first, last, text, reps, line, drops }) => ({ first, last, text, reps, line, drops }))
 }

@@ -94,7 +94,8 @@ function countKid(k: Kid): number {
   return 1 + kidsOf(k.node.content).reduce((n, c) => n + countKid(c), 0)
 }
 
-function countY(y: YKid): number {
+/** Characters and elements of a child, as an answer's `deleted` counts them. */
+export function countY(y: YKid): number {
   if (y instanceof Y.XmlText) return y.length
   let n = 1
   for (const item of liveItems(y)) if (item.content instanceof Y.ContentType) n += countY(item.content.type as YKid)
