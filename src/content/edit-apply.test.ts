@@ -113,6 +113,26 @@ describe('an edit carried from its base to the document now', () => {
     expect(out.markdown).toBe('First. More.\n\n## Added\n\nLast.\n')
   })
 
+  it('edits its own blocks, by id, when a person inserted a paragraph reading exactly like one of them between them', () => {
+    const base = 'Alpha one.\n\nBeta two.\n\nGamma three.'
+    const edits: EditOp[] = [
+      { kind: 'replace', old: 'one', new: 'ONE', all: false },
+      { kind: 'replace', old: 'two', new: 'TWO', all: false },
+    ]
+    const between = (text: string) => (d: Y.Doc) => {
+      const p = new Y.XmlElement('paragraph')
+      const t = new Y.XmlText()
+      t.insert(0, text)
+      p.insert(0, [t])
+      d.getXmlFragment('default').insert(1, [p])
+    }
+    expect(editAcross(base, between('Alpha one.'), edits).markdown).toBe('Alpha ONE.\n\nAlpha one.\n\nBeta TWO.\n\nGamma three.\n')
+    expect(editAcross(base, between('Beta two.'), edits).markdown).toBe('Alpha ONE.\n\nBeta two.\n\nBeta TWO.\n\nGamma three.\n')
+    // an edit across the two blocks is carried across the run, the new paragraph between kept
+    const across = editAcross(base, (d) => textOf(d, 2).insert(0, 'Now '), [{ kind: 'replace', old: 'one.\n\nBeta', new: 'one, and beta', all: false }])
+    expect(across.markdown).toBe('Alpha one, and beta two.\n\nNow Gamma three.\n')
+  })
+
   it('refuses new_text that leaves a fence open over the blocks after it', () => {
     expect(() => editAcross('One.\n\nTwo.\n', () => {}, [{ kind: 'replace', old: 'One.', new: '```\nOne.', all: false }])).toThrow(/leaves a block open/)
   })

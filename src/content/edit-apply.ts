@@ -76,25 +76,39 @@ function* between(first: Y.Item, last: Y.Item): Generator<Y.Item> {
   }
 }
 
+/** A run as it reads now: its Markdown, and where each block that prints lies in it, by id. */
+interface Printed {
+  text: string
+  ranges: Map<string, [number, number]>
+}
+
 /**
  * The Markdown of blocks `first`..`last` as the whole view prints them: printed with the blocks
  * before it that its printing depends on and the block after, then cut to the run's own lines.
  */
-export function runText(first: Y.Item, last: Y.Item): string {
+function runPrinted(first: Y.Item, last: Y.Item): Printed {
   const lead = before(first)
   const after = nextPrinting(last)
-  const items = [...lead, ...between(first, last), ...(after ? [after] : [])]
+  const own = [...between(first, last)]
+  const items = [...lead, ...own, ...(after ? [after] : [])]
   const nodes = items.map((i) => elementNode((i.content as Y.ContentType).type as Y.XmlElement))
   const { markdown, spans } = printWithSpans(nodes)
-  const own = spans.slice(lead.length, after ? -1 : undefined).filter((s) => s !== null)
-  if (!own.length) return ''
   const starts = [0]
   for (let i = markdown.indexOf('\n'); i >= 0; i = markdown.indexOf('\n', i + 1)) starts.push(i + 1)
-  const from = starts[own[0]![0] - 1]!
-  const lastLine = own[own.length - 1]![1]
-  const to = lastLine < starts.length ? starts[lastLine]! - 1 : markdown.length
-  return markdown.slice(from, to)
+  const lineFrom = (line: number) => starts[line - 1]!
+  const lineTo = (line: number) => (line < starts.length ? starts[line]! - 1 : markdown.length)
+  const ownSpans = spans.slice(lead.length, lead.length + own.length)
+  const printed = ownSpans.filter((s) => s !== null)
+  if (!printed.length) return { text: '', ranges: new Map() }
+  const from = lineFrom(printed[0]![0])
+  const ranges = new Map<string, [number, number]>()
+  ownSpans.forEach((s, k) => {
+    if (s) ranges.set(blockIdOf(own[k]!.id), [lineFrom(s[0]) - from, lineTo(s[1]) - from])
+  })
+  return { text: markdown.slice(from, lineTo(printed[printed.length - 1]![1])), ranges }
 }
+
+export const runText = (first: Y.Item, last: Y.Item): string => runPrinted(first, last).text
 
 /**
  * The replacements moved from the base's text of a run to today's: each must lie in text both
@@ -119,6 +133,36 @@ function carried(base: string, now: string, reps: readonly Rep[]): Rep[] | null 
       if (!e) return null
       out.push({ from: e.n + r.from - e.b, to: e.n + r.to - e.b, text: r.text })
     }
+  }
+  return out
+}
+
+/**
+ * The run's replacements carried to its text now. One that lies inside a single block is carried
+ * against that block's own text, found by its id: blocks inserted between the run's blocks since
+ * the base (a person's new paragraph, even one reading exactly like an edited block) are never
+ * mistaken for it. One that spans blocks is carried across the whole run's text.
+ */
+function carriedRun(run: Run, now: Printed): Rep[] | null {
+  if (run.text === now.text) return [...run.reps]
+  const out: Rep[] = []
+  const across: Rep[] = []
+  for (const r of run.reps) {
+    const b = run.blocks.find((b) => b.from <= r.from && r.to <= b.to)
+    if (!b) {
+      across.push(r)
+      continue
+    }
+    const at = now.ranges.get(b.id)
+    if (!at) return null
+    const moved = carried(run.text.slice(b.from, b.to), now.text.slice(at[0], at[1]), [{ from: r.from - b.from, to: r.to - b.from, text: r.text }])
+    if (!moved) return null
+    out.push({ from: moved[0]!.from + at[0], to: moved[0]!.to + at[0], text: r.text })
+  }
+  if (across.length) {
+    const moved = carried(run.text, now.text, across)
+    if (!moved) return null
+    out.push(...moved)
   }
   return out
 }
@@ -211,10 +255,10 @@ export function targetedOn(doc: Y.Doc, input: TargetedInput, viewOf: (name: stri
         if (text !== d.text) return changedSince(d.id, `block ${d.id}, which an edit deletes, was changed since your base`, text)
         drops.push(item)
       }
-      const now = first && last ? runText(first, last) : partsOf(name, fragment).markdown.replace(/\n$/, '')
-      const reps = carried(run.text, now, run.reps)
-      if (!reps) return changedSince(run.first, `the text an edit changes (near line ${run.line} of your base) was changed since your base by someone else`, now)
-      plans.push({ first, last, nodes: parsedRun(applied(now, reps), vocabulary), drops })
+      const now: Printed = first && last ? runPrinted(first, last) : { text: partsOf(name, fragment).markdown.replace(/\n$/, ''), ranges: new Map() }
+      const reps = carriedRun(run, now)
+      if (!reps) return changedSince(run.first, `the text an edit changes (near line ${run.line} of your base) was changed since your base by someone else`, now.text)
+      plans.push({ first, last, nodes: parsedRun(applied(now.text, reps), vocabulary), drops })
     }
 
     const counts: Counts = { inserted: 0, deleted: 0 }

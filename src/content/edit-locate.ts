@@ -29,6 +29,14 @@ export interface Run {
   line: number
   /** the blocks a delete removes, with their Markdown at the base: they must still read so */
   drops: Drop[]
+  /** each of the run's blocks and where it lies in `text`: an edit inside one is carried by that block's id */
+  blocks: RunBlock[]
+}
+
+export interface RunBlock {
+  id: string
+  from: number
+  to: number
 }
 
 /** A whole block a delete names: deleted as such, never rewritten into a block inserted beside it. */
@@ -176,8 +184,8 @@ export function locate(m: Lined, ops: readonly EditOp[]): Run[] {
     const [a, b] = [spans[i - 1]!, spans[i]!]
     if (b.from < a.to) throw new AppError('bad_request', `edits[${a.op}] and edits[${b.op}] change overlapping text (line ${lineAt(m, b.from)}): make them one edit`)
   }
-  if (m.blocks.length === 0) return [{ first: null, last: null, text: m.markdown, reps: spans, line: 1, drops: [] }]
-  const runs: (Run & { a: number; z: number; from: number })[] = []
+  if (m.blocks.length === 0) return [{ first: null, last: null, text: m.markdown, reps: spans, line: 1, drops: [], blocks: [] }]
+  const runs: (Omit<Run, 'blocks'> & { a: number; z: number; from: number })[] = []
   for (const s of spans) {
     const a = firstBlock(m, s.from)
     const z = lastBlock(m, s.to)
@@ -204,5 +212,8 @@ export function locate(m: Lined, ops: readonly EditOp[]): Run[] {
     const from = blockFrom(m, a)
     runs.push({ a, z, from, first: m.blocks[a]!.id, last: m.blocks[z]!.id, text: m.markdown.slice(from, end), reps: [{ from: s.from - from, to: s.to - from, text: s.text }], line: m.blocks[a]!.line, drops: [...(s.drops ?? [])] })
   }
-  return runs.map(({ first, last, text, reps, line, drops }) => ({ first, last, text, reps, line, drops }))
+  return runs.map(({ a, z, from, first, last, text, reps, line, drops }) => {
+    const blocks = Array.from({ length: z - a + 1 }, (_, k) => ({ id: m.blocks[a + k]!.id, from: blockFrom(m, a + k) - from, to: blockTo(m, a + k) - from }))
+    return { first, last, text, reps, line, drops, blocks }
+  })
 }
