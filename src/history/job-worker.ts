@@ -1,5 +1,5 @@
-// Worker thread: runs one history job (job.ts) away from the event loop of the rooms.
-import { parentPort, workerData } from 'node:worker_threads'
+// Worker thread: runs history jobs (job.ts) away from the event loop of the rooms, one at a time.
+import { serveJobs } from '../infra/worker-jobs.js'
 import { runJob, type HistoryJob } from './job.js'
 
-parentPort!.postMessage(runJob(workerData as HistoryJob))
+serveJobs((job: HistoryJob) => runJob(job))

@@ -14,18 +14,88 @@ const require = createRequire(import.meta.url)
  */
 export const IN_LOOP_MAX_BYTES = 256 * 1024
 
-/** `source`: the entry's .ts URL; `compiled`: where the built entry sits (used unless the caller runs from sources). */
-/** A worker that answers once: its first message is the result, then it is terminated. */
-export function runWorker<T>(fromSources: boolean, source: URL, compiled: URL, workerData: unknown): Promise<T> {
-  const worker = startWorker(fromSources, source, compiled, workerData)
+/** How long a pooled worker waits for its next job before it is stopped. */
+const POOL_IDLE_MS = 30_000
+
+interface Pooled {
+  worker: Worker
+  busy: boolean
+  idle: NodeJS.Timeout | null
+}
+
+/** Idle and busy workers per entry: a job reuses an idle one instead of paying a thread's start. */
+const pools = new Map<string, Pooled[]>()
+
+function retire(key: string, p: Pooled): void {
+  const pool = pools.get(key)
+  const i = pool?.indexOf(p) ?? -1
+  if (i >= 0) pool!.splice(i, 1)
+  if (p.idle) clearTimeout(p.idle)
+  void p.worker.terminate()
+}
+
+/**
+ * Runs one job in a worker of the entry's pool (the entry serves jobs with serveJobs,
+ * worker-jobs.ts): a thread's start (loading its bundle chunk, 70-120 ms of CPU for the content
+ * entry) is paid once per idle period, not per job. A worker runs one job at a time, so a job
+ * finding every worker busy starts another; the callers bound how many run at once (DocBuilds).
+ * A job that throws in the worker, or a worker that dies, rejects that job and the worker is
+ * dropped: the next job starts a fresh one. Idle workers are unref'd and stop after 30 s.
+ * `source`: the entry's .ts URL; `compiled`: where the built entry sits (used unless the caller
+ * runs from sources).
+ */
+export function runWorker<T>(fromSources: boolean, source: URL, compiled: URL, job: unknown): Promise<T> {
+  const key = fromSources ? source.href : compiled.href
+  let pool = pools.get(key)
+  if (!pool) pools.set(key, (pool = []))
+  let p = pool.find((w) => !w.busy)
+  if (!p) {
+    const fresh: Pooled = { worker: startWorker(fromSources, source, compiled, null), busy: false, idle: null }
+    // an idle worker that fails (it should not) is dropped, never an unheard 'error' event
+    fresh.worker.on('error', () => retire(key, fresh))
+    fresh.worker.on('exit', () => retire(key, fresh))
+    pool.push((p = fresh))
+  }
+  const taken = p
+  taken.busy = true
+  if (taken.idle) clearTimeout(taken.idle)
+  taken.idle = null
+  taken.worker.ref()
   return new Promise<T>((resolve, reject) => {
-    worker.once('message', (result: T) => {
+    const { worker } = taken
+    const settle = () => {
+      worker.off('message', onMessage)
+      worker.off('error', onError)
+      worker.off('exit', onExit)
+    }
+    const onMessage = (result: T) => {
+      settle()
+      taken.busy = false
+      worker.unref()
+      taken.idle = setTimeout(() => retire(key, taken), POOL_IDLE_MS)
+      taken.idle.unref()
       resolve(result)
-      void worker.terminate()
-    })
-    worker.once('error', reject)
-    worker.once('exit', (code) => reject(new Error(`worker ${source.pathname} exited with ${code}`)))
+    }
+    const onError = (err: unknown) => {
+      settle()
+      retire(key, taken)
+      reject(err)
+    }
+    const onExit = (code: number) => {
+      settle()
+      retire(key, taken)
+      reject(new Error(`worker ${source.pathname} exited with ${code}`))
+    }
+    worker.on('message', onMessage)
+    worker.once('error', onError)
+    worker.once('exit', onExit)
+    worker.postMessage(job)
   })
+}
+
+/** The thread ids of the pools' workers now, idle and busy. */
+export function pooledThreads(): number[] {
+  return [...pools.values()].flatMap((pool) => pool.map((p) => p.worker.threadId))
 }
 
 export function startWorker(fromSources: boolean, source: URL, compiled: URL, workerData: unknown): Worker {
