@@ -33,7 +33,7 @@ export interface Run {
   blocks: RunBlock[]
 }
 
-export interface RunBlock {
+interface RunBlock {
   id: string
   from: number
   to: number
