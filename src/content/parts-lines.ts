@@ -9,7 +9,8 @@ export interface Lined extends PartsModel {
   lines: number
 }
 
-export function withLines(m: PartsModel): Lined {
+export function withLines(m: PartsModel | Lined): Lined {
+  if ('starts' in m) return m // counted where it was made (a warm view)
   const starts = [0]
   for (let i = m.markdown.indexOf('\n'); i >= 0; i = m.markdown.indexOf('\n', i + 1)) starts.push(i + 1)
   const ends = m.markdown.endsWith('\n') || m.markdown === ''

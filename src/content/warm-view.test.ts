@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { computeEdit } from './formats.js'
+import { withLines } from './parts-lines.js'
 import { partsOf } from './parts-model.js'
 import { WarmView } from './warm-view.js'
 
@@ -43,7 +44,7 @@ describe('the warm view', () => {
       const frag = doc.getXmlFragment('default')
       frag.insert(0, blocksOf(Array.from({ length: 6 }, pick).join('\n\n')))
       const warm = new WarmView('default', frag)
-      expect(warm.view()).toEqual(partsOf('default', frag))
+      expect(warm.view()).toEqual(withLines(partsOf('default', frag)))
       for (let step = 0; step < 40; step++) {
         // every fifth check sees several changes at once (a catch-up of several updates)
         const changes = step % 5 === 0 ? 4 : 1
@@ -60,7 +61,7 @@ describe('the warm view', () => {
             else frag.insert(at, blocksOf(pick()))
           })
         }
-        expect({ seed, step, view: warm.view() }).toEqual({ seed, step, view: partsOf('default', frag) })
+        expect({ seed, step, view: warm.view() }).toEqual({ seed, step, view: withLines(partsOf('default', frag)) })
       }
       warm.destroy()
     }

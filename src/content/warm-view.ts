@@ -9,7 +9,8 @@ import { blockIdOf } from './block-id.js'
 import { elementNode } from './fragment-read.js'
 import { block } from './markdown-out.js'
 import { printWithSpans } from './markdown-spans.js'
-import { infoOf, type BlockInfo, type PartsModel } from './parts-model.js'
+import type { Lined } from './parts-lines.js'
+import { infoOf, type BlockInfo } from './parts-model.js'
 import type { PmNode } from './pm-json.js'
 import { liveItems } from './roots.js'
 
@@ -17,6 +18,8 @@ interface Printed {
   /** the block's Markdown; null when it prints nothing (an empty paragraph) */
   text: string | null
   lines: number
+  /** where each line after the first starts in `text` */
+  breaks: number[]
   info: Omit<BlockInfo, 'line' | 'end'> | null
   /** for a list: the block printed before it, and that block's text, when it was printed */
   after: Y.Item | null
@@ -24,10 +27,10 @@ interface Printed {
   isList: boolean
 }
 
-const lineCount = (s: string) => {
-  let n = 1
-  for (let i = s.indexOf('\n'); i >= 0; i = s.indexOf('\n', i + 1)) n++
-  return n
+const breaksOf = (s: string) => {
+  const out: number[] = []
+  for (let i = s.indexOf('\n'); i >= 0; i = s.indexOf('\n', i + 1)) out.push(i + 1)
+  return out
 }
 
 const elementOf = (item: Y.Item) => (item.content instanceof Y.ContentType && item.content.type instanceof Y.XmlElement ? item.content.type : null)
@@ -35,7 +38,7 @@ const elementOf = (item: Y.Item) => (item.content instanceof Y.ContentType && it
 export class WarmView {
   private readonly printed = new Map<Y.Item, Printed>()
   private readonly dirty = new Set<Y.Item>()
-  private model: PartsModel | null = null
+  private model: Lined | null = null
   private readonly observer = (events: Y.YEvent<Y.AbstractType<unknown>>[]) => {
     this.model = null
     for (const e of events) {
@@ -81,7 +84,8 @@ export class WarmView {
   }
 
   private remember(item: Y.Item, node: PmNode, text: string | null, prev: Y.Item | null, prevText: string | null): Printed {
-    const p: Printed = { text, lines: text === null ? 0 : lineCount(text), info: text === null ? null : infoOf(blockIdOf(item.id), node), after: prev, afterText: prevText, isList: block(node)[0]?.type === 'list' }
+    const breaks = text === null ? [] : breaksOf(text)
+    const p: Printed = { text, lines: text === null ? 0 : breaks.length + 1, breaks, info: text === null ? null : infoOf(blockIdOf(item.id), node), after: prev, afterText: prevText, isList: block(node)[0]?.type === 'list' }
     this.printed.set(item, p)
     return p
   }
@@ -134,8 +138,11 @@ export class WarmView {
     })
   }
 
-  /** The view now: the blocks' Markdown, printed again where something changed. */
-  view(): PartsModel {
+  /**
+   * The view now: the blocks' Markdown, printed again where something changed, with its line
+   * starts counted from the blocks' own (never a scan of the whole text).
+   */
+  view(): Lined {
     if (this.model && !this.dirty.size) return this.model
     this.printChanged()
     const texts: string[] = []
@@ -144,6 +151,8 @@ export class WarmView {
     let prev: Y.Item | null = null
     let prevText: string | null = null
     const live = new Set<Y.Item>()
+    const starts = [0]
+    let at = 0
     for (const item of liveItems(this.fragment)) {
       if (!elementOf(item)) continue
       live.add(item)
@@ -152,7 +161,13 @@ export class WarmView {
       if (stale) p = this.printAgain(item, prev, prevText)
       else if (p!.after !== prev || p!.afterText !== prevText) Object.assign(p!, { after: prev, afterText: prevText })
       if (p!.text === null) continue
-      if (texts.length) line += 1 // the blank line between blocks
+      if (texts.length) {
+        line += 1 // the blank line between blocks
+        starts.push(at + 1, at + 2)
+        at += 2
+      }
+      for (const b of p!.breaks) starts.push(at + b)
+      at += p!.text.length
       texts.push(p!.text)
       blocks.push({ ...p!.info!, line, end: line + p!.lines - 1 })
       line += p!.lines
@@ -160,7 +175,11 @@ export class WarmView {
     }
     for (const item of this.printed.keys()) if (!live.has(item)) this.printed.delete(item)
     this.dirty.clear()
-    this.model = { root: this.name, markdown: texts.length ? `${texts.join('\n\n')}\n` : '', blocks }
+    if (texts.length) {
+      starts.push(at + 1) // after the final newline
+      texts[texts.length - 1] += '\n' // so the join is one flat string, not a join and a newline
+    }
+    this.model = { root: this.name, markdown: texts.join('\n\n'), blocks, starts, lines: starts.length - 1 }
     return this.model
   }
 }

@@ -68,6 +68,8 @@ describe('a room first joined through its socket', () => {
   }, 60_000)
 
   it('closes a socket whose room cannot be loaded (storage down) with 1013 and a reason, and leaves nothing behind', async () => {
+    // the rooms of the tests before unload a second after their last socket: counted once they have
+    await eventually(() => expect(h.server.registry.size).toBe(0))
     const rooms = h.server.registry.size
     const closes = await closesWith(1013)
     await pg.stop()
