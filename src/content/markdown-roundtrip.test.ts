@@ -24,6 +24,13 @@ function rewrite(before: string, after: string): string {
 }
 
 describe('Markdown round trip', () => {
+  it('reads CR and CRLF as line endings and NUL as U+FFFD, as CommonMark says, and LF text as it is', () => {
+    const lf = '# Title\n\nOne\ntwo\n\n- a\n- b\n'
+    expect(roundTrip(lf.replace(/\n/g, '\r\n'))).toBe(roundTrip(lf))
+    expect(roundTrip(lf.replace(/\n/g, '\r'))).toBe(roundTrip(lf))
+    expect(roundTrip('a\0b\n')).toBe('a\uFFFDb\n')
+  })
+
   it('a write over existing text marks the spaces inside a run too, so the run is not split', () => {
     expect(rewrite('a with nested marks\n', 'a *with **nested** marks*\n')).toBe('a *with **nested** marks*\n')
     expect(rewrite('Intro *with* *__nested__ marks*\n', 'Intro *with **nested** marks*\n')).toBe('Intro *with **nested** marks*\n')
