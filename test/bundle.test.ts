@@ -112,9 +112,11 @@ describe('production bundle', () => {
     doc.getText('t').insert(8, 'history')
     const job: HistoryJob = { from: { base: null }, log: log.finish(), fold: null, encode: true, task: { kind: 'changeset', window: { from: 1500, to: 5000, by: null }, delta: true, ydoc: false } }
     const result = await new Promise<JobResult>((resolve, reject) => {
-      const worker = new Worker(join(dir, 'dist', 'history-worker.mjs'), { workerData: job })
+      // a pooled worker (src/infra/worker-thread.ts): it serves each job sent as a message
+      const worker = new Worker(join(dir, 'dist', 'history-worker.mjs'))
       worker.once('message', (r: JobResult) => void worker.terminate().then(() => resolve(r)))
       worker.once('error', reject)
+      worker.postMessage(job)
     })
     expect(result).toMatchObject({ answer: { inserted: 7, deleted: 0, by: ['ann'] }, lastSeq: 2 })
     expect(result.record).toBeInstanceOf(Uint8Array)
