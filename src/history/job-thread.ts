@@ -1,5 +1,6 @@
-// Where a history job runs: small histories in the event loop (a worker costs more to start than
-// they take), large ones in a worker thread of their own, so other rooms go on meanwhile.
+// Where a history job runs: small histories in the event loop (a worker's round trip costs more
+// than they take), large ones in a pooled worker thread (infra/worker-thread.ts), so other rooms
+// go on meanwhile.
 import { IN_LOOP_MAX_BYTES, runWorker } from '../infra/worker-thread.js'
 import { jobBytes, runJob, type HistoryJob, type JobResult } from './job.js'
 import type { Task } from './task.js'

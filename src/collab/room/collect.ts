@@ -1,8 +1,8 @@
 // Folding a document's parts into one update for a snapshot or a REST read: merged as they are,
 // with the garbage collected (deleted content dropped, as a Y.Doc with gc keeps it), or only what
-// a state vector lacks. Small documents are
-// folded in the event loop (a worker costs more to start than they take); large ones in a worker
-// thread of their own, so the other rooms go on meanwhile (a 50 MB merge takes ~0.5 s of CPU).
+// a state vector lacks. Small documents are folded in the event loop (a worker's round trip costs
+// more than they take); large ones in a pooled worker thread (infra/worker-thread.ts), so the other
+// rooms go on meanwhile (a 50 MB merge takes ~0.5 s of CPU).
 import * as Y from 'yjs'
 import { IN_LOOP_MAX_BYTES, runWorker } from '../../infra/worker-thread.js'
 
