@@ -1,6 +1,6 @@
 // Builds @tandem/client (packages/client) into packages/client/dist: index.js, ESM, with Yjs,
 // y-websocket, y-protocols and lib0 left as imports (an app keeps one copy of Yjs) and the pure
-// wire-protocol modules it uses (src/protocol/: close codes, the auth message) inlined; and its
+// wire-protocol modules it uses (@tandem/protocol: close codes, the auth message) inlined; and its
 // declarations. Those come from the sources (tsc), except types.d.ts: the client's request and
 // response types are the server's zod schemas (packages/client/src/types.ts imports them), and a
 // published package cannot point into the server, so every alias there is written out in full

@@ -46,7 +46,7 @@ describe('@tandem/client build', () => {
   it('bundles for browsers from the client and the pure protocol module only', async () => {
     const r = await build({ entryPoints: ['packages/client/src/index.ts'], bundle: true, minify: true, format: 'esm', platform: 'browser', write: false, metafile: true, logLevel: 'silent' })
     const own = Object.keys(r.metafile.inputs).filter((p) => !p.startsWith('node_modules/'))
-    expect(own.every((p) => p.startsWith('packages/client/src/') || p.startsWith('src/protocol/'))).toBe(true)
+    expect(own.every((p) => p.startsWith('packages/client/src/') || p.startsWith('packages/protocol/src/'))).toBe(true)
     const bytes = r.outputFiles[0]!.contents
     // docs/sdk.md quotes the size: 96 KB minified, 30 KB gzipped with Yjs and y-websocket inside
     expect(gzipSync(bytes).length).toBeLessThan(40_000)
