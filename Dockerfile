@@ -8,6 +8,7 @@ FROM node:24-trixie-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY packages/protocol/package.json ./packages/protocol/
+COPY packages/api/package.json ./packages/api/
 COPY packages/client/package.json ./packages/client/
 RUN npm ci --no-audit --no-fund
 COPY . .
