@@ -5,16 +5,18 @@
 import { execFile } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { gzipSync } from 'node:zlib'
 import { build } from 'esbuild'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { buildClient, CLIENT } from '../../scripts/build-client.js'
 
 const run = promisify(execFile)
+const CLIENT = fileURLToPath(new URL('../../packages/client', import.meta.url))
 
 describe('@tandem/client build', () => {
-  beforeAll(() => buildClient(), 90_000)
+  // the package's own build, as npm pack runs it (no script of the server's)
+  beforeAll(() => run('npm', ['run', 'build', '-w', '@tandem/client']), 90_000)
 
   it('is importable by its name, with its declarations', async () => {
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', "const m = await import('@tandem/client'); console.log(typeof m.TandemClient, typeof m.TandemError)"])

@@ -13,7 +13,7 @@ import { MeOut, WorkspaceAssetsOut, WorkspaceDeletedAssetsOut } from '@tandem/ap
 import { SourceReadiness } from '@tandem/api/v0/sources'
 import { WorkspaceToolRegistryOut } from '@tandem/api/v0/tool-registry'
 import { CreatedWebhookOut, DeliveryListOut, WebhookListOut } from '@tandem/api/v0/webhooks'
-import { TandemClient, TandemError, type LiveDocument } from '../../packages/client/src/index.js'
+import { TandemClient, TandemError, type LiveDocument } from '@tandem/client'
 import { DEMO_DATABASE_ID, seedDemoDatabase } from '../../src/demo/database.js'
 import { DEMO_USER, seedDemo } from '../../src/demo/world.js'
 import { createApiKey } from '../../src/control/api-keys.js'

@@ -60,7 +60,7 @@ export interface LiveDocument {
   destroy(): void
 }
 
-/** Renew when a fifth of the lifetime is left: at most a minute early, at least five seconds. */
+/** When to renew a token (ms from `now`): when a fifth of its lifetime is left, at most a minute early, at least five seconds. */
 export function renewDelayMs(expiresAtMs: number, now: number): number {
   const left = expiresAtMs - now
   return Math.max(0, left - Math.min(60_000, Math.max(5_000, left / 5)))

@@ -1,8 +1,9 @@
-// Request and response types of /api/v0, taken from the zod schemas the server validates with.
-// The only module of the client that names the server's sources, and only their types: the
-// package's build (scripts/build-client.ts) writes every alias below out in full into
-// dist/types.d.ts, so the published declarations hold no reference to the server. `In` is what a
-// caller may send (defaults optional), `Out` what the server answers.
+// Request and response types of /api/v0 and the collab REST routes, taken from @tandem/api: the zod
+// schemas the server validates with and the answer types its routes are checked against. The only
+// module of the client that names that package, and only its types: the package's build (build.ts)
+// writes every alias below out in full into dist/types.d.ts, so the published declarations name
+// neither @tandem/api nor zod. `In` is what a caller may send (defaults optional), `Out` what the
+// server answers.
 import type { z } from 'zod'
 import type { AssetContentResponse } from '@tandem/api/v0/asset-content'
 import type { AssetDeletedOut, AssetRestoredOut } from '@tandem/api/v0/assets'

@@ -26,7 +26,7 @@ export type ClientMessage =
 export class ProtocolError extends Error {}
 
 // One decoder for every string: fatal and never streaming, so it keeps no state between calls.
-const utf8In = new TextDecoder('utf-8', { fatal: true })
+const utf8In = /* @__PURE__ */ new TextDecoder('utf-8', { fatal: true })
 
 /** A strict reader of lib0's varUint / varUint8Array / varString (shared with the Hocuspocus framing). */
 export class Reader {
