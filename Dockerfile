@@ -7,6 +7,8 @@
 FROM node:24-trixie-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/protocol/package.json ./packages/protocol/
+COPY packages/api/package.json ./packages/api/
 COPY packages/client/package.json ./packages/client/
 RUN npm ci --no-audit --no-fund
 COPY . .
@@ -15,8 +17,8 @@ COPY . .
 # packages carry one per platform and Node version (~230 MB together, of which the image needs 7);
 # on Node 24 it is @btc-vision/uwebsockets.js's (built against glibc 2.38, which trixie has): the
 # @trufflesuite build has none past Node 20. The build stops unless the server's own loader
-# (src/collab/listener/choose.ts, which tries both) loads one. The SDK (packages/client, linked as
-# @tandem/client) is inside the bundles and is not shipped.
+# (src/collab/listener/choose.ts, which tries both) loads one. The workspaces (packages/: the
+# protocol, the API schemas and the SDK, linked as @tandem/*) are inside the bundles and are not shipped.
 RUN npm run build \
     && node --import tsx --input-type=module -e "const l = (await import('./src/collab/listener/uws-build.ts')).loadUws(); console.log('uWS', l.build ?? l.missing); if (!l.build) process.exit(1)" \
     && npm prune --omit=dev --no-audit --no-fund \

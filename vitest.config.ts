@@ -1,7 +1,11 @@
 import { defineConfig } from 'vitest/config'
 
 // Socket- and process-level tests start real servers; give them room on a 2-core machine.
+// Workspace packages resolve to their TypeScript sources: @tandem/client through the
+// `tandem-source` condition of its exports (never a stale dist/), as tsc, tsx and esbuild take it;
+// the rest are Vitest's own server conditions. Vitest passes them on to its workers' `--conditions`.
 export default defineConfig({
+  ssr: { resolve: { conditions: ['tandem-source', 'node', 'development|production'] } },
   test: {
     include: ['src/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 60_000,

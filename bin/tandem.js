@@ -3,6 +3,10 @@
 // the production image: dist/tandem.mjs, scripts/bundle.ts), otherwise loads the TypeScript sources
 // through tsx so a fresh checkout works after `npm ci`. A bundle older than the sources beside it
 // (built, then edited) is not run: `npm start` and the tests would silently run yesterday's code.
+// From sources, the workspace packages resolve to theirs too: @tandem/client through the
+// `tandem-source` condition of its exports (as `node --conditions tandem-source` would), never a
+// dist/ that may be missing or stale. Processes forked from this one (loadtest workers) load it again.
+import { register } from 'node:module'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -23,7 +27,9 @@ if (stale) process.stderr.write(`dist/tandem.mjs is older than src/${stale}: run
 if (existsSync(built) && !stale) {
   await import(pathToFileURL(built).href)
 } else {
-  const { register } = await import('tsx/esm/api')
-  register()
+  const tsx = await import('tsx/esm/api')
+  tsx.register()
+  const sourceCondition = `export const resolve = (s, c, next) => next(s, { ...c, conditions: [...c.conditions, 'tandem-source'] })`
+  register(`data:text/javascript,${encodeURIComponent(sourceCondition)}`)
   await import(new URL('../src/main.ts', import.meta.url).href)
 }

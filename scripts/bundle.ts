@@ -87,6 +87,9 @@ export async function bundleServer(outDir = join(ROOT, 'dist')): Promise<Bundle>
     format: 'esm',
     target: 'node20',
     external: EXTERNAL,
+    // @tandem/client (the load tester's) from its TypeScript sources, as tsx takes it; `module` is
+    // esbuild's default, which naming any condition would drop
+    conditions: ['tandem-source', 'module'],
     plugins: [levelBinding],
     banner: { js: BANNER },
     // The PGlite worker thread's entry, relative to the bundle (src/databases/pglite/spawn.ts).

@@ -314,7 +314,7 @@ check_demo() {
 }
 
 edit() {
-  node --import tsx scripts/docker-edit.ts "$1" --api "http://127.0.0.1:$API_PORT" --key "$(demo_key)" --asset demo-welcome --text "$MARK"
+  node --import tsx --conditions tandem-source scripts/docker-edit.ts "$1" --api "http://127.0.0.1:$API_PORT" --key "$(demo_key)" --asset demo-welcome --text "$MARK"
 }
 
 stop_start() {

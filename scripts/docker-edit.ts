@@ -1,14 +1,14 @@
 // The WebSocket part of scripts/docker-check.sh: writes a marker into a document of a running server
 // through the SDK's live document, or reads it back after a restart.
 //
-//   node --import tsx scripts/docker-edit.ts write|read --api URL --key KEY --asset ID --text TEXT
+//   node --import tsx --conditions tandem-source scripts/docker-edit.ts write|read --api URL --key KEY --asset ID --text TEXT
 //
 // `write` returns once a second socket on the same document saw the edit: the server broadcasts an
 // update only after it is durable, so the edit is on disk before the container is stopped. `read`
 // exits 1 when the synced document lacks the marker. Both exit 1 after 30 s without an answer.
 import { parseArgs } from 'node:util'
 import WebSocket from 'ws'
-import { TandemClient, type LiveDocument } from '../packages/client/src/index.js'
+import { TandemClient, type LiveDocument } from '@tandem/client'
 
 const MARK = 'docker-check'
 const TIMEOUT_MS = 30_000

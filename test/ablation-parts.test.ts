@@ -11,7 +11,7 @@ import { Room } from '../src/collab/room/room.js'
 import { LoopTransport, type PeerSocket } from '../src/collab/transport.js'
 import { createLogger } from '../src/infra/log.js'
 import { createMetrics } from '../src/infra/metrics.js'
-import { encodePermissionDenied, encodeUpdate } from '../src/protocol/messages.js'
+import { encodePermissionDenied, encodeUpdate } from '@tandem/protocol/messages'
 import { MemoryDocStore } from '../src/storage/memory.js'
 import { recordingSink } from './helpers/recording-sink.js'
 

@@ -15,7 +15,8 @@ import { markdown, ratio, svg, type BenchReport } from '../bench/lib/report.js'
 import { Samples } from '../src/loadtest/stats.js'
 import { slope } from '../bench/scenarios/soak.js'
 import { runTraffic } from '../bench/scenarios/traffic.js'
-import { Framing, decodeAwareness, encodeAwarenessState } from '../src/loadtest/wire.js'
+import { decodeAwareness, encodeAwarenessState } from '@tandem/protocol/awareness-entries'
+import { Framing } from '@tandem/protocol/client-framing'
 
 describe('bench harness', () => {
   it('computes exact percentiles', () => {

@@ -8,7 +8,7 @@
 // decides it: the body's attributions are labels for history, not an identity.
 import type { Capability } from '../auth/capability.js'
 import { AppError } from '../infra/errors.js'
-import type { ApprovalMode } from '../control/tool-policy.js'
+import type { ApprovalMode } from '@tandem/api/tool-policy'
 
 export type { ApprovalMode }
 

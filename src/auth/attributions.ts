@@ -1,11 +1,6 @@
-// Custom attributions (`{"source": "ai", "model": "m1"}`): what a token or a request says about
-// who (or what) is behind an edit, stored beside the user of every update it sends. One shape
-// everywhere: at most 8 keys `[a-z0-9_]{1,32}`, each a string of at most 128 characters.
-import type { Attributes } from '../storage/doc-store.js'
-
-export const MAX_ATTRIBUTION_KEYS = 8
-export const MAX_ATTRIBUTION_VALUE_CHARS = 128
-export const ATTRIBUTION_KEY = /^[a-z0-9_]{1,32}$/
+// Custom attributions checked and merged: their shape (`@tandem/api/attributions`) is at most 8
+// keys `[a-z0-9_]{1,32}`, each a string of at most 128 characters.
+import { ATTRIBUTION_KEY, MAX_ATTRIBUTION_KEYS, MAX_ATTRIBUTION_VALUE_CHARS, type Attributes } from '@tandem/api/attributions'
 
 /** What is wrong with a would-be attribution map, or null when it is one. */
 export function attributionProblem(value: unknown): string | null {

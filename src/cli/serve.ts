@@ -1,5 +1,5 @@
 // `tandem serve`: both listeners, the demo world on request, graceful shutdown on SIGTERM/SIGINT.
-import { CLOSE } from '../protocol/close-codes.js'
+import { CLOSE } from '@tandem/protocol/close-codes'
 import { reloadKeyRing } from '../auth/keys/ring.js'
 import { loadConfig } from '../infra/config.js'
 import { createLogger } from '../infra/log.js'

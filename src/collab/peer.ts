@@ -2,7 +2,7 @@
 // room tells it (its voice) and the awareness client ids it introduced, so they can be removed for
 // everyone when it leaves.
 import type { Capability } from '../auth/capability.js'
-import { CLOSE, type CloseCode } from '../protocol/close-codes.js'
+import { CLOSE, type CloseCode } from '@tandem/protocol/close-codes'
 import type { ExpiryClock, Expiring } from './expiry-clock.js'
 import type { PeerSocket, PeerVoice } from './transport.js'
 import { Y_WEBSOCKET_VOICE } from './y-websocket/voice.js'

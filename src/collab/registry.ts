@@ -4,7 +4,7 @@
 // (memory-budget.ts); what the rest of the process asks of documents goes through `docs`.
 import type { Config } from '../infra/config.js'
 import { AppError } from '../infra/errors.js'
-import { CLOSE, type CloseCode } from '../protocol/close-codes.js'
+import { CLOSE, type CloseCode } from '@tandem/protocol/close-codes'
 import { docIdOf } from '../storage/doc-store.js'
 import { RoomDocs, type DocRef } from './doc-service.js'
 import type { DocBus } from '../cluster/bus.js'

@@ -3,7 +3,7 @@
 // read-only keeps its socket with `r` access and is told so. Only the users named by the changed
 // records are looked at; the check itself is in memory.
 import type { Revocation, RevocationList } from '../auth/revocation.js'
-import { CLOSE } from '../protocol/close-codes.js'
+import { CLOSE } from '@tandem/protocol/close-codes'
 import type { Metrics } from '../infra/metrics.js'
 import type { Peer } from './peer.js'
 import type { RoomRegistry } from './registry.js'

@@ -1,8 +1,8 @@
 // LoopTransport, the ws transport's broadcast: every subscriber gets the frame, Hocuspocus channels
 // behind their document's name, framed once per name and publish (not once per receiver).
 import { describe, expect, it } from 'vitest'
-import { CLOSE } from '../protocol/close-codes.js'
-import { encodeName, withName } from '../protocol/hocuspocus.js'
+import { CLOSE } from '@tandem/protocol/close-codes'
+import { encodeName, withName } from '@tandem/protocol/hocuspocus'
 import { DocChannel } from './hocuspocus/channel.js'
 import { LoopTransport, type PeerSocket } from './transport.js'
 

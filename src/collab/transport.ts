@@ -2,8 +2,8 @@
 // implements it with native pub/sub (one C++ loop per broadcast), the ws transport (and the tests'
 // and admin's rooms without sockets) with LoopTransport's plain sends.
 import type { Capability } from '../auth/capability.js'
-import type { CloseCode } from '../protocol/close-codes.js'
-import { withName } from '../protocol/hocuspocus.js'
+import type { CloseCode } from '@tandem/protocol/close-codes'
+import { withName } from '@tandem/protocol/hocuspocus'
 
 export interface PeerSocket {
   /** Sends one binary message; false when the socket is gone. */

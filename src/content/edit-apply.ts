@@ -8,7 +8,7 @@
 import diff from 'fast-diff'
 import * as Y from 'yjs'
 import { AppError } from '../infra/errors.js'
-import type { ContentChange } from './answers.js'
+import type { ContentChange } from '@tandem/api/content'
 import { blockIdOf } from './block-id.js'
 import type { EditRefused, Rep, Run } from './edit-locate.js'
 import { elementNode } from './fragment-read.js'

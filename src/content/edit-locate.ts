@@ -5,7 +5,7 @@
 // occurrence with `replace_all`): no match is 409 with the closest text and its line, several are
 // 409 with their count and lines.
 import { AppError } from '../infra/errors.js'
-import type { EditRefusal } from './answers.js'
+import type { EditRefusal } from '@tandem/api/content'
 import type { EditOp } from './edit-ops.js'
 import { charsOf, lineAt, type Lined } from './parts-lines.js'
 import { addressed, sectionEnd } from './parts-select.js'

@@ -6,7 +6,7 @@
 // changed region as it now reads, so the agent need not read again.
 import type { RestContext, RestRequest, RestResponse } from '../collab/rest.js'
 import { docIdOf, type Attributes } from '../storage/doc-store.js'
-import type { ContentWritten } from './answers.js'
+import type { ContentWritten } from '@tandem/api/content'
 import { advance, type Base } from './base.js'
 import { baseSealOf } from './base-token.js'
 import { EditRefused, locate } from './edit-locate.js'

@@ -5,7 +5,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { RE2JS } from 're2js'
 import { AppError } from '../infra/errors.js'
-import type { FindMatch } from './answers.js'
+import type { FindMatch } from '@tandem/api/content'
 import { blockAt, type Lined } from './parts-lines.js'
 import type { Span } from './parts-select.js'
 

@@ -3,7 +3,7 @@
 // (in a worker thread for a large document, doc-content.ts) and kept per base (parts-cache.ts).
 import * as Y from 'yjs'
 import { AppError } from '../infra/errors.js'
-import type { OutlineBlock } from './answers.js'
+import type { OutlineBlock } from '@tandem/api/content'
 import { blockIdOf } from './block-id.js'
 import { elementNode } from './fragment-read.js'
 import { printWithSpans } from './markdown-spans.js'

@@ -3,7 +3,7 @@
 // `base` it was read at (the same sealed base a whole read gives; a cursor keeps reading that base).
 import type { RestContext, RestRequest, RestResponse } from '../collab/rest.js'
 import { AppError } from '../infra/errors.js'
-import type { FindRead, OutlineRead, PartRead, SectionRead } from './answers.js'
+import type { FindRead, OutlineRead, PartRead, SectionRead } from '@tandem/api/content'
 import { docIdOf } from '../storage/doc-store.js'
 import { baseSealOf } from './base-token.js'
 import { runContentJobOffLoop } from './doc-content.js'

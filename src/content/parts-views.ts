@@ -1,7 +1,7 @@
 // The answers of a part read, each bounded: a page of a section or range (cut at a line boundary,
 // mid-line only when one line is larger than a page) and the outline (every block when it fits,
 // else the headings down to the deepest level that fits with the blocks between them as ranges).
-import type { BlockRef, ContentPiece, OutlineBlock, OutlineEntry } from './answers.js'
+import type { BlockRef, ContentPiece, OutlineBlock, OutlineEntry } from '@tandem/api/content'
 import type { BlockInfo } from './parts-model.js'
 import { blockAt, charsOf, lineAt, type Lined } from './parts-lines.js'
 import type { Span } from './parts-select.js'

@@ -3,7 +3,7 @@
 import { AppError } from '../infra/errors.js'
 import { key, type ControlStore } from './store.js'
 import type { ToolCatalog } from './tool-catalog.js'
-import { APPROVAL_MODES, VISIBILITIES, type ApprovalMode, type Visibility } from './tool-policy.js'
+import { APPROVAL_MODES, VISIBILITIES, type ApprovalMode, type Visibility } from '@tandem/api/tool-policy'
 
 interface ToolOverride {
   enabled: boolean

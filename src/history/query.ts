@@ -1,6 +1,7 @@
 // Query and body values of the history routes, checked strictly: a bad value is a 400 that names
 // the parameter, never a silent default.
-import { ATTRIBUTION_KEY, attributionProblem } from '../auth/attributions.js'
+import { ATTRIBUTION_KEY } from '@tandem/api/attributions'
+import { attributionProblem } from '../auth/attributions.js'
 import { AppError } from '../infra/errors.js'
 import type { AttrFilter } from './who.js'
 

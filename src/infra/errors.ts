@@ -1,6 +1,6 @@
 // One table of error codes: HTTP status, whether the message may be shown to the caller, and the
 // WebSocket close code used when the same failure ends a socket.
-import { CLOSE, type CloseCode } from '../protocol/close-codes.js'
+import { CLOSE, type CloseCode } from '@tandem/protocol/close-codes'
 
 const ERRORS = {
   bad_request: { status: 400, expose: true },

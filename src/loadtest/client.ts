@@ -4,10 +4,11 @@
 // payloads are decoded (once per distinct payload, via a shared cache) and their marks read.
 import WebSocket from 'ws'
 import * as Y from 'yjs'
-import { encodeAuthRefresh } from '../protocol/messages.js'
+import { encodeAuthRefresh } from '@tandem/protocol/messages'
 import { MarkWriter, now } from './marks.js'
 import type { Tally } from './tally.js'
-import { Framing, encodeAwarenessState, type Dialect } from './wire.js'
+import { encodeAwarenessState } from '@tandem/protocol/awareness-entries'
+import { Framing, type Dialect } from '@tandem/protocol/client-framing'
 
 export interface Target {
   url: string

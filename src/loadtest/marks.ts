@@ -2,7 +2,7 @@
 // send time as value. A receiver finds the marks inside whatever update message reaches it (single,
 // merged, or a sync step 2), so deliveries are counted by content, never by message count.
 import * as Y from 'yjs'
-import { decodeAwareness } from './wire.js'
+import { decodeAwareness } from '@tandem/protocol/awareness-entries'
 
 export interface Mark {
   sender: number

@@ -2,9 +2,8 @@
 // Whatever is wrong comes back as one line that names it; the CLI exits 2 with it.
 import { get as httpGet } from 'node:http'
 import { get as httpsGet } from 'node:https'
+import { TandemClient, TandemError } from '@tandem/client'
 import { loadKeyRing } from '../auth/keys/ring.js'
-import { TandemClient } from '../../packages/client/src/client.js'
-import { TandemError } from '../../packages/client/src/error.js'
 import { LoadClient } from './client.js'
 import type { LoadtestOptions } from './options.js'
 import type { Protocol } from './options.js'

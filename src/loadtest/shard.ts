@@ -1,7 +1,7 @@
 // One load generator's share of the clients (all of them with one worker): connects them, sends
 // what the scenario says between the start and end times the coordinator gives, renews tokens in
 // band, and reports cumulative counts plus the latency samples new since its last report.
-import { renewDelayMs } from '../../packages/client/src/document.js'
+import { renewDelayMs } from '@tandem/client'
 import { LoadClient } from './client.js'
 import { Tally } from './tally.js'
 import { pool } from './pool.js'

@@ -2,10 +2,9 @@
 // an operator's signing keys (tokens minted here for documents the load names, any user id), or
 // an API key (tokens from collab-token for generic_doc assets, the deployment's own lifetime).
 // Both give, per room, the socket URL and a token renewed before it expires.
+import { TandemClient, type CollabToken } from '@tandem/client'
 import { mintToken } from '../auth/capability.js'
 import { loadKeyRing, type KeyRing } from '../auth/keys/ring.js'
-import { TandemClient } from '../../packages/client/src/client.js'
-import type { CollabToken } from '../../packages/client/src/types.js'
 import type { Target as ClientTarget } from './client.js'
 import type { Protocol, TargetOptions } from './options.js'
 

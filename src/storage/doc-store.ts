@@ -1,6 +1,7 @@
 // The narrow interface every document store implements. A document is an append-only log of
 // attributed updates plus, after compaction, a snapshot that stands for every update up to its
 // seq. The log itself is kept (history needs it) until `prune` drops entries a snapshot covers.
+import type { Attributes } from '@tandem/api/attributions'
 
 export interface UpdateEntry {
   user: string
@@ -15,7 +16,7 @@ export interface UpdateEntry {
 }
 
 /** At most 8 keys `[a-z0-9_]{1,32}` -> strings of at most 128 characters (src/auth/attributions.ts checks). */
-export type Attributes = Readonly<Record<string, string>>
+export type { Attributes }
 
 export interface StoredUpdate extends UpdateEntry {
   seq: number

@@ -11,7 +11,8 @@ import { stateAt, type OpenHistory } from '../content/state.js'
 import { AppError } from '../infra/errors.js'
 import { docIdOf, type Attributes } from '../storage/doc-store.js'
 import { hunksOf, withHunks, type Hunks } from './hunks.js'
-import type { SuggestionRecord, SuggestionStatus, SuggestionView } from './record.js'
+import type { SuggestionStatus, SuggestionView } from '@tandem/api/suggestions'
+import type { SuggestionRecord } from './record.js'
 import type { SuggestionStore } from './store.js'
 
 export type Decision = Pick<SuggestionRecord, 'status' | 'accepted_hunks' | 'rejected_hunks' | 'decided_by' | 'decided_at_ms'>

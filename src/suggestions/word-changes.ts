@@ -1,12 +1,8 @@
 // A hunk's change word by word, so a reader (an agent, a review UI) sees which words changed inside
 // a block without diffing the before and after itself: both diffed by words and the white space
 // between them (fast-diff over one symbol per distinct word, so no word is ever split).
+import type { WordChange } from '@tandem/api/suggestions'
 import diff from 'fast-diff'
-
-export interface WordChange {
-  op: 'equal' | 'delete' | 'insert'
-  text: string
-}
 
 /** the symbols stay below the UTF-16 surrogates, which fast-diff treats as halves of one character */
 const FIRST_SYMBOL = 0x100

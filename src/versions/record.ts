@@ -1,18 +1,9 @@
 // A named version: a name people give the document as it was at one moment, with that moment's
 // full encoded state kept beside the record, so history retention (which folds and prunes the
 // log) never makes it unreadable.
+import type { VersionRecord } from '@tandem/api/versions'
 
-export interface VersionRecord {
-  id: string
-  name: string
-  /** the document's last logged seq when the version was taken */
-  seq: number
-  created_at_ms: number
-  /** changes on every rename: the optimistic check of PATCH compares it */
-  updated_at_ms: number
-  /** token `sub` of whoever created it */
-  by: string
-}
+export type { VersionRecord }
 
 export const MAX_NAME_CHARS = 200
 /** Each version holds a whole document: a bound on what one rw token can make a document store. */

@@ -1,17 +1,7 @@
 // The events webhooks carry and their payloads (the `data` of the Standard Webhooks body). Adding an
-// event type: its name here, its payload type, and one `webhooks.emit(...)` where the change happens.
-
-export const EVENT_TYPES = [
-  'document.updated',
-  'version.created',
-  'asset.deleted',
-  'asset.restored',
-  'rows.inserted',
-  'suggestion.created',
-  'suggestion.accepted',
-  'suggestion.rejected',
-] as const
-export type EventType = (typeof EVENT_TYPES)[number]
+// event type: its name in @tandem/api/webhook-events, its payload type here, and one
+// `webhooks.emit(...)` where the change happens.
+import { EVENT_TYPES, type EventType } from '@tandem/api/webhook-events'
 
 interface DocumentUpdated {
   asset_id: string

@@ -8,7 +8,8 @@
 // comes due and another node takes it. Only the oldest pending delivery of a (webhook, asset)
 // is sent, so one asset's events arrive in order.
 import { key, type ControlStore, type Op } from '../control/store.js'
-import type { EventType, OutboxEvent } from './events.js'
+import type { EventType } from '@tandem/api/webhook-events'
+import type { OutboxEvent } from './events.js'
 import { eventBody } from './events.js'
 import type { WebhookRecord } from './records.js'
 

@@ -4,7 +4,7 @@ import { checkId, newId } from '../control/ids.js'
 import type { ControlStore } from '../control/store.js'
 import { key } from '../control/store.js'
 import { AppError } from '../infra/errors.js'
-import type { EventType } from './events.js'
+import type { EventType } from '@tandem/api/webhook-events'
 import { newSecret } from './signing.js'
 
 const MAX_WEBHOOKS_PER_WORKSPACE = 20

@@ -5,16 +5,18 @@
 import { execFile } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { gzipSync } from 'node:zlib'
 import { build } from 'esbuild'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { buildClient, CLIENT } from '../../scripts/build-client.js'
 
 const run = promisify(execFile)
+const CLIENT = fileURLToPath(new URL('../../packages/client', import.meta.url))
 
 describe('@tandem/client build', () => {
-  beforeAll(() => buildClient(), 90_000)
+  // the package's own build, as npm pack runs it (no script of the server's)
+  beforeAll(() => run('npm', ['run', 'build', '-w', '@tandem/client']), 90_000)
 
   it('is importable by its name, with its declarations', async () => {
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', "const m = await import('@tandem/client'); console.log(typeof m.TandemClient, typeof m.TandemError)"])
@@ -46,7 +48,7 @@ describe('@tandem/client build', () => {
   it('bundles for browsers from the client and the pure protocol module only', async () => {
     const r = await build({ entryPoints: ['packages/client/src/index.ts'], bundle: true, minify: true, format: 'esm', platform: 'browser', write: false, metafile: true, logLevel: 'silent' })
     const own = Object.keys(r.metafile.inputs).filter((p) => !p.startsWith('node_modules/'))
-    expect(own.every((p) => p.startsWith('packages/client/src/') || p.startsWith('src/protocol/'))).toBe(true)
+    expect(own.every((p) => p.startsWith('packages/client/src/') || p.startsWith('packages/protocol/src/'))).toBe(true)
     const bytes = r.outputFiles[0]!.contents
     // docs/sdk.md quotes the size: 96 KB minified, 30 KB gzipped with Yjs and y-websocket inside
     expect(gzipSync(bytes).length).toBeLessThan(40_000)

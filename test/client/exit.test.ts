@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => h.close())
 
 it('a program that opens a document and destroys it exits by itself', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/client/open-and-destroy.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions', 'tandem-source', 'test/client/open-and-destroy.ts'], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, TANDEM_API_URL: `http://127.0.0.1:${h.server.apiPort}`, TANDEM_API_KEY: apiKey, TANDEM_ASSET: 'demo-welcome' },
   })

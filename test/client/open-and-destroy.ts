@@ -2,7 +2,7 @@
 // makes an edit, destroys the document, and does nothing else. It must then exit by itself: nothing
 // openDocument made may keep the event loop alive.
 import WebSocket from 'ws'
-import { TandemClient } from '../../packages/client/src/index.js'
+import { TandemClient } from '@tandem/client'
 
 const tandem = new TandemClient({ baseUrl: process.env.TANDEM_API_URL!, apiKey: process.env.TANDEM_API_KEY! })
 const live = await tandem.openDocument(process.env.TANDEM_ASSET!, { WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket })

@@ -4,7 +4,7 @@
 // closest line the SDK error carries; the same calls on a live document's `rest`.
 import WebSocket from 'ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { TandemClient, TandemError, editRefusal, type DocumentRest, type SectionRead } from '../../packages/client/src/index.js'
+import { TandemClient, TandemError, editRefusal, type DocumentRest, type SectionRead } from '@tandem/client'
 import { grant, makeWorld, type World } from '../api/helpers.js'
 import { startTandem, type Harness } from '../helpers/tandem.js'
 

@@ -3,7 +3,7 @@
 // gap fills on A the joiner on B has everything, as the providers on A do.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { encodeUpdate } from '../../src/protocol/messages.js'
+import { encodeUpdate } from '@tandem/protocol/messages'
 import { startClusterNodes, type ClusterNodes } from '../helpers/cluster-nodes.js'
 import { gapPair, hasPending } from '../helpers/gap-updates.js'
 import { rawClient, type RawClient } from '../helpers/raw-client.js'

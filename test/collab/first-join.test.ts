@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as awarenessProtocol from 'y-protocols/awareness'
 import * as Y from 'yjs'
-import { encodeAwareness, encodeSyncStep1, encodeUpdate } from '../../src/protocol/messages.js'
+import { encodeAwareness, encodeSyncStep1, encodeUpdate } from '@tandem/protocol/messages'
 import { docIdOf } from '../../src/storage/doc-store.js'
 import { testPostgres } from '../helpers/backends.js'
 import type { PgServer } from '../helpers/postgres.js'

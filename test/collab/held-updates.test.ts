@@ -5,7 +5,7 @@
 // holds the gap.
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { decodeMessage, encodeUpdate } from '../../src/protocol/messages.js'
+import { decodeMessage, encodeUpdate } from '@tandem/protocol/messages'
 import { MAX_HELD_STRUCTS } from '../../src/collab/room/held-updates.js'
 import { BACKENDS } from '../helpers/backends.js'
 import { gapPair, hasPending, orphanUpdate } from '../helpers/gap-updates.js'

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { CLOSE } from '../../src/protocol/close-codes.js'
-import { encodeAuthRefresh, encodeUpdate } from '../../src/protocol/messages.js'
+import { CLOSE } from '@tandem/protocol/close-codes'
+import { encodeAuthRefresh, encodeUpdate } from '@tandem/protocol/messages'
 import { rawClient } from '../helpers/raw-client.js'
 import { eventually, startTandem, synced, type Harness } from '../helpers/tandem.js'
 

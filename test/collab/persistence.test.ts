@@ -79,7 +79,7 @@ describe.each(BACKENDS)('restart ($name)', (backend) => {
     const c = await rawClient(`${h.wsUrl}/acme/shutdown?yauth=${t}`)
     const d = new Y.Doc()
     d.getText('t').insert(0, 'last words')
-    const { encodeUpdate } = await import('../../src/protocol/messages.js')
+    const { encodeUpdate } = await import('@tandem/protocol/messages')
     c.send(encodeUpdate(Y.encodeStateAsUpdate(d)))
     await eventually(async () => expect(await h.server.registry.loaded('acme/shutdown/main')?.withDoc((d) => d.getText('t').toString())).toBe('last words'))
     await h.close()

@@ -2,7 +2,7 @@
 // client re-sending one update many times (and empty updates) must not grow the log or be broadcast.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { decodeMessage, encodeUpdate } from '../../src/protocol/messages.js'
+import { decodeMessage, encodeUpdate } from '@tandem/protocol/messages'
 import { rawClient, type RawClient } from '../helpers/raw-client.js'
 import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { call, grant, makeWorld, type World } from '../api/helpers.js'
-import { encodeSyncStep1, encodeUpdate } from '../../src/protocol/messages.js'
+import { encodeSyncStep1, encodeUpdate } from '@tandem/protocol/messages'
 import { authenticated, hocusClients } from '../helpers/hocuspocus.js'
 import { rawClient } from '../helpers/raw-client.js'
 import { eventually, startTandem, type Harness } from '../helpers/tandem.js'

@@ -9,8 +9,8 @@ import { WebsocketProvider } from 'y-websocket'
 import type { Awareness } from 'y-protocols/awareness'
 import * as Y from 'yjs'
 // The wire protocol's pure modules (no I/O): bundled into the package's build.
-import { CLOSE } from '../../../src/protocol/close-codes.js'
-import { encodeAuthRefresh } from '../../../src/protocol/messages.js'
+import { CLOSE } from '@tandem/protocol/close-codes'
+import { encodeAuthRefresh } from '@tandem/protocol/messages'
 import { DocumentRest } from './doc-rest.js'
 import { TandemError } from './error.js'
 import type { Fetch } from './http.js'
@@ -60,7 +60,7 @@ export interface LiveDocument {
   destroy(): void
 }
 
-/** Renew when a fifth of the lifetime is left: at most a minute early, at least five seconds. */
+/** When to renew a token (ms from `now`): when a fifth of its lifetime is left, at most a minute early, at least five seconds. */
 export function renewDelayMs(expiresAtMs: number, now: number): number {
   const left = expiresAtMs - now
   return Math.max(0, left - Math.min(60_000, Math.max(5_000, left / 5)))

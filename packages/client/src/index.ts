@@ -2,7 +2,7 @@
 // and in Node 20 (pass `fetch` and `WebSocketPolyfill` where the globals are missing).
 export { TandemClient, type ClientOptions } from './client.js'
 export { TandemError, editRefusal, type ErrorDetail } from './error.js'
-export type { DocumentOptions, DocumentEvents, LiveDocument } from './document.js'
+export { renewDelayMs, type DocumentOptions, type DocumentEvents, type LiveDocument } from './document.js'
 export type { DocumentRest, RestCall } from './doc-rest.js'
 export type { ColumnFilter, RowsQuery } from './rows-query.js'
 export type { FindOptions, OutlineOptions, RangeOptions, SectionOptions } from './part-query.js'

@@ -1,12 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { parseReadParams } from '../../../src/api/v0/databases/query/params.js'
 import { renewDelayMs } from './document.js'
 import { rowsSearchParams } from './rows-query.js'
 
-const LIMITS = { maxLimit: 1000, maxLogicDepth: 8 }
-
 describe('rowsSearchParams', () => {
-  it('writes the filter language the server parses back to the same query', () => {
+  it('writes the filter language (test/client/queries.test.ts: the server parses it back)', () => {
     const p = rowsSearchParams({
       select: ['id', 'who:name'],
       order: [{ column: 'id', direction: 'desc', nulls: 'last' }, { column: 'name' }],
@@ -17,16 +14,6 @@ describe('rowsSearchParams', () => {
     expect(p.toString()).toBe(
       'select=id%2Cwho%3Aname&order=id.desc.nullslast%2Cname&limit=5&offset=10&id=gt.3&id=not.in.%287%2C%22a%2Cb%22%2C%22say+%5C%22hi%5C%22%22%2C%22%22%29&name=ilike.*ann*&gone=is.null&ok=is.true',
     )
-    const q = parseReadParams(p, { ...LIMITS, limit: 5, offset: 10 })
-    expect(q.select).toEqual([{ kind: 'column', column: 'id' }, { kind: 'column', column: 'name', alias: 'who' }])
-    expect(q.order).toEqual([{ column: 'id', direction: 'desc', nulls: 'last' }, { column: 'name' }])
-    expect(q.where).toEqual([
-      { kind: 'compare', param: 'id', negate: false, column: 'id', op: 'gt', value: '3' },
-      { kind: 'in', param: 'id', negate: true, column: 'id', values: ['7', 'a,b', 'say "hi"', ''] },
-      { kind: 'compare', param: 'name', negate: false, column: 'name', op: 'ilike', value: '%ann%' },
-      { kind: 'is', param: 'gone', negate: false, column: 'gone', value: 'null' },
-      { kind: 'is', param: 'ok', negate: false, column: 'ok', value: 'true' },
-    ])
   })
 
   it('refuses a column named like a reserved parameter', () => {

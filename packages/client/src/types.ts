@@ -1,21 +1,22 @@
-// Request and response types of /api/v0, taken from the zod schemas the server validates with.
-// The only module of the client that names the server's sources, and only their types: the
-// package's build (scripts/build-client.ts) writes every alias below out in full into
-// dist/types.d.ts, so the published declarations hold no reference to the server. `In` is what a
-// caller may send (defaults optional), `Out` what the server answers.
+// Request and response types of /api/v0 and the collab REST routes, taken from @tandem/api: the zod
+// schemas the server validates with and the answer types its routes are checked against. The only
+// module of the client that names that package, and only its types: the package's build (build.ts)
+// writes every alias below out in full into dist/types.d.ts, so the published declarations name
+// neither @tandem/api nor zod. `In` is what a caller may send (defaults optional), `Out` what the
+// server answers.
 import type { z } from 'zod'
-import type { AssetContentResponse } from '../../../src/api/v0/asset-content/schema.js'
-import type { AssetDeletedOut, AssetRestoredOut } from '../../../src/api/v0/assets/schema.js'
-import type { CollabTokenRequest, CollabTokenResponse } from '../../../src/api/v0/collab-token/schema.js'
-import type { InsertDataRequest, InsertDataResponse, ListTablesResponse, ReadRowsResponse, Row } from '../../../src/api/v0/databases/schema.js'
-import type { MeOut, WorkspaceAssetsOut, WorkspaceDeletedAssetsOut } from '../../../src/api/v0/directory/schema.js'
-import type { SourceReadiness } from '../../../src/api/v0/sources/schema.js'
-import type { UpdateWorkspaceToolRegistryRequestIn, WorkspaceToolRegistryOut } from '../../../src/api/v0/tool-registry/schema.js'
-import type { CreateWebhookRequest, CreatedWebhookOut, DeliveryListOut, WebhookListOut } from '../../../src/api/v0/webhooks/schema.js'
-import type * as Query from '../../../src/api/v0/databases/query/ast.js'
-import type * as Versions from '../../../src/versions/record.js'
-import type * as Content from '../../../src/content/answers.js'
-import type * as Suggestions from '../../../src/suggestions/record.js'
+import type { AssetContentResponse } from '@tandem/api/v0/asset-content'
+import type { AssetDeletedOut, AssetRestoredOut } from '@tandem/api/v0/assets'
+import type { CollabTokenRequest, CollabTokenResponse } from '@tandem/api/v0/collab-token'
+import type { InsertDataRequest, InsertDataResponse, ListTablesResponse, ReadRowsResponse, Row } from '@tandem/api/v0/databases'
+import type { MeOut, WorkspaceAssetsOut, WorkspaceDeletedAssetsOut } from '@tandem/api/v0/directory'
+import type { SourceReadiness } from '@tandem/api/v0/sources'
+import type { UpdateWorkspaceToolRegistryRequestIn, WorkspaceToolRegistryOut } from '@tandem/api/v0/tool-registry'
+import type { CreateWebhookRequest, CreatedWebhookOut, DeliveryListOut, WebhookListOut } from '@tandem/api/v0/webhooks'
+import type * as Query from '@tandem/api/query'
+import type * as Versions from '@tandem/api/versions'
+import type * as Content from '@tandem/api/content'
+import type * as Suggestions from '@tandem/api/suggestions'
 
 type In<S extends z.ZodType> = z.input<S>
 type Out<S extends z.ZodType> = z.output<S>

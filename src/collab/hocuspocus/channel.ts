@@ -4,8 +4,8 @@
 // words. Closing the channel ends that document's join (its session decides whether the whole socket
 // must go). A channel serves one join: a re-admitted document gets a new one.
 import type { Capability } from '../../auth/capability.js'
-import type { CloseCode } from '../../protocol/close-codes.js'
-import { encodeAuthenticated, withName, type HocusScope } from '../../protocol/hocuspocus.js'
+import type { CloseCode } from '@tandem/protocol/close-codes'
+import { encodeAuthenticated, withName, type HocusScope } from '@tandem/protocol/hocuspocus'
 import type { SocketOwner } from '../session/codec.js'
 import type { PacedMessage, PeerSocket, PeerVoice, PrefixedSocket } from '../transport.js'
 

@@ -4,7 +4,7 @@
 // ends this document only; what concerns the socket (shutdown, drain, slow consumer) closes it whole.
 import { TokenRefused, refusalKind, type Capability } from '../../auth/capability.js'
 import { isAppError } from '../../infra/errors.js'
-import { CLOSE } from '../../protocol/close-codes.js'
+import { CLOSE } from '@tandem/protocol/close-codes'
 import {
   encodeAuthenticated,
   encodeHocusPermissionDenied,
@@ -12,7 +12,7 @@ import {
   encodeStateless,
   encodeSyncStatus,
   encodeTokenRequest,
-} from '../../protocol/hocuspocus.js'
+} from '@tandem/protocol/hocuspocus'
 import type { Peer } from '../peer.js'
 import type { Room } from '../room/room.js'
 import type { Meaning, SessionCodec, SessionEnd, SocketOwner } from '../session/codec.js'

@@ -4,9 +4,9 @@
 // authenticates must not hold the server's memory, cf. GHSA-xwhh-v746-pj9m); past a bound it is
 // closed 1008 with the reason. A frame whose name cannot be read closes it 4400; anything else
 // wrong is refused for its document alone.
-import { CLOSE, type CloseCode } from '../../protocol/close-codes.js'
-import { decodeHocusFrame, encodeHocusPermissionDenied, encodeName } from '../../protocol/hocuspocus.js'
-import { ProtocolError } from '../../protocol/messages.js'
+import { CLOSE, type CloseCode } from '@tandem/protocol/close-codes'
+import { decodeHocusFrame, encodeHocusPermissionDenied, encodeName } from '@tandem/protocol/hocuspocus'
+import { ProtocolError } from '@tandem/protocol/messages'
 import { splitHocusName } from '../doc-path.js'
 import type { PeerSocket } from '../transport.js'
 import { HocusDoc, type HocusDeps, type SocketSide } from './doc.js'

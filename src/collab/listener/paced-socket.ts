@@ -3,7 +3,7 @@
 // two fragments of a message, and the wait for the socket to drain between fragments. Each transport
 // says how to send, fragment, measure and end a socket of its library.
 import type { Metrics } from '../../infra/metrics.js'
-import type { CloseCode } from '../../protocol/close-codes.js'
+import type { CloseCode } from '@tandem/protocol/close-codes'
 import type { PacedMessage } from '../transport.js'
 import type { ListenerSocket } from './sockets.js'
 

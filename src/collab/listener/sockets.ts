@@ -7,7 +7,7 @@
 // docs/perf/versus-peers.md "1006"), and the `ws` transport does the same for one behaviour on both.
 import { TokenRefused, refusalKind, type Capability } from '../../auth/capability.js'
 import { collabErrorReply, isAppError } from '../../infra/errors.js'
-import { CLOSE, type CloseCode } from '../../protocol/close-codes.js'
+import { CLOSE, type CloseCode } from '@tandem/protocol/close-codes'
 import { HocusSocket } from '../hocuspocus/socket.js'
 import type { RoomHold } from '../registry.js'
 import type { Refusal } from '../session/refusal.js'

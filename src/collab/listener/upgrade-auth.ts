@@ -9,7 +9,7 @@
 import { admitToDocument } from '../../auth/admission.js'
 import { TokenRefused, verifyToken, verifyTokenNow, type Capability } from '../../auth/capability.js'
 import { AppError } from '../../infra/errors.js'
-import { CLOSE, type CloseCode } from '../../protocol/close-codes.js'
+import { CLOSE, type CloseCode } from '@tandem/protocol/close-codes'
 import { ClientBudget } from '../client-budget.js'
 import { decodeDocPath } from '../doc-path.js'
 import type { CollabListenerDeps } from './deps.js'

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { decodeAwareness, encodeAwarenessState } from '../../loadtest/wire.js'
-import { decodeMessage } from '../../protocol/messages.js'
+import { decodeAwareness, encodeAwarenessState } from '@tandem/protocol/awareness-entries'
+import { decodeMessage } from '@tandem/protocol/messages'
 import { Peer } from '../peer.js'
 import type { PeerSocket } from '../transport.js'
 import { RoomAwareness } from './awareness.js'

@@ -8,8 +8,8 @@
 // stay within its budget; otherwise it is refused and nothing of it is relayed.
 import type { Config } from '../../infra/config.js'
 import { AppError } from '../../infra/errors.js'
-import { checkState, joinEntries, kept, readAwarenessEntries, StateTooLarge, type AwarenessEntry } from '../../protocol/awareness-entries.js'
-import { encodeAwareness } from '../../protocol/messages.js'
+import { checkState, joinEntries, kept, readAwarenessEntries, StateTooLarge, type AwarenessEntry } from '@tandem/protocol/awareness-entries'
+import { encodeAwareness } from '@tandem/protocol/messages'
 import { Peer } from '../peer.js'
 import { PresenceStates, type Owner } from './presence-states.js'
 import { PresenceWindow } from './presence-window.js'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { scanUpdate, UpdateShape } from '../../protocol/update-scan.js'
+import { scanUpdate, UpdateShape } from '@tandem/protocol/update-scan'
 import { gapPair, orphanUpdate } from '../../../test/helpers/gap-updates.js'
 import { content, edit, prng } from '../../../test/helpers/random-edits.js'
 import { DocState } from './doc-state.js'

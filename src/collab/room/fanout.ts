@@ -4,7 +4,7 @@
 // one walk per 50 ms), and a queue only grows by what was sent, so the walk waits for half the
 // limit's worth of bytes (no peer jumps from under the limit to uWS's hard stop, 4x, unseen) or
 // a second.
-import { CLOSE } from '../../protocol/close-codes.js'
+import { CLOSE } from '@tandem/protocol/close-codes'
 import type { Peer } from '../peer.js'
 import type { PeerSocket, Transport } from '../transport.js'
 

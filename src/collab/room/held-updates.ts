@@ -8,7 +8,7 @@
 // are always taken. Structs, not updates, are counted: a snapshot carries every held update
 // merged into one, and judging held updates again costs per struct.
 import * as Y from 'yjs'
-import { STRUCT_STRIDE, type UpdateShape } from '../../protocol/update-scan.js'
+import { STRUCT_STRIDE, type UpdateShape } from '@tandem/protocol/update-scan'
 
 /** Held structs a document keeps at most; a gap's updates hold a handful. */
 export const MAX_HELD_STRUCTS = 10_000

@@ -1,7 +1,7 @@
 // Integrating an update's structs on paper, as Yjs would integrate them into a document whose
 // state vector is `clocks` (doc-state.ts): whether all of them can go in, and how far each
 // client's structs get when some cannot (the rest is what a Y.Doc keeps pending).
-import { STRUCT_STRIDE } from '../../protocol/update-scan.js'
+import { STRUCT_STRIDE } from '@tandem/protocol/update-scan'
 
 /**
  * Whether every struct can be integrated, in some order, as Yjs would: each starts at or before

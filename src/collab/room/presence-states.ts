@@ -4,7 +4,7 @@
 // Live states sit in renewal order (a renewal moves its state to the end), so timing out is a walk
 // from the front that stops at the first fresh state: thousands of quiet clients cost nothing per
 // tick, and a removed client's clock is kept as long (a late stale entry cannot bring it back).
-import { removalEntry, type AwarenessEntry } from '../../protocol/awareness-entries.js'
+import { removalEntry, type AwarenessEntry } from '@tandem/protocol/awareness-entries'
 
 /** Who introduced a state: a socket's peer, a REST caller, or another node of the cluster. */
 export type Owner = object | 'rest'

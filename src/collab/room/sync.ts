@@ -6,7 +6,7 @@
 // rejoins.
 import * as Y from 'yjs'
 import { AppError } from '../../infra/errors.js'
-import { encodeSyncStep2, encodeUpdate, syncHead } from '../../protocol/messages.js'
+import { encodeSyncStep2, encodeUpdate, syncHead } from '@tandem/protocol/messages'
 import { FullStateCache } from '../full-state-cache.js'
 import type { Peer } from '../peer.js'
 import type { Transport } from '../transport.js'

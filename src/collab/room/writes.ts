@@ -6,7 +6,7 @@
 import { AppError } from '../../infra/errors.js'
 import type { Logger } from '../../infra/log.js'
 import type { Metrics } from '../../infra/metrics.js'
-import { scanUpdate, UpdateShape } from '../../protocol/update-scan.js'
+import { scanUpdate, UpdateShape } from '@tandem/protocol/update-scan'
 import type { AppendedSeqs, AppendWrite, Attributes, DocStore } from '../../storage/doc-store.js'
 import type { CommitSource, GroupCommitter } from '../group-commit.js'
 import type { Peer } from '../peer.js'

@@ -1,10 +1,10 @@
 // What a protocol is to a document session: a codec. It turns its frames into meanings (the
-// decoded messages of protocol/) and hands them to the DocSession; the session and the room hand
+// decoded messages of @tandem/protocol) and hands them to the DocSession; the session and the room hand
 // it meanings back (joined, refreshed, refused, durable), which it encodes in its own framing.
 import type { Capability } from '../../auth/capability.js'
-import type { CloseCode } from '../../protocol/close-codes.js'
-import type { HocusMessage } from '../../protocol/hocuspocus.js'
-import type { ClientMessage } from '../../protocol/messages.js'
+import type { CloseCode } from '@tandem/protocol/close-codes'
+import type { HocusMessage } from '@tandem/protocol/hocuspocus'
+import type { ClientMessage } from '@tandem/protocol/messages'
 import type { Peer } from '../peer.js'
 import type { Room } from '../room/room.js'
 import type { PeerSocket, PeerVoice } from '../transport.js'

@@ -14,7 +14,7 @@
 // (y-websocket) or denies the document alone (Hocuspocus).
 import { type Capability } from '../../auth/capability.js'
 import { AppError, isAppError } from '../../infra/errors.js'
-import { CLOSE, type CloseCode } from '../../protocol/close-codes.js'
+import { CLOSE, type CloseCode } from '@tandem/protocol/close-codes'
 import { Peer } from '../peer.js'
 import type { RoomHold } from '../registry.js'
 import { enforceOn } from '../revocation-enforcer.js'

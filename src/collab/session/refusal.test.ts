@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { TokenRefused } from '../../auth/capability.js'
 import { AppError } from '../../infra/errors.js'
-import { CLOSE } from '../../protocol/close-codes.js'
+import { CLOSE } from '@tandem/protocol/close-codes'
 import { HeldFrames } from './held-frames.js'
 import { refusalOf } from './refusal.js'
 

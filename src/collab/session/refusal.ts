@@ -3,7 +3,7 @@
 // with both; Hocuspocus answers the document's PermissionDenied with the reason.
 import { TokenRefused } from '../../auth/capability.js'
 import { answerFor, publicMessage } from '../../infra/errors.js'
-import type { CloseCode } from '../../protocol/close-codes.js'
+import type { CloseCode } from '@tandem/protocol/close-codes'
 
 /** A close frame's reason is at most 123 bytes; reasons are ASCII, and this leaves room. */
 const MAX_REASON_CHARS = 120

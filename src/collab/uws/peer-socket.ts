@@ -1,8 +1,8 @@
 // One uWS WebSocket as the collab core sees it (a PeerSocket: send, paced send in uWS fragments,
 // close) and the native pub/sub as its Transport.
 import type uWS from 'uWebSockets.js'
-import type { CloseCode } from '../../protocol/close-codes.js'
-import { withName } from '../../protocol/hocuspocus.js'
+import type { CloseCode } from '@tandem/protocol/close-codes'
+import { withName } from '@tandem/protocol/hocuspocus'
 import { isPrefixed, type PeerSocket, type Transport } from '../transport.js'
 import type { CollabListenerDeps } from '../listener/deps.js'
 import { PacedSocket } from '../listener/paced-socket.js'

@@ -6,7 +6,7 @@
 // the backpressure bound, so large messages are paced here as on uWS.
 import type { WebSocket } from 'ws'
 import type { Metrics } from '../../infra/metrics.js'
-import { CLOSE, type CloseCode } from '../../protocol/close-codes.js'
+import { CLOSE, type CloseCode } from '@tandem/protocol/close-codes'
 import { PacedSocket } from '../listener/paced-socket.js'
 
 /**

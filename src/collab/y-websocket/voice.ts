@@ -1,6 +1,6 @@
 // What a room tells a y-websocket peer beyond sync and awareness: y-protocols' permission-denied
 // message, which the stock provider logs and otherwise ignores.
-import { encodePermissionDenied } from '../../protocol/messages.js'
+import { encodePermissionDenied } from '@tandem/protocol/messages'
 import type { PeerVoice } from '../transport.js'
 
 const READ_ONLY = encodePermissionDenied('read-only: this token does not allow changes')

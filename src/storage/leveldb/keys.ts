@@ -7,7 +7,7 @@
 // '!' sorts below every character a docId may hold, so `u!{docId}!` ranges never overlap.
 import * as decoding from 'lib0/decoding'
 import * as encoding from 'lib0/encoding'
-import { varUintSize, writeVarUint } from '../../protocol/messages.js'
+import { varUintSize, writeVarUint } from '@tandem/protocol/messages'
 import type { Attributes } from '../doc-store.js'
 
 export const SUBLEVEL = 'docs-v1'

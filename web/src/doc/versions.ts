@@ -5,7 +5,7 @@
 // delete, and restore (rollback `{version}`, rw tokens only).
 import { Awareness } from 'y-protocols/awareness'
 import * as Y from 'yjs'
-import type { VersionRecord } from '../../../src/versions/record.js'
+import type { VersionRecord } from '@tandem/api/versions'
 import { ApiError, said } from '../api.js'
 import { confirmDialog } from '../confirm.js'
 import { fill, h, uid, when } from '../dom.js'

@@ -6,7 +6,7 @@ import { readDocContentOffLoop } from '../../../content/doc-content.js'
 import { AppError } from '../../../infra/errors.js'
 import type { ApiContext } from '../../context.js'
 import { defineRoute, type RouteDef } from '../../route.js'
-import { AssetContentQuery, AssetContentResponse } from './schema.js'
+import { AssetContentQuery, AssetContentResponse } from '@tandem/api/v0/asset-content'
 import { loadThreads, threadOut, type ThreadsWithComments } from './threads.js'
 
 export function assetContentRoutes({ deps, control }: ApiContext): RouteDef[] {

@@ -7,7 +7,7 @@ import { roleOf } from '../../../control/workspaces.js'
 import { AppError } from '../../../infra/errors.js'
 import type { ApiContext } from '../../context.js'
 import { defineRoute, type RouteDef } from '../../route.js'
-import { AssetDeletedOut, AssetParams, AssetRestoredOut, DeleteAssetQuery } from './schema.js'
+import { AssetDeletedOut, AssetParams, AssetRestoredOut, DeleteAssetQuery } from '@tandem/api/v0/assets'
 
 const ERRORS = { 403: 'caller is not an owner or admin of the asset’s workspace', 404: 'asset not found (or hard deleted)' }
 

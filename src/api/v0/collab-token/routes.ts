@@ -9,7 +9,8 @@ import { roleOf } from '../../../control/workspaces.js'
 import { AppError } from '../../../infra/errors.js'
 import type { ApiContext } from '../../context.js'
 import { ValidationFailed, defineRoute, type RouteDef } from '../../route.js'
-import { AssetParams, CollabTokenRequest, CollabTokenResponse, attributionErrors } from './schema.js'
+import { AssetParams, CollabTokenRequest, CollabTokenResponse } from '@tandem/api/v0/collab-token'
+import { attributionErrors } from './attribution-errors.js'
 
 const BRANCH = 'main'
 

@@ -8,7 +8,7 @@ import { anchorQuote } from '../../../content/doc-text.js'
 import { AppError } from '../../../infra/errors.js'
 import type { ApiContext } from '../../context.js'
 import { defineRoute, type RouteDef } from '../../route.js'
-import { CommentParams, CommentRequest, CommentResponse } from './schema.js'
+import { CommentParams, CommentRequest, CommentResponse } from '@tandem/api/v0/comments'
 
 export function commentRoutes({ deps, control }: ApiContext): RouteDef[] {
   const { store } = control

@@ -18,7 +18,7 @@ import { compileRead } from './query/compile-read.js'
 import { parseReadParams } from './query/params.js'
 import type { Statement } from './query/sql.js'
 import { rowsInserted } from '../../../webhooks/emit.js'
-import { DatabaseParams, InsertDataRequest, InsertDataResponse, ListTablesResponse, ReadRowsQuery, ReadRowsResponse, TableParams } from './schema.js'
+import { DatabaseParams, InsertDataRequest, InsertDataResponse, ListTablesResponse, ReadRowsQuery, ReadRowsResponse, TableParams } from '@tandem/api/v0/databases'
 
 const ERRORS = {
   400: 'invalid request (e.g. the asset is not a database asset, bad filter)',

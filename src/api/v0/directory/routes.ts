@@ -8,7 +8,7 @@ import { AppError } from '../../../infra/errors.js'
 import type { ApiContext } from '../../context.js'
 import { defineRoute, type RouteDef } from '../../route.js'
 import { z } from 'zod'
-import { MeOut, WorkspaceAssetsOut, WorkspaceAssetsQuery, WorkspaceDeletedAssetsOut, WorkspaceParams } from './schema.js'
+import { MeOut, WorkspaceAssetsOut, WorkspaceAssetsQuery, WorkspaceDeletedAssetsOut, WorkspaceParams } from '@tandem/api/v0/directory'
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 /** Case-insensitive first, so `doc` and `Notes` sort as people expect; ties by exact text. */

@@ -3,7 +3,7 @@ import { GROUPS, listSources, listSweeps } from '../../../sources/records.js'
 import { provisioningView } from '../../../sources/sweeper.js'
 import type { ApiContext } from '../../context.js'
 import { defineRoute, type RouteDef } from '../../route.js'
-import { SourceReadiness } from './schema.js'
+import { SourceReadiness } from '@tandem/api/v0/sources'
 
 export function sourcesRoutes({ deps, control }: ApiContext): RouteDef[] {
   const { store } = control

@@ -7,7 +7,7 @@ import { defineRoute, ValidationFailed, type RouteDef } from '../../route.js'
 import { AppError } from '../../../infra/errors.js'
 import { Outbox, type Delivery } from '../../../webhooks/outbox.js'
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, publicWebhook, type WebhookRecord } from '../../../webhooks/records.js'
-import { CreatedWebhookOut, CreateWebhookRequest, DeliveryListOut, NoContent, WebhookListOut, WebhookParams, WebhooksParams } from './schema.js'
+import { CreatedWebhookOut, CreateWebhookRequest, DeliveryListOut, NoContent, WebhookListOut, WebhookParams, WebhooksParams } from '@tandem/api/v0/webhooks'
 import { urlProblem } from '../../../webhooks/url-guard.js'
 
 const LATEST_DELIVERIES = 100

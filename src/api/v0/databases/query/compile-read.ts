@@ -2,7 +2,7 @@
 // rows, built by the database (row_to_json), so both providers answer byte-identical JSON and big
 // integers or numerics keep every digit.
 import type { TableInfo } from '../../../../databases/table-info.js'
-import type { Condition, ReadQuery } from './ast.js'
+import type { Condition, ReadQuery } from '@tandem/api/query'
 import { QueryError } from './errors.js'
 import { ident, jsonRows, Params, qualified, type Statement } from './sql.js'
 

@@ -7,7 +7,7 @@
 // after its `(` are skipped; any other space belongs to the value it touches (`in.( 1, 2 )` is
 // "1" and " 2 "). A `"` starts a quoted value only when the quotes close and `,`, `)` or the end
 // follows at once; otherwise it is an ordinary character (`in.(")` is the value `"`).
-import type { CompareOp, Condition, IsValue } from './ast.js'
+import type { CompareOp, Condition, IsValue } from '@tandem/api/query'
 import type { Scanner } from './scanner.js'
 
 const COMPARE: ReadonlySet<string> = new Set<CompareOp>(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike'])

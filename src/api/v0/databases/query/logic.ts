@@ -1,5 +1,5 @@
 // `or=(a.eq.1,and(b.gt.2,not.c.is.null),not.or(d.lt.0,e.like.x*))` -> a Condition tree.
-import type { Condition } from './ast.js'
+import type { Condition } from '@tandem/api/query'
 import { parseOpExpr } from './filter.js'
 import { Scanner } from './scanner.js'
 

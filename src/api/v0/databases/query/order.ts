@@ -1,5 +1,5 @@
 // `order=a.desc,b.asc.nullslast,c.nullsfirst` -> OrderTerm[].
-import type { OrderTerm } from './ast.js'
+import type { OrderTerm } from '@tandem/api/query'
 import { Scanner } from './scanner.js'
 
 export function parseOrder(value: string, param = 'order'): OrderTerm[] {

@@ -2,7 +2,7 @@
 // offset, and, or, not.and, not.or. Every other parameter filters the column it names; repeated
 // parameters AND together. limit and offset arrive already validated the FastAPI way (route.ts,
 // pydantic 422s); here they get their defaults and the cap.
-import type { Condition, ReadQuery } from './ast.js'
+import type { Condition, ReadQuery } from '@tandem/api/query'
 import { parseOpExpr } from './filter.js'
 import { parseLogicParam } from './logic.js'
 import { parseOrder } from './order.js'

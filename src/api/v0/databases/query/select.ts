@@ -1,6 +1,6 @@
 // `select=id,name,alias:col,*` -> SelectItem[]. Casts (`::type`), JSON paths and resource
 // embedding (`rel(...)`) are not part of this surface and fail with a 400 naming `select`.
-import type { SelectItem } from './ast.js'
+import type { SelectItem } from '@tandem/api/query'
 import { Scanner } from './scanner.js'
 
 const STOPS = ',:()'

@@ -1,7 +1,7 @@
 // Shapes of the tool-registry endpoints (spec 2.3, 4.4, 4.5).
 import { z } from 'zod'
-import { Id } from '../../ids.js'
-import { APPROVAL_MODES, VISIBILITIES } from '../../../control/tool-policy.js'
+import { Id } from '../ids.js'
+import { APPROVAL_MODES, VISIBILITIES } from '../tool-policy.js'
 
 export const WorkspaceParams = z.object({ workspace_id: Id })
 

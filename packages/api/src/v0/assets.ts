@@ -1,7 +1,7 @@
 // Shapes of the asset lifecycle endpoints (delete, restore). Not in the spec: its conventions hold
 // (`{"detail": ...}` errors, pydantic-shaped 422s).
 import { z } from 'zod'
-import { Id } from '../../ids.js'
+import { Id } from '../ids.js'
 
 export const AssetParams = z.object({ asset_id: Id })
 

@@ -1,6 +1,6 @@
 // Shapes of the comment endpoint (beyond the spec: the spec's asset content only reads threads).
 import { z } from 'zod'
-import { Id } from '../../ids.js'
+import { Id } from '../ids.js'
 
 export const CommentParams = z.object({ asset_id: Id })
 

@@ -1,7 +1,7 @@
 // Shapes of the webhook endpoints (docs/webhooks.md).
 import { z } from 'zod'
-import { Id } from '../../ids.js'
-import { EVENT_TYPES } from '../../../webhooks/events.js'
+import { Id } from '../ids.js'
+import { EVENT_TYPES } from '../webhook-events.js'
 
 export const WebhooksParams = z.object({ workspace_id: Id })
 export const WebhookParams = z.object({ workspace_id: Id, webhook_id: Id })

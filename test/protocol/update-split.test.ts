@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { content, edit, prng } from '../../test/helpers/random-edits.js'
-import { scanUpdate } from './update-scan.js'
-import { splitUpdate } from './update-split.js'
+import { content, edit, prng } from '../helpers/random-edits.js'
+import { scanUpdate } from '@tandem/protocol/update-scan'
+import { splitUpdate } from '@tandem/protocol/update-split'
 
 /** The update's structs but Skips, as Yjs decodes them: id, length, kind and content. */
 function structsOf(update: Uint8Array | null): string[] {

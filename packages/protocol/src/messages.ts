@@ -25,6 +25,9 @@ export type ClientMessage =
 
 export class ProtocolError extends Error {}
 
+// One decoder for every string: fatal and never streaming, so it keeps no state between calls.
+const utf8In = /* @__PURE__ */ new TextDecoder('utf-8', { fatal: true })
+
 /** A strict reader of lib0's varUint / varUint8Array / varString (shared with the Hocuspocus framing). */
 export class Reader {
   pos = 0
@@ -56,7 +59,7 @@ export class Reader {
 
   string(): string {
     try {
-      return new TextDecoder('utf-8', { fatal: true }).decode(this.bytes())
+      return utf8In.decode(this.bytes())
     } catch (err) {
       if (err instanceof ProtocolError) throw err
       throw new ProtocolError('invalid utf-8 string')

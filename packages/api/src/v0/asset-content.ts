@@ -1,6 +1,6 @@
 // Shapes of the asset-content endpoint (spec 2.5, 4.7).
 import { z } from 'zod'
-import { Id } from '../../ids.js'
+import { Id } from '../ids.js'
 
 export const AssetContentQuery = z.object({
   asset_id: Id,

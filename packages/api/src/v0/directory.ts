@@ -1,7 +1,7 @@
 // Shapes of the directory endpoints (not in the spec): who the caller is, their workspaces, and the
 // assets of a workspace they may open. The console reads them; other clients may too.
 import { z } from 'zod'
-import { Id } from '../../ids.js'
+import { Id } from '../ids.js'
 
 export const WorkspaceParams = z.object({ workspace_id: Id })
 

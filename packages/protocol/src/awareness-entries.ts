@@ -4,6 +4,7 @@
 // delivery. Reading takes ids, clocks and spans only: stock providers send back every state they
 // are sent (an echo per observer per frame), and those echoes, not newer than what the room
 // holds, are dropped unparsed; an entry the room takes is checked (checkState) once, on receipt.
+// A client's side (the load tester, tests) writes its own state and reads everyone's, parsed.
 // Pure: bytes in, entries out.
 import { ProtocolError, Reader, varUintSize, writeVarUint } from './messages.js'
 
@@ -85,6 +86,44 @@ export function joinEntries(entries: Iterable<Uint8Array>, count: number): Uint8
   for (const p of parts) {
     out.set(p, pos)
     pos += p.length
+  }
+  return out
+}
+
+/** A client's state as a client reads it: parsed (null when removed, or not JSON). */
+export interface AwarenessState {
+  clientId: number
+  clock: number
+  state: unknown
+}
+
+const utf8Out = new TextEncoder()
+
+/** An awareness update carrying one client's state, encoded as y-protocols does. */
+export function encodeAwarenessState(clientId: number, clock: number, state: unknown): Uint8Array {
+  const json = utf8Out.encode(JSON.stringify(state))
+  const out = new Uint8Array(1 + varUintSize(clientId) + varUintSize(clock) + varUintSize(json.length) + json.length)
+  const pos = writeVarUint(out, writeVarUint(out, writeVarUint(out, 0, 1), clientId), clock)
+  out.set(json, writeVarUint(out, pos, json.length))
+  return out
+}
+
+/** Every state of an awareness update, parsed; throws (ProtocolError) on a truncated one. */
+export function decodeAwareness(update: Uint8Array): AwarenessState[] {
+  const r = new Reader(update)
+  const count = r.varUint()
+  const out: AwarenessState[] = []
+  for (let i = 0; i < count; i++) {
+    const clientId = r.varUint()
+    const clock = r.varUint()
+    const json = r.string()
+    let state: unknown = null
+    try {
+      state = JSON.parse(json)
+    } catch {
+      state = null
+    }
+    out.push({ clientId, clock, state })
   }
   return out
 }
