@@ -9,6 +9,7 @@ import type { AssetDeletedOut, AssetRestoredOut } from '../../../src/api/v0/asse
 import type { CollabTokenRequest, CollabTokenResponse } from '../../../src/api/v0/collab-token/schema.js'
 import type { InsertDataRequest, InsertDataResponse, ListTablesResponse, ReadRowsResponse, Row } from '../../../src/api/v0/databases/schema.js'
 import type { MeOut, WorkspaceAssetsOut, WorkspaceDeletedAssetsOut } from '../../../src/api/v0/directory/schema.js'
+import type { SearchOut, SearchQueryParams } from '../../../src/api/v0/search/schema.js'
 import type { SourceReadiness } from '../../../src/api/v0/sources/schema.js'
 import type { UpdateWorkspaceToolRegistryRequestIn, WorkspaceToolRegistryOut } from '../../../src/api/v0/tool-registry/schema.js'
 import type { CreateWebhookRequest, CreatedWebhookOut, DeliveryListOut, WebhookListOut } from '../../../src/api/v0/webhooks/schema.js'
@@ -33,6 +34,8 @@ export type InsertOptions = Omit<In<typeof InsertDataRequest>, 'data'>
 export type Me = Out<typeof MeOut>
 export type WorkspaceAssets = Out<typeof WorkspaceAssetsOut>
 export type DeletedAssets = Out<typeof WorkspaceDeletedAssetsOut>
+export type SearchOptions = Omit<In<typeof SearchQueryParams>, 'q'>
+export type SearchResults = Out<typeof SearchOut>
 export type Sources = Out<typeof SourceReadiness>
 export type ToolRegistry = Out<typeof WorkspaceToolRegistryOut>
 export type ToolRegistryPatch = In<typeof UpdateWorkspaceToolRegistryRequestIn>
