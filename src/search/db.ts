@@ -4,5 +4,7 @@ export interface SearchDb {
   readonly engine: 'postgres' | 'pglite'
   /** One statement; every parameter as the text PostgreSQL parses; rows as arrays. */
   query(sql: string, params: readonly (string | null)[]): Promise<unknown[][]>
+  /** Reclaims the space of replaced rows where nothing else does (PGlite runs no autovacuum). */
+  maintain(): Promise<void>
   close(): Promise<void>
 }

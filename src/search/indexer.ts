@@ -17,6 +17,12 @@ import type { Piece, SearchIndex } from './search-index.js'
 
 const MARK_PREFIX = 'search!'
 
+/**
+ * Index passes at once. The engine runs one statement at a time anyway; passes beyond these wait
+ * here (their marks durable) instead of queueing statements whose deadline would run out in line.
+ */
+const PASSES_AT_ONCE = 2
+
 export interface IndexerDeps {
   index: SearchIndex
   control: HookedControlStore
@@ -34,6 +40,8 @@ export class SearchIndexer {
   /** per asset, the pass that has not started yet (a later request joins it) and the last one chained */
   private readonly waiting = new Map<string, Promise<void>>()
   private readonly tails = new Map<string, Promise<void>>()
+  private running = 0
+  private readonly queue: (() => void)[] = []
 
   constructor(private readonly d: IndexerDeps) {
     this.windows = new DocWindows(d.store, {
@@ -62,9 +70,8 @@ export class SearchIndexer {
   /** Assets created or deleted while no server ran (an offline `tandem admin`): indexed or dropped. */
   private async reconcile(): Promise<void> {
     const [assets, indexed] = await Promise.all([listAssets(this.d.control), this.d.index.indexed()])
+    await this.dropAllBut(new Set(assets.map((a) => a.id)))
     const have = new Set(indexed)
-    const live = new Set(assets.map((a) => a.id))
-    for (const id of indexed) if (!live.has(id)) await this.d.index.drop(id)
     for (const a of assets) if (!have.has(a.id)) await this.reindex(a.id)
   }
 
@@ -80,27 +87,31 @@ export class SearchIndexer {
       })
     this.waiting.set(assetId, pass)
     this.tails.set(assetId, pass)
-    pass.then(
-      () => this.tails.get(assetId) === pass && this.tails.delete(assetId),
-      () => this.tails.get(assetId) === pass && this.tails.delete(assetId),
-    )
+    const forget = () => {
+      if (this.tails.get(assetId) === pass) this.tails.delete(assetId)
+    }
+    pass.then(forget, forget) // the caller hears of a failure; this only keeps the map small
     return pass
   }
 
   /** Every asset (of one workspace, or all) indexed again from its document; entries of assets gone are dropped. */
   async rebuild(workspaceId?: string): Promise<{ indexed: number; dropped: number }> {
     const assets = await listAssets(this.d.control, workspaceId)
-    const live = new Set(assets.map((a) => a.id))
-    let dropped = 0
-    if (!workspaceId) {
-      for (const id of await this.d.index.indexed()) {
-        if (live.has(id)) continue
-        await this.d.index.drop(id)
-        dropped++
-      }
-    }
+    const dropped = workspaceId ? 0 : await this.dropAllBut(new Set(assets.map((a) => a.id)))
     for (const a of assets) await this.reindex(a.id)
     return { indexed: assets.length, dropped }
+  }
+
+  /** Drops the entries of every asset not in `live` that is gone or deleted now; answers how many. */
+  private async dropAllBut(live: ReadonlySet<string>): Promise<number> {
+    let dropped = 0
+    for (const id of await this.d.index.indexed()) {
+      // `live` was listed before the index answered: an asset created since is not in it
+      if (live.has(id) || (await getAsset(this.d.control, id))) continue
+      await this.d.index.drop(id)
+      dropped++
+    }
+    return dropped
   }
 
   /** Indexes the windows still open (shutdown), so a clean stop leaves nothing to catch up on. */
@@ -110,9 +121,16 @@ export class SearchIndexer {
   }
 
   private async pass(assetId: string): Promise<void> {
-    const asset = await getAsset(this.d.control, assetId)
-    if (!asset) return this.d.index.drop(assetId)
-    await this.d.index.put(asset, [{ kind: 'title', block: null, body: asset.title }, ...(await this.piecesOf(asset))])
+    if (this.running >= PASSES_AT_ONCE) await new Promise<void>((resolve) => this.queue.push(resolve))
+    this.running++
+    try {
+      const asset = await getAsset(this.d.control, assetId)
+      if (!asset) return await this.d.index.drop(assetId)
+      await this.d.index.put(asset, [{ kind: 'title', block: null, body: asset.title }, ...(await this.piecesOf(asset))])
+    } finally {
+      this.running--
+      this.queue.shift()?.()
+    }
   }
 
   private async piecesOf(asset: Asset): Promise<Piece[]> {
@@ -120,7 +138,14 @@ export class SearchIndexer {
       const blocks = await this.d.docs.withState({ org: asset.workspaceId, doc: asset.id }, (state) => runContentJobOffLoop({ kind: 'blocks', state }))
       return blocks.map((b) => ({ kind: 'block', block: b.id, body: b.text }))
     }
-    if (asset.type === 'database' && this.d.tables) return (await this.d.tables(asset)).map((name) => ({ kind: 'table', block: name, body: name }))
+    if (asset.type === 'database' && this.d.tables) {
+      // a database that cannot be opened now (starting, unreachable) is indexed by its title meanwhile
+      const names = await this.d.tables(asset).catch((err: unknown) => {
+        this.d.log.warn({ err, asset: asset.id }, 'search: table names not read; indexed by title until the next rebuild')
+        return []
+      })
+      return names.map((name) => ({ kind: 'table', block: name, body: name }))
+    }
     return asset.text ? [{ kind: 'block', block: null, body: asset.text }] : []
   }
 

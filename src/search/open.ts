@@ -40,6 +40,7 @@ function openingDb(engine: SearchDb['engine'], opening: Promise<SearchDb>): Sear
   return {
     engine,
     query: async (sql, params) => (await opening).query(sql, params),
+    maintain: async () => (await opening).maintain(),
     close: async () => (await opening.catch(() => undefined))?.close(),
   }
 }
@@ -47,11 +48,11 @@ function openingDb(engine: SearchDb['engine'], opening: Promise<SearchDb>): Sear
 export async function startSearch(p: SearchParts, committer: GroupCommitter): Promise<{ search: Search; close(): Promise<void> }> {
   const opening = openDb(p.config, p.pg)
   opening.catch((err: unknown) => p.log.error({ err }, 'search index failed to open'))
-  const index = new SearchIndex(openingDb(p.pg ? 'postgres' : 'pglite', opening))
+  const index = new SearchIndex(openingDb(p.pg ? 'postgres' : 'pglite', opening), (err) => p.log.warn({ err }, 'search index maintenance (VACUUM) failed; retried after more writes'))
   const indexer = new SearchIndexer({ index, control: p.control, docs: p.docs, store: p.store, log: p.log, debounceMs: p.config.searchDebounceMs, ...(p.tables ? { tables: p.tables } : {}) })
   await indexer.start(committer)
   return {
-    search: searchOver(p.control, index, indexer),
+    search: searchOver(p.control, index, indexer, p.log),
     async close() {
       await indexer.flush()
       await index.db.close()

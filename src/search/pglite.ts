@@ -45,6 +45,11 @@ export class PgliteSearchDb implements SearchDb {
     return (await (await this.ready()).query(sql, params)).rows
   }
 
+  /** PGlite is single-user PostgreSQL: no autovacuum, so replaced rows are reclaimed (and the planner's statistics kept) here. */
+  async maintain(): Promise<void> {
+    await (await this.ready()).script('VACUUM (ANALYZE) search_blocks_v1')
+  }
+
   async close(): Promise<void> {
     this.closed = true
     const instance = await this.instance?.catch(() => undefined)

@@ -30,6 +30,9 @@ export class PgSearchDb implements SearchDb {
     return (await this.pool.query<unknown[]>({ text: sql, values: [...params], rowMode: 'array' })).rows
   }
 
+  /** autovacuum does it */
+  async maintain(): Promise<void> {}
+
   /** The pool is the process's own: its owner closes it. */
   async close(): Promise<void> {}
 }

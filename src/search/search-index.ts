@@ -1,4 +1,4 @@
-// The index's operations over either engine: replace an asset's pieces, drop them, list what is
+// The index's operations over either engine: write an asset's pieces, drop them, list what is
 // indexed, and the permission-filtered query. Knows nothing of documents or the control plane.
 import type { SearchDb } from './db.js'
 import type { SearchQuery } from './query-text.js'
@@ -27,19 +27,36 @@ export interface SearchHit {
  */
 const MAX_PIECE_CHARS = 100_000
 
-export class SearchIndex {
-  constructor(readonly db: SearchDb) {}
+/** Writes between two maintenance passes (VACUUM on PGlite): each put replaces the asset's changed rows. */
+const MAINTAIN_EVERY = 2_000
 
-  /** Replaces everything indexed for the asset, in one statement (a reader sees the old rows or the new). */
+export class SearchIndex {
+  private writes = 0
+  private maintaining: Promise<void> | null = null
+
+  constructor(
+    readonly db: SearchDb,
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  private wrote(): void {
+    if (++this.writes < MAINTAIN_EVERY || this.maintaining) return
+    this.writes = 0
+    this.maintaining = this.db.maintain().catch(this.onError).finally(() => (this.maintaining = null))
+  }
+
+  /** Makes the asset's rows these pieces, in one statement (a reader sees the old rows or the new); unchanged pieces stay as they are. */
   async put(asset: { id: string; workspaceId: string }, pieces: readonly Piece[]): Promise<void> {
     const rows = pieces
       .filter((p) => p.body.trim() !== '')
       .map((p, pos) => ({ pos, kind: p.kind, block: p.block, body: p.body.length > MAX_PIECE_CHARS ? p.body.slice(0, MAX_PIECE_CHARS) : p.body }))
     await this.db.query(PUT_SQL, [asset.id, asset.workspaceId, JSON.stringify(rows)])
+    this.wrote()
   }
 
   async drop(assetId: string): Promise<void> {
     await this.db.query(DROP_SQL, [assetId])
+    this.wrote()
   }
 
   async indexed(): Promise<string[]> {

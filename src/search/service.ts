@@ -6,7 +6,8 @@ import { viewableAssets } from '../control/assets.js'
 import type { ControlStore } from '../control/store.js'
 import { AppError } from '../infra/errors.js'
 import { parseQuery } from './query-text.js'
-import type { SearchIndex } from './search-index.js'
+import type { Logger } from '../infra/log.js'
+import type { SearchHit, SearchIndex } from './search-index.js'
 import type { SearchIndexer } from './indexer.js'
 
 interface SearchResult {
@@ -39,7 +40,10 @@ export interface Search {
   query(o: { user: string; workspaceId: string; q: string; limit: number; offset: number }): Promise<SearchPage>
 }
 
-export function searchOver(control: ControlStore, index: SearchIndex, indexer: SearchIndexer): Search {
+/** The deepest page: a search pages through results people look at, not a dump. */
+export const MAX_SEARCH_OFFSET = 1000
+
+export function searchOver(control: ControlStore, index: SearchIndex, indexer: SearchIndexer, log: Logger): Search {
   return {
     engine: index.db.engine,
     indexer,
@@ -49,7 +53,14 @@ export function searchOver(control: ControlStore, index: SearchIndex, indexer: S
       if (!(await roleOf(control, workspaceId, user))) throw new AppError('forbidden', 'Not a member of this workspace')
       const viewable = new Map((await viewableAssets(control, workspaceId, user)).map(({ asset }) => [asset.id, asset]))
       // one more than the page: whether there is a next one, with no count of anything
-      const hits = await index.search({ workspaceId, viewable: [...viewable.keys()], query, limit: limit + 1, offset })
+      let hits: SearchHit[]
+      try {
+        hits = await index.search({ workspaceId, viewable: [...viewable.keys()], query, limit: limit + 1, offset })
+      } catch (err) {
+        // the engine is starting, restarting after a deadline, or unreachable: worth a retry
+        log.error({ err }, 'search query failed')
+        throw new AppError('unavailable', 'search index unavailable; retry shortly')
+      }
       const results = hits.slice(0, limit).flatMap((h): SearchResult[] => {
         const asset = viewable.get(h.assetId)
         if (!asset) return []
@@ -65,7 +76,8 @@ export function searchOver(control: ControlStore, index: SearchIndex, indexer: S
           rank: h.rank,
         }]
       })
-      return { results, limit, offset, ...(hits.length > limit ? { next: offset + limit } : {}) }
+      const more = hits.length > limit && offset + limit <= MAX_SEARCH_OFFSET
+      return { results, limit, offset, ...(more ? { next: offset + limit } : {}) }
     },
   }
 }

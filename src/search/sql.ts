@@ -26,12 +26,22 @@ export const SCHEMA_SQL = `
   CREATE INDEX IF NOT EXISTS search_blocks_v1_asset ON search_blocks_v1 (asset_id);
 `
 
-/** $1 asset, $2 workspace, $3 JSON [{pos, kind, block, body}]: the asset's rows replaced in one statement. */
+/**
+ * $1 asset, $2 workspace, $3 JSON [{pos, kind, block, body}]: the asset's rows made these, in one
+ * statement. Only pieces that changed are written: a row whose kind, block and text are still
+ * there stays (an edit of one paragraph parses one paragraph again, not the document), the others
+ * go. A kept row keeps its old position, which only breaks ties between equal ranks.
+ */
 export const PUT_SQL = `
-  WITH gone AS (DELETE FROM search_blocks_v1 WHERE asset_id = $1)
+  WITH r AS (SELECT * FROM jsonb_to_recordset($3::jsonb) AS r(pos integer, kind text, block text, body text)),
+  gone AS (
+    DELETE FROM search_blocks_v1 b WHERE b.asset_id = $1
+      AND NOT EXISTS (SELECT 1 FROM r WHERE r.kind = b.kind AND r.block IS NOT DISTINCT FROM b.block AND r.body = b.body)
+  )
   INSERT INTO search_blocks_v1 (asset_id, workspace_id, pos, kind, block, body, tsv)
   SELECT $1, $2, r.pos, r.kind, r.block, r.body, setweight(to_tsvector(${CONFIG}, r.body), ${WEIGHT})
-  FROM jsonb_to_recordset($3::jsonb) AS r(pos integer, kind text, block text, body text)
+  FROM r
+  WHERE NOT EXISTS (SELECT 1 FROM search_blocks_v1 b WHERE b.asset_id = $1 AND b.kind = r.kind AND b.block IS NOT DISTINCT FROM r.block AND b.body = r.body)
 `
 
 export const DROP_SQL = `DELETE FROM search_blocks_v1 WHERE asset_id = $1`

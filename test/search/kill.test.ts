@@ -22,7 +22,8 @@ it('indexes at the next start a commit whose index pass a kill -9 cut off', asyn
   const on = { TANDEM_SEARCH_INDEX: 'on' }
   let proc: TandemProcess = await spawnTandem([...args, '--search-debounce-ms', '600000'], on)
   cleanup.push(() => proc.stop('SIGKILL'))
-  await eventually(() => expect(proc.output()).toMatch(/demo workspace: /), 20_000)
+  // two PGlite first opens (the demo database, the index) share the start: tens of seconds here
+  await eventually(() => expect(proc.output()).toMatch(/demo workspace: /), 90_000)
   const apiKey = /demo api key: (\S+)/.exec(proc.output())![1]!
   const ws = /demo workspace: (\S+)/.exec(proc.output())![1]!
   const doc = /demo asset: generic_doc (\S+)/.exec(proc.output())![1]!
@@ -46,4 +47,4 @@ it('indexes at the next start a commit whose index pass a kill -9 cut off', asyn
 
   proc = await spawnTandem(args, on)
   await eventually(async () => expect(await find(proc, 'wombat')).toEqual([doc]), 60_000)
-}, 180_000)
+}, 300_000)

@@ -1,12 +1,12 @@
 // Shapes of the workspace search endpoint (beyond the interface; docs/search.md).
 import { z } from 'zod'
+import { MAX_SEARCH_OFFSET } from '../../../search/service.js'
 import { Id } from '../../ids.js'
 
 export const SearchParams = z.object({ workspace_id: Id })
 
-/** Bounds the page and the offset: a search pages through results people look at, not a dump. */
+/** Results per page at most: a page an agent or a person reads. */
 const MAX_SEARCH_LIMIT = 50
-const MAX_SEARCH_OFFSET = 1000
 
 export const SearchQueryParams = z.object({
   // Not bounded here: an empty or over-long query answers 400 naming the problem (src/search/query-text.ts).
