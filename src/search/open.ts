@@ -45,6 +45,11 @@ function openingDb(engine: SearchDb['engine'], opening: Promise<SearchDb>): Sear
   }
 }
 
+/** Whether the engine has opened by now (a stop never waits for a first open: PGlite's takes seconds). */
+async function isOpen(opening: Promise<SearchDb>): Promise<boolean> {
+  return Promise.race([opening.then(() => true, () => false), new Promise<boolean>((r) => setImmediate(() => r(false)))])
+}
+
 export async function startSearch(p: SearchParts, committer: GroupCommitter): Promise<{ search: Search; close(): Promise<void> }> {
   const opening = openDb(p.config, p.pg)
   opening.catch((err: unknown) => p.log.error({ err }, 'search index failed to open'))
@@ -54,6 +59,11 @@ export async function startSearch(p: SearchParts, committer: GroupCommitter): Pr
   return {
     search: searchOver(p.control, index, indexer, p.log),
     async close() {
+      if (!(await isOpen(opening))) {
+        // still opening: the open windows keep their marks for the next start; the engine closes once open
+        opening.then((db) => db.close()).catch((err: unknown) => p.log.warn({ err }, 'search index close failed'))
+        return
+      }
       await indexer.flush()
       await index.db.close()
     },

@@ -68,3 +68,11 @@ it('finds a database asset by the name of one of its tables', async () => {
   const r = await found(h, owner, world.workspaceId, 'customers')
   expect(r).toContain(DEMO_DATABASE_ID)
 }, 120_000)
+
+it("a workspace's stored list_documents override now applies to search_documents (the registry stays readable)", async () => {
+  const world = await makeWorld(h, 'search-renamed')
+  const override = { enabled: false, approval_mode: 'no_approval' }
+  await h.server.deps.control.store.batch([{ type: 'put', key: `toolreg/${world.workspaceId}`, value: { default_visibility: 'visible', tools: { list_documents: override } } }])
+  const reg = await (await fetch(`http://127.0.0.1:${h.server.apiPort}/api/v0/workspaces/${world.workspaceId}/tool-registry`, { headers: { 'x-api-key': world.keys.owner } })).json()
+  expect((reg as { tools: unknown }).tools).toEqual([{ tool_id: 'search_documents', ...override }])
+})
