@@ -10,6 +10,7 @@ import type { Metrics } from './infra/metrics.js'
 import type { AssetLifecycle } from './lifecycle/asset-lifecycle.js'
 import type { PgPool } from './pg/pool.js'
 import type { ControlPlane } from './plane.js'
+import type { Search } from './search/service.js'
 import type { VersionStore } from './versions/store.js'
 
 export interface ServerDeps {
@@ -29,6 +30,8 @@ export interface ServerDeps {
   lifecycle: AssetLifecycle
   /** database assets (PGlite workers, postgres pools) */
   databases: DatabaseRegistry
+  /** full-text search of a workspace's documents, permission-filtered (src/search/) */
+  search: Search
   /** ms clock, injectable for tests */
   now: () => number
   /** REST and WebSocket base URLs put in minted tokens: the configured public URLs, else the collab listener's own. */

@@ -33,6 +33,8 @@ import type { VersionStore } from './versions/store.js'
 import { suggestionEvents, versionCreatedEvents } from './webhooks/emit.js'
 import { WEBHOOK_KIND } from './webhooks/records.js'
 import { Webhooks } from './webhooks/service.js'
+import { searchOff } from './search/service.js'
+import type { Asset } from './control/assets.js'
 
 const RETENTION_SWEEP_MS = 60 * 60 * 1000 // hourly
 const SWEEP_RESCAN_MS = 15_000
@@ -176,6 +178,16 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     // Webhooks: closed before the rooms' last cycles, which leave marks for the next start.
     const webhooks = resources.add('webhooks', new Webhooks({ control: control.store, docs: store, config, log, registry: metrics.registry, now }), (w) => w.close())
     await webhooks.start(registry.committer)
+    // Search: the index follows committed documents off the commit path (src/search/); closed
+    // before the rooms' last cycles, which leave marks the next start indexes.
+    const tables = async (asset: Asset) => {
+      const { assetDatabase } = await import('./databases/resolve.js')
+      return (await (await assetDatabase(control.store, await openDatabases(), asset)).tables(config.dbSchemas)).map((t) => t.name)
+    }
+    const search =
+      config.searchIndex === 'on'
+        ? resources.add('search', await (await import('./search/open.js')).startSearch({ config, pg, control: control.store, docs: registry.docs, store, log, tables }, registry.committer), (s) => s.close())
+        : { search: searchOff }
     // A cluster: other nodes hear of these changes at once; their polling stays the fallback.
     cluster?.notices.relay(control.store, {
       [`${REVOKE_PREFIX}/`]: () => revocations.refresh(true),
@@ -209,6 +221,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       control,
       lifecycle,
       databases: await openDatabases(),
+      search: search.search,
       now,
       publicUrls: () => ({
         restUrl: config.publicRestUrl || `http://${hostForUrl(config.host)}:${collabPort}`,

@@ -24,6 +24,7 @@ import { EVENT_TYPES } from '@tandem/api/webhook-events'
 import { isEventType } from '../webhooks/events.js'
 import { createWebhook, deleteWebhook, listWebhooks, publicWebhook } from '../webhooks/records.js'
 import { urlProblem } from '../webhooks/url-guard.js'
+import type { Search } from '../search/service.js'
 import { need, type AdminArgs } from './args.js'
 
 export interface AdminEnv {
@@ -39,6 +40,8 @@ export interface AdminEnv {
   lifecycle?: AssetLifecycle
   /** --webhook-allow-private: webhook URLs on private addresses are accepted */
   webhookAllowPrivate?: boolean
+  /** the search index (src/search/), when --search-index is on */
+  search?: Search
 }
 
 function lifecycleOf(e: AdminEnv): AssetLifecycle {
@@ -264,6 +267,14 @@ const COMMANDS: Record<string, Record<string, Handler>> = {
   },
   sweeps: {
     list: async (e, o) => ok(await listSweeps(e.store, o.get('user')?.toLowerCase())),
+  },
+  search: {
+    // every asset (or a workspace's) indexed again from its document; entries of assets gone dropped
+    rebuild: async (e, o) => {
+      if (!e.search?.indexer) throw new AppError('unavailable', 'search is off (--search-index off): nothing to rebuild')
+      const r = await e.search.indexer.rebuild(o.get('workspace'))
+      return ok({ engine: e.search.engine, ...r }, `search index rebuilt on ${e.search.engine}: ${r.indexed} assets indexed, ${r.dropped} entries of assets gone dropped`)
+    },
   },
 }
 

@@ -37,7 +37,7 @@ export async function startAdminEndpoint(deps: ServerDeps): Promise<{ close(): P
   const { control } = deps
   const secret = randomBytes(32).toString('base64url')
   const expected = digest(secret)
-  const env = { store: control.store, now: deps.now, docs: deps.docs, sweeper: control.sweeper, databases: deps.databases, lifecycle: deps.lifecycle, webhookAllowPrivate: deps.config.webhookAllowPrivate }
+  const env = { store: control.store, now: deps.now, docs: deps.docs, sweeper: control.sweeper, databases: deps.databases, lifecycle: deps.lifecycle, webhookAllowPrivate: deps.config.webhookAllowPrivate, search: deps.search }
   const server = createServer(async (req, res) => {
     const reply = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' })

@@ -74,10 +74,14 @@ async function locally(config: Config, args: string[]): Promise<AdminResult> {
     unloadDelayMs: 0, // a one-off process: nothing to keep loaded
   })
   const docs = rooms.docs
+  // `search rebuild` with no server: the index opened here (other commands leave it to the next
+  // server start, which indexes assets created and drops those deleted meanwhile)
+  const search = config.searchIndex === 'on' && args[0] === 'search' ? await (await import('../search/open.js')).startSearch({ config, pg: backend.pg, control: store, docs, store: backend.docs, log: createLogger('silent') }, rooms.committer) : undefined
   try {
     const lifecycle = new AssetLifecycle({ control: store, docs: backend.docs, versions: backend.versions, rooms, databases: async () => databases, now: Date.now })
-    return await executeAdmin({ store, now: Date.now, docs, databases, lifecycle, webhookAllowPrivate: config.webhookAllowPrivate }, parseAdminArgs(args))
+    return await executeAdmin({ store, now: Date.now, docs, databases, lifecycle, webhookAllowPrivate: config.webhookAllowPrivate, ...(search ? { search: search.search } : {}) }, parseAdminArgs(args))
   } finally {
+    await search?.close()
     await databases.close()
     await rooms.close()
     await backend.close()

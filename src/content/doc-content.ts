@@ -6,7 +6,7 @@ import * as Y from 'yjs'
 import { AppError, type ErrorCode } from '../infra/errors.js'
 import { IN_LOOP_MAX_BYTES, runWorker } from '../infra/worker-thread.js'
 import type { TextAnchor } from '../control/comments.js'
-import { anchoredText, renderDocText } from './doc-text.js'
+import { anchoredText, blockTexts, renderDocText, type BlockText } from './doc-text.js'
 import { fragmentToPm } from './fragment-read.js'
 import { pmToMarkdown } from './markdown-out.js'
 import { buildParts, type PartsModel } from './parts-model.js'
@@ -31,6 +31,7 @@ export type ContentJob =
   | { kind: 'edit'; state: Uint8Array; input: EditInput; now?: Uint8Array }
   | { kind: 'parts'; state: Uint8Array; root: string | null }
   | { kind: 'targeted'; state: Uint8Array; input: TargetedInput }
+  | { kind: 'blocks'; state: Uint8Array }
 
 interface Answers {
   asset: DocContent
@@ -38,6 +39,7 @@ interface Answers {
   edit: EditResult
   parts: PartsModel
   targeted: TargetedResult
+  blocks: BlockText[]
 }
 
 type AnswerOf<J extends ContentJob> = Answers[J['kind']]
@@ -58,6 +60,16 @@ function readDocContent(state: Uint8Array, anchors: readonly TextAnchor[], forma
   }
 }
 
+function withDoc<T>(state: Uint8Array, read: (doc: Y.Doc) => T): T {
+  const doc = new Y.Doc()
+  try {
+    Y.applyUpdate(doc, state)
+    return read(doc)
+  } finally {
+    doc.destroy()
+  }
+}
+
 export function runContentJob<J extends ContentJob>(job: J): AnswerOf<J>
 export function runContentJob(job: ContentJob): Answers[ContentJob['kind']] {
   switch (job.kind) {
@@ -71,6 +83,8 @@ export function runContentJob(job: ContentJob): Answers[ContentJob['kind']] {
       return buildParts(job.state, job.root)
     case 'targeted':
       return computeTargeted(job.state, job.input)
+    case 'blocks':
+      return withDoc(job.state, blockTexts)
   }
 }
 

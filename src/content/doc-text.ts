@@ -3,6 +3,7 @@
 // a root holding XML nodes renders as a Y.XmlFragment with every block on its own line.
 import * as Y from 'yjs'
 import type { TextAnchor } from '../control/comments.js'
+import { blockIdOf } from './block-id.js'
 import { contentRoot, kindOf, liveItems, type AnyType } from './roots.js'
 
 /** The characters of a text type (Y.Text or Y.XmlText); formatting and embeds are dropped. */
@@ -48,6 +49,29 @@ export function renderText(type: AnyType, kind: 'text' | 'xml'): string {
     if (item.content instanceof Y.ContentType) blockLines(item.content.type as AnyType, lines)
   }
   return lines.join('\n')
+}
+
+/** A top-level block's plain text (search indexes it): id null for a text root, which has no blocks. */
+export interface BlockText {
+  id: string | null
+  text: string
+}
+
+/** The content root's top-level blocks with their plain text, in document order; empty blocks left out. */
+export function blockTexts(doc: Y.Doc): BlockText[] {
+  const root = contentRoot(doc)
+  if (!root) return []
+  if (root.kind === 'text') return [{ id: null, text: inlineText(root.type) }].filter((b) => b.text.trim() !== '')
+  const out: BlockText[] = []
+  for (const item of liveItems(root.type)) {
+    // the same blocks, with the same ids, as a part read's outline (parts-model.ts)
+    if (!(item.content instanceof Y.ContentType) || !(item.content.type instanceof Y.XmlElement)) continue
+    const lines: string[] = []
+    blockLines(item.content.type as AnyType, lines)
+    const text = lines.join('\n')
+    if (text.trim() !== '') out.push({ id: blockIdOf(item.id), text })
+  }
+  return out
 }
 
 /** Characters [from, to) of a text type, indexed the way Y.Text indexes (embeds count one). */

@@ -105,9 +105,28 @@ export async function createAsset(store: ControlStore, a: NewAsset, nowMs: numbe
 /** The caller's permission on the asset: its grant, else the workspace default for members. */
 export async function permissionOf(store: ControlStore, userId: string, asset: Asset): Promise<Permission | null> {
   const grant = await store.get<Grant>(grantKey(asset.id, userId))
+  if (grant !== undefined || asset.defaultAccess === 'none') return accessOf(asset, grant, false)
+  return accessOf(asset, undefined, (await roleOf(store, asset.workspaceId, userId)) !== null)
+}
+
+/** The one rule: an explicit grant wins; otherwise members get the workspace default. */
+function accessOf(asset: Asset, grant: Grant | undefined, member: boolean): Permission | null {
   if (grant !== undefined) return grant === 'none' ? null : grant
-  if (asset.defaultAccess === 'none') return null
-  return (await roleOf(store, asset.workspaceId, userId)) ? asset.defaultAccess : null
+  return member && asset.defaultAccess !== 'none' ? asset.defaultAccess : null
+}
+
+/**
+ * The assets of a workspace `userId` may view, with their permission: permissionOf for each, in
+ * three reads whatever their number (a listing or a search of thousands of assets).
+ */
+export async function viewableAssets(store: ControlStore, workspaceId: string, userId: string): Promise<{ asset: Asset; access: Permission }[]> {
+  const assets = await listAssets(store, workspaceId)
+  if (assets.length === 0) return []
+  const [member, grants] = await Promise.all([roleOf(store, workspaceId, userId), store.getMany<Grant>(assets.map((a) => grantKey(a.id, userId)))])
+  return assets.flatMap((asset, i) => {
+    const access = accessOf(asset, grants[i], member !== null)
+    return access ? [{ asset, access }] : []
+  })
 }
 
 export async function setGrant(store: ControlStore, assetId: string, email: string, grant: Grant | 'default'): Promise<void> {

@@ -9,7 +9,7 @@ export interface ToolCatalog {
 
 /** The tools Tandem's MCP endpoint serves (src/mcp/): a workspace's registry may disable each. */
 export const MCP_TOOLS = [
-  'list_documents',
+  'search_documents',
   'read_document',
   'edit_document',
   'suggest_edit',

@@ -47,8 +47,16 @@ function view(workspaceId: string, reg: StoredRegistry): RegistryView {
   return { workspace_id: workspaceId, default_visibility: reg.default_visibility, tools: ids.map((tool_id) => ({ tool_id, ...reg.tools[tool_id]! })) }
 }
 
+/** Tool ids renamed since registries were stored: an override of the old id is the new one's. */
+const RENAMED: Readonly<Record<string, string>> = { list_documents: 'search_documents' } // issue 50 folded it in
+
 async function load(store: ControlStore, workspaceId: string): Promise<StoredRegistry> {
-  return (await store.get<StoredRegistry>(registryKey(workspaceId))) ?? EMPTY
+  const reg = (await store.get<StoredRegistry>(registryKey(workspaceId))) ?? EMPTY
+  if (!Object.keys(reg.tools).some((id) => id in RENAMED)) return reg
+  // an override stored under the new id wins over one under the old
+  const tools = Object.fromEntries(Object.entries(reg.tools).filter(([id]) => !(id in RENAMED)))
+  for (const [id, o] of Object.entries(reg.tools)) if (id in RENAMED) tools[RENAMED[id]!] ??= o
+  return { ...reg, tools }
 }
 
 export async function getRegistry(store: ControlStore, catalog: ToolCatalog, workspaceId: string): Promise<RegistryView> {

@@ -115,6 +115,9 @@ const SETTINGS = {
   // control plane
   toolCatalogFile: s('string', 'tool-catalog', '', 'JSON file of the tool catalog {"tools":[{"tool_id","base"}]} (default: built in)'),
   siteSweepDelayMs: s('int', 'site-sweep-delay-ms', 250, 'pause between site-sweep steps: pages listed, sites made searchable (ms)', 0),
+  // search (docs/search.md)
+  searchIndex: e('search-index', ['on', 'off'], 'on', 'full-text search of workspaces (docs/search.md): on keeps an index of every document (PostgreSQL on --postgres-url, else PGlite under the data dir, a worker thread of ~100 MB); off answers search with 503 and indexes nothing (after running off, `tandem admin search rebuild`)'),
+  searchDebounceMs: s('int', 'search-debounce-ms', 1000, 'ms a document\'s committed changes gather before the search index reads it again: at most one index pass per document per this time, the index current within this and one pass', 0),
   // webhooks (docs/webhooks.md)
   webhookDebounceMs: s('int', 'webhook-debounce-ms', 2000, 'ms a document.updated event gathers changes: at most one per document per this time, at least one this long after a change', 0),
   webhookTimeoutMs: s('int', 'webhook-timeout-ms', 10_000, 'ms a webhook receiver has to answer 2xx before the attempt counts as failed', 100),

@@ -9,6 +9,8 @@ export const DATA_DIR = {
   db: 'db',
   /** one PGlite directory per embedded database asset */
   pglite: 'pglite',
+  /** the search index: a PGlite directory of its own (src/search/) */
+  search: 'search',
   /** the signing keys generated on first start (JWKS) */
   signingKeys: 'signing-keys.json',
   /** the running server's loopback admin endpoint (`tandem admin` goes through it) */

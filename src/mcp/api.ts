@@ -21,6 +21,12 @@ export interface ListedAsset {
   access: 'view' | 'edit'
 }
 
+/** A page of `GET /workspaces/{id}/search` (packages/api/src/v0/search.ts). */
+interface SearchPageOut {
+  results: { doc_id: string; title: string; type: string; block: string | null; snippet: string; rank: number }[]
+  next?: number
+}
+
 /** A table as `GET /databases/{id}/data` lists it (interface spec 2.2). */
 export interface TableListed {
   name: string
@@ -88,6 +94,12 @@ export class TandemApi {
   /** The workspace's assets the caller may view, with their access (`view` or `edit`). */
   async assets(): Promise<ListedAsset[]> {
     return (await this.api<{ assets: ListedAsset[] }>(`/workspaces/${seg(this.workspace)}/assets`)).assets
+  }
+
+  /** Full-text search of the workspace: one page of results, only what the caller may view. */
+  async search(q: string, limit: number, offset: number): Promise<SearchPageOut> {
+    const query = new URLSearchParams({ q, limit: String(limit), offset: String(offset) })
+    return this.api<SearchPageOut>(`/workspaces/${seg(this.workspace)}/search?${query}`)
   }
 
   private content<T>(t: DocToken, init: { method?: string; json?: unknown; query?: Record<string, string> }): Promise<T> {

@@ -2,9 +2,9 @@
 // each, so a document id or a page reads the same in every tool.
 import { z } from 'zod'
 
-export const DOCUMENT_ID = z.string().describe('The document: an asset_id from list_documents.')
+export const DOCUMENT_ID = z.string().describe('The document: an asset_id from search_documents.')
 export const DATABASE_ID = z.string().describe('The database: an asset_id from list_databases.')
-export const ANY_ASSET_ID = z.string().describe('The asset: an asset_id from list_documents or list_databases.')
+export const ANY_ASSET_ID = z.string().describe('The asset: an asset_id from search_documents or list_databases.')
 export const SUGGESTION_ID = z.string().describe('The suggestion: an id from list_suggestions or from the `suggestion` a suggest_edit (or held edit_document) answered.')
 export const TABLE = z.string().describe('The table: a table `name` list_databases gave for this database.')
 export const OFFSET = z.number().int().min(0).optional().describe('Skip this many items (default 0): the `next_offset` of the previous page.')

@@ -11,14 +11,15 @@ import type { TandemApi } from './api.js'
 import { answer, structured } from './answer.js'
 import { registerCommentTools } from './comment-tools.js'
 import { registerDatabaseTools } from './database-tools.js'
-import { DOCUMENT_ID, READ_ONLY } from './params.js'
+import { DOCUMENT_ID } from './params.js'
 import { registerReadDocument } from './read-tool.js'
+import { registerSearchDocuments } from './search-tool.js'
 import { registerSuggestionTools } from './suggestion-tools.js'
 
 /** The initialize result's `instructions`: how a model uses these tools well, in a few lines. */
 export const INSTRUCTIONS = [
   'Tandem: live documents shared with people typing in them, plus database tables and comments.',
-  '- Find documents with list_documents, databases and their tables with list_databases.',
+  '- Find where something is said with search_documents (query: words, "a phrase", pric*): each result names its block, so read_document mode=section with blocks=<that id> reads the place; no query lists the documents. Databases and their tables: list_databases.',
   '- Large document: read_document mode=outline first, then mode=section (a heading or block ids) or mode=range for the part you need, or mode=find to search. Read whole only small documents.',
   '- Prefer targeted edits: edit_document with edits: [{old_text, new_text}] (old_text copied exactly from what you read) over writing the whole document.',
   '- Always send the `base` your last read_document or edit_document answered: your change merges with what others wrote since.',
@@ -77,19 +78,7 @@ export function registerTools(server: McpServer, api: TandemApi, enabled: Readon
     return api.writeContent(asset_id, { format: format ?? (typeof content === 'string' ? 'markdown' : 'prosemirror'), content: content as string, base, root, attributions: attributions() }, suggest)
   }
 
-  if (on('list_documents')) {
-    server.registerTool(
-      'list_documents',
-      {
-        title: 'List documents',
-        description: "The workspace's documents (generic_doc assets) the caller may view: asset_id and title, for read_document and edit_document.",
-        inputSchema: {},
-        outputSchema: { documents: z.array(z.object({ asset_id: z.string(), title: z.string() })) },
-        annotations: { title: 'List documents', ...READ_ONLY },
-      },
-      () => structured(async () => ({ documents: (await api.assets()).filter((a) => a.type === 'generic_doc').map((a) => ({ asset_id: a.id, title: a.title })) })),
-    )
-  }
+  if (on('search_documents')) registerSearchDocuments(server, api) // search-tool.ts: full-text search, or the list of documents
   if (on('read_document')) registerReadDocument(server, api) // read-tool.ts: outline | section | range | find | whole
   if (on('edit_document')) {
     server.registerTool(

@@ -9,7 +9,7 @@
 import type { CommitSink } from '../collab/group-commit.js'
 import type { AppendWrite, DocStore } from '../storage/doc-store.js'
 
-const MARK_PREFIX = 'webhooks!'
+const WEBHOOK_MARKS = 'webhooks!'
 
 export interface ClosedWindow {
   docId: string
@@ -35,6 +35,8 @@ interface Window {
 
 export interface DocWindowsOptions {
   debounceMs: number
+  /** the marks' key prefix, one per user of windows (default the webhooks' `webhooks!`; search has its own) */
+  markPrefix?: string
   /** whether a workspace (org) has a document.updated webhook */
   watched(org: string): boolean
   /** records the event; the mark is deleted after it resolves */
@@ -57,11 +59,14 @@ export class DocWindows implements CommitSink {
   private inFlight = false
   private closed = false
   private readonly pending = new Set<Promise<void>>()
+  private readonly prefix: string
 
   constructor(
     private readonly store: DocStore,
     private readonly o: DocWindowsOptions,
-  ) {}
+  ) {
+    this.prefix = o.markPrefix ?? WEBHOOK_MARKS
+  }
 
   mark(writes: AppendWrite[]): void {
     this.inFlight = true
@@ -70,7 +75,7 @@ export class DocWindows implements CommitSink {
       const parts = mainDoc(w.docId)
       if (!parts || !this.o.watched(parts.org)) continue
       const since = w.entries[0]!.at
-      ;(w.marks ??= []).push({ key: `${MARK_PREFIX}${w.docId}!${pad13(since)}`, value: '' })
+      ;(w.marks ??= []).push({ key: `${this.prefix}${w.docId}!${pad13(since)}`, value: '' })
     }
   }
 
@@ -78,7 +83,7 @@ export class DocWindows implements CommitSink {
     this.inFlight = false
     for (const w of writes) {
       let win = this.open.get(w.docId)
-      const mark = w.marks?.find((m) => m.key.startsWith(MARK_PREFIX))
+      const mark = w.marks?.find((m) => m.key.startsWith(this.prefix))
       if (!win) {
         // after flush (shutdown) a new window is left to its mark and the next start
         if (!mark || this.closed) continue
@@ -138,10 +143,10 @@ export class DocWindows implements CommitSink {
   async recover(openedBefore = Infinity): Promise<number> {
     if (!this.store.readMarks) return 0
     const marks: string[] = []
-    for await (const m of this.store.readMarks(MARK_PREFIX)) marks.push(m.key)
+    for await (const m of this.store.readMarks(this.prefix)) marks.push(m.key)
     let recovered = 0
     for (const markKey of marks) {
-      const docId = markKey.slice(MARK_PREFIX.length, -14)
+      const docId = markKey.slice(this.prefix.length, -14)
       const since = Number(markKey.slice(-13))
       const parts = mainDoc(docId)
       if (!parts || since >= openedBefore || this.open.get(docId)?.markKey === markKey) continue

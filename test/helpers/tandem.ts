@@ -41,7 +41,9 @@ export const transportArgs = (): string[] => {
 
 export async function startTandem(overrides: Partial<Config> = {}, opts: ServerOptions = {}, dataDir?: string): Promise<Harness> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'tandem-test-')))
-  const config = loadConfig([], {}, { dataDir: dir, collabPort: 0, apiPort: 0, logLevel: 'silent', roomUnloadDelayMs: 200, ...testTransport(), ...overrides })
+  // Search is off unless a suite turns it on: its embedded engine's first open (PGlite initdb) takes
+  // ~10 s of a core on this machine, which every other suite's servers would pay for nothing.
+  const config = loadConfig([], {}, { dataDir: dir, collabPort: 0, apiPort: 0, logLevel: 'silent', roomUnloadDelayMs: 200, searchIndex: 'off', ...testTransport(), ...overrides })
   const providers: WebsocketProvider[] = []
   const h: Harness = {
     server: await createServer(config, opts),

@@ -64,16 +64,16 @@ describe('MCP over Streamable HTTP', () => {
       'edit_document',
       'insert_rows',
       'list_databases',
-      'list_documents',
       'list_suggestions',
       'read_comments',
       'read_document',
       'read_suggestion',
       'read_table',
+      'search_documents',
       'suggest_edit',
       'withdraw_suggestion',
     ])
-    expect(result(await client.callTool({ name: 'list_documents', arguments: {} })).documents).toEqual([{ asset_id: w.doc.id, title: w.doc.title }])
+    expect(result(await client.callTool({ name: 'search_documents', arguments: {} })).documents).toEqual([{ asset_id: w.doc.id, title: w.doc.title }])
 
     const person = await liveEditor()
     const first = result(await client.callTool({ name: 'edit_document', arguments: { asset_id: w.doc.id, content: 'Hello.\n\nWorld.\n' } }))

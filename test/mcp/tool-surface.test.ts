@@ -45,7 +45,7 @@ async function connect(over: keyof typeof TRANSPORTS): Promise<Client> {
 
 /** [readOnlyHint, destructiveHint, idempotentHint] of every tool: what each really does. */
 const HINTS: Record<string, [boolean, boolean, boolean]> = {
-  list_documents: [true, false, true],
+  search_documents: [true, false, true],
   read_document: [true, false, true],
   edit_document: [false, true, false],
   suggest_edit: [false, false, false],
@@ -62,7 +62,7 @@ const HINTS: Record<string, [boolean, boolean, boolean]> = {
 describe.each(['http', 'stdio'] as const)('what the model is told, over %s', (over) => {
   it('initialize gives instructions: outline first, targeted edits, always send base, approval makes suggestions', async () => {
     const instructions = (await connect(over)).getInstructions() ?? ''
-    for (const says of ['list_documents', 'mode=outline', 'edits: [{old_text, new_text}]', '`base`', 'suggestion']) expect(instructions).toContain(says)
+    for (const says of ['search_documents', 'mode=outline', 'edits: [{old_text, new_text}]', '`base`', 'suggestion']) expect(instructions).toContain(says)
     expect(instructions.length).toBeLessThan(1500)
   })
 

@@ -16,6 +16,8 @@ import type {
   InsertOptions,
   InsertResult,
   Me,
+  SearchOptions,
+  SearchResults,
   Sources,
   TableList,
   TableRow,
@@ -66,6 +68,18 @@ export class TandemClient {
   /** Soft-deleted assets of a workspace (owners and admins). */
   deletedAssets(workspaceId: string): Promise<DeletedAssets> {
     return this.call(`/workspaces/${seg(workspaceId)}/assets?deleted=true`)
+  }
+
+  /**
+   * Full-text search of a workspace's documents (text by block, titles) and database table names,
+   * only what the caller may view: words, "phrases", -word, pric* prefixes. Each result names its
+   * block: `client.document(r.doc_id).section({ blocks: [r.block] })` reads the place. `next` pages on.
+   */
+  search(workspaceId: string, q: string, options: SearchOptions = {}): Promise<SearchResults> {
+    const query = new URLSearchParams({ q })
+    if (options.limit !== undefined) query.set('limit', String(options.limit))
+    if (options.offset !== undefined) query.set('offset', String(options.offset))
+    return this.call(`/workspaces/${seg(workspaceId)}/search?${query}`)
   }
 
   /** A capability token for a generic_doc asset; `access` is a ceiling (default `view`). */

@@ -10,6 +10,7 @@ import type { AssetDeletedOut, AssetRestoredOut } from '@tandem/api/v0/assets'
 import type { CollabTokenRequest, CollabTokenResponse } from '@tandem/api/v0/collab-token'
 import type { InsertDataRequest, InsertDataResponse, ListTablesResponse, ReadRowsResponse, Row } from '@tandem/api/v0/databases'
 import type { MeOut, WorkspaceAssetsOut, WorkspaceDeletedAssetsOut } from '@tandem/api/v0/directory'
+import type { SearchOut, SearchQueryParams } from '@tandem/api/v0/search'
 import type { SourceReadiness } from '@tandem/api/v0/sources'
 import type { UpdateWorkspaceToolRegistryRequestIn, WorkspaceToolRegistryOut } from '@tandem/api/v0/tool-registry'
 import type { CreateWebhookRequest, CreatedWebhookOut, DeliveryListOut, WebhookListOut } from '@tandem/api/v0/webhooks'
@@ -34,6 +35,8 @@ export type InsertOptions = Omit<In<typeof InsertDataRequest>, 'data'>
 export type Me = Out<typeof MeOut>
 export type WorkspaceAssets = Out<typeof WorkspaceAssetsOut>
 export type DeletedAssets = Out<typeof WorkspaceDeletedAssetsOut>
+export type SearchOptions = Omit<In<typeof SearchQueryParams>, 'q'>
+export type SearchResults = Out<typeof SearchOut>
 export type Sources = Out<typeof SourceReadiness>
 export type ToolRegistry = Out<typeof WorkspaceToolRegistryOut>
 export type ToolRegistryPatch = In<typeof UpdateWorkspaceToolRegistryRequestIn>

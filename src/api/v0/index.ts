@@ -7,10 +7,11 @@ import { collabTokenRoutes } from './collab-token/routes.js'
 import { commentRoutes } from './comments/routes.js'
 import { databaseRoutes } from './databases/routes.js'
 import { directoryRoutes } from './directory/routes.js'
+import { searchRoutes } from './search/routes.js'
 import { sourcesRoutes } from './sources/routes.js'
 import { toolRegistryRoutes } from './tool-registry/routes.js'
 import { webhookRoutes } from './webhooks/routes.js'
 
 export type RouteModule = (api: ApiContext) => RouteDef[]
 
-export const V0_ROUTES: RouteModule[] = [toolRegistryRoutes, collabTokenRoutes, assetContentRoutes, commentRoutes, sourcesRoutes, databaseRoutes, directoryRoutes, assetLifecycleRoutes, webhookRoutes]
+export const V0_ROUTES: RouteModule[] = [toolRegistryRoutes, collabTokenRoutes, assetContentRoutes, commentRoutes, sourcesRoutes, databaseRoutes, directoryRoutes, assetLifecycleRoutes, webhookRoutes, searchRoutes]

@@ -2,7 +2,7 @@
 // it can open (the spec has none). Same key auth and error shapes as the spec's endpoints; an asset
 // the caller may not view is left out, exactly as if it did not exist. `?deleted=true` lists the
 // soft-deleted ones instead, for the owners and admins who may restore them.
-import { listAssets, listDeletedAssets, permissionOf } from '../../../control/assets.js'
+import { listDeletedAssets, viewableAssets } from '../../../control/assets.js'
 import { getWorkspace, listWorkspaces, roleOf } from '../../../control/workspaces.js'
 import { AppError } from '../../../infra/errors.js'
 import type { ApiContext } from '../../context.js'
@@ -54,11 +54,7 @@ export function directoryRoutes({ control }: ApiContext): RouteDef[] {
             .sort((a, b) => b.deleted_at_ms - a.deleted_at_ms || byName(a.title, b.title))
           return { workspace_id: params.workspace_id, assets: deleted }
         }
-        const assets = []
-        for (const a of await listAssets(store, params.workspace_id)) {
-          const access = await permissionOf(store, user, a)
-          if (access) assets.push({ id: a.id, type: a.type, title: a.title, access })
-        }
+        const assets = (await viewableAssets(store, params.workspace_id, user)).map(({ asset: a, access }) => ({ id: a.id, type: a.type, title: a.title, access }))
         assets.sort((a, b) => byName(a.title, b.title) || byName(a.id, b.id))
         return { workspace_id: params.workspace_id, assets }
       },
