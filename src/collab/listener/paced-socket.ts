@@ -19,6 +19,8 @@ export abstract class PacedSocket implements ListenerSocket {
   /** sends waiting behind a paced message (null when none is going out) */
   private waiting: Uint8Array[] | null = null
   private onDrain: (() => void) | null = null
+  /** the listener's: the session ends when the server closes the socket, not when the peer acknowledges it */
+  private onClosing: (() => void) | null = null
 
   // The process's metrics, not closures per socket: thousands of idle sockets each pay for them.
   constructor(protected readonly metrics: Pick<Metrics, 'messagesOut' | 'bytesOut'>) {}
@@ -114,11 +116,22 @@ export abstract class PacedSocket implements ListenerSocket {
     this.drained()
   }
 
+  /** Called once, when the server closes this socket (before the close handshake completes). */
+  whenClosing(fn: () => void): void {
+    this.onClosing = fn
+  }
+
   close(code: CloseCode, reason: string): void {
     if (this.closed) return
     this.closed = true
     this.end(code, reason)
     this.drained()
+    // A socket the server closed has left its rooms now: `ws` reports the close only once the peer
+    // answered the close frame, which a reader too slow to read it did after 30 s (ws's close
+    // timer), and the room kept it as a peer meanwhile. uWS calls its close handler at end().
+    const closing = this.onClosing
+    this.onClosing = null
+    closing?.()
   }
 }
 

@@ -42,6 +42,8 @@ export interface ListenerSocket extends PeerSocket {
   /** closed by either side */
   readonly closed: boolean
   markClosed(): void
+  /** `fn` runs once when the server closes the socket, before the peer has answered */
+  whenClosing(fn: () => void): void
 }
 
 /** One socket's state, from its upgrade on (uWS keeps it as the socket's user data). */
@@ -121,6 +123,7 @@ export function socketLifecycle<S extends ListenerSocket>(d: ListenerContext, so
       const socket = wrap()
       data.socket = socket
       sockets.add(socket)
+      socket.whenClosing(() => endSession(data))
       const protocol = 'hocuspocus' in start ? 'hocuspocus' : 'y-websocket'
       data.protocol = protocol
       metrics.connections.inc({ protocol })
@@ -157,14 +160,21 @@ export function socketLifecycle<S extends ListenerSocket>(d: ListenerContext, so
 
     closed(data, code) {
       metrics.closes.inc({ code: String(code) })
-      const { socket, session, protocol } = data
+      const { socket, protocol } = data
       if (!socket) return
       sockets.delete(socket)
       metrics.connections.dec({ protocol })
       socket.markClosed()
-      session?.close()
+      endSession(data)
     },
   }
+}
+
+/** The socket's session ends once: when the server closes the socket, or when the peer does. */
+function endSession(data: SocketData): void {
+  const session = data.session
+  data.session = null
+  session?.close()
 }
 
 /** The sweep's check for slow readers (rooms check after each broadcast; this catches awareness-only traffic). */
