@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises'
 import { parseAdminArgs } from '../admin/args.js'
 import { adminUsage, executeAdmin, type AdminResult } from '../admin/commands.js'
 import type { AdminEndpointInfo } from '../admin/endpoint.js'
-import { openBackend } from '../backend/open.js'
+import { openBackend } from '../compose/backend.js'
 import { RoomRegistry, roomSettings } from '../collab/registry.js'
 import { LoopTransport } from '../collab/transport.js'
 import { watchAccessChanges } from '../control/token-revocations.js'
@@ -81,7 +81,7 @@ async function locally(config: Config, args: string[]): Promise<AdminResult> {
     const lifecycle = new AssetLifecycle({ control: store, docs: backend.docs, versions: backend.versions, rooms, databases: async () => databases, now: Date.now })
     return await executeAdmin({ store, now: Date.now, docs, databases, lifecycle, webhookAllowPrivate: config.webhookAllowPrivate, ...(search ? { search: search.search } : {}) }, parseAdminArgs(args))
   } finally {
-    await search?.close()
+    await search?.close(false)
     await databases.close()
     await rooms.close()
     await backend.close()

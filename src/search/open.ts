@@ -45,12 +45,18 @@ function openingDb(engine: SearchDb['engine'], opening: Promise<SearchDb>): Sear
   }
 }
 
-/** Whether the engine has opened by now (a stop never waits for a first open: PGlite's takes seconds). */
+/** Whether the engine has opened by now. */
 async function isOpen(opening: Promise<SearchDb>): Promise<boolean> {
   return Promise.race([opening.then(() => true, () => false), new Promise<boolean>((r) => setImmediate(() => r(false)))])
 }
 
-export async function startSearch(p: SearchParts, committer: GroupCommitter): Promise<{ search: Search; close(): Promise<void> }> {
+/**
+ * `close(exiting)`: a close while the engine is still opening (PGlite's first open runs initdb,
+ * seconds) waits for the open and then closes it, so nothing writes in the data dir once the
+ * server has closed (a server started right after on the same dir would find it still open);
+ * when the process exits right after, the open is left to the exit.
+ */
+export async function startSearch(p: SearchParts, committer: GroupCommitter): Promise<{ search: Search; close(exiting: boolean): Promise<void> }> {
   const opening = openDb(p.config, p.pg)
   opening.catch((err: unknown) => p.log.error({ err }, 'search index failed to open'))
   const index = new SearchIndex(openingDb(p.pg ? 'postgres' : 'pglite', opening), (err) => p.log.warn({ err }, 'search index maintenance (VACUUM) failed; retried after more writes'))
@@ -58,10 +64,11 @@ export async function startSearch(p: SearchParts, committer: GroupCommitter): Pr
   await indexer.start(committer)
   return {
     search: searchOver(p.control, index, indexer, p.log),
-    async close() {
+    async close(exiting) {
       if (!(await isOpen(opening))) {
-        // still opening: the open windows keep their marks for the next start; the engine closes once open
-        opening.then((db) => db.close()).catch((err: unknown) => p.log.warn({ err }, 'search index close failed'))
+        // still opening: the open windows keep their marks for the next start
+        const closed = opening.then((db) => db.close()).catch((err: unknown) => p.log.warn({ err }, 'search index close failed'))
+        if (!exiting) await closed
         return
       }
       await indexer.flush()
