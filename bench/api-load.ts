@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { seedDemo } from '../src/demo/world.js'
 import { loadConfig } from '../src/infra/config.js'
-import { createServer } from '../src/server.js'
+import { createServer } from '../src/compose/server.js'
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '32' } } })
 const seconds = Number(values.seconds)

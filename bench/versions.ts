@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import * as Y from 'yjs'
 import { mintToken } from '../src/auth/capability.js'
 import { loadConfig } from '../src/infra/config.js'
-import { createServer } from '../src/server.js'
+import { createServer } from '../src/compose/server.js'
 import { startPostgres } from '../test/helpers/postgres.js'
 import { num, parseFlags } from './lib/args.js'
 

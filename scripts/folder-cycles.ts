@@ -1,38 +1,9 @@
 // CI check beside madge: no loop between the top-level folders of src/ (madge sees file cycles
-// only; two folders importing each other through different files is the loop it misses).
-// Type-only imports count too: a folder that names another's types depends on it.
-import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { dirname, join, relative, resolve, sep } from 'node:path'
+// only; two folders importing each other through different files is the loop it misses), and one
+// front door: only the commands (cli/, main.ts) import the composition (compose/).
+import { folderEdges } from './folder-graph.js'
 
-const root = resolve(import.meta.dirname, '..', 'src')
-
-function* sources(dir: string): Generator<string> {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name)
-    if (statSync(path).isDirectory()) yield* sources(path)
-    else if (name.endsWith('.ts') && !name.endsWith('.test.ts')) yield path
-  }
-}
-
-/**
- * The top-level folder a file belongs to. A file directly in src/ (server.ts, deps.ts, ...) is a
- * node of its own: a folder that imports deps.ts while deps.ts imports that folder is a loop too.
- */
-function folderOf(path: string): string {
-  // an import names `deps.js` for the source `deps.ts`
-  return relative(root, path).split(sep)[0]!.replace(/\.js$/, '.ts')
-}
-
-const edges = new Map<string, Map<string, string>>() // from -> to -> one file that makes the edge
-for (const file of sources(root)) {
-  const from = folderOf(file)
-  for (const m of readFileSync(file, 'utf8').matchAll(/(?:from|import\()\s*'(\.[^']+)'/g)) {
-    const to = folderOf(resolve(dirname(file), m[1]!))
-    if (to === from) continue
-    if (!edges.has(from)) edges.set(from, new Map())
-    if (!edges.get(from)!.has(to)) edges.get(from)!.set(to, relative(root, file))
-  }
-}
+const edges = folderEdges()
 
 // Depth-first search for a back edge; prints every loop found as a path with one file per step.
 const loops: string[] = []
@@ -51,6 +22,14 @@ function visit(folder: string): void {
   state.set(folder, 'done')
 }
 for (const folder of [...edges.keys()].sort()) if (!state.has(folder)) visit(folder)
+
+/** Who may import the composition: it imports everything, so anything else importing it is a loop in waiting. */
+const FRONT_DOOR_USERS = new Set(['cli', 'main.ts'])
+const intoFrontDoor = [...edges].filter(([from, tos]) => tos.has('compose') && !FRONT_DOOR_USERS.has(from))
+if (intoFrontDoor.length > 0) {
+  console.error(`only cli/ and main.ts import compose/:\n${intoFrontDoor.map(([from, tos]) => `  ${from} (${tos.get('compose')})`).join('\n')}`)
+  process.exit(1)
+}
 
 if (loops.length > 0) {
   console.error(`folder loops in src/:\n${loops.map((l) => `  ${l}`).join('\n')}`)

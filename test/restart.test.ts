@@ -17,7 +17,7 @@ import { loadUws } from '../src/collab/listener/uws-build.js'
 import type { UwsModule } from '../src/collab/uws/app.js'
 import { loadConfig } from '../src/infra/config.js'
 import { pino } from 'pino'
-import { createServer, type TandemServer } from '../src/server.js'
+import { createServer, type TandemServer } from '../src/compose/server.js'
 import { eventually, testTransport, transportArgs } from './helpers/tandem.js'
 import { listensOn } from './helpers/ports.js'
 

@@ -11,7 +11,7 @@ import { Room, type RoomOptions } from '../../src/collab/room/room.js'
 import type { Logger } from '../../src/infra/log.js'
 import { createMetrics } from '../../src/infra/metrics.js'
 import { encodeUpdate } from '@tandem/protocol/messages'
-import type { ServerParts } from '../../src/server.js'
+import type { ServerParts } from '../../src/compose/server.js'
 import { DiscardingStore } from './discarding-store.js'
 import { QUIET_KINDS } from './quiet-metrics.js'
 

@@ -85,7 +85,7 @@ export async function runTraffic(name: string, peer: RunningPeer, size: TrafficS
   }
   clearInterval(progress)
   const drainMs = now() - sendEnd
-  const { serverAlive, cpuSec, mainSec, foreignLoad, loadCpu, wallSec, rss, memEnd } = window.stop()
+  const { serverAlive, cpuSec, mainSec, foreignLoad, loadCpu, rss, memEnd } = window.stop()
   if (!serverAlive) notes.push('server process died during the run')
 
   const openAtEnd = clients.filter((c) => c.open).length

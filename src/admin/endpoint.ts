@@ -6,10 +6,10 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { readFile, rename, rm, writeFile } from 'node:fs/promises'
-import type { ServerDeps } from '../deps.js'
+import type { Logger } from '../infra/log.js'
 import { isAppError, publicMessage } from '../infra/errors.js'
 import { parseAdminArgs } from './args.js'
-import { executeAdmin } from './commands.js'
+import { executeAdmin, type AdminEnv } from './commands.js'
 import { dataDirPath } from '../infra/data-dir.js'
 
 const MAX_BODY = 1024 * 1024 // 1 MiB
@@ -33,11 +33,10 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8')
 }
 
-export async function startAdminEndpoint(deps: ServerDeps): Promise<{ close(): Promise<void> }> {
-  const { control } = deps
+/** `env`: the running server's parts the commands act on; the endpoint's file goes in `dataDir`. */
+export async function startAdminEndpoint(env: AdminEnv, o: { dataDir: string; log: Logger }): Promise<{ close(): Promise<void> }> {
   const secret = randomBytes(32).toString('base64url')
   const expected = digest(secret)
-  const env = { store: control.store, now: deps.now, docs: deps.docs, sweeper: control.sweeper, databases: deps.databases, lifecycle: deps.lifecycle, webhookAllowPrivate: deps.config.webhookAllowPrivate, search: deps.search }
   const server = createServer(async (req, res) => {
     const reply = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' })
@@ -52,10 +51,10 @@ export async function startAdminEndpoint(deps: ServerDeps): Promise<{ close(): P
       if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) return reply(400, { ok: false, error: 'args must be a list of strings' })
       const parsed = parseAdminArgs(args)
       const out = await executeAdmin(env, parsed)
-      deps.log.info({ admin: `${parsed.noun} ${parsed.verb}` }, 'admin command')
+      o.log.info({ admin: `${parsed.noun} ${parsed.verb}` }, 'admin command')
       reply(200, { ok: true, ...out })
     } catch (err) {
-      if (!isAppError(err)) deps.log.warn({ err: (err as Error).message }, 'admin command failed')
+      if (!isAppError(err)) o.log.warn({ err: (err as Error).message }, 'admin command failed')
       reply(isAppError(err) ? err.status : 400, { ok: false, error: isAppError(err) ? publicMessage(err) : (err as Error).message })
     }
   })
@@ -64,7 +63,7 @@ export async function startAdminEndpoint(deps: ServerDeps): Promise<{ close(): P
     server.listen(0, '127.0.0.1', () => resolve())
   })
   const info: AdminEndpointInfo = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/admin`, secret, pid: process.pid }
-  const file = dataDirPath(deps.config.dataDir, 'adminEndpoint')
+  const file = dataDirPath(o.dataDir, 'adminEndpoint')
   const tmp = `${file}.${process.pid}.tmp`
   await writeFile(tmp, JSON.stringify(info), { mode: 0o600 })
   await rename(tmp, file)

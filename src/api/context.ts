@@ -1,10 +1,9 @@
 // What route modules receive: the server's shared deps, the control plane, and a place to register
 // cleanup that must run when the API listener closes (e.g. a database registry).
-import type { ControlPlane } from '../plane.js'
-import type { ServerDeps } from '../deps.js'
+import type { ApiDeps, ControlPlane } from './deps.js'
 
 export interface ApiContext {
-  deps: ServerDeps
+  deps: ApiDeps
   control: ControlPlane
   /** Run in reverse order by the listener's close(). */
   onClose(fn: () => Promise<void>): void

@@ -1,19 +1,29 @@
-// The shared parts one server process hands to the API listener, the admin endpoint and the demo
-// seed. Built once in server.ts, after the collab listener is up (its port is in publicUrls).
-import type { KeyRing } from './auth/keys/ring.js'
-import type { DocService } from './collab/doc-service.js'
-import type { DatabaseRegistry } from './databases/registry.js'
-import type { Config } from './infra/config.js'
-import type { RootDb } from './infra/data-dir.js'
-import type { Logger } from './infra/log.js'
-import type { Metrics } from './infra/metrics.js'
-import type { AssetLifecycle } from './lifecycle/asset-lifecycle.js'
-import type { PgPool } from './pg/pool.js'
-import type { ControlPlane } from './plane.js'
-import type { Search } from './search/service.js'
-import type { VersionStore } from './versions/store.js'
+// What the /api/v0 listener takes from the process it runs in: built once by the composition
+// (src/compose/server.ts), after the collab listener is up (its port is in publicUrls). Declared
+// here, by its user, so nothing below the composition imports it.
+import type { KeyRing } from '../auth/keys/ring.js'
+import type { DocService } from '../collab/doc-service.js'
+import type { DatabaseRegistry } from '../databases/registry.js'
+import type { Config } from '../infra/config.js'
+import type { RootDb } from '../infra/data-dir.js'
+import type { Logger } from '../infra/log.js'
+import type { Metrics } from '../infra/metrics.js'
+import type { AssetLifecycle } from '../lifecycle/asset-lifecycle.js'
+import type { PgPool } from '../pg/pool.js'
+import type { Search } from '../search/service.js'
+import type { HookedControlStore } from '../control/hooked-store.js'
+import type { ToolCatalog } from '../control/tool-catalog.js'
+import type { SiteSweeper } from '../sources/sweeper.js'
+import type { VersionStore } from '../versions/store.js'
 
-export interface ServerDeps {
+/** The control plane of one server: its store, the tool catalog and the site sweeper, each built once. */
+export interface ControlPlane {
+  store: HookedControlStore
+  catalog: ToolCatalog
+  sweeper: SiteSweeper
+}
+
+export interface ApiDeps {
   config: Config
   log: Logger
   metrics: Metrics

@@ -1,8 +1,8 @@
 // The API listener: the Koa app on its own port. It only listens: the control plane, the admin
-// endpoint and the site sweeper are the server's (src/server.ts).
+// endpoint and the site sweeper are the server's (src/compose/server.ts).
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { ServerDeps } from '../deps.js'
+import type { ApiDeps } from './deps.js'
 import { bindWithRetry } from '../infra/listen-retry.js'
 import { createApiApp } from './app.js'
 import type { ApiContext } from './context.js'
@@ -19,7 +19,7 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   })
 }
 
-export async function startApiListener(deps: ServerDeps): Promise<{ port: number; close(): Promise<void> }> {
+export async function startApiListener(deps: ApiDeps): Promise<{ port: number; close(): Promise<void> }> {
   const closers: (() => Promise<void>)[] = []
   const api: ApiContext = { deps, control: deps.control, onClose: (fn) => void closers.push(fn) }
   const app = createApiApp(api)

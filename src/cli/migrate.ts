@@ -18,7 +18,7 @@ import { openPgPool } from '../pg/open.js'
 import { PgDocStore } from '../storage/postgres/store.js'
 import { PgSuggestionStore } from '../suggestions/postgres.js'
 import { PgVersionStore } from '../versions/postgres.js'
-import { openBackend } from '../backend/open.js'
+import { openBackend } from '../compose/backend.js'
 import { takeFlags } from './args.js'
 
 const USAGE = 'usage: tandem migrate --from-data-dir DIR --postgres-url URL [--postgres-schema S]\n'

@@ -3,7 +3,7 @@ import { CLOSE } from '@tandem/protocol/close-codes'
 import { reloadKeyRing } from '../auth/keys/ring.js'
 import { loadConfig } from '../infra/config.js'
 import { createLogger } from '../infra/log.js'
-import { createServer, type ServerParts } from '../server.js'
+import { createServer, type ServerParts } from '../compose/server.js'
 import { consoleFiles } from '../api/console/bundle.js'
 import type { Logger } from '../infra/log.js'
 

@@ -3,7 +3,7 @@
 // database's with --postgres-url, else the data dir's.
 import { attributionProblem } from '../auth/attributions.js'
 import { DOC_NAME, mintToken } from '../auth/capability.js'
-import { openKeyRing } from '../backend/open.js'
+import { openKeyRing } from '../compose/backend.js'
 import { loadConfig } from '../infra/config.js'
 import { openPgPool } from '../pg/open.js'
 import { takeFlags } from './args.js'

@@ -281,9 +281,8 @@ export class RoomRegistry {
   /**
    * Flushes every room, then closes every socket with `code` (1001 going away; a cluster node's
    * drain uses 1012 service restart so providers reconnect elsewhere). Safe to call twice.
-   * `exiting`: the process ends next, so documents are not freed one by one (see Room.destroy).
    */
-  async close(code: CloseCode = CLOSE.goingAway, reason = 'server shutting down', exiting = false): Promise<void> {
+  async close(code: CloseCode = CLOSE.goingAway, reason = 'server shutting down'): Promise<void> {
     this.closing = true
     for (const t of this.unloadTimers.values()) clearTimeout(t)
     this.unloadTimers.clear()

@@ -1,40 +1,40 @@
 // createServer(config) -> both listeners over one data dir. Used by `tandem serve` and by tests.
-import { openBackend } from './backend/open.js'
-import { DELETED_PREFIX } from './auth/deleted-docs.js'
-import { VersionPoll } from './auth/polled-records.js'
-import { REVOKE_PREFIX, RevocationList } from './auth/revocation.js'
-import type { ClusterNode, ClusterNodeOptions } from './cluster/node.js'
-import { RemoteAwareness } from './cluster/remote-awareness.js'
-import { RoomRegistry, roomSettings, type RegistryOptions } from './collab/registry.js'
-import type { RestRoutes } from './collab/rest.js'
-import { enforceRevocations } from './collab/revocation-enforcer.js'
-import { agentPolicy } from './agents/approval.js'
-import { createCollabApp } from './collab/listener/choose.js'
-import { ydocRoutes } from './collab/ydoc-rest.js'
-import { openControlPlane } from './plane.js'
-import { lazyHistoryRoutes } from './history/lazy-routes.js'
-import { agentRoutes } from './suggestions/lazy-routes.js'
-import type { SuggestionStore } from './suggestions/store.js'
-import type { HistoryService } from './history/service.js'
-import { startDocLifecycle } from './lifecycle/server.js'
-import type { DatabaseRegistry } from './databases/registry.js'
-import type { ServerDeps } from './deps.js'
-import { Resources } from './infra/resources.js'
-import type { Config } from './infra/config.js'
-import { createLogger, type Logger } from './infra/log.js'
-import { createMetrics, type Metrics } from './infra/metrics.js'
-import { describePgError } from './pg/pool.js'
+import { openBackend } from './backend.js'
+import { DELETED_PREFIX } from '../auth/deleted-docs.js'
+import { VersionPoll } from '../auth/polled-records.js'
+import { REVOKE_PREFIX, RevocationList } from '../auth/revocation.js'
+import type { ClusterNode, ClusterNodeOptions } from '../cluster/node.js'
+import { RemoteAwareness } from '../cluster/remote-awareness.js'
+import { RoomRegistry, roomSettings, type RegistryOptions } from '../collab/registry.js'
+import type { RestRoutes } from '../collab/rest.js'
+import { enforceRevocations } from '../collab/revocation-enforcer.js'
+import { agentPolicy } from '../agents/approval.js'
+import { createCollabApp } from '../collab/listener/choose.js'
+import { ydocRoutes } from '../collab/ydoc-rest.js'
+import { openControlPlane } from './control-plane.js'
+import { lazyHistoryRoutes } from '../history/lazy-routes.js'
+import { agentRoutes } from '../suggestions/lazy-routes.js'
+import type { SuggestionStore } from '../suggestions/store.js'
+import type { HistoryService } from '../history/service.js'
+import { startDocLifecycle } from '../lifecycle/deletions.js'
+import type { DatabaseRegistry } from '../databases/registry.js'
+import type { ApiDeps } from '../api/deps.js'
+import { Resources } from '../infra/resources.js'
+import type { Config } from '../infra/config.js'
+import { createLogger, type Logger } from '../infra/log.js'
+import { createMetrics, type Metrics } from '../infra/metrics.js'
+import { describePgError } from '../pg/pool.js'
 import { CLOSE, type CloseCode } from '@tandem/protocol/close-codes'
-import type { DocStore } from './storage/doc-store.js'
-import { StorageHealth, trackWrites } from './storage/health.js'
-import { versionState } from './versions/state.js'
-import { versionRoutes } from './versions/routes.js'
-import type { VersionStore } from './versions/store.js'
-import { suggestionEvents, versionCreatedEvents } from './webhooks/emit.js'
-import { WEBHOOK_KIND } from './webhooks/records.js'
-import { Webhooks } from './webhooks/service.js'
-import { searchOff } from './search/service.js'
-import type { Asset } from './control/assets.js'
+import type { DocStore } from '../storage/doc-store.js'
+import { StorageHealth, trackWrites } from '../storage/health.js'
+import { versionState } from '../versions/state.js'
+import { versionRoutes } from '../versions/routes.js'
+import type { VersionStore } from '../versions/store.js'
+import { suggestionEvents, versionCreatedEvents } from '../webhooks/emit.js'
+import { WEBHOOK_KIND } from '../webhooks/records.js'
+import { Webhooks } from '../webhooks/service.js'
+import { searchOff } from '../search/service.js'
+import type { Asset } from '../control/assets.js'
 
 const RETENTION_SWEEP_MS = 60 * 60 * 1000 // hourly
 const SWEEP_RESCAN_MS = 15_000
@@ -75,7 +75,7 @@ export interface ServerParts {
 export interface TandemServer {
   collabPort: number
   apiPort: number
-  deps: ServerDeps
+  deps: ApiDeps
   registry: RoomRegistry
   /** the document store in use (LevelDB, memory or PostgreSQL), as rooms and history see it */
   store: DocStore
@@ -88,7 +88,7 @@ export interface TandemServer {
   /**
    * Idempotent. Stop accepting, flush every room, close sockets with `code` (1001 by default;
    * a draining cluster node uses 1012 so providers reconnect to another node), close storage.
-   * `exiting`: the process ends right after, so loaded documents are left to its exit.
+   * `exiting`: the process ends right after, so a search engine still opening is left to its exit.
    */
   close(code?: CloseCode, reason?: string, opts?: { exiting?: boolean }): Promise<void>
 }
@@ -117,7 +117,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     const cluster = config.redisUrl
       ? resources.add(
           'cluster node',
-          await (await import('./cluster/node.js')).ClusterNode.start({ redisUrl: config.redisUrl, log, registry: metrics.registry, ...opts.cluster }),
+          await (await import('../cluster/node.js')).ClusterNode.start({ redisUrl: config.redisUrl, log, registry: metrics.registry, ...opts.cluster }),
           (c) => c.close(),
         )
       : undefined
@@ -139,7 +139,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       cluster: cluster && { bus: cluster.bus, leases: cluster.leases, remote, cycleIdPrefix: cluster.id },
     })
     // The rooms' last cycles commit and publish before the bus closes.
-    resources.defer('rooms', () => registry.close(shutdown.code, shutdown.reason, shutdown.exiting))
+    resources.defer('rooms', () => registry.close(shutdown.code, shutdown.reason))
     // A lapsed node's clients leave every room's awareness.
     cluster?.onNodeLapse((node) => registry.dropNode(node))
 
@@ -149,7 +149,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     // Database assets: built on first use (a hard delete) or right after the collab listener is
     // up, so a plain start never loads src/databases/ before it serves documents.
     let databases: Promise<DatabaseRegistry> | undefined
-    const openDatabases = () => (databases ??= import('./databases/registry-of.js').then((m) => m.createDatabaseRegistry(config, log, metrics)))
+    const openDatabases = () => (databases ??= import('../databases/registry-of.js').then((m) => m.createDatabaseRegistry(config, log, metrics)))
     resources.defer('databases', async () => (databases ? (await databases).close() : undefined))
 
     // The token deny-list: re-read at once when this process writes to it, and periodically for
@@ -172,21 +172,21 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     // first history request or sweep, so a plain start never loads the history engine. Each
     // history it builds takes a turn among the rooms' transient Y.Docs, counted in their budget.
     let history: Promise<HistoryService> | undefined
-    const openHistory = () => (history ??= import('./history/service.js').then((m) => new m.HistoryService({ store, config, now, log, builds: registry.docBuilds })))
+    const openHistory = () => (history ??= import('../history/service.js').then((m) => new m.HistoryService({ store, config, now, log, builds: registry.docBuilds })))
     const historyMemory = { forget: async (docId: string) => (history ? (await history).forget(docId) : undefined) }
-    const { deleted, lifecycle } = await startDocLifecycle(resources, { log, now, control, registry, store, versions, suggestions, history: historyMemory, databases: openDatabases, versionPoll })
+    const { deleted, lifecycle } = await startDocLifecycle(resources, { log, now, control: control.store, registry, store, versions, suggestions, history: historyMemory, databases: openDatabases, versionPoll })
     // Webhooks: closed before the rooms' last cycles, which leave marks for the next start.
     const webhooks = resources.add('webhooks', new Webhooks({ control: control.store, docs: store, config, log, registry: metrics.registry, now }), (w) => w.close())
     await webhooks.start(registry.committer)
     // Search: the index follows committed documents off the commit path (src/search/); closed
     // before the rooms' last cycles, which leave marks the next start indexes.
     const tables = async (asset: Asset) => {
-      const { assetDatabase } = await import('./databases/resolve.js')
+      const { assetDatabase } = await import('../databases/resolve.js')
       return (await (await assetDatabase(control.store, await openDatabases(), asset)).tables(config.dbSchemas)).map((t) => t.name)
     }
     const search =
       config.searchIndex === 'on'
-        ? resources.add('search', await (await import('./search/open.js')).startSearch({ config, pg, control: control.store, docs: registry.docs, store, log, tables }, registry.committer), (s) => s.close())
+        ? resources.add('search', await (await import('../search/open.js')).startSearch({ config, pg, control: control.store, docs: registry.docs, store, log, tables }, registry.committer), (s) => s.close(shutdown.exiting))
         : { search: searchOff }
     // A cluster: other nodes hear of these changes at once; their polling stays the fallback.
     cluster?.notices.relay(control.store, {
@@ -209,7 +209,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     opts.onCollabListening?.(collabPort)
     await metrics.withDefaults()
 
-    const deps: ServerDeps = {
+    const deps: ApiDeps = {
       config,
       log,
       metrics,
@@ -228,9 +228,10 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
         wsUrl: config.publicWsUrl || `ws://${hostForUrl(config.host)}:${collabPort}`,
       }),
     }
-    const api = opts.api === false ? undefined : resources.add('api listener', await (await import('./api/server.js')).startApiListener(deps), (a) => a.close())
+    const api = opts.api === false ? undefined : resources.add('api listener', await (await import('../api/server.js')).startApiListener(deps), (a) => a.close())
     // `tandem admin` on the same data dir goes through this loopback endpoint (LevelDB admits one process).
-    resources.add('admin endpoint', await (await import('./admin/endpoint.js')).startAdminEndpoint(deps), (a) => a.close())
+    const adminEnv = { store: control.store, now, docs: deps.docs, sweeper: control.sweeper, databases: deps.databases, lifecycle, webhookAllowPrivate: config.webhookAllowPrivate, search: deps.search }
+    resources.add('admin endpoint', await (await import('../admin/endpoint.js')).startAdminEndpoint(adminEnv, { dataDir: config.dataDir, log }), (a) => a.close())
     await startSweeps(resources, deps)
 
     scheduleRetention(resources, { open: openHistory, log, cluster })
@@ -268,7 +269,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
  * one; on a shared database, sweeps another process created (tandem admin) start here within
  * SWEEP_RESCAN_MS.
  */
-async function startSweeps(resources: Resources, deps: ServerDeps): Promise<void> {
+async function startSweeps(resources: Resources, deps: ApiDeps): Promise<void> {
   const { sweeper } = deps.control
   await sweeper.start()
   if (!deps.pg) return

@@ -14,7 +14,7 @@ import type { Concurrent } from './concurrent.js'
 import type { PmMark, PmNode } from './pm-json.js'
 import { liveItems } from './roots.js'
 import { stableJson } from './stable-json.js'
-import { updateText, type Attrs, type Counts, type TextRun } from './text-update.js'
+import { updateText, type Attrs, type Counts } from './text-update.js'
 
 
 function marksToAttrs(marks: readonly PmMark[] | undefined): Attrs {

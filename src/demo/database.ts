@@ -2,12 +2,12 @@
 // rows, analysed so the table list shows row estimates. Made where new database assets go: on
 // Tandem's own PostgreSQL with --postgres-url (so every process and cluster node serves it), else
 // an embedded (PGlite) database in the data dir.
-import { addDemoAsset, DEMO_USER, type DemoWorld } from './world.js'
+import { addDemoAsset, DEMO_USER, type DemoDeps, type DemoWorld } from './world.js'
 import { getAsset, setGrant } from '../control/assets.js'
 import { key } from '../control/store.js'
-import type { ServerDeps } from '../deps.js'
 import { createDatabaseAsset } from '../databases/create.js'
 import { assetDatabase } from '../databases/resolve.js'
+import type { DatabaseRegistry } from '../databases/registry.js'
 
 export const DEMO_DATABASE_ID = 'demo-shop'
 const TITLE = 'Shop database'
@@ -59,7 +59,7 @@ const SETUP = [
  * starting together take turns under one serial lock: the first creates and fills it, the others
  * find it listed; a half-done seed (the asset made, the rows not) is finished by the next start.
  */
-export async function seedDemoDatabase(deps: ServerDeps, world: DemoWorld): Promise<DemoWorld> {
+export async function seedDemoDatabase(deps: DemoDeps & { databases: DatabaseRegistry }, world: DemoWorld): Promise<DemoWorld> {
   if (world.assets.some((a) => a.id === DEMO_DATABASE_ID)) return world
   const { store } = deps.control
   const registry = deps.databases

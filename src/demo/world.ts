@@ -2,7 +2,9 @@
 // endpoint within a minute. The demo key is kept (in the control plane, inside the data dir) so each
 // start prints the same one; real keys are only ever stored hashed.
 import { writeFile } from 'node:fs/promises'
-import type { ServerDeps } from '../deps.js'
+import type { DocService } from '../collab/doc-service.js'
+import type { HookedControlStore } from '../control/hooked-store.js'
+import type { SiteSweeper } from '../sources/sweeper.js'
 import { apiKeyOps, newApiKey } from '../control/api-keys.js'
 import { assetOps, getAsset, type Asset } from '../control/assets.js'
 import { commentOp, richTextOf, threadOps, type Comment, type Thread } from '../control/comments.js'
@@ -14,6 +16,14 @@ import { key, type ControlStore, type Op } from '../control/store.js'
 import { userOps } from '../control/users.js'
 import { workspaceOps, memberOps } from '../control/workspaces.js'
 import { dataDirPath } from '../infra/data-dir.js'
+
+/** What the demo seed writes through: the running server's own parts. */
+export interface DemoDeps {
+  config: { dataDir: string }
+  now: () => number
+  docs: DocService
+  control: { store: HookedControlStore; sweeper: SiteSweeper }
+}
 
 export interface DemoWorld {
   apiKey: string
@@ -40,7 +50,7 @@ const DOC_TEXT = [
 const ANCHOR_QUOTE = 'anchored to a range of text'
 
 /** Loads the demo world if the control plane has none; returns the world either way. */
-export async function seedDemo(deps: ServerDeps): Promise<DemoWorld> {
+export async function seedDemo(deps: DemoDeps): Promise<DemoWorld> {
   const { store, sweeper } = deps.control
   const existing = await store.get<DemoWorld>(WORLD_KEY)
   if (existing) return existing
@@ -50,7 +60,7 @@ export async function seedDemo(deps: ServerDeps): Promise<DemoWorld> {
   return world
 }
 
-async function seedWorld(deps: ServerDeps, store: ControlStore): Promise<{ world: DemoWorld; sweeps: Sweep[] }> {
+async function seedWorld(deps: DemoDeps, store: ControlStore): Promise<{ world: DemoWorld; sweeps: Sweep[] }> {
   const existing = await store.get<DemoWorld>(WORLD_KEY)
   if (existing) return { world: existing, sweeps: [] }
   const now = deps.now()
@@ -152,7 +162,7 @@ async function seedWorld(deps: ServerDeps, store: ControlStore): Promise<{ world
 }
 
 /** Lets other parts (database assets) add themselves to the demo world's list of assets. */
-export async function addDemoAsset(deps: ServerDeps, asset: { type: string; id: string; title: string }): Promise<void> {
+export async function addDemoAsset(deps: DemoDeps, asset: { type: string; id: string; title: string }): Promise<void> {
   const { store } = deps.control
   await store.serial(WORLD_KEY, async () => {
     const world = await store.get<DemoWorld>(WORLD_KEY)

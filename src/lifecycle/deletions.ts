@@ -7,7 +7,7 @@ import type { VersionPoll } from '../auth/polled-records.js'
 import type { RoomRegistry } from '../collab/registry.js'
 import type { Logger } from '../infra/log.js'
 import type { Resources } from '../infra/resources.js'
-import type { ControlPlane } from '../plane.js'
+import type { HookedControlStore } from '../control/hooked-store.js'
 import { CLOSE } from '@tandem/protocol/close-codes'
 import type { DocStore } from '../storage/doc-store.js'
 import type { SuggestionStore } from '../suggestions/store.js'
@@ -17,7 +17,7 @@ import { AssetLifecycle, type LifecycleDeps } from './asset-lifecycle.js'
 export interface LifecycleParts {
   log: Logger
   now: () => number
-  control: ControlPlane
+  control: HookedControlStore
   registry: RoomRegistry
   /** the document store rooms and history use */
   store: DocStore
@@ -34,8 +34,8 @@ export interface LifecycleParts {
 /** Starts the deny-set (loaded before the collab listener serves) and the lifecycle of this server. */
 export async function startDocLifecycle(resources: Resources, p: LifecycleParts): Promise<{ deleted: DeletedDocs; lifecycle: AssetLifecycle }> {
   const { log, control, registry } = p
-  const deleted = resources.add('deleted documents', new DeletedDocs(control.store), (d) => d.records.stop())
-  const lifecycle = new AssetLifecycle({ control: control.store, docs: p.store, versions: p.versions, suggestions: p.suggestions, rooms: registry, databases: p.databases, history: p.history, now: p.now })
+  const deleted = resources.add('deleted documents', new DeletedDocs(control), (d) => d.records.stop())
+  const lifecycle = new AssetLifecycle({ control, docs: p.store, versions: p.versions, suggestions: p.suggestions, rooms: registry, databases: p.databases, history: p.history, now: p.now })
 
   const purge = (d: DocDeletion) => lifecycle.purge(d).catch((err: unknown) => log.error({ err, asset: d.assetId }, 'hard delete: erasing failed'))
   deleted.records.onChange((changed, initial) => {
@@ -45,7 +45,7 @@ export async function startDocLifecycle(resources: Resources, p: LifecycleParts)
       if (d.hard && !(initial && d.erasedAtMs)) void purge(d)
     }
   })
-  control.store.addHook({
+  control.addHook({
     // awaited by the batch: when a delete answers, this process refuses the document
     after: async (ops) => {
       if (ops.some((op) => op.key.startsWith(`${DELETED_PREFIX}/`))) {

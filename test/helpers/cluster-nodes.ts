@@ -3,7 +3,7 @@
 // first runs the migrations, with heartbeats fast enough for a test to see a node come and go.
 import * as Y from 'yjs'
 import type { Config } from '../../src/infra/config.js'
-import type { ServerOptions } from '../../src/server.js'
+import type { ServerOptions } from '../../src/compose/server.js'
 import { startPostgres, type PgServer } from './postgres.js'
 import { startRedis, type RedisServer } from './redis.js'
 import { startTandem, type Harness } from './tandem.js'

@@ -109,7 +109,7 @@ export async function startShippedHaproxy(nodes: readonly (readonly [collab: num
     map.set(a, nodes[i]![1])
   })
   const text = await readFile(file, 'utf8')
-  const config = text.replace(/(127\.0\.0\.1:|check port )(\d+)/g, (all, pre: string, p: string) => {
+  const config = text.replace(/(127\.0\.0\.1:|check port )(\d+)/g, (_all, pre: string, p: string) => {
     const to = map.get(Number(p))
     if (to === undefined) throw new Error(`${file}: unexpected port ${p}`)
     return pre + to

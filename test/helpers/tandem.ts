@@ -8,7 +8,7 @@ import { WebsocketProvider } from 'y-websocket'
 import * as Y from 'yjs'
 import { mintToken, type Access } from '../../src/auth/capability.js'
 import { loadConfig, type Config } from '../../src/infra/config.js'
-import { createServer, type ServerOptions, type TandemServer } from '../../src/server.js'
+import { createServer, type ServerOptions, type TandemServer } from '../../src/compose/server.js'
 
 export interface Harness {
   server: TandemServer

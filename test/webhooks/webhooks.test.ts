@@ -175,7 +175,6 @@ describe('document.updated with the default debounce', () => {
   let h: Harness
   let w: World
   const receivers: Receiver[] = []
-  const cleanups: (() => Promise<void>)[] = []
   beforeAll(async () => {
     h = await startTandem({ webhookAllowPrivate: true })
     w = await makeWorld(h, 'webhook-debounce')

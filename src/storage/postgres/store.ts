@@ -216,6 +216,6 @@ export class PgDocStore implements DocStore {
   }
 
   async close(): Promise<void> {
-    // The pool is owned (and ended) by whoever opened it (src/backend/open.ts).
+    // The pool is owned (and ended) by whoever opened it (src/compose/backend.ts).
   }
 }
