@@ -1,11 +1,11 @@
 // One connected editor: its socket, its (refreshable) capability, how its protocol says what the
-// room tells it (its voice) and the awareness client ids it introduced, so they can be removed for
+// room tells it (its read-only notices) and the awareness client ids it introduced, so they can be removed for
 // everyone when it leaves.
 import type { Capability } from '../auth/capability.js'
 import { CLOSE, type CloseCode } from '@tandem/protocol/close-codes'
 import type { ExpiryClock, Expiring } from './expiry-clock.js'
-import type { PeerSocket, PeerVoice } from './transport.js'
-import { Y_WEBSOCKET_VOICE } from './y-websocket/voice.js'
+import type { PeerSocket, ReadOnlyNotices } from './transport.js'
+import { Y_WEBSOCKET_READ_ONLY_NOTICES } from './y-websocket/read-only-notices.js'
 
 export class Peer implements Expiring {
   /** made on the first awareness state this peer introduces: most sockets never need one */
@@ -19,8 +19,8 @@ export class Peer implements Expiring {
   constructor(
     readonly socket: PeerSocket,
     public cap: Capability,
-    /** a peer speaks y-websocket unless its codec gives another voice */
-    private readonly voice: PeerVoice = Y_WEBSOCKET_VOICE,
+    /** a peer speaks y-websocket unless its codec gives other notices */
+    private readonly readOnlyNotices: ReadOnlyNotices = Y_WEBSOCKET_READ_ONLY_NOTICES,
   ) {}
 
   /** Awareness client ids this peer introduced (empty until it sends awareness). */
@@ -42,7 +42,7 @@ export class Peer implements Expiring {
 
   /** Tells the peer a write of its was refused: its capability is read-only. */
   writeRefused(): void {
-    if (!this.closed) this.voice.writeRefused(this.socket, this.cap)
+    if (!this.closed) this.readOnlyNotices.writeRefused(this.socket, this.cap)
   }
 
   /**
@@ -52,7 +52,7 @@ export class Peer implements Expiring {
   narrowToReadOnly(): void {
     if (this.cap.acc !== 'rw') return
     this.cap = { ...this.cap, acc: 'r' }
-    if (!this.closed) this.voice.narrowed(this.socket, this.cap)
+    if (!this.closed) this.readOnlyNotices.narrowed(this.socket, this.cap)
   }
 
   close(code: CloseCode, reason: string): void {

@@ -25,7 +25,7 @@ export interface PeerSocket {
  * messages), each protocol in its own words: y-websocket a permission-denied message, Hocuspocus
  * Authenticated with the narrower scope. Stateless, one per protocol.
  */
-export interface PeerVoice {
+export interface ReadOnlyNotices {
   /** a write of the peer was refused: its capability is read-only */
   writeRefused(socket: PeerSocket, cap: Capability): void
   /** the deny-list narrowed its capability to read-only (edit became view) */

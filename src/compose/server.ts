@@ -228,7 +228,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
         wsUrl: config.publicWsUrl || `ws://${hostForUrl(config.host)}:${collabPort}`,
       }),
     }
-    const api = opts.api === false ? undefined : resources.add('api listener', await (await import('../api/server.js')).startApiListener(deps), (a) => a.close())
+    const api = opts.api === false ? undefined : resources.add('api listener', await (await import('../api/listener.js')).startApiListener(deps), (a) => a.close())
     // `tandem admin` on the same data dir goes through this loopback endpoint (LevelDB admits one process).
     const adminEnv = { store: control.store, now, docs: deps.docs, sweeper: control.sweeper, databases: deps.databases, lifecycle, webhookAllowPrivate: config.webhookAllowPrivate, search: deps.search }
     resources.add('admin endpoint', await (await import('../admin/endpoint.js')).startAdminEndpoint(adminEnv, { dataDir: config.dataDir, log }), (a) => a.close())

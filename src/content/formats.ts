@@ -1,6 +1,6 @@
 // Reading a document's content in a format, and computing the smallest Yjs update that makes it
 // read as given content: pure functions of an encoded state, so they run in the event loop or in
-// a worker thread alike (jobs.ts).
+// a worker thread alike (doc-content-worker.ts).
 import * as Y from 'yjs'
 import { AppError } from '../infra/errors.js'
 import { documentTooDeep, MAX_DEPTH } from './depth.js'

@@ -1,18 +1,18 @@
 // One document's share of a Hocuspocus socket, as a room sees a socket: the room's sync and
 // awareness frames (y-protocols messages, which Hocuspocus carries as they are) go out behind the
-// document's name; what the room tells the peer otherwise comes through its voice, in Hocuspocus's
+// document's name; what the room tells the peer otherwise comes through its read-only notices, in Hocuspocus's
 // words. Closing the channel ends that document's join (its session decides whether the whole socket
 // must go). A channel serves one join: a re-admitted document gets a new one.
 import type { Capability } from '../../auth/capability.js'
 import type { CloseCode } from '@tandem/protocol/close-codes'
 import { encodeAuthenticated, withName, type HocusScope } from '@tandem/protocol/hocuspocus'
 import type { SocketOwner } from '../session/codec.js'
-import type { PacedMessage, PeerSocket, PeerVoice, PrefixedSocket } from '../transport.js'
+import type { PacedMessage, PeerSocket, ReadOnlyNotices, PrefixedSocket } from '../transport.js'
 
 export const scopeOf = (cap: Capability): HocusScope => (cap.acc === 'rw' ? 'read-write' : 'readonly')
 
 /** Hocuspocus says a read-only capability with Authenticated `readonly` (a PermissionDenied would end the document). */
-export const HOCUS_VOICE: PeerVoice = {
+export const HOCUS_READ_ONLY_NOTICES: ReadOnlyNotices = {
   writeRefused: (socket, cap) => sayScope(socket, cap),
   narrowed: (socket, cap) => sayScope(socket, cap),
 }

@@ -16,10 +16,10 @@ import {
 import type { Peer } from '../peer.js'
 import type { Room } from '../room/room.js'
 import type { Meaning, SessionCodec, SessionEnd, SocketOwner } from '../session/codec.js'
-import type { SessionDeps } from '../session/admission.js'
+import type { SessionDeps } from '../session/session-admission.js'
 import { DocSession } from '../session/doc-session.js'
 import { isPrefixed, type PeerSocket } from '../transport.js'
-import { DocChannel, HOCUS_VOICE, scopeOf } from './channel.js'
+import { DocChannel, HOCUS_READ_ONLY_NOTICES, scopeOf } from './channel.js'
 
 export type HocusDeps = SessionDeps & {
   config: SessionDeps['config'] & {
@@ -60,7 +60,7 @@ const LABELS: Record<Meaning['type'], string> = {
 
 export class HocusDoc implements SessionCodec {
   readonly protocol = 'hocuspocus'
-  readonly voice = HOCUS_VOICE
+  readonly readOnlyNotices = HOCUS_READ_ONLY_NOTICES
   readonly prefix: Uint8Array
   readonly session: DocSession
   /** Hocuspocus can ask for a fresh token: before expiry, and at expiry instead of ending */

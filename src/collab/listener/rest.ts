@@ -1,7 +1,7 @@
 // HTTP side of the collab REST API, whatever transport carries it: CORS, token and access checks,
 // body limits, and the `{error, code}` error shape. The handlers themselves live in collab/; each
 // transport copies its request into a RestCall and answers through an HttpReply.
-import { admitToDocument } from '../../auth/admission.js'
+import { admitToDocument } from '../../auth/document-admission.js'
 import { TokenRefused, refusalKind, verifyToken } from '../../auth/capability.js'
 import type { Config } from '../../infra/config.js'
 import { AppError, collabErrorReply, isAppError } from '../../infra/errors.js'

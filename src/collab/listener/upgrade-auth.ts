@@ -6,7 +6,7 @@
 // signing key this process has not read yet is the other exception: its key is re-read after the
 // upgrade (an upgrade after an await meets the uWS cork() bug), and a refusal then closes the socket
 // with 4401 (4403 for another document) and a reason.
-import { admitToDocument } from '../../auth/admission.js'
+import { admitToDocument } from '../../auth/document-admission.js'
 import { TokenRefused, verifyToken, verifyTokenNow, type Capability } from '../../auth/capability.js'
 import { AppError } from '../../infra/errors.js'
 import { CLOSE, type CloseCode } from '@tandem/protocol/close-codes'

@@ -1,6 +1,6 @@
 // A document held encoded: what a room needs to serve sync and judge updates without a Y.Doc,
 // which costs about 14 times the document's encoded size. It holds
-// - the served state as a few merged updates plus a short tail of recent ones (served-parts.ts);
+// - the served state as a few merged updates plus a short tail of recent ones (leveled-updates.ts);
 // - the state vector of the served state and, once something is deleted, its deleted ranges
 //   (DeleteIndex), to tell new from known;
 // - what could not be integrated yet because something it builds on is missing, exactly as a
@@ -17,7 +17,7 @@ import { splitUpdate } from '@tandem/protocol/update-split'
 import { DeleteIndex } from './delete-index.js'
 import { integrates, reachOf } from './integration.js'
 import { HeldUpdates, MAX_HELD_BYTES, MAX_HELD_STRUCTS } from './held-updates.js'
-import { ServedParts } from './served-parts.js'
+import { LeveledUpdates } from './leveled-updates.js'
 
 /** What a room does with an update: nothing new in it, serve it (or its integrable part), or hold it for its dependencies. */
 export type Verdict = 'unchanged' | 'ready' | 'held'
@@ -32,7 +32,7 @@ const againShape = new UpdateShape()
 
 export class DocState {
   /** the served state: merged levels and a tail of recent updates */
-  private readonly served = new ServedParts()
+  private readonly served = new LeveledUpdates()
   private readonly clocks = new Map<number, number>()
   /**
    * The served deleted ranges, built from the served state on the first update that deletes
@@ -258,7 +258,7 @@ export class DocState {
     this.served.unpin()
   }
 
-  /** Replaces the parts pinParts() returned by `folded`, if they are still the first (ServedParts.replacePrefix). */
+  /** Replaces the parts pinParts() returned by `folded`, if they are still the first (LeveledUpdates.replacePrefix). */
   replacePrefix(from: readonly Uint8Array[], folded: Uint8Array): boolean {
     return this.served.replacePrefix(from, folded)
   }

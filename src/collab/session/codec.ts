@@ -7,7 +7,7 @@ import type { HocusMessage } from '@tandem/protocol/hocuspocus'
 import type { ClientMessage } from '@tandem/protocol/messages'
 import type { Peer } from '../peer.js'
 import type { Room } from '../room/room.js'
-import type { PeerSocket, PeerVoice } from '../transport.js'
+import type { PeerSocket, ReadOnlyNotices } from '../transport.js'
 import type { Refusal } from './refusal.js'
 
 /** A decoded client message of either protocol (the session dispatches on `type`). */
@@ -26,7 +26,7 @@ export interface SessionCodec {
   /** for logs */
   readonly protocol: 'y-websocket' | 'hocuspocus'
   /** what the room tells this document's peer beyond sync and awareness */
-  readonly voice: PeerVoice
+  readonly readOnlyNotices: ReadOnlyNotices
   /** the metrics label of a message */
   label(m: Meaning): string
   /** The socket the room sends this join's frames to; `owner` hears when the room closes it. */

@@ -15,8 +15,8 @@ import { MemoryDocStore } from '../../storage/memory.js'
 import { ExpiryClock } from '../expiry-clock.js'
 import { RoomRegistry } from '../registry.js'
 import { LoopTransport, type PeerSocket } from '../transport.js'
-import { Y_WEBSOCKET_VOICE } from '../y-websocket/voice.js'
-import type { SessionDeps } from './admission.js'
+import { Y_WEBSOCKET_READ_ONLY_NOTICES } from '../y-websocket/read-only-notices.js'
+import type { SessionDeps } from './session-admission.js'
 import type { SessionCodec, SessionEnd, SocketOwner } from './codec.js'
 import { DocSession } from './doc-session.js'
 
@@ -38,7 +38,7 @@ class Socket implements PeerSocket {
 /** A codec that records what it is told; `asks` makes it one that can ask for a fresh token. */
 class Recorder implements SessionCodec {
   readonly protocol = 'y-websocket'
-  readonly voice = Y_WEBSOCKET_VOICE
+  readonly readOnlyNotices = Y_WEBSOCKET_READ_ONLY_NOTICES
   socket: Socket | null = null
   ends: SessionEnd[] = []
   joins = 0

@@ -21,7 +21,7 @@ import { enforceOn } from '../revocation-enforcer.js'
 import type { Room } from '../room/room.js'
 import type { PeerSocket } from '../transport.js'
 import type { Meaning, SessionCodec, SocketOwner } from './codec.js'
-import { mayBeRuled, roomRefusal, ruled, verifyFor, type SessionDeps } from './admission.js'
+import { mayBeRuled, roomRefusal, ruled, verifyFor, type SessionDeps } from './session-admission.js'
 import { HeldFrames } from './held-frames.js'
 import { refusalOf, type Refusal } from './refusal.js'
 import { Renewal } from './renewal.js'
@@ -128,7 +128,7 @@ export class DocSession implements SocketOwner {
   private join(hold: RoomHold, cap: Capability): void {
     this.renewal?.stopWaiting()
     const room = hold.room
-    const peer = new Peer(this.codec.attach(this), cap, this.codec.voice)
+    const peer = new Peer(this.codec.attach(this), cap, this.codec.readOnlyNotices)
     this.room = room
     this.peer = peer
     this.state = 'joined'

@@ -9,11 +9,11 @@ import type { Metrics } from '../../infra/metrics.js'
 import { CLOSE } from '@tandem/protocol/close-codes'
 import { ProtocolError, decodeMessage, encodeAuthGranted, encodePermissionDenied, type ClientMessage } from '@tandem/protocol/messages'
 import type { SessionCodec, SessionEnd } from '../session/codec.js'
-import type { SessionDeps } from '../session/admission.js'
+import type { SessionDeps } from '../session/session-admission.js'
 import { DocSession } from '../session/doc-session.js'
 import { cut, refusalOf } from '../session/refusal.js'
-import type { PeerSocket, PeerVoice } from '../transport.js'
-import { Y_WEBSOCKET_VOICE } from './voice.js'
+import type { PeerSocket, ReadOnlyNotices } from '../transport.js'
+import { Y_WEBSOCKET_READ_ONLY_NOTICES } from './read-only-notices.js'
 
 /** Logs and counts a refused admission (the upgrade's own notes: the client address, the path). */
 export type NoteRefusal = (err: unknown, ip: string, url: string) => void
@@ -60,8 +60,8 @@ export class YwsConnection implements SessionCodec {
     return 'y-websocket'
   }
 
-  get voice(): PeerVoice {
-    return Y_WEBSOCKET_VOICE
+  get readOnlyNotices(): ReadOnlyNotices {
+    return Y_WEBSOCKET_READ_ONLY_NOTICES
   }
 
   label(m: ClientMessage): string {

@@ -1,8 +1,8 @@
 // What a document's admission needs and checks, for both protocols: a token verified and admitted
-// to exactly its document (auth/admission.ts: document, deleted, deny-list), then the held room
+// to exactly its document (auth/document-admission.ts: document, deleted, deny-list), then the held room
 // checked once more before the join (deleted meanwhile, shutting down, full). An agent's capability
 // is narrowed by the agents' policy (src/agents/) where its workspace requires approval.
-import { admitToDocument } from '../../auth/admission.js'
+import { admitToDocument } from '../../auth/document-admission.js'
 import { verifyToken, type Capability } from '../../auth/capability.js'
 import type { AgentPolicy } from '../../agents/approval.js'
 import { mayBeRuled as agentMayBeRuled } from '../../agents/policy.js'

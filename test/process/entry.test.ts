@@ -5,7 +5,7 @@ import { copyFile, mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promise
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ROOT } from '../scripts/bundle.js'
+import { ROOT } from '../../scripts/bundle.js'
 
 const run = promisify(execFile)
 let dir: string

@@ -10,13 +10,13 @@ import WebSocket from 'ws'
 import { WebsocketProvider } from 'y-websocket'
 import * as Y from 'yjs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bundleServer, ROOT, type Bundle } from '../scripts/bundle.js'
-import { mintToken } from '../src/auth/capability.js'
-import { loadKeyRing } from '../src/auth/keys/ring.js'
-import { DEMO_DATABASE_ID } from '../src/demo/database.js'
-import type { HistoryJob, JobResult } from '../src/history/job.js'
-import { LogPacker } from '../src/history/log-pack.js'
-import { eventually, transportArgs } from './helpers/tandem.js'
+import { bundleServer, ROOT, type Bundle } from '../../scripts/bundle.js'
+import { mintToken } from '../../src/auth/capability.js'
+import { loadKeyRing } from '../../src/auth/keys/ring.js'
+import { DEMO_DATABASE_ID } from '../../src/demo/database.js'
+import type { HistoryJob, JobResult } from '../../src/history/job.js'
+import { LogPacker } from '../../src/history/log-pack.js'
+import { eventually, transportArgs } from '../helpers/tandem.js'
 
 let dir: string
 let bundle: Bundle
@@ -50,8 +50,8 @@ describe('production bundle', () => {
       for (const o of staticallyLoaded(bundle, entry)) for (const input of Object.keys(bundle.metafile.outputs[o]!.inputs)) loaded.add(input)
     }
     const has = (prefix: string) => [...loaded].some((i) => i.startsWith(prefix))
-    for (const needed of ['src/server.ts', 'src/collab/uws/app.ts', 'src/collab/room/room.ts', 'node_modules/classic-level/', 'node_modules/yjs/']) expect(has(needed), needed).toBe(true)
-    for (const lazy of ['node_modules/@redis/', 'node_modules/pg/', 'src/cluster/node.ts', 'src/pg/open.ts', 'src/pg/schema.ts', 'src/api/server.ts', 'node_modules/koa/', 'src/history/service.ts', 'src/databases/', 'node_modules/prom-client/lib/pushgateway.js', 'node_modules/prom-client/lib/defaultMetrics.js', 'node_modules/@opentelemetry/']) {
+    for (const needed of ['src/compose/server.ts', 'src/collab/uws/app.ts', 'src/collab/room/room.ts', 'node_modules/classic-level/', 'node_modules/yjs/']) expect(has(needed), needed).toBe(true)
+    for (const lazy of ['node_modules/@redis/', 'node_modules/pg/', 'src/cluster/node.ts', 'src/pg/open.ts', 'src/pg/schema.ts', 'src/api/listener.ts', 'node_modules/koa/', 'src/history/service.ts', 'src/databases/', 'node_modules/prom-client/lib/pushgateway.js', 'node_modules/prom-client/lib/defaultMetrics.js', 'node_modules/@opentelemetry/']) {
       expect(has(lazy), lazy).toBe(false)
     }
     expect(bundle.files).toContain('tandem.mjs')

@@ -2,9 +2,9 @@
 // parts, bench/lib/ablations.ts), and the warning that says so at start.
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { ablationParts, type Ablation } from '../bench/lib/ablations.js'
-import { createLogger } from '../src/infra/log.js'
-import { eventually, startTandem, synced, type Harness } from './helpers/tandem.js'
+import { ablationParts, type Ablation } from '../../bench/lib/ablations.js'
+import { createLogger } from '../../src/infra/log.js'
+import { eventually, startTandem, synced, type Harness } from '../helpers/tandem.js'
 
 const cleanups: (() => Promise<void>)[] = []
 afterEach(async () => {

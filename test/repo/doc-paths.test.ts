@@ -1,7 +1,7 @@
 // The docs check's rules (scripts/doc-paths.ts, run by .ci/run): what counts as a cited path and
 // when it exists.
 import { describe, expect, it } from 'vitest'
-import { citationsIn, exists } from '../scripts/doc-paths.js'
+import { citationsIn, exists } from '../../scripts/doc-paths.js'
 
 const cited = (text: string, doc = 'docs/perf/x.md') => citationsIn(doc, text, ['collab', 'infra']).map((c) => c.path)
 

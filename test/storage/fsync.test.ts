@@ -6,10 +6,10 @@ import { join } from 'node:path'
 import { Level } from 'level'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import type { RootDb } from '../src/infra/data-dir.js'
-import { loadConfig } from '../src/infra/config.js'
-import { LevelDocStore } from '../src/storage/leveldb/store.js'
-import { startTandem, synced, eventually, type Harness } from './helpers/tandem.js'
+import type { RootDb } from '../../src/infra/data-dir.js'
+import { loadConfig } from '../../src/infra/config.js'
+import { LevelDocStore } from '../../src/storage/leveldb/store.js'
+import { startTandem, synced, eventually, type Harness } from '../helpers/tandem.js'
 
 type Op = { kind: 'batch' | 'put'; sync: boolean }
 

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import * as awarenessProtocol from 'y-protocols/awareness'
 import * as Y from 'yjs'
-import { eventually, startTandem, synced, type Harness } from './helpers/tandem.js'
+import { eventually, startTandem, synced, type Harness } from '../helpers/tandem.js'
 
 let h: Harness
 afterEach(async () => h?.close())

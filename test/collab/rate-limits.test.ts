@@ -6,9 +6,9 @@ import * as Y from 'yjs'
 import { afterEach, describe, expect, it } from 'vitest'
 import { CLOSE } from '@tandem/protocol/close-codes'
 import { encodeUpdate } from '@tandem/protocol/messages'
-import type { Config } from '../src/infra/config.js'
-import { rawClient } from './helpers/raw-client.js'
-import { eventually, startTandem, synced, type Harness } from './helpers/tandem.js'
+import type { Config } from '../../src/infra/config.js'
+import { rawClient } from '../helpers/raw-client.js'
+import { eventually, startTandem, synced, type Harness } from '../helpers/tandem.js'
 
 let h: Harness | undefined
 afterEach(async () => {

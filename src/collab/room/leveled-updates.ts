@@ -22,7 +22,7 @@ const LEVEL_MAX_BYTES = 8 * 1024 * 1024
 
 const EMPTY = Uint8Array.of(0, 0)
 
-export class ServedParts {
+export class LeveledUpdates {
   private levels: Uint8Array[] = []
   private tail: Uint8Array[] = []
   private tailCap = drawTailCap()

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { verifyToken } from '../src/auth/capability.js'
-import { loadKeyRing } from '../src/auth/keys/ring.js'
+import { verifyToken } from '../../src/auth/capability.js'
+import { loadKeyRing } from '../../src/auth/keys/ring.js'
 
 const run = promisify(execFile)
 let dir: string

@@ -3,17 +3,17 @@
 // that drops appends.
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { ablationParts, parseAblations, RelayRoom, SinklessCommitter } from '../bench/lib/ablations.js'
-import { GroupCommitter } from '../src/collab/group-commit.js'
-import { Peer } from '../src/collab/peer.js'
-import { DocBuilds } from '../src/collab/room/doc-builds.js'
-import { Room } from '../src/collab/room/room.js'
-import { LoopTransport, type PeerSocket } from '../src/collab/transport.js'
-import { createLogger } from '../src/infra/log.js'
-import { createMetrics } from '../src/infra/metrics.js'
+import { ablationParts, parseAblations, RelayRoom, SinklessCommitter } from '../../bench/lib/ablations.js'
+import { GroupCommitter } from '../../src/collab/group-commit.js'
+import { Peer } from '../../src/collab/peer.js'
+import { DocBuilds } from '../../src/collab/room/doc-builds.js'
+import { Room } from '../../src/collab/room/room.js'
+import { LoopTransport, type PeerSocket } from '../../src/collab/transport.js'
+import { createLogger } from '../../src/infra/log.js'
+import { createMetrics } from '../../src/infra/metrics.js'
 import { encodePermissionDenied, encodeUpdate } from '@tandem/protocol/messages'
-import { MemoryDocStore } from '../src/storage/memory.js'
-import { recordingSink } from './helpers/recording-sink.js'
+import { MemoryDocStore } from '../../src/storage/memory.js'
+import { recordingSink } from '../helpers/recording-sink.js'
 
 class MemorySocket implements PeerSocket {
   sent: Uint8Array[] = []

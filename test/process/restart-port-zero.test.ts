@@ -7,9 +7,9 @@ import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mintToken } from '../src/auth/capability.js'
-import { loadKeyRing } from '../src/auth/keys/ring.js'
-import { spawnTandem, type TandemProcess } from './helpers/tandem-process.js'
+import { mintToken } from '../../src/auth/capability.js'
+import { loadKeyRing } from '../../src/auth/keys/ring.js'
+import { spawnTandem, type TandemProcess } from '../helpers/tandem-process.js'
 
 let dir: string
 beforeAll(async () => {

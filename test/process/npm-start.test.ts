@@ -6,8 +6,8 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
-import { eventually } from './helpers/tandem.js'
-import { freePort, listensOn } from './helpers/ports.js'
+import { eventually } from '../helpers/tandem.js'
+import { freePort, listensOn } from '../helpers/ports.js'
 
 const dirs: string[] = []
 afterAll(async () => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { packageBoundaryOffences } from '../scripts/package-boundaries.js'
+import { packageBoundaryOffences } from '../../scripts/package-boundaries.js'
 
 const FIXTURE: Record<string, string> = {
   'packages/a/src/index.ts': "export { b } from './b.js'\nimport type { T } from '../../../src/types.js'\n",
@@ -48,6 +48,6 @@ describe('package boundaries', () => {
   })
 
   it('finds none in this repository', async () => {
-    expect(await packageBoundaryOffences(fileURLToPath(new URL('..', import.meta.url)))).toEqual([])
+    expect(await packageBoundaryOffences(fileURLToPath(new URL('../..', import.meta.url)))).toEqual([])
   })
 })
