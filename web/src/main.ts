@@ -7,6 +7,7 @@ import { deleteButton, deletedList } from './asset-admin.js'
 import { contentView } from './content-view.js'
 import { databaseView } from './db/view.js'
 import { docView } from './doc/view.js'
+import { searchBox } from './search.js'
 import { fill, h } from './dom.js'
 import { session } from './session.js'
 import { signInView } from './signin.js'
@@ -44,6 +45,8 @@ function showApp(api: Api, me: Me): void {
   const wsSelect = h('select', { id: 'workspace' })
   const assetList = h('ul', { class: 'assets', 'aria-labelledby': 'assets-title' })
   const navStatus = h('p', { class: 'nav-status', role: 'status' })
+  const assetHref = (wsId: string, assetId: string) => `#/w/${encodeURIComponent(wsId)}/a/${encodeURIComponent(assetId)}`
+  const search = searchBox(api, () => wsSelect.value, (r) => assetHref(wsSelect.value, r.doc_id))
   // Owners and admins see the deleted assets of their workspace and may restore them.
   const bin = deletedList(api, (a) => {
     if (parseHash().asset === a.id) void loadWorkspace(wsSelect.value, a.id)
@@ -62,7 +65,7 @@ function showApp(api: Api, me: Me): void {
     h(
       'div',
       { class: 'layout' },
-      h('nav', { class: 'side', 'aria-label': 'Workspaces and assets' }, h('label', { for: 'workspace' }, 'Workspace'), wsSelect, h('h2', { id: 'assets-title' }, 'Assets'), navStatus, assetList, bin.el),
+      h('nav', { class: 'side', 'aria-label': 'Workspaces and assets' }, h('label', { for: 'workspace' }, 'Workspace'), wsSelect, search.el, h('h2', { id: 'assets-title' }, 'Assets'), navStatus, assetList, bin.el),
       main,
     ),
   )
@@ -111,7 +114,7 @@ function showApp(api: Api, me: Me): void {
     fill(assetList)
     const open = parseHash().asset
     for (const a of assets) {
-      const href = `#/w/${encodeURIComponent(wsId)}/a/${encodeURIComponent(a.id)}`
+      const href = assetHref(wsId, a.id)
       const link = h('a', { href, 'data-id': a.id }, h('span', { class: `badge t-${a.type}` }, label(a.type)), ' ', a.title)
       if (a.id === open && current) link.setAttribute('aria-current', 'page')
       assetList.append(h('li', {}, link))
@@ -120,6 +123,7 @@ function showApp(api: Api, me: Me): void {
   }
 
   const loadWorkspace = async (wsId: string, assetId?: string) => {
+    if (wsSelect.value !== wsId) search.reset()
     wsSelect.value = wsId
     fill(assetList)
     const admin = administers(me, wsId)
