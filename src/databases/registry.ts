@@ -60,7 +60,7 @@ export class DatabaseRegistry {
     let entry = this.entries.get(asset.id)
     if (entry && entry.fingerprint !== fingerprint) {
       // The asset's settings changed: retire the old instance, start afresh.
-      this.retire(entry)
+      void this.retire(entry) // never rejects: a close that fails is logged
       entry = undefined
     }
     if (!entry) {

@@ -10,7 +10,7 @@ import type { Harness } from '../helpers/tandem.js'
 
 export interface Reply {
   status: number
-  body: any // eslint-disable-line @typescript-eslint/no-explicit-any -- assertions read arbitrary JSON
+  body: any // assertions read arbitrary JSON
   headers: Headers
 }
 
