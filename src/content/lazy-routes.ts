@@ -1,6 +1,6 @@
 // The content REST route as a start sees it: its access and body here, its module (the Markdown
 // parser and printer, the fragment diff) imported on the first content request.
-import { lazyRoutes, type RouteShape } from '../collab/rest.js'
+import { lazyRoutes, type RouteShape } from '../collab/rest/route-model.js'
 import { PM_JSON_DEPTH } from './depth.js'
 import type { HistoryService } from '../history/service.js'
 import type { ContentHooks } from './routes.js'

@@ -6,7 +6,7 @@
 import { attributionProblem, mergeAttributions, normalizeAttributions } from '../auth/attributions.js'
 import type { AgentPolicy } from '../agents/approval.js'
 import { holds } from '../agents/policy.js'
-import type { RestContext, RestRequest, RestResponse, RestRoutes } from '../collab/rest.js'
+import type { RestContext, RestRequest, RestResponse, RestRoutes } from '../collab/rest/route-model.js'
 import { AppError } from '../infra/errors.js'
 import { docIdOf, type Attributes } from '../storage/doc-store.js'
 import type { ContentRead, ContentWritten } from '@tandem/api/content'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { lazyRoutes, type RestContext, type RestRequest, type RestRoutes } from '../collab/rest.js'
+import { lazyRoutes, type RestContext, type RestRequest, type RestRoutes } from '../collab/rest/route-model.js'
 import { HISTORY_ROUTE_SHAPE } from './lazy-routes.js'
 import { historyRoutes } from './routes.js'
 

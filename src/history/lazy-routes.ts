@@ -1,6 +1,6 @@
 // The history REST routes as a start sees them: their access and body here, their module (the
 // history engine, ~19 files) imported on the first history request instead of at every start.
-import { lazyRoutes, type RouteShape } from '../collab/rest.js'
+import { lazyRoutes, type RouteShape } from '../collab/rest/route-model.js'
 import type { HistoryService } from './service.js'
 
 export const HISTORY_ROUTE_SHAPE: RouteShape = {

@@ -1,7 +1,7 @@
 // GET /activity/v1, GET /changeset/v1 (r) and POST /rollback/v1 (rw) for `{org}/{doc_id}`.
 // Each call first waits for the live room's queued updates to be durable, so the history it reads
 // holds every change the caller could have seen.
-import type { RestContext, RestRequest, RestRoutes } from '../collab/rest.js'
+import type { RestContext, RestRequest, RestRoutes } from '../collab/rest/route-model.js'
 import { AppError } from '../infra/errors.js'
 import { docIdOf } from '../storage/doc-store.js'
 import { whoKey } from './who.js'

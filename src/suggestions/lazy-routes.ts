@@ -1,7 +1,7 @@
 // The suggestion REST routes as a start sees them: their access and body here, their module (hunks,
 // the content diff) imported on the first suggestion request; and the agents' routes composed: the
 // content route holding writes as suggestions when asked, or as the workspace's registry says.
-import { lazyRoutes, type RestRoutes, type RouteShape } from '../collab/rest.js'
+import { lazyRoutes, type RestRoutes, type RouteShape } from '../collab/rest/route-model.js'
 import { lazyContentRoutes } from '../content/lazy-routes.js'
 import type { ContentHooks } from '../content/routes.js'
 import type { HistoryService } from '../history/service.js'

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto'
 import * as Y from 'yjs'
 import { attributionProblem, mergeAttributions } from '../auth/attributions.js'
-import type { RestContext, RestRequest, RestResponse, RestRoutes } from '../collab/rest.js'
+import type { RestContext, RestRequest, RestResponse, RestRoutes } from '../collab/rest/route-model.js'
 import { advance, formatBase, parseBase } from '../content/base.js'
 import { baseSealOf } from '../content/base-token.js'
 import { runContentJobOffLoop } from '../content/doc-content.js'

@@ -1,7 +1,7 @@
 // What the suggestion routes share: the stored record with its claim, the request body, the view
 // of a record, and a suggestion's hunks and the change that applies some of them.
 import { attributionProblem, normalizeAttributions } from '../auth/attributions.js'
-import type { RestContext, RestRequest } from '../collab/rest.js'
+import type { RestContext, RestRequest } from '../collab/rest/route-model.js'
 import { parseBase } from '../content/base.js'
 import { runContentJobOffLoop } from '../content/doc-content.js'
 import type { Format } from '../content/formats.js'

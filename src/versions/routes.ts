@@ -4,7 +4,7 @@
 // optimistic check on updated_at_ms (409 with the current record); DELETE removes.
 import { randomBytes } from 'node:crypto'
 import * as Y from 'yjs'
-import type { RestRequest, RestResponse, RestRoutes } from '../collab/rest.js'
+import type { RestRequest, RestResponse, RestRoutes } from '../collab/rest/route-model.js'
 import { AppError } from '../infra/errors.js'
 import { docIdOf } from '../storage/doc-store.js'
 import { MAX_NAME_CHARS, MAX_VERSIONS_PER_DOC, VERSION_ID, type VersionRecord } from './record.js'

@@ -1,12 +1,12 @@
 // GET/PATCH /ydoc/v1/{org}/{doc_id}: the document as a Yjs update (and, with ?awareness=true, the
 // room's presence), or a change to it: an update (rw), an awareness update (r is enough), or both.
 import * as Y from 'yjs'
-import type { AgentPolicy } from '../agents/approval.js'
-import { attributionProblem, mergeAttributions, normalizeAttributions } from '../auth/attributions.js'
-import { AppError } from '../infra/errors.js'
-import type { Attributes } from '../storage/doc-store.js'
-import { checkAwarenessUpdate } from './awareness-update.js'
-import type { RestRequest, RestRoutes } from './rest.js'
+import type { AgentPolicy } from '../../agents/approval.js'
+import { attributionProblem, mergeAttributions, normalizeAttributions } from '../../auth/attributions.js'
+import { AppError } from '../../infra/errors.js'
+import type { Attributes } from '../../storage/doc-store.js'
+import { checkAwarenessUpdate } from '../awareness-update.js'
+import type { RestRequest, RestRoutes } from './route-model.js'
 
 function fromBase64(value: string, what: string): Uint8Array {
   if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(value)) throw new AppError('bad_request', `${what} is not base64`)

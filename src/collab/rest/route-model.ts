@@ -1,10 +1,10 @@
 // Collab REST routes (`/{name}/v1/{org}/{doc_id}?yauth=`), independent of the HTTP library: the
 // adapter verifies the token, checks the document and the access, reads the body, then calls here.
-import type { Capability } from '../auth/capability.js'
-import type { Config } from '../infra/config.js'
-import type { DocStore } from '../storage/doc-store.js'
-import type { StorageHealth } from '../storage/health.js'
-import type { RoomRegistry } from './registry.js'
+import type { Capability } from '../../auth/capability.js'
+import type { Config } from '../../infra/config.js'
+import type { DocStore } from '../../storage/doc-store.js'
+import type { StorageHealth } from '../../storage/health.js'
+import type { RoomRegistry } from '../registry.js'
 
 export interface RestRequest {
   method: string
