@@ -12,6 +12,7 @@ import type { PgPool } from './pg/pool.js'
 import type { ControlPlane } from './plane.js'
 import type { Search } from './search/service.js'
 import type { VersionStore } from './versions/store.js'
+import type { RestRoutes } from './collab/rest/route-model.js'
 
 export interface ServerDeps {
   config: Config
@@ -36,4 +37,6 @@ export interface ServerDeps {
   now: () => number
   /** REST and WebSocket base URLs put in minted tokens: the configured public URLs, else the collab listener's own. */
   publicUrls: () => { restUrl: string; wsUrl: string }
+  /** the collab listener's REST routes, described in the API's OpenAPI document */
+  restRoutes: RestRoutes
 }

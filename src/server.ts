@@ -227,6 +227,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
         restUrl: config.publicRestUrl || `http://${hostForUrl(config.host)}:${collabPort}`,
         wsUrl: config.publicWsUrl || `ws://${hostForUrl(config.host)}:${collabPort}`,
       }),
+      restRoutes,
     }
     const api = opts.api === false ? undefined : resources.add('api listener', await (await import('./api/server.js')).startApiListener(deps), (a) => a.close())
     // `tandem admin` on the same data dir goes through this loopback endpoint (LevelDB admits one process).
