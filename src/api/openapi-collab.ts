@@ -3,7 +3,9 @@
 // collab listener, its token (`yauth`), and Yjs bytes (application/octet-stream) where it takes or
 // answers them. Errors keep the listener's `{"error", "code"}` shape.
 import { z } from 'zod'
-import type { RestMethod, RestRoute, RestRoutes } from '../collab/rest/route-model.js'
+import type { RestDecls, RestMethod } from '../collab/rest/route-model.js'
+
+type RestRoute = NonNullable<RestDecls[string][RestMethod]>
 
 export type Json = Record<string, unknown>
 /** A zod schema as JSON Schema, its named parts collected into the document's components. */
@@ -64,7 +66,7 @@ function operation(name: string, method: RestMethod, route: RestRoute, path: str
 }
 
 /** The document's paths for every collab REST route, each served by the collab listener at `url`. */
-export function collabPaths(collab: { routes: RestRoutes; url: string }, schemaOf: SchemaOf): Record<string, Json> {
+export function collabPaths(collab: { routes: RestDecls; url: string }, schemaOf: SchemaOf): Record<string, Json> {
   const paths: Record<string, Json> = {}
   const servers = [{ url: collab.url, description: 'the collab listener' }]
   for (const [name, methods] of Object.entries(collab.routes)) {

@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document, generated from the same route declarations that validate requests:
 // the /api/v0 routes and the collab listener's REST (openapi-collab.ts), one document for both.
 import { z } from 'zod'
-import type { RestRoutes } from '../collab/rest/route-model.js'
+import type { RestDecls } from '../collab/rest/route-model.js'
 import { collabPaths, type Json, type SchemaOf } from './openapi-collab.js'
 import type { RouteDef } from './route.js'
 
@@ -41,7 +41,8 @@ function schemaCollector(components: Record<string, Json>): SchemaOf {
 
 /** The collab listener's routes and where it is served, for the document's collab paths. */
 export interface CollabRest {
-  routes: RestRoutes
+  /** the routes (or only their declarations, for the client's generated types) */
+  routes: RestDecls
   url: string
 }
 

@@ -93,8 +93,6 @@ const RollbackBody = z
   )
   .meta({ id: 'RollbackRequest' })
 
-export type RollbackSpec = z.output<typeof RollbackBody>
-
 const entries = z.looseObject({ entries: z.array(z.looseObject({ from: z.int(), to: z.int(), by: z.string() })), retainedFrom: z.int(), truncated: z.boolean() })
 
 export const HISTORY_ROUTES = declareRoutes({

@@ -37,7 +37,7 @@ function inner(schema: z.ZodType): z.ZodType {
   }
 }
 
-export function queryObject(schema: z.ZodObject, q: URLSearchParams): Record<string, unknown> {
+function queryObject(schema: z.ZodObject, q: URLSearchParams): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const [name, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
     if (inner(field) instanceof z.ZodArray) {

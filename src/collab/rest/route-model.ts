@@ -48,7 +48,7 @@ export interface RestContext {
   versionState(docId: string, id: string): Promise<{ seq: number; state: Uint8Array } | null>
 }
 
-export interface RestBodyDecl {
+interface RestBodyDecl {
   /** the JSON body, validated */
   json: z.ZodType
   /** application/octet-stream is taken too, as raw bytes (a Yjs update) */
@@ -60,14 +60,14 @@ export interface RestBodyDecl {
 }
 
 /** One success answer: its description and its JSON schema, or `bytes` (application/octet-stream). */
-export interface RestAnswerDecl {
+interface RestAnswerDecl {
   description: string
   json?: z.ZodType
   /** the same answer as raw bytes on `Accept: application/octet-stream` */
   bytes?: boolean
 }
 
-export interface RestRouteDecl {
+interface RestRouteDecl {
   summary: string
   /** the least access the token must carry */
   access: 'r' | 'rw'
@@ -112,7 +112,7 @@ export interface RestInput<D> {
   body: BodyOf<D>
 }
 
-export type RestHandler<D> = (req: RestRequest, ctx: RestContext, input: RestInput<D>) => Promise<RestResponse>
+type RestHandler<D> = (req: RestRequest, ctx: RestContext, input: RestInput<D>) => Promise<RestResponse>
 
 /** A handler for every route of a declaration table. */
 export type RestHandlers<S extends RestDecls> = { [N in keyof S]: { [M in keyof S[N]]-?: RestHandler<S[N][M]> } }
