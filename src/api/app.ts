@@ -37,7 +37,8 @@ export function createApiApp(api: ApiContext, modules: RouteModule[] = V0_ROUTES
   app.use(errorMapper(deps.log))
 
   const routes: RouteDef[] = modules.flatMap((m) => m(api))
-  const openapi = openApiDocument(routes, API_VERSION)
+  // one document for both listeners: the collab REST paths name the collab listener as their server
+  const openapi = openApiDocument(routes, API_VERSION, { routes: deps.restRoutes, url: deps.publicUrls().restUrl })
 
   const root = new Router()
   const endpoints = publicEndpoints(deps)

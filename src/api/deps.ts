@@ -15,6 +15,7 @@ import type { HookedControlStore } from '../control/hooked-store.js'
 import type { ToolCatalog } from '../control/tool-catalog.js'
 import type { SiteSweeper } from '../sources/sweeper.js'
 import type { VersionStore } from '../versions/store.js'
+import type { RestRoutes } from '../collab/rest/route-model.js'
 
 /** The control plane of one server: its store, the tool catalog and the site sweeper, each built once. */
 export interface ControlPlane {
@@ -46,4 +47,6 @@ export interface ApiDeps {
   now: () => number
   /** REST and WebSocket base URLs put in minted tokens: the configured public URLs, else the collab listener's own. */
   publicUrls: () => { restUrl: string; wsUrl: string }
+  /** the collab listener's REST routes, described in the API's OpenAPI document */
+  restRoutes: RestRoutes
 }

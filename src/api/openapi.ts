@@ -1,5 +1,8 @@
-// The OpenAPI 3.1 document, generated from the same route declarations that validate requests.
+// The OpenAPI 3.1 document, generated from the same route declarations that validate requests:
+// the /api/v0 routes and the collab listener's REST (openapi-collab.ts), one document for both.
 import { z } from 'zod'
+import type { RestDecls } from '../collab/rest/route-model.js'
+import { collabPaths, type Json, type SchemaOf } from './openapi-collab.js'
 import type { RouteDef } from './route.js'
 
 const ValidationError = z
@@ -15,12 +18,16 @@ const HTTPValidationError = z.object({ detail: z.array(ValidationError).optional
 const Detail = z.object({ detail: z.string() }).meta({ id: 'ErrorDetail' })
 const Message = z.object({ message: z.string() }).meta({ id: 'ErrorMessage' })
 
-type Json = Record<string, unknown>
+/** A collab REST call carries its capability token as `?yauth=`, or as a bearer token. */
+const COLLAB_SECURITY = {
+  CollabToken: { type: 'apiKey', in: 'query', name: 'yauth', description: 'the capability token minted by POST /api/v0/assets/{asset_id}/collab-token' },
+  CollabBearer: { type: 'http', scheme: 'bearer', description: 'the same token as Authorization: Bearer' },
+}
 
-export function openApiDocument(routes: RouteDef[], version: string): Json {
-  const components: Record<string, Json> = {}
-  // Schemas with a `.meta({id})` become components; z.toJSONSchema emits them under $defs.
-  const schemaOf = (s: z.ZodType, io: 'input' | 'output'): Json => {
+
+/** A schema's JSON Schema; those with a `.meta({id})` go into `components` (z.toJSONSchema emits them under $defs). */
+function schemaCollector(components: Record<string, Json>): SchemaOf {
+  return (s, io) => {
     const raw = JSON.stringify(z.toJSONSchema(s, { io, unrepresentable: 'any' }))
     const js = JSON.parse(raw.replaceAll('"#/$defs/', '"#/components/schemas/')) as Json
     const defs = (js.$defs ?? {}) as Record<string, Json>
@@ -30,6 +37,18 @@ export function openApiDocument(routes: RouteDef[], version: string): Json {
     // A schema with an id comes back as {$ref} to its own entry in $defs, now a component.
     return js
   }
+}
+
+/** The collab listener's routes and where it is served, for the document's collab paths. */
+export interface CollabRest {
+  /** the routes (or only their declarations, for the client's generated types) */
+  routes: RestDecls
+  url: string
+}
+
+export function openApiDocument(routes: RouteDef[], version: string, collab?: CollabRest): Json {
+  const components: Record<string, Json> = {}
+  const schemaOf = schemaCollector(components)
   const paths: Record<string, Json> = {}
   for (const r of routes) {
     const path = '/api/v0' + r.path.replace(/:([A-Za-z_]\w*)/g, '{$1}')
@@ -64,10 +83,14 @@ export function openApiDocument(routes: RouteDef[], version: string): Json {
       ...(r.public ? {} : { security: [{ APIKeyHeader: [] }] }),
     }
   }
+  if (collab) Object.assign(paths, collabPaths(collab, schemaOf))
   return {
     openapi: '3.1.0',
     info: { title: 'Tandem API', version },
     paths,
-    components: { schemas: components, securitySchemes: { APIKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-KEY' } } },
+    components: {
+      schemas: components,
+      securitySchemes: { APIKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-KEY' }, ...(collab ? COLLAB_SECURITY : {}) },
+    },
   }
 }

@@ -6,11 +6,11 @@ import { REVOKE_PREFIX, RevocationList } from '../auth/revocation.js'
 import type { ClusterNode, ClusterNodeOptions } from '../cluster/node.js'
 import { RemoteAwareness } from '../cluster/remote-awareness.js'
 import { RoomRegistry, roomSettings, type RegistryOptions } from '../collab/registry.js'
-import type { RestRoutes } from '../collab/rest.js'
+import type { RestRoutes } from '../collab/rest/route-model.js'
 import { enforceRevocations } from '../collab/revocation-enforcer.js'
 import { agentPolicy } from '../agents/approval.js'
 import { createCollabApp } from '../collab/listener/choose.js'
-import { ydocRoutes } from '../collab/ydoc-rest.js'
+import { ydocRoutes } from '../collab/rest/ydoc-routes.js'
 import { openControlPlane } from './control-plane.js'
 import { lazyHistoryRoutes } from '../history/lazy-routes.js'
 import { agentRoutes } from '../suggestions/lazy-routes.js'
@@ -227,6 +227,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
         restUrl: config.publicRestUrl || `http://${hostForUrl(config.host)}:${collabPort}`,
         wsUrl: config.publicWsUrl || `ws://${hostForUrl(config.host)}:${collabPort}`,
       }),
+      restRoutes,
     }
     const api = opts.api === false ? undefined : resources.add('api listener', await (await import('../api/listener.js')).startApiListener(deps), (a) => a.close())
     // `tandem admin` on the same data dir goes through this loopback endpoint (LevelDB admits one process).

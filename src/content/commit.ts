@@ -1,6 +1,6 @@
 // A content write's update applied through the room like any editor's: durable before the call
 // answers, attributed to the token's user, broadcast. A malformed update is the caller's 400.
-import type { RestContext, RestRequest } from '../collab/rest.js'
+import type { RestContext, RestRequest } from '../collab/rest/route-model.js'
 import { AppError } from '../infra/errors.js'
 import type { Attributes } from '../storage/doc-store.js'
 

@@ -4,7 +4,7 @@
 // others wrote meanwhile stays. Durable before the answer, attributed and broadcast like every
 // write, or held as a suggestion under the approval mode. The answer is the new base and each
 // changed region as it now reads, so the agent need not read again.
-import type { RestContext, RestRequest, RestResponse } from '../collab/rest.js'
+import type { RestContext, RestRequest, RestResponse } from '../collab/rest/route-model.js'
 import { docIdOf, type Attributes } from '../storage/doc-store.js'
 import type { ContentWritten } from '@tandem/api/content'
 import { advance, type Base } from './base.js'

@@ -14,9 +14,9 @@ import { pmToMarkdown } from './markdown-out.js'
 import { checkPmDoc, vocabularyOf, type PmNode } from './pm-json.js'
 import { contentRoot, DEFAULT_ROOT, liveItems, namedRoot, type AnyType, type RootKind } from './roots.js'
 import { updateText, type Counts } from './text-update.js'
+import type { Format } from './format-names.js'
 
-export const FORMATS = ['markdown', 'prosemirror', 'text'] as const
-export type Format = (typeof FORMATS)[number]
+export type { Format }
 
 /** The root a plain-text write creates in a document with no content (never `default`, Tiptap's XML root). */
 const DEFAULT_TEXT_ROOT = 'text'

@@ -1,7 +1,7 @@
 // GET /content/v1/{org}/{doc}?view=outline|section|range|find: a part of a document's Markdown
 // view, every answer at most --max-read-chars characters with a `next` cursor past that, and the
 // `base` it was read at (the same sealed base a whole read gives; a cursor keeps reading that base).
-import type { RestContext, RestRequest, RestResponse } from '../collab/rest.js'
+import type { RestContext, RestRequest, RestResponse } from '../collab/rest/route-model.js'
 import { AppError } from '../infra/errors.js'
 import type { FindRead, OutlineRead, PartRead, SectionRead } from '@tandem/api/content'
 import { docIdOf } from '../storage/doc-store.js'

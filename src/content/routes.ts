@@ -3,19 +3,18 @@
 // change from the document at `base` (now, when absent) to it, applied through the room like any
 // update: durable before the answer, broadcast, attributed. Made from the state the agent read,
 // the change merges with everything written since instead of erasing it.
-import { attributionProblem, mergeAttributions, normalizeAttributions } from '../auth/attributions.js'
+import { attributionProblem, mergeAttributions } from '../auth/attributions.js'
 import type { AgentPolicy } from '../agents/approval.js'
 import { holds } from '../agents/policy.js'
-import type { RestContext, RestRequest, RestResponse, RestRoutes } from '../collab/rest.js'
+import type { RestContext, RestHandlers, RestRequest, RestResponse } from '../collab/rest/route-model.js'
 import { AppError } from '../infra/errors.js'
-import { docIdOf, type Attributes } from '../storage/doc-store.js'
+import { docIdOf } from '../storage/doc-store.js'
 import type { ContentRead, ContentWritten } from '@tandem/api/content'
 import { advance, MAX_OWN, type Base } from './base.js'
 import { baseSealOf } from './base-token.js'
-import { PM_JSON_DEPTH } from './depth.js'
 import { baseState, seqNow, type OpenHistory } from './state.js'
 import { runContentJobOffLoop } from './doc-content.js'
-import { FORMATS, type Format } from './formats.js'
+import { CONTENT_ROUTES, type WriteBody } from './rest-schema.js'
 import { isPartRead } from './parts-params.js'
 import { PartViews, partsReader } from './parts-route.js'
 import { commit } from './commit.js'
@@ -25,22 +24,6 @@ import { computeEdit, readContent } from './formats.js'
 import { buildParts } from './parts-model.js'
 import { computeTargeted } from './edit-apply.js'
 import { writeTargeted } from './edit-route.js'
-import { editOpsOf, type EditOp } from './edit-ops.js'
-
-function formatOf(value: unknown, fallback: Format | null): Format {
-  if (value === undefined || value === null) {
-    if (fallback) return fallback
-    throw new AppError('bad_request', `format is required: one of ${FORMATS.join(', ')}`)
-  }
-  if (typeof value !== 'string' || !(FORMATS as readonly string[]).includes(value)) throw new AppError('bad_request', `format must be one of ${FORMATS.join(', ')}`)
-  return value as Format
-}
-
-function rootOf(value: unknown): string | null {
-  if (value === undefined || value === null) return null
-  if (typeof value !== 'string' || value === '' || value.length > 200) throw new AppError('bad_request', 'root must be the name of a root type (1-200 characters)')
-  return value
-}
 
 /** What the server composes in: suggestions (src/suggestions/) and the agents' policy (src/agents/). */
 export interface ContentHooks {
@@ -48,62 +31,6 @@ export interface ContentHooks {
   suggest(req: RestRequest, ctx: RestContext): Promise<RestResponse>
   /** whether a write is held as a suggestion: asked for, or an agent's under the workspace's approval mode */
   agents: Pick<AgentPolicy, 'holds'>
-}
-
-interface WriteBody {
-  /** a whole document in a format, or targeted edits of its Markdown view */
-  change: { format: Format; content: unknown } | { ops: EditOp[] }
-  root: string | null
-  /** the base token as sent (checked against the document when the write starts from it) */
-  base: unknown
-  attributions: Attributes | undefined
-  mode: 'apply' | 'suggest'
-  override: boolean
-}
-
-const SHAPE = '{"format", "content", "base"?, "root"?} or {"edits": [...], "base"?, "root"?}'
-
-function changeOf(o: Record<string, unknown>): WriteBody['change'] {
-  if (o.edits !== undefined) {
-    if (o.content !== undefined) throw new AppError('bad_request', 'send content (a whole document) or edits, not both')
-    if (o.format !== undefined && o.format !== 'markdown') throw new AppError('bad_request', 'edits change the Markdown view: format may only be markdown')
-    return { ops: editOpsOf(o.edits) }
-  }
-  const format = formatOf(o.format, null)
-  if (o.content === undefined) throw new AppError('bad_request', 'content is required (or edits)')
-  if (format === 'prosemirror' ? typeof o.content !== 'object' || o.content === null : typeof o.content !== 'string') {
-    throw new AppError('bad_request', format === 'prosemirror' ? 'content must be a ProseMirror JSON document' : `content must be a string for format=${format}`)
-  }
-  return { format, content: o.content }
-}
-
-function writeBody(req: RestRequest): WriteBody {
-  if (!req.contentType.startsWith('application/json')) throw new AppError('unsupported_media_type', `send application/json ${SHAPE}`)
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(new TextDecoder().decode(req.body ?? new Uint8Array()))
-  } catch {
-    throw new AppError('bad_request', 'body is not valid JSON')
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new AppError('bad_request', `body must be a JSON object ${SHAPE}`)
-  const o = parsed as Record<string, unknown>
-  const change = changeOf(o)
-  let attributions: Attributes | undefined
-  if (o.attributions !== undefined) {
-    const problem = attributionProblem(o.attributions)
-    if (problem) throw new AppError('validation', problem)
-    attributions = normalizeAttributions(o.attributions as Record<string, string>)
-  }
-  if (o.mode !== undefined && o.mode !== 'apply' && o.mode !== 'suggest') throw new AppError('bad_request', 'mode must be apply or suggest')
-  if (o.override !== undefined && typeof o.override !== 'boolean') throw new AppError('bad_request', 'override must be true or false')
-  return {
-    change,
-    root: rootOf(o.root),
-    base: o.base ?? null,
-    attributions,
-    mode: o.mode === 'suggest' ? 'suggest' : 'apply',
-    override: o.override === true,
-  }
 }
 
 /** The request a held targeted edit becomes: the suggestions route's `{update, base}` form. */
@@ -126,27 +53,25 @@ const cold = ((job: WarmJob, state: Uint8Array) => {
   }
 }) as ColdRun
 
-export const contentRoutes = (open: OpenHistory, hooks?: ContentHooks, warm = new WarmClient(cold), views = new PartViews(open, warm), readPart = partsReader(views)): RestRoutes => ({
+/** The handlers of CONTENT_ROUTES (lazy-routes.ts binds them on the first content request). */
+export const contentHandlers = (
+  open: OpenHistory,
+  hooks?: ContentHooks,
+  warm = new WarmClient(cold),
+  views = new PartViews(open, warm),
+  readPart = partsReader(views),
+): RestHandlers<typeof CONTENT_ROUTES> => ({
   content: {
-    GET: {
-      access: 'r',
-      async handle(req, ctx) {
+    async GET(req, ctx, { query }) {
         if (isPartRead(req.query)) return readPart(req, ctx) // view=outline|section|range|find (parts-route.ts)
-        const format = formatOf(req.query.get('format') ?? undefined, 'markdown')
-        const root = rootOf(req.query.get('root') ?? undefined)
+        const format = query.format ?? 'markdown'
+        const root = query.root ?? null
         const seal = await baseSealOf(ctx.store, docIdOf(req.org, req.doc, req.cap.branch))
         const { answer: read, seq } = await warm.run(req, ctx, { kind: 'read', format, root })
         const json: ContentRead = { format, root: read.root, content: read.content as ContentRead['content'], base: seal.seal({ seq, own: [] }) }
         return { status: 200, json }
-      },
     },
-    PATCH: {
-      access: 'rw',
-      body: true,
-      jsonDepth: PM_JSON_DEPTH,
-      agentsHeld: true,
-      async handle(req, ctx) {
-        const body = writeBody(req)
+    async PATCH(req, ctx, { body }) {
         const attrs = mergeAttributions(mergeAttributions(req.cap.attr, body.attributions), body.override ? { override: 'true' } : undefined)
         const problem = body.attributions && attrs ? attributionProblem(attrs) : null // the merge may pass the key limit
         if (problem) throw new AppError('validation', `token and body attributions together: ${problem}`)
@@ -199,7 +124,6 @@ export const contentRoutes = (open: OpenHistory, hooks?: ContentHooks, warm = ne
         if (edit.update) base = advance(base, await commit(req, ctx, edit.update, attrs))
         const json: ContentWritten = { applied: edit.update !== null, inserted: edit.inserted, deleted: edit.deleted, base: seal.seal(base), root: edit.root }
         return { status: 200, json }
-      },
     },
   },
 })

@@ -1,7 +1,7 @@
 // The document states a content call works from: the document now with the seq that names it, and
 // the document exactly as a base names it (rebuilt from history, the agent's own updates on top).
 import * as Y from 'yjs'
-import type { RestContext, RestRequest, RestResponse } from '../collab/rest.js'
+import type { RestContext, RestRequest, RestResponse } from '../collab/rest/route-model.js'
 import type { HistoryService } from '../history/service.js'
 import { AppError } from '../infra/errors.js'
 import { docIdOf } from '../storage/doc-store.js'

@@ -4,7 +4,7 @@
 // (an edit) keeps the document to itself until its update is durable, so no other call reads an
 // update that is not; if the write fails, the copy is dropped.
 import type { Worker } from 'node:worker_threads'
-import type { RestContext, RestRequest } from '../collab/rest.js'
+import type { RestContext, RestRequest } from '../collab/rest/route-model.js'
 import { AppError, type ErrorCode } from '../infra/errors.js'
 import { IN_LOOP_MAX_BYTES, startWorker } from '../infra/worker-thread.js'
 import { docIdOf } from '../storage/doc-store.js'

@@ -7,19 +7,20 @@
 // withdrawal).
 import { randomBytes } from 'node:crypto'
 import * as Y from 'yjs'
-import { attributionProblem, mergeAttributions } from '../auth/attributions.js'
-import type { RestContext, RestRequest, RestResponse, RestRoutes } from '../collab/rest.js'
+import { attributionProblem, mergeAttributions, normalizeAttributions } from '../auth/attributions.js'
+import type { RestContext, RestHandlers, RestInput, RestRequest, RestResponse } from '../collab/rest/route-model.js'
 import { advance, formatBase, parseBase } from '../content/base.js'
 import { baseSealOf } from '../content/base-token.js'
 import { runContentJobOffLoop } from '../content/doc-content.js'
-import { FORMATS, type Format } from '../content/formats.js'
+import type { Format } from '../content/format-names.js'
 import { baseState, current, type OpenHistory } from '../content/state.js'
 import { AppError } from '../infra/errors.js'
-import { docIdOf } from '../storage/doc-store.js'
+import { docIdOf, type Attributes } from '../storage/doc-store.js'
 import { hunksOf, markedPreview } from './hunks.js'
-import { STATUSES, type SuggestionShown } from '@tandem/api/suggestions'
+import type { SuggestionShown } from '@tandem/api/suggestions'
 import type { SuggestionRecord } from './record.js'
-import { attributionsOf, changeFor, docIdOfReq, hunksAt, jsonOf, plainText, render, statusAfter, view, type Decision, type Stored } from './shared.js'
+import { changeFor, docIdOfReq, hunksAt, plainText, render, statusAfter, view, type Decision, type Stored } from './shared.js'
+import { SUGGESTION_ROUTES, type SuggestionBody } from './rest-schema.js'
 import type { SuggestionStore } from './store.js'
 import { wordChanges } from './word-changes.js'
 
@@ -29,13 +30,17 @@ const CLAIM_STALE_MS = 60_000
 /** Told of every suggestion made and every decision, once durable (the suggestion.* webhooks). */
 export type SuggestionNotice = (req: RestRequest, type: 'suggestion.created' | 'suggestion.accepted' | 'suggestion.rejected', record: SuggestionRecord) => Promise<void>
 
-export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, notify: SuggestionNotice = async () => {}): RestRoutes {
+type Post = typeof SUGGESTION_ROUTES.suggestions.POST
+type Get = typeof SUGGESTION_ROUTES.suggestions.GET
+
+/** The handlers of SUGGESTION_ROUTES (lazy-routes.ts binds them on the first suggestion request). */
+export function suggestionHandlers(store: SuggestionStore, open: OpenHistory, notify: SuggestionNotice = async () => {}): RestHandlers<typeof SUGGESTION_ROUTES> {
   /**
    * A branch's changes since it forked, as an update against main where it forked: the branch's
    * first log entry is its copy of main, its state vector names main's seq then (read off history).
    */
-  async function fromBranch(req: RestRequest, ctx: RestContext, branch: unknown): Promise<{ update: string; base: string } | RestResponse> {
-    if (typeof branch !== 'string' || !/^[A-Za-z0-9._~-]{1,64}$/.test(branch) || branch === req.cap.branch) throw new AppError('bad_request', 'branch must name another branch of this document')
+  async function fromBranch(req: RestRequest, ctx: RestContext, branch: string): Promise<{ update: Uint8Array; base: string } | RestResponse> {
+    if (branch === req.cap.branch) throw new AppError('bad_request', 'branch must name another branch of this document')
     const entries: Uint8Array[] = []
     let fork: Uint8Array | null = null
     for await (const e of ctx.store.readLog(docIdOf(req.org, req.doc, branch))) {
@@ -50,30 +55,32 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, noti
     if (seq === null) return { status: 409, json: { error: `main's history no longer reaches where ${JSON.stringify(branch)} forked`, code: 'conflict' } }
     const update = entries.length === 1 ? entries[0]! : Y.mergeUpdates(entries)
     const seal = await baseSealOf(ctx.store, docIdOfReq(req))
-    return { update: Buffer.from(update).toString('base64'), base: seal.seal({ seq, own: [] }) }
+    return { update, base: seal.seal({ seq, own: [] }) }
   }
 
   /** Makes a suggestion: `{update, base?}`, `{format, content, base?, root?}` or `{branch}`. */
-  async function create(req: RestRequest, ctx: RestContext): Promise<RestResponse> {
-    const o = jsonOf(req)
+  async function create(req: RestRequest, ctx: RestContext, o: SuggestionBody): Promise<RestResponse> {
+    let given: { update?: Uint8Array; base?: unknown; attributions?: Attributes } = o
     if (o.branch !== undefined) {
       const made = await fromBranch(req, ctx, o.branch)
       if ('status' in made) return made
-      Object.assign(o, made, { attributions: { ...(o.attributions as object), branch: String(o.branch) } })
+      const withBranch = { ...o.attributions, branch: o.branch }
+      const problem = attributionProblem(withBranch) // the branch's own key may pass the key limit
+      if (problem) throw new AppError('validation', problem)
+      given = { ...made, attributions: normalizeAttributions(withBranch) }
     }
     const docId = docIdOfReq(req)
-    const attrs = mergeAttributions(req.cap.attr, attributionsOf(o))
+    const attrs = mergeAttributions(req.cap.attr, given.attributions)
     const open_ = (await store.list(docId)).filter((s) => s.status === 'open').length
     const max = ctx.config.maxOpenSuggestions
     if (open_ >= max) throw new AppError('conflict', `a document holds at most ${max} open suggestions (--max-open-suggestions): decide one first`)
-    const from = await baseState(req, ctx, open, o.base)
+    const from = await baseState(req, ctx, open, given.base)
     if ('refused' in from) return from.refused
     const { base, state: atBase, now } = from
-    const root = typeof o.root === 'string' && o.root ? o.root : null
+    const root = o.root ?? null
     let update: Uint8Array | null
-    if (o.update !== undefined) {
-      if (typeof o.update !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(o.update)) throw new AppError('bad_request', 'update must be a base64 Yjs update')
-      update = new Uint8Array(Buffer.from(o.update, 'base64'))
+    if (given.update !== undefined) {
+      update = given.update
       try {
         const probe = new Y.Doc()
         Y.applyUpdate(probe, atBase)
@@ -83,9 +90,10 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, noti
         throw new AppError('bad_request', 'update is not a Yjs update')
       }
     } else {
-      if (typeof o.format !== 'string' || !(FORMATS as readonly string[]).includes(o.format)) throw new AppError('bad_request', `format must be one of ${FORMATS.join(', ')} (or send "update")`)
+      // which fields a suggestion needs depends on the path (a decision takes none): checked here
+      if (o.format === undefined) throw new AppError('bad_request', 'format must be one of markdown, prosemirror, text (or send "update")')
       if (o.content === undefined) throw new AppError('bad_request', 'content is required')
-      const input = { format: o.format as Format, content: o.content, root }
+      const input = { format: o.format, content: o.content, root }
       // others' insertions since the base that the content repeats are left out, as in a content write
       const size = atBase.length + (now?.length ?? 0)
       update = (await ctx.registry.docBuilds.bounded(size, () => runContentJobOffLoop({ kind: 'edit', state: atBase, input, ...(now ? { now } : {}) }), size)).update
@@ -110,18 +118,15 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, noti
     return { status: 201, json: { suggestion: view(record), hunks: hunks?.hunks.map((h) => h.id) ?? [] } }
   }
 
-  async function show(req: RestRequest, ctx: RestContext): Promise<RestResponse> {
+  async function show(req: RestRequest, ctx: RestContext, { query }: RestInput<Get>): Promise<RestResponse> {
     const docId = docIdOfReq(req)
     if (req.id === null) {
-      const status = req.query.get('status')
-      if (status !== null && !(STATUSES as readonly string[]).includes(status)) throw new AppError('bad_request', `status must be one of ${STATUSES.join(', ')}`)
       const all = await store.list(docId)
-      return { status: 200, json: { suggestions: all.filter((s) => status === null || s.status === status).map(view) } }
+      return { status: 200, json: { suggestions: all.filter((s) => query.status === undefined || s.status === query.status).map(view) } }
     }
     const r = (await store.get(docId, req.id)) as Stored | null
     if (!r) throw new AppError('not_found', 'no such suggestion')
-    const formatParam = req.query.get('format') ?? 'markdown'
-    if (formatParam !== 'delta' && !(FORMATS as readonly string[]).includes(formatParam)) throw new AppError('bad_request', `format must be one of ${FORMATS.join(', ')}, delta`)
+    const formatParam = query.format ?? 'markdown'
     const delta = formatParam === 'delta'
     const format: Format = delta ? 'prosemirror' : (formatParam as Format)
     const { hunks } = await hunksAt(store, r, docId, ctx, open)
@@ -149,12 +154,10 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, noti
     return { status: 200, json }
   }
 
-  async function decide(req: RestRequest, ctx: RestContext): Promise<RestResponse> {
+  async function decide(req: RestRequest, ctx: RestContext, o: SuggestionBody): Promise<RestResponse> {
     const docId = docIdOfReq(req)
     const ref = { org: req.org, doc: req.doc, branch: req.cap.branch }
-    const o = jsonOf(req)
-    if (o.hunks !== undefined && (!Array.isArray(o.hunks) || o.hunks.some((h) => typeof h !== 'string') || o.hunks.length === 0)) throw new AppError('bad_request', 'hunks must be a non-empty list of hunk ids')
-    const asked = o.hunks as string[] | undefined
+    const asked = o.hunks
     let r = (await store.get(docId, req.id!)) as Stored | null
     if (!r) throw new AppError('not_found', 'no such suggestion')
     r = await settleClaim(r, docId, ctx)
@@ -236,18 +239,11 @@ export function suggestionRoutes(store: SuggestionStore, open: OpenHistory, noti
 
   return {
     suggestions: {
-      GET: { access: 'r', id: 'optional', handle: show },
-      POST: {
-        access: 'rw',
-        body: true,
-        id: 'optional',
-        actions: ['accept', 'reject'],
-        agentsWithdraw: true,
-        handle(req, ctx) {
-          if (req.id === null) return create(req, ctx)
-          if (req.action === null) throw new AppError('not_found', 'POST .../{id}/accept or .../{id}/reject')
-          return decide(req, ctx)
-        },
+      GET: show,
+      async POST(req, ctx, { body }: RestInput<Post>) {
+        if (req.id === null) return create(req, ctx, body)
+        if (req.action === null) throw new AppError('not_found', 'POST .../{id}/accept or .../{id}/reject')
+        return decide(req, ctx, body)
       },
     },
   }

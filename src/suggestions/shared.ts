@@ -1,7 +1,6 @@
 // What the suggestion routes share: the stored record with its claim, the request body, the view
 // of a record, and a suggestion's hunks and the change that applies some of them.
-import { attributionProblem, normalizeAttributions } from '../auth/attributions.js'
-import type { RestContext, RestRequest } from '../collab/rest.js'
+import type { RestContext, RestRequest } from '../collab/rest/route-model.js'
 import { parseBase } from '../content/base.js'
 import { runContentJobOffLoop } from '../content/doc-content.js'
 import type { Format } from '../content/formats.js'
@@ -9,7 +8,7 @@ import { pmToMarkdown } from '../content/markdown-out.js'
 import type { PmNode } from '../content/pm-json.js'
 import { stateAt, type OpenHistory } from '../content/state.js'
 import { AppError } from '../infra/errors.js'
-import { docIdOf, type Attributes } from '../storage/doc-store.js'
+import { docIdOf } from '../storage/doc-store.js'
 import { hunksOf, withHunks, type Hunks } from './hunks.js'
 import type { SuggestionStatus, SuggestionView } from '@tandem/api/suggestions'
 import type { SuggestionRecord } from './record.js'
@@ -27,26 +26,6 @@ interface Claim {
 export type Stored = SuggestionRecord & { claim?: Claim }
 
 export const docIdOfReq = (req: RestRequest) => docIdOf(req.org, req.doc, req.cap.branch)
-
-export function jsonOf(req: RestRequest): Record<string, unknown> {
-  if (!req.body || req.body.length === 0) return {}
-  if (!req.contentType.startsWith('application/json')) throw new AppError('unsupported_media_type', 'send application/json')
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(new TextDecoder().decode(req.body))
-  } catch {
-    throw new AppError('bad_request', 'body is not valid JSON')
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new AppError('bad_request', 'body must be a JSON object')
-  return parsed as Record<string, unknown>
-}
-
-export function attributionsOf(o: Record<string, unknown>): Attributes | undefined {
-  if (o.attributions === undefined) return undefined
-  const problem = attributionProblem(o.attributions)
-  if (problem) throw new AppError('validation', problem)
-  return normalizeAttributions(o.attributions as Record<string, string>)
-}
 
 export function view(r: Stored): SuggestionView {
   const { claim: _claim, rev: _rev, applied: _applied, ...out } = r

@@ -4,34 +4,12 @@
 // optimistic check on updated_at_ms (409 with the current record); DELETE removes.
 import { randomBytes } from 'node:crypto'
 import * as Y from 'yjs'
-import type { RestRequest, RestResponse, RestRoutes } from '../collab/rest.js'
+import { bindRoutes, type RestRequest, type RestResponse, type RestRoutes } from '../collab/rest/route-model.js'
 import { AppError } from '../infra/errors.js'
 import { docIdOf } from '../storage/doc-store.js'
-import { MAX_NAME_CHARS, MAX_VERSIONS_PER_DOC, VERSION_ID, type VersionRecord } from './record.js'
+import { MAX_VERSIONS_PER_DOC, VERSION_ID, type VersionRecord } from './record.js'
+import { VERSION_ROUTES } from './rest-schema.js'
 import type { VersionStore } from './store.js'
-
-const bad = (message: string) => new AppError('bad_request', message)
-
-function jsonBody(req: RestRequest): Record<string, unknown> {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(new TextDecoder().decode(req.body ?? new Uint8Array()))
-  } catch {
-    throw bad('body must be JSON')
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw bad('body must be a JSON object')
-  return parsed as Record<string, unknown>
-}
-
-/** 1 to 200 characters (code points), not only white space. */
-function nameOf(body: Record<string, unknown>): string {
-  const name = body.name
-  if (typeof name !== 'string') throw bad('name must be a string')
-  const chars = [...name].length
-  if (chars > MAX_NAME_CHARS) throw new AppError('validation', `name must be at most ${MAX_NAME_CHARS} characters, got ${chars}`)
-  if (name.trim() === '') throw new AppError('validation', 'name must not be empty')
-  return name
-}
 
 const docIdOfReq = (req: RestRequest) => docIdOf(req.org, req.doc, req.cap.branch)
 
@@ -51,13 +29,9 @@ async function existing(versions: VersionStore, req: RestRequest): Promise<Versi
 export type VersionCreated = (req: RestRequest, record: VersionRecord) => Promise<void>
 
 export function versionRoutes(versions: VersionStore, created: VersionCreated = async () => {}): RestRoutes {
-  return {
+  return bindRoutes(VERSION_ROUTES, {
     versions: {
-      POST: {
-        access: 'rw',
-        body: true,
-        async handle(req, { registry, store, now }): Promise<RestResponse> {
-          const name = nameOf(jsonBody(req))
+      async POST(req, { registry, store, now }, { body: { name } }): Promise<RestResponse> {
           if ((await versions.list(docIdOfReq(req))).length >= MAX_VERSIONS_PER_DOC) {
             throw new AppError('conflict', `a document keeps at most ${MAX_VERSIONS_PER_DOC} named versions: delete one first`)
           }
@@ -87,45 +61,27 @@ export function versionRoutes(versions: VersionStore, created: VersionCreated = 
           await versions.create(docIdOfReq(req), record, state)
           await created(req, record)
           return { status: 201, json: record }
-        },
       },
-      GET: {
-        access: 'r',
-        id: 'optional',
-        async handle(req): Promise<RestResponse> {
+      async GET(req): Promise<RestResponse> {
           if (req.id === null) return { status: 200, json: { versions: await versions.list(docIdOfReq(req)) } }
           const record = await existing(versions, req)
           const state = await versions.state(docIdOfReq(req), record.id)
           if (!state) throw new AppError('not_found', 'no such version') // removed meanwhile
           if (req.accept.includes('application/octet-stream')) return { status: 200, bytes: state }
           return { status: 200, json: { version: record, doc: Buffer.from(state).toString('base64') } }
-        },
       },
-      PATCH: {
-        access: 'rw',
-        body: true,
-        id: 'required',
-        async handle(req, { now }): Promise<RestResponse> {
-          const body = jsonBody(req)
-          const name = nameOf(body)
-          const expected = body.updated_at_ms
-          if (typeof expected !== 'number' || !Number.isSafeInteger(expected)) throw bad('updated_at_ms must be the integer of the record being renamed')
-          const result = await versions.rename(docIdOfReq(req), idOf(req), name, expected, now())
+      async PATCH(req, { now }, { body }): Promise<RestResponse> {
+          const result = await versions.rename(docIdOfReq(req), idOf(req), body.name, body.updated_at_ms, now())
           if (!result) throw new AppError('not_found', 'no such version')
           if (!result.ok) {
             return { status: 409, json: { error: 'the version changed since updated_at_ms; current record attached', code: 'conflict', version: result.current } }
           }
           return { status: 200, json: result.record }
-        },
       },
-      DELETE: {
-        access: 'rw',
-        id: 'required',
-        async handle(req): Promise<RestResponse> {
+      async DELETE(req): Promise<RestResponse> {
           if (!(await versions.remove(docIdOfReq(req), idOf(req)))) throw new AppError('not_found', 'no such version')
           return { status: 204 }
-        },
       },
     },
-  }
+  })
 }

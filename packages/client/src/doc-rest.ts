@@ -2,6 +2,7 @@
 // history and rollback, content read and written whole or by part (outline, section, find, targeted
 // edits), suggestions. Every call carries the current capability token, which the caller supplies
 // (a live document's, or one minted for the call).
+import type { paths } from './collab-rest-types.js'
 import { exchange, seg, type Fetch } from './http.js'
 import { partQuery, type FindOptions, type OutlineOptions, type RangeOptions, type SectionOptions } from './part-query.js'
 import type {
@@ -31,6 +32,16 @@ export interface RestCall {
   action?: string
 }
 
+/** The versions routes as the server declares them (collab-rest-types.ts, generated from its OpenAPI document). */
+type Versions = paths['/versions/v1/{org}/{doc_id}']
+type Version = paths['/versions/v1/{org}/{doc_id}/{id}']
+type VersionList = Extract<Versions['get']['responses'][200]['content']['application/json'], { versions: unknown }>
+type VersionRead = Extract<Version['get']['responses'][200]['content']['application/json'], { version: unknown }>
+type VersionCreate = Versions['post']['requestBody']['content']['application/json']
+type VersionCreated = Versions['post']['responses'][201]['content']['application/json']
+type VersionRename = Version['patch']['requestBody']['content']['application/json']
+type VersionRenamed = Version['patch']['responses'][200]['content']['application/json']
+
 const fromBase64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0))
 
 export class DocumentRest {
@@ -54,22 +65,24 @@ export class DocumentRest {
   }
 
   async versions(): Promise<VersionRecord[]> {
-    return (await this.call<{ versions: VersionRecord[] }>('versions')).versions
+    return (await this.call<VersionList>('versions')).versions
   }
 
   createVersion(name: string): Promise<VersionRecord> {
-    return this.call('versions', { method: 'POST', json: { name } })
+    const json: VersionCreate = { name }
+    return this.call<VersionCreated>('versions', { method: 'POST', json })
   }
 
   /** A version's record and the document exactly as it was (a Yjs update). */
   async version(id: string): Promise<{ version: VersionRecord; doc: Uint8Array }> {
-    const r = await this.call<{ version: VersionRecord; doc: string }>('versions', { id })
+    const r = await this.call<VersionRead>('versions', { id })
     return { version: r.version, doc: fromBase64(r.doc) }
   }
 
   /** Renames; `updatedAtMs` is the record's as last read (a stale one is a 409 whose `body.version` is the current record). */
   renameVersion(id: string, name: string, updatedAtMs: number): Promise<VersionRecord> {
-    return this.call('versions', { method: 'PATCH', id, json: { name, updated_at_ms: updatedAtMs } })
+    const json: VersionRename = { name, updated_at_ms: updatedAtMs }
+    return this.call<VersionRenamed>('versions', { method: 'PATCH', id, json })
   }
 
   async deleteVersion(id: string): Promise<void> {

@@ -12,7 +12,7 @@ import type { StorageHealth } from '../../storage/health.js'
 import type { ExpiryClock } from '../expiry-clock.js'
 import type { RoomRegistry } from '../registry.js'
 import type { SessionDeps } from '../session/session-admission.js'
-import type { RestContext, RestRoutes } from '../rest.js'
+import type { RestContext, RestRoutes } from '../rest/route-model.js'
 import type { Transport } from '../transport.js'
 import type { CollabThrottle } from './throttle.js'
 

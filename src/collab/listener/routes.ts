@@ -4,7 +4,7 @@
 import { collabErrorReply } from '../../infra/errors.js'
 import { PUBLIC_PATHS, publicEndpoints } from '../../infra/public-endpoints.js'
 import type { ListenerContext } from './deps.js'
-import type { HttpReply } from './rest.js'
+import type { HttpReply } from './rest-dispatch.js'
 
 export type PublicPath = (typeof PUBLIC_PATHS)[number]
 

@@ -5,7 +5,7 @@
 import type uWS from 'uWebSockets.js'
 import type { CollabApp, CollabListener, CollabListenerDeps, ListenerContext } from '../listener/deps.js'
 import { ExpiryClock } from '../expiry-clock.js'
-import { corsHeaders, notFound, preflightHeaders, serveRest } from '../listener/rest.js'
+import { corsHeaders, notFound, preflightHeaders, serveRest } from '../listener/rest-dispatch.js'
 import { listenerRoutes } from '../listener/routes.js'
 import { closeIfSlow } from '../listener/sockets.js'
 import { SweptSockets } from '../listener/swept-sockets.js'

@@ -2,7 +2,7 @@
 // frees it when the handler returns), aborts are tracked, and late writes are corked.
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import { AppError } from '../../infra/errors.js'
-import type { CopiedRequest, HttpReply } from '../listener/rest.js'
+import type { CopiedRequest, HttpReply } from '../listener/rest-dispatch.js'
 
 export function copyRequest(req: HttpRequest): CopiedRequest {
   const headers = new Map<string, string>()

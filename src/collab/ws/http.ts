@@ -4,7 +4,7 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { AppError } from '../../infra/errors.js'
-import type { CopiedRequest, HttpReply } from '../listener/rest.js'
+import type { CopiedRequest, HttpReply } from '../listener/rest-dispatch.js'
 
 export class NodeReply implements HttpReply {
   private done = false

@@ -7,7 +7,7 @@ import type { Config } from '../../infra/config.js'
 import { AppError, collabErrorReply, isAppError } from '../../infra/errors.js'
 import { tooDeepAt } from '../../infra/json-depth.js'
 import { decodeDocPath } from '../doc-path.js'
-import type { RestMethod } from '../rest.js'
+import type { RestMethod } from '../rest/route-model.js'
 import type { ListenerContext } from './deps.js'
 
 /** A response that is safe to write after awaits (it knows whether the client went away). */
