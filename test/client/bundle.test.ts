@@ -34,14 +34,14 @@ describe('@tandem/client build', () => {
     }
   })
 
-  it('packs its build and package.json only: no server code', async () => {
+  it('packs its build, package.json, README and LICENSE only: no server code', async () => {
     const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts', '-w', 'packages/client'])
     const [packed] = JSON.parse(stdout) as { name: string; files: { path: string }[] }[]
     expect(packed!.name).toBe('@tandem/client')
     const files = packed!.files.map((f) => f.path).sort()
     expect(files).toContain('dist/index.js')
     expect(files).toContain('dist/types.d.ts')
-    expect(files.filter((f) => !f.startsWith('dist/') && f !== 'package.json' && f !== 'README.md')).toEqual([])
+    expect(files.filter((f) => !f.startsWith('dist/') && f !== 'package.json' && f !== 'README.md' && f !== 'LICENSE')).toEqual([])
     expect(files.some((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toBe(false)
   })
 
