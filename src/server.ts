@@ -149,7 +149,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     // Database assets: built on first use (a hard delete) or right after the collab listener is
     // up, so a plain start never loads src/databases/ before it serves documents.
     let databases: Promise<DatabaseRegistry> | undefined
-    const openDatabases = () => (databases ??= import('./databases/registry-of.js').then((m) => m.createDatabaseRegistry(config, log, metrics)))
+    const openDatabases = () => (databases ??= import('./databases/metered-registry.js').then((m) => m.createDatabaseRegistry(config, log, metrics)))
     resources.defer('databases', async () => (databases ? (await databases).close() : undefined))
 
     // The token deny-list: re-read at once when this process writes to it, and periodically for

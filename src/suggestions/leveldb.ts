@@ -3,7 +3,7 @@
 //   {docId}!u!{id}   the Yjs update
 // '!' sorts below every character a docId may hold, so one range is one document's suggestions.
 // LevelDB admits one process, so the compare-and-set of one record is serialised here.
-import { KeyQueue } from '../control/key-queue.js'
+import { KeyQueue } from '../infra/key-queue.js'
 import type { RootDb } from '../infra/data-dir.js'
 import { newestFirst, type SuggestionRecord } from './record.js'
 import type { SuggestionStore } from './store.js'

@@ -19,7 +19,7 @@ import { docIdOf } from '../storage/doc-store.js'
 import { hunksOf, markedPreview } from './hunks.js'
 import { STATUSES, type SuggestionShown } from '@tandem/api/suggestions'
 import type { SuggestionRecord } from './record.js'
-import { attributionsOf, changeFor, docIdOfReq, hunksAt, jsonOf, plainText, render, statusAfter, view, type Decision, type Stored } from './shared.js'
+import { attributionsOf, changeFor, docIdOfReq, hunksAt, jsonOf, plainText, render, statusAfter, view, type Decision, type Stored } from './review.js'
 import type { SuggestionStore } from './store.js'
 import { wordChanges } from './word-changes.js'
 

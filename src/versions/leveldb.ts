@@ -4,7 +4,7 @@
 // '!' sorts below every character a docId may hold, so one range is one document's versions
 // (erase is one range delete). LevelDB admits one process, so renames of one version are
 // serialised in this process.
-import { KeyQueue } from '../control/key-queue.js'
+import { KeyQueue } from '../infra/key-queue.js'
 import type { RootDb } from '../infra/data-dir.js'
 import { newestFirst, type VersionRecord } from './record.js'
 import { renamedAt, type RenameResult, type VersionStore } from './store.js'

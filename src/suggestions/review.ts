@@ -1,5 +1,5 @@
-// What the suggestion routes share: the stored record with its claim, the request body, the view
-// of a record, and a suggestion's hunks and the change that applies some of them.
+// Reviewing a suggestion, what its routes share: the stored record with its claim, the request
+// body, the view of a record, a suggestion's hunks and the change that applies some of them.
 import { attributionProblem, normalizeAttributions } from '../auth/attributions.js'
 import type { RestContext, RestRequest } from '../collab/rest.js'
 import { parseBase } from '../content/base.js'
