@@ -2,7 +2,7 @@
 // seed. Built once in server.ts, after the collab listener is up (its port is in publicUrls).
 import type { KeyRing } from './auth/keys/ring.js'
 import type { DocService } from './collab/doc-service.js'
-import type { DatabaseRegistry } from './databases/registry.js'
+import type { DatabaseRegistry } from './database-assets/registry.js'
 import type { Config } from './infra/config.js'
 import type { RootDb } from './infra/data-dir.js'
 import type { Logger } from './infra/log.js'
