@@ -73,7 +73,7 @@ export async function bundleServer(outDir = join(ROOT, 'dist')): Promise<Bundle>
   for (const old of await readdir(outDir)) if (OWN_OUTPUT.test(old)) await rm(join(outDir, old), { force: true })
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: { tandem: 'src/main.ts', 'pglite-worker': 'src/databases/pglite/worker.ts', 'collect-worker': 'src/collab/room/collect-worker.ts', 'doc-content-worker': 'src/content/doc-content-worker.ts', 'warm-content-worker': 'src/content/warm-worker.ts', 'history-worker': 'src/history/job-worker.ts' },
+    entryPoints: { tandem: 'src/main.ts', 'pglite-worker': 'src/database-assets/pglite/worker.ts', 'collect-worker': 'src/collab/room/collect-worker.ts', 'doc-content-worker': 'src/content/doc-content-worker.ts', 'warm-content-worker': 'src/content/warm-worker.ts', 'history-worker': 'src/history/job-worker.ts' },
     outdir: outDir,
     outExtension: { '.js': '.mjs' },
     bundle: true,
@@ -92,7 +92,7 @@ export async function bundleServer(outDir = join(ROOT, 'dist')): Promise<Bundle>
     conditions: ['tandem-source', 'module'],
     plugins: [levelBinding],
     banner: { js: BANNER },
-    // The PGlite worker thread's entry, relative to the bundle (src/databases/pglite/spawn.ts).
+    // The PGlite worker thread's entry, relative to the bundle (src/database-assets/pglite/spawn.ts).
     define: { TANDEM_BUNDLED_PGLITE_WORKER: JSON.stringify('./pglite-worker.mjs'), TANDEM_BUNDLED_COLLECT_WORKER: JSON.stringify('./collect-worker.mjs'), TANDEM_BUNDLED_CONTENT_WORKER: JSON.stringify('./doc-content-worker.mjs'), TANDEM_BUNDLED_WARM_WORKER: JSON.stringify('./warm-content-worker.mjs'), TANDEM_BUNDLED_HISTORY_WORKER: JSON.stringify('./history-worker.mjs') },
     sourcemap: 'linked',
     legalComments: 'eof',

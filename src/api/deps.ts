@@ -3,7 +3,7 @@
 // here, by its user, so nothing below the composition imports it.
 import type { KeyRing } from '../auth/keys/ring.js'
 import type { DocService } from '../collab/doc-service.js'
-import type { DatabaseRegistry } from '../databases/registry.js'
+import type { DatabaseRegistry } from '../database-assets/registry.js'
 import type { Config } from '../infra/config.js'
 import type { RootDb } from '../infra/data-dir.js'
 import type { Logger } from '../infra/log.js'

@@ -2,7 +2,7 @@
 // settings table only on `--help-settings`, and "did you mean" for a mistyped command or flag.
 import { COMMAND_USAGE } from './args.js'
 import { SETTING_FLAGS, settingsHelp } from '../infra/config.js'
-import { didYouMean } from '../infra/suggest.js'
+import { didYouMean } from '../infra/did-you-mean.js'
 
 export const USAGE = `usage: tandem <command> [flags]
 

@@ -1,7 +1,7 @@
 // PGlite database assets live in one node's data dir: another node cannot open them. In cluster
 // mode creating one is refused (and opening one created before is refused the same way) with a
 // message that says what to do instead: new assets go to Tandem's PostgreSQL by default
-// (src/databases/create.ts), existing ones move there with `tandem migrate`.
+// (src/database-assets/create.ts), existing ones move there with `tandem migrate`.
 import { AppError } from '../infra/errors.js'
 
 export const PGLITE_IN_CLUSTER =

@@ -17,7 +17,7 @@ import { agentRoutes } from '../suggestions/lazy-routes.js'
 import type { SuggestionStore } from '../suggestions/store.js'
 import type { HistoryService } from '../history/service.js'
 import { startDocLifecycle } from '../lifecycle/deletions.js'
-import type { DatabaseRegistry } from '../databases/registry.js'
+import type { DatabaseRegistry } from '../database-assets/registry.js'
 import type { ApiDeps } from '../api/deps.js'
 import { Resources } from '../infra/resources.js'
 import type { Config } from '../infra/config.js'
@@ -147,9 +147,9 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     const control = await openControlPlane(backend.control, { config, log, now })
     resources.defer('site sweeper', () => control.sweeper.close())
     // Database assets: built on first use (a hard delete) or right after the collab listener is
-    // up, so a plain start never loads src/databases/ before it serves documents.
+    // up, so a plain start never loads src/database-assets/ before it serves documents.
     let databases: Promise<DatabaseRegistry> | undefined
-    const openDatabases = () => (databases ??= import('../databases/registry-of.js').then((m) => m.createDatabaseRegistry(config, log, metrics)))
+    const openDatabases = () => (databases ??= import('../database-assets/metered-registry.js').then((m) => m.createDatabaseRegistry(config, log, metrics)))
     resources.defer('databases', async () => (databases ? (await databases).close() : undefined))
 
     // The token deny-list: re-read at once when this process writes to it, and periodically for
@@ -181,7 +181,7 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     // Search: the index follows committed documents off the commit path (src/search/); closed
     // before the rooms' last cycles, which leave marks the next start indexes.
     const tables = async (asset: Asset) => {
-      const { assetDatabase } = await import('../databases/resolve.js')
+      const { assetDatabase } = await import('../database-assets/resolve.js')
       return (await (await assetDatabase(control.store, await openDatabases(), asset)).tables(config.dbSchemas)).map((t) => t.name)
     }
     const search =

@@ -12,7 +12,7 @@
 // The base document is being edited meanwhile: what it held is read from its state vector and
 // delete set taken before, and from item ranges, which an edit splits but never changes.
 import * as Y from 'yjs'
-import type { AnyType } from './roots.js'
+import type { AnyType } from '../ydoc/roots.js'
 
 const EMBED = '\uFFFC'
 

@@ -4,7 +4,8 @@
 import * as Y from 'yjs'
 import type { TextAnchor } from '../control/comments.js'
 import { blockIdOf } from './block-id.js'
-import { contentRoot, kindOf, liveItems, type AnyType } from './roots.js'
+import { liveItems, liveKind, type AnyType } from '../ydoc/roots.js'
+import { contentRoot } from './roots.js'
 
 /** The characters of a text type (Y.Text or Y.XmlText); formatting and embeds are dropped. */
 function inlineText(type: AnyType): string {
@@ -91,7 +92,7 @@ function sliceText(type: AnyType, from: number, to: number): string {
 }
 
 function* textTypes(t: AnyType): Generator<AnyType> {
-  if (kindOf(t) === 'text' || t instanceof Y.XmlText) {
+  if (liveKind(t) === 'text' || t instanceof Y.XmlText) {
     yield t
     return
   }

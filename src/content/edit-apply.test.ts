@@ -12,7 +12,7 @@ import type { EditOp } from './edit-ops.js'
 import { computeEdit, readContent } from './formats.js'
 import { sliceOf, withLines } from './parts-lines.js'
 import { partsOf } from './parts-model.js'
-import { liveItems } from './roots.js'
+import { liveItems } from '../ydoc/roots.js'
 
 const POOL = [
   'A paragraph with *emphasis* and **strong** words.',

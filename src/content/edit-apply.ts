@@ -18,7 +18,8 @@ import { markdownToPm } from './markdown-in.js'
 import { sliceOf, withLines, type Lined } from './parts-lines.js'
 import { notXml, partsOf, type PartsModel } from './parts-model.js'
 import { vocabularyOf, type PmNode, type Vocabulary } from './pm-json.js'
-import { contentRoot, DEFAULT_ROOT, liveItems, namedRoot } from './roots.js'
+import { liveItems } from '../ydoc/roots.js'
+import { contentRoot, DEFAULT_ROOT, namedRoot } from './roots.js'
 import type { Counts } from './text-update.js'
 
 export interface TargetedInput {

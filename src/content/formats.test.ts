@@ -100,3 +100,15 @@ describe('emphasis and white space', () => {
     expect(computeEdit(stateOf(doc), { format: 'markdown', content: md, root: null }).update).toBeNull()
   })
 })
+
+describe('roots content formats do not hold', () => {
+  it('a Y.Array or Y.Map root is refused by name on read and on write, never taken for an empty one', () => {
+    const doc = new Y.Doc()
+    doc.getArray('list').insert(0, [1, new Y.Map()])
+    doc.getMap('settings').set('k', 1)
+    for (const [root, type] of [['list', 'Y.Array'], ['settings', 'Y.Map']] as const) {
+      expect(() => readContent(stateOf(doc), 'markdown', root)).toThrow(`root "${root}" is a ${type}`)
+      expect(() => computeEdit(stateOf(doc), { format: 'prosemirror', content: { type: 'doc', content: [] }, root })).toThrow(`root "${root}" is a ${type}`)
+    }
+  })
+})

@@ -12,7 +12,8 @@ import { FULL, MARKDOWN } from './lens.js'
 import { markdownToPm } from './markdown-in.js'
 import { pmToMarkdown } from './markdown-out.js'
 import { checkPmDoc, vocabularyOf, type PmNode } from './pm-json.js'
-import { contentRoot, DEFAULT_ROOT, liveItems, namedRoot, type AnyType, type RootKind } from './roots.js'
+import { liveItems, type AnyType, type RootKind } from '../ydoc/roots.js'
+import { contentRoot, DEFAULT_ROOT, namedRoot } from './roots.js'
 import { updateText, type Counts } from './text-update.js'
 import type { Format } from './format-names.js'
 
@@ -35,7 +36,9 @@ function pickRoot(doc: Y.Doc, name: string | null, format: Format): { name: stri
 
 function refuseKind(root: { name: string; kind: RootKind }, format: Format): void {
   const name = JSON.stringify(root.name)
-  if (root.kind === 'map') throw new AppError('validation', `root ${name} is a Y.Map: content formats read and write text and XML roots only`)
+  if (root.kind === 'map' || root.kind === 'array') {
+    throw new AppError('validation', `root ${name} is a ${root.kind === 'map' ? 'Y.Map' : 'Y.Array'}: content formats read and write text and XML roots only`)
+  }
   if (root.kind === 'text' && format !== 'text') throw new AppError('validation', `root ${name} is a Y.Text: read and write it with format=text`)
 }
 

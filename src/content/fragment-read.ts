@@ -6,7 +6,7 @@
 import * as Y from 'yjs'
 import { documentTooDeep, MAX_DEPTH } from './depth.js'
 import type { PmMark, PmNode } from './pm-json.js'
-import { liveItems, type AnyType } from './roots.js'
+import { liveItems, type AnyType } from '../ydoc/roots.js'
 
 export function fragmentToPm(root: AnyType): PmNode {
   return { type: 'doc', content: childrenOf(root, 1) }

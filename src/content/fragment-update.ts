@@ -12,7 +12,7 @@ import { project, type Lens } from './lens.js'
 import { pairUp, type Kid, type YKid } from './pair-up.js'
 import type { Concurrent } from './concurrent.js'
 import type { PmMark, PmNode } from './pm-json.js'
-import { liveItems } from './roots.js'
+import { liveItems } from '../ydoc/roots.js'
 import { stableJson } from './stable-json.js'
 import { updateText, type Attrs, type Counts } from './text-update.js'
 

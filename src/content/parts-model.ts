@@ -8,7 +8,8 @@ import { blockIdOf } from './block-id.js'
 import { elementNode } from './fragment-read.js'
 import { printWithSpans } from './markdown-spans.js'
 import type { PmNode } from './pm-json.js'
-import { contentRoot, liveItems, namedRoot, type AnyType } from './roots.js'
+import { liveItems, type AnyType } from '../ydoc/roots.js'
+import { contentRoot, namedRoot } from './roots.js'
 
 /** A top-level block as the model knows it: an outline's entry without its size. */
 export type BlockInfo = Omit<OutlineBlock, 'chars'>

@@ -12,7 +12,7 @@ import { printWithSpans } from './markdown-spans.js'
 import type { Lined } from './parts-lines.js'
 import { infoOf, type BlockInfo } from './parts-model.js'
 import type { PmNode } from './pm-json.js'
-import { liveItems } from './roots.js'
+import { liveItems } from '../ydoc/roots.js'
 
 interface Printed {
   /** the block's Markdown; null when it prints nothing (an empty paragraph) */

@@ -2,7 +2,7 @@
 // batches as LevelDB batches, serial() as an in-process queue per key.
 import type { AbstractSublevel } from 'abstract-level'
 import type { RootDb } from '../infra/data-dir.js'
-import { KeyQueue } from './key-queue.js'
+import { KeyQueue } from '../infra/key-queue.js'
 import { prefixRange, type ControlStore, type Op, type ControlRecord } from './store.js'
 
 type Sub = AbstractSublevel<RootDb, string | Buffer | Uint8Array, string, unknown>

@@ -17,7 +17,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import type pg from 'pg'
 import type { PgPool } from '../pg/pool.js'
 import { QueryTimeoutError, storageError } from '../storage/postgres/errors.js'
-import { KeyQueue } from './key-queue.js'
+import { KeyQueue } from '../infra/key-queue.js'
 import { prefixRange, type ControlRecord, type ControlStore, type Op } from './store.js'
 
 interface Tx {

@@ -5,9 +5,9 @@
 import { addDemoAsset, DEMO_USER, type DemoDeps, type DemoWorld } from './world.js'
 import { getAsset, setGrant } from '../control/assets.js'
 import { key } from '../control/store.js'
-import { createDatabaseAsset } from '../databases/create.js'
-import { assetDatabase } from '../databases/resolve.js'
-import type { DatabaseRegistry } from '../databases/registry.js'
+import { createDatabaseAsset } from '../database-assets/create.js'
+import { assetDatabase } from '../database-assets/resolve.js'
+import type { DatabaseRegistry } from '../database-assets/registry.js'
 
 export const DEMO_DATABASE_ID = 'demo-shop'
 const TITLE = 'Shop database'

@@ -2,7 +2,7 @@
 // window marked with who and when, and content deleted in the window kept and marked the same way.
 // Text roots give a list of runs; XML fragments give element nodes with their children.
 import * as Y from 'yjs'
-import { rootKind, rootsOf, type AnyType, type RootKind } from './roots.js'
+import { kindIncludingDeleted, rootsOf, type AnyType, type RootKind } from '../ydoc/roots.js'
 import { contentOf, itemsOf, runsOf, visibleAt, type Mark, type Run } from './runs.js'
 import type { Attributes } from '../storage/doc-store.js'
 import type { DocHistory } from './timeline.js'
@@ -86,7 +86,7 @@ export function changeset(h: DocHistory, w: Window): Changeset {
     if (a.delete) (out.deleted += n), users.add(a.delete[0]!)
   })
   for (const [name, type] of rootsOf(h.doc)) {
-    const kind = rootKind(type)
+    const kind = kindIncludingDeleted(type)
     if (kind === 'empty') continue
     out.roots[name] = { type: kind, delta: kind === 'map' ? walker.mapDelta(type) : walker.seqDelta(type) }
   }

@@ -5,7 +5,7 @@
 // as new items with the same content and formatting (Yjs cannot undelete an item). What a rollback
 // can want: rollback-wants.ts.
 import * as Y from 'yjs'
-import { rootKind, rootsOf, type AnyType, typeKind, type RootKind } from './roots.js'
+import { kindIncludingDeleted, rootsOf, type AnyType, typeKind, type RootKind } from '../ydoc/roots.js'
 import type { RollbackSource, Want } from './rollback-wants.js'
 import { contentOf, itemsOf, runsOf, type Run } from './runs.js'
 
@@ -27,7 +27,7 @@ export function rollback(h: RollbackSource, want: Want): RollbackResult {
     update = update ? Y.mergeUpdates([update, u]) : u
   })
   const roots = rootsOf(h.doc)
-    .map(([name, src]) => ({ src, kind: rootKind(src), name }))
+    .map(([name, src]) => ({ src, kind: kindIncludingDeleted(src), name }))
     .filter((x) => x.kind !== 'empty')
     .map((x) => ({ ...x, dst: rootOf(copy, x.name, x.kind) }))
   const before = roots.map((x) => reading(x.dst))

@@ -3,7 +3,7 @@
 // log entries; every reader (changeset, rollback, activity deltas) goes through these runs.
 import * as Y from 'yjs'
 import type { AttributionIndex } from './attribution.js'
-import type { AnyType } from './roots.js'
+import type { AnyType } from '../ydoc/roots.js'
 
 /** Who and when; `user` null and `at` -Infinity for changes older than the retained history. */
 export interface Mark {

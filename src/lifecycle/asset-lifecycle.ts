@@ -9,7 +9,7 @@ import { DELETED_VERSION_KEY, DOC_DELETED_MESSAGE, deletionKey, type DocDeletion
 import { assetRecordKeys, getAssetRecord, type Asset } from '../control/assets.js'
 import { threadRecordKeys } from '../control/comments.js'
 import type { ControlStore, Op } from '../control/store.js'
-import type { DatabaseAsset } from '../databases/options.js'
+import type { DatabaseAsset } from '../database-assets/options.js'
 import { AppError } from '../infra/errors.js'
 import { CLOSE, type CloseCode } from '@tandem/protocol/close-codes'
 import { docIdOf, type DocStore } from '../storage/doc-store.js'
@@ -141,7 +141,7 @@ export class AssetLifecycle {
     for (const docId of docIds) for (const erase of DOCUMENT_ERASERS) await erase(this.d, docId)
     if (type === 'database' && this.d.databases) {
       // imported here: a plain start never loads the databases folder
-      const { DEFAULT_PROVIDER } = await import('../databases/options.js')
+      const { DEFAULT_PROVIDER } = await import('../database-assets/options.js')
       await (await this.d.databases()).dropData({ id: assetId, provider: provider ?? DEFAULT_PROVIDER })
     }
   }
@@ -149,7 +149,7 @@ export class AssetLifecycle {
   /** The asset's own control-plane records: the asset, its index entry, grants, comment threads. */
   private async recordKeys(asset: Asset): Promise<string[]> {
     // a managed database asset's login (imported here: a plain start never loads the databases folder)
-    const login = asset.type === 'database' ? (await import('../databases/managed/login-record.js')).managedLoginKeys(asset.id) : []
+    const login = asset.type === 'database' ? (await import('../database-assets/managed/login-record.js')).managedLoginKeys(asset.id) : []
     return [...(await assetRecordKeys(this.d.control, asset)), ...(await threadRecordKeys(this.d.control, asset.id)), ...login]
   }
 }

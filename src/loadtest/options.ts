@@ -1,7 +1,7 @@
 // `tandem loadtest` flags: parsed, checked and frozen before anything connects. A bad value is one
 // line naming the flag (exit 2); every flag is listed by --help from this one table.
 import { ArgvError, readArgv } from '../infra/argv.js'
-import { didYouMean } from '../infra/suggest.js'
+import { didYouMean } from '../infra/did-you-mean.js'
 
 const SCENARIOS = ['fanout', 'rooms', 'typing', 'storm', 'soak', 'presence'] as const
 export type Scenario = (typeof SCENARIOS)[number]

@@ -3,7 +3,7 @@
 // full-text search in process: the same SQL and the same answers as on --postgres-url, no second
 // engine to keep in step. A statement past the deadline stops the worker; the next one reopens it.
 import { mkdir } from 'node:fs/promises'
-import { PgliteInstance } from '../databases/pglite/instance.js'
+import { PgliteInstance } from '../database-assets/pglite/instance.js'
 import type { SearchDb } from './db.js'
 import { SCHEMA_SQL } from './sql.js'
 

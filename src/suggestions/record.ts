@@ -10,5 +10,3 @@ export interface SuggestionRecord extends SuggestionView {
   /** bumped by every change of the record: the compare of compare-and-set */
   rev: number
 }
-
-export const newestFirst = (a: SuggestionRecord, b: SuggestionRecord) => b.created_at_ms - a.created_at_ms || (a.id < b.id ? 1 : -1)

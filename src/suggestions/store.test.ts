@@ -1,5 +1,7 @@
-// One contract, every suggestion store: memory, LevelDB, PostgreSQL. A decision is a compare-and-set
-// on rev (one of two racing wins); erase takes every suggestion of a document and nothing else.
+// What suggestions add to the per-document record store (src/storage/doc-records/store.test.ts
+// holds the shared contract), on every engine: memory, LevelDB, PostgreSQL. A decision is a
+// compare-and-set on rev (one of two racing wins), and the layouts data dirs and databases already
+// hold must read back unchanged.
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -62,7 +64,7 @@ describe.each(impls)('SuggestionStore contract: %s', (_name, make) => {
   })
   afterEach(async () => ctx.done())
 
-  it('stores records and updates per document, lists newest first, decides by compare-and-set, erases one document', async () => {
+  it('stores records and updates per document, decides by compare-and-set on rev, drops fields a decision drops', async () => {
     const s = ctx.store
     await s.create('o/d/main', record('a', 10), Uint8Array.of(1, 2))
     await s.create('o/d/main', record('b', 20), Uint8Array.of(3))
@@ -79,9 +81,61 @@ describe.each(impls)('SuggestionStore contract: %s', (_name, make) => {
     expect(now).toEqual(wins[0] ? decided : racing)
     expect(await s.replace('o/d/main', { ...record('zz', 1), rev: 1 })).toBe(false)
 
-    await s.erase('o/d/main')
-    expect(await s.list('o/d/main')).toEqual([])
-    expect(await s.update('o/d/main', 'a')).toBeNull()
-    expect((await s.list('o/d/mainx')).map((r) => r.id)).toEqual(['c'])
+    // a claim taken and dropped (the accept's path) moves rev twice; a stale decision then loses
+    const claimed: SuggestionRecord & { claim?: { head: number } } = { ...now!, rev: 2, claim: { head: 3 } }
+    expect(await s.replace('o/d/main', claimed)).toBe(true)
+    const { claim: _claim, ...dropped } = { ...claimed, rev: 3 }
+    expect(await s.replace('o/d/main', dropped)).toBe(true)
+    expect(await s.get('o/d/main', 'a')).toEqual(dropped) // the claim is gone, not merged back
+    expect(await s.replace('o/d/main', { ...decided, rev: 2 })).toBe(false)
+  })
+})
+
+describe('the layouts already written', () => {
+  it('LevelDB: reads the keys of sublevel suggestions-v1 and writes them as before', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tandem-suggestions-'))
+    const db = new Level<string, unknown>(dir) as RootDb
+    await db.open()
+    try {
+      const raw = db.sublevel<string, Uint8Array>('suggestions-v1', { keyEncoding: 'utf8', valueEncoding: 'view' })
+      await raw.put('o/d/main!r!a', new TextEncoder().encode(JSON.stringify(record('a', 10))))
+      await raw.put('o/d/main!u!a', Uint8Array.of(9, 8))
+      const s = new LevelSuggestionStore(db)
+      expect(await s.list('o/d/main')).toEqual([record('a', 10)])
+      expect(await s.update('o/d/main', 'a')).toEqual(Uint8Array.of(9, 8))
+      await s.create('o/d/main', record('b', 20), Uint8Array.of(7))
+      expect(await s.replace('o/d/main', { ...record('a', 10), status: 'rejected', rev: 1 })).toBe(true)
+      const keys: string[] = []
+      for await (const k of raw.keys()) keys.push(k)
+      expect(keys.sort()).toEqual(['o/d/main!r!a', 'o/d/main!r!b', 'o/d/main!u!a', 'o/d/main!u!b'])
+      expect(JSON.parse(new TextDecoder().decode(await raw.get('o/d/main!r!a')))).toEqual({ ...record('a', 10), status: 'rejected', rev: 1 })
+    } finally {
+      await db.close()
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('PostgreSQL: reads rows of doc_suggestions as migrations made them and writes them as before', async () => {
+    const pgs = await (pgServer ??= startPostgres())
+    const schema = `suggestions_${++schemas}`
+    const pool = createPgPool({ url: pgs.url, schema, poolSize: 3 })
+    await applySchemaMigrations(pool, schema)
+    try {
+      await pool.query('INSERT INTO doc_suggestions (doc_id, id, created_at_ms, record, change) VALUES ($1, $2, $3, $4, $5)', [
+        'o/d/main', 'a', 10, JSON.stringify(record('a', 10)), Buffer.from([9, 8]),
+      ])
+      const s = new PgSuggestionStore(pool)
+      expect(await s.list('o/d/main')).toEqual([record('a', 10)])
+      expect(await s.update('o/d/main', 'a')).toEqual(Uint8Array.of(9, 8))
+      await s.create('o/d/main', record('b', 20), Uint8Array.of(7))
+      expect(await s.replace('o/d/main', { ...record('a', 10), status: 'rejected', rev: 1 })).toBe(true)
+      const { rows } = await pool.query('SELECT doc_id, id, created_at_ms::int, record, change FROM doc_suggestions ORDER BY id')
+      expect(rows).toEqual([
+        { doc_id: 'o/d/main', id: 'a', created_at_ms: 10, record: { ...record('a', 10), status: 'rejected', rev: 1 }, change: Buffer.from([9, 8]) },
+        { doc_id: 'o/d/main', id: 'b', created_at_ms: 20, record: record('b', 20), change: Buffer.from([7]) },
+      ])
+    } finally {
+      await pool.end()
+    }
   })
 })

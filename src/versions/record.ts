@@ -11,8 +11,3 @@ export const MAX_VERSIONS_PER_DOC = 500
 
 /** Ids are minted here (16 random bytes, base64url); a path segment never holds anything else. */
 export const VERSION_ID = /^[A-Za-z0-9_-]{22}$/
-
-/** Newest first: creation time, then id (two versions of one millisecond keep one order). */
-export function newestFirst(a: VersionRecord, b: VersionRecord): number {
-  return b.created_at_ms - a.created_at_ms || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
-}

@@ -1,5 +1,6 @@
-// One contract, every version store: memory, LevelDB, PostgreSQL. Erase is what a hard delete of a
-// document calls, so it must take every version of that document and nothing of any other.
+// What versions add to the per-document record store (src/storage/doc-records/store.test.ts holds
+// the shared contract), on every engine: memory, LevelDB, PostgreSQL. Renames and their check, and
+// the layouts data dirs and databases already hold, which must read back unchanged.
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -69,17 +70,17 @@ describe.each(impls)('VersionStore contract: %s', (_name, make) => {
     expect(await s.get('o/d/main', record('b', 0).id)).toBeNull()
   })
 
-  it('erase takes every version of one document and nothing of another', async () => {
+  it('of two renames racing on one version, one wins and the other answers the winner', async () => {
     const s = ctx.store
+    const id = record('a', 0).id
     await s.create('o/d/main', record('a', 10), Uint8Array.of(1))
-    await s.create('o/d/main', record('b', 20), Uint8Array.of(2))
-    await s.create('o/d/mainx', record('c', 30), Uint8Array.of(3))
-    await s.create('o/d2/main', record('d', 40), Uint8Array.of(4))
-    await s.erase('o/d/main')
-    expect(await s.list('o/d/main')).toEqual([])
-    expect(await s.state('o/d/main', record('a', 0).id)).toBeNull()
-    expect((await s.list('o/d/mainx')).map((r) => r.name)).toEqual(['v c'])
-    expect((await s.list('o/d2/main')).map((r) => r.name)).toEqual(['v d'])
+    const results = await Promise.all([s.rename('o/d/main', id, 'one', 10, 20), s.rename('o/d/main', id, 'two', 10, 20)])
+    const won = results.filter((r) => r?.ok)
+    expect(won).toHaveLength(1)
+    const winner = { ...record('a', 10), name: won[0]!.ok ? won[0]!.record.name : '', updated_at_ms: 20 }
+    expect(results.find((r) => r && !r.ok)).toEqual({ ok: false, current: winner })
+    expect(await s.get('o/d/main', id)).toEqual(winner)
+    expect(await s.state('o/d/main', id)).toEqual(Uint8Array.of(1))
   })
 })
 
@@ -103,6 +104,54 @@ describe('PgVersionStore', () => {
       expect(await ours).toEqual({ ok: false, current: { ...record('a', 10), name: 'winner', updated_at_ms: 11 } })
     } finally {
       await other.end()
+      await pool.end()
+    }
+  })
+})
+
+describe('the layouts already written', () => {
+  it('LevelDB: reads the keys of sublevel versions-v1 and writes them as before', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tandem-versions-'))
+    const db = new Level<string, unknown>(dir) as RootDb
+    await db.open()
+    try {
+      const raw = db.sublevel<string, Uint8Array>('versions-v1', { keyEncoding: 'utf8', valueEncoding: 'view' })
+      const a = record('a', 10)
+      await raw.put(`o/d/main!r!${a.id}`, new TextEncoder().encode(JSON.stringify(a)))
+      await raw.put(`o/d/main!s!${a.id}`, Uint8Array.of(9, 8))
+      const s = new LevelVersionStore(db)
+      expect(await s.list('o/d/main')).toEqual([a])
+      expect(await s.state('o/d/main', a.id)).toEqual(Uint8Array.of(9, 8))
+      const b = record('b', 20)
+      await s.create('o/d/main', b, Uint8Array.of(7))
+      const keys: string[] = []
+      for await (const k of raw.keys()) keys.push(k)
+      expect(keys.sort()).toEqual([`o/d/main!r!${a.id}`, `o/d/main!r!${b.id}`, `o/d/main!s!${a.id}`, `o/d/main!s!${b.id}`])
+      expect(JSON.parse(new TextDecoder().decode(await raw.get(`o/d/main!r!${b.id}`)))).toEqual(b)
+    } finally {
+      await db.close()
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('PostgreSQL: reads rows of doc_versions as migrations made them and writes them as before', async () => {
+    const pgs = await (pgServer ??= startPostgres())
+    const schema = `versions_${++schemas}`
+    const pool = createPgPool({ url: pgs.url, schema, poolSize: 3 })
+    await applySchemaMigrations(pool, schema)
+    try {
+      const a = record('a', 10)
+      await pool.query('INSERT INTO doc_versions (doc_id, id, name, seq, created_at_ms, updated_at_ms, by_user, state) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [
+        'o/d/main', a.id, a.name, a.seq, a.created_at_ms, a.updated_at_ms, a.by, Buffer.from([9, 8]),
+      ])
+      const s = new PgVersionStore(pool)
+      expect(await s.list('o/d/main')).toEqual([a])
+      expect(await s.state('o/d/main', a.id)).toEqual(Uint8Array.of(9, 8))
+      const b = record('b', 20)
+      await s.create('o/d/main', b, Uint8Array.of(7))
+      const { rows } = await pool.query('SELECT doc_id, id, name, seq::int, created_at_ms::int, updated_at_ms::int, by_user, state FROM doc_versions WHERE id = $1', [b.id])
+      expect(rows).toEqual([{ doc_id: 'o/d/main', id: b.id, name: b.name, seq: 20, created_at_ms: 20, updated_at_ms: 20, by_user: 'ann', state: Buffer.from([7]) }])
+    } finally {
       await pool.end()
     }
   })

@@ -1,6 +1,8 @@
-// Where named versions live: one small interface, one implementation per document store
-// (LevelDB sublevel, PostgreSQL table, memory twin). Every record is keyed by document, so one
-// call erases everything a document's versions hold (a hard delete).
+// Where named versions live: one small interface over the per-document record store
+// (src/storage/doc-records/), whose engines (leveldb.ts, postgres.ts, memory.ts here) each only
+// give the versions' layout. Every record is keyed by document, so one call erases everything a
+// document's versions hold (a hard delete).
+import type { DocRecords } from '../storage/doc-records/store.js'
 import type { VersionRecord } from './record.js'
 
 /** A rename answered by the store: the new record, the current one when the check failed, or null (no such version). */
@@ -27,4 +29,49 @@ export interface VersionStore {
 }
 
 /** The `updated_at_ms` a rename writes: strictly after the one it replaces. */
-export const renamedAt = (previous: number, now: number) => Math.max(now, previous + 1)
+const renamedAt = (previous: number, now: number) => Math.max(now, previous + 1)
+
+/** A rename is checked against `updated_at_ms`, which every rename moves. */
+export const versionRevision = (r: VersionRecord) => r.updated_at_ms
+
+/** Named versions over one engine of the record store: the body of a version is its state. */
+export class VersionRecords implements VersionStore {
+  constructor(private readonly records: DocRecords<VersionRecord>) {}
+
+  create(docId: string, record: VersionRecord, state: Uint8Array): Promise<void> {
+    return this.records.create(docId, record, state)
+  }
+
+  list(docId: string): Promise<VersionRecord[]> {
+    return this.records.list(docId)
+  }
+
+  get(docId: string, id: string): Promise<VersionRecord | null> {
+    return this.records.get(docId, id)
+  }
+
+  state(docId: string, id: string): Promise<Uint8Array | null> {
+    return this.records.body(docId, id)
+  }
+
+  async rename(docId: string, id: string, name: string, expected: number, now: number): Promise<RenameResult> {
+    const current = await this.records.get(docId, id)
+    if (!current) return null
+    if (current.updated_at_ms !== expected) return { ok: false, current }
+    // Only the name and updated_at_ms of a version ever change, and the replace checks the latter.
+    const record = { ...current, name, updated_at_ms: renamedAt(expected, now) }
+    if (await this.records.replace(docId, record, expected)) return { ok: true, record }
+    // Lost the race. Read the winner in a statement of its own: on PostgreSQL the UPDATE waited
+    // for the winner's commit, but a read in its statement would still see the row before it.
+    const winner = await this.records.get(docId, id)
+    return winner ? { ok: false, current: winner } : null
+  }
+
+  remove(docId: string, id: string): Promise<boolean> {
+    return this.records.remove(docId, id)
+  }
+
+  erase(docId: string): Promise<void> {
+    return this.records.erase(docId)
+  }
+}

@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Asset } from '../../src/control/assets.js'
 import { setMember } from '../../src/control/workspaces.js'
-import { assetDatabase } from '../../src/databases/resolve.js'
+import { assetDatabase } from '../../src/database-assets/resolve.js'
 import { asset, grant, makeWorld, type World } from '../api/helpers.js'
 import { eventually, startTandem, type Harness } from '../helpers/tandem.js'
 

@@ -51,7 +51,7 @@ describe('production bundle', () => {
     }
     const has = (prefix: string) => [...loaded].some((i) => i.startsWith(prefix))
     for (const needed of ['src/compose/server.ts', 'src/collab/uws/app.ts', 'src/collab/room/room.ts', 'node_modules/classic-level/', 'node_modules/yjs/']) expect(has(needed), needed).toBe(true)
-    for (const lazy of ['node_modules/@redis/', 'node_modules/pg/', 'src/cluster/node.ts', 'src/pg/open.ts', 'src/pg/schema.ts', 'src/api/listener.ts', 'node_modules/koa/', 'src/history/service.ts', 'src/databases/', 'node_modules/prom-client/lib/pushgateway.js', 'node_modules/prom-client/lib/defaultMetrics.js', 'node_modules/@opentelemetry/']) {
+    for (const lazy of ['node_modules/@redis/', 'node_modules/pg/', 'src/cluster/node.ts', 'src/pg/open.ts', 'src/pg/schema.ts', 'src/api/listener.ts', 'node_modules/koa/', 'src/history/service.ts', 'src/database-assets/', 'node_modules/prom-client/lib/pushgateway.js', 'node_modules/prom-client/lib/defaultMetrics.js', 'node_modules/@opentelemetry/']) {
       expect(has(lazy), lazy).toBe(false)
     }
     expect(bundle.files).toContain('tandem.mjs')

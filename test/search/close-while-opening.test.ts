@@ -2,7 +2,7 @@
 // takes seconds) has let go of the data dir by the time close() resolves: nothing of this process
 // still writes in it, and another open of the index's directory succeeds at once.
 import { afterAll, expect, it } from 'vitest'
-import { PgliteInstance } from '../../src/databases/pglite/instance.js'
+import { PgliteInstance } from '../../src/database-assets/pglite/instance.js'
 import { dataDirPath } from '../../src/infra/data-dir.js'
 import { startTandem, type Harness } from '../helpers/tandem.js'
 

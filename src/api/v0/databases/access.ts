@@ -4,8 +4,8 @@
 // registry and nowhere else.
 import { getAsset, permissionOf, type Permission } from '../../../control/assets.js'
 import type { ControlStore } from '../../../control/store.js'
-import type { Database, DatabaseRegistry } from '../../../databases/registry.js'
-import { assetDatabase } from '../../../databases/resolve.js'
+import type { Database, DatabaseRegistry } from '../../../database-assets/registry.js'
+import { assetDatabase } from '../../../database-assets/resolve.js'
 import { AppError } from '../../../infra/errors.js'
 
 export async function openDatabase(store: ControlStore, registry: DatabaseRegistry, user: string, assetId: string, need: Permission): Promise<Database> {

@@ -1,7 +1,7 @@
 // A statement's SQL failure -> the HTTP error a caller sees. Constraint violations are 409 with the
 // database's own message and detail; bad values, types and operators are 400; a table that vanished
 // is 404. Anything unexpected stays a 500 whose text is logged, not shown.
-import type { DbError } from '../../../databases/db-error.js'
+import type { DbError } from '../../../database-assets/db-error.js'
 import { AppError } from '../../../infra/errors.js'
 
 const withDetail = (message: string, detail?: string) => (detail ? `${message}: ${detail}` : message)

@@ -5,9 +5,9 @@
 // query string (400), and only then the database, so a bad request never wakes a suspended one.
 // Rows travel as the JSON text the database built.
 import type { Context } from 'koa'
-import type { Database } from '../../../databases/registry.js'
-import { isDbError } from '../../../databases/db-error.js'
-import type { TableInfo } from '../../../databases/table-info.js'
+import type { Database } from '../../../database-assets/registry.js'
+import { isDbError } from '../../../database-assets/db-error.js'
+import type { TableInfo } from '../../../database-assets/table-info.js'
 import { AppError } from '../../../infra/errors.js'
 import type { ApiContext } from '../../context.js'
 import { defineRoute, ValidationFailed, type RouteDef } from '../../route.js'

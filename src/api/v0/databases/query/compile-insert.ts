@@ -1,6 +1,6 @@
 // Rows of an insert body -> one INSERT statement (all rows or none). Columns are the union of the
 // rows' keys in first-seen order; a row without one of them gets that column's DEFAULT.
-import type { TableInfo } from '../../../../databases/table-info.js'
+import type { TableInfo } from '../../../../database-assets/table-info.js'
 import { AppError } from '../../../../infra/errors.js'
 import { ident, jsonRows, Params, qualified, type Statement } from './sql.js'
 import { toParam } from './values.js'

@@ -1,7 +1,7 @@
 // ReadQuery + TableInfo -> one parameterised SELECT whose single text result is the JSON array of
 // rows, built by the database (row_to_json), so both providers answer byte-identical JSON and big
 // integers or numerics keep every digit.
-import type { TableInfo } from '../../../../databases/table-info.js'
+import type { TableInfo } from '../../../../database-assets/table-info.js'
 import type { Condition, ReadQuery } from '@tandem/api/query'
 import { QueryError } from './errors.js'
 import { ident, jsonRows, Params, qualified, type Statement } from './sql.js'

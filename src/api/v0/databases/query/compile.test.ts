@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { ColumnInfo, TableInfo } from '../../../../databases/table-info.js'
+import type { ColumnInfo, TableInfo } from '../../../../database-assets/table-info.js'
 import { compileInsert } from './compile-insert.js'
 import { compileRead } from './compile-read.js'
 import { QueryError } from './errors.js'

@@ -2,7 +2,7 @@
 // parses the text with the column's own input function, so a bad value is the database's 22xxx
 // error (a 400), never a silent coercion here.
 // Numbers a double cannot hold arrive as exact numbers (src/api/exact-json.ts) and go as their digits.
-import type { ColumnInfo } from '../../../../databases/table-info.js'
+import type { ColumnInfo } from '../../../../database-assets/table-info.js'
 import { exactJsonText, isExactNumber } from '../../../exact-json.js'
 
 export function toParam(value: unknown, column: ColumnInfo): string | null {

@@ -4,9 +4,9 @@
 // one (created without a provider: a database and role of its own on Tandem's PostgreSQL). The
 // member may edit them all, the admin may view them, the owner and the stranger have no grant.
 import type { Asset } from '../../src/control/assets.js'
-import { createDatabaseAsset } from '../../src/databases/create.js'
-import { assetDatabase } from '../../src/databases/resolve.js'
-import type { Database } from '../../src/databases/registry.js'
+import { createDatabaseAsset } from '../../src/database-assets/create.js'
+import { assetDatabase } from '../../src/database-assets/resolve.js'
+import type { Database } from '../../src/database-assets/registry.js'
 import type { Config } from '../../src/infra/config.js'
 import type { ServerOptions } from '../../src/compose/server.js'
 import { asset, call, grant, makeWorld, type Reply, type World } from '../api/helpers.js'

@@ -1,5 +1,5 @@
-// What the suggestion routes share: the stored record with its claim, the request body, the view
-// of a record, and a suggestion's hunks and the change that applies some of them.
+// Reviewing a suggestion, what its routes share: the stored record with its claim, the view of a
+// record, a suggestion's hunks and the change that applies some of them.
 import type { RestContext, RestRequest } from '../collab/rest/route-model.js'
 import { parseBase } from '../content/base.js'
 import { runContentJobOffLoop } from '../content/doc-content.js'

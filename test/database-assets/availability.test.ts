@@ -4,8 +4,8 @@
 // Every 503 carries Retry-After.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
-import { PgliteInstance } from '../../src/databases/pglite/instance.js'
-import { pgliteDirName } from '../../src/databases/registry.js'
+import { PgliteInstance } from '../../src/database-assets/pglite/instance.js'
+import { pgliteDirName } from '../../src/database-assets/registry.js'
 import { asset, grant, type Reply } from '../api/helpers.js'
 import { eventually } from '../helpers/tandem.js'
 import { PROVIDERS, startDbWorld, type DbWorld, type Provider } from './fixture.js'

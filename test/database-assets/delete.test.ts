@@ -6,8 +6,8 @@ import { stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runAdmin } from '../../src/cli/admin.js'
-import { managedName } from '../../src/databases/managed/names.js'
-import { pgliteDirName } from '../../src/databases/registry.js'
+import { managedName } from '../../src/database-assets/managed/names.js'
+import { pgliteDirName } from '../../src/database-assets/registry.js'
 import { startDbWorld, type DbWorld } from './fixture.js'
 
 let w: DbWorld

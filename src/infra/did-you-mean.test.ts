@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { closest, didYouMean } from './suggest.js'
+import { closest, didYouMean } from './did-you-mean.js'
 
 const FLAGS = ['collab-port', 'api-port', 'data-dir', 'demo', 'host', 'log-level']
 
