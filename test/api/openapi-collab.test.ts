@@ -8,7 +8,7 @@ import { startTandem, type Harness } from '../helpers/tandem.js'
 import { call } from './helpers.js'
 
 let h: Harness
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document is read as arbitrary JSON
+// the document, read as arbitrary JSON
 let doc: any
 beforeAll(async () => {
   h = await startTandem()

@@ -1,6 +1,5 @@
 // GET/PATCH /ydoc/v1/{org}/{doc_id}: the document as a Yjs update (and, with ?awareness=true, the
 // room's presence), or a change to it: an update (rw), an awareness update (r is enough), or both.
-import * as Y from 'yjs'
 import type { AgentPolicy } from '../../agents/approval.js'
 import { attributionProblem, mergeAttributions } from '../../auth/attributions.js'
 import { AppError } from '../../infra/errors.js'
