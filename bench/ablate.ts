@@ -40,13 +40,21 @@ const VARIANTS: Record<string, Variant> = {
   nosinks: { what: 'commit sinks (webhooks per-cycle marks)', ablate: 'nosinks' },
   uws: { what: 'Tandem: the bare uWS relay peer (bench/peers/uws-relay.mjs), the floor of socket work', peer: 'relay' },
   yws: { what: 'Tandem: the y-websocket reference server (in memory), the baseline of the targets', peer: 'yws' },
-  ywsdb: { what: 'Tandem: the y-websocket reference server with its own persistence (y-leveldb, YPERSISTENCE)', peer: 'yws', persistent: true },
-  relay: { what: 'everything after the frame decode: room relays the update (no scan, judging, store, commit)', ablate: 'relay' },
+  ywsdb: {
+    what: 'Tandem: the y-websocket reference server with its own persistence (y-leveldb, YPERSISTENCE)',
+    peer: 'yws',
+    persistent: true,
+  },
+  relay: {
+    what: 'everything after the frame decode: room relays the update (no scan, judging, store, commit)',
+    ablate: 'relay',
+  },
 }
 
 const flags = parseFlags(process.argv.slice(2))
 const names = list(flags, 'variants') ?? Object.keys(VARIANTS)
-for (const n of names) if (!VARIANTS[n]) throw new Error(`unknown variant ${n}; known: ${Object.keys(VARIANTS).join(', ')}`)
+for (const n of names)
+  if (!VARIANTS[n]) throw new Error(`unknown variant ${n}; known: ${Object.keys(VARIANTS).join(', ')}`)
 const rounds = num(flags, 'rounds') ?? 3
 const size = {
   rooms: num(flags, 'rooms') ?? 250,
@@ -90,11 +98,15 @@ async function runOne(name: string): Promise<Sample> {
       cpus: '0',
       tandemEntry: join(ROOT, 'bench/ablated-server.ts'),
       tandemArgs: v.ablate ? ['--ablate', v.ablate] : [],
-      nodeArgs: v.peer === 'relay' || v.peer === 'yws' ? ['--trace-gc-nvp'] : ['--import', 'tsx', '--trace-gc-nvp', ...extraNodeArgs],
+      nodeArgs:
+        v.peer === 'relay' || v.peer === 'yws'
+          ? ['--trace-gc-nvp']
+          : ['--import', 'tsx', '--trace-gc-nvp', ...extraNodeArgs],
       log: (chunk) => {
         if (!counting) return
         for (const m of chunk.matchAll(/allocated=(\d+)/g)) allocated += Number(m[1])
-        for (const m of chunk.matchAll(/pause=([\d.]+) mutator=[\d.]+ gc=(\w+)/g)) pauses.set(m[2]!, (pauses.get(m[2]!) ?? 0) + Number(m[1]))
+        for (const m of chunk.matchAll(/pause=([\d.]+) mutator=[\d.]+ gc=(\w+)/g))
+          pauses.set(m[2]!, (pauses.get(m[2]!) ?? 0) + Number(m[1]))
       },
     })
     const res = await runTraffic('rooms', peer, size, {
@@ -116,7 +128,10 @@ async function runOne(name: string): Promise<Sample> {
       usPerUpdate: ((m.serverCpuSec ?? NaN) * 1e6) / sent,
       mainUsPerUpdate: ((m.serverMainThreadCpuSec ?? NaN) * 1e6) / sent,
       allocBytesPerUpdate: spanUpdates > 0 ? allocated / spanUpdates : null,
-      gcUsPerUpdate: spanUpdates > 0 ? Object.fromEntries([...pauses].map(([k, ms]) => [k, Math.round((ms * 1e4) / spanUpdates) / 10])) : {},
+      gcUsPerUpdate:
+        spanUpdates > 0
+          ? Object.fromEntries([...pauses].map(([k, ms]) => [k, Math.round((ms * 1e4) / spanUpdates) / 10]))
+          : {},
       ratio: m.deliveryRatio ?? null,
       foreign: m.foreignLoadServerCore ?? null,
     }
@@ -157,7 +172,9 @@ async function main(): Promise<void> {
   })
   process.stdout.write(
     [
-      `rooms ${size.rooms} x ${size.clientsPerRoom}, ${size.rate}/s, ${size.durationSec} s, ${rounds} rounds interleaved; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+      `rooms ${size.rooms} x ${size.clientsPerRoom}, ${size.rate}/s, ${size.durationSec} s, ${rounds} rounds interleaved; load average ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`,
       '',
       '| variant | taken away | server CPU µs / update, median (runs) | main thread µs / update | full − variant µs | V8 bytes allocated / update | / yws | min delivery ratio |',
       '|---|---|---:|---:|---:|---:|---:|---:|',

@@ -49,7 +49,11 @@ async function measure(store: DocStore, size: Size): Promise<Summary> {
 
 async function main(argv: string[]): Promise<void> {
   const flags = parseFlags(argv)
-  const size: Size = { cycles: num(flags, 'cycles') ?? 2000, docs: num(flags, 'docs') ?? 10, bytes: num(flags, 'bytes') ?? 200 }
+  const size: Size = {
+    cycles: num(flags, 'cycles') ?? 2000,
+    docs: num(flags, 'docs') ?? 10,
+    bytes: num(flags, 'bytes') ?? 200,
+  }
   const results: Record<string, Summary> = {}
 
   const dir = mkdtempSync(join(tmpdir(), 'tandem-append-'))
@@ -80,7 +84,8 @@ async function main(argv: string[]): Promise<void> {
   const out = { at: new Date().toISOString(), size, unit: 'ms per write cycle', results }
   writeFileSync(join(resultsDir(flags), 'append-latency-latest.json'), JSON.stringify(out, null, 2))
   process.stdout.write('\n| store | p50 ms | p90 ms | p99 ms | max ms |\n|---|---:|---:|---:|---:|\n')
-  for (const [k, v] of Object.entries(results)) process.stdout.write(`| ${k} | ${v.p50} | ${v.p90} | ${v.p99} | ${v.max} |\n`)
+  for (const [k, v] of Object.entries(results))
+    process.stdout.write(`| ${k} | ${v.p50} | ${v.p90} | ${v.p99} | ${v.max} |\n`)
 }
 
 main(process.argv.slice(2)).then(

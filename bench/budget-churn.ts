@@ -12,8 +12,8 @@
 // table files mapped into the process) of the server every second.
 // At the end every document visited is read back through GET /ydoc (octet-stream; a 503 is retried
 // after its Retry-After) and checked for every acknowledged update: lost must be 0.
-// Writes budget-churn-<stamp>.json to bench/results/local/ (--save: bench/results/) (and budget-churn-latest.json with --latest).
-// Exit: 0 = nothing lost and RSS within budget + baseline, 1 = otherwise, 2 = flag refused.
+// Writes budget-churn-<stamp>.json to bench/results/local/ (--save: bench/results/) (and budget-churn-latest.json with
+// --latest). Exit: 0 = nothing lost and RSS within budget + baseline, 1 = otherwise, 2 = flag refused.
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -87,7 +87,8 @@ async function main(argv: string[]): Promise<number> {
   const out = resultsDir(flags)
 
   const seed = realisticDoc(docKB * 1024)
-  const entry = flags.get('tandem-entry') ?? (flags.has('no-build') ? join(ROOT, 'bin/tandem.js') : await buildTandem(log))
+  const entry =
+    flags.get('tandem-entry') ?? (flags.has('no-build') ? join(ROOT, 'bin/tandem.js') : await buildTandem(log))
   const dataDir = mkdtempSync(join(tmpdir(), 'tandem-budget-churn-'))
   const tandemArgs = budgetMb > 0 ? ['--memory-budget-mb', String(budgetMb)] : []
   let peer: RunningPeer
@@ -104,7 +105,9 @@ async function main(argv: string[]): Promise<number> {
     rmSync(dataDir, { recursive: true, force: true })
     const msg = (err as Error).message
     if (/(unknown option|configuration error)[^\n]*memory-budget-mb/.test(msg)) {
-      process.stderr.write(`budget-churn: the server refused --memory-budget-mb ${budgetMb}: this build has no memory budget (issue 24). Its words:\n${msg.split('\n').slice(-3).join('\n')}\n`)
+      process.stderr.write(
+        `budget-churn: the server refused --memory-budget-mb ${budgetMb}: this build has no memory budget (issue 24). Its words:\n${msg.split('\n').slice(-3).join('\n')}\n`,
+      )
       return 2
     }
     throw err
@@ -114,7 +117,9 @@ async function main(argv: string[]): Promise<number> {
     peer.killNow()
     process.exit(130)
   })
-  log(`budget-churn: Tandem pid ${peer.pid} ${budgetMb > 0 ? `with --memory-budget-mb ${budgetMb}` : 'without a budget'}; ${docs} documents in turn, ${inFlight} at once, ${writers} writers x ${updates} updates + 1 REST PATCH per visit, ${durationSec} s`)
+  log(
+    `budget-churn: Tandem pid ${peer.pid} ${budgetMb > 0 ? `with --memory-budget-mb ${budgetMb}` : 'without a budget'}; ${docs} documents in turn, ${inFlight} at once, ${writers} writers x ${updates} updates + 1 REST PATCH per visit, ${durationSec} s`,
+  )
   await sleep(2000)
   const { rss: baseline, anon: anonBaseline } = memory(peer.pid)
   const rssSeries: [number, number][] = []
@@ -161,7 +166,8 @@ async function main(argv: string[]): Promise<number> {
     if (!st) states.set(doc, (st = { seeded: false, acked: new Set() }))
     c.visits++
     const clients: LoadClient[] = []
-    for (let w = 0; w < writers; w++) clients.push(new LoadClient(nextSender++, await peer.target(ORG, doc, `w${w}`), { connectTimeoutMs: 60_000 }))
+    for (let w = 0; w < writers; w++)
+      clients.push(new LoadClient(nextSender++, await peer.target(ORG, doc, `w${w}`), { connectTimeoutMs: 60_000 }))
     await Promise.all(
       clients.map(async (cl, w) => {
         try {
@@ -198,7 +204,11 @@ async function main(argv: string[]): Promise<number> {
     const sender = nextSender++
     const mw = new MarkWriter(sender)
     try {
-      const res = await fetch(await restUrl(doc), { method: 'PATCH', headers: { 'content-type': 'application/octet-stream' }, body: mw.write(1) })
+      const res = await fetch(await restUrl(doc), {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/octet-stream' },
+        body: mw.write(1),
+      })
       if (res.status === 200) {
         st.acked.add(`${sender}:1`)
         c.restAcked++
@@ -240,7 +250,9 @@ async function main(argv: string[]): Promise<number> {
   const churnSec = (Date.now() - t0) / 1000
   clearInterval(sampler)
   const serverAlive = alive(peer.pid)
-  log(`churn over after ${churnSec.toFixed(0)} s: ${c.visits} visits to ${states.size} documents, ${c.ackedUpdates} updates acknowledged; verifying every document through GET /ydoc`)
+  log(
+    `churn over after ${churnSec.toFixed(0)} s: ${c.visits} visits to ${states.size} documents, ${c.ackedUpdates} updates acknowledged; verifying every document through GET /ydoc`,
+  )
 
   // Read back: every acknowledged key (and the seed) must be there.
   let lost = 0

@@ -1,6 +1,6 @@
 // `npm run bench -- --scenario cluster [--duration S --rooms N --clients-per-room N --rate R
-// --haproxy-config FILE --setups haproxy,split --idle S --warmup S --rounds N]`: real `tandem serve` processes over one PostgreSQL (and one redis-server
-// for the cluster), three set-ups at the same load:
+// --haproxy-config FILE --setups haproxy,split --idle S --warmup S --rounds N]`: real `tandem serve` processes over one
+// PostgreSQL (and one redis-server for the cluster), three set-ups at the same load:
 //   one node      every client on one node (the baseline);
 //   haproxy       three nodes behind HAProxy running docs/cluster/haproxy.cfg (or FILE), every
 //                 client through it: what a deployment gets from the shipped configuration;
@@ -19,8 +19,8 @@
 // the room counts the delivery. The load runs `--warmup` seconds (default 5) before the window, so
 // JIT compilation and the first statements of a fresh schema fall outside it. `--rounds N` repeats
 // the set-ups, in reverse order every other round so drift of the machine falls on both sides;
-// ratios are then the median of the rounds' ratios, with their range. Reports delivery latency, the delivery ratio (nothing lost is 1)
-// and the nodes' CPU per delivery; the target is haproxy at most 1.3x one node.
+// ratios are then the median of the rounds' ratios, with their range. Reports delivery latency, the delivery ratio
+// (nothing lost is 1) and the nodes' CPU per delivery; the target is haproxy at most 1.3x one node.
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -66,7 +66,9 @@ export interface ClusterResult {
   idleCpuMsPerNodeS: number
   /** PostgreSQL transactions (each write cycle: one statement) per delivery, sending window and drain */
   pgTransactionsPerDelivery: number
-  /** write cycles the nodes ran (tandem_persist_seconds_count) over the same window, and the backends' work per cycle */
+  /**
+   * write cycles the nodes ran (tandem_persist_seconds_count) over the same window, and the backends' work per cycle
+   */
   cycles: number
   pgTransactionsPerCycle: number
   redisCommandsPerCycle: number
@@ -90,13 +92,18 @@ function wakeups(pid: number): number {
  * database (a write cycle is one autocommit statement, so one transaction), and Redis commands by
  * name (INFO commandstats).
  */
-async function backendCounts(pgUrl: string, redisUrl: string): Promise<{ pgXacts: number; redis: Record<string, number> }> {
+async function backendCounts(
+  pgUrl: string,
+  redisUrl: string,
+): Promise<{ pgXacts: number; redis: Record<string, number> }> {
   const client = new pg.Client({ connectionString: pgUrl })
   await client.connect()
   let pgXacts = 0
   try {
     await client.query('SELECT pg_stat_force_next_flush()').catch(() => undefined)
-    const { rows } = await client.query<{ n: string }>('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()')
+    const { rows } = await client.query<{ n: string }>(
+      'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()',
+    )
     pgXacts = Number(rows[0]?.n ?? 0)
   } finally {
     await client.end()
@@ -148,7 +155,10 @@ function counter(text: string, name: string, labels: string): number {
  */
 function busReceived(text: string): number {
   if (text.includes('tandem_bus_received_total')) return counter(text, 'tandem_bus_received_total', '')
-  return counter(text, 'tandem_bus_messages_total', 'direction="in",type="update"') + counter(text, 'tandem_bus_messages_total', 'direction="out",type="update"')
+  return (
+    counter(text, 'tandem_bus_messages_total', 'direction="in",type="update"') +
+    counter(text, 'tandem_bus_messages_total', 'direction="out",type="update"')
+  )
 }
 
 export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
@@ -167,8 +177,16 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
   const { file, keys } = await sharedSigningKeys(dir)
   const results: ClusterResult[] = []
   try {
-    const setups = (list(flags, 'setups') ?? ['one node', 'cluster node', 'haproxy', 'haproxy 3x', 'split']) as ClusterSetup[]
-    const order = Array.from({ length: rounds }, (_, i) => (i % 2 ? [...setups].reverse() : setups).map((setup) => ({ setup, round: i + 1 }))).flat()
+    const setups = (list(flags, 'setups') ?? [
+      'one node',
+      'cluster node',
+      'haproxy',
+      'haproxy 3x',
+      'split',
+    ]) as ClusterSetup[]
+    const order = Array.from({ length: rounds }, (_, i) =>
+      (i % 2 ? [...setups].reverse() : setups).map((setup) => ({ setup, round: i + 1 })),
+    ).flat()
     for (const { setup, round: roundNo } of order) {
       const n = setup === 'one node' || setup === 'cluster node' ? 1 : 3
       const setupRooms = setup === 'haproxy 3x' ? rooms * 3 : rooms
@@ -186,13 +204,23 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
       const distinctPort = async (): Promise<number> => {
         for (;;) {
           const p = await freePort()
-          if (!taken.has(p)) return taken.add(p), p
+          if (!taken.has(p)) return (taken.add(p), p)
         }
       }
       const ports: (readonly [number, number])[] = []
       for (let i = 0; i < n; i++) ports.push([await distinctPort(), await distinctPort()] as const)
       const spawn = async (i: number) => {
-        const node = await spawnTandem(['--data-dir', join(dir, `${schema}-${i}`), '--collab-port', String(ports[i]![0]), '--api-port', String(ports[i]![1])], env)
+        const node = await spawnTandem(
+          [
+            '--data-dir',
+            join(dir, `${schema}-${i}`),
+            '--collab-port',
+            String(ports[i]![0]),
+            '--api-port',
+            String(ports[i]![1]),
+          ],
+          env,
+        )
         if (pinNodes) execFileSync('taskset', ['-a', '-cp', pinNodes, String(node.child.pid)], { stdio: 'ignore' })
         return node
       }
@@ -201,11 +229,16 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
       const idle0 = nodes.reduce((s, x) => s + cpuSeconds(x.child.pid!), 0)
       const wakes0 = nodes.reduce((s, x) => s + wakeups(x.child.pid!), 0)
       await sleep(idleS * 1000)
-      const idleCpuMsPerNodeS = round(((nodes.reduce((s, x) => s + cpuSeconds(x.child.pid!), 0) - idle0) * 1000) / idleS / n, 2)
+      const idleCpuMsPerNodeS = round(
+        ((nodes.reduce((s, x) => s + cpuSeconds(x.child.pid!), 0) - idle0) * 1000) / idleS / n,
+        2,
+      )
       const idleWakeupsPerNodeS = round((nodes.reduce((s, x) => s + wakeups(x.child.pid!), 0) - wakes0) / idleS / n, 1)
       const lb: Haproxy | null = setup.startsWith('haproxy') ? await startShippedHaproxy(ports, haproxyConfig) : null
       if (lb) await sleep(2_500) // HAProxy's checks (rise 2, every 1 s) put the nodes in rotation
-      log(`cluster bench: ${setup} (${n} node(s))${rounds > 1 ? `, round ${roundNo}/${rounds}` : ''}, ${setupRooms} rooms x ${perRoom} clients, ${rate} updates/s per client, ${warmupS} s warm-up + ${durationS} s`)
+      log(
+        `cluster bench: ${setup} (${n} node(s))${rounds > 1 ? `, round ${roundNo}/${rounds}` : ''}, ${setupRooms} rooms x ${perRoom} clients, ${rate} updates/s per client, ${warmupS} s warm-up + ${durationS} s`,
+      )
 
       const providers: WebsocketProvider[] = []
       const clients: { doc: Y.Doc; node: number; id: string }[] = []
@@ -241,7 +274,8 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
               const sentAt = ydoc.getMap<number>('m').get(key)
               if (typeof sentAt !== 'number' || Number(key.slice(key.indexOf(':') + 1)) < firstRound) continue
               latency.add(now - sentAt)
-              if (setup === 'split' && nodeOf.get(key.slice(0, key.indexOf(':'))) !== node) crossLatency.add(now - sentAt)
+              if (setup === 'split' && nodeOf.get(key.slice(0, key.indexOf(':'))) !== node)
+                crossLatency.add(now - sentAt)
               delivered++
             }
           })
@@ -251,7 +285,8 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
       // One timer: every tick each client writes one update, in a round that spreads the sends.
       let round_ = 0
       const ticks = setInterval(() => {
-        for (const c of clients) c.doc.getMap<number>('m').set(`${c.id}:${round_}`, performance.now() + performance.timeOrigin)
+        for (const c of clients)
+          c.doc.getMap<number>('m').set(`${c.id}:${round_}`, performance.now() + performance.timeOrigin)
         if (round_ >= firstRound) sent += clients.length
         round_++
       }, 1000 / rate)
@@ -274,7 +309,10 @@ export async function runClusterBench(flags: Flags): Promise<ClusterResult[]> {
       const loaded = texts.map(roomsLoaded)
       const cycles = texts.reduce((n, t) => n + cyclesRun(t), 0) - cycles0
       const pgXacts = counts1.pgXacts - counts0.pgXacts - 2 // the bench's own two readings
-      const busOut = texts.reduce((s, t) => s + counter(t, 'tandem_bus_messages_total', 'direction="out",type="update"'), 0)
+      const busOut = texts.reduce(
+        (s, t) => s + counter(t, 'tandem_bus_messages_total', 'direction="out",type="update"'),
+        0,
+      )
       const busIn = texts.reduce((s, t) => s + busReceived(t), 0)
       for (const p of providers) p.destroy()
       await lb?.close()
@@ -327,7 +365,11 @@ export interface Ratio {
 }
 
 /** CPU per delivery of set-up `of` over set-up `over`'s (e.g. haproxy over one node), round by round. */
-export function cpuRatio(results: ClusterResult[], of: ClusterSetup = 'haproxy', over: ClusterSetup = 'one node'): Ratio | null {
+export function cpuRatio(
+  results: ClusterResult[],
+  of: ClusterSetup = 'haproxy',
+  over: ClusterSetup = 'one node',
+): Ratio | null {
   const perRound: number[] = []
   for (const r of new Set(results.map((x) => x.round))) {
     const base = results.find((x) => x.round === r && x.setup === over)?.cpuMsPerDelivery
@@ -342,11 +384,19 @@ export function cpuRatio(results: ClusterResult[], of: ClusterSetup = 'haproxy',
   const sorted = [...perRound].sort((a, b) => a - b)
   const mid = sorted.length >> 1
   const median = sorted.length % 2 ? sorted[mid]! : round((sorted[mid - 1]! + sorted[mid]!) / 2, 2)
-  return { pooled: round(perDelivery(of) / perDelivery(over), 2), median, min: sorted[0]!, max: sorted.at(-1)!, rounds: perRound }
+  return {
+    pooled: round(perDelivery(of) / perDelivery(over), 2),
+    median,
+    min: sorted[0]!,
+    max: sorted.at(-1)!,
+    rounds: perRound,
+  }
 }
 
 /** "1.05" for one round; "1.05 pooled (rounds: median 1.04, 0.98-1.12, 4 rounds)" for several. */
 export function formatRatio(r: Ratio | null): string {
   if (!r) return '-'
-  return r.rounds.length > 1 ? `${r.pooled} pooled (rounds: median ${r.median}, ${r.min}-${r.max}, ${r.rounds.length} rounds)` : String(r.median)
+  return r.rounds.length > 1
+    ? `${r.pooled} pooled (rounds: median ${r.median}, ${r.min}-${r.max}, ${r.rounds.length} rounds)`
+    : String(r.median)
 }

@@ -44,7 +44,8 @@ async function main(argv: string[]): Promise<number> {
   const pin = !flags.has('no-pin')
   const pinned = pin && pinSelf('1')
   const nofile = openFileLimit()
-  if (nofile < size.rooms * size.clientsPerRoom + 500) log(`warning: ulimit -n is ${nofile}; raise it for this many clients`)
+  if (nofile < size.rooms * size.clientsPerRoom + 500)
+    log(`warning: ulimit -n is ${nofile}; raise it for this many clients`)
   const entry = flags.has('no-build') ? join(ROOT, 'bin/tandem.js') : await buildTandem(log)
   const out = resultsDir(flags)
   const dataDir = mkdtempSync(join(tmpdir(), 'tandem-bench-collab-'))
@@ -52,8 +53,16 @@ async function main(argv: string[]): Promise<number> {
   let peer: RunningPeer | null = null
   process.once('exit', () => peer?.killNow())
   try {
-    peer = await startPeer('tandem', { dataDir, persistent: true, cpus: pinned ? '0' : null, tandemEntry: entry, log: (l) => log(`[tandem] ${l}`) })
-    log(`collab bench: ${size.rooms * size.clientsPerRoom} clients over ${size.rooms} rooms, ${size.rate} updates/s each, ${size.durationSec} s`)
+    peer = await startPeer('tandem', {
+      dataDir,
+      persistent: true,
+      cpus: pinned ? '0' : null,
+      tandemEntry: entry,
+      log: (l) => log(`[tandem] ${l}`),
+    })
+    log(
+      `collab bench: ${size.rooms * size.clientsPerRoom} clients over ${size.rooms} rooms, ${size.rate} updates/s each, ${size.durationSec} s`,
+    )
     const res = await runTraffic('collab', peer, size, { progress: (l) => log(`  ${l}`) })
     const m = res.metrics
     const result = {
@@ -70,7 +79,8 @@ async function main(argv: string[]): Promise<number> {
         latencyP50Ms: m.latencyP50Ms,
         latencyP99Ms: m.latencyP99Ms,
         serverCpuSec: m.serverCpuSec,
-        serverCpuUsPerDelivery: typeof m.cpuSecPer1kDeliveries === 'number' ? Math.round(m.cpuSecPer1kDeliveries * 1e6) / 1000 : null,
+        serverCpuUsPerDelivery:
+          typeof m.cpuSecPer1kDeliveries === 'number' ? Math.round(m.cpuSecPer1kDeliveries * 1e6) / 1000 : null,
         serverRssPerConnKB: m.rssPerConnKB,
         serverRssMB: m.serverRssMB,
       },

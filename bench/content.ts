@@ -51,7 +51,12 @@ async function main(): Promise<void> {
   const log = (l: string) => process.stderr.write(`${l}\n`)
   pinSelf('1') // the client on the other core
   const tandemEntry = build ? await buildTandem(log) : undefined
-  const peer = await startPeer(storage === 'postgres' ? 'tandem-pg' : 'tandem', { dataDir: join(dir, 'data'), persistent: true, cpus: '0', tandemEntry })
+  const peer = await startPeer(storage === 'postgres' ? 'tandem-pg' : 'tandem', {
+    dataDir: join(dir, 'data'),
+    persistent: true,
+    cpus: '0',
+    tandemEntry,
+  })
   const measured = async (fn: () => Promise<unknown>): Promise<{ ms: number; cpu: number }> => {
     const cpu = cpuSeconds(peer.pid)
     const t = performance.now()
@@ -63,10 +68,16 @@ async function main(): Promise<void> {
     const base = `http://127.0.0.1:${peer.port}`
     const token = target.token || new URL(target.url).searchParams.get('yauth')!
     const update = bigDocument()
-    const patched = await fetch(`${base}/ydoc/v1/bench/big?yauth=${token}`, { method: 'PATCH', headers: { 'content-type': 'application/octet-stream' }, body: update })
+    const patched = await fetch(`${base}/ydoc/v1/bench/big?yauth=${token}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: update,
+    })
     if (patched.status !== 200) throw new Error(`PATCH ydoc ${patched.status}`)
     const ydoc = async () => {
-      const res = await fetch(`${base}/ydoc/v1/bench/big?yauth=${token}`, { headers: { accept: 'application/octet-stream' } })
+      const res = await fetch(`${base}/ydoc/v1/bench/big?yauth=${token}`, {
+        headers: { accept: 'application/octet-stream' },
+      })
       if (res.status !== 200) throw new Error(`GET ydoc ${res.status}`)
       await res.arrayBuffer()
     }
@@ -76,7 +87,11 @@ async function main(): Promise<void> {
       return (await res.json()) as { content: unknown; base: string }
     }
     const write = async (content: string, from: string) => {
-      const res = await fetch(`${base}/content/v1/bench/big?yauth=${token}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ format: 'markdown', content, base: from }) })
+      const res = await fetch(`${base}/content/v1/bench/big?yauth=${token}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ format: 'markdown', content, base: from }),
+      })
       if (res.status !== 200) throw new Error(`PATCH content ${res.status}: ${await res.text()}`)
       const done = (await res.json()) as { applied: boolean; base: string }
       if (!done.applied) throw new Error('PATCH content changed nothing: the bench edit did not match')
@@ -87,11 +102,19 @@ async function main(): Promise<void> {
       const d = new Y.Doc()
       const p = new Y.XmlElement('paragraph')
       p.insert(0, [new Y.XmlText(`Person edit ${i}.`)])
-      const current = new Uint8Array(await (await fetch(`${base}/ydoc/v1/bench/big?yauth=${token}`, { headers: { accept: 'application/octet-stream' } })).arrayBuffer())
+      const current = new Uint8Array(
+        await (
+          await fetch(`${base}/ydoc/v1/bench/big?yauth=${token}`, { headers: { accept: 'application/octet-stream' } })
+        ).arrayBuffer(),
+      )
       Y.applyUpdate(d, current)
       d.getXmlFragment('default').insert(0, [p])
       const diff = Y.encodeStateAsUpdate(d, current.length ? Y.encodeStateVectorFromUpdate(current) : undefined)
-      await fetch(`${base}/ydoc/v1/bench/big?yauth=${token}`, { method: 'PATCH', headers: { 'content-type': 'application/octet-stream' }, body: diff })
+      await fetch(`${base}/ydoc/v1/bench/big?yauth=${token}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/octet-stream' },
+        body: diff,
+      })
     }
     /** A part read; its answer's size (request and answer bytes, the agent's tokens) is kept too. */
     const part = async (query: string) => {
@@ -103,7 +126,11 @@ async function main(): Promise<void> {
     }
     const replace = async (oldText: string, newText: string, from: string) => {
       const body = JSON.stringify({ edits: [{ old_text: oldText, new_text: newText }], base: from })
-      const res = await fetch(`${base}/content/v1/bench/big?yauth=${token}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body })
+      const res = await fetch(`${base}/content/v1/bench/big?yauth=${token}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body,
+      })
       const text = await res.text()
       if (res.status !== 200) throw new Error(`PATCH edits ${res.status}: ${text}`)
       return { json: JSON.parse(text) as { base: string }, bytes: body.length + text.length }
@@ -111,12 +138,24 @@ async function main(): Promise<void> {
     await ydoc() // warm: the room is loaded
     await read('markdown')
     type Sample = { ms: number; cpu: number }
-    const m = { ydoc: [] as Sample[], markdown: [] as Sample[], prosemirror: [] as Sample[], text: [] as Sample[], writeNow: [] as Sample[], writeOld: [] as Sample[], outline: [] as Sample[], section: [] as Sample[], replaceNow: [] as Sample[], replaceOld: [] as Sample[] }
+    const m = {
+      ydoc: [] as Sample[],
+      markdown: [] as Sample[],
+      prosemirror: [] as Sample[],
+      text: [] as Sample[],
+      writeNow: [] as Sample[],
+      writeOld: [] as Sample[],
+      outline: [] as Sample[],
+      section: [] as Sample[],
+      replaceNow: [] as Sample[],
+      replaceOld: [] as Sample[],
+    }
     let markdownBytes = 0
     let targetedBytes = 0
     let wholeBytes = 0
     for (let i = 0; i < runs; i++) {
-      // the targeted workflow: outline, a section, one str_replace from its base; then one from a base 20 person edits old
+      // the targeted workflow: outline, a section, one str_replace from its base; then one from a base 20 person edits
+      // old
       let outlined: Awaited<ReturnType<typeof part>> | undefined
       m.outline.push(await measured(async () => void (outlined = await part('view=outline'))))
       const entries = (outlined!.json as unknown as { entries: { id: string; kind: string; text: string }[] }).entries
@@ -124,11 +163,24 @@ async function main(): Promise<void> {
       let section: Awaited<ReturnType<typeof part>> | null = null
       m.section.push(await measured(async () => void (section = await part(`view=section&heading=${heading.id}`))))
       let replaced: Awaited<ReturnType<typeof replace>> | null = null
-      m.replaceNow.push(await measured(async () => void (replaced = await replace(`** ${(i + 1) * 40 + 3}. Lorem`, `** ${(i + 1) * 40 + 3}, targeted. Lorem`, section!.json.base))))
+      m.replaceNow.push(
+        await measured(
+          async () =>
+            void (replaced = await replace(
+              `** ${(i + 1) * 40 + 3}. Lorem`,
+              `** ${(i + 1) * 40 + 3}, targeted. Lorem`,
+              section!.json.base,
+            )),
+        ),
+      )
       targetedBytes = replaced!.bytes
       const staleBase = (await part('view=outline')).json.base
       for (let e = 0; e < 20; e++) await personEdit(i * 100 + 50 + e)
-      m.replaceOld.push(await measured(() => replace(`** ${(i + 1) * 40 + 5}. Lorem`, `** ${(i + 1) * 40 + 5}, late. Lorem`, staleBase)))
+      m.replaceOld.push(
+        await measured(() =>
+          replace(`** ${(i + 1) * 40 + 5}. Lorem`, `** ${(i + 1) * 40 + 5}, late. Lorem`, staleBase),
+        ),
+      )
       m.ydoc.push(await measured(ydoc))
       m.markdown.push(await measured(() => read('markdown')))
       m.prosemirror.push(await measured(() => read('prosemirror')))
@@ -171,9 +223,13 @@ async function main(): Promise<void> {
       tokens: { targeted_bytes: targetedBytes, whole_bytes: wholeBytes },
     }
     console.log(JSON.stringify(result, null, 2))
-    console.log(`\n| call (${(update.length / 1e6).toFixed(2)} MB document, ${storage}) | wall ms | CPU ms | x GET /ydoc |\n|---|---|---|---|`)
+    console.log(
+      `\n| call (${(update.length / 1e6).toFixed(2)} MB document, ${storage}) | wall ms | CPU ms | x GET /ydoc |\n|---|---|---|---|`,
+    )
     for (const r of result.rows) console.log(`| ${r.call} | ${r.ms} | ${r.cpu_ms} | ${r.vs_ydoc} |`)
-    console.log(`\none word changed, request + answer: ${targetedBytes} bytes targeted, ${wholeBytes} bytes whole (read + write)`)
+    console.log(
+      `\none word changed, request + answer: ${targetedBytes} bytes targeted, ${wholeBytes} bytes whole (read + write)`,
+    )
   } finally {
     await peer.stop()
     await rm(dir, { recursive: true, force: true })

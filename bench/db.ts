@@ -6,7 +6,8 @@
 // "Direct" is pg on the same PostgreSQL server, and for PGlite the same worker-thread instance
 // (through the registry, no HTTP, no query language). rows/s API / rows/s direct = the API's share.
 // Then the memory one open PGlite database costs (process RSS with N open, minus with none).
-// Writes db-<stamp>.json and db-latest.json to bench/results/local/ (--save: bench/results/). Bounded: aborts after 10 minutes.
+// Writes db-<stamp>.json and db-latest.json to bench/results/local/ (--save: bench/results/). Bounded: aborts after 10
+// minutes.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { tmpdir } from 'node:os'
@@ -78,7 +79,14 @@ async function measure(seconds: number, workers: number, op: (i: number) => Prom
   const t0 = performance.now()
   const { ops, rows } = await run(seconds * 1000, lat)
   const sec = (performance.now() - t0) / 1000
-  return { ops, rows, seconds: round(sec), opsPerSec: round(ops / sec, 1), rowsPerSec: round(rows / sec, 1), latencyMs: lat.summary() }
+  return {
+    ops,
+    rows,
+    seconds: round(sec),
+    opsPerSec: round(ops / sec, 1),
+    rowsPerSec: round(rows / sec, 1),
+    latencyMs: lat.summary(),
+  }
 }
 
 /** Deterministic spread of ids/categories so API and direct runs ask for the same rows. */
@@ -91,7 +99,11 @@ const FILL = `INSERT INTO items (cat, name, price)
 const CAT_INDEX = `CREATE INDEX items_cat ON items (cat)`
 
 function batchRows(i: number): { cat: number; name: string; price: number }[] {
-  return Array.from({ length: BATCH }, (_, k) => ({ cat: 1 + ((i + k) % CATS), name: `bulk ${i}-${k}`, price: ((i * 31 + k) % 10000) / 100 }))
+  return Array.from({ length: BATCH }, (_, k) => ({
+    cat: 1 + ((i + k) % CATS),
+    name: `bulk ${i}-${k}`,
+    price: ((i * 31 + k) % 10000) / 100,
+  }))
 }
 
 function insertSql(rows: { cat: number; name: string; price: number }[]): { text: string; values: string[] } {
@@ -108,19 +120,23 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tandem-dbbench-'))
   say(`starting PostgreSQL and Tandem (data dir ${dataDir})`)
   const pgServer = await startPostgres()
-  const config = loadConfig([], {}, {
-    dataDir,
-    apiPort: 0,
-    collabPort: 0,
-    logLevel: 'silent',
-    maxInsertRows: Math.max(BATCH, 1000),
-    maxBodyBytes: 16 * 1024 * 1024,
-    dbConcurrency: CONCURRENCY,
-    dbQueueLimit: 1024,
-    pgliteMaxOpen: OPEN + 2,
-    pgliteIdleMs: 600_000,
-    dbStartWaitMs: 120_000,
-  })
+  const config = loadConfig(
+    [],
+    {},
+    {
+      dataDir,
+      apiPort: 0,
+      collabPort: 0,
+      logLevel: 'silent',
+      maxInsertRows: Math.max(BATCH, 1000),
+      maxBodyBytes: 16 * 1024 * 1024,
+      dbConcurrency: CONCURRENCY,
+      dbQueueLimit: 1024,
+      pgliteMaxOpen: OPEN + 2,
+      pgliteIdleMs: 600_000,
+      dbStartWaitMs: 120_000,
+    },
+  )
   const server = await createServer(config)
   const { store } = server.deps.control
   const now = Date.now()
@@ -129,19 +145,53 @@ async function main(): Promise<void> {
   const ws = await createWorkspace(store, { name: 'bench', owner: 'bench@example.com' }, now)
   const connectionUrl = await pgServer.createDatabase('bench')
   const assets: Record<'pglite' | 'postgres', Asset> = {
-    pglite: await createAsset(store, { workspaceId: ws.id, type: 'database', title: 'pglite', defaultAccess: 'edit', database: { provider: 'pglite' } }, now),
-    postgres: await createAsset(store, { workspaceId: ws.id, type: 'database', title: 'pg', defaultAccess: 'edit', database: { provider: 'postgres', connectionUrl } }, now),
+    pglite: await createAsset(
+      store,
+      {
+        workspaceId: ws.id,
+        type: 'database',
+        title: 'pglite',
+        defaultAccess: 'edit',
+        database: { provider: 'pglite' },
+      },
+      now,
+    ),
+    postgres: await createAsset(
+      store,
+      {
+        workspaceId: ws.id,
+        type: 'database',
+        title: 'pg',
+        defaultAccess: 'edit',
+        database: { provider: 'postgres', connectionUrl },
+      },
+      now,
+    ),
   }
   const registry = server.deps.databases
   const dbOf = (p: 'pglite' | 'postgres', a = assets[p]): Database =>
-    registry.database({ id: a.id, provider: p, ...(a.database?.connectionUrl ? { connectionUrl: a.database.connectionUrl } : {}) })
+    registry.database({
+      id: a.id,
+      provider: p,
+      ...(a.database?.connectionUrl ? { connectionUrl: a.database.connectionUrl } : {}),
+    })
   const base = `/api/v0/databases`
   // node:http with keep-alive: a lighter client than fetch, so the figures show the server's cost.
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY })
   const http = (method: string, path: string, body?: string): Promise<{ status: number; text: string }> =>
     new Promise((resolve, reject) => {
       const req = request(
-        { host: '127.0.0.1', port: server.apiPort, method, path, agent, headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}) } },
+        {
+          host: '127.0.0.1',
+          port: server.apiPort,
+          method,
+          path,
+          agent,
+          headers: {
+            'x-api-key': key,
+            ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}),
+          },
+        },
         (res) => {
           const chunks: Buffer[] = []
           res.on('data', (c: Buffer) => chunks.push(c))
@@ -157,7 +207,9 @@ async function main(): Promise<void> {
     if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${res.text}`)
     return (JSON.parse(res.text) as { data: unknown[] }).data.length
   }
-  const floor = await measure(SECONDS, CONCURRENCY, async () => ((await http('GET', '/healthz')).status === 200 ? 1 : 0))
+  const floor = await measure(SECONDS, CONCURRENCY, async () =>
+    (await http('GET', '/healthz')).status === 200 ? 1 : 0,
+  )
   say(`HTTP floor (GET /healthz): ${floor.opsPerSec} req/s, p50 ${floor.latencyMs.p50} ms`)
   const pool = new pg.Pool({ connectionString: connectionUrl, max: CONCURRENCY })
 
@@ -169,15 +221,24 @@ async function main(): Promise<void> {
     for (const text of [TABLE, INS_TABLE, FILL, CAT_INDEX, 'ANALYZE items']) await db.run({ text, values: [] })
     const url = `${base}/${assets[p].id}/data`
     // direct: the same SQL a caller would write, returning ordinary rows
-    const direct = p === 'postgres'
-      ? async (text: string, values: string[]) => (await pool.query(text, values)).rowCount ?? 0
-      : async (text: string, values: string[]) => (await db.run({ text, values })).rowCount ?? 0
+    const direct =
+      p === 'postgres'
+        ? async (text: string, values: string[]) => (await pool.query(text, values)).rowCount ?? 0
+        : async (text: string, values: string[]) => (await db.run({ text, values })).rowCount ?? 0
     const scenarios: [string, (i: number) => Promise<number>, (i: number) => Promise<number>][] = [
-      ['point read', (i) => getRows(`${url}/items?id=eq.${pick(i, ROWS)}`), (i) => direct('SELECT * FROM items WHERE id = $1', [String(pick(i, ROWS))])],
+      [
+        'point read',
+        (i) => getRows(`${url}/items?id=eq.${pick(i, ROWS)}`),
+        (i) => direct('SELECT * FROM items WHERE id = $1', [String(pick(i, ROWS))]),
+      ],
       [
         'filtered read',
         (i) => getRows(`${url}/items?cat=eq.${pick(i, CATS)}&price=gt.10&order=id&limit=100`),
-        (i) => direct('SELECT * FROM items WHERE cat = $1 AND price > $2 ORDER BY id LIMIT 100', [String(pick(i, CATS)), '10']),
+        (i) =>
+          direct('SELECT * FROM items WHERE cat = $1 AND price > $2 ORDER BY id LIMIT 100', [
+            String(pick(i, CATS)),
+            '10',
+          ]),
       ],
       [
         `bulk insert (${BATCH} rows)`,
@@ -197,7 +258,9 @@ async function main(): Promise<void> {
       const dir = await measure(SECONDS, CONCURRENCY, viaDirect)
       const ratio = round(api.rowsPerSec / dir.rowsPerSec, 3)
       results.push({ provider: p, scenario: name, api, direct: dir, apiOverDirect: ratio })
-      say(`${p.padEnd(8)} ${name.padEnd(24)} api ${String(api.rowsPerSec).padStart(10)} rows/s   direct ${String(dir.rowsPerSec).padStart(10)} rows/s   ratio ${ratio}`)
+      say(
+        `${p.padEnd(8)} ${name.padEnd(24)} api ${String(api.rowsPerSec).padStart(10)} rows/s   direct ${String(dir.rowsPerSec).padStart(10)} rows/s   ratio ${ratio}`,
+      )
     }
   }
 
@@ -205,7 +268,20 @@ async function main(): Promise<void> {
   say(`memory: ${OPEN} PGlite databases`)
   await registry.suspend(assets.pglite.id)
   const extra: Asset[] = []
-  for (let i = 0; i < OPEN; i++) extra.push(await createAsset(store, { workspaceId: ws.id, type: 'database', title: `mem ${i}`, defaultAccess: 'edit', database: { provider: 'pglite' } }, Date.now()))
+  for (let i = 0; i < OPEN; i++)
+    extra.push(
+      await createAsset(
+        store,
+        {
+          workspaceId: ws.id,
+          type: 'database',
+          title: `mem ${i}`,
+          defaultAccess: 'edit',
+          database: { provider: 'pglite' },
+        },
+        Date.now(),
+      ),
+    )
   for (const a of extra) await dbOf('pglite', a).ready()
   for (const a of extra) await registry.suspend(a.id)
   const settle = async () => {
@@ -234,7 +310,9 @@ async function main(): Promise<void> {
     perOpenDatabaseMB: round(perDb / 2 ** 20, 1),
     rssAfterSuspendMB: round(rssAfterSuspend / 2 ** 20, 1),
   }
-  say(`memory per open PGlite database: ${memory.perOpenDatabaseMB} MiB (RSS ${memory.rssNoneMB} -> ${memory.rssStepsMB.join(' -> ')} MiB; ${memory.rssAfterSuspendMB} MiB after suspending them)`)
+  say(
+    `memory per open PGlite database: ${memory.perOpenDatabaseMB} MiB (RSS ${memory.rssNoneMB} -> ${memory.rssStepsMB.join(' -> ')} MiB; ${memory.rssAfterSuspendMB} MiB after suspending them)`,
+  )
 
   await pool.end()
   agent.destroy()
@@ -242,13 +320,24 @@ async function main(): Promise<void> {
   await pgServer.close()
   rmSync(dataDir, { recursive: true, force: true })
 
-  const stamp = new Date().toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')
+  const stamp = new Date()
+    .toISOString()
+    .replace(/:/g, '-')
+    .replace(/\.\d+Z$/, 'Z')
   const report = {
-    meta: { startedAt: stamp, command: `npm run bench:db -- ${process.argv.slice(2).join(' ')}`.trim(), machine: machineFacts(), seconds: SECONDS, rows: ROWS, concurrency: CONCURRENCY, batch: BATCH },
+    meta: {
+      startedAt: stamp,
+      command: `npm run bench:db -- ${process.argv.slice(2).join(' ')}`.trim(),
+      machine: machineFacts(),
+      seconds: SECONDS,
+      rows: ROWS,
+      concurrency: CONCURRENCY,
+      batch: BATCH,
+    },
     notes: [
       'rows/s counts rows returned (reads) or inserted (inserts); ratio = API rows/s / direct rows/s',
       'direct = pg on the same PostgreSQL server; for PGlite, the same worker-thread instance without HTTP or the query language',
-      'server, API client and direct client share one process and the machine\'s cores',
+      "server, API client and direct client share one process and the machine's cores",
     ],
     httpFloor: floor,
     results,

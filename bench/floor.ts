@@ -93,7 +93,11 @@ t0 = process.cpuUsage()
 for (let i = 0; i < rounds; i++) {
   for (let k = 0; k < clients.length; k++) {
     const room = (k + i) % ROOMS
-    batch.push({ docId: `bench/r${room}/main`, firstSeq: ++seqs[room]!, entries: [{ user: `u${k % PEERS}`, at: Date.now(), update: clients[k]![i]! }] })
+    batch.push({
+      docId: `bench/r${room}/main`,
+      firstSeq: ++seqs[room]!,
+      entries: [{ user: `u${k % PEERS}`, at: Date.now(), update: clients[k]![i]! }],
+    })
     if (batch.length === PER_BATCH) {
       await store.appendMany(batch)
       appended += batch.length

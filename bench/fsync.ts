@@ -4,7 +4,8 @@
 // writing serially and many rooms writing at once (LevelDB joins concurrent writers into one log
 // write, so one fsync covers them: the same effect as a group commit). Reports µs per cycle and the
 // on/off ratio. The data dir must be on the disk the server uses (default: a temp dir under the
-// repository, not /tmp, which may be tmpfs). Writes fsync-<stamp>.json and fsync-latest.json to bench/results/local/ (--save: bench/results/).
+// repository, not /tmp, which may be tmpfs). Writes fsync-<stamp>.json and fsync-latest.json to bench/results/local/
+// (--save: bench/results/).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -27,7 +28,14 @@ interface Row {
   p99CycleUs: number
 }
 
-async function run(dir: string, sync: boolean, rooms: number, cycles: number, entries: number, bytes: number): Promise<Row> {
+async function run(
+  dir: string,
+  sync: boolean,
+  rooms: number,
+  cycles: number,
+  entries: number,
+  bytes: number,
+): Promise<Row> {
   const db = new Level<string, unknown>(join(dir, `db-${sync ? 'sync' : 'nosync'}-${rooms}`)) as RootDb
   await db.open()
   const store = new LevelDocStore(db, { sync })
@@ -41,7 +49,11 @@ async function run(dir: string, sync: boolean, rooms: number, cycles: number, en
       for (let c = 0; c < perRoom; c++) {
         const at = Date.now()
         const t = performance.now()
-        await store.append(`bench/fsync/${r}`, c * entries + 1, Array.from({ length: entries }, () => ({ user: 'u@example.com', at, update: payload })))
+        await store.append(
+          `bench/fsync/${r}`,
+          c * entries + 1,
+          Array.from({ length: entries }, () => ({ user: 'u@example.com', at, update: payload })),
+        )
         latencies.push(performance.now() - t)
       }
     }),
@@ -90,12 +102,30 @@ async function main(): Promise<void> {
   const ratios = roomsList.map((rooms) => {
     const off = rows.find((r) => r.rooms === rooms && !r.sync)!
     const on = rows.find((r) => r.rooms === rooms && r.sync)!
-    return { rooms, offUs: off.usPerCycle, onUs: on.usPerCycle, ratio: Math.round((on.usPerCycle / off.usPerCycle) * 10) / 10 }
+    return {
+      rooms,
+      offUs: off.usPerCycle,
+      onUs: on.usPerCycle,
+      ratio: Math.round((on.usPerCycle / off.usPerCycle) * 10) / 10,
+    }
   })
   for (const r of ratios) log(`${r.rooms} room(s): sync off ${r.offUs} µs/cycle, on ${r.onUs} µs/cycle, ${r.ratio}x`)
   const out = resultsDir(flags)
-  const stamp = new Date().toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')
-  const result = { bench: 'fsync', at: new Date().toISOString(), cpus: cpus().length, loadavg: loadavg(), cycles, entries, bytes, rows, ratios }
+  const stamp = new Date()
+    .toISOString()
+    .replace(/:/g, '-')
+    .replace(/\.\d+Z$/, 'Z')
+  const result = {
+    bench: 'fsync',
+    at: new Date().toISOString(),
+    cpus: cpus().length,
+    loadavg: loadavg(),
+    cycles,
+    entries,
+    bytes,
+    rows,
+    ratios,
+  }
   writeFileSync(join(out, `fsync-${stamp}.json`), JSON.stringify(result, null, 2) + '\n')
   writeFileSync(join(out, 'fsync-latest.json'), JSON.stringify(result, null, 2) + '\n')
 }

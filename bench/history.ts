@@ -3,7 +3,8 @@
 // edits, against the baseline of loading the same document state the way a room does. The log is
 // written to a real LevelDB in a temp dir; history is answered by the same service the routes use.
 // Every call builds the history from its record (none is kept between calls); repeated queries
-// report the median of 5 runs. Writes history-<stamp>.json and history-latest.json to bench/results/local/ (--save: bench/results/). Bounded: aborts after 10 min.
+// report the median of 5 runs. Writes history-<stamp>.json and history-latest.json to bench/results/local/ (--save:
+// bench/results/). Bounded: aborts after 10 min.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -37,7 +38,11 @@ function log(line: string): void {
  * Users take turns in bursts of typing (about 85% single-character inserts near their cursor,
  * the rest short deletions), a few hundred ms apart, as people do; each edit is one log entry.
  */
-async function writeLog(store: LevelDocStore, edits: number, users: number): Promise<{ lastAt: number; logBytes: number; state: Uint8Array }> {
+async function writeLog(
+  store: LevelDocStore,
+  edits: number,
+  users: number,
+): Promise<{ lastAt: number; logBytes: number; state: Uint8Array }> {
   const rand = rng(42)
   const shared = new Y.Doc()
   const docs = Array.from({ length: users }, () => {
@@ -133,7 +138,8 @@ async function main(argv: string[]): Promise<void> {
     const builds = new DocBuilds(2)
     // Jobs run in the event loop here, so the heap figures see the history; a server runs large
     // ones in a worker thread (the same work on another thread).
-    const service = () => new HistoryService({ store, config, now: () => lastAt + 1, builds, inLoopMaxBytes: Number.MAX_SAFE_INTEGER })
+    const service = () =>
+      new HistoryService({ store, config, now: () => lastAt + 1, builds, inLoopMaxBytes: Number.MAX_SAFE_INTEGER })
     const reopen = async () => {
       await db.close()
       db = new Level<string, unknown>(join(dir, 'db')) as RootDb
@@ -154,9 +160,18 @@ async function main(argv: string[]): Promise<void> {
     baseline.value.destroy()
 
     const lastHour = { from: lastAt - 3_600_000, to: lastAt }
-    const activityQuery = { ...lastHour, from: 0, by: null, limit: 100, order: 'desc' as const, group: true, groupMaxGap: 1000 }
+    const activityQuery = {
+      ...lastHour,
+      from: 0,
+      by: null,
+      limit: 100,
+      order: 'desc' as const,
+      group: true,
+      groupMaxGap: 1000,
+    }
     type Run = (s: HistoryService) => Promise<number>
-    const activityTask: Run = async (s) => (await s.run(DOC, () => ({ kind: 'activity', query: activityQuery, delta: false }))).answer.entries.length
+    const activityTask: Run = async (s) =>
+      (await s.run(DOC, () => ({ kind: 'activity', query: activityQuery, delta: false }))).answer.entries.length
 
     // cold: no history record yet, built from the whole log, then written
     await reopen()
@@ -174,17 +189,29 @@ async function main(argv: string[]): Promise<void> {
     const warm = await measure(() => activityTask(s))
 
     // every call builds the history from its record again (none is kept between calls)
-    const changesetOf = (window: { from: number; to: number }, ydoc = false): Run => async (s) =>
-      (await s.run(DOC, () => ({ kind: 'changeset', window: { ...window, by: null }, delta: !ydoc, ydoc }))).answer.inserted
+    const changesetOf =
+      (window: { from: number; to: number }, ydoc = false): Run =>
+      async (s) =>
+        (await s.run(DOC, () => ({ kind: 'changeset', window: { ...window, by: null }, delta: !ydoc, ydoc }))).answer
+          .inserted
     const hotActivity = await median(() => activityTask(s))
-    const hotActivityUngrouped = await median(async () =>
-      (await s.run(DOC, () => ({ kind: 'activity', query: { ...activityQuery, group: false, limit: 1000 }, delta: false }))).answer.entries.length,
+    const hotActivityUngrouped = await median(
+      async () =>
+        (
+          await s.run(DOC, () => ({
+            kind: 'activity',
+            query: { ...activityQuery, group: false, limit: 1000 },
+            delta: false,
+          }))
+        ).answer.entries.length,
     )
     const hotChangesetHour = await median(() => changesetOf(lastHour)(s))
     const hotChangesetAll = await median(() => changesetOf({ from: 0, to: lastAt })(s))
     const hotChangesetWithDoc = await median(() => changesetOf({ from: lastHour.from, to: lastHour.from }, true)(s))
-    const hotRollback = await median(async () =>
-      (await s.run(DOC, () => ({ kind: 'rollback', target: { kind: 'to', to: lastHour.from }, unless: null }))).answer.update?.length ?? 0,
+    const hotRollback = await median(
+      async () =>
+        (await s.run(DOC, () => ({ kind: 'rollback', target: { kind: 'to', to: lastHour.from }, unless: null }))).answer
+          .update?.length ?? 0,
     )
     const changesetAfterWarm = await measure(async () => {
       await reopen()
@@ -233,7 +260,8 @@ async function main(argv: string[]): Promise<void> {
       },
     }
     for (const [k, v] of Object.entries(report.ms)) {
-      if (k !== 'baselineLoadDocument') report.timesBaseline[k] = Math.round((v / report.ms.baselineLoadDocument) * 100) / 100
+      if (k !== 'baselineLoadDocument')
+        report.timesBaseline[k] = Math.round((v / report.ms.baselineLoadDocument) * 100) / 100
     }
     const stamp = report.at.replace(/[:.]/g, '-').slice(0, 19) + 'Z'
     const json = JSON.stringify(report, null, 2) + '\n'

@@ -25,7 +25,9 @@ async function run(name: PeerName): Promise<string> {
   try {
     await new Promise((r) => setTimeout(r, 1000))
     const before = memory(peer.pid).rss
-    const targets = await Promise.all(Array.from({ length: sockets * perSocket }, (_, i) => peer.target('bench', `hp-${i}`, `user-${i}`)))
+    const targets = await Promise.all(
+      Array.from({ length: sockets * perSocket }, (_, i) => peer.target('bench', `hp-${i}`, `user-${i}`)),
+    )
     const providers: HocuspocusProvider[] = []
     const settled: Promise<void>[] = []
     const t0 = performance.now()
@@ -61,7 +63,9 @@ async function run(name: PeerName): Promise<string> {
   }
 }
 
-console.log('| peer | documents over sockets | connect ms (synced, first edit acknowledged) | server RSS KiB per document |')
+console.log(
+  '| peer | documents over sockets | connect ms (synced, first edit acknowledged) | server RSS KiB per document |',
+)
 console.log('|---|---:|---:|---:|')
 for (const name of peers) console.log(await run(name))
 process.exit(0)

@@ -7,7 +7,8 @@
 //
 //   node --import tsx bench/idle-attrib.ts [--peer tandem|relay|...] [--clients 5000] [--rooms 500]
 //        [--hold 5] [--warmup N] [--malloc-info] [--phys: V8's resident space sizes through an inspector]
-//        [--alloc: sampled allocations during the upgrades, by the nearest frame of Tandem's code] [--heap-snapshot] [--server-node-args "--max-semi-space-size=1"]
+//        [--alloc: sampled allocations during the upgrades, by the nearest frame of Tandem's code]
+//        [--heap-snapshot] [--server-node-args "--max-semi-space-size=1"]
 // The server's environment passes through, so `MALLOC_ARENA_MAX=2 node ... bench/idle-attrib.ts`
 // measures it under that setting.
 import { execFileSync } from 'node:child_process'
@@ -36,8 +37,13 @@ const KB = 1024
 const INSPECT_PORT = 9000 + (process.pid % 500)
 
 /** A DevTools session kept open (sampling lives as long as its session). */
-async function cdpSession(): Promise<{ call: (method: string, params?: object) => Promise<unknown>; close: () => void }> {
-  const list = (await (await fetch(`http://127.0.0.1:${INSPECT_PORT}/json/list`)).json()) as { webSocketDebuggerUrl: string }[]
+async function cdpSession(): Promise<{
+  call: (method: string, params?: object) => Promise<unknown>
+  close: () => void
+}> {
+  const list = (await (await fetch(`http://127.0.0.1:${INSPECT_PORT}/json/list`)).json()) as {
+    webSocketDebuggerUrl: string
+  }[]
   const ws = new WebSocket(list[0]!.webSocketDebuggerUrl, { maxPayload: 1024 * 1024 * 1024 })
   await new Promise((r, j) => ws.once('open', r).once('error', j))
   let id = 0
@@ -64,7 +70,11 @@ function allocationTable(profile: { head: AllocNode }, total: number): string {
     const ours = f.url && !f.url.includes('node_modules') && !f.url.startsWith('node:')
     const pkg = /node_modules\/((@[^/]+\/)?[^/]+)/.exec(f.url)?.[1] ?? (f.url.startsWith('node:') ? f.url : null)
     // outside our code: named by the first package (or node: module) on the way down
-    const here = ours ? `${f.functionName || '(anon)'} ${f.url.replace(/^.*\/dist\//, '')}:${f.lineNumber + 1}` : owner === '(outside our code)' && pkg ? `(outside our code: ${pkg})` : owner
+    const here = ours
+      ? `${f.functionName || '(anon)'} ${f.url.replace(/^.*\/dist\//, '')}:${f.lineNumber + 1}`
+      : owner === '(outside our code)' && pkg
+        ? `(outside our code: ${pkg})`
+        : owner
     byFrame.set(here, (byFrame.get(here) ?? 0) + n.selfSize)
     for (const c of n.children) walk(c, here)
   }
@@ -72,7 +82,10 @@ function allocationTable(profile: { head: AllocNode }, total: number): string {
   return [...byFrame]
     .sort((a, b) => b[1] - a[1])
     .slice(0, 25)
-    .map(([k, v]) => `${(v / KB / clientsN).toFixed(2).padStart(7)} KB/upgrade ${((v / total) * 100).toFixed(1).padStart(5)}%  ${k}`)
+    .map(
+      ([k, v]) =>
+        `${(v / KB / clientsN).toFixed(2).padStart(7)} KB/upgrade ${((v / total) * 100).toFixed(1).padStart(5)}%  ${k}`,
+    )
     .join('\n')
 }
 interface AllocNode {
@@ -83,7 +96,9 @@ interface AllocNode {
 
 /** One Chrome DevTools Protocol call on the server's inspector. */
 async function cdp(method: string, params: object = {}): Promise<unknown> {
-  const list = (await (await fetch(`http://127.0.0.1:${INSPECT_PORT}/json/list`)).json()) as { webSocketDebuggerUrl: string }[]
+  const list = (await (await fetch(`http://127.0.0.1:${INSPECT_PORT}/json/list`)).json()) as {
+    webSocketDebuggerUrl: string
+  }[]
   const ws = new WebSocket(list[0]!.webSocketDebuggerUrl)
   await new Promise((r, j) => ws.once('open', r).once('error', j))
   const reply = await new Promise<unknown>((resolve) => {
@@ -127,7 +142,12 @@ function smaps(pid: number): Pick<Snapshot, 'brk' | 'otherAnon' | 'arenas' | 'v8
     const m = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ (\d+)\s*(.*)$/.exec(line)
     if (m) {
       const inode = Number(m[3])
-      cur = { start: BigInt(`0x${m[1]}`), name: m[4]!, anon: inode === 0, size: BigInt(`0x${m[2]}`) - BigInt(`0x${m[1]}`) }
+      cur = {
+        start: BigInt(`0x${m[1]}`),
+        name: m[4]!,
+        anon: inode === 0,
+        size: BigInt(`0x${m[2]}`) - BigInt(`0x${m[1]}`),
+      }
       continue
     }
     const r = /^Rss:\s+(\d+) kB/.exec(line)
@@ -158,8 +178,13 @@ async function v8Spaces(peer: RunningPeer): Promise<Record<string, number>> {
   try {
     const text = await (await fetch(`http://127.0.0.1:${peer.port}/metrics`)).text()
     const out: Record<string, number> = {}
-    for (const m of text.matchAll(/^tandem_nodejs_heap_space_size_(total|used)_bytes\{space="(\w+)"\} (\S+)/gm)) out[`${m[2]}.${m[1]}`] = Number(m[3])
-    for (const name of ['tandem_nodejs_heap_size_total_bytes', 'tandem_nodejs_heap_size_used_bytes', 'tandem_nodejs_external_memory_bytes']) {
+    for (const m of text.matchAll(/^tandem_nodejs_heap_space_size_(total|used)_bytes\{space="(\w+)"\} (\S+)/gm))
+      out[`${m[2]}.${m[1]}`] = Number(m[3])
+    for (const name of [
+      'tandem_nodejs_heap_size_total_bytes',
+      'tandem_nodejs_heap_size_used_bytes',
+      'tandem_nodejs_external_memory_bytes',
+    ]) {
       const m = new RegExp(`^${name} (\\S+)`, 'm').exec(text)
       if (m) out[name.replace('tandem_nodejs_', '')] = Number(m[1])
     }
@@ -175,7 +200,17 @@ function mallocInfo(pid: number): Snapshot['malloc'] {
   try {
     execFileSync(
       'gdb',
-      ['-p', String(pid), '-batch', '-ex', `call (void*)fopen("${file}", "w")`, '-ex', `call (int)malloc_info(0, $1)`, '-ex', 'call (int)fclose($1)'],
+      [
+        '-p',
+        String(pid),
+        '-batch',
+        '-ex',
+        `call (void*)fopen("${file}", "w")`,
+        '-ex',
+        `call (int)malloc_info(0, $1)`,
+        '-ex',
+        'call (int)fclose($1)',
+      ],
       { stdio: 'ignore', timeout: 60_000 },
     )
     const xml = readFileSync(file, 'utf8')
@@ -210,7 +245,11 @@ async function snapshot(peer: RunningPeer): Promise<Snapshot> {
   const s = { ...status(peer.pid), ...smaps(peer.pid) }
   if (flag('gc') || flag('phys')) {
     const phys = await physicalSpaces()
-    console.log(`V8 physical MB: ${Object.entries(phys).map(([k, v]) => `${k} ${(v / KB / KB).toFixed(1)}`).join(', ')}`)
+    console.log(
+      `V8 physical MB: ${Object.entries(phys)
+        .map(([k, v]) => `${k} ${(v / KB / KB).toFixed(1)}`)
+        .join(', ')}`,
+    )
   }
   const malloc = flag('malloc-info') ? mallocInfo(peer.pid) : null
   return { ...s, v8: await v8Spaces(peer), malloc }
@@ -239,17 +278,29 @@ const peer = await startPeer(peerName, {
   persistent: false,
   cpus: process.env.BENCH_NO_PIN ? null : '0',
   ...(entry ? { tandemEntry: entry } : {}),
-  nodeArgs: [...nodeArgs, ...(flag('gc') || flag('phys') || flag('alloc') ? [`--inspect=127.0.0.1:${INSPECT_PORT}`] : []), ...(snapDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapDir}`] : [])],
+  nodeArgs: [
+    ...nodeArgs,
+    ...(flag('gc') || flag('phys') || flag('alloc') ? [`--inspect=127.0.0.1:${INSPECT_PORT}`] : []),
+    ...(snapDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapDir}`] : []),
+  ],
 })
 try {
   const clients: LoadClient[] = []
-  for (let i = 0; i < clientsN; i++) clients.push(new LoadClient(i, await peer.target('bench', `idle-${i % roomsN}`, `u${i}`), { connectTimeoutMs: 60_000 }))
+  for (let i = 0; i < clientsN; i++)
+    clients.push(
+      new LoadClient(i, await peer.target('bench', `idle-${i % roomsN}`, `u${i}`), { connectTimeoutMs: 60_000 }),
+    )
   // --warmup N: N sockets to other rooms connected and closed first, so the baseline has paid the
   // process's one-time costs (JIT code, V8's young generation paged in, first-use native state)
   const warmN = Number(opt('warmup', '0'))
   if (warmN > 0) {
     const warm: LoadClient[] = []
-    for (let i = 0; i < warmN; i++) warm.push(new LoadClient(clientsN + i, await peer.target('bench', `warm-${i % roomsN}`, `w${i}`), { connectTimeoutMs: 60_000 }))
+    for (let i = 0; i < warmN; i++)
+      warm.push(
+        new LoadClient(clientsN + i, await peer.target('bench', `warm-${i % roomsN}`, `w${i}`), {
+          connectTimeoutMs: 60_000,
+        }),
+      )
     await pool(warm, 200, (c) => c.connect())
     await pool(warm, 500, (c) => c.close())
   }
@@ -264,7 +315,11 @@ try {
   }
   if (snapDir) await heapSnapshot(peer.pid, snapDir)
   const sampler = flag('alloc') ? await cdpSession() : null
-  await sampler?.call('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true })
+  await sampler?.call('HeapProfiler.startSampling', {
+    samplingInterval: 1024,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  })
   const t0 = Date.now()
   const results = await pool(clients, 200, (c) => c.connect())
   if (sampler) {
@@ -276,7 +331,9 @@ try {
       n.children.forEach(sum)
     }
     sum(profile.head)
-    console.log(`allocated during the upgrades (sampled): ${(total / KB / clientsN).toFixed(1)} KB per upgrade\n${allocationTable(profile, total)}`)
+    console.log(
+      `allocated during the upgrades (sampled): ${(total / KB / clientsN).toFixed(1)} KB per upgrade\n${allocationTable(profile, total)}`,
+    )
   }
   const failed = results.filter((r) => r.status === 'rejected').length
   const connectSec = (Date.now() - t0) / 1000
@@ -292,22 +349,48 @@ try {
     afterGc = await snapshot(peer)
   }
   const per = (a: number, b: number): string => ((b - a) / KB / open).toFixed(2)
-  const lines: string[] = [`peer ${peerName}, ${open} open (${failed} failed), connect ${connectSec.toFixed(1)} s, server MALLOC_ARENA_MAX=${/^MALLOC_ARENA_MAX=(.*)$/m.exec(readFileSync(`/proc/${peer.pid}/environ`, 'utf8').replaceAll('\0', '\n'))?.[1] ?? '-'}, node args: ${nodeArgs.join(' ') || '-'}`]
-  lines.push(`KB per socket: rss ${per(before.rss, after.rss)} = anon ${per(before.anon, after.anon)} + file ${per(before.file, after.file)}; anon: brk [heap] ${per(before.brk, after.brk)}, other anon ${per(before.otherAnon, after.otherAnon)} (of it 64MB-aligned arenas ${per(before.arenas, after.arenas)}, V8 256 KB pages ${per(before.v8Pages, after.v8Pages)})`)
+  const lines: string[] = [
+    `peer ${peerName}, ${open} open (${failed} failed), connect ${connectSec.toFixed(1)} s, server MALLOC_ARENA_MAX=${/^MALLOC_ARENA_MAX=(.*)$/m.exec(readFileSync(`/proc/${peer.pid}/environ`, 'utf8').replaceAll('\0', '\n'))?.[1] ?? '-'}, node args: ${nodeArgs.join(' ') || '-'}`,
+  ]
+  lines.push(
+    `KB per socket: rss ${per(before.rss, after.rss)} = anon ${per(before.anon, after.anon)} + file ${per(before.file, after.file)}; anon: brk [heap] ${per(before.brk, after.brk)}, other anon ${per(before.otherAnon, after.otherAnon)} (of it 64MB-aligned arenas ${per(before.arenas, after.arenas)}, V8 256 KB pages ${per(before.v8Pages, after.v8Pages)})`,
+  )
   lines.push(`MB before/after: rss ${(before.rss / KB / KB).toFixed(1)} / ${(after.rss / KB / KB).toFixed(1)}`)
   const keys = Object.keys(after.v8).sort()
-  if (keys.length) lines.push(`V8 MB before: ${keys.filter((k) => k.endsWith('total') || k.startsWith('heap')).map((k) => `${k} ${((before.v8[k] ?? 0) / KB / KB).toFixed(1)}`).join(', ')}`)
-  if (keys.length) lines.push(`V8 MB after: ${keys.filter((k) => k.endsWith('total') || k.startsWith('heap')).map((k) => `${k} ${((after.v8[k] ?? 0) / KB / KB).toFixed(1)}`).join(', ')}`)
-  if (keys.length) lines.push(`V8 KB per socket: ${keys.map((k) => `${k} ${per(before.v8[k] ?? 0, after.v8[k]!)}`).join(', ')}`)
+  if (keys.length)
+    lines.push(
+      `V8 MB before: ${keys
+        .filter((k) => k.endsWith('total') || k.startsWith('heap'))
+        .map((k) => `${k} ${((before.v8[k] ?? 0) / KB / KB).toFixed(1)}`)
+        .join(', ')}`,
+    )
+  if (keys.length)
+    lines.push(
+      `V8 MB after: ${keys
+        .filter((k) => k.endsWith('total') || k.startsWith('heap'))
+        .map((k) => `${k} ${((after.v8[k] ?? 0) / KB / KB).toFixed(1)}`)
+        .join(', ')}`,
+    )
+  if (keys.length)
+    lines.push(`V8 KB per socket: ${keys.map((k) => `${k} ${per(before.v8[k] ?? 0, after.v8[k]!)}`).join(', ')}`)
   if (before.malloc && after.malloc) {
-    const sum = (xs: NonNullable<Snapshot['malloc']>, k: 'inUse' | 'system' | 'free'): number => xs.reduce((a, x) => a + x[k], 0)
-    lines.push(`malloc KB per socket: system ${per(sum(before.malloc, 'system'), sum(after.malloc, 'system'))}, in use ${per(sum(before.malloc, 'inUse'), sum(after.malloc, 'inUse'))}, free ${per(sum(before.malloc, 'free'), sum(after.malloc, 'free'))}; arenas ${after.malloc.length}`)
-    lines.push(`malloc after (MB): ${after.malloc.map((a) => `#${a.arena} sys ${(a.system / KB / KB).toFixed(1)} used ${(a.inUse / KB / KB).toFixed(1)} free ${(a.free / KB / KB).toFixed(1)}`).join('; ')}`)
+    const sum = (xs: NonNullable<Snapshot['malloc']>, k: 'inUse' | 'system' | 'free'): number =>
+      xs.reduce((a, x) => a + x[k], 0)
+    lines.push(
+      `malloc KB per socket: system ${per(sum(before.malloc, 'system'), sum(after.malloc, 'system'))}, in use ${per(sum(before.malloc, 'inUse'), sum(after.malloc, 'inUse'))}, free ${per(sum(before.malloc, 'free'), sum(after.malloc, 'free'))}; arenas ${after.malloc.length}`,
+    )
+    lines.push(
+      `malloc after (MB): ${after.malloc.map((a) => `#${a.arena} sys ${(a.system / KB / KB).toFixed(1)} used ${(a.inUse / KB / KB).toFixed(1)} free ${(a.free / KB / KB).toFixed(1)}`).join('; ')}`,
+    )
   }
   if (afterGc && beforeGc) {
     const b = beforeGc
-    lines.push(`full GC before and after (live): rss ${per(b.rss, afterGc.rss)}, brk ${per(b.brk, afterGc.brk)}, other anon ${per(b.otherAnon, afterGc.otherAnon)} (arenas ${per(b.arenas, afterGc.arenas)}, V8 pages ${per(b.v8Pages, afterGc.v8Pages)}), file ${per(b.file, afterGc.file)}; V8 total ${per(b.v8.heap_size_total_bytes ?? 0, afterGc.v8.heap_size_total_bytes ?? 0)}, used ${per(b.v8.heap_size_used_bytes ?? 0, afterGc.v8.heap_size_used_bytes ?? 0)}, old total ${per(b.v8['old.total'] ?? 0, afterGc.v8['old.total'] ?? 0)}, external ${per(b.v8.external_memory_bytes ?? 0, afterGc.v8.external_memory_bytes ?? 0)}`)
-    lines.push(`MB after GC before/after: rss ${(b.rss / KB / KB).toFixed(1)} / ${(afterGc.rss / KB / KB).toFixed(1)}, V8 total ${((b.v8.heap_size_total_bytes ?? 0) / KB / KB).toFixed(1)} / ${((afterGc.v8.heap_size_total_bytes ?? 0) / KB / KB).toFixed(1)}`)
+    lines.push(
+      `full GC before and after (live): rss ${per(b.rss, afterGc.rss)}, brk ${per(b.brk, afterGc.brk)}, other anon ${per(b.otherAnon, afterGc.otherAnon)} (arenas ${per(b.arenas, afterGc.arenas)}, V8 pages ${per(b.v8Pages, afterGc.v8Pages)}), file ${per(b.file, afterGc.file)}; V8 total ${per(b.v8.heap_size_total_bytes ?? 0, afterGc.v8.heap_size_total_bytes ?? 0)}, used ${per(b.v8.heap_size_used_bytes ?? 0, afterGc.v8.heap_size_used_bytes ?? 0)}, old total ${per(b.v8['old.total'] ?? 0, afterGc.v8['old.total'] ?? 0)}, external ${per(b.v8.external_memory_bytes ?? 0, afterGc.v8.external_memory_bytes ?? 0)}`,
+    )
+    lines.push(
+      `MB after GC before/after: rss ${(b.rss / KB / KB).toFixed(1)} / ${(afterGc.rss / KB / KB).toFixed(1)}, V8 total ${((b.v8.heap_size_total_bytes ?? 0) / KB / KB).toFixed(1)} / ${((afterGc.v8.heap_size_total_bytes ?? 0) / KB / KB).toFixed(1)}`,
+    )
   }
   if (flag('dump')) lines.push(`smaps in ${dataDir}`)
   if (snapDir) lines.push(`heap snapshots in ${snapDir}`)

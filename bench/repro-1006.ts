@@ -13,7 +13,12 @@ const n = Number(process.argv[2] ?? 50)
 const mode = process.argv[3] ?? 'one-room'
 if (mode !== 'one-room' && mode !== 'new-rooms') throw new Error(`mode is one-room or new-rooms, not ${mode}`)
 const dataDir = mkdtempSync(join(tmpdir(), 'tandem-repro-1006-'))
-const peer = await startPeer('tandem', { dataDir, persistent: true, cpus: null, tandemEntry: await buildTandem(() => {}) })
+const peer = await startPeer('tandem', {
+  dataDir,
+  persistent: true,
+  cpus: null,
+  tandemEntry: await buildTandem(() => {}),
+})
 const closed: string[] = []
 let shuttingDown = false
 const sockets: WebSocket[] = []
@@ -34,7 +39,12 @@ try {
   }
   await new Promise((r) => setTimeout(r, 1000))
   const metrics = await (await fetch(`http://127.0.0.1:${peer.port}/metrics`)).text()
-  console.log(metrics.split('\n').filter((l) => l.startsWith('tandem_ws_closes_total')).join('\n') || 'no server-side closes')
+  console.log(
+    metrics
+      .split('\n')
+      .filter((l) => l.startsWith('tandem_ws_closes_total'))
+      .join('\n') || 'no server-side closes',
+  )
 } finally {
   shuttingDown = true
   for (const ws of sockets) ws.terminate()

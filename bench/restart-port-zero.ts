@@ -17,7 +17,8 @@ const peers = Number(process.argv[2] ?? 4)
 const mode = process.argv[3] ?? 'zero'
 const dataDir = mkdtempSync(join(tmpdir(), 'tandem-restart-port-zero-'))
 
-const serve = (collabPort: number) => spawnTandem(['--data-dir', dataDir, '--log-level', 'warn', '--collab-port', String(collabPort)])
+const serve = (collabPort: number) =>
+  spawnTandem(['--data-dir', dataDir, '--log-level', 'warn', '--collab-port', String(collabPort)])
 const first = await serve(mode === 'zero' ? 0 : await freePort())
 const port = first.collabPort
 const keys = await loadKeyRing(dataDir, '')
@@ -27,14 +28,20 @@ for (let i = 0; i < peers; i++) {
   const c = net.connect({ host: '127.0.0.1', port, allowHalfOpen: true })
   c.on('error', () => undefined)
   await new Promise((r) => c.once('connect', r))
-  c.write(`GET /o/d?yauth=${token} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`)
+  c.write(
+    `GET /o/d?yauth=${token} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+  )
   await new Promise((r) => c.once('data', r))
   c.pause() // never reads, answers or closes
   held.push(c)
 }
 await first.stop('SIGTERM')
 console.log(`first start (${mode}) on port ${port}, ${peers} half-open peers; after its exit:`)
-console.log(execFileSync('ss', ['-tan', `sport = :${port}`]).toString().trimEnd())
+console.log(
+  execFileSync('ss', ['-tan', `sport = :${port}`])
+    .toString()
+    .trimEnd(),
+)
 const started = performance.now()
 const second = await serve(port)
 console.log(`restarted on port ${port} in ${Math.round(performance.now() - started)} ms (until both listeners accept)`)

@@ -47,7 +47,8 @@ async function main(): Promise<void> {
   const docKB = num(flags, 'doc-kb') ?? 100
   const touch = Math.min(num(flags, 'touch') ?? 200, docs)
   const cpus = flags.has('no-pin') ? null : (flags.get('cpus') ?? '0')
-  const tandemEntry = flags.get('entry') ?? (flags.has('no-build') ? join(ROOT, 'bin/tandem.js') : await buildTandem(log))
+  const tandemEntry =
+    flags.get('entry') ?? (flags.has('no-build') ? join(ROOT, 'bin/tandem.js') : await buildTandem(log))
   const deadline = setTimeout(() => {
     log(`restart bench passed ${LIMIT_MS / 60000} min: stopping`)
     for (const p of running.values()) p.killNow()
@@ -87,7 +88,9 @@ async function main(): Promise<void> {
         running.set(name, next)
         const r = { stopMs: t1 - t0, startMs: t2 - t1, startCpuMs }
         results.get(name)!.push(r)
-        log(`round ${round + 1}/${rounds} ${name}: stop ${r.stopMs.toFixed(0)} ms, start ${r.startMs.toFixed(0)} ms, start CPU ${startCpuMs.toFixed(0)} ms`)
+        log(
+          `round ${round + 1}/${rounds} ${name}: stop ${r.stopMs.toFixed(0)} ms, start ${r.startMs.toFixed(0)} ms, start CPU ${startCpuMs.toFixed(0)} ms`,
+        )
       }
     }
   } finally {
@@ -106,12 +109,24 @@ async function main(): Promise<void> {
       rounds: rs,
     }
   })
-  process.stdout.write('\n| peer | restart ms (median, range) | stop ms | start ms | start CPU ms |\n|---|---:|---:|---:|---:|\n')
+  process.stdout.write(
+    '\n| peer | restart ms (median, range) | stop ms | start ms | start CPU ms |\n|---|---:|---:|---:|---:|\n',
+  )
   const fmt = (s: { median: number; min: number; max: number }) => `${s.median} (${s.min}–${s.max})`
-  for (const row of table) process.stdout.write(`| ${row.peer} | ${fmt(row.restartMs)} | ${fmt(row.stopMs)} | ${fmt(row.startMs)} | ${fmt(row.startCpuMs)} |\n`)
-  const stamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-')
+  for (const row of table)
+    process.stdout.write(
+      `| ${row.peer} | ${fmt(row.restartMs)} | ${fmt(row.stopMs)} | ${fmt(row.startMs)} | ${fmt(row.startCpuMs)} |\n`,
+    )
+  const stamp = new Date()
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/:/g, '-')
   const out = resultsDir(flags)
-  const json = JSON.stringify({ stamp, entry: tandemEntry, rounds, docs, docKB, touch, cpus, loadavg: loadavg(), table }, null, 2)
+  const json = JSON.stringify(
+    { stamp, entry: tandemEntry, rounds, docs, docKB, touch, cpus, loadavg: loadavg(), table },
+    null,
+    2,
+  )
   writeFileSync(join(out, `restart-${stamp}.json`), json)
   writeFileSync(join(out, 'restart-latest.json'), json)
 }
@@ -120,7 +135,12 @@ async function main(): Promise<void> {
 async function openWhole(peer: RunningPeer, docs: string[]): Promise<void> {
   const clients: LoadClient[] = []
   for (const [i, doc] of docs.entries()) {
-    clients.push(new LoadClient(i, await peer.target('bench', doc, `u${i}`), { marker: Buffer.from(markerText(doc)), connectTimeoutMs: 60_000 }))
+    clients.push(
+      new LoadClient(i, await peer.target('bench', doc, `u${i}`), {
+        marker: Buffer.from(markerText(doc)),
+        connectTimeoutMs: 60_000,
+      }),
+    )
   }
   const res = await pool(clients, 50, (c) => c.connect())
   await pool(clients, 500, (c) => c.close())

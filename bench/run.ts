@@ -1,6 +1,7 @@
 // `npm run bench [-- --scenario fanout,rooms --peers tandem,yws,hocuspocus --quick ...]`
 // Runs each chosen scenario against each chosen server, back to back, each server fresh on its own
-// data dir, pinned apart from this load generator; writes JSON, Markdown and SVG under bench/results/local/ (--save: bench/results/).
+// data dir, pinned apart from this load generator; writes JSON, Markdown and SVG under bench/results/local/ (--save:
+// bench/results/).
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,9 +10,32 @@ import { openFileLimit, pinSelf, stamp } from './lib/host.js'
 import { resultsDir, saving } from './lib/results.js'
 import { machineFacts } from './lib/proc.js'
 import { loadUws } from '../src/collab/listener/uws-build.js'
-import { PEER_NAMES, RELAY_SCENARIOS, ROOT, TANDEM_HP_SCENARIOS, TANDEM_PG_SCENARIOS, TANDEM_WS_SCENARIOS, buildTandem, peerVersion, startPeer, stopBenchPostgres, type PeerName, type RunningPeer } from './lib/peers.js'
+import {
+  PEER_NAMES,
+  RELAY_SCENARIOS,
+  ROOT,
+  TANDEM_HP_SCENARIOS,
+  TANDEM_PG_SCENARIOS,
+  TANDEM_WS_SCENARIOS,
+  buildTandem,
+  peerVersion,
+  startPeer,
+  stopBenchPostgres,
+  type PeerName,
+  type RunningPeer,
+} from './lib/peers.js'
 import { markdown, svg, type BenchReport, type RunRecord } from './lib/report.js'
-import { ALL_SCENARIOS, EXTRA_PEERS, EXTRA_SCENARIOS, SCENARIOS, needsPersistence, runScenario, sizeFor, startOptionsFor, type ScenarioName } from './scenarios/index.js'
+import {
+  ALL_SCENARIOS,
+  EXTRA_PEERS,
+  EXTRA_SCENARIOS,
+  SCENARIOS,
+  needsPersistence,
+  runScenario,
+  sizeFor,
+  startOptionsFor,
+  type ScenarioName,
+} from './scenarios/index.js'
 
 const USAGE = `usage: npm run bench -- [options]
   --scenario a,b      ${SCENARIOS.join(',')} (default: all); or cluster (one node, one cluster node,
@@ -62,7 +86,8 @@ function pickQuietest(all: RunRecord[]): RunRecord[] {
       continue
     }
     const cur = out[i]!
-    const load = (x: RunRecord): number => (typeof x.metrics.foreignLoadServerCore === 'number' ? x.metrics.foreignLoadServerCore : Infinity)
+    const load = (x: RunRecord): number =>
+      typeof x.metrics.foreignLoadServerCore === 'number' ? x.metrics.foreignLoadServerCore : Infinity
     if ((cur.error && !r.error) || (!r.error && load(r) < load(cur))) out[i] = r
   }
   return out
@@ -110,19 +135,35 @@ async function main(argv: string[]): Promise<number> {
     const ratio = cpuRatio(results)
     const capacity = cpuRatio(results, 'haproxy 3x', 'cluster node')
     const lowLoad = cpuRatio(results, 'haproxy', 'cluster node')
-    writeFileSync(file, JSON.stringify({ machine: machineFacts(), loadavg: loadavg(), results, cpuRatio: ratio, capacityRatio: capacity, lowLoadRatio: lowLoad }, null, 2))
+    writeFileSync(
+      file,
+      JSON.stringify(
+        {
+          machine: machineFacts(),
+          loadavg: loadavg(),
+          results,
+          cpuRatio: ratio,
+          capacityRatio: capacity,
+          lowLoadRatio: lowLoad,
+        },
+        null,
+        2,
+      ),
+    )
     const rows = results.map(
       (r) =>
         `| ${r.setup} | ${r.round} | ${r.latencyMs.p50} | ${r.latencyMs.p99} | ${r.crossNodeLatencyMs?.p99 ?? '-'} | ${r.deliveryRatio} | ${r.cpuMsPerDelivery} | ${r.haproxyCpuMsPerDelivery ?? '-'} | ${r.delivered} | ${r.roomsLoaded.join('/')} | ${r.idleCpuMsPerNodeS} (${r.idleWakeupsPerNodeS}/s) | ${r.busOutPerDelivery} | ${r.busInPerDelivery} | ${r.pgTransactionsPerDelivery} | ${r.redisCommandsPerDelivery} | ${r.cycles} | ${r.pgTransactionsPerCycle} | ${r.redisCommandsPerCycle} |`,
     )
     process.stdout.write(
       [
-        '| setup | round | p50 ms | p99 ms | cross-node p99 ms | delivery ratio | nodes\' CPU ms per delivery | HAProxy CPU ms per delivery | deliveries | rooms loaded per node | idle CPU ms/s per node (wakeups/s) | bus publishes per delivery | bus messages received per delivery | PostgreSQL transactions per delivery | Redis commands per delivery (script-internal included) | write cycles | PostgreSQL transactions per cycle | Redis commands per cycle |',
+        "| setup | round | p50 ms | p99 ms | cross-node p99 ms | delivery ratio | nodes' CPU ms per delivery | HAProxy CPU ms per delivery | deliveries | rooms loaded per node | idle CPU ms/s per node (wakeups/s) | bus publishes per delivery | bus messages received per delivery | PostgreSQL transactions per delivery | Redis commands per delivery (script-internal included) | write cycles | PostgreSQL transactions per cycle | Redis commands per cycle |",
         '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
         ...rows,
         '',
         `capacity: CPU per delivery, haproxy 3x / cluster node: ${formatRatio(capacity)} (target at most 1.1); at one load, haproxy / cluster node: ${formatRatio(lowLoad)}`,
-        `CPU per delivery, haproxy / one node (embedded-style, no Redis): ${formatRatio(ratio)}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+        `CPU per delivery, haproxy / one node (embedded-style, no Redis): ${formatRatio(ratio)}; load average ${loadavg()
+          .map((x) => x.toFixed(2))
+          .join(' ')}`,
         `written: ${file}`,
         '',
       ].join('\n'),
@@ -130,10 +171,12 @@ async function main(argv: string[]): Promise<number> {
     return 0
   }
   const scenarios = (list(flags, 'scenario') ?? list(flags, 'scenarios') ?? [...SCENARIOS]) as ScenarioName[]
-  for (const s of scenarios) if (!ALL_SCENARIOS.includes(s)) throw new Error(`unknown scenario ${s}; known: ${ALL_SCENARIOS.join(', ')}`)
+  for (const s of scenarios)
+    if (!ALL_SCENARIOS.includes(s)) throw new Error(`unknown scenario ${s}; known: ${ALL_SCENARIOS.join(', ')}`)
   const extraOnly = scenarios.every((s) => (EXTRA_SCENARIOS as readonly string[]).includes(s))
   const peers = (list(flags, 'peers') ?? [...PEER_NAMES]).map((p) => (p === 'y-websocket' ? 'yws' : p)) as PeerName[]
-  for (const p of peers) if (!PEER_NAMES.includes(p)) throw new Error(`unknown peer ${p}; known: ${PEER_NAMES.join(', ')}`)
+  for (const p of peers)
+    if (!PEER_NAMES.includes(p)) throw new Error(`unknown peer ${p}; known: ${PEER_NAMES.join(', ')}`)
   const out = resultsDir(flags)
 
   const notes: string[] = []
@@ -144,7 +187,8 @@ async function main(argv: string[]): Promise<number> {
   const serverCores = serverCpus ? parseCpuList(serverCpus) : null
   let pinning = 'no CPU pinning'
   if (pin) {
-    if (pinSelf(clientCpus)) pinning = `server pinned to CPU ${serverCpus}, load generator to CPU ${clientCpus} (taskset)`
+    if (pinSelf(clientCpus))
+      pinning = `server pinned to CPU ${serverCpus}, load generator to CPU ${clientCpus} (taskset)`
     else notes.push('taskset failed: server and load generator share all cores')
   }
   const nofile = openFileLimit()
@@ -153,7 +197,9 @@ async function main(argv: string[]): Promise<number> {
     return Math.max(m, z.connections ?? z.clients ?? z.observers ?? z.docs ?? (z.rooms ?? 1) * (z.clientsPerRoom ?? 1))
   }, 0)
   if (nofile < needFds + 500) {
-    notes.push(`ulimit -n is ${nofile}, below the ${needFds + 500} this run needs: raise it (ulimit -n 65536) before npm run bench`)
+    notes.push(
+      `ulimit -n is ${nofile}, below the ${needFds + 500} this run needs: raise it (ulimit -n 65536) before npm run bench`,
+    )
     log(`warning: ${notes[notes.length - 1]}`)
   }
   if (flags.has('quick')) notes.push('--quick sizes: a first look, not the named scenario sizes')
@@ -204,7 +250,9 @@ async function main(argv: string[]): Promise<number> {
     },
     runs: [],
   }
-  log(`bench: scenarios ${scenarios.join(', ')}; peers ${peers.map((p) => `${p} ${peerVersion(p)}`).join(', ')}; ${pinning}`)
+  log(
+    `bench: scenarios ${scenarios.join(', ')}; peers ${peers.map((p) => `${p} ${peerVersion(p)}`).join(', ')}; ${pinning}`,
+  )
 
   let current: RunningPeer | null = null
   let interrupted = false
@@ -218,75 +266,95 @@ async function main(argv: string[]): Promise<number> {
   })
 
   const repeats = Math.max(1, Math.floor(num(flags, 'repeat') ?? 1))
-  if (repeats > 1) notes.push(`Everything ran ${repeats} times, round robin; each row is the run whose server core had the least load from other processes (all runs are in the JSON).`)
+  if (repeats > 1)
+    notes.push(
+      `Everything ran ${repeats} times, round robin; each row is the run whose server core had the least load from other processes (all runs are in the JSON).`,
+    )
   const all: RunRecord[] = []
   for (let rep = 1; rep <= repeats; rep++)
-  for (const scenario of scenarios) {
-    const size = sizeFor(scenario, flags)
-    for (const peerName of peers) {
-      if (interrupted) break
-      if (peerName === 'tandem-mem' && needsPersistence(scenario)) continue // nothing survives its restart
-      if (peerName === 'tandem-pg' && !TANDEM_PG_SCENARIOS.includes(scenario)) continue
-      if (peerName === 'relay' && !RELAY_SCENARIOS.includes(scenario)) continue
-      if (peerName === 'tandem-hp' && !TANDEM_HP_SCENARIOS.includes(scenario)) continue
-      if (peerName === 'tandem-ws' && !TANDEM_WS_SCENARIOS.includes(scenario)) continue
-      if ((EXTRA_SCENARIOS as readonly string[]).includes(scenario) && !EXTRA_PEERS.includes(peerName)) continue
-      const dataDir = mkdtempSync(join(tmpdir(), `tandem-bench-${peerName}-`))
-      const t0 = Date.now()
-      const rec: RunRecord = { scenario, peer: peerName, version: peerVersion(peerName), size, metrics: {}, notes: [], startedAt: new Date().toISOString(), durationSec: 0 }
-      if (repeats > 1) rec.repeat = rep
-      log(`== ${scenario} / ${peerName} ${rec.version}${repeats > 1 ? ` (run ${rep}/${repeats})` : ''}`)
-      try {
-        const extra = startOptionsFor(scenario, size)
-        current = await startPeer(peerName, {
-          ...extra,
-          dataDir,
-          persistent: peerName === 'tandem' || peerName === 'tandem-pg' || needsPersistence(scenario),
-          cpus: serverCpus,
-          tandemEntry,
-          nodeArgs: [...(extra.nodeArgs ?? []), ...(list(flags, 'server-node-args')?.flatMap((a) => a.split(' ')) ?? [])],
-          log: (l) => log(`  [${peerName}] ${l.slice(0, 300)}`),
-        })
-        const limitMs = 15 * 60_000
-        let timer: NodeJS.Timeout | undefined
-        const res = await Promise.race([
-          runScenario(scenario, current, size, { progress: (l) => log(`  ${l}`), serverCores }),
-          new Promise<never>((_, rej) => {
-            timer = setTimeout(() => rej(new Error(`run exceeded ${limitMs / 60000} min`)), limitMs)
-          }),
-        ]).finally(() => clearTimeout(timer))
-        current = res.peer
-        rec.metrics = res.metrics
-        rec.notes = res.notes
-        log(`  ${JSON.stringify(res.metrics)}`)
-        for (const n of res.notes) log(`  note: ${n}`)
-      } catch (err) {
-        rec.error = err instanceof Error ? err.message.split('\n')[0]! : String(err)
-        log(`  failed: ${rec.error}`)
-      } finally {
-        await current?.stop().catch(() => undefined)
-        current = null
-        rmSync(dataDir, { recursive: true, force: true })
+    for (const scenario of scenarios) {
+      const size = sizeFor(scenario, flags)
+      for (const peerName of peers) {
+        if (interrupted) break
+        if (peerName === 'tandem-mem' && needsPersistence(scenario)) continue // nothing survives its restart
+        if (peerName === 'tandem-pg' && !TANDEM_PG_SCENARIOS.includes(scenario)) continue
+        if (peerName === 'relay' && !RELAY_SCENARIOS.includes(scenario)) continue
+        if (peerName === 'tandem-hp' && !TANDEM_HP_SCENARIOS.includes(scenario)) continue
+        if (peerName === 'tandem-ws' && !TANDEM_WS_SCENARIOS.includes(scenario)) continue
+        if ((EXTRA_SCENARIOS as readonly string[]).includes(scenario) && !EXTRA_PEERS.includes(peerName)) continue
+        const dataDir = mkdtempSync(join(tmpdir(), `tandem-bench-${peerName}-`))
+        const t0 = Date.now()
+        const rec: RunRecord = {
+          scenario,
+          peer: peerName,
+          version: peerVersion(peerName),
+          size,
+          metrics: {},
+          notes: [],
+          startedAt: new Date().toISOString(),
+          durationSec: 0,
+        }
+        if (repeats > 1) rec.repeat = rep
+        log(`== ${scenario} / ${peerName} ${rec.version}${repeats > 1 ? ` (run ${rep}/${repeats})` : ''}`)
+        try {
+          const extra = startOptionsFor(scenario, size)
+          current = await startPeer(peerName, {
+            ...extra,
+            dataDir,
+            persistent: peerName === 'tandem' || peerName === 'tandem-pg' || needsPersistence(scenario),
+            cpus: serverCpus,
+            tandemEntry,
+            nodeArgs: [
+              ...(extra.nodeArgs ?? []),
+              ...(list(flags, 'server-node-args')?.flatMap((a) => a.split(' ')) ?? []),
+            ],
+            log: (l) => log(`  [${peerName}] ${l.slice(0, 300)}`),
+          })
+          const limitMs = 15 * 60_000
+          let timer: NodeJS.Timeout | undefined
+          const res = await Promise.race([
+            runScenario(scenario, current, size, { progress: (l) => log(`  ${l}`), serverCores }),
+            new Promise<never>((_, rej) => {
+              timer = setTimeout(() => rej(new Error(`run exceeded ${limitMs / 60000} min`)), limitMs)
+            }),
+          ]).finally(() => clearTimeout(timer))
+          current = res.peer
+          rec.metrics = res.metrics
+          rec.notes = res.notes
+          log(`  ${JSON.stringify(res.metrics)}`)
+          for (const n of res.notes) log(`  note: ${n}`)
+        } catch (err) {
+          rec.error = err instanceof Error ? err.message.split('\n')[0]! : String(err)
+          log(`  failed: ${rec.error}`)
+        } finally {
+          await current?.stop().catch(() => undefined)
+          current = null
+          rmSync(dataDir, { recursive: true, force: true })
+        }
+        rec.durationSec = Math.round((Date.now() - t0) / 1000)
+        // Other work on the machine shows here: with 2 cores, a load average well above 2 means noise.
+        rec.metrics.machineLoadAvg1 = Math.round(loadavg()[0]! * 100) / 100
+        all.push(rec)
+        report.runs = pickQuietest(all)
+        if (repeats > 1) report.allRuns = all
+        writeFileSync(`${base}.json`, JSON.stringify(report, null, 2))
       }
-      rec.durationSec = Math.round((Date.now() - t0) / 1000)
-      // Other work on the machine shows here: with 2 cores, a load average well above 2 means noise.
-      rec.metrics.machineLoadAvg1 = Math.round(loadavg()[0]! * 100) / 100
-      all.push(rec)
-      report.runs = pickQuietest(all)
-      if (repeats > 1) report.allRuns = all
-      writeFileSync(`${base}.json`, JSON.stringify(report, null, 2))
     }
-  }
   await stopBenchPostgres()
   report.meta.finishedAt = new Date().toISOString()
   writeFileSync(`${base}.json`, JSON.stringify(report, null, 2))
   const md = markdown(report)
   writeFileSync(`${base}.md`, md)
   writeFileSync(`${base}.svg`, svg(report))
-  const full = !flags.has('quick') && scenarios.length === SCENARIOS.length && peers.length === PEER_NAMES.length && argv.every((a) => !a.startsWith('--') || ['--latest', '--repeat', '--save'].includes(a))
+  const full =
+    !flags.has('quick') &&
+    scenarios.length === SCENARIOS.length &&
+    peers.length === PEER_NAMES.length &&
+    argv.every((a) => !a.startsWith('--') || ['--latest', '--repeat', '--save'].includes(a))
   if (extraOnly) {
     // --latest: memory-latest.{json,md}, large-latest.{json,md} (that scenario run alone).
-    if (scenarios.length === 1 && flags.has('latest')) for (const ext of ['json', 'md']) copyFileSync(`${base}.${ext}`, join(out, `${scenarios[0]}-latest.${ext}`))
+    if (scenarios.length === 1 && flags.has('latest'))
+      for (const ext of ['json', 'md']) copyFileSync(`${base}.${ext}`, join(out, `${scenarios[0]}-latest.${ext}`))
   } else if (full || flags.has('latest')) {
     for (const ext of ['json', 'md', 'svg']) copyFileSync(`${base}.${ext}`, join(out, `latest.${ext}`))
     if (saving(flags)) updateReadme(md)

@@ -33,7 +33,7 @@ const log = (l: string) => process.stderr.write(`${l}\n`)
 
 // a deterministic vocabulary and word stream: runs compare
 let seed = 42
-const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
 const VOCAB = Array.from({ length: 20_000 }, (_, i) => {
   const syl = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'pe', 'da', 'gu', 'fi', 'ho', 'be', 'zo', 'ql']
   let w = ''
@@ -62,11 +62,28 @@ function docUpdate(): { update: Uint8Array; chars: number; phrase: string } {
   return { update, chars, phrase }
 }
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!
 const du = (path: string) => Number(execFileSync('du', ['-sb', path]).toString().split('\t')[0])
 
-async function start(dataDir: string, pg: PgServer | null, searchIndex: 'on' | 'off', schema: string): Promise<{ server: TandemServer; config: Config }> {
-  const config = loadConfig([], {}, { dataDir, collabPort: 0, apiPort: 0, logLevel: 'warn', searchIndex, ...(pg ? { postgresUrl: pg.url, postgresSchema: schema } : {}) })
+async function start(
+  dataDir: string,
+  pg: PgServer | null,
+  searchIndex: 'on' | 'off',
+  schema: string,
+): Promise<{ server: TandemServer; config: Config }> {
+  const config = loadConfig(
+    [],
+    {},
+    {
+      dataDir,
+      collabPort: 0,
+      apiPort: 0,
+      logLevel: 'warn',
+      searchIndex,
+      ...(pg ? { postgresUrl: pg.url, postgresSchema: schema } : {}),
+    },
+  )
   return { server: await createServer(config), config }
 }
 
@@ -94,7 +111,11 @@ async function main(): Promise<void> {
     const t0 = performance.now()
     const cpu0 = process.cpuUsage()
     for (let i = 0; i < DOCS; i++) {
-      const a = await createAsset(store, { workspaceId: ws.id, type: 'generic_doc', title: `${sentence(3)} ${i}`, defaultAccess: 'view' }, Date.now())
+      const a = await createAsset(
+        store,
+        { workspaceId: ws.id, type: 'generic_doc', title: `${sentence(3)} ${i}`, defaultAccess: 'view' },
+        Date.now(),
+      )
       const d = docUpdate()
       await server.deps.docs.applyUpdate({ org: ws.id, doc: a.id }, d.update, user)
       assets.push(a)
@@ -122,7 +143,10 @@ async function main(): Promise<void> {
       let hits = 0
       for (let i = 0; i < QUERIES / 4; i++) {
         const t = performance.now()
-        const res = await fetch(`http://127.0.0.1:${server.apiPort}/api/v0/workspaces/${ws.id}/search?q=${encodeURIComponent(make())}`, { headers: { 'x-api-key': key } })
+        const res = await fetch(
+          `http://127.0.0.1:${server.apiPort}/api/v0/workspaces/${ws.id}/search?q=${encodeURIComponent(make())}`,
+          { headers: { 'x-api-key': key } },
+        )
         const body = (await res.json()) as { results: unknown[] }
         if (res.status !== 200) throw new Error(`search answered ${res.status}`)
         ms.push(performance.now() - t)
@@ -133,7 +157,8 @@ async function main(): Promise<void> {
     }
 
     // size on disk: the embedded index's directory, and the table with its indexes on either engine
-    const size = async () => Number((await indexer.index.db.query(`SELECT pg_total_relation_size('search_blocks_v1')::text`, []))[0]![0])
+    const size = async () =>
+      Number((await indexer.index.db.query(`SELECT pg_total_relation_size('search_blocks_v1')::text`, []))[0]![0])
     const tableBytes = await size()
     const dirBytes = pg ? null : du(join(dir, 'data', 'search'))
     // what the live rows take, once the rows each re-index replaced are compacted away
@@ -182,8 +207,17 @@ async function main(): Promise<void> {
       index_table_x_text: +(tableBytes / textChars).toFixed(2),
       index_compacted_mb: +(compactBytes / 1e6).toFixed(1),
       index_compacted_x_text: +(compactBytes / textChars).toFixed(2),
-      ...(dirBytes !== null ? { index_dir_mb: +(dirBytes / 1e6).toFixed(1), index_dir_x_text: +(dirBytes / textChars).toFixed(2) } : {}),
-      load: { rate: RATE, hot: HOT, seconds: SECONDS, cpu_cores_index_on: +withIndex.toFixed(3), cpu_cores_index_off: +withoutIndex.toFixed(3), indexing_cpu_pct_of_a_core: +((withIndex - withoutIndex) * 100).toFixed(1) },
+      ...(dirBytes !== null
+        ? { index_dir_mb: +(dirBytes / 1e6).toFixed(1), index_dir_x_text: +(dirBytes / textChars).toFixed(2) }
+        : {}),
+      load: {
+        rate: RATE,
+        hot: HOT,
+        seconds: SECONDS,
+        cpu_cores_index_on: +withIndex.toFixed(3),
+        cpu_cores_index_off: +withoutIndex.toFixed(3),
+        indexing_cpu_pct_of_a_core: +((withIndex - withoutIndex) * 100).toFixed(1),
+      },
     }
     console.log(JSON.stringify(result, null, 2))
     await writeFile(join(resultsDir(flags), `search-${storage}-${DOCS}.json`), JSON.stringify(result, null, 2) + '\n')

@@ -16,8 +16,8 @@
 //   --no-build            run bin/tandem.js through tsx instead of the compiled sources
 //   --save                write to bench/results/ (tracked) instead of bench/results/local/
 //   --out DIR             results directory (instead of either)
-// Writes soak-<stamp>.json and soak-latest.json to bench/results/local/ (--save: bench/results/). Bounded: the run stops itself at
-// duration + cool-down + 10 minutes.
+// Writes soak-<stamp>.json and soak-latest.json to bench/results/local/ (--save: bench/results/). Bounded: the run
+// stops itself at duration + cool-down + 10 minutes.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -35,9 +35,35 @@ interface Started {
   server: SoakServer
 }
 
-async function startServer(entry: string, dataDir: string, env: NodeJS.ProcessEnv, nodeArgs: string[], extra: string[]): Promise<Started> {
-  const args = [...nodeArgs, entry, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--collab-port', '0', '--api-port', '0', '--demo', '--upgrades-per-sec-per-ip', '0', ...extra]
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, TANDEM_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+async function startServer(
+  entry: string,
+  dataDir: string,
+  env: NodeJS.ProcessEnv,
+  nodeArgs: string[],
+  extra: string[],
+): Promise<Started> {
+  const args = [
+    ...nodeArgs,
+    entry,
+    'serve',
+    '--data-dir',
+    dataDir,
+    '--host',
+    '127.0.0.1',
+    '--collab-port',
+    '0',
+    '--api-port',
+    '0',
+    '--demo',
+    '--upgrades-per-sec-per-ip',
+    '0',
+    ...extra,
+  ]
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, TANDEM_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let out = ''
   let err = ''
   child.stderr!.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)))
@@ -108,16 +134,33 @@ async function main(): Promise<void> {
 
   const entry = flags.has('no-build') ? join(ROOT, 'bin/tandem.js') : await buildTandem(log)
   const dataDir = mkdtempSync(join(tmpdir(), 'tandem-soak-'))
-  log(`soak: ${size.sockets} sockets on ${size.docs} documents at ${size.rate} update/s each, ${size.apiRps} API reads/s, ${durationMin} min (+${size.cooldownSec / 60} min cool-down)` + (arenas !== undefined ? `, MALLOC_ARENA_MAX=${arenas}` : ''))
+  log(
+    `soak: ${size.sockets} sockets on ${size.docs} documents at ${size.rate} update/s each, ${size.apiRps} API reads/s, ${durationMin} min (+${size.cooldownSec / 60} min cool-down)` +
+      (arenas !== undefined ? `, MALLOC_ARENA_MAX=${arenas}` : ''),
+  )
   const { child, server } = await startServer(entry, dataDir, env, nodeArgs, extra)
   try {
     const result = await runSoak(server, size, (line) => log(`soak: ${line}`))
     const m = result.metrics
-    log(`soak: RSS slope after warm-up ${m.rssSlopeMBPerMin} MiB/min (heap used ${m.heapUsedSlopeMBPerMin}, native ${m.nativeSlopeMBPerMin}); idle ${m.idleRssMB} MiB, peak under load ${m.peakLoadRssMB} MiB, after cool-down ${m.cooldownRssMB} MiB (${m.cooldownOverIdleMB} over idle)`)
+    log(
+      `soak: RSS slope after warm-up ${m.rssSlopeMBPerMin} MiB/min (heap used ${m.heapUsedSlopeMBPerMin}, native ${m.nativeSlopeMBPerMin}); idle ${m.idleRssMB} MiB, peak under load ${m.peakLoadRssMB} MiB, after cool-down ${m.cooldownRssMB} MiB (${m.cooldownOverIdleMB} over idle)`,
+    )
     for (const n of result.notes) log(`soak note: ${n}`)
     const out = resultsDir(flags)
-    const stamp = new Date().toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')
-    const record = { bench: 'soak', at: new Date().toISOString(), machine: machineFacts(), size, env, nodeArgs, serverArgs: extra, ...result }
+    const stamp = new Date()
+      .toISOString()
+      .replace(/:/g, '-')
+      .replace(/\.\d+Z$/, 'Z')
+    const record = {
+      bench: 'soak',
+      at: new Date().toISOString(),
+      machine: machineFacts(),
+      size,
+      env,
+      nodeArgs,
+      serverArgs: extra,
+      ...result,
+    }
     writeFileSync(join(out, `soak-${stamp}.json`), JSON.stringify(record, null, 2) + '\n')
     writeFileSync(join(out, 'soak-latest.json'), JSON.stringify(record, null, 2) + '\n')
   } finally {

@@ -1,4 +1,5 @@
-// `node --import tsx bench/storm-memory.ts [--peer tandem] [--rooms 200 --clients 2000 --doc-kb 1024 --concurrency 100]`
+// `node --import tsx bench/storm-memory.ts [--peer tandem] [--rooms 200 --clients 2000 --doc-kb 1024 --concurrency
+// 100]`
 // Where a connect storm's peak memory comes from, for one server: the storm scenario's two phases
 // (seeding the rooms, then the connect storm) with the server's own memory figures sampled every
 // 250 ms by a preloaded probe (bench/peers/mem-probe.mjs: RSS and its peak, V8 heap used/total,
@@ -72,7 +73,12 @@ async function main(argv: string[]): Promise<void> {
     const cs: LoadClient[] = []
     for (let i = 0; i < clients; i++) {
       const doc = docs[i % rooms]!
-      cs.push(new LoadClient(i, await peer.target('bench', doc, `u${i}`), { marker: Buffer.from(markerText(doc)), connectTimeoutMs: 120_000 }))
+      cs.push(
+        new LoadClient(i, await peer.target('bench', doc, `u${i}`), {
+          marker: Buffer.from(markerText(doc)),
+          connectTimeoutMs: 120_000,
+        }),
+      )
     }
     marks.push(['storm', Date.now()])
     const cpu0 = cpuSeconds(peer.pid)
@@ -85,7 +91,9 @@ async function main(argv: string[]): Promise<void> {
     for (const c of cs) if (c.syncedAt) sync.add(c.syncedAt - c.startedAt)
     const s = sync.summary()
     const ok = clients - failed
-    log(`minflt ${minflt(peer.pid) - flt0} storm: ${ok}/${clients} synced in ${((marks.at(-1)![1] - marks.at(-2)![1]) / 1000).toFixed(1)} s, sync p50 ${s.p50} ms p99 ${s.p99} ms, server CPU ${((cpu * 1000) / ok).toFixed(2)} ms per connection`)
+    log(
+      `minflt ${minflt(peer.pid) - flt0} storm: ${ok}/${clients} synced in ${((marks.at(-1)![1] - marks.at(-2)![1]) / 1000).toFixed(1)} s, sync p50 ${s.p50} ms p99 ${s.p99} ms, server CPU ${((cpu * 1000) / ok).toFixed(2)} ms per connection`,
+    )
     await sleep(holdSec * 1000)
     marks.push(['closing', Date.now()])
     await pool([...cs, ...seeded.writers], 500, (c) => c.close())
@@ -117,7 +125,8 @@ function report(peer: string, samples: Sample[], marks: [string, number][]): voi
     log(`  ${''.padEnd(8)} ${''.padStart(5)}    end:  ${row(last)}`)
   }
   log(`  VmHWM ${mb(samples.at(-1)!.hwm)} MB`)
-  if (process.env.STORM_MEMORY_TIMELINE) for (const s of samples) log(`  +${((s.t - marks[0]![1]) / 1000).toFixed(2)} s ${row(s)}`)
+  if (process.env.STORM_MEMORY_TIMELINE)
+    for (const s of samples) log(`  +${((s.t - marks[0]![1]) / 1000).toFixed(2)} s ${row(s)}`)
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {

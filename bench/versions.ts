@@ -43,13 +43,33 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'tandem-bench-versions-'))
   const pg = storage === 'postgres' ? await startPostgres() : null
-  const config = loadConfig([], {}, { dataDir: dir, collabPort: 0, apiPort: 0, logLevel: 'silent', ...(pg ? { postgresUrl: pg.url, postgresSchema: 'bench_versions' } : {}) })
+  const config = loadConfig(
+    [],
+    {},
+    {
+      dataDir: dir,
+      collabPort: 0,
+      apiPort: 0,
+      logLevel: 'silent',
+      ...(pg ? { postgresUrl: pg.url, postgresSchema: 'bench_versions' } : {}),
+    },
+  )
   const server = await createServer(config, { api: false })
   try {
     const base = `http://127.0.0.1:${server.collabPort}`
-    const { token } = await mintToken(server.deps.keys, { org: 'bench', doc: 'big', sub: 'bench', acc: 'rw', ttlSec: 3600 })
+    const { token } = await mintToken(server.deps.keys, {
+      org: 'bench',
+      doc: 'big',
+      sub: 'bench',
+      acc: 'rw',
+      ttlSec: 3600,
+    })
     const update = bigDocument()
-    const patched = await fetch(`${base}/ydoc/v1/bench/big?yauth=${token}`, { method: 'PATCH', headers: { 'content-type': 'application/octet-stream' }, body: update })
+    const patched = await fetch(`${base}/ydoc/v1/bench/big?yauth=${token}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: update,
+    })
     if (patched.status !== 200) throw new Error(`PATCH ${patched.status}`)
     const get = async (path: string, accept: string) => {
       const res = await fetch(`${base}/${path}?yauth=${token}`, { headers: { accept } })
@@ -58,7 +78,11 @@ async function main(): Promise<void> {
     }
     const ids: string[] = []
     const create = async () => {
-      const res = await fetch(`${base}/versions/v1/bench/big?yauth=${token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `v${ids.length}` }) })
+      const res = await fetch(`${base}/versions/v1/bench/big?yauth=${token}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `v${ids.length}` }),
+      })
       if (res.status !== 201) throw new Error(`POST versions ${res.status}`)
       ids.push(((await res.json()) as { id: string }).id)
     }

@@ -79,11 +79,20 @@ async function main(): Promise<void> {
     commitIntervalMs,
   })
   const perClient = Math.ceil(seconds * shape.rate) + 1
-  const clients: { peer: Peer; room: Awaited<ReturnType<RoomRegistry['acquire']>>['room']; updates: Uint8Array[] }[] = []
+  const clients: { peer: Peer; room: Awaited<ReturnType<RoomRegistry['acquire']>>['room']; updates: Uint8Array[] }[] =
+    []
   for (let r = 0; r < shape.rooms; r++) {
     const { room } = await registry.acquire({ org: 'bench', doc: `r${r}` })
     for (let c = 0; c < shape.peers; c++) {
-      const peer = new Peer(new CountingSocket(), { sub: `u${c}`, org: 'bench', doc: `r${r}`, branch: 'main', acc: 'rw', exp: 9e9, jti: '' })
+      const peer = new Peer(new CountingSocket(), {
+        sub: `u${c}`,
+        org: 'bench',
+        doc: `r${r}`,
+        branch: 'main',
+        acc: 'rw',
+        exp: 9e9,
+        jti: '',
+      })
       room.join(peer)
       clients.push({ peer, room, updates: updatesOf(1 + r * shape.peers + c, perClient) })
     }

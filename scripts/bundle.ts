@@ -29,7 +29,8 @@ export const EXTERNAL = [
 ]
 
 /** Files a build writes into its out dir. */
-const OWN_OUTPUT = /^(tandem|pglite-worker|collect-worker|doc-content-worker|warm-content-worker|history-worker|chunk-[A-Z0-9]+)\.mjs(\.map)?$/
+const OWN_OUTPUT =
+  /^(tandem|pglite-worker|collect-worker|doc-content-worker|warm-content-worker|history-worker|chunk-[A-Z0-9]+)\.mjs(\.map)?$/
 
 export interface Bundle {
   /** dist/tandem.mjs: what bin/tandem.js imports */
@@ -60,7 +61,8 @@ const levelBinding: Plugin = {
   name: 'classic-level-binding',
   setup(b) {
     b.onLoad({ filter: /[\\/]classic-level[\\/]binding\.js$/ }, () => ({
-      contents: "module.exports = require('node-gyp-build')(require('node:path').dirname(require.resolve('classic-level')))",
+      contents:
+        "module.exports = require('node-gyp-build')(require('node:path').dirname(require.resolve('classic-level')))",
       loader: 'js',
       resolveDir: join(ROOT, 'node_modules/classic-level'),
     }))
@@ -73,7 +75,14 @@ export async function bundleServer(outDir = join(ROOT, 'dist')): Promise<Bundle>
   for (const old of await readdir(outDir)) if (OWN_OUTPUT.test(old)) await rm(join(outDir, old), { force: true })
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: { tandem: 'src/main.ts', 'pglite-worker': 'src/database-assets/pglite/worker.ts', 'collect-worker': 'src/collab/room/collect-worker.ts', 'doc-content-worker': 'src/content/doc-content-worker.ts', 'warm-content-worker': 'src/content/warm-worker.ts', 'history-worker': 'src/history/job-worker.ts' },
+    entryPoints: {
+      tandem: 'src/main.ts',
+      'pglite-worker': 'src/database-assets/pglite/worker.ts',
+      'collect-worker': 'src/collab/room/collect-worker.ts',
+      'doc-content-worker': 'src/content/doc-content-worker.ts',
+      'warm-content-worker': 'src/content/warm-worker.ts',
+      'history-worker': 'src/history/job-worker.ts',
+    },
     outdir: outDir,
     outExtension: { '.js': '.mjs' },
     bundle: true,
@@ -93,7 +102,13 @@ export async function bundleServer(outDir = join(ROOT, 'dist')): Promise<Bundle>
     plugins: [levelBinding],
     banner: { js: BANNER },
     // The PGlite worker thread's entry, relative to the bundle (src/database-assets/pglite/spawn.ts).
-    define: { TANDEM_BUNDLED_PGLITE_WORKER: JSON.stringify('./pglite-worker.mjs'), TANDEM_BUNDLED_COLLECT_WORKER: JSON.stringify('./collect-worker.mjs'), TANDEM_BUNDLED_CONTENT_WORKER: JSON.stringify('./doc-content-worker.mjs'), TANDEM_BUNDLED_WARM_WORKER: JSON.stringify('./warm-content-worker.mjs'), TANDEM_BUNDLED_HISTORY_WORKER: JSON.stringify('./history-worker.mjs') },
+    define: {
+      TANDEM_BUNDLED_PGLITE_WORKER: JSON.stringify('./pglite-worker.mjs'),
+      TANDEM_BUNDLED_COLLECT_WORKER: JSON.stringify('./collect-worker.mjs'),
+      TANDEM_BUNDLED_CONTENT_WORKER: JSON.stringify('./doc-content-worker.mjs'),
+      TANDEM_BUNDLED_WARM_WORKER: JSON.stringify('./warm-content-worker.mjs'),
+      TANDEM_BUNDLED_HISTORY_WORKER: JSON.stringify('./history-worker.mjs'),
+    },
     sourcemap: 'linked',
     legalComments: 'eof',
     metafile: true,
@@ -109,7 +124,11 @@ export async function bundleServer(outDir = join(ROOT, 'dist')): Promise<Bundle>
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const outDir = readArgv(process.argv.slice(2), { strings: ['out-dir'], others: 'refuse' }).values.get('out-dir') ?? join(ROOT, 'dist')
+  const outDir =
+    readArgv(process.argv.slice(2), { strings: ['out-dir'], others: 'refuse' }).values.get('out-dir') ??
+    join(ROOT, 'dist')
   const b = await bundleServer(outDir)
-  process.stdout.write(`bundled ${Object.keys(b.metafile.inputs).length} modules into ${relative(process.cwd(), b.entry)} and ${b.files.length - 1} more files (${(b.bytes / 1024).toFixed(0)} KB)\n`)
+  process.stdout.write(
+    `bundled ${Object.keys(b.metafile.inputs).length} modules into ${relative(process.cwd(), b.entry)} and ${b.files.length - 1} more files (${(b.bytes / 1024).toFixed(0)} KB)\n`,
+  )
 }

@@ -32,7 +32,9 @@ export function citationsIn(doc: string, text: string, srcFolders: readonly stri
   const docDir = dirname(doc)
   const lines = text.split('\n')
   const top = new RegExp(`(?<![\\w./@-])((?:${TOP.map((t) => t.replace('.', '\\.')).join('|')})/[\\w./*{},<>-]*)`, 'g')
-  const inSrc = srcFolders.length ? new RegExp(`(?<![\\w./@-])((?:${srcFolders.join('|')})/[\\w./-]*\\.(?:ts|mjs|js|json))(?![\\w/])`, 'g') : null
+  const inSrc = srcFolders.length
+    ? new RegExp(`(?<![\\w./@-])((?:${srcFolders.join('|')})/[\\w./-]*\\.(?:ts|mjs|js|json))(?![\\w/])`, 'g')
+    : null
   lines.forEach((lineText, i) => {
     const line = i + 1
     const add = (cited: string, path: string) => out.push({ doc, line, cited, path })
@@ -128,7 +130,9 @@ if (process.argv[1] === import.meta.filename) {
     process.stderr.write(
       [
         `${missing.length} path(s) cited in the docs do not exist:`,
-        ...missing.map((c) => `  ${c.doc}:${c.line}  ${c.cited}${c.path !== c.cited ? `  (looked for ${c.path})` : ''}`),
+        ...missing.map(
+          (c) => `  ${c.doc}:${c.line}  ${c.cited}${c.path !== c.cited ? `  (looked for ${c.path})` : ''}`,
+        ),
         'A file moved or removed: cite where it is now, or drop the citation (scripts/doc-paths.ts says what counts).',
         '',
       ].join('\n'),

@@ -1,7 +1,8 @@
 // The WebSocket part of scripts/docker-check.sh: writes a marker into a document of a running server
 // through the SDK's live document, or reads it back after a restart.
 //
-//   node --import tsx --conditions tandem-source scripts/docker-edit.ts write|read --api URL --key KEY --asset ID --text TEXT
+//   node --import tsx --conditions tandem-source scripts/docker-edit.ts write|read \
+//     --api URL --key KEY --asset ID --text TEXT
 //
 // `write` returns once a second socket on the same document saw the edit: the server broadcasts an
 // update only after it is durable, so the edit is on disk before the container is stopped. `read`
@@ -25,7 +26,8 @@ if ((mode !== 'write' && mode !== 'read') || !api || !key || !asset || !text) {
 }
 
 const tandem = new TandemClient({ baseUrl: api, apiKey: key })
-const open = (access: 'view' | 'edit') => tandem.openDocument(asset, { access, WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket })
+const open = (access: 'view' | 'edit') =>
+  tandem.openDocument(asset, { access, WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket })
 const docs: LiveDocument[] = []
 const timer = setTimeout(() => {
   process.stderr.write(`docker-edit ${mode}: no answer within ${TIMEOUT_MS / 1000} s\n`)
@@ -52,7 +54,9 @@ try {
     await reader.whenSynced()
     const found = reader.doc.getText(MARK).toString()
     if (found !== text) {
-      process.stderr.write(`docker-edit read: ${asset} holds ${JSON.stringify(found)}, expected ${JSON.stringify(text)}\n`)
+      process.stderr.write(
+        `docker-edit read: ${asset} holds ${JSON.stringify(found)}, expected ${JSON.stringify(text)}\n`,
+      )
       process.exitCode = 1
     } else process.stdout.write(`read ${JSON.stringify(text)} back from ${asset}\n`)
   }

@@ -15,7 +15,9 @@ function visit(folder: string): void {
   for (const next of edges.get(folder)?.keys() ?? []) {
     if (state.get(next) === 'open') {
       const loop = [...path.slice(path.indexOf(next)), next]
-      loops.push(loop.map((f, i) => (i < loop.length - 1 ? `${f} (${edges.get(f)!.get(loop[i + 1]!)})` : f)).join(' -> '))
+      loops.push(
+        loop.map((f, i) => (i < loop.length - 1 ? `${f} (${edges.get(f)!.get(loop[i + 1]!)})` : f)).join(' -> '),
+      )
     } else if (!state.has(next)) visit(next)
   }
   path.pop()
@@ -27,7 +29,9 @@ for (const folder of [...edges.keys()].sort()) if (!state.has(folder)) visit(fol
 const FRONT_DOOR_USERS = new Set(['cli', 'main.ts'])
 const intoFrontDoor = [...edges].filter(([from, tos]) => tos.has('compose') && !FRONT_DOOR_USERS.has(from))
 if (intoFrontDoor.length > 0) {
-  console.error(`only cli/ and main.ts import compose/:\n${intoFrontDoor.map(([from, tos]) => `  ${from} (${tos.get('compose')})`).join('\n')}`)
+  console.error(
+    `only cli/ and main.ts import compose/:\n${intoFrontDoor.map(([from, tos]) => `  ${from} (${tos.get('compose')})`).join('\n')}`,
+  )
   process.exit(1)
 }
 
@@ -35,4 +39,6 @@ if (loops.length > 0) {
   console.error(`folder loops in src/:\n${loops.map((l) => `  ${l}`).join('\n')}`)
   process.exit(1)
 }
-console.log(`no folder loops among ${new Set([...edges.keys(), ...[...edges.values()].flatMap((m) => [...m.keys()])]).size} folders of src/`)
+console.log(
+  `no folder loops among ${new Set([...edges.keys(), ...[...edges.values()].flatMap((m) => [...m.keys()])]).size} folders of src/`,
+)

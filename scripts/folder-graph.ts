@@ -37,7 +37,8 @@ export function folderEdges(): FolderEdges {
     const from = folderOf(file)
     edges.set(from, edges.get(from) ?? new Map())
     const text = readFileSync(file, 'utf8')
-    for (const m of text.matchAll(/(?:from|import\()\s*'(\.[^']+)'/g)) add(from, folderOf(resolve(dirname(file), m[1]!)), file)
+    for (const m of text.matchAll(/(?:from|import\()\s*'(\.[^']+)'/g))
+      add(from, folderOf(resolve(dirname(file), m[1]!)), file)
     for (const m of text.matchAll(/(?:from|import\()\s*'(@tandem\/[a-z-]+)/g)) add(from, m[1]!, file)
   }
   return edges

@@ -60,7 +60,9 @@ function problem(from: string, to: string): string | null {
 }
 
 export async function packageBoundaryOffences(root: string): Promise<Offence[]> {
-  const packages = (await readdir(join(root, 'packages'), { withFileTypes: true }).catch(() => [])).filter((e) => e.isDirectory())
+  const packages = (await readdir(join(root, 'packages'), { withFileTypes: true }).catch(() => [])).filter((e) =>
+    e.isDirectory(),
+  )
   const folders = [...packages.map((p) => join(root, 'packages', p.name)), ...USERS.map((u) => join(root, u))]
   const out: Offence[] = []
   for (const folder of folders) {

@@ -1,6 +1,14 @@
 // The `tandem` command: the only module that reads process.argv and process.env.
 import { COMMAND_USAGE, wantsHelp } from './cli/args.js'
-import { commandHelp, settingsHelpText, STORAGE_SETTINGS, unknownCommand, unknownOptionHint, USAGE, wantsSettings } from './cli/help.js'
+import {
+  commandHelp,
+  settingsHelpText,
+  STORAGE_SETTINGS,
+  unknownCommand,
+  unknownOptionHint,
+  USAGE,
+  wantsSettings,
+} from './cli/help.js'
 import { ConfigError } from './infra/config.js'
 
 let current: string | undefined
@@ -38,7 +46,10 @@ async function main(argv: string[]): Promise<number> {
       const { takeFlags } = await import('./cli/args.js')
       // Storage settings are read here; everything else belongs to the admin command.
       const { values, rest: others } = takeFlags(rest, STORAGE_SETTINGS)
-      const config = loadConfig(STORAGE_SETTINGS.flatMap((f) => (values.has(f) ? [`--${f}`, values.get(f)!] : [])), process.env)
+      const config = loadConfig(
+        STORAGE_SETTINGS.flatMap((f) => (values.has(f) ? [`--${f}`, values.get(f)!] : [])),
+        process.env,
+      )
       return (await import('./cli/admin.js')).runAdmin(others, config)
     }
     case undefined:
@@ -59,7 +70,10 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     // A bad flag or setting: the error (with the flag it was probably meant to be), then that command's usage.
-    if (err instanceof ConfigError) process.stderr.write(`tandem: configuration error: ${err.message}${unknownOptionHint(err.message, current)}\n${current ? `${COMMAND_USAGE[current]}\n(tandem ${current} --help-settings lists the settings)\n` : ''}`)
+    if (err instanceof ConfigError)
+      process.stderr.write(
+        `tandem: configuration error: ${err.message}${unknownOptionHint(err.message, current)}\n${current ? `${COMMAND_USAGE[current]}\n(tandem ${current} --help-settings lists the settings)\n` : ''}`,
+      )
     else process.stderr.write(`tandem: ${err instanceof Error ? err.message : String(err)}\n`)
     process.exitCode = 1
   },

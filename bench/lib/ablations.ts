@@ -20,16 +20,21 @@ export type Ablation = (typeof ABLATIONS)[number]
 
 /** A comma list of ablation names; an unknown one throws, naming the known ones. */
 export function parseAblations(list: string): Ablation[] {
-  const names = list.split(',').map((s) => s.trim()).filter(Boolean)
+  const names = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   const unknown = names.find((n) => !(ABLATIONS as readonly string[]).includes(n))
-  if (unknown !== undefined) throw new Error(`ablate: unknown name ${JSON.stringify(unknown)}; expected any of ${ABLATIONS.join(', ')}`)
+  if (unknown !== undefined)
+    throw new Error(`ablate: unknown name ${JSON.stringify(unknown)}; expected any of ${ABLATIONS.join(', ')}`)
   return names as Ablation[]
 }
 
 /** The server's parts with `names` taken away; says so on `log` when any is. */
 export function ablationParts(names: readonly Ablation[], log?: Logger): ServerParts {
   const off = new Set(names)
-  if (off.size > 0) log?.warn({ ablations: [...off] }, 'ablations on: updates are lost or unseen; for a measurement only')
+  if (off.size > 0)
+    log?.warn({ ablations: [...off] }, 'ablations on: updates are lost or unseen; for a measurement only')
   return {
     ...(off.has('nometrics') && { metrics: () => createMetrics({ kinds: QUIET_KINDS, defaults: false }) }),
     ...(off.has('nowrite') && { docStore: (store) => new DiscardingStore(store) }),
@@ -56,7 +61,13 @@ export class RelayRoom extends Room {
 
   constructor(o: RoomOptions) {
     super(o)
-    this.relayFanout = new Fanout(o.transport, o.docId, o.maxBackpressureBytes, () => this.peers, (p) => this.leave(p))
+    this.relayFanout = new Fanout(
+      o.transport,
+      o.docId,
+      o.maxBackpressureBytes,
+      () => this.peers,
+      (p) => this.leave(p),
+    )
   }
 
   override receiveUpdate(peer: Peer, update: Uint8Array, isStep2: boolean): void {
@@ -70,7 +81,12 @@ export class RelayRoom extends Room {
     done.resolve()
   }
 
-  override applyUpdate(update: Uint8Array, user: string, origin: Peer | null, attrs?: Parameters<Room['applyUpdate']>[3]): Promise<number | null> {
+  override applyUpdate(
+    update: Uint8Array,
+    user: string,
+    origin: Peer | null,
+    attrs?: Parameters<Room['applyUpdate']>[3],
+  ): Promise<number | null> {
     if (this.destroyed) return super.applyUpdate(update, user, origin, attrs)
     this.relay(update, origin)
     return Promise.resolve(null) // never logged

@@ -18,7 +18,12 @@ export function num(flags: Flags, name: string): number | undefined {
 
 export function list(flags: Flags, name: string): string[] | undefined {
   const v = flags.get(name)
-  return v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean)
+  return v === undefined
+    ? undefined
+    : v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
 }
 
 /** A progress line on stdout, stamped with the wall-clock time. */

@@ -1,7 +1,16 @@
 // A document store that numbers appends as if it wrote them and drops them: the `nowrite` ablation
 // (bench/ablate.ts) wraps the server's store with it to measure what the append costs. Snapshots,
 // side records, marks and everything else still reach the store it wraps.
-import { numberWrites, type AppendedSeqs, type AppendWrite, type DocState, type DocStore, type Snapshot, type StoredUpdate, type StoreMark } from '../../src/storage/doc-store.js'
+import {
+  numberWrites,
+  type AppendedSeqs,
+  type AppendWrite,
+  type DocState,
+  type DocStore,
+  type Snapshot,
+  type StoredUpdate,
+  type StoreMark,
+} from '../../src/storage/doc-store.js'
 
 export class DiscardingStore implements DocStore {
   /** each document's last seq as loaded, then as numbered here */
@@ -23,7 +32,10 @@ export class DiscardingStore implements DocStore {
   async append(): Promise<void> {}
 
   async appendMany(writes: AppendWrite[]): Promise<AppendedSeqs[]> {
-    const seqs = await numberWrites(writes, async (docId) => this.heads.get(docId) ?? (await this.inner.load(docId)).lastSeq)
+    const seqs = await numberWrites(
+      writes,
+      async (docId) => this.heads.get(docId) ?? (await this.inner.load(docId)).lastSeq,
+    )
     for (const s of seqs) this.heads.set(s.docId, Math.max(s.lastSeq, this.heads.get(s.docId) ?? 0))
     return seqs
   }

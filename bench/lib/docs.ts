@@ -95,7 +95,10 @@ export function realisticDoc(targetBytes: number, seed = 24): BuiltDoc {
       // A setting changed: overwritten entries stay as deleted items.
       const map = doc.getMap('meta')
       const k = `k${Math.floor(rand() * 24)}`
-      map.set(k, rand() < 0.5 ? sentence(rand, 1 + Math.floor(rand() * 6)) : { v: Math.floor(rand() * 1e6), by: w, step })
+      map.set(
+        k,
+        rand() < 0.5 ? sentence(rand, 1 + Math.floor(rand() * 6)) : { v: Math.floor(rand() * 1e6), by: w, step },
+      )
     }
     cursors[w] = at
     step++

@@ -25,4 +25,3 @@ export function openFileLimit(): number {
 export function stamp(d = new Date()): string {
   return d.toISOString().replace(/[:]/g, '-').replace(/\..+$/, 'Z')
 }
-

@@ -20,8 +20,18 @@ import { freePort } from '../../test/helpers/ports.js'
  * Tandem with `--transport ws`: the collab listener on the `ws` package and node:http, as every
  * Node without a loadable uWS binary runs it (`tandem` takes `auto`, uWS where it loads).
  */
-export type PeerName = 'tandem' | 'tandem-mem' | 'tandem-pg' | 'tandem-hp' | 'tandem-ws' | 'yws' | 'hocuspocus' | 'relay'
-export const PEER_NAMES: readonly PeerName[] = ['tandem', 'tandem-mem', 'tandem-pg', 'tandem-hp', 'tandem-ws', 'yws', 'hocuspocus', 'relay']
+export type PeerName =
+  'tandem' | 'tandem-mem' | 'tandem-pg' | 'tandem-hp' | 'tandem-ws' | 'yws' | 'hocuspocus' | 'relay'
+export const PEER_NAMES: readonly PeerName[] = [
+  'tandem',
+  'tandem-mem',
+  'tandem-pg',
+  'tandem-hp',
+  'tandem-ws',
+  'yws',
+  'hocuspocus',
+  'relay',
+]
 
 /**
  * Scenarios the `relay` (a bare uWS relay that parses nothing, bench/peers/uws-relay.mjs) runs in:
@@ -33,10 +43,15 @@ export const RELAY_SCENARIOS: readonly string[] = ['fanout', 'rooms', 'presence'
 /** Scenarios `tandem-pg` runs in: traffic and cold (storm and idle do not touch storage much). */
 export const TANDEM_PG_SCENARIOS: readonly string[] = ['fanout', 'rooms', 'presence', 'cold']
 
-/** Scenarios `tandem-ws` (Tandem on the ws transport) runs in: those that are socket work (not cold, a restart over storage). */
+/**
+ * Scenarios `tandem-ws` (Tandem on the ws transport) runs in: those that are socket work (not cold, a restart over
+ * storage).
+ */
 export const TANDEM_WS_SCENARIOS: readonly string[] = ['fanout', 'rooms', 'presence', 'storm', 'idle']
 
-/** Scenarios `tandem-hp` (Tandem through the Hocuspocus framing at its root URL) runs in: traffic, beside `hocuspocus`. */
+/**
+ * Scenarios `tandem-hp` (Tandem through the Hocuspocus framing at its root URL) runs in: traffic, beside `hocuspocus`.
+ */
 export const TANDEM_HP_SCENARIOS: readonly string[] = ['fanout', 'rooms']
 
 let benchPg: Promise<PgServer> | null = null
@@ -123,13 +138,22 @@ interface Spawned {
 }
 
 /** Starts `node args...` and waits for a stdout line matching `ready`. */
-async function spawnNode(script: string[], env: NodeJS.ProcessEnv, opts: StartOptions, ready: RegExp): Promise<Spawned> {
+async function spawnNode(
+  script: string[],
+  env: NodeJS.ProcessEnv,
+  opts: StartOptions,
+  ready: RegExp,
+): Promise<Spawned> {
   const { cpus, log } = opts
   const args = [...(opts.nodeArgs ?? []), ...script]
   const pinned = cpus !== null && hasTaskset()
   const cmd = pinned ? 'taskset' : process.execPath
   const argv = pinned ? ['-c', cpus, process.execPath, ...args] : args
-  const child = spawn(cmd, argv, { cwd: ROOT, env: { ...process.env, ...opts.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(cmd, argv, {
+    cwd: ROOT,
+    env: { ...process.env, ...opts.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stderr = ''
   child.stderr!.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000)
@@ -184,7 +208,13 @@ export async function startPeer(name: PeerName, opts: StartOptions): Promise<Run
     case 'tandem-ws':
       return startTandem(opts, 'tandem-ws')
     case 'tandem-pg':
-      return startTandem({ ...opts, postgresUrl: await (await benchPostgres(opts.cpus)).createDatabase(`bench_${process.pid}_${++pgDatabases}`) }, 'tandem-pg')
+      return startTandem(
+        {
+          ...opts,
+          postgresUrl: await (await benchPostgres(opts.cpus)).createDatabase(`bench_${process.pid}_${++pgDatabases}`),
+        },
+        'tandem-pg',
+      )
     case 'yws':
       return startYws(opts)
     case 'hocuspocus':
@@ -194,9 +224,23 @@ export async function startPeer(name: PeerName, opts: StartOptions): Promise<Run
   }
 }
 
-async function startTandem(opts: StartOptions & { postgresUrl?: string }, name: 'tandem' | 'tandem-mem' | 'tandem-pg' | 'tandem-hp' | 'tandem-ws'): Promise<RunningPeer> {
+async function startTandem(
+  opts: StartOptions & { postgresUrl?: string },
+  name: 'tandem' | 'tandem-mem' | 'tandem-pg' | 'tandem-hp' | 'tandem-ws',
+): Promise<RunningPeer> {
   const entry = opts.tandemEntry ?? join(ROOT, 'bin/tandem.js')
-  const args = [entry, 'serve', '--data-dir', opts.dataDir, '--host', '127.0.0.1', '--collab-port', '0', '--api-port', '0']
+  const args = [
+    entry,
+    'serve',
+    '--data-dir',
+    opts.dataDir,
+    '--host',
+    '127.0.0.1',
+    '--collab-port',
+    '0',
+    '--api-port',
+    '0',
+  ]
   if (name === 'tandem-mem') args.push('--doc-storage', 'memory')
   if (name === 'tandem-ws') args.push('--transport', 'ws')
   // One load generator on 127.0.0.1 stands in for thousands of client addresses: no per-address limit.
@@ -204,14 +248,18 @@ async function startTandem(opts: StartOptions & { postgresUrl?: string }, name: 
   if (opts.tandemArgs) args.push(...opts.tandemArgs)
   // glibc's arena count as the production image sets it (Dockerfile): without it each libuv pool
   // thread keeps its own arena of freed memory (~1 KB per socket in the idle scenario).
-  const env: NodeJS.ProcessEnv = { TANDEM_LOG_LEVEL: process.env.TANDEM_LOG_LEVEL ?? 'warn', MALLOC_ARENA_MAX: opts.env?.MALLOC_ARENA_MAX ?? process.env.MALLOC_ARENA_MAX ?? '2' }
+  const env: NodeJS.ProcessEnv = {
+    TANDEM_LOG_LEVEL: process.env.TANDEM_LOG_LEVEL ?? 'warn',
+    MALLOC_ARENA_MAX: opts.env?.MALLOC_ARENA_MAX ?? process.env.MALLOC_ARENA_MAX ?? '2',
+  }
   let keys: KeyRing | undefined
   if (opts.postgresUrl) {
     // The URL is a secret: through the environment, not argv. Keys from a file the bench writes,
     // so it can sign wherever the server would otherwise keep them.
     env.TANDEM_POSTGRES_URL = opts.postgresUrl
     const keysFile = join(opts.dataDir, 'bench-signing-keys.json')
-    if (!existsSync(keysFile)) await writeFile(keysFile, JSON.stringify({ keys: [await generateSigningJwk()] }), { mode: 0o600 })
+    if (!existsSync(keysFile))
+      await writeFile(keysFile, JSON.stringify({ keys: [await generateSigningJwk()] }), { mode: 0o600 })
     env.TANDEM_SIGNING_KEYS = keysFile
     keys = await keyRingFromJwks((JSON.parse(readFileSync(keysFile, 'utf8')) as { keys: [] }).keys, keysFile)
   }
@@ -224,14 +272,23 @@ async function startTandem(opts: StartOptions & { postgresUrl?: string }, name: 
   const target: RunningPeer['target'] = async (org, doc, user) => {
     const { token } = await mintToken(ring, { sub: user, org, doc, acc: 'rw', ttlSec: 3600 })
     // tandem-hp: the same server spoken to as Hocuspocus providers speak, at its root URL
-    if (name === 'tandem-hp') return { url: `ws://${host}:${port}/`, dialect: 'hocuspocus', docName: `${org}/${doc}`, token }
+    if (name === 'tandem-hp')
+      return { url: `ws://${host}:${port}/`, dialect: 'hocuspocus', docName: `${org}/${doc}`, token }
     return { url: `ws://${host}:${port}/${org}/${doc}?yauth=${token}`, dialect: 'yws', docName: `${org}/${doc}`, token }
   }
   return runningPeer(name, opts.dataDir, child, port, target, () => startTandem(opts, name), peerVersion('tandem'))
 }
 
 /** A started server as the scenarios see it; `again` starts it anew on the same data dir. */
-function runningPeer(name: PeerName, dataDir: string, child: ChildProcess, port: number, target: RunningPeer['target'], again: () => Promise<RunningPeer>, version = peerVersion(name)): RunningPeer {
+function runningPeer(
+  name: PeerName,
+  dataDir: string,
+  child: ChildProcess,
+  port: number,
+  target: RunningPeer['target'],
+  again: () => Promise<RunningPeer>,
+  version = peerVersion(name),
+): RunningPeer {
   return {
     name,
     version,
@@ -252,8 +309,25 @@ async function startYws(opts: StartOptions): Promise<RunningPeer> {
   const port = await freePort()
   const env: NodeJS.ProcessEnv = { HOST: '127.0.0.1', PORT: String(port) }
   if (opts.persistent) env.YPERSISTENCE = opts.dataDir
-  const { child } = await spawnNode([join(ROOT, 'node_modules/y-websocket-server-legacy/bin/server.js')], env, opts, /running at/)
-  return runningPeer('yws', opts.dataDir, child, port, async (org, doc) => ({ url: `ws://127.0.0.1:${port}/${org}/${doc}`, dialect: 'yws', docName: `${org}/${doc}`, token: '' }), () => startYws(opts))
+  const { child } = await spawnNode(
+    [join(ROOT, 'node_modules/y-websocket-server-legacy/bin/server.js')],
+    env,
+    opts,
+    /running at/,
+  )
+  return runningPeer(
+    'yws',
+    opts.dataDir,
+    child,
+    port,
+    async (org, doc) => ({
+      url: `ws://127.0.0.1:${port}/${org}/${doc}`,
+      dialect: 'yws',
+      docName: `${org}/${doc}`,
+      token: '',
+    }),
+    () => startYws(opts),
+  )
 }
 
 async function startHocuspocus(opts: StartOptions): Promise<RunningPeer> {
@@ -261,15 +335,37 @@ async function startHocuspocus(opts: StartOptions): Promise<RunningPeer> {
   if (opts.persistent) args.push('--data-dir', opts.dataDir)
   const { child, match } = await spawnNode(args, {}, opts, /listening on http:\/\/127\.0\.0\.1:(\d+)/)
   const port = Number(match[1])
-  const target: RunningPeer['target'] = async (org, doc, user) => ({ url: `ws://127.0.0.1:${port}/`, dialect: 'hocuspocus', docName: `${org}/${doc}`, token: `bench-${user}` })
+  const target: RunningPeer['target'] = async (org, doc, user) => ({
+    url: `ws://127.0.0.1:${port}/`,
+    dialect: 'hocuspocus',
+    docName: `${org}/${doc}`,
+    token: `bench-${user}`,
+  })
   return runningPeer('hocuspocus', opts.dataDir, child, port, target, () => startHocuspocus(opts))
 }
 
 async function startRelay(opts: StartOptions): Promise<RunningPeer> {
   // tsx: the relay loads uWS through src/collab/listener/uws-build.ts
-  const { child, match } = await spawnNode(['--import', 'tsx', join(ROOT, 'bench/peers/uws-relay.mjs'), '--port', '0'], {}, opts, /listening on http:\/\/127\.0\.0\.1:(\d+)/)
+  const { child, match } = await spawnNode(
+    ['--import', 'tsx', join(ROOT, 'bench/peers/uws-relay.mjs'), '--port', '0'],
+    {},
+    opts,
+    /listening on http:\/\/127\.0\.0\.1:(\d+)/,
+  )
   const port = Number(match[1])
-  return runningPeer('relay', opts.dataDir, child, port, async (org, doc) => ({ url: `ws://127.0.0.1:${port}/${org}/${doc}`, dialect: 'yws', docName: `${org}/${doc}`, token: '' }), () => startRelay(opts))
+  return runningPeer(
+    'relay',
+    opts.dataDir,
+    child,
+    port,
+    async (org, doc) => ({
+      url: `ws://127.0.0.1:${port}/${org}/${doc}`,
+      dialect: 'yws',
+      docName: `${org}/${doc}`,
+      token: '',
+    }),
+    () => startRelay(opts),
+  )
 }
 
 /**

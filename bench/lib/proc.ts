@@ -79,7 +79,10 @@ export class RssSampler {
   private sum = 0
   private n = 0
 
-  constructor(private readonly pid: number, private readonly everyMs = 250) {}
+  constructor(
+    private readonly pid: number,
+    private readonly everyMs = 250,
+  ) {}
 
   start(): void {
     this.timer = setInterval(() => this.sample(), this.everyMs)

@@ -131,14 +131,19 @@ function sizeText(size: unknown): string {
 
 /** Ratio Tandem/peer for one metric; null when either side is missing or zero. */
 export function ratio(t: number | null | undefined, p: number | null | undefined): number | null {
-  if (typeof t !== 'number' || typeof p !== 'number' || !Number.isFinite(t) || !Number.isFinite(p) || p === 0) return null
+  if (typeof t !== 'number' || typeof p !== 'number' || !Number.isFinite(t) || !Number.isFinite(p) || p === 0)
+    return null
   return t / p
 }
 
 const SUBJECTS = ['tandem', 'tandem-mem', 'tandem-pg', 'tandem-ws']
 
 /** Rows "subject / peer": each Tandem variant against each other server, and Tandem against its in-memory twin. */
-export function ratioRows(report: BenchReport): { scenario: string; label: string; cells: { label: string; better: string; value: number | null; tandemWorse: boolean }[] }[] {
+export function ratioRows(report: BenchReport): {
+  scenario: string
+  label: string
+  cells: { label: string; better: string; value: number | null; tandemWorse: boolean }[]
+}[] {
   const out: ReturnType<typeof ratioRows> = []
   const scenarios = [...new Set(report.runs.map((r) => r.scenario))]
   for (const s of scenarios) {
@@ -195,7 +200,9 @@ export function markdown(report: BenchReport): string {
       lines.push(`| ratio | ${cols.map((c) => `${c.label} ${c.better === 'higher' ? '↑' : '↓'}`).join(' | ')} |`)
       lines.push(`|---|${cols.map(() => '---:').join('|')}|`)
       for (const r of rows) {
-        lines.push(`| ${r.label} | ${r.cells.map((c) => (c.value === null ? '–' : c.tandemWorse ? `**${c.value.toFixed(2)}**` : c.value.toFixed(2))).join(' | ')} |`)
+        lines.push(
+          `| ${r.label} | ${r.cells.map((c) => (c.value === null ? '–' : c.tandemWorse ? `**${c.value.toFixed(2)}**` : c.value.toFixed(2))).join(' | ')} |`,
+        )
       }
       lines.push('')
     }
@@ -205,7 +212,10 @@ export function markdown(report: BenchReport): string {
   for (const s of [...new Set(report.runs.map((r) => r.scenario))]) {
     const runs = report.runs.filter((r) => r.scenario === s)
     // The noise figure rides along in the figures, never in the ratios.
-    const cols: Col[] = [...(COLUMNS[s] ?? []), { key: 'foreignLoadServerCore', label: 'foreign load on server core', better: 'lower' }]
+    const cols: Col[] = [
+      ...(COLUMNS[s] ?? []),
+      { key: 'foreignLoadServerCore', label: 'foreign load on server core', better: 'lower' },
+    ]
     lines.push(`### ${s} (${sizeText(runs[0]!.size)})`, '')
     lines.push(`| peer | ${cols.map((c) => c.label).join(' | ')} |`)
     lines.push(`|---|${cols.map(() => '---:').join('|')}|`)
@@ -228,7 +238,16 @@ export function markdown(report: BenchReport): string {
 
 // ---- SVG chart ----
 
-const COLORS: Record<string, string> = { tandem: '#2563eb', 'tandem-mem': '#93c5fd', 'tandem-pg': '#7c3aed', 'tandem-hp': '#60a5fa', 'tandem-ws': '#0d9488', yws: '#9ca3af', hocuspocus: '#f59e0b', relay: '#d1d5db' }
+const COLORS: Record<string, string> = {
+  tandem: '#2563eb',
+  'tandem-mem': '#93c5fd',
+  'tandem-pg': '#7c3aed',
+  'tandem-hp': '#60a5fa',
+  'tandem-ws': '#0d9488',
+  yws: '#9ca3af',
+  hocuspocus: '#f59e0b',
+  relay: '#d1d5db',
+}
 
 interface Panel {
   title: string
@@ -240,7 +259,12 @@ interface Panel {
 
 const PANELS: Panel[] = [
   { title: 'Delivered updates/s (higher is better)', scenarios: ['fanout', 'rooms'], key: 'deliveredPerSec' },
-  { title: 'Latency p99, ms, log scale (lower is better)', scenarios: ['fanout', 'rooms', 'presence'], key: 'latencyP99Ms', log: true },
+  {
+    title: 'Latency p99, ms, log scale (lower is better)',
+    scenarios: ['fanout', 'rooms', 'presence'],
+    key: 'latencyP99Ms',
+    log: true,
+  },
   { title: 'Deliveries per server CPU second (higher)', scenarios: ['fanout', 'rooms'], key: 'deliveriesPerCpuSec' },
   { title: 'Connect storm: connections/s (higher)', scenarios: ['storm'], key: 'connPerSec' },
   { title: 'Idle: KB RSS per connection (lower)', scenarios: ['idle'], key: 'rssPerConnKB' },
@@ -261,7 +285,9 @@ const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;'
 
 export function svg(report: BenchReport): string {
   const peers = [...new Set(report.runs.map((r) => r.peer))]
-  const panels = PANELS.filter((p) => report.runs.some((r) => p.scenarios.includes(r.scenario) && typeof r.metrics[p.key] === 'number'))
+  const panels = PANELS.filter((p) =>
+    report.runs.some((r) => p.scenarios.includes(r.scenario) && typeof r.metrics[p.key] === 'number'),
+  )
   const pw = 320
   const ph = 240
   const cols = 3
@@ -270,13 +296,19 @@ export function svg(report: BenchReport): string {
   const W = pw * cols + 20
   const H = top + ph * rows + 10
   const out: string[] = []
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, sans-serif" font-size="11">`)
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, sans-serif" font-size="11">`,
+  )
   out.push(`<rect width="${W}" height="${H}" fill="#fff"/>`)
-  out.push(`<text x="10" y="20" font-size="15" font-weight="600">Tandem bench, ${esc(report.meta.startedAt)} (${report.meta.machine.nproc} cores, Node ${esc(report.meta.machine.node)})</text>`)
+  out.push(
+    `<text x="10" y="20" font-size="15" font-weight="600">Tandem bench, ${esc(report.meta.startedAt)} (${report.meta.machine.nproc} cores, Node ${esc(report.meta.machine.node)})</text>`,
+  )
   peers.forEach((p, i) => {
     const x = 10 + i * 150
     const v = report.runs.find((r) => r.peer === p)?.version ?? ''
-    out.push(`<rect x="${x}" y="32" width="12" height="12" fill="${COLORS[p] ?? '#666'}"/><text x="${x + 16}" y="42">${esc(`${p} ${v}`)}</text>`)
+    out.push(
+      `<rect x="${x}" y="32" width="12" height="12" fill="${COLORS[p] ?? '#666'}"/><text x="${x + 16}" y="42">${esc(`${p} ${v}`)}</text>`,
+    )
   })
   panels.forEach((panel, i) => {
     const ox = 10 + (i % cols) * pw
@@ -303,8 +335,12 @@ export function svg(report: BenchReport): string {
           return
         }
         const h = (panel.log ? Math.log10(1 + Math.max(0, v)) / Math.log10(1 + max) : v / max) * (chartH - 14)
-        out.push(`<rect x="${x + 2}" y="${chartTop + chartH - h}" width="${bw - 4}" height="${h}" fill="${COLORS[p] ?? '#666'}"><title>${esc(`${g} ${p}: ${fmt(v)}`)}</title></rect>`)
-        out.push(`<text x="${x + bw / 2}" y="${chartTop + chartH - h - 3}" text-anchor="middle" font-size="8">${esc(short(v))}</text>`)
+        out.push(
+          `<rect x="${x + 2}" y="${chartTop + chartH - h}" width="${bw - 4}" height="${h}" fill="${COLORS[p] ?? '#666'}"><title>${esc(`${g} ${p}: ${fmt(v)}`)}</title></rect>`,
+        )
+        out.push(
+          `<text x="${x + bw / 2}" y="${chartTop + chartH - h - 3}" text-anchor="middle" font-size="8">${esc(short(v))}</text>`,
+        )
       })
       out.push(`<text x="${gi * gw + gw / 2}" y="${chartTop + chartH + 14}" text-anchor="middle">${esc(g)}</text>`)
     })

@@ -16,7 +16,10 @@ export function rng(seed: number): () => number {
   }
 }
 
-const WORDS = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua'.split(' ')
+const WORDS =
+  'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua'.split(
+    ' ',
+  )
 
 /** One Yjs update of about `bytes` bytes. Built once and shared by every seeded room. */
 export function seedUpdate(bytes: number, seed = 1): Uint8Array {
@@ -44,7 +47,10 @@ export function markerText(room: string): string {
  * A small update adding the room's marker (from its own client, so the seed is never re-applied
  * here), and the state vector of seed + marker, which keeps the server's confirmation tiny.
  */
-export function markerUpdate(seedStateVector: Map<number, number>, room: string): { update: Uint8Array; stateVector: Uint8Array } {
+export function markerUpdate(
+  seedStateVector: Map<number, number>,
+  room: string,
+): { update: Uint8Array; stateVector: Uint8Array } {
   const doc = new Y.Doc()
   doc.getMap('bench-seed').set('marker', markerText(room))
   const update = Y.encodeStateAsUpdate(doc)

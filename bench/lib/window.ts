@@ -50,6 +50,15 @@ export class ServerWindow {
     const wallSec = (now() - this.start) / 1000
     const rss = this.sampler.stop()
     const memEnd = serverAlive ? memory(this.pid) : { rss: 0, hwm: 0 }
-    return { serverAlive, cpuSec, mainSec, foreignLoad, loadCpu: (load.user + load.system) / 1e6 / wallSec, wallSec, rss, memEnd }
+    return {
+      serverAlive,
+      cpuSec,
+      mainSec,
+      foreignLoad,
+      loadCpu: (load.user + load.system) / 1e6 / wallSec,
+      wallSec,
+      rss,
+      memEnd,
+    }
   }
 }

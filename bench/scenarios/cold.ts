@@ -23,7 +23,11 @@ export interface ColdSize {
 const MB = 1024 * 1024
 
 /** Returns the result and the restarted peer (the caller stops it). */
-export async function runCold(first: RunningPeer, size: ColdSize, ctx: Ctx): Promise<ScenarioResult & { peer: RunningPeer }> {
+export async function runCold(
+  first: RunningPeer,
+  size: ColdSize,
+  ctx: Ctx,
+): Promise<ScenarioResult & { peer: RunningPeer }> {
   const notes: string[] = []
   const seed = seedUpdate(size.docKB * 1024, 7)
   const docs = Array.from({ length: size.docs }, (_, d) => `cold-${d}`)
@@ -44,9 +48,18 @@ export async function runCold(first: RunningPeer, size: ColdSize, ctx: Ctx): Pro
   const clients: LoadClient[] = []
   for (let i = 0; i < size.docs; i++) {
     const doc = docs[i]!
-    clients.push(new LoadClient(i, await peer.target('bench', doc, `u${i}`), { marker: Buffer.from(markerText(doc)), connectTimeoutMs: 60_000 }))
+    clients.push(
+      new LoadClient(i, await peer.target('bench', doc, `u${i}`), {
+        marker: Buffer.from(markerText(doc)),
+        connectTimeoutMs: 60_000,
+      }),
+    )
   }
-  const w = await measureConnects(peer, clients, size.concurrency, ctx, notes, { label: 'cold', done: 'opened', failed: 'documents did not load whole' })
+  const w = await measureConnects(peer, clients, size.concurrency, ctx, notes, {
+    label: 'cold',
+    done: 'opened',
+    failed: 'documents did not load whole',
+  })
   await pool(clients, 500, (c) => c.close())
   const ok = w.ok
   return {

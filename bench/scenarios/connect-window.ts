@@ -53,14 +53,18 @@ export async function measureConnects(
   const serverAlive = alive(peer.pid)
   const cpuSec = serverAlive ? cpuSeconds(peer.pid) - cpu0 : NaN
   const foreignLoad = foreign.stop(cpuSec)
-  if (foreignLoad !== null && foreignLoad > 0.2) notes.push(`other processes used ${(foreignLoad * 100).toFixed(0)}% of the server's core during the window: noisy`)
+  if (foreignLoad !== null && foreignLoad > 0.2)
+    notes.push(`other processes used ${(foreignLoad * 100).toFixed(0)}% of the server's core during the window: noisy`)
   const mainSec = serverAlive ? mainThreadCpuSeconds(peer.pid) - main0 : NaN
   const load = process.cpuUsage(load0)
   const rss = sampler.stop()
   const memEnd = serverAlive ? memory(peer.pid) : { rss: 0, hwm: 0 }
   if (!serverAlive) notes.push('server process died during the run')
   const failed = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[]
-  if (failed.length) notes.push(`${failed.length} of ${clients.length} ${what.failed} (first: ${String((failed[0]!.reason as Error).message)})`)
+  if (failed.length)
+    notes.push(
+      `${failed.length} of ${clients.length} ${what.failed} (first: ${String((failed[0]!.reason as Error).message)})`,
+    )
   const sync = new Samples()
   const upgrade = new Samples()
   let bytesIn = 0

@@ -23,7 +23,9 @@ export async function runIdle(peer: RunningPeer, size: IdleSize, ctx: Ctx): Prom
   const notes: string[] = []
   const clients: LoadClient[] = []
   for (let i = 0; i < size.connections; i++) {
-    clients.push(new LoadClient(i, await peer.target('bench', `idle-${i % size.rooms}`, `u${i}`), { connectTimeoutMs: 60_000 }))
+    clients.push(
+      new LoadClient(i, await peer.target('bench', `idle-${i % size.rooms}`, `u${i}`), { connectTimeoutMs: 60_000 }),
+    )
   }
   await sleep(1000)
   const mem0 = memory(peer.pid)
@@ -55,12 +57,17 @@ export async function runIdle(peer: RunningPeer, size: IdleSize, ctx: Ctx): Prom
   const mem1 = serverAlive ? memory(peer.pid) : { rss: 0, hwm: 0 }
   const cpuSec = serverAlive ? cpuSeconds(peer.pid) - cpu0 : NaN
   const foreignLoad = foreign.stop(cpuSec)
-  if (foreignLoad !== null && foreignLoad > 0.2) notes.push(`other processes used ${(foreignLoad * 100).toFixed(0)}% of the server's core during the window: noisy`)
+  if (foreignLoad !== null && foreignLoad > 0.2)
+    notes.push(`other processes used ${(foreignLoad * 100).toFixed(0)}% of the server's core during the window: noisy`)
   if (!serverAlive) notes.push('server process died during the run')
   const failed = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[]
-  if (failed.length) notes.push(`${failed.length} of ${size.connections} failed to connect (first: ${String((failed[0]!.reason as Error).message)})`)
+  if (failed.length)
+    notes.push(
+      `${failed.length} of ${size.connections} failed to connect (first: ${String((failed[0]!.reason as Error).message)})`,
+    )
   const open = clients.filter((c) => c.open).length
-  if (open < size.connections - failed.length) notes.push(`${size.connections - failed.length - open} sockets closed while idle`)
+  if (open < size.connections - failed.length)
+    notes.push(`${size.connections - failed.length - open} sockets closed while idle`)
   ctx.progress(`closing ${clients.length} clients`)
   await pool(clients, 500, (c) => c.close())
   return {

@@ -21,7 +21,13 @@ export const EXTRA_PEERS: readonly string[] = ['tandem', 'yws', 'hocuspocus']
 
 export type Size = TrafficSize | PresenceSize | StormSize | IdleSize | ColdSize | MemorySize | LargeSize
 
-const traffic = (rooms: number, clientsPerRoom: number, rate: number, awarenessHz: number, durationSec: number): TrafficSize => ({
+const traffic = (
+  rooms: number,
+  clientsPerRoom: number,
+  rate: number,
+  awarenessHz: number,
+  durationSec: number,
+): TrafficSize => ({
   rooms,
   clientsPerRoom,
   rate,
@@ -122,7 +128,12 @@ export function startOptionsFor(name: ScenarioName, size: Size): Pick<StartOptio
   }
 }
 
-export async function runScenario(name: ScenarioName, peer: RunningPeer, size: Size, ctx: Ctx): Promise<ScenarioResult & { peer: RunningPeer }> {
+export async function runScenario(
+  name: ScenarioName,
+  peer: RunningPeer,
+  size: Size,
+  ctx: Ctx,
+): Promise<ScenarioResult & { peer: RunningPeer }> {
   switch (name) {
     case 'fanout':
     case 'rooms':

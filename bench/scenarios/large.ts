@@ -11,7 +11,15 @@ import { largeDocBatches } from '../lib/docs.js'
 import { collectAndRead, resetPeak } from '../lib/gc.js'
 import { now } from '../../src/loadtest/marks.js'
 import type { RunningPeer } from '../lib/peers.js'
-import { ForeignLoad, RssSampler, alive, cpuSeconds, mainThreadCpuSeconds, memory, waitForQuietDir } from '../lib/proc.js'
+import {
+  ForeignLoad,
+  RssSampler,
+  alive,
+  cpuSeconds,
+  mainThreadCpuSeconds,
+  memory,
+  waitForQuietDir,
+} from '../lib/proc.js'
 import { markerText, markerUpdate } from '../lib/seed.js'
 import { round } from '../../src/loadtest/stats.js'
 import { sleep } from './traffic.js'
@@ -53,7 +61,11 @@ export function largeTandemArgs(size: LargeSize): string[] {
 let cached: { key: string; doc: ReturnType<typeof largeDocBatches> } | null = null
 
 /** Returns the result and the restarted peer (the caller stops it). */
-export async function runLarge(first: RunningPeer, size: LargeSize, ctx: Ctx): Promise<ScenarioResult & { peer: RunningPeer }> {
+export async function runLarge(
+  first: RunningPeer,
+  size: LargeSize,
+  ctx: Ctx,
+): Promise<ScenarioResult & { peer: RunningPeer }> {
   const notes: string[] = []
   const key = `${size.docMB}:${size.batchKB}:${size.editEvery}`
   if (cached?.key !== key) {
@@ -63,14 +75,17 @@ export async function runLarge(first: RunningPeer, size: LargeSize, ctx: Ctx): P
   const built = cached.doc
   const docBytes = built.update.length
   const room = 'large-0'
-  ctx.progress(`large/${first.name}: writing ${(docBytes / MB).toFixed(1)} MB (${built.items} items) in ${built.batches.length} messages`)
+  ctx.progress(
+    `large/${first.name}: writing ${(docBytes / MB).toFixed(1)} MB (${built.items} items) in ${built.batches.length} messages`,
+  )
   const writer = new LoadClient(9_500_000, await first.target('bench', room, 'writer'), { connectTimeoutMs: 120_000 })
   await writer.connect()
   const svMap = Y.decodeStateVector(Y.encodeStateVectorFromUpdate(built.update))
   const withMarker = markerUpdate(svMap, room)
   const w0 = now()
   for (let i = 0; i < built.batches.length; i++) {
-    if (!writer.sendUpdate(built.batches[i]!)) throw new Error(`writer closed with ${writer.closeCode} ${writer.closeReason} after ${i} messages`)
+    if (!writer.sendUpdate(built.batches[i]!))
+      throw new Error(`writer closed with ${writer.closeCode} ${writer.closeReason} after ${i} messages`)
     if ((i + 1) % 8 === 0) await writer.confirm(withMarker.stateVector, 300_000)
   }
   await writer.sendUpdateAndConfirm(withMarker.update, withMarker.stateVector, 300_000)
@@ -114,7 +129,8 @@ export async function runLarge(first: RunningPeer, size: LargeSize, ctx: Ctx): P
   const cpuSec = serverAlive ? cpuSeconds(peer.pid) - cpu0 : NaN
   const mainSec = serverAlive ? mainThreadCpuSeconds(peer.pid) - main0 : NaN
   const foreignLoad = foreign.stop(cpuSec)
-  if (foreignLoad !== null && foreignLoad > 0.2) notes.push(`other processes used ${(foreignLoad * 100).toFixed(0)}% of the server's core during the load: noisy`)
+  if (foreignLoad !== null && foreignLoad > 0.2)
+    notes.push(`other processes used ${(foreignLoad * 100).toFixed(0)}% of the server's core during the load: noisy`)
   const sampled = sampler.stop()
   const hwm = serverAlive ? memory(peer.pid).hwm : 0
   const peak = Math.max(sampled.peak, peakReset ? hwm : 0)
@@ -123,9 +139,11 @@ export async function runLarge(first: RunningPeer, size: LargeSize, ctx: Ctx): P
   const after = serverAlive ? await collectAndRead(peer.pid) : null
   const bytesIn = reader.bytesIn
   await reader.close()
-  if (applied && syncMs !== null && applied.getText('body').length !== built.chars) notes.push(`the client's document has ${applied.getText('body').length} characters, not ${built.chars}`)
+  if (applied && syncMs !== null && applied.getText('body').length !== built.chars)
+    notes.push(`the client's document has ${applied.getText('body').length} characters, not ${built.chars}`)
   applied?.destroy()
-  if (syncMs !== null && bytesIn < docBytes * 0.9) notes.push(`the client received ${bytesIn} bytes for a ${docBytes}-byte document`)
+  if (syncMs !== null && bytesIn < docBytes * 0.9)
+    notes.push(`the client received ${bytesIn} bytes for a ${docBytes}-byte document`)
   // Tandem alone: the same first load through REST (GET /ydoc, octet-stream) after another restart.
   let rest: { ms: number; riseMB: number; stallMs: number } | null = null
   let last = peer
@@ -168,7 +186,12 @@ export async function runLarge(first: RunningPeer, size: LargeSize, ctx: Ctx): P
  * meanwhile, and the longest /healthz answer on the same listener while it ran: how long every
  * other client of the process waited at worst.
  */
-async function restFirstRead(peer: RunningPeer, room: string, docBytes: number, notes: string[]): Promise<{ ms: number; riseMB: number; stallMs: number } | null> {
+async function restFirstRead(
+  peer: RunningPeer,
+  room: string,
+  docBytes: number,
+  notes: string[],
+): Promise<{ ms: number; riseMB: number; stallMs: number } | null> {
   const before = await collectAndRead(peer.pid)
   const peakReset = resetPeak(peer.pid)
   const sampler = new RssSampler(peer.pid, 10)
@@ -186,7 +209,10 @@ async function restFirstRead(peer: RunningPeer, room: string, docBytes: number, 
     }
   })()
   try {
-    const res = await fetch(`http://127.0.0.1:${peer.port}/ydoc/v1/bench/${room}?yauth=${encodeURIComponent(t.token)}`, { headers: { accept: 'application/octet-stream' } })
+    const res = await fetch(
+      `http://127.0.0.1:${peer.port}/ydoc/v1/bench/${room}?yauth=${encodeURIComponent(t.token)}`,
+      { headers: { accept: 'application/octet-stream' } },
+    )
     const body = new Uint8Array(await res.arrayBuffer())
     const ms = now() - t0
     reading = false

@@ -53,7 +53,11 @@ const median = (xs: number[]): number => {
 }
 
 /** Returns the result and the last server process (the caller stops it). */
-export async function runMemory(first: RunningPeer, size: MemorySize, ctx: Ctx): Promise<ScenarioResult & { peer: RunningPeer }> {
+export async function runMemory(
+  first: RunningPeer,
+  size: MemorySize,
+  ctx: Ctx,
+): Promise<ScenarioResult & { peer: RunningPeer }> {
   const notes: string[] = []
   const real = realisticDoc(size.docKB * 1024)
   const plain = plainTextDoc(real.update.length)
@@ -82,7 +86,9 @@ export async function runMemory(first: RunningPeer, size: MemorySize, ctx: Ctx):
   const loads: Record<Phase, Load[]> = { empty: [], real: [], plain: [] }
   for (let r = 0; r < size.rounds; r++) {
     for (const phase of ['empty', 'real', 'plain'] as const) {
-      ctx.progress(`memory/${peer.name}: restart, then ${size.docs} readers on ${phase} documents${size.rounds > 1 ? ` (round ${r + 1}/${size.rounds})` : ''}`)
+      ctx.progress(
+        `memory/${peer.name}: restart, then ${size.docs} readers on ${phase} documents${size.rounds > 1 ? ` (round ${r + 1}/${size.rounds})` : ''}`,
+      )
       peer = await peer.restart()
       await sleep(1000)
       const cpu0 = cpuSeconds(peer.pid)
@@ -93,12 +99,18 @@ export async function runMemory(first: RunningPeer, size: MemorySize, ctx: Ctx):
       const docs = names(phase)
       for (let i = 0; i < docs.length; i++) {
         const doc = docs[i]!
-        const opts = phase === 'empty' ? { connectTimeoutMs: 60_000 } : { connectTimeoutMs: 60_000, marker: Buffer.from(markerText(doc)) }
+        const opts =
+          phase === 'empty'
+            ? { connectTimeoutMs: 60_000 }
+            : { connectTimeoutMs: 60_000, marker: Buffer.from(markerText(doc)) }
         readers.push(new LoadClient(i, await peer.target('bench', doc, `reader${i}`), opts))
       }
       const res = await pool(readers, size.concurrency, (c) => c.connect())
       const failed = res.filter((x) => x.status === 'rejected') as PromiseRejectedResult[]
-      if (failed.length) notes.push(`${phase}: ${failed.length} of ${docs.length} readers did not load the whole document (first: ${String((failed[0]!.reason as Error).message)})`)
+      if (failed.length)
+        notes.push(
+          `${phase}: ${failed.length} of ${docs.length} readers did not load the whole document (first: ${String((failed[0]!.reason as Error).message)})`,
+        )
       // Loads finishing after the answer (the reference server answers step 1 before loading).
       await sleep(2000)
       if (!alive(peer.pid)) throw new Error(`server died with ${phase} documents loaded`)
@@ -108,7 +120,8 @@ export async function runMemory(first: RunningPeer, size: MemorySize, ctx: Ctx):
       const fl = foreign.stop(phaseCpu)
       if (fl !== null) foreignLoads.push(fl)
       const open = readers.filter((c) => c.open).length
-      if (open < docs.length - failed.length) notes.push(`${phase}: ${docs.length - failed.length - open} readers were closed before the reading`)
+      if (open < docs.length - failed.length)
+        notes.push(`${phase}: ${docs.length - failed.length - open} readers were closed before the reading`)
       loads[phase].push({
         rss: mem.rss,
         anon: mem.anon,
@@ -120,17 +133,24 @@ export async function runMemory(first: RunningPeer, size: MemorySize, ctx: Ctx):
         synced: docs.length - failed.length,
         gc: heap?.gc ?? false,
       })
-      ctx.progress(`memory/${peer.name}: ${phase}: RSS ${(mem.rss / MB).toFixed(1)} MB (idle ${(idle.mem.rss / MB).toFixed(1)}), heap used ${((heap?.heapUsed ?? NaN) / MB).toFixed(1)} MB`)
+      ctx.progress(
+        `memory/${peer.name}: ${phase}: RSS ${(mem.rss / MB).toFixed(1)} MB (idle ${(idle.mem.rss / MB).toFixed(1)}), heap used ${((heap?.heapUsed ?? NaN) / MB).toFixed(1)} MB`,
+      )
       await pool(readers, 500, (c) => c.close())
     }
   }
-  const foreignLoad = foreignLoads.length ? round(foreignLoads.reduce((a, b) => a + b, 0) / foreignLoads.length, 2) : null
-  if (foreignLoad !== null && foreignLoad > 0.2) notes.push(`other processes used ${(foreignLoad * 100).toFixed(0)}% of the server's core during the loads: noisy`)
-  if (Object.values(loads).some((ls) => ls.some((l) => !l.gc))) notes.push('the server ran without --expose-gc: RSS read without a forced collection')
+  const foreignLoad = foreignLoads.length
+    ? round(foreignLoads.reduce((a, b) => a + b, 0) / foreignLoads.length, 2)
+    : null
+  if (foreignLoad !== null && foreignLoad > 0.2)
+    notes.push(`other processes used ${(foreignLoad * 100).toFixed(0)}% of the server's core during the loads: noisy`)
+  if (Object.values(loads).some((ls) => ls.some((l) => !l.gc)))
+    notes.push('the server ran without --expose-gc: RSS read without a forced collection')
 
   const n = size.docs
   const kb = (bytes: number): number => round(bytes / 1024 / n, 1)
-  const perDoc = (phase: 'real' | 'plain', pick: (l: Load) => number): number => median(loads[phase].map((l, i) => pick(l) - pick(loads.empty[i]!)))
+  const perDoc = (phase: 'real' | 'plain', pick: (l: Load) => number): number =>
+    median(loads[phase].map((l, i) => pick(l) - pick(loads.empty[i]!)))
   const metrics: Metrics = { docs: n, rounds: size.rounds, settleSec: round(settleMs / 1000, 1) }
   for (const [phase, doc, prefix] of [
     ['real', real, ''],
@@ -162,7 +182,8 @@ export async function runMemory(first: RunningPeer, size: MemorySize, ctx: Ctx):
   metrics.serverCpuSec = round(cpuSec, 2)
   metrics.foreignLoadServerCore = foreignLoad
   if (size.rounds > 1) {
-    const spread = (phase: 'real' | 'plain'): string => loads[phase].map((l, i) => kb(l.rss - loads.empty[i]!.rss)).join(', ')
+    const spread = (phase: 'real' | 'plain'): string =>
+      loads[phase].map((l, i) => kb(l.rss - loads.empty[i]!.rss)).join(', ')
     notes.push(`KB per document by round: realistic ${spread('real')}; plain ${spread('plain')}`)
   }
   metrics.serverRssAtEndMB = alive(peer.pid) ? round(memory(peer.pid).rss / MB, 1) : null

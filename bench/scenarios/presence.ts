@@ -41,7 +41,12 @@ export async function runPresence(peer: RunningPeer, size: PresenceSize, ctx: Ct
   const view = new PresenceView(n)
   const clients: LoadClient[] = []
   for (let i = 0; i < n; i++) {
-    clients.push(new LoadClient(i, await peer.target('bench', 'presence-0', `u${i}`), { tally, onAwareness: (u, recv) => view.saw(i, u, recv) }))
+    clients.push(
+      new LoadClient(i, await peer.target('bench', 'presence-0', `u${i}`), {
+        tally,
+        onAwareness: (u, recv) => view.saw(i, u, recv),
+      }),
+    )
   }
   const cursors = size.active > 0 || size.renewSec > 0
   const isActive = (i: number) => i < size.active
@@ -68,7 +73,13 @@ export async function runPresence(peer: RunningPeer, size: PresenceSize, ctx: Ct
     else if (!isActive(i) && size.renewSec > 0) every(size.renewSec * 1000, () => c.sendAwareness())
     if (isWriter(i) && size.rate > 0) every(1000 / size.rate, () => c.sendMark())
   })
-  const progress = setInterval(() => ctx.progress(`presence/${peer.name}: ${((now() - start) / 1000).toFixed(0)} s, doc ${tally.delivered}, awareness samples ${view.latency.count}`), 2000)
+  const progress = setInterval(
+    () =>
+      ctx.progress(
+        `presence/${peer.name}: ${((now() - start) / 1000).toFixed(0)} s, doc ${tally.delivered}, awareness samples ${view.latency.count}`,
+      ),
+    2000,
+  )
   await sleep(end - now())
   schedule.stop()
   const sendEnd = now()
@@ -95,8 +106,10 @@ export async function runPresence(peer: RunningPeer, size: PresenceSize, ctx: Ct
 
   const doc = tally.updateLatency.summary()
   const aw = view.latency.summary()
-  if (foreignLoad !== null && foreignLoad > 0.2) notes.push(`other processes used ${(foreignLoad * 100).toFixed(0)}% of the server's core during the window: noisy`)
-  if (loadCpu > 0.9) notes.push(`load generator used ${(loadCpu * 100).toFixed(0)}% of its core: latency includes client-side queueing`)
+  if (foreignLoad !== null && foreignLoad > 0.2)
+    notes.push(`other processes used ${(foreignLoad * 100).toFixed(0)}% of the server's core during the window: noisy`)
+  if (loadCpu > 0.9)
+    notes.push(`load generator used ${(loadCpu * 100).toFixed(0)}% of its core: latency includes client-side queueing`)
   const metrics: Metrics = {
     observers: n,
     active: size.active,

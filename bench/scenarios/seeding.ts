@@ -18,7 +18,9 @@ export async function seedRooms(
   let done = 0
   const writers: LoadClient[] = []
   const results = await pool(docs, concurrency, async (doc, i) => {
-    const c = new LoadClient(9_000_000 + i, await peer.target('bench', doc, `seeder${i}`), { connectTimeoutMs: 120_000 })
+    const c = new LoadClient(9_000_000 + i, await peer.target('bench', doc, `seeder${i}`), {
+      connectTimeoutMs: 120_000,
+    })
     await c.connect()
     const marker = markerUpdate(sv, doc)
     // In order on one socket: the answer to the marker's step 1 comes after both were applied.
@@ -29,6 +31,7 @@ export async function seedRooms(
     if (++done % 50 === 0) ctx.progress(`seeded ${done}/${docs.length} documents`)
   })
   const failed = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[]
-  if (failed.length) ctx.progress(`seeding: ${failed.length} failed (first: ${String((failed[0]!.reason as Error).message)})`)
+  if (failed.length)
+    ctx.progress(`seeding: ${failed.length} failed (first: ${String((failed[0]!.reason as Error).message)})`)
   return { writers, failures: failed.length }
 }

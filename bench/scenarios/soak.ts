@@ -67,7 +67,11 @@ async function heapOf(collabUrl: string): Promise<{ used: number; total: number;
   try {
     const text = await (await fetch(`${collabUrl}/metrics`)).text()
     const get = (name: string): number => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? NaN)
-    return { used: get('tandem_nodejs_heap_size_used_bytes'), total: get('tandem_nodejs_heap_size_total_bytes'), external: get('tandem_nodejs_external_memory_bytes') }
+    return {
+      used: get('tandem_nodejs_heap_size_used_bytes'),
+      total: get('tandem_nodejs_heap_size_total_bytes'),
+      external: get('tandem_nodejs_external_memory_bytes'),
+    }
   } catch {
     return null
   }
@@ -86,7 +90,11 @@ export function slope(points: { x: number; y: number }[]): number | null {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)))
 
-export async function runSoak(server: SoakServer, size: SoakSize, progress: (line: string) => void): Promise<ScenarioResult & { samples: Sample[] }> {
+export async function runSoak(
+  server: SoakServer,
+  size: SoakSize,
+  progress: (line: string) => void,
+): Promise<ScenarioResult & { samples: Sample[] }> {
   const notes: string[] = []
   const samples: Sample[] = []
   let apiReads = 0
@@ -127,7 +135,9 @@ export async function runSoak(server: SoakServer, size: SoakSize, progress: (lin
       delivered: tally.delivered,
     }
     samples.push(s)
-    progress(`${phase} t=${s.t}s rss ${s.rssMB} MiB, heap ${s.heapUsedMB}/${s.heapTotalMB} MiB, external ${s.externalMB} MiB, native ${s.nativeMB} MiB, api ${apiReads} ok/${apiErrors} err, delivered ${tally.delivered}`)
+    progress(
+      `${phase} t=${s.t}s rss ${s.rssMB} MiB, heap ${s.heapUsedMB}/${s.heapTotalMB} MiB, external ${s.externalMB} MiB, native ${s.nativeMB} MiB, api ${apiReads} ok/${apiErrors} err, delivered ${tally.delivered}`,
+    )
     return s
   }
 
@@ -142,7 +152,8 @@ export async function runSoak(server: SoakServer, size: SoakSize, progress: (lin
 
   // Load.
   const clients: LoadClient[] = []
-  for (let i = 0; i < size.sockets; i++) clients.push(new LoadClient(i, await server.target(`soak-${i % size.docs}`, `u${i}`), { tally }))
+  for (let i = 0; i < size.sockets; i++)
+    clients.push(new LoadClient(i, await server.target(`soak-${i % size.docs}`, `u${i}`), { tally }))
   progress(`connecting ${size.sockets} sockets to ${size.docs} documents`)
   const connected = await pool(clients, 50, (c) => c.connect())
   const failed = connected.filter((r) => r.status === 'rejected').length
@@ -177,7 +188,8 @@ export async function runSoak(server: SoakServer, size: SoakSize, progress: (lin
   for (const t of timers) clearInterval(t)
   const cpuSec = cpuSeconds(server.pid) - cpu0
   const openAtEnd = clients.filter((c) => c.open).length
-  if (openAtEnd < size.sockets - failed) notes.push(`${size.sockets - failed - openAtEnd} sockets closed during the run`)
+  if (openAtEnd < size.sockets - failed)
+    notes.push(`${size.sockets - failed - openAtEnd} sockets closed during the run`)
   await pool(clients, 200, (c) => c.close())
   while (inFlight > 0) await sleep(50)
 

@@ -33,10 +33,19 @@ export async function runStorm(peer: RunningPeer, size: StormSize, ctx: Ctx): Pr
   const clients: LoadClient[] = []
   for (let i = 0; i < size.clients; i++) {
     const doc = docs[i % size.rooms]!
-    clients.push(new LoadClient(i, await peer.target('bench', doc, `u${i}`), { marker: Buffer.from(markerText(doc)), connectTimeoutMs: 120_000 }))
+    clients.push(
+      new LoadClient(i, await peer.target('bench', doc, `u${i}`), {
+        marker: Buffer.from(markerText(doc)),
+        connectTimeoutMs: 120_000,
+      }),
+    )
   }
   ctx.progress(`storm: ${size.clients} clients, ${size.concurrency} in flight`)
-  const w = await measureConnects(peer, clients, size.concurrency, ctx, notes, { label: 'storm', done: 'synced', failed: 'clients did not sync' })
+  const w = await measureConnects(peer, clients, size.concurrency, ctx, notes, {
+    label: 'storm',
+    done: 'synced',
+    failed: 'clients did not sync',
+  })
   ctx.progress(`closing ${clients.length + seeded.writers.length} clients`)
   await pool([...clients, ...seeded.writers], 500, (c) => c.close())
   const ok = w.ok

@@ -31,7 +31,12 @@ export interface TrafficSize {
 
 const MB = 1024 * 1024
 
-export async function runTraffic(name: string, peer: RunningPeer, size: TrafficSize, ctx: Ctx): Promise<ScenarioResult> {
+export async function runTraffic(
+  name: string,
+  peer: RunningPeer,
+  size: TrafficSize,
+  ctx: Ctx,
+): Promise<ScenarioResult> {
   const notes: string[] = []
   const tally = new Tally()
   const total = size.rooms * size.clientsPerRoom
@@ -49,7 +54,10 @@ export async function runTraffic(name: string, peer: RunningPeer, size: TrafficS
   const connected = await pool(clients, size.connectConcurrency, (c) => c.connect())
   const connectMs = now() - t0
   const failed = connected.filter((r) => r.status === 'rejected') as PromiseRejectedResult[]
-  if (failed.length) notes.push(`${failed.length} of ${total} clients failed to connect (first: ${String((failed[0]!.reason as Error).message)})`)
+  if (failed.length)
+    notes.push(
+      `${failed.length} of ${total} clients failed to connect (first: ${String((failed[0]!.reason as Error).message)})`,
+    )
   await sleep(500)
   if (size.warmupSec) await warmUp(peer, clients, size, tally, ctx)
   const memConnected = memory(peer.pid)
@@ -72,7 +80,10 @@ export async function runTraffic(name: string, peer: RunningPeer, size: TrafficS
   const progress = setInterval(() => {
     const s = (now() - start) / 1000
     const e = expectedOf()
-    ctx.progress(`${name}/${peer.name}: ${s.toFixed(0)} s, delivered ${tally.delivered}/${e.updates}` + (size.awarenessHz ? `, awareness ${tally.awarenessDelivered}/${e.awareness}` : ''))
+    ctx.progress(
+      `${name}/${peer.name}: ${s.toFixed(0)} s, delivered ${tally.delivered}/${e.updates}` +
+        (size.awarenessHz ? `, awareness ${tally.awarenessDelivered}/${e.awareness}` : ''),
+    )
   }, 2000)
   await sleep(end - now())
   sends.stop()
@@ -89,7 +100,8 @@ export async function runTraffic(name: string, peer: RunningPeer, size: TrafficS
   if (!serverAlive) notes.push('server process died during the run')
 
   const openAtEnd = clients.filter((c) => c.open).length
-  if (openAtEnd < total - failed.length) notes.push(`${total - failed.length - openAtEnd} sockets closed during the run`)
+  if (openAtEnd < total - failed.length)
+    notes.push(`${total - failed.length - openAtEnd} sockets closed during the run`)
   const errs = clients.filter((c) => c.error && c.open)
   if (errs.length) notes.push(`${errs.length} clients saw errors (first: ${errs[0]!.error})`)
 
@@ -99,8 +111,10 @@ export async function runTraffic(name: string, peer: RunningPeer, size: TrafficS
   const expected = expectedOf()
   const sent = clients.reduce((a, c) => a + c.sent, 0)
   const lat = tally.updateLatency.summary()
-  if (foreignLoad !== null && foreignLoad > 0.2) notes.push(`other processes used ${(foreignLoad * 100).toFixed(0)}% of the server's core during the window: noisy`)
-  if (loadCpu > 0.9) notes.push(`load generator used ${(loadCpu * 100).toFixed(0)}% of its core: latency includes client-side queueing`)
+  if (foreignLoad !== null && foreignLoad > 0.2)
+    notes.push(`other processes used ${(foreignLoad * 100).toFixed(0)}% of the server's core during the window: noisy`)
+  if (loadCpu > 0.9)
+    notes.push(`load generator used ${(loadCpu * 100).toFixed(0)}% of its core: latency includes client-side queueing`)
   const metrics: Metrics = {
     clients: total,
     connectFailures: failed.length,
@@ -122,7 +136,8 @@ export async function runTraffic(name: string, peer: RunningPeer, size: TrafficS
     serverRssMB: round(memEnd.rss / MB, 1),
     serverRssMeanMB: round(rss.mean / MB, 1),
     serverPeakRssMB: round(Math.max(rss.peak, memEnd.hwm) / MB, 1),
-    rssPerConnKB: total - failed.length ? round((memConnected.rss - mem0.rss) / 1024 / (total - failed.length), 2) : null,
+    rssPerConnKB:
+      total - failed.length ? round((memConnected.rss - mem0.rss) / 1024 / (total - failed.length), 2) : null,
     drainMs: round(drainMs, 0),
     loadGenCpu: round(loadCpu, 2),
     foreignLoadServerCore: foreignLoad,
@@ -138,7 +153,9 @@ export async function runTraffic(name: string, peer: RunningPeer, size: TrafficS
       awarenessP99Ms: al.p99,
       awarenessMaxMs: al.max,
       cpuSecPer1kMessages:
-        tally.delivered + tally.awarenessDelivered ? round((cpuSec * 1000) / (tally.delivered + tally.awarenessDelivered), 5) : null,
+        tally.delivered + tally.awarenessDelivered
+          ? round((cpuSec * 1000) / (tally.delivered + tally.awarenessDelivered), 5)
+          : null,
     })
   }
   const ratio = metrics.deliveryRatio
@@ -154,7 +171,13 @@ export function sleep(ms: number): Promise<void> {
  * The scenario's sends for `warmupSec`, counted nowhere; it ends once the server answered each
  * client's step 1 (every warm-up update applied), and the clients' send counts start again at 0.
  */
-async function warmUp(peer: RunningPeer, clients: LoadClient[], size: TrafficSize, tally: Tally, ctx: Ctx): Promise<void> {
+async function warmUp(
+  peer: RunningPeer,
+  clients: LoadClient[],
+  size: TrafficSize,
+  tally: Tally,
+  ctx: Ctx,
+): Promise<void> {
   ctx.progress(`warming up for ${size.warmupSec} s (not measured)`)
   tally.since = Infinity
   const end = now() + size.warmupSec! * 1000

@@ -27,7 +27,8 @@ export function parseAdminArgs(args: string[]): AdminArgs & { json: boolean } {
   const json = opts.has('json') && opts.get('json') !== 'false'
   opts.delete('json')
   for (const flag of ['hard', 'agent']) if (opts.has(flag)) opts.set(flag, String(opts.get(flag) !== 'false'))
-  if (positional.length < 2 || positional.length > 3) throw new AppError('bad_request', 'expected: tandem admin <noun> <verb> [ID] [--option value ...] [--json]')
+  if (positional.length < 2 || positional.length > 3)
+    throw new AppError('bad_request', 'expected: tandem admin <noun> <verb> [ID] [--option value ...] [--json]')
   if (positional[2] !== undefined) {
     if (opts.has('id')) throw new AppError('bad_request', 'give the id once: positional or --id')
     opts.set('id', positional[2])

@@ -34,7 +34,10 @@ async function readBody(req: IncomingMessage): Promise<string> {
 }
 
 /** `env`: the running server's parts the commands act on; the endpoint's file goes in `dataDir`. */
-export async function startAdminEndpoint(env: AdminEnv, o: { dataDir: string; log: Logger }): Promise<{ close(): Promise<void> }> {
+export async function startAdminEndpoint(
+  env: AdminEnv,
+  o: { dataDir: string; log: Logger },
+): Promise<{ close(): Promise<void> }> {
   const secret = randomBytes(32).toString('base64url')
   const expected = digest(secret)
   const server = createServer(async (req, res) => {
@@ -48,21 +51,29 @@ export async function startAdminEndpoint(env: AdminEnv, o: { dataDir: string; lo
     if (req.method !== 'POST' || req.url !== '/admin') return reply(404, { ok: false, error: 'not found' })
     try {
       const { args } = JSON.parse(await readBody(req)) as { args?: unknown }
-      if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) return reply(400, { ok: false, error: 'args must be a list of strings' })
+      if (!Array.isArray(args) || !args.every((a) => typeof a === 'string'))
+        return reply(400, { ok: false, error: 'args must be a list of strings' })
       const parsed = parseAdminArgs(args)
       const out = await executeAdmin(env, parsed)
       o.log.info({ admin: `${parsed.noun} ${parsed.verb}` }, 'admin command')
       reply(200, { ok: true, ...out })
     } catch (err) {
       if (!isAppError(err)) o.log.warn({ err: (err as Error).message }, 'admin command failed')
-      reply(isAppError(err) ? err.status : 400, { ok: false, error: isAppError(err) ? publicMessage(err) : (err as Error).message })
+      reply(isAppError(err) ? err.status : 400, {
+        ok: false,
+        error: isAppError(err) ? publicMessage(err) : (err as Error).message,
+      })
     }
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(0, '127.0.0.1', () => resolve())
   })
-  const info: AdminEndpointInfo = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/admin`, secret, pid: process.pid }
+  const info: AdminEndpointInfo = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/admin`,
+    secret,
+    pid: process.pid,
+  }
   const file = dataDirPath(o.dataDir, 'adminEndpoint')
   const tmp = `${file}.${process.pid}.tmp`
   await writeFile(tmp, JSON.stringify(info), { mode: 0o600 })

@@ -87,11 +87,18 @@ export function agentPolicy(o: AgentPolicyOptions): AgentPolicy {
   const narrow = () =>
     narrowAgents(o.joined, mode).then(
       (n) => {
-        if (n > 0) o.log.info({ narrowed: n }, "agents' sockets narrowed to read-only: their workspace now requires approval")
+        if (n > 0)
+          o.log.info({ narrowed: n }, "agents' sockets narrowed to read-only: their workspace now requires approval")
       },
-      (err: unknown) => o.log.error({ err }, "agents' sockets not narrowed after an approval-mode change; their next token refresh rules them"),
+      (err: unknown) =>
+        o.log.error(
+          { err },
+          "agents' sockets not narrowed after an approval-mode change; their next token refresh rules them",
+        ),
     )
-  o.store.addHook({ after: async (ops) => (ops.some((op) => op.key.startsWith(`${REGISTRY_PREFIX}/`)) ? narrow() : undefined) })
+  o.store.addHook({
+    after: async (ops) => (ops.some((op) => op.key.startsWith(`${REGISTRY_PREFIX}/`)) ? narrow() : undefined),
+  })
   o.notices?.relay(o.store, { [`${REGISTRY_PREFIX}/`]: narrow })
   const ruled = async (cap: Capability, org: string) => (mayBeRuled(cap) ? ruledBy(await mode(org), cap) : cap)
   return {
@@ -106,7 +113,8 @@ export function agentPolicy(o: AgentPolicyOptions): AgentPolicy {
       if (!mayBeRuled(socket.cap)) return
       ruled(socket.cap, org).then(
         (now) => (now.acc === 'rw' || !writingAgent(socket) ? undefined : socket.narrowToReadOnly()),
-        (err: unknown) => o.log.warn({ err }, "approval mode not re-read after an agent's join; its next token refresh rules it"),
+        (err: unknown) =>
+          o.log.warn({ err }, "approval mode not re-read after an agent's join; its next token refresh rules it"),
       )
     },
   }

@@ -3,7 +3,16 @@ import { describe, expect, it } from 'vitest'
 import type { Capability } from '../auth/capability.js'
 import { holds, isAgent, ruledBy } from './policy.js'
 
-const cap = (extra: Partial<Capability> = {}): Capability => ({ sub: 'u', org: 'o', doc: 'd', branch: 'main', acc: 'rw', exp: 0, jti: '', ...extra })
+const cap = (extra: Partial<Capability> = {}): Capability => ({
+  sub: 'u',
+  org: 'o',
+  doc: 'd',
+  branch: 'main',
+  acc: 'rw',
+  exp: 0,
+  jti: '',
+  ...extra,
+})
 
 describe('agents policy', () => {
   it('an agent is a token minted for one, or one whose own attributions say source: ai; nothing else', () => {
@@ -20,7 +29,10 @@ describe('agents policy', () => {
   })
 
   it('holds as the mode says, refuses the overrides it does not allow', () => {
-    const ask = (o: { suggest?: boolean; override?: boolean } = {}) => ({ suggest: o.suggest ?? false, override: o.override ?? false })
+    const ask = (o: { suggest?: boolean; override?: boolean } = {}) => ({
+      suggest: o.suggest ?? false,
+      override: o.override ?? false,
+    })
     expect(holds('required_no_override', true, ask())).toBe(true)
     expect(() => holds('required_no_override', true, ask({ override: true }))).toThrow(/always a suggestion/)
     expect(holds('required_with_override', true, ask())).toBe(true)

@@ -13,13 +13,15 @@ import type { ApprovalMode } from '@tandem/api/tool-policy'
 export type { ApprovalMode }
 
 /** The one rule: whether a capability is an agent's. */
-export const isAgent = (cap: Pick<Capability, 'agent' | 'attr'>): boolean => cap.agent === true || cap.attr?.source === 'ai'
+export const isAgent = (cap: Pick<Capability, 'agent' | 'attr'>): boolean =>
+  cap.agent === true || cap.attr?.source === 'ai'
 
 /** Whether a capability may be narrowed by the approval mode (an await) before it is used. */
 export const mayBeRuled = (cap: Capability): boolean => cap.acc === 'rw' && isAgent(cap)
 
 /** An agent's read-write capability reads only where its workspace requires approval. */
-export const ruledBy = (mode: ApprovalMode, cap: Capability): Capability => (mode !== 'no_approval' && mayBeRuled(cap) ? { ...cap, acc: 'r' } : cap)
+export const ruledBy = (mode: ApprovalMode, cap: Capability): Capability =>
+  mode !== 'no_approval' && mayBeRuled(cap) ? { ...cap, acc: 'r' } : cap
 
 /** What a content write asks for besides its content. */
 export interface WriteAsk {
@@ -42,7 +44,11 @@ export function holds(mode: ApprovalMode | null, agent: boolean, ask: WriteAsk):
   }
   if (mode === 'no_approval') return false
   if (mode === 'required_no_override') {
-    if (ask.override) throw new AppError('forbidden', "the workspace's approval mode for edit_document is required_no_override: an agent's edit is always a suggestion")
+    if (ask.override)
+      throw new AppError(
+        'forbidden',
+        "the workspace's approval mode for edit_document is required_no_override: an agent's edit is always a suggestion",
+      )
     return true
   }
   return !ask.override

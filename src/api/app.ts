@@ -21,7 +21,10 @@ const API_VERSION = '0.1.0'
 /** Socket errors of a client that hung up or sent a broken request: not a failure of ours. */
 function clientWentAway(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code
-  return typeof code === 'string' && (['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE'].includes(code) || code.startsWith('HPE_'))
+  return (
+    typeof code === 'string' &&
+    (['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE'].includes(code) || code.startsWith('HPE_'))
+  )
 }
 
 export function createApiApp(api: ApiContext, modules: RouteModule[] = V0_ROUTES): Koa {
@@ -57,8 +60,13 @@ export function createApiApp(api: ApiContext, modules: RouteModule[] = V0_ROUTES
   root.all('/mcp', mcpRoute(api))
 
   const v0 = new Router({ prefix: '/api/v0' })
-  const authenticateThrottled = throttleAuthFailures(deps.config.authFailuresPerMinPerIp, deps.metrics, (ctx) => authenticate(ctx, api.control.store))
-  const mount = { body: { maxBytes: deps.config.maxBodyBytes, maxDepth: deps.config.maxJsonDepth }, authenticate: authenticateThrottled }
+  const authenticateThrottled = throttleAuthFailures(deps.config.authFailuresPerMinPerIp, deps.metrics, (ctx) =>
+    authenticate(ctx, api.control.store),
+  )
+  const mount = {
+    body: { maxBytes: deps.config.maxBodyBytes, maxDepth: deps.config.maxJsonDepth },
+    authenticate: authenticateThrottled,
+  }
   for (const r of routes) mountRoute(v0, r, mount)
 
   app.use(serveConsole(deps.log))

@@ -28,7 +28,10 @@ export interface ApiDeps {
   config: Config
   log: Logger
   metrics: Metrics
-  /** The one LevelDB of the data dir; each part takes its own sublevel (docs, control, history ...). Not opened with --postgres-url. */
+  /**
+   * The one LevelDB of the data dir; each part takes its own sublevel (docs, control, history ...). Not opened with
+   * --postgres-url.
+   */
   db?: RootDb | undefined
   /** The process's one pool on --postgres-url, when set: control plane and signing keys live there. */
   pg?: PgPool | undefined

@@ -35,7 +35,8 @@ async function workspaceOf(ctx: Context, api: ApiContext, user: string): Promise
     return named
   }
   const mine = await listWorkspaces(api.control.store, user)
-  if (mine.length !== 1) throw new AppError('bad_request', 'name the workspace: ?workspace=ID or the X-Tandem-Workspace header')
+  if (mine.length !== 1)
+    throw new AppError('bad_request', 'name the workspace: ?workspace=ID or the X-Tandem-Workspace header')
   return mine[0]!.id
 }
 
@@ -60,7 +61,13 @@ export function mcpRoute(api: ApiContext): (ctx: Context) => Promise<void> {
   // (message, params, arguments), must reach edit_document: whatever a read returns writes back
   const maxDepth = Math.max(deps.config.maxJsonDepth, PM_JSON_DEPTH + MCP_ENVELOPE_DEPTH)
   const bodyLimits = { maxDocBytes: deps.config.maxDocBytes, maxBodyBytes: deps.config.maxBodyBytes, maxDepth }
-  const assetDeps: SessionAssetDeps = { store: api.control.store, keys: deps.keys, now: deps.now, restUrl: () => deps.publicUrls().restUrl, ttlSec: deps.config.tokenTtlSec }
+  const assetDeps: SessionAssetDeps = {
+    store: api.control.store,
+    keys: deps.keys,
+    now: deps.now,
+    restUrl: () => deps.publicUrls().restUrl,
+    ttlSec: deps.config.tokenTtlSec,
+  }
   let sessions: Promise<McpSessions> | undefined
   const open = () =>
     (sessions ??= import('../mcp/sessions.js').then((m) => {
@@ -69,7 +76,8 @@ export function mcpRoute(api: ApiContext): (ctx: Context) => Promise<void> {
       return s
     }))
   return async (ctx) => {
-    if (!['GET', 'POST', 'DELETE'].includes(ctx.method)) throw new AppError('method_not_allowed', `${ctx.method} is not supported on /mcp`)
+    if (!['GET', 'POST', 'DELETE'].includes(ctx.method))
+      throw new AppError('method_not_allowed', `${ctx.method} is not supported on /mcp`)
     const user = await authenticate(ctx)
     // read whole before anything answers: a refusal is told as an answer to the message (mcp/body.ts)
     const read = ctx.method === 'POST' ? await readMcpBody(ctx, bodyLimits) : undefined
@@ -79,7 +87,14 @@ export function mcpRoute(api: ApiContext): (ctx: Context) => Promise<void> {
     const origin = `http://${local.includes(':') ? `[${local}]` : local}:${ctx.req.socket.localPort}`
     const s = await open()
     ctx.respond = false
-    const caller = { user, apiKey: presentedKey(ctx), workspace, tools, origin, assets: new SessionAssets(assetDeps, user, workspace) }
+    const caller = {
+      user,
+      apiKey: presentedKey(ctx),
+      workspace,
+      tools,
+      origin,
+      assets: new SessionAssets(assetDeps, user, workspace),
+    }
     if (read?.kind === 'unread') return s.answerUnread(ctx.req, ctx.res, read, caller)
     await s.handle(ctx.req, ctx.res, read?.value, caller)
   }

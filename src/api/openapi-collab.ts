@@ -12,7 +12,11 @@ export type Json = Record<string, unknown>
 export type SchemaOf = (s: z.ZodType, io: 'input' | 'output') => Json
 
 const CollabError = z.object({ error: z.string(), code: z.string() }).meta({ id: 'CollabError' })
-const BYTES = { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream', description: 'a Yjs update' } } }
+const BYTES = {
+  'application/octet-stream': {
+    schema: { type: 'string', contentMediaType: 'application/octet-stream', description: 'a Yjs update' },
+  },
+}
 const COMMON_ERRORS: Record<number, string> = {
   400: 'a malformed query or body (the message names it)',
   401: 'a missing, invalid or expired token',
@@ -20,7 +24,13 @@ const COMMON_ERRORS: Record<number, string> = {
   404: 'no such document, id or path',
 }
 
-const segment = (name: string, description: string, schema: Json = { type: 'string' }): Json => ({ name, in: 'path', required: true, description, schema })
+const segment = (name: string, description: string, schema: Json = { type: 'string' }): Json => ({
+  name,
+  in: 'path',
+  required: true,
+  description,
+  schema,
+})
 
 /** The paths a route answers on: without an id, with one, with an action after it. */
 export function collabRoutePaths(name: string, route: Pick<RestRoute, 'id' | 'actions'>): string[] {
@@ -33,18 +43,29 @@ export function collabRoutePaths(name: string, route: Pick<RestRoute, 'id' | 'ac
 function operation(name: string, method: RestMethod, route: RestRoute, path: string, schemaOf: SchemaOf): Json {
   const parameters: Json[] = [segment('org', 'the organisation'), segment('doc_id', 'the document')]
   if (path.includes('{id}')) parameters.push(segment('id', `the ${name} record’s id`))
-  if (path.includes('{action}')) parameters.push(segment('action', 'what to do with it', { type: 'string', enum: [...(route.actions ?? [])] }))
+  if (path.includes('{action}'))
+    parameters.push(segment('action', 'what to do with it', { type: 'string', enum: [...(route.actions ?? [])] }))
   for (const [field, schema] of Object.entries((route.query?.shape ?? {}) as Record<string, z.ZodType>)) {
     const repeated = schemaOf(schema, 'input')
-    parameters.push({ name: field, in: 'query', required: !schema.safeParse(undefined).success, schema: repeated, ...(repeated.type === 'array' ? { explode: true } : {}) })
+    parameters.push({
+      name: field,
+      in: 'query',
+      required: !schema.safeParse(undefined).success,
+      schema: repeated,
+      ...(repeated.type === 'array' ? { explode: true } : {}),
+    })
   }
   const errorBody = { 'application/json': { schema: schemaOf(CollabError, 'output') } }
   const responses: Json = {}
   for (const [status, answer] of Object.entries(route.answers)) {
-    const content = { ...(answer.json ? { 'application/json': { schema: schemaOf(answer.json, 'output') } } : {}), ...(answer.bytes ? BYTES : {}) }
+    const content = {
+      ...(answer.json ? { 'application/json': { schema: schemaOf(answer.json, 'output') } } : {}),
+      ...(answer.bytes ? BYTES : {}),
+    }
     responses[status] = { description: answer.description, ...(Object.keys(content).length ? { content } : {}) }
   }
-  for (const [status, description] of Object.entries({ ...COMMON_ERRORS, ...route.errors })) responses[status] = { description, content: errorBody }
+  for (const [status, description] of Object.entries({ ...COMMON_ERRORS, ...route.errors }))
+    responses[status] = { description, content: errorBody }
   const suffix = path.endsWith('{action}') ? '_action' : path.endsWith('{id}') ? '_by_id' : ''
   return {
     operationId: `${method.toLowerCase()}_${name}${suffix}`,
@@ -55,7 +76,10 @@ function operation(name: string, method: RestMethod, route: RestRoute, path: str
       ? {
           requestBody: {
             required: !route.body.optional,
-            content: { 'application/json': { schema: schemaOf(route.body.json, 'input') }, ...(route.body.bytes ? BYTES : {}) },
+            content: {
+              'application/json': { schema: schemaOf(route.body.json, 'input') },
+              ...(route.body.bytes ? BYTES : {}),
+            },
           },
         }
       : {}),

@@ -14,16 +14,22 @@ const ValidationError = z
     ctx: z.record(z.string(), z.unknown()).optional(),
   })
   .meta({ id: 'ValidationError' })
-const HTTPValidationError = z.object({ detail: z.array(ValidationError).optional() }).meta({ id: 'HTTPValidationError' })
+const HTTPValidationError = z
+  .object({ detail: z.array(ValidationError).optional() })
+  .meta({ id: 'HTTPValidationError' })
 const Detail = z.object({ detail: z.string() }).meta({ id: 'ErrorDetail' })
 const Message = z.object({ message: z.string() }).meta({ id: 'ErrorMessage' })
 
 /** A collab REST call carries its capability token as `?yauth=`, or as a bearer token. */
 const COLLAB_SECURITY = {
-  CollabToken: { type: 'apiKey', in: 'query', name: 'yauth', description: 'the capability token minted by POST /api/v0/assets/{asset_id}/collab-token' },
+  CollabToken: {
+    type: 'apiKey',
+    in: 'query',
+    name: 'yauth',
+    description: 'the capability token minted by POST /api/v0/assets/{asset_id}/collab-token',
+  },
   CollabBearer: { type: 'http', scheme: 'bearer', description: 'the same token as Authorization: Bearer' },
 }
-
 
 /** A schema's JSON Schema; those with a `.meta({id})` go into `components` (z.toJSONSchema emits them under $defs). */
 function schemaCollector(components: Record<string, Json>): SchemaOf {
@@ -53,19 +59,38 @@ export function openApiDocument(routes: RouteDef[], version: string, collab?: Co
   for (const r of routes) {
     const path = '/api/v0' + r.path.replace(/:([A-Za-z_]\w*)/g, '{$1}')
     const parameters: Json[] = []
-    for (const [where, shape] of [['path', r.params], ['query', r.query]] as const) {
+    for (const [where, shape] of [
+      ['path', r.params],
+      ['query', r.query],
+    ] as const) {
       if (!shape) continue
       for (const [name, field] of Object.entries(shape.shape as Record<string, z.ZodType>)) {
-        parameters.push({ name, in: where, required: where === 'path' || !field.safeParse(undefined).success, schema: schemaOf(field, 'input') })
+        parameters.push({
+          name,
+          in: where,
+          required: where === 'path' || !field.safeParse(undefined).success,
+          schema: schemaOf(field, 'input'),
+        })
       }
     }
     const errorSchema = r.errorShape === 'message' ? Message : Detail
     const responses: Json = {
       ...(r.successStatus === 204
         ? { 204: { description: 'No Content' } }
-        : { [r.successStatus ?? 200]: { description: 'Successful Response', content: { 'application/json': { schema: schemaOf(r.response, 'output') } } } }),
-      401: { description: 'missing or unknown X-API-KEY', content: { 'application/json': { schema: schemaOf(errorSchema, 'output') } } },
-      422: { description: 'Validation Error', content: { 'application/json': { schema: schemaOf(HTTPValidationError, 'output') } } },
+        : {
+            [r.successStatus ?? 200]: {
+              description: 'Successful Response',
+              content: { 'application/json': { schema: schemaOf(r.response, 'output') } },
+            },
+          }),
+      401: {
+        description: 'missing or unknown X-API-KEY',
+        content: { 'application/json': { schema: schemaOf(errorSchema, 'output') } },
+      },
+      422: {
+        description: 'Validation Error',
+        content: { 'application/json': { schema: schemaOf(HTTPValidationError, 'output') } },
+      },
     }
     for (const [status, description] of Object.entries(r.errors ?? {})) {
       responses[status] = { description, content: { 'application/json': { schema: schemaOf(errorSchema, 'output') } } }
@@ -77,7 +102,12 @@ export function openApiDocument(routes: RouteDef[], version: string, collab?: Co
       tags: r.tags,
       ...(parameters.length ? { parameters } : {}),
       ...(r.body
-        ? { requestBody: { required: !r.bodyOptional, content: { 'application/json': { schema: schemaOf(r.body, 'input') } } } }
+        ? {
+            requestBody: {
+              required: !r.bodyOptional,
+              content: { 'application/json': { schema: schemaOf(r.body, 'input') } },
+            },
+          }
         : {}),
       responses,
       ...(r.public ? {} : { security: [{ APIKeyHeader: [] }] }),
@@ -90,7 +120,10 @@ export function openApiDocument(routes: RouteDef[], version: string, collab?: Co
     paths,
     components: {
       schemas: components,
-      securitySchemes: { APIKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-KEY' }, ...(collab ? COLLAB_SECURITY : {}) },
+      securitySchemes: {
+        APIKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-KEY' },
+        ...(collab ? COLLAB_SECURITY : {}),
+      },
     },
   }
 }

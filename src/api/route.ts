@@ -26,7 +26,11 @@ interface RouteInput<P, Q, B> {
   agent: boolean
 }
 
-export interface RouteDef<P extends Obj | undefined = Obj | undefined, Q extends Obj | undefined = Obj | undefined, B extends z.ZodType | undefined = z.ZodType | undefined> {
+export interface RouteDef<
+  P extends Obj | undefined = Obj | undefined,
+  Q extends Obj | undefined = Obj | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+> {
   method: Method
   /** Koa path below /api/v0, with `:name` parameters named as in the spec */
   path: string
@@ -51,7 +55,11 @@ export interface RouteDef<P extends Obj | undefined = Obj | undefined, Q extends
   handler(ctx: Context, input: RouteInput<P, Q, B>): Promise<unknown>
 }
 
-export const defineRoute = <P extends Obj | undefined = undefined, Q extends Obj | undefined = undefined, B extends z.ZodType | undefined = undefined>(
+export const defineRoute = <
+  P extends Obj | undefined = undefined,
+  Q extends Obj | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(
   def: RouteDef<P, Q, B>,
 ): RouteDef => def as unknown as RouteDef
 
@@ -67,15 +75,27 @@ function lastValues(q: Record<string, string | string[] | undefined>): Record<st
 }
 
 /** Validates path, query and body together, so one 422 lists every problem. */
-async function validateInput(ctx: Context, route: RouteDef, limits: BodyLimits): Promise<{ params: unknown; query: unknown; body: unknown }> {
+async function validateInput(
+  ctx: Context,
+  route: RouteDef,
+  limits: BodyLimits,
+): Promise<{ params: unknown; query: unknown; body: unknown }> {
   const errors: PydanticError[] = []
   const params = route.params ? checkParams(route.params, ctx.params ?? {}, 'path', errors) : undefined
   const query = route.query ? checkParams(route.query, lastValues(ctx.query), 'query', errors) : undefined
   let body: unknown
   if (route.body) {
     const raw = await readJsonBody(ctx, limits, { exactNumbers: route.exactNumbers === true })
-    if (raw.kind === 'invalid') errors.push({ type: 'json_invalid', loc: ['body', raw.pos], msg: 'JSON decode error', input: {}, ctx: { error: raw.msg } })
-    else if (raw.kind === 'empty' && !route.bodyOptional) errors.push({ type: 'missing', loc: ['body'], msg: 'Field required', input: null })
+    if (raw.kind === 'invalid')
+      errors.push({
+        type: 'json_invalid',
+        loc: ['body', raw.pos],
+        msg: 'JSON decode error',
+        input: {},
+        ctx: { error: raw.msg },
+      })
+    else if (raw.kind === 'empty' && !route.bodyOptional)
+      errors.push({ type: 'missing', loc: ['body'], msg: 'Field required', input: null })
     else body = check(route.body, raw.kind === 'empty' ? {} : raw.value, ['body'], errors)
   }
   if (errors.length) throw new ValidationFailed(errors)

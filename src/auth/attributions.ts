@@ -1,16 +1,24 @@
 // Custom attributions checked and merged: their shape (`@tandem/api/attributions`) is at most 8
 // keys `[a-z0-9_]{1,32}`, each a string of at most 128 characters.
-import { ATTRIBUTION_KEY, MAX_ATTRIBUTION_KEYS, MAX_ATTRIBUTION_VALUE_CHARS, type Attributes } from '@tandem/api/attributions'
+import {
+  ATTRIBUTION_KEY,
+  MAX_ATTRIBUTION_KEYS,
+  MAX_ATTRIBUTION_VALUE_CHARS,
+  type Attributes,
+} from '@tandem/api/attributions'
 
 /** What is wrong with a would-be attribution map, or null when it is one. */
 export function attributionProblem(value: unknown): string | null {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'attributions must be an object of strings'
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return 'attributions must be an object of strings'
   const entries = Object.entries(value)
-  if (entries.length > MAX_ATTRIBUTION_KEYS) return `attributions may have at most ${MAX_ATTRIBUTION_KEYS} keys, got ${entries.length}`
+  if (entries.length > MAX_ATTRIBUTION_KEYS)
+    return `attributions may have at most ${MAX_ATTRIBUTION_KEYS} keys, got ${entries.length}`
   for (const [k, v] of entries) {
     if (!ATTRIBUTION_KEY.test(k)) return `attribution key ${JSON.stringify(k.slice(0, 40))} must match [a-z0-9_]{1,32}`
     if (typeof v !== 'string') return `attribution ${k} must be a string`
-    if ([...v].length > MAX_ATTRIBUTION_VALUE_CHARS) return `attribution ${k} must be at most ${MAX_ATTRIBUTION_VALUE_CHARS} characters`
+    if ([...v].length > MAX_ATTRIBUTION_VALUE_CHARS)
+      return `attribution ${k} must be at most ${MAX_ATTRIBUTION_VALUE_CHARS} characters`
   }
   return null
 }

@@ -6,10 +6,22 @@ import { generateSigningJwk, keyRingFromJwks } from './keys/ring.js'
 describe('capability tokens', () => {
   it('round-trips every claim, with branch main by default', async () => {
     const keys = await keyRingFromJwks([await generateSigningJwk()], 'test')
-    const { token, expiresAtMs } = await mintToken(keys, { org: 'o', doc: 'd', sub: 'ann@x', acc: 'r', asset: 'a1', ttlSec: 60 }, 1_700_000_000_000)
+    const { token, expiresAtMs } = await mintToken(
+      keys,
+      { org: 'o', doc: 'd', sub: 'ann@x', acc: 'r', asset: 'a1', ttlSec: 60 },
+      1_700_000_000_000,
+    )
     expect(expiresAtMs).toBe(1_700_000_060_000)
     const cap = await verifyToken(keys, token, 1_700_000_001_000)
-    expect(cap).toMatchObject({ org: 'o', doc: 'd', sub: 'ann@x', acc: 'r', asset: 'a1', branch: 'main', exp: 1_700_000_060 })
+    expect(cap).toMatchObject({
+      org: 'o',
+      doc: 'd',
+      sub: 'ann@x',
+      acc: 'r',
+      asset: 'a1',
+      branch: 'main',
+      exp: 1_700_000_060,
+    })
     expect(cap.jti).toMatch(/[0-9a-f-]{36}/)
   })
 
@@ -27,7 +39,10 @@ describe('capability tokens', () => {
   it('reports expiry as token_expired', async () => {
     const keys = await keyRingFromJwks([await generateSigningJwk()], 'test')
     const { token } = await mintToken(keys, { org: 'o', doc: 'd', sub: 'u', acc: 'rw', ttlSec: 10 }, 1_000_000)
-    await expect(verifyToken(keys, token, 1_000_000 + 20_000)).rejects.toMatchObject({ code: 'token_expired', status: 401 })
+    await expect(verifyToken(keys, token, 1_000_000 + 20_000)).rejects.toMatchObject({
+      code: 'token_expired',
+      status: 401,
+    })
   })
 
   it('refuses private keys that are not Ed25519 JWKs with a kid', async () => {

@@ -74,10 +74,19 @@ export interface MintRequest {
   ttlSec: number
 }
 
-export async function mintToken(keys: KeyRing, req: MintRequest, nowMs = Date.now()): Promise<{ token: string; expiresAtMs: number }> {
+export async function mintToken(
+  keys: KeyRing,
+  req: MintRequest,
+  nowMs = Date.now(),
+): Promise<{ token: string; expiresAtMs: number }> {
   const iat = Math.floor(nowMs / 1000)
   const exp = iat + req.ttlSec
-  const claims: JWTPayload & Record<string, unknown> = { org: req.org, doc: req.doc, branch: req.branch ?? 'main', acc: req.acc }
+  const claims: JWTPayload & Record<string, unknown> = {
+    org: req.org,
+    doc: req.doc,
+    branch: req.branch ?? 'main',
+    acc: req.acc,
+  }
   if (req.asset) claims.asset = req.asset
   if (req.agent) claims.agent = true
   const attr = req.attr && normalizeAttributions(req.attr)
@@ -121,12 +130,17 @@ export function verifyTokenNow(
       if (keys.refresh && typeof jws.header.kid === 'string') return null
       throw invalid('unknown signing key')
     }
-    claims = verifyJwt(jws, key, { audience: AUDIENCE, required: ['sub', 'exp', 'iat'], nowSec: Math.floor(nowMs / 1000) })
+    claims = verifyJwt(jws, key, {
+      audience: AUDIENCE,
+      required: ['sub', 'exp', 'iat'],
+      nowSec: Math.floor(nowMs / 1000),
+    })
   } catch (err) {
     if (!(err instanceof JwsRefused)) throw err
     // Expiry is checked after the signature and every other claim: such a token is otherwise
     // sound once our own shape checks pass too.
-    if (err.expiredClaims) throw new TokenRefused('token_expired', 'token expired', claimsOf(err.expiredClaims, nowMs, clockSkewSec))
+    if (err.expiredClaims)
+      throw new TokenRefused('token_expired', 'token expired', claimsOf(err.expiredClaims, nowMs, clockSkewSec))
     throw invalid(err.message)
   }
   return claimsOf(claims, nowMs, clockSkewSec)

@@ -42,7 +42,16 @@ describe('compact JWS verification (EdDSA only)', () => {
   it('refuses parts that are not strict unpadded base64url, whatever the signature', () => {
     const good = signed(header, claims)
     const [h, p, s] = good.split('.')
-    for (const bad of [`${h}=.${p}.${s}`, `${h}.${p}.${s}=`, `${h}.${p!.replace(/[A-Za-z]/, '+')}.${s}`, `${h} .${p}.${s}`, `${h}.${p}.`, `.${p}.${s}`, `${h}.${p}`, `${good}.${s}`]) {
+    for (const bad of [
+      `${h}=.${p}.${s}`,
+      `${h}.${p}.${s}=`,
+      `${h}.${p!.replace(/[A-Za-z]/, '+')}.${s}`,
+      `${h} .${p}.${s}`,
+      `${h}.${p}.`,
+      `.${p}.${s}`,
+      `${h}.${p}`,
+      `${good}.${s}`,
+    ]) {
       expect(refusal(bad)).toBe('malformed token')
     }
   })
@@ -73,7 +82,9 @@ describe('compact JWS verification (EdDSA only)', () => {
     expect(refusal(`${h}.${p}.${foreignSig}`)).toBe('bad token signature')
     const sig = Buffer.from(signed(header, claims).split('.')[2]!, 'base64url')
     expect(refusal(`${h}.${p}.${sig.subarray(0, 63).toString('base64url')}`)).toBe('bad token signature')
-    expect(refusal(`${h}.${p}.${Buffer.concat([sig, Buffer.from([0])]).toString('base64url')}`)).toBe('bad token signature')
+    expect(refusal(`${h}.${p}.${Buffer.concat([sig, Buffer.from([0])]).toString('base64url')}`)).toBe(
+      'bad token signature',
+    )
   })
 
   it('uses only Ed25519 public keys: a ring entry of another kind verifies nothing', async () => {

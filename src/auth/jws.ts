@@ -33,7 +33,9 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
 function decodeObject(segment: string): Record<string, unknown> | null {
   try {
     const value: unknown = JSON.parse(utf8.decode(Buffer.from(segment, 'base64url')))
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null
   } catch {
     return null
   }
@@ -56,7 +58,12 @@ export function decodeJws(token: string): DecodedJws {
   // Extensions we do not implement must not be ignored (RFC 7515 §4.1.11); an unencoded payload is one.
   if ('crit' in header || 'b64' in header) throw new JwsRefused('malformed token')
   if (header.alg !== ALGORITHM) throw new JwsRefused('token algorithm not allowed')
-  return { header, signingInput: `${parts[0]}.${parts[1]}`, payload: parts[1]!, signature: Buffer.from(parts[2]!, 'base64url') }
+  return {
+    header,
+    signingInput: `${parts[0]}.${parts[1]}`,
+    payload: parts[1]!,
+    signature: Buffer.from(parts[2]!, 'base64url'),
+  }
 }
 
 const keyObjects = new WeakMap<webcrypto.CryptoKey, KeyObject | null>()
@@ -90,7 +97,8 @@ export function verifyJwt(jws: DecodedJws, key: webcrypto.CryptoKey, check: JwtC
   const aud = claims.aud
   if (!(aud === check.audience || (Array.isArray(aud) && aud.includes(check.audience)))) throw claimInvalid('aud')
   for (const name of ['iat', 'nbf', 'exp']) {
-    if (Object.hasOwn(claims, name) && (typeof claims[name] !== 'number' || !Number.isFinite(claims[name]))) throw claimInvalid(name)
+    if (Object.hasOwn(claims, name) && (typeof claims[name] !== 'number' || !Number.isFinite(claims[name])))
+      throw claimInvalid(name)
   }
   if (typeof claims.nbf === 'number' && claims.nbf > check.nowSec) throw claimInvalid('nbf')
   if (typeof claims.exp === 'number' && claims.exp <= check.nowSec) throw new JwsRefused('token expired', claims)

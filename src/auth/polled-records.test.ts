@@ -8,7 +8,10 @@ function source() {
   const s: RecordSource = {
     get: async <T>(k: string) => (reads.get++, data.get(k) as T | undefined),
     getMany: async <T>(ks: string[]) => (reads.getMany++, ks.map((k) => data.get(k) as T | undefined)),
-    list: async <T>(prefix: string) => (reads.list++, [...data].filter(([k]) => k.startsWith(`${prefix}/`)).map(([key, value]) => ({ key, value: value as T }))),
+    list: async <T>(prefix: string) => (
+      reads.list++,
+      [...data].filter(([k]) => k.startsWith(`${prefix}/`)).map(([key, value]) => ({ key, value: value as T }))
+    ),
   }
   return { data, reads, s }
 }
@@ -36,7 +39,10 @@ describe('VersionPoll', () => {
     const poll = new VersionPoll(s, 40)
     await a.start(poll, (err) => expect.fail(String(err)))
     await b.start(poll, (err) => expect.fail(String(err)))
-    stops.push(() => a.stop(), () => b.stop())
+    stops.push(
+      () => a.stop(),
+      () => b.stop(),
+    )
     const loaded = { ...reads }
     expect(loaded).toEqual({ get: 2, getMany: 0, list: 2 })
 

@@ -2,11 +2,28 @@ import { describe, expect, it } from 'vitest'
 import type { Capability } from './capability.js'
 import { matches, revocationKey, type Revocation } from './revocation.js'
 
-const cap = (over: Partial<Capability> = {}): Capability => ({ sub: 'ann@x.io', org: 'acme', doc: 'd1', branch: 'main', acc: 'rw', exp: 2000, iat: 1000, jti: 'j1', ...over })
-const rev = (over: Partial<Revocation> = {}): Revocation => ({ sub: 'ann@x.io', effect: 'deny', beforeMs: 1_000_500, createdAtMs: 0, reason: 't', ...over })
+const cap = (over: Partial<Capability> = {}): Capability => ({
+  sub: 'ann@x.io',
+  org: 'acme',
+  doc: 'd1',
+  branch: 'main',
+  acc: 'rw',
+  exp: 2000,
+  iat: 1000,
+  jti: 'j1',
+  ...over,
+})
+const rev = (over: Partial<Revocation> = {}): Revocation => ({
+  sub: 'ann@x.io',
+  effect: 'deny',
+  beforeMs: 1_000_500,
+  createdAtMs: 0,
+  reason: 't',
+  ...over,
+})
 
 describe('deny-list matching', () => {
-  it('matches tokens of the user issued before the time, counting the revocation\'s own second as before', () => {
+  it("matches tokens of the user issued before the time, counting the revocation's own second as before", () => {
     expect(matches(rev(), cap({ iat: 999 }))).toBe(true)
     expect(matches(rev(), cap({ iat: 1000 }))).toBe(true) // 1000.x s is before 1000.5 s, or in its second
     expect(matches(rev(), cap({ iat: 1001 }))).toBe(false)

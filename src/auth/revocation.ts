@@ -29,7 +29,10 @@ const part = (s: string) => encodeURIComponent(s)
 
 /** One record per (user, scope, effect): a later revocation of the same scope moves `beforeMs`. */
 export function revocationKey(r: Pick<Revocation, 'sub' | 'org' | 'doc' | 'jti' | 'effect'>): string {
-  const scope = [r.org && `org:${part(r.org)}`, r.doc && `doc:${part(r.doc)}`, r.jti && `jti:${part(r.jti)}`].filter(Boolean).join(',') || 'all'
+  const scope =
+    [r.org && `org:${part(r.org)}`, r.doc && `doc:${part(r.doc)}`, r.jti && `jti:${part(r.jti)}`]
+      .filter(Boolean)
+      .join(',') || 'all'
   return `${REVOKE_PREFIX}/${part(r.sub)}/${scope}/${r.effect}`
 }
 

@@ -33,7 +33,8 @@ async function viaServer(dataDir: string, args: string[]): Promise<AdminResult |
   } catch {
     return null
   }
-  if (!/^http:\/\/127\.0\.0\.1:\d+\/admin$/.test(info.url)) return new Remote('admin endpoint file is not a loopback URL')
+  if (!/^http:\/\/127\.0\.0\.1:\d+\/admin$/.test(info.url))
+    return new Remote('admin endpoint file is not a loopback URL')
   let res: Response
   try {
     res = await fetch(info.url, {
@@ -58,7 +59,10 @@ async function locally(config: Config, args: string[]): Promise<AdminResult> {
   // it wrote would be lost on exit).
   const backend = await openBackend(
     { ...config, docStorage: 'leveldb' },
-    { applicationName: 'tandem-admin', hint: `if a server runs on ${config.dataDir}, its admin endpoint is not reachable` },
+    {
+      applicationName: 'tandem-admin',
+      hint: `if a server runs on ${config.dataDir}, its admin endpoint is not reachable`,
+    },
   )
   const metrics = createMetrics()
   const databases = new DatabaseRegistry(registryOptions(config, createLogger('silent')))
@@ -76,10 +80,36 @@ async function locally(config: Config, args: string[]): Promise<AdminResult> {
   const docs = rooms.docs
   // `search rebuild` with no server: the index opened here (other commands leave it to the next
   // server start, which indexes assets created and drops those deleted meanwhile)
-  const search = config.searchIndex === 'on' && args[0] === 'search' ? await (await import('../search/open.js')).startSearch({ config, pg: backend.pg, control: store, docs, store: backend.docs, log: createLogger('silent') }, rooms.committer) : undefined
+  const search =
+    config.searchIndex === 'on' && args[0] === 'search'
+      ? await (
+          await import('../search/open.js')
+        ).startSearch(
+          { config, pg: backend.pg, control: store, docs, store: backend.docs, log: createLogger('silent') },
+          rooms.committer,
+        )
+      : undefined
   try {
-    const lifecycle = new AssetLifecycle({ control: store, docs: backend.docs, versions: backend.versions, rooms, databases: async () => databases, now: Date.now })
-    return await executeAdmin({ store, now: Date.now, docs, databases, lifecycle, webhookAllowPrivate: config.webhookAllowPrivate, ...(search ? { search: search.search } : {}) }, parseAdminArgs(args))
+    const lifecycle = new AssetLifecycle({
+      control: store,
+      docs: backend.docs,
+      versions: backend.versions,
+      rooms,
+      databases: async () => databases,
+      now: Date.now,
+    })
+    return await executeAdmin(
+      {
+        store,
+        now: Date.now,
+        docs,
+        databases,
+        lifecycle,
+        webhookAllowPrivate: config.webhookAllowPrivate,
+        ...(search ? { search: search.search } : {}),
+      },
+      parseAdminArgs(args),
+    )
   } finally {
     await search?.close(false)
     await databases.close()
@@ -90,12 +120,28 @@ async function locally(config: Config, args: string[]): Promise<AdminResult> {
 }
 
 function render(value: unknown): string {
-  if (Array.isArray(value)) return value.map((v) => (typeof v === 'object' && v !== null ? Object.entries(v).map(([k, x]) => `${k}=${typeof x === 'object' ? JSON.stringify(x) : String(x)}`).join('  ') : String(v))).join('\n')
-  if (typeof value === 'object' && value !== null) return Object.entries(value).map(([k, x]) => `${k}: ${typeof x === 'object' && x !== null ? JSON.stringify(x) : String(x)}`).join('\n')
+  if (Array.isArray(value))
+    return value
+      .map((v) =>
+        typeof v === 'object' && v !== null
+          ? Object.entries(v)
+              .map(([k, x]) => `${k}=${typeof x === 'object' ? JSON.stringify(x) : String(x)}`)
+              .join('  ')
+          : String(v),
+      )
+      .join('\n')
+  if (typeof value === 'object' && value !== null)
+    return Object.entries(value)
+      .map(([k, x]) => `${k}: ${typeof x === 'object' && x !== null ? JSON.stringify(x) : String(x)}`)
+      .join('\n')
   return String(value)
 }
 
-export async function runAdmin(args: string[], config: Config, out: (s: string) => void = (s) => process.stdout.write(s + '\n')): Promise<number> {
+export async function runAdmin(
+  args: string[],
+  config: Config,
+  out: (s: string) => void = (s) => process.stdout.write(s + '\n'),
+): Promise<number> {
   const err = (s: string) => process.stderr.write(`tandem admin: ${s}\n`)
   let json = false
   try {

@@ -22,14 +22,17 @@ tandem <command> --help-settings   every setting it reads (flag, environment var
 /** The settings `tandem admin` reads; everything else on its line belongs to the admin command. */
 export const STORAGE_SETTINGS = ['data-dir', 'postgres-url', 'postgres-schema', 'postgres-pool-size']
 
-const settingsOf = (command: string): readonly string[] | undefined => (command === 'admin' ? STORAGE_SETTINGS : undefined)
+const settingsOf = (command: string): readonly string[] | undefined =>
+  command === 'admin' ? STORAGE_SETTINGS : undefined
 const readsSettings = (command: string) => command !== 'build-console' && command !== 'mcp'
 
 /** `tandem <command> --help`: its usage (admin: its nouns too) and where the settings are listed. */
 export async function commandHelp(command: string): Promise<string> {
   const nouns = command === 'admin' ? `\n${(await import('../admin/commands.js')).adminUsage()}` : ''
   const count = settingsOf(command)?.length ?? SETTING_FLAGS.length
-  const settings = readsSettings(command) ? `\n\nsettings: tandem ${command} --help-settings lists all ${count} (flag, environment variable, meaning, default)` : ''
+  const settings = readsSettings(command)
+    ? `\n\nsettings: tandem ${command} --help-settings lists all ${count} (flag, environment variable, meaning, default)`
+    : ''
   return `${COMMAND_USAGE[command]}${nouns}${settings}\n`
 }
 

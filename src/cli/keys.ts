@@ -24,7 +24,9 @@ async function kidsOf(config: Config, verb: string): Promise<{ rotated?: string;
   }
   await loadKeyRing(config.dataDir, '') // creates the first key if there is none yet
   const rotated = verb === 'rotate' ? await rotateKeys(config.dataDir) : undefined
-  const { keys } = JSON.parse(await readFile(dataDirPath(config.dataDir, 'signingKeys'), 'utf8')) as { keys: { kid: string }[] }
+  const { keys } = JSON.parse(await readFile(dataDirPath(config.dataDir, 'signingKeys'), 'utf8')) as {
+    keys: { kid: string }[]
+  }
   return { ...(rotated ? { rotated } : {}), kids: keys.map((k) => k.kid) }
 }
 

@@ -40,7 +40,8 @@ export async function runLoadtest(argv: string[], env: NodeJS.ProcessEnv, io: Io
     return 2
   }
   // The load's edits stay in these documents and their history: say which they are.
-  if (!o.quiet) io.err(`tandem loadtest: ${o.scenario} on ${checked.target.describe}; the load writes into these documents\n`)
+  if (!o.quiet)
+    io.err(`tandem loadtest: ${o.scenario} on ${checked.target.describe}; the load writes into these documents\n`)
 
   let onInterrupt = () => {}
   const interrupted = new Promise<void>((resolve) => (onInterrupt = resolve))
@@ -55,7 +56,14 @@ export async function runLoadtest(argv: string[], env: NodeJS.ProcessEnv, io: Io
       progress: (line) => o.quiet || io.err(`${line}\n`),
       interrupted,
       ...(o.workers > 1
-        ? { fork: () => fork(process.argv[1]!, ['loadtest'], { env: { ...env, TANDEM_LOADTEST_WORKER: '1' }, execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }) }
+        ? {
+            fork: () =>
+              fork(process.argv[1]!, ['loadtest'], {
+                env: { ...env, TANDEM_LOADTEST_WORKER: '1' },
+                execArgv: process.execArgv,
+                stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+              }),
+          }
         : {}),
     })
   } finally {
@@ -70,7 +78,8 @@ export async function runLoadtest(argv: string[], env: NodeJS.ProcessEnv, io: Io
     await write(o.markdown, markdownReport(report, basename(svg)))
   }
   const missed = report.thresholds.filter((t) => !t.ok)
-  for (const t of missed) io.err(`tandem loadtest: threshold missed: --${t.name} ${t.limit}, measured ${t.value ?? 'nothing'}\n`)
+  for (const t of missed)
+    io.err(`tandem loadtest: threshold missed: --${t.name} ${t.limit}, measured ${t.value ?? 'nothing'}\n`)
   return missed.length ? 1 : 0
 }
 

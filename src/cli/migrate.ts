@@ -26,7 +26,8 @@ const USAGE = 'usage: tandem migrate --from-data-dir DIR --postgres-url URL [--p
 async function readDataDirKeys(dataDir: string): Promise<JWK[]> {
   try {
     const parsed = JSON.parse(await readFile(dataDirPath(dataDir, 'signingKeys'), 'utf8')) as { keys?: JWK[] }
-    if (!Array.isArray(parsed.keys)) throw new Error(`${dataDirPath(dataDir, 'signingKeys')}: expected a JWKS ({"keys": [...]})`)
+    if (!Array.isArray(parsed.keys))
+      throw new Error(`${dataDirPath(dataDir, 'signingKeys')}: expected a JWKS ({"keys": [...]})`)
     return parsed.keys
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return []
@@ -41,16 +42,27 @@ export interface MigrateIo {
   copy?: CopyOptions
 }
 
-const exists = (p: string) => access(p).then(() => true, () => false)
+const exists = (p: string) =>
+  access(p).then(
+    () => true,
+    () => false,
+  )
 
-const managedOn = (config: Config) => new ManagedPostgres({ url: config.postgresUrl, schema: config.postgresSchema, connectTimeoutMs: config.dbConnectTimeoutMs })
+const managedOn = (config: Config) =>
+  new ManagedPostgres({
+    url: config.postgresUrl,
+    schema: config.postgresSchema,
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+  })
 
 async function migrateDatabasesOnly(from: string, config: Config, io: MigrateIo): Promise<number> {
   const pool = await openPgPool(config, 'tandem-migrate')
   try {
     const control = new PgControlStore(pool, { schema: config.postgresSchema, maxSerial: 1 })
     const r = await moveDatabasesInPlace(control, from, managedOn(config), io.err)
-    io.out(`database assets: ${r.moved} moved (${r.rows} rows), ${r.skipped} already moved, ${r.assets - r.ids.size} left as PGlite`)
+    io.out(
+      `database assets: ${r.moved} moved (${r.rows} rows), ${r.skipped} already moved, ${r.assets - r.ids.size} left as PGlite`,
+    )
     if (r.mismatches.length === 0) {
       io.out(`verified: ${r.ids.size} database assets equal (tables, rows, sequences)`)
       return 0
@@ -74,11 +86,15 @@ export async function runMigrate(argv: string[], env: NodeJS.ProcessEnv, io: Mig
     return 2
   }
   // A data dir with no LevelDB: its server ran on --postgres-url already; only PGlite assets move.
-  if (!(await exists(dataDirPath(from, 'db'))) && (await exists(dataDirPath(from, 'pglite')))) return migrateDatabasesOnly(from, config, io)
+  if (!(await exists(dataDirPath(from, 'db'))) && (await exists(dataDirPath(from, 'pglite'))))
+    return migrateDatabasesOnly(from, config, io)
   // The source: the data dir's stores as a server on it would open them (never created here).
   let source
   try {
-    source = await openBackend({ ...config, dataDir: from, postgresUrl: '', docStorage: 'leveldb' }, { createIfMissing: false, hint: 'no data dir there, or a server still runs on it' })
+    source = await openBackend(
+      { ...config, dataDir: from, postgresUrl: '', docStorage: 'leveldb' },
+      { createIfMissing: false, hint: 'no data dir there, or a server still runs on it' },
+    )
   } catch (err) {
     io.err(`tandem migrate: ${(err as Error).message}`)
     return 1
@@ -92,7 +108,13 @@ export async function runMigrate(argv: string[], env: NodeJS.ProcessEnv, io: Mig
   }
   try {
     const started = Date.now()
-    const src: CopySource = { docs: source.docs, versions: source.versions, suggestions: source.suggestions, control: source.control, keys: await readDataDirKeys(from) }
+    const src: CopySource = {
+      docs: source.docs,
+      versions: source.versions,
+      suggestions: source.suggestions,
+      control: source.control,
+      keys: await readDataDirKeys(from),
+    }
     const dst: CopyTarget = {
       docs: new PgDocStore(pool),
       versions: new PgVersionStore(pool),
@@ -121,9 +143,16 @@ export async function runMigrate(argv: string[], env: NodeJS.ProcessEnv, io: Mig
       `copied: ${copied.documents} documents (${copied.documentsSkipped} already complete, ${copied.appended} log entries appended), ` +
         `${copied.controlRecords} control records, ${copied.keysAdded} signing keys added`,
     )
-    if (copied.keysBelowExisting) io.out('note: the database already had signing keys of its own; they keep signing, the data dir keys were added for verification')
-    if (src.keys.length === 0) io.out('note: no signing keys in the data dir (--signing-keys deployments keep passing their file)')
-    if (pglite.size) io.out(`database assets: ${dbs.moved} moved (${dbs.rows} rows), ${dbs.skipped} already moved, ${pglite.size - dbs.ids.size} left as PGlite`)
+    if (copied.keysBelowExisting)
+      io.out(
+        'note: the database already had signing keys of its own; they keep signing, the data dir keys were added for verification',
+      )
+    if (src.keys.length === 0)
+      io.out('note: no signing keys in the data dir (--signing-keys deployments keep passing their file)')
+    if (pglite.size)
+      io.out(
+        `database assets: ${dbs.moved} moved (${dbs.rows} rows), ${dbs.skipped} already moved, ${pglite.size - dbs.ids.size} left as PGlite`,
+      )
     const v = await verifyCopy(src, dst, { transform: moved.transform, targetOnly: moved.targetOnly })
     v.mismatches.push(...dbs.mismatches)
     const secs = ((Date.now() - started) / 1000).toFixed(1)

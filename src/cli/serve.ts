@@ -32,7 +32,11 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv, parts?: S
   // The collab line is printed the moment that listener accepts (a cold restart is measured by it),
   // so signals are handled from before the server exists: a SIGTERM while it starts, seeds the demo
   // or builds the console still shuts down gracefully once it is up.
-  const starting = createServer(config, { log, parts, onCollabListening: (port) => out(`collab listening on http://${host}:${port}`) })
+  const starting = createServer(config, {
+    log,
+    parts,
+    onCollabListening: (port) => out(`collab listening on http://${host}:${port}`),
+  })
   const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info({ signal }, 'shutting down: flushing documents and closing sockets')

@@ -38,7 +38,15 @@ export async function runToken(argv: string[], env: NodeJS.ProcessEnv): Promise<
   } finally {
     await pool?.end()
   }
-  const { token } = await mintToken(keys, { org: org!, doc: doc!, sub: sub!, acc: access as 'r' | 'rw', branch, attr: attrs as Record<string, string>, ttlSec: ttl })
+  const { token } = await mintToken(keys, {
+    org: org!,
+    doc: doc!,
+    sub: sub!,
+    acc: access as 'r' | 'rw',
+    branch,
+    attr: attrs as Record<string, string>,
+    ttlSec: ttl,
+  })
   process.stdout.write(token + '\n')
   return 0
 }

@@ -49,10 +49,17 @@ export class BusOutbox {
     if (this.closed || this.held.length === 0 || !this.pub.isReady) return
     const batch = this.held
     this.held = []
-    publishToFollowers(this.pub, this.nodeId, batch.flatMap((o) => o.frames)).then(
+    publishToFollowers(
+      this.pub,
+      this.nodeId,
+      batch.flatMap((o) => o.frames),
+    ).then(
       (sent) => {
         const now = performance.now()
-        this.metrics?.busMessages.inc({ direction: 'out', type: 'update' }, sent.reduce((a, b) => a + b, 0))
+        this.metrics?.busMessages.inc(
+          { direction: 'out', type: 'update' },
+          sent.reduce((a, b) => a + b, 0),
+        )
         let k = 0
         for (const o of batch) {
           this.metrics?.busPublishSeconds.observe((now - o.startedAt) / 1000)
@@ -67,7 +74,10 @@ export class BusOutbox {
           return
         }
         this.held = batch.concat(this.held)
-        this.log.warn({ err: describeRedisError(err), held: this.held.length }, 'bus: publish failed; held until Redis is back')
+        this.log.warn(
+          { err: describeRedisError(err), held: this.held.length },
+          'bus: publish failed; held until Redis is back',
+        )
         this.schedulePump()
       },
     )

@@ -60,7 +60,16 @@ export class BusPublisher {
     if (send.length === 0) return Promise.resolve()
     const frames = send.map((u): Frame => [
       u.docId,
-      Buffer.from(encodeBusMessage({ type: 'update', node: this.nodeId, docId: u.docId, fromSeq: u.fromSeq, toSeq: u.toSeq, update: u.update })),
+      Buffer.from(
+        encodeBusMessage({
+          type: 'update',
+          node: this.nodeId,
+          docId: u.docId,
+          fromSeq: u.fromSeq,
+          toSeq: u.toSeq,
+          update: u.update,
+        }),
+      ),
     ])
     return this.outbox.send(frames).then((sent) => {
       send.forEach((u, i) => {
@@ -87,23 +96,44 @@ export class BusPublisher {
     const sent = await publishToFollowers(
       this.pub,
       this.nodeId,
-      docIds.map((docId) => [docId, Buffer.from(encodeBusMessage({ type: 'awareness-query', node: this.nodeId, docId }))] as const),
+      docIds.map(
+        (docId) =>
+          [docId, Buffer.from(encodeBusMessage({ type: 'awareness-query', node: this.nodeId, docId }))] as const,
+      ),
     )
-    this.metrics?.busMessages.inc({ direction: 'out', type: 'awareness-query' }, sent.reduce((a, b) => a + b, 0))
+    this.metrics?.busMessages.inc(
+      { direction: 'out', type: 'awareness-query' },
+      sent.reduce((a, b) => a + b, 0),
+    )
   }
 
   /** Sends each document's committed head to its other followers (a joiner learns what it was not sent). */
   heads(docs: FollowedDoc[]): void {
     if (this.closed || !this.pub.isReady || docs.length === 0) return
-    const messages = docs.map((f) => [f.docId, Buffer.from(encodeBusMessage({ type: 'head', node: this.nodeId, docId: f.docId, seq: f.tracker.highest }))] as const)
+    const messages = docs.map(
+      (f) =>
+        [
+          f.docId,
+          Buffer.from(encodeBusMessage({ type: 'head', node: this.nodeId, docId: f.docId, seq: f.tracker.highest })),
+        ] as const,
+    )
     publishToFollowers(this.pub, this.nodeId, messages).then(
-      (sent) => this.metrics?.busMessages.inc({ direction: 'out', type: 'head' }, sent.reduce((a, b) => a + b, 0)),
+      (sent) =>
+        this.metrics?.busMessages.inc(
+          { direction: 'out', type: 'head' },
+          sent.reduce((a, b) => a + b, 0),
+        ),
       // Lost: the joiner still sees a hole at our next published cycle (gap resync).
       (err: unknown) => this.log.warn({ err: describeRedisError(err) }, 'bus: announcing heads failed'),
     )
   }
 
-  private fireAndForget(f: FollowedDoc | undefined, docId: string, payload: Uint8Array, type: BusMessage['type']): void {
+  private fireAndForget(
+    f: FollowedDoc | undefined,
+    docId: string,
+    payload: Uint8Array,
+    type: BusMessage['type'],
+  ): void {
     if (this.closed || !this.pub.isReady) return
     const gen = f?.othersGen
     publishToFollowers(this.pub, this.nodeId, [[docId, Buffer.from(payload)]]).then(

@@ -42,7 +42,12 @@ export class DocBus {
 
   /** Opens the two connections (commands, subscriptions); throws a clear error if Redis is unreachable. */
   static async connect(url: string, o: BusOptions & { connectTimeoutMs?: number }): Promise<DocBus> {
-    const pub = await connectRedis({ url, name: `tandem-bus-pub-${o.nodeId}`, connectTimeoutMs: o.connectTimeoutMs, disableOfflineQueue: true })
+    const pub = await connectRedis({
+      url,
+      name: `tandem-bus-pub-${o.nodeId}`,
+      connectTimeoutMs: o.connectTimeoutMs,
+      disableOfflineQueue: true,
+    })
     let sub: RedisClient
     try {
       sub = await connectRedis({ url, name: `tandem-bus-sub-${o.nodeId}`, connectTimeoutMs: o.connectTimeoutMs })
@@ -75,10 +80,25 @@ export class DocBus {
     private readonly sub: RedisClient,
     private readonly o: BusOptions,
   ) {
-    this.context = { nodeId: o.nodeId, log: o.log, metrics: o.metrics, gapGraceMs: o.gapGraceMs ?? 250, resyncRetryMs: o.resyncRetryMs ?? 1_000 }
+    this.context = {
+      nodeId: o.nodeId,
+      log: o.log,
+      metrics: o.metrics,
+      gapGraceMs: o.gapGraceMs ?? 250,
+      resyncRetryMs: o.resyncRetryMs ?? 1_000,
+    }
     this.send = new BusPublisher(pub, o.nodeId, o.log, o.metrics, (docId) => this.followed.get(docId))
     const { followed, send } = this
-    this.rejoiner = new Rejoiner({ pub, nodeId: o.nodeId, log: o.log, followed, send, retryMs: this.context.resyncRetryMs, closed: () => this.closed, ready: () => this.ready })
+    this.rejoiner = new Rejoiner({
+      pub,
+      nodeId: o.nodeId,
+      log: o.log,
+      followed,
+      send,
+      retryMs: this.context.resyncRetryMs,
+      closed: () => this.closed,
+      ready: () => this.ready,
+    })
     // Both clients are connected: every later 'ready' is a reconnect. node-redis resubscribes the
     // inbox before it reports 'ready'; what was sent to it meanwhile is lost, and Redis may have
     // restarted without our registrations: register again, then resync every followed document.
@@ -219,7 +239,9 @@ export class DocBus {
    */
   nodeLapsed(nodeId: string): void {
     if (this.closed) return
-    reap(this.pub, nodeId).catch((err: unknown) => this.o.log.debug({ err: describeRedisError(err) }, 'bus: removing a lapsed node failed'))
+    reap(this.pub, nodeId).catch((err: unknown) =>
+      this.o.log.debug({ err: describeRedisError(err) }, 'bus: removing a lapsed node failed'),
+    )
     this.resyncAll('node_lapse')
   }
 

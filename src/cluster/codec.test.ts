@@ -3,9 +3,17 @@ import { decodeBusMessage, encodeBusMessage } from './codec.js'
 
 describe('bus message codec', () => {
   it('round-trips update, awareness and awareness-query messages byte for byte', () => {
-    const update = { type: 'update' as const, node: 'n-1', docId: 'o/d', fromSeq: 7, toSeq: 300, update: new Uint8Array([1, 2, 3, 0, 255]) }
+    const update = {
+      type: 'update' as const,
+      node: 'n-1',
+      docId: 'o/d',
+      fromSeq: 7,
+      toSeq: 300,
+      update: new Uint8Array([1, 2, 3, 0, 255]),
+    }
     const bytes = encodeBusMessage(update)
-    expect([...bytes.slice(0, 9)]).toEqual([0, 3, 110, 45, 49, 3, 111, 47, 100]) // type, varString "n-1", varString "o/d"
+    // type, varString "n-1", varString "o/d"
+    expect([...bytes.slice(0, 9)]).toEqual([0, 3, 110, 45, 49, 3, 111, 47, 100])
     expect(decodeBusMessage(bytes)).toEqual(update)
     const aw = { type: 'awareness' as const, node: 'x', docId: 'd', update: new Uint8Array([9]) }
     expect(decodeBusMessage(encodeBusMessage(aw))).toEqual(aw)

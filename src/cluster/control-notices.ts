@@ -47,7 +47,10 @@ export class ControlNotices {
   private announce(prefix: string): void {
     if (this.closed || !this.pub.isReady) return // the others' polling catches up
     this.pub.publish(keys.controlChannel, `${this.nodeId}\n${prefix}`).catch((err: unknown) => {
-      this.log.warn({ err: describeRedisError(err), prefix }, 'control change not announced; other nodes see it at their next poll')
+      this.log.warn(
+        { err: describeRedisError(err), prefix },
+        'control change not announced; other nodes see it at their next poll',
+      )
     })
   }
 
@@ -57,7 +60,9 @@ export class ControlNotices {
     const prefix = message.slice(nl + 1)
     this.refreshers
       .get(prefix)?.()
-      .catch((err: unknown) => this.log.warn({ err, prefix }, 'refresh after a control change failed; the next poll retries'))
+      .catch((err: unknown) =>
+        this.log.warn({ err, prefix }, 'refresh after a control change failed; the next poll retries'),
+      )
   }
 
   close(): void {

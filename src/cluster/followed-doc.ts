@@ -76,7 +76,10 @@ export class FollowedDoc {
     this.retryTimer.unref()
   }
 
-  /** This node committed seqs of the document: tracked, and they can reveal a hole too (another node's cycle not received yet). */
+  /**
+   * This node committed seqs of the document: tracked, and they can reveal a hole too (another node's cycle not
+   * received yet).
+   */
   committed(fromSeq: number, toSeq: number): void {
     this.tracker.add(fromSeq, toSeq)
     this.checkGap()
@@ -122,7 +125,10 @@ export class FollowedDoc {
       if (this.gone || !this.tracker.hasHole) return
       if (this.tracker.watermark !== this.gapFrom) return this.checkGap() // it moved: a new hole, a new grace period
       this.c.metrics?.busGaps.inc()
-      this.c.log.info({ docId: this.docId, from: this.tracker.watermark + 1, highest: this.tracker.highest }, 'bus: gap in seqs; resyncing')
+      this.c.log.info(
+        { docId: this.docId, from: this.tracker.watermark + 1, highest: this.tracker.highest },
+        'bus: gap in seqs; resyncing',
+      )
       this.requestResync('gap')
     }, this.c.gapGraceMs)
     this.gapTimer.unref()

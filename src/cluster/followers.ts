@@ -11,7 +11,10 @@
 import { keys } from './keys.js'
 import { runScript, type RedisClient } from './redis.js'
 
-/** KEYS: the followers sets of the documents; ARGV: self, inbox prefix, one payload per key. Returns messages sent per key. */
+/**
+ * KEYS: the followers sets of the documents; ARGV: self, inbox prefix, one payload per key. Returns messages sent per
+ * key.
+ */
 const PUBLISH = `
 local sent = {}
 for i, key in ipairs(KEYS) do
@@ -53,8 +56,15 @@ end
 redis.call('DEL', KEYS[2])
 return #docs`
 
-/** Sends each payload to the inboxes of its document's followers other than `self`; resolves with the number sent per message. */
-export async function publishToFollowers(redis: RedisClient, self: string, messages: ReadonlyArray<readonly [docId: string, payload: Buffer]>): Promise<number[]> {
+/**
+ * Sends each payload to the inboxes of its document's followers other than `self`; resolves with the number sent per
+ * message.
+ */
+export async function publishToFollowers(
+  redis: RedisClient,
+  self: string,
+  messages: ReadonlyArray<readonly [docId: string, payload: Buffer]>,
+): Promise<number[]> {
   if (messages.length === 0) return []
   const sent = await runScript(
     redis,

@@ -51,7 +51,10 @@ export class Leases {
     const sentAt = performance.now()
     let reply: string | null
     try {
-      reply = await this.redis.set(keys.lease(name), token, { condition: 'NX', expiration: { type: 'PX', value: ttlMs } })
+      reply = await this.redis.set(keys.lease(name), token, {
+        condition: 'NX',
+        expiration: { type: 'PX', value: ttlMs },
+      })
     } catch (err) {
       this.o.log.debug({ lease: name, err: describeRedisError(err) }, 'lease: acquire failed')
       return null
@@ -82,7 +85,12 @@ export class Leases {
    * One run of cluster-wide periodic work: the node that wins the job's lease runs `fn` if at
    * least everyMs passed (Redis time) since the last completed run anywhere in the cluster.
    */
-  async runOnce(name: string, everyMs: number, fn: (signal: AbortSignal) => Promise<void>, ttlMs = 30_000): Promise<RunOutcome> {
+  async runOnce(
+    name: string,
+    everyMs: number,
+    fn: (signal: AbortSignal) => Promise<void>,
+    ttlMs = 30_000,
+  ): Promise<RunOutcome> {
     const lease = await this.tryAcquire(`job:${name}`, ttlMs)
     if (!lease) return 'held'
     try {
@@ -96,7 +104,11 @@ export class Leases {
       }
       // Recorded only while still the holder: a run that lost its lease midway is not a run.
       if (lease.signal.aborted) return 'failed'
-      await this.eval(RECORD, [keys.lease(`job:${name}`), keys.lastRun(name)], [(lease as HeldLease).token, String(now)])
+      await this.eval(
+        RECORD,
+        [keys.lease(`job:${name}`), keys.lastRun(name)],
+        [(lease as HeldLease).token, String(now)],
+      )
       return 'ran'
     } catch (err) {
       this.o.log.warn({ job: name, err: describeRedisError(err) }, 'cluster job: Redis unreachable')
@@ -110,7 +122,12 @@ export class Leases {
    * Runs `fn` about every everyMs somewhere in the cluster: every node checks every checkMs
    * (jittered so nodes do not collide) and runOnce decides. Stopped by close().
    */
-  every(name: string, everyMs: number, fn: (signal: AbortSignal) => Promise<void>, checkMs = Math.min(everyMs, 60_000)): void {
+  every(
+    name: string,
+    everyMs: number,
+    fn: (signal: AbortSignal) => Promise<void>,
+    checkMs = Math.min(everyMs, 60_000),
+  ): void {
     const tick = () => {
       if (this.closed) return
       void this.runOnce(name, everyMs, fn).finally(() => {
@@ -165,7 +182,10 @@ class HeldLease implements Lease {
    * of any reply: a command stuck in a client's offline queue must not keep a holder working.
    */
   private armWatchdog(sentAt: number): NodeJS.Timeout {
-    const t = setTimeout(() => this.lost('not renewed in time'), Math.max(0, sentAt + (this.ttlMs * 2) / 3 - performance.now()))
+    const t = setTimeout(
+      () => this.lost('not renewed in time'),
+      Math.max(0, sentAt + (this.ttlMs * 2) / 3 - performance.now()),
+    )
     t.unref()
     return t
   }

@@ -45,7 +45,13 @@ export class ClusterNode {
     const metrics = o.registry ? createClusterMetrics(o.registry) : undefined
     const log = o.log.child({ node: id })
     // No PING on the command connection: the heartbeat is a command every few seconds already.
-    const pub = await connectRedis({ url: o.redisUrl, name: `tandem-${id}`, connectTimeoutMs: o.connectTimeoutMs, disableOfflineQueue: true, pingIntervalMs: 0 })
+    const pub = await connectRedis({
+      url: o.redisUrl,
+      name: `tandem-${id}`,
+      connectTimeoutMs: o.connectTimeoutMs,
+      disableOfflineQueue: true,
+      pingIntervalMs: 0,
+    })
     let sub
     try {
       sub = await connectRedis({ url: o.redisUrl, name: `tandem-sub-${id}`, connectTimeoutMs: o.connectTimeoutMs })

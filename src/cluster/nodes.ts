@@ -37,7 +37,11 @@ return {had, live}`
 
 /** A node id: random per process start (nothing to configure per node), readable in logs. */
 export function newNodeId(): string {
-  return `${hostname().replace(/[^A-Za-z0-9.-]/g, '').slice(0, 32) || 'node'}-${process.pid}-${randomBytes(4).toString('hex')}`
+  return `${
+    hostname()
+      .replace(/[^A-Za-z0-9.-]/g, '')
+      .slice(0, 32) || 'node'
+  }-${process.pid}-${randomBytes(4).toString('hex')}`
 }
 
 export interface NodesOptions {
@@ -127,7 +131,12 @@ export class NodeMembership {
   private tick(beat: boolean, poll: boolean): Promise<void> {
     if (this.stopped || (!beat && !poll)) return Promise.resolve()
     const sentAt = performance.now()
-    const run = runScript(this.redis, TICK, [keys.node(this.o.nodeId), keys.nodes], [this.o.nodeId, this.payload, beat ? String(this.ttlMs) : '', poll ? '1' : '', keys.node('')])
+    const run = runScript(
+      this.redis,
+      TICK,
+      [keys.node(this.o.nodeId), keys.nodes],
+      [this.o.nodeId, this.payload, beat ? String(this.ttlMs) : '', poll ? '1' : '', keys.node('')],
+    )
       .then((reply) => {
         const [had, live] = reply as [number, string[]]
         if (beat) this.afterBeat(Number(had) === 1, sentAt)
@@ -179,6 +188,9 @@ export class NodeMembership {
     clearInterval(this.timer)
     if (opts.deregister === false) return
     // Best effort: if Redis is gone, the heartbeat expires by itself.
-    await atMost(this.redis.multi().del(keys.node(this.o.nodeId)).sRem(keys.nodes, this.o.nodeId).execAsPipeline(), 1_000)
+    await atMost(
+      this.redis.multi().del(keys.node(this.o.nodeId)).sRem(keys.nodes, this.o.nodeId).execAsPipeline(),
+      1_000,
+    )
   }
 }

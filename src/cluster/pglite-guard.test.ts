@@ -12,7 +12,9 @@ describe('assertProviderAllowed', () => {
     }
     expect(err).toBeInstanceOf(AppError)
     expect((err as AppError).status).toBe(400)
-    expect((err as AppError).message).toMatch(/without --provider .*tandem migrate --from-data-dir DIR --postgres-url URL/)
+    expect((err as AppError).message).toMatch(
+      /without --provider .*tandem migrate --from-data-dir DIR --postgres-url URL/,
+    )
     expect(() => assertProviderAllowed('postgres', true)).not.toThrow()
     expect(() => assertProviderAllowed('pglite', false)).not.toThrow()
   })

@@ -79,7 +79,13 @@ export async function connectRedis(o: RedisConnectOptions): Promise<RedisClient>
 /** Waits for a best-effort command at most ms (shutdown must not hang on a Redis that is gone). */
 export async function atMost(p: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined
-  await Promise.race([p.then(() => undefined, () => undefined), new Promise<void>((r) => (timer = setTimeout(r, ms)))])
+  await Promise.race([
+    p.then(
+      () => undefined,
+      () => undefined,
+    ),
+    new Promise<void>((r) => (timer = setTimeout(r, ms))),
+  ])
   clearTimeout(timer)
 }
 
@@ -87,7 +93,12 @@ type ScriptArg = string | Buffer
 const shas = new Map<string, string>()
 
 /** EVALSHA (the script's text is sent once), and EVAL when Redis does not know it (first use, or after a restart). */
-export async function runScript(redis: RedisClient, script: string, keyList: string[], args: ScriptArg[]): Promise<unknown> {
+export async function runScript(
+  redis: RedisClient,
+  script: string,
+  keyList: string[],
+  args: ScriptArg[],
+): Promise<unknown> {
   let sha = shas.get(script)
   if (!sha) shas.set(script, (sha = createHash('sha1').update(script).digest('hex')))
   const tail: ScriptArg[] = [String(keyList.length), ...keyList, ...args]

@@ -64,4 +64,3 @@ export class ExpiryClock {
     if (next < this.armedFor) this.arm(next)
   }
 }
-

@@ -9,7 +9,6 @@ import { Room } from './room/room.js'
 import { LoopTransport } from './transport.js'
 import { recordingSink } from '../../test/helpers/recording-sink.js'
 
-
 /** One room on a committer with a sink given at construction and one added after. */
 async function writeOnce() {
   const store = new MemoryDocStore()
@@ -20,8 +19,17 @@ async function writeOnce() {
   const committer = new GroupCommitter({ store, log, metrics, sinks: [given.sink] })
   committer.addSink(added.sink)
   const room = new Room({
-    docId: 'o/sinks/main', store, committer, docBuilds: new DocBuilds(2), transport: new LoopTransport(), log, metrics,
-    now: () => 1000, maxDocBytes: 1 << 20, compactThreshold: 100, maxBackpressureBytes: 1 << 20,
+    docId: 'o/sinks/main',
+    store,
+    committer,
+    docBuilds: new DocBuilds(2),
+    transport: new LoopTransport(),
+    log,
+    metrics,
+    now: () => 1000,
+    maxDocBytes: 1 << 20,
+    compactThreshold: 100,
+    maxBackpressureBytes: 1 << 20,
   })
   const d = new Y.Doc()
   d.getText('t').insert(0, 'x')
@@ -33,6 +41,11 @@ async function writeOnce() {
 
 describe('group commit sinks', () => {
   it('every cycle tells its sinks, given or added, and their marks land with it', async () => {
-    expect(await writeOnce()).toEqual({ given: ['mark', 'committed'], added: ['mark', 'committed'], stored: 1, marks: ['test!o/sinks/main'] })
+    expect(await writeOnce()).toEqual({
+      given: ['mark', 'committed'],
+      added: ['mark', 'committed'],
+      stored: 1,
+      marks: ['test!o/sinks/main'],
+    })
   })
 })

@@ -169,7 +169,11 @@ export class GroupCommitter {
    * the bus closed (drain): the cycle is committed, and other nodes read it from storage on their
    * resync, so it is acknowledged anyway.
    */
-  private async publish(cluster: NonNullable<GroupCommitOptions['cluster']>, writes: AppendWrite[], seqs: AppendedSeqs[]): Promise<void> {
+  private async publish(
+    cluster: NonNullable<GroupCommitOptions['cluster']>,
+    writes: AppendWrite[],
+    seqs: AppendedSeqs[],
+  ): Promise<void> {
     const cycle = writes
       .map((w, i) => ({
         docId: w.docId,

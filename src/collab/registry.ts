@@ -81,9 +81,19 @@ export class RoomRegistry {
   readonly docs = new RoomDocs(this)
 
   constructor(private readonly o: RegistryOptions) {
-    const cluster = o.cluster && { cycleIdPrefix: o.cluster.cycleIdPrefix, publish: o.cluster.bus.publish.bind(o.cluster.bus) }
-    const commitOptions: GroupCommitOptions = { store: o.store, log: o.log, metrics: o.metrics, cluster, minIntervalMs: o.commitIntervalMs }
-    this.committer = o.committer ?? (o.buildCommitter ? o.buildCommitter(commitOptions) : new GroupCommitter(commitOptions))
+    const cluster = o.cluster && {
+      cycleIdPrefix: o.cluster.cycleIdPrefix,
+      publish: o.cluster.bus.publish.bind(o.cluster.bus),
+    }
+    const commitOptions: GroupCommitOptions = {
+      store: o.store,
+      log: o.log,
+      metrics: o.metrics,
+      cluster,
+      minIntervalMs: o.commitIntervalMs,
+    }
+    this.committer =
+      o.committer ?? (o.buildCommitter ? o.buildCommitter(commitOptions) : new GroupCommitter(commitOptions))
     this.budget = new MemoryBudget(
       o.memoryBudgetBytes ?? 0,
       {
@@ -175,14 +185,13 @@ export class RoomRegistry {
         watermark: (id) => c.bus.watermark(id),
         // The lease only saves a second node the same work: a document no other node follows
         // (with affinity, nearly all) compacts without asking Redis.
-        compactLease: (id) => (c.bus.isAlone(id) ? Promise.resolve(NO_LEASE) : c.leases.tryAcquire(`compact:${id}`, COMPACT_LEASE_MS)),
+        compactLease: (id) =>
+          c.bus.isAlone(id) ? Promise.resolve(NO_LEASE) : c.leases.tryAcquire(`compact:${id}`, COMPACT_LEASE_MS),
       },
     })
     const branch = ref.branch ?? 'main'
     const seed =
-      branch === 'main'
-        ? undefined
-        : () => this.docs.encodeState({ org: ref.org, doc: ref.doc, branch: 'main' })
+      branch === 'main' ? undefined : () => this.docs.encodeState({ org: ref.org, doc: ref.doc, branch: 'main' })
     try {
       await room.load(seed, `fork:main:${opener}`)
       if (this.o.cluster) {

@@ -24,7 +24,14 @@ import type { VersionStore } from '../versions/store.js'
 
 export type BackendSettings = Pick<
   Config,
-  'dataDir' | 'postgresUrl' | 'postgresSchema' | 'postgresPoolSize' | 'postgresQueryTimeoutMs' | 'docStorage' | 'fsync' | 'signingKeys'
+  | 'dataDir'
+  | 'postgresUrl'
+  | 'postgresSchema'
+  | 'postgresPoolSize'
+  | 'postgresQueryTimeoutMs'
+  | 'docStorage'
+  | 'fsync'
+  | 'signingKeys'
 >
 
 type BackendKind = 'postgres' | 'leveldb' | 'memory'
@@ -62,27 +69,64 @@ export async function openBackend(config: BackendSettings, o: BackendOptions = {
     // PGlite database assets live in the data dir in every deployment
     if (o.createIfMissing !== false) await mkdir(config.dataDir, { recursive: true })
     if (config.postgresUrl) {
-      const pg = resources.add('postgres pool', await (await import('../pg/open.js')).openPgPool(config, o.applicationName), (p) => p.end())
+      const pg = resources.add(
+        'postgres pool',
+        await (await import('../pg/open.js')).openPgPool(config, o.applicationName),
+        (p) => p.end(),
+      )
       const [{ PgDocStore }, { PgVersionStore }, { PgControlStore }, { PgSuggestionStore }] = await Promise.all([
         import('../storage/postgres/store.js'),
         import('../versions/postgres.js'),
         import('../control/postgres.js'),
         import('../suggestions/postgres.js'),
       ])
-      const docs = resources.add('document store', new PgDocStore(pg, { queryTimeoutMs: config.postgresQueryTimeoutMs }), (s) => s.close())
-      const control = new HookedControlStore(
-        new PgControlStore(pg, { schema: config.postgresSchema, maxSerial: Math.floor(config.postgresPoolSize / 2), queryTimeoutMs: config.postgresQueryTimeoutMs }),
+      const docs = resources.add(
+        'document store',
+        new PgDocStore(pg, { queryTimeoutMs: config.postgresQueryTimeoutMs }),
+        (s) => s.close(),
       )
-      return backend('postgres', undefined, pg, docs, { versions: new PgVersionStore(pg), suggestions: new PgSuggestionStore(pg) }, control, () => openKeyRing(config, pg), resources)
+      const control = new HookedControlStore(
+        new PgControlStore(pg, {
+          schema: config.postgresSchema,
+          maxSerial: Math.floor(config.postgresPoolSize / 2),
+          queryTimeoutMs: config.postgresQueryTimeoutMs,
+        }),
+      )
+      return backend(
+        'postgres',
+        undefined,
+        pg,
+        docs,
+        { versions: new PgVersionStore(pg), suggestions: new PgSuggestionStore(pg) },
+        control,
+        () => openKeyRing(config, pg),
+        resources,
+      )
     }
-    const db = resources.add('data dir LevelDB', await openDataDirDb(config.dataDir, { createIfMissing: o.createIfMissing, hint: o.hint }), (d) => d.close())
+    const db = resources.add(
+      'data dir LevelDB',
+      await openDataDirDb(config.dataDir, { createIfMissing: o.createIfMissing, hint: o.hint }),
+      (d) => d.close(),
+    )
     const control = new HookedControlStore(new LevelControlStore(db))
     const keys = () => openKeyRing(config, undefined)
     if (config.docStorage === 'memory') {
-      return backend('memory', db, undefined, new MemoryDocStore(), { versions: new MemoryVersionStore(), suggestions: new MemorySuggestionStore() }, control, keys, resources)
+      return backend(
+        'memory',
+        db,
+        undefined,
+        new MemoryDocStore(),
+        { versions: new MemoryVersionStore(), suggestions: new MemorySuggestionStore() },
+        control,
+        keys,
+        resources,
+      )
     }
     const docs = resources.add('document store', new LevelDocStore(db, { sync: config.fsync }), (s) => s.close())
-    const beside = { versions: new LevelVersionStore(db, { sync: config.fsync }), suggestions: new LevelSuggestionStore(db, { sync: config.fsync }) }
+    const beside = {
+      versions: new LevelVersionStore(db, { sync: config.fsync }),
+      suggestions: new LevelSuggestionStore(db, { sync: config.fsync }),
+    }
     return backend('leveldb', db, undefined, docs, beside, control, keys, resources)
   } catch (err) {
     await resources.close().catch(() => undefined)
@@ -110,7 +154,10 @@ function backend(
  * start). `tandem token` calls it without a backend: it must not open the data dir's LevelDB,
  * which a running server holds.
  */
-export async function openKeyRing(config: Pick<Config, 'dataDir' | 'signingKeys' | 'postgresUrl'>, pg: PgPool | undefined): Promise<KeyRing> {
+export async function openKeyRing(
+  config: Pick<Config, 'dataDir' | 'signingKeys' | 'postgresUrl'>,
+  pg: PgPool | undefined,
+): Promise<KeyRing> {
   if (config.signingKeys) return loadKeyRing(config.dataDir, config.signingKeys)
   if (config.postgresUrl) {
     if (!pg) throw new Error('signing keys: postgres-url is set but no PostgreSQL pool was opened')

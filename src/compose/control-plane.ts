@@ -24,6 +24,11 @@ export async function openControlPlane(store: HookedControlStore, p: ControlPlan
   const catalog = await loadToolCatalog(p.config.toolCatalogFile).catch((err: Error) => {
     throw new Error(`tool-catalog: cannot load ${p.config.toolCatalogFile}: ${err.message}`)
   })
-  const sweeper = new SiteSweeper(store, { stepDelayMs: p.config.siteSweepDelayMs, now: p.now, log: p.log, connectors: p.connectors ?? defaultConnectorFactory })
+  const sweeper = new SiteSweeper(store, {
+    stepDelayMs: p.config.siteSweepDelayMs,
+    now: p.now,
+    log: p.log,
+    connectors: p.connectors ?? defaultConnectorFactory,
+  })
   return { store, catalog, sweeper }
 }

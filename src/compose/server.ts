@@ -101,7 +101,11 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
   // Everything opened below registers its close here once; a failed start unwinds the same stack.
   const resources = new Resources()
   // How the registry and the sockets close: set by close(), read when the stack unwinds.
-  let shutdown: { code: CloseCode; reason: string; exiting: boolean } = { code: CLOSE.goingAway, reason: 'server shutting down', exiting: false }
+  let shutdown: { code: CloseCode; reason: string; exiting: boolean } = {
+    code: CLOSE.goingAway,
+    reason: 'server shutting down',
+    exiting: false,
+  }
   try {
     // Documents, versions, the control plane and the signing keys: in the data dir, or all in
     // PostgreSQL with --postgres-url (src/backend/).
@@ -117,7 +121,9 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     const cluster = config.redisUrl
       ? resources.add(
           'cluster node',
-          await (await import('../cluster/node.js')).ClusterNode.start({ redisUrl: config.redisUrl, log, registry: metrics.registry, ...opts.cluster }),
+          await (
+            await import('../cluster/node.js')
+          ).ClusterNode.start({ redisUrl: config.redisUrl, log, registry: metrics.registry, ...opts.cluster }),
           (c) => c.close(),
         )
       : undefined
@@ -149,7 +155,10 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     // Database assets: built on first use (a hard delete) or right after the collab listener is
     // up, so a plain start never loads src/database-assets/ before it serves documents.
     let databases: Promise<DatabaseRegistry> | undefined
-    const openDatabases = () => (databases ??= import('../database-assets/metered-registry.js').then((m) => m.createDatabaseRegistry(config, log, metrics)))
+    const openDatabases = () =>
+      (databases ??= import('../database-assets/metered-registry.js').then((m) =>
+        m.createDatabaseRegistry(config, log, metrics),
+      ))
     resources.defer('databases', async () => (databases ? (await databases).close() : undefined))
 
     // The token deny-list: re-read at once when this process writes to it, and periodically for
@@ -172,21 +181,50 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     // first history request or sweep, so a plain start never loads the history engine. Each
     // history it builds takes a turn among the rooms' transient Y.Docs, counted in their budget.
     let history: Promise<HistoryService> | undefined
-    const openHistory = () => (history ??= import('../history/service.js').then((m) => new m.HistoryService({ store, config, now, log, builds: registry.docBuilds })))
+    const openHistory = () =>
+      (history ??= import('../history/service.js').then(
+        (m) => new m.HistoryService({ store, config, now, log, builds: registry.docBuilds }),
+      ))
     const historyMemory = { forget: async (docId: string) => (history ? (await history).forget(docId) : undefined) }
-    const { deleted, lifecycle } = await startDocLifecycle(resources, { log, now, control: control.store, registry, store, versions, suggestions, history: historyMemory, databases: openDatabases, versionPoll })
+    const { deleted, lifecycle } = await startDocLifecycle(resources, {
+      log,
+      now,
+      control: control.store,
+      registry,
+      store,
+      versions,
+      suggestions,
+      history: historyMemory,
+      databases: openDatabases,
+      versionPoll,
+    })
     // Webhooks: closed before the rooms' last cycles, which leave marks for the next start.
-    const webhooks = resources.add('webhooks', new Webhooks({ control: control.store, docs: store, config, log, registry: metrics.registry, now }), (w) => w.close())
+    const webhooks = resources.add(
+      'webhooks',
+      new Webhooks({ control: control.store, docs: store, config, log, registry: metrics.registry, now }),
+      (w) => w.close(),
+    )
     await webhooks.start(registry.committer)
     // Search: the index follows committed documents off the commit path (src/search/); closed
     // before the rooms' last cycles, which leave marks the next start indexes.
     const tables = async (asset: Asset) => {
       const { assetDatabase } = await import('../database-assets/resolve.js')
-      return (await (await assetDatabase(control.store, await openDatabases(), asset)).tables(config.dbSchemas)).map((t) => t.name)
+      return (await (await assetDatabase(control.store, await openDatabases(), asset)).tables(config.dbSchemas)).map(
+        (t) => t.name,
+      )
     }
     const search =
       config.searchIndex === 'on'
-        ? resources.add('search', await (await import('../search/open.js')).startSearch({ config, pg, control: control.store, docs: registry.docs, store, log, tables }, registry.committer), (s) => s.close(shutdown.exiting))
+        ? resources.add(
+            'search',
+            await (
+              await import('../search/open.js')
+            ).startSearch(
+              { config, pg, control: control.store, docs: registry.docs, store, log, tables },
+              registry.committer,
+            ),
+            (s) => s.close(shutdown.exiting),
+          )
         : { search: searchOff }
     // A cluster: other nodes hear of these changes at once; their polling stays the fallback.
     cluster?.notices.relay(control.store, {
@@ -196,12 +234,41 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
     })
 
     // Agents' content writes: held as suggestions when asked, or as the workspace's registry says.
-    const agents = agentPolicy({ store: control.store, catalog: control.catalog, joined: registry, log, notices: cluster?.notices })
-    const agentRest = agentRoutes({ suggestions, openHistory, notify: suggestionEvents(control.store, log, now), agents })
-    const restRoutes: RestRoutes = { ...ydocRoutes(agents), ...lazyHistoryRoutes(openHistory), ...agentRest, ...versionRoutes(versions, versionCreatedEvents(control.store, log)), ...opts.restRoutes }
+    const agents = agentPolicy({
+      store: control.store,
+      catalog: control.catalog,
+      joined: registry,
+      log,
+      notices: cluster?.notices,
+    })
+    const agentRest = agentRoutes({
+      suggestions,
+      openHistory,
+      notify: suggestionEvents(control.store, log, now),
+      agents,
+    })
+    const restRoutes: RestRoutes = {
+      ...ydocRoutes(agents),
+      ...lazyHistoryRoutes(openHistory),
+      ...agentRest,
+      ...versionRoutes(versions, versionCreatedEvents(control.store, log)),
+      ...opts.restRoutes,
+    }
     const clusterReady = cluster && (() => cluster.ready)
     const collab = await collabApp.listen({
-      config, keys, revocations, deleted, registry, store, storageHealth, clusterReady, metrics, log, now, restRoutes, agents,
+      config,
+      keys,
+      revocations,
+      deleted,
+      registry,
+      store,
+      storageHealth,
+      clusterReady,
+      metrics,
+      log,
+      now,
+      restRoutes,
+      agents,
       versionState: (docId, id) => versionState(versions, docId, id),
     })
     resources.defer('collab listener', () => collab.stopListening())
@@ -229,16 +296,37 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       }),
       restRoutes,
     }
-    const api = opts.api === false ? undefined : resources.add('api listener', await (await import('../api/listener.js')).startApiListener(deps), (a) => a.close())
+    const api =
+      opts.api === false
+        ? undefined
+        : resources.add('api listener', await (await import('../api/listener.js')).startApiListener(deps), (a) =>
+            a.close(),
+          )
     // `tandem admin` on the same data dir goes through this loopback endpoint (LevelDB admits one process).
-    const adminEnv = { store: control.store, now, docs: deps.docs, sweeper: control.sweeper, databases: deps.databases, lifecycle, webhookAllowPrivate: config.webhookAllowPrivate, search: deps.search }
-    resources.add('admin endpoint', await (await import('../admin/endpoint.js')).startAdminEndpoint(adminEnv, { dataDir: config.dataDir, log }), (a) => a.close())
+    const adminEnv = {
+      store: control.store,
+      now,
+      docs: deps.docs,
+      sweeper: control.sweeper,
+      databases: deps.databases,
+      lifecycle,
+      webhookAllowPrivate: config.webhookAllowPrivate,
+      search: deps.search,
+    }
+    resources.add(
+      'admin endpoint',
+      await (await import('../admin/endpoint.js')).startAdminEndpoint(adminEnv, { dataDir: config.dataDir, log }),
+      (a) => a.close(),
+    )
     await startSweeps(resources, deps)
 
     scheduleRetention(resources, { open: openHistory, log, cluster })
     if (keys.refresh) {
       const reload = keys.refresh
-      const keyReload = setInterval(() => reload().catch((err) => log.warn({ err: describePgError(err) }, 'signing keys reload failed')), KEY_RELOAD_MS)
+      const keyReload = setInterval(
+        () => reload().catch((err) => log.warn({ err: describePgError(err) }, 'signing keys reload failed')),
+        KEY_RELOAD_MS,
+      )
       keyReload.unref()
       resources.defer('signing key reload', () => clearInterval(keyReload))
     }
@@ -259,7 +347,9 @@ export async function createServer(config: Config, opts: ServerOptions = {}): Pr
       },
     }
   } catch (err) {
-    await resources.close().catch((closeErr: unknown) => log.error({ err: closeErr }, 'closing a half-started server failed'))
+    await resources
+      .close()
+      .catch((closeErr: unknown) => log.error({ err: closeErr }, 'closing a half-started server failed'))
     throw err
   }
 }
@@ -274,7 +364,10 @@ async function startSweeps(resources: Resources, deps: ApiDeps): Promise<void> {
   const { sweeper } = deps.control
   await sweeper.start()
   if (!deps.pg) return
-  const rescan = setInterval(() => sweeper.start().catch((err: Error) => deps.log.warn({ err: err.message }, 'sweep rescan failed')), SWEEP_RESCAN_MS)
+  const rescan = setInterval(
+    () => sweeper.start().catch((err: Error) => deps.log.warn({ err: err.message }, 'sweep rescan failed')),
+    SWEEP_RESCAN_MS,
+  )
   rescan.unref()
   resources.defer('sweep rescan', () => clearInterval(rescan))
 }

@@ -41,15 +41,26 @@ export async function baseSealOf(store: DocStore, docId: string): Promise<BaseSe
       return `${form}.${tagOf(form).toString('base64url')}`
     },
     open(token) {
-      if (typeof token !== 'string') throw new AppError('bad_request', 'base must be the string a read of this document answered')
+      if (typeof token !== 'string')
+        throw new AppError('bad_request', 'base must be the string a read of this document answered')
       const m = TOKEN.exec(token)
       if (!m) {
-        if (SEQ_FORM.test(token)) throw new AppError('bad_request', `base ${JSON.stringify(token)} names no document (a bare seq, the form before bases were tied to their document): read the document again for its base`)
-        throw new AppError('bad_request', 'base is not a base this server gave out: read the document again for its base')
+        if (SEQ_FORM.test(token))
+          throw new AppError(
+            'bad_request',
+            `base ${JSON.stringify(token)} names no document (a bare seq, the form before bases were tied to their document): read the document again for its base`,
+          )
+        throw new AppError(
+          'bad_request',
+          'base is not a base this server gave out: read the document again for its base',
+        )
       }
       const given = Buffer.from(m[2]!, 'base64url')
       if (given.length !== TAG_BYTES || !timingSafeEqual(given, tagOf(m[1]!))) {
-        throw new AppError('bad_request', 'base was not given out for this document (another document\'s, made up, or from before the document was erased or its storage migrated): read the document again for its base')
+        throw new AppError(
+          'bad_request',
+          "base was not given out for this document (another document's, made up, or from before the document was erased or its storage migrated): read the document again for its base",
+        )
       }
       return parseBase(m[1])
     },

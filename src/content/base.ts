@@ -21,7 +21,8 @@ export function formatBase(b: Base): string {
 }
 
 export function parseBase(token: unknown): Base {
-  if (typeof token !== 'string' || !/^\d{1,15}(~\d{1,15}){0,64}$/.test(token)) throw new AppError('bad_request', 'base is not a base this server gave out')
+  if (typeof token !== 'string' || !/^\d{1,15}(~\d{1,15}){0,64}$/.test(token))
+    throw new AppError('bad_request', 'base is not a base this server gave out')
   const [seq, ...own] = token.split('~').map(Number) as [number, ...number[]]
   let last = seq
   for (const s of own) {

@@ -5,7 +5,12 @@ import { AppError } from '../infra/errors.js'
 import type { Attributes } from '../storage/doc-store.js'
 
 /** The log seq of the update (null: it changed nothing). */
-export async function commit(req: RestRequest, ctx: RestContext, update: Uint8Array, attrs: Attributes | undefined): Promise<number | null> {
+export async function commit(
+  req: RestRequest,
+  ctx: RestContext,
+  update: Uint8Array,
+  attrs: Attributes | undefined,
+): Promise<number | null> {
   const ref = { org: req.org, doc: req.doc, branch: req.cap.branch }
   try {
     return await ctx.storageHealth.untilDurable(ctx.registry.docs.applyUpdate(ref, update, req.cap.sub, attrs))

@@ -30,7 +30,10 @@ type Unit = { text: string } | { child: AnyType }
  * `base`: the document the change is computed on, at the base (read its state vector and deletions
  * before changing it); `now`: the document as it is, encoded. Call `done` after.
  */
-export function concurrentSince(base: Y.Doc, now: Uint8Array): Concurrent & { holdsClient(client: number): boolean; done(): void } {
+export function concurrentSince(
+  base: Y.Doc,
+  now: Uint8Array,
+): Concurrent & { holdsClient(client: number): boolean; done(): void } {
   const doc = new Y.Doc()
   Y.applyUpdate(doc, now)
   const sv = Y.decodeStateVector(Y.encodeStateVector(base))
@@ -64,10 +67,11 @@ export function concurrentSince(base: Y.Doc, now: Uint8Array): Concurrent & { ho
     if (!item.deleted) return item.countable ? item.length : 0
     const { client } = item.id
     let n = 0
-    for (let clock = item.id.clock, end = clock + item.length; clock < end; ) {
+    for (let clock = item.id.clock, end = clock + item.length; clock < end;) {
       const was = Y.getItem(base.store, Y.createID(client, clock)) as Y.Item | Y.GC
       const stop = Math.min(end, was.id.clock + was.length)
-      if (was instanceof Y.Item && was.countable && !Y.isDeleted(deletedAtBase, Y.createID(client, clock))) n += stop - clock
+      if (was instanceof Y.Item && was.countable && !Y.isDeleted(deletedAtBase, Y.createID(client, clock)))
+        n += stop - clock
       clock = stop
     }
     return n
@@ -91,14 +95,21 @@ export function concurrentSince(base: Y.Doc, now: Uint8Array): Concurrent & { ho
   return {
     textGaps(text) {
       const out = new Map<number, string>()
-      const unit = (item: Y.Item): Unit => ({ text: item.content instanceof Y.ContentString ? item.content.str : EMBED.repeat(item.length) })
+      const unit = (item: Y.Item): Unit => ({
+        text: item.content instanceof Y.ContentString ? item.content.str : EMBED.repeat(item.length),
+      })
       for (const [gap, units] of gaps(text, unit)) out.set(gap, units.map((u) => ('text' in u ? u.text : '')).join(''))
       return out
     },
     childGaps(parent) {
       const out = new Map<number, AnyType[]>()
-      const unit = (item: Y.Item): Unit | null => (item.content instanceof Y.ContentType ? { child: item.content.type } : null)
-      for (const [gap, units] of gaps(parent, unit)) out.set(gap, units.flatMap((u) => ('child' in u ? [u.child] : [])))
+      const unit = (item: Y.Item): Unit | null =>
+        item.content instanceof Y.ContentType ? { child: item.content.type } : null
+      for (const [gap, units] of gaps(parent, unit))
+        out.set(
+          gap,
+          units.flatMap((u) => ('child' in u ? [u.child] : [])),
+        )
       return out
     },
     holdsClient: (client) => doc.store.clients.has(client),
@@ -116,12 +127,12 @@ export function echoed(others: Map<number, string>, base: string, g: number, s: 
   const at = (gap: number, t: string) => others.get(gap)?.includes(t) ?? false
   if (at(g, s)) return true
   // spellings further left: the last character of `s` is the base's just before the gap
-  for (let gap = g, t = s; gap > 0 && gap > g - s.length && base[gap - 1] === t[t.length - 1]; ) {
+  for (let gap = g, t = s; gap > 0 && gap > g - s.length && base[gap - 1] === t[t.length - 1];) {
     t = base[gap - 1] + t.slice(0, -1)
     if (at(--gap, t)) return true
   }
   // and further right: its first character is the base's just after the gap
-  for (let gap = g, t = s; gap < base.length && gap < g + s.length && base[gap] === t[0]; ) {
+  for (let gap = g, t = s; gap < base.length && gap < g + s.length && base[gap] === t[0];) {
     t = t.slice(1) + base[gap]
     if (at(++gap, t)) return true
   }

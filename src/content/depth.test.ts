@@ -8,7 +8,8 @@ import { computeEdit, readContent } from './formats.js'
 import { markdownToPm } from './markdown-in.js'
 import { pmToMarkdown } from './markdown-out.js'
 
-const outline = (levels: number) => Array.from({ length: levels }, (_, i) => `${'  '.repeat(i)}- item ${i + 1}\n`).join('') + '\nAfter.\n'
+const outline = (levels: number) =>
+  Array.from({ length: levels }, (_, i) => `${'  '.repeat(i)}- item ${i + 1}\n`).join('') + '\nAfter.\n'
 
 function refusal(f: () => unknown): AppError {
   try {

@@ -19,10 +19,16 @@ const LIMIT = `the limit is ${MAX_DEPTH} levels of nesting (a list level counts 
 
 /** A write whose content nests deeper than MAX_DEPTH. */
 export function contentTooDeep(where?: string): AppError {
-  return new AppError('too_deep', `${where ? where + ': ' : ''}content nests deeper than ${MAX_DEPTH} levels; ${LIMIT}, and nothing was written`)
+  return new AppError(
+    'too_deep',
+    `${where ? where + ': ' : ''}content nests deeper than ${MAX_DEPTH} levels; ${LIMIT}, and nothing was written`,
+  )
 }
 
 /** A document that already nests deeper than MAX_DEPTH: it is not read (or written) as structure, never cut. */
 export function documentTooDeep(): AppError {
-  return new AppError('too_deep', `the document nests deeper than ${MAX_DEPTH} levels; ${LIMIT}: read it with format=text`)
+  return new AppError(
+    'too_deep',
+    `the document nests deeper than ${MAX_DEPTH} levels; ${LIMIT}: read it with format=text`,
+  )
 }

@@ -91,13 +91,23 @@ export function runContentJob(job: ContentJob): Answers[ContentJob['kind']] {
 /** Runs a job, off the event loop when the document is large. */
 export async function runContentJobOffLoop<J extends ContentJob>(job: J): Promise<AnswerOf<J>> {
   if (job.state.length <= IN_LOOP_MAX_BYTES) return runContentJob(job)
-  const compiled = typeof TANDEM_BUNDLED_CONTENT_WORKER === 'string' ? TANDEM_BUNDLED_CONTENT_WORKER : './doc-content-worker.js'
-  const reply = await runWorker<JobReply<AnswerOf<J>>>(fromSources, new URL('./doc-content-worker.ts', import.meta.url), new URL(compiled, import.meta.url), job)
+  const compiled =
+    typeof TANDEM_BUNDLED_CONTENT_WORKER === 'string' ? TANDEM_BUNDLED_CONTENT_WORKER : './doc-content-worker.js'
+  const reply = await runWorker<JobReply<AnswerOf<J>>>(
+    fromSources,
+    new URL('./doc-content-worker.ts', import.meta.url),
+    new URL(compiled, import.meta.url),
+    job,
+  )
   if ('refused' in reply) throw new AppError(reply.refused.code, reply.refused.message)
   return reply.ok
 }
 
 /** Reads the content, off the event loop when the document is large. */
-export function readDocContentOffLoop(state: Uint8Array, anchors: readonly TextAnchor[], format: 'text' | 'markdown' = 'text'): Promise<DocContent> {
+export function readDocContentOffLoop(
+  state: Uint8Array,
+  anchors: readonly TextAnchor[],
+  format: 'text' | 'markdown' = 'text',
+): Promise<DocContent> {
   return runContentJobOffLoop({ kind: 'asset', state, anchors, format })
 }

@@ -21,7 +21,8 @@ function elementInline(t: AnyType): string {
   if (t instanceof Y.XmlText) return inlineText(t)
   if (t instanceof Y.XmlElement && (t.nodeName === 'hard_break' || t.nodeName === 'hardBreak')) return '\n'
   let s = ''
-  for (const item of liveItems(t)) if (item.content instanceof Y.ContentType) s += elementInline(item.content.type as AnyType)
+  for (const item of liveItems(t))
+    if (item.content instanceof Y.ContentType) s += elementInline(item.content.type as AnyType)
   return s
 }
 
@@ -31,7 +32,9 @@ function blockLines(t: AnyType, out: string[]): void {
     out.push(inlineText(t))
     return
   }
-  const children = [...liveItems(t)].map((i) => (i.content instanceof Y.ContentType ? (i.content.type as AnyType) : null))
+  const children = [...liveItems(t)].map((i) =>
+    i.content instanceof Y.ContentType ? (i.content.type as AnyType) : null,
+  )
   const container = children.length > 0 && children.every((c) => c instanceof Y.XmlElement)
   if (container) for (const c of children) blockLines(c!, out)
   else out.push(elementInline(t))
@@ -96,9 +99,9 @@ function* textTypes(t: AnyType): Generator<AnyType> {
     yield t
     return
   }
-  for (const item of liveItems(t)) if (item.content instanceof Y.ContentType) yield* textTypes(item.content.type as AnyType)
+  for (const item of liveItems(t))
+    if (item.content instanceof Y.ContentType) yield* textTypes(item.content.type as AnyType)
 }
-
 
 const b64 = (u: Uint8Array) => Buffer.from(u).toString('base64')
 
@@ -120,8 +123,14 @@ export function anchorQuote(doc: Y.Doc, quote: string): TextAnchor | null {
 
 /** The text currently between an anchor's two positions, or null when they no longer resolve to one range. */
 export function anchoredText(doc: Y.Doc, anchor: TextAnchor): string | null {
-  const start = Y.createAbsolutePositionFromRelativePosition(Y.decodeRelativePosition(Buffer.from(anchor.start, 'base64')), doc)
-  const end = Y.createAbsolutePositionFromRelativePosition(Y.decodeRelativePosition(Buffer.from(anchor.end, 'base64')), doc)
+  const start = Y.createAbsolutePositionFromRelativePosition(
+    Y.decodeRelativePosition(Buffer.from(anchor.start, 'base64')),
+    doc,
+  )
+  const end = Y.createAbsolutePositionFromRelativePosition(
+    Y.decodeRelativePosition(Buffer.from(anchor.end, 'base64')),
+    doc,
+  )
   if (!start || !end || start.type !== end.type || end.index < start.index) return null
   return sliceText(start.type as AnyType, start.index, end.index)
 }

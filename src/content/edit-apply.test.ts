@@ -46,7 +46,10 @@ function rng(seed: number) {
 
 function docOf(markdown: string): Y.Doc {
   const doc = new Y.Doc()
-  Y.applyUpdate(doc, computeEdit(Y.encodeStateAsUpdate(doc), { format: 'markdown', content: markdown, root: null }).update!)
+  Y.applyUpdate(
+    doc,
+    computeEdit(Y.encodeStateAsUpdate(doc), { format: 'markdown', content: markdown, root: null }).update!,
+  )
   return doc
 }
 
@@ -66,7 +69,9 @@ describe('a run printed alone', () => {
           const [from] = sliceOf(view, view.blocks[a]!.line, view.blocks[a]!.end)
           const [, to] = sliceOf(view, view.blocks[z]!.line, view.blocks[z]!.end)
           const want = view.markdown.slice(from, to).replace(/\n$/, '')
-          expect({ seed, a, z, text: runText(items.get(view.blocks[a]!.id)!, items.get(view.blocks[z]!.id)!) }).toEqual({ seed, a, z, text: want })
+          expect({ seed, a, z, text: runText(items.get(view.blocks[a]!.id)!, items.get(view.blocks[z]!.id)!) }).toEqual(
+            { seed, a, z, text: want },
+          )
         }
       }
     }
@@ -91,26 +96,38 @@ const textOf = (d: Y.Doc, block: number) => (d.getXmlFragment('default').get(blo
 
 describe('an edit carried from its base to the document now', () => {
   it('keeps what a person typed in the same paragraph, before and after the replaced words', () => {
-    const out = editAcross('Ship on Friday after review.\n\nOther.', (d) => {
-      textOf(d, 0).insert(0, 'Please ')
-      textOf(d, 0).insert('Please Ship on Friday after review'.length, ' by Ann')
-    }, [{ kind: 'replace', old: 'Friday', new: 'Monday', all: false }])
+    const out = editAcross(
+      'Ship on Friday after review.\n\nOther.',
+      (d) => {
+        textOf(d, 0).insert(0, 'Please ')
+        textOf(d, 0).insert('Please Ship on Friday after review'.length, ' by Ann')
+      },
+      [{ kind: 'replace', old: 'Friday', new: 'Monday', all: false }],
+    )
     expect(out.markdown).toBe('Please Ship on Monday after review by Ann.\n\nOther.\n')
     expect(out.model).toBe(out.markdown)
   })
 
   it('is refused when the text it replaces was changed since the base, and nothing is written', () => {
-    const out = editAcross('Ship on Friday.\n', (d) => textOf(d, 0).insert('Ship on Fri'.length, 'XX'), [{ kind: 'replace', old: 'Friday', new: 'Monday', all: false }])
+    const out = editAcross('Ship on Friday.\n', (d) => textOf(d, 0).insert('Ship on Fri'.length, 'XX'), [
+      { kind: 'replace', old: 'Friday', new: 'Monday', all: false },
+    ])
     expect(out.refused).toMatchObject({ code: 'changed_since_base' })
   })
 
   it('is refused when its block was deleted since the base', () => {
-    const out = editAcross('One.\n\nTwo.\n', (d) => d.getXmlFragment('default').delete(1, 1), [{ kind: 'replace', old: 'Two', new: 'Three', all: false }])
+    const out = editAcross('One.\n\nTwo.\n', (d) => d.getXmlFragment('default').delete(1, 1), [
+      { kind: 'replace', old: 'Two', new: 'Three', all: false },
+    ])
     expect(out.refused).toMatchObject({ code: 'changed_since_base', block: expect.stringMatching(/^b-/) })
   })
 
   it('inserts after a block at its end even when a person appended to that block since', () => {
-    const out = editAcross('First.\n\nLast.', (d) => textOf(d, 0).insert('First.'.length, ' More.'), (ids) => [{ kind: 'insert', markdown: '## Added', where: { after: ids[0]! } }])
+    const out = editAcross(
+      'First.\n\nLast.',
+      (d) => textOf(d, 0).insert('First.'.length, ' More.'),
+      (ids) => [{ kind: 'insert', markdown: '## Added', where: { after: ids[0]! } }],
+    )
     expect(out.markdown).toBe('First. More.\n\n## Added\n\nLast.\n')
   })
 
@@ -127,15 +144,23 @@ describe('an edit carried from its base to the document now', () => {
       p.insert(0, [t])
       d.getXmlFragment('default').insert(1, [p])
     }
-    expect(editAcross(base, between('Alpha one.'), edits).markdown).toBe('Alpha ONE.\n\nAlpha one.\n\nBeta TWO.\n\nGamma three.\n')
-    expect(editAcross(base, between('Beta two.'), edits).markdown).toBe('Alpha ONE.\n\nBeta two.\n\nBeta TWO.\n\nGamma three.\n')
+    expect(editAcross(base, between('Alpha one.'), edits).markdown).toBe(
+      'Alpha ONE.\n\nAlpha one.\n\nBeta TWO.\n\nGamma three.\n',
+    )
+    expect(editAcross(base, between('Beta two.'), edits).markdown).toBe(
+      'Alpha ONE.\n\nBeta two.\n\nBeta TWO.\n\nGamma three.\n',
+    )
     // an edit across the two blocks is carried across the run, the new paragraph between kept
-    const across = editAcross(base, (d) => textOf(d, 2).insert(0, 'Now '), [{ kind: 'replace', old: 'one.\n\nBeta', new: 'one, and beta', all: false }])
+    const across = editAcross(base, (d) => textOf(d, 2).insert(0, 'Now '), [
+      { kind: 'replace', old: 'one.\n\nBeta', new: 'one, and beta', all: false },
+    ])
     expect(across.markdown).toBe('Alpha one, and beta two.\n\nNow Gamma three.\n')
   })
 
   it('refuses new_text that leaves a fence open over the blocks after it', () => {
-    expect(() => editAcross('One.\n\nTwo.\n', () => {}, [{ kind: 'replace', old: 'One.', new: '```\nOne.', all: false }])).toThrow(/leaves a block open/)
+    expect(() =>
+      editAcross('One.\n\nTwo.\n', () => {}, [{ kind: 'replace', old: 'One.', new: '```\nOne.', all: false }]),
+    ).toThrow(/leaves a block open/)
   })
 })
 
@@ -151,7 +176,11 @@ describe('a delete carried from its base', () => {
     const done = computeTargeted(Y.encodeStateAsUpdate(base), { root: null, runs, context: 1 })
     if ('refused' in done) throw new Error(JSON.stringify(done.refused.json))
     const [kept, inserted] = done.changes[0]!.blocks
-    expect({ kept, count: done.changes[0]!.blocks.length, reused: inserted === ids[1] }).toEqual({ kept: ids[0], count: 2, reused: false })
+    expect({ kept, count: done.changes[0]!.blocks.length, reused: inserted === ids[1] }).toEqual({
+      kept: ids[0],
+      count: 2,
+      reused: false,
+    })
     // a person typing in Beta meanwhile: their update meets the edit on the server
     const ann = new Y.Doc()
     Y.applyUpdate(ann, Y.encodeStateAsUpdate(base))
@@ -166,8 +195,16 @@ describe('a delete carried from its base', () => {
 
   it('is refused when its block was changed since the base, even by text typed at its end', () => {
     for (const at of ['end', 'start'] as const) {
-      const out = editAcross('One.\n\nTwo.\n', (d) => textOf(d, 1).insert(at === 'end' ? 4 : 0, ' Ann '), (ids) => [{ kind: 'delete', block: ids[1]!, section: false }])
-      expect(out.refused).toMatchObject({ code: 'changed_since_base', block: expect.stringMatching(/^b-/), now: expect.stringContaining('Ann') })
+      const out = editAcross(
+        'One.\n\nTwo.\n',
+        (d) => textOf(d, 1).insert(at === 'end' ? 4 : 0, ' Ann '),
+        (ids) => [{ kind: 'delete', block: ids[1]!, section: false }],
+      )
+      expect(out.refused).toMatchObject({
+        code: 'changed_since_base',
+        block: expect.stringMatching(/^b-/),
+        now: expect.stringContaining('Ann'),
+      })
     }
   })
 })

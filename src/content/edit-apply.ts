@@ -43,27 +43,44 @@ function prevLive(item: Y.Item): Y.Item | null {
 
 function applied(text: string, reps: readonly Rep[]): string {
   let out = text
-  for (const r of [...reps].sort((a, b) => b.from - a.from || b.to - a.to)) out = out.slice(0, r.from) + r.text + out.slice(r.to)
+  for (const r of [...reps].sort((a, b) => b.from - a.from || b.to - a.to))
+    out = out.slice(0, r.from) + r.text + out.slice(r.to)
   return out
 }
 
 const SENTINEL = 'tandem-end-of-run-7f3a'
 
-/** The run's new blocks; refused when its Markdown leaves a block open that would take in what follows (an unclosed fence). */
+/**
+ * The run's new blocks; refused when its Markdown leaves a block open that would take in what follows (an unclosed
+ * fence).
+ */
 function parsedRun(text: string, vocabulary: Vocabulary): PmNode[] {
   const nodes = markdownToPm(text, vocabulary).content ?? []
   if (!text) return nodes
   const probe = markdownToPm(`${text}\n\n${SENTINEL}`, vocabulary).content ?? []
   const tail = probe[probe.length - 1]
-  const closed = probe.length === nodes.length + 1 && tail?.type === 'paragraph' && tail.content?.length === 1 && tail.content[0]!.text === SENTINEL
-  if (!closed) throw new AppError('validation', 'the edit leaves a block open (an unclosed code fence, say) that would take in the blocks after it: close it in new_text or insert')
+  const closed =
+    probe.length === nodes.length + 1 &&
+    tail?.type === 'paragraph' &&
+    tail.content?.length === 1 &&
+    tail.content[0]!.text === SENTINEL
+  if (!closed)
+    throw new AppError(
+      'validation',
+      'the edit leaves a block open (an unclosed code fence, say) that would take in the blocks after it: close it in new_text or insert',
+    )
   return nodes
 }
 
 const changedSince = (id: string | null, why: string, text?: string): TargetedResult => ({
   refused: {
     status: 409,
-    json: { error: `${why}: read that part again (view=section) and edit from the new base`, code: 'changed_since_base', ...(id ? { block: id } : {}), ...(text !== undefined ? { now: text.slice(0, 2000) } : {}) },
+    json: {
+      error: `${why}: read that part again (view=section) and edit from the new base`,
+      code: 'changed_since_base',
+      ...(id ? { block: id } : {}),
+      ...(text !== undefined ? { now: text.slice(0, 2000) } : {}),
+    },
   },
 })
 
@@ -97,7 +114,11 @@ export function computeTargeted(state: Uint8Array, input: TargetedInput): Target
 }
 
 /** The edits applied to `doc`, which they change; `viewOf` gives the view after (a warm document keeps its own). */
-export function targetedOn(doc: Y.Doc, input: TargetedInput, viewOf: (name: string, fragment: Y.XmlFragment) => PartsModel = partsOf): TargetedResult {
+export function targetedOn(
+  doc: Y.Doc,
+  input: TargetedInput,
+  viewOf: (name: string, fragment: Y.XmlFragment) => PartsModel = partsOf,
+): TargetedResult {
   const collect = (u: Uint8Array) => {
     update = update ? Y.mergeUpdates([update, u]) : u
   }
@@ -110,7 +131,8 @@ export function targetedOn(doc: Y.Doc, input: TargetedInput, viewOf: (name: stri
     const fragment = doc.getXmlFragment(name)
     const vocabulary = vocabularyOf(namesOf(fragment))
     const byId = new Map<string, Y.Item>()
-    for (const item of liveItems(fragment)) if (item.content instanceof Y.ContentType) byId.set(blockIdOf(item.id), item)
+    for (const item of liveItems(fragment))
+      if (item.content instanceof Y.ContentType) byId.set(blockIdOf(item.id), item)
 
     const plans: Plan[] = []
     for (const run of input.runs) {
@@ -118,7 +140,8 @@ export function targetedOn(doc: Y.Doc, input: TargetedInput, viewOf: (name: stri
       const last = run.last === null ? null : (byId.get(run.last) ?? null)
       if (run.first !== null && !first) return changedSince(run.first, `block ${run.first} was deleted since your base`)
       if (run.last !== null && !last) return changedSince(run.last, `block ${run.last} was deleted since your base`)
-      if (first && last && ![...between(first, last)].some((i) => i === last)) return changedSince(run.first, `blocks ${run.first}..${run.last} were moved since your base`)
+      if (first && last && ![...between(first, last)].some((i) => i === last))
+        return changedSince(run.first, `blocks ${run.first}..${run.last} were moved since your base`)
       // A deleted block that changed since the base (text typed into it, even at its ends) is the
       // person's work the agent has not seen: refused, never half-deleted.
       const drops: Y.Item[] = []
@@ -126,31 +149,56 @@ export function targetedOn(doc: Y.Doc, input: TargetedInput, viewOf: (name: stri
         const item = byId.get(d.id)
         if (!item) return changedSince(d.id, `block ${d.id} was deleted since your base`)
         const text = runText(item, item)
-        if (text !== d.text) return changedSince(d.id, `block ${d.id}, which an edit deletes, was changed since your base`, text)
+        if (text !== d.text)
+          return changedSince(d.id, `block ${d.id}, which an edit deletes, was changed since your base`, text)
         drops.push(item)
       }
-      const now: Printed = first && last ? runPrinted(first, last) : { text: partsOf(name, fragment).markdown.replace(/\n$/, ''), ranges: new Map() }
+      const now: Printed =
+        first && last
+          ? runPrinted(first, last)
+          : { text: partsOf(name, fragment).markdown.replace(/\n$/, ''), ranges: new Map() }
       const reps = carriedRun(run, now)
-      if (!reps) return changedSince(run.first, `the text an edit changes (near line ${run.line} of your base) was changed since your base by someone else`, now.text)
+      if (!reps)
+        return changedSince(
+          run.first,
+          `the text an edit changes (near line ${run.line} of your base) was changed since your base by someone else`,
+          now.text,
+        )
       plans.push({ first, last, nodes: parsedRun(applied(now.text, reps), vocabulary), drops })
     }
 
     const counts: Counts = { inserted: 0, deleted: 0 }
     doc.on('update', collect)
     // The run's neighbours, to find it again afterwards (runs are never adjacent: edit-locate.ts).
-    const seams = plans.map((p) => ({ before: p.first ? prevLive(p.first) : null, after: p.last ? nextLive(p.last) : null }))
+    const seams = plans.map((p) => ({
+      before: p.first ? prevLive(p.first) : null,
+      after: p.last ? nextLive(p.last) : null,
+    }))
     doc.transact(() => {
       for (const p of plans) {
         for (const item of p.drops) {
           counts.deleted += countY((item.content as Y.ContentType).type as Y.XmlElement)
           fragment.delete(indexOf(fragment, item), 1)
         }
-        updateChildren(fragment, p.nodes, counts, MARKDOWN, undefined, p.first && p.last ? { first: p.first, last: p.last } : undefined)
+        updateChildren(
+          fragment,
+          p.nodes,
+          counts,
+          MARKDOWN,
+          undefined,
+          p.first && p.last ? { first: p.first, last: p.last } : undefined,
+        )
       }
     })
     const model = viewOf(name, fragment)
     const view = withLines(model)
-    return { root: name, update, ...counts, model, changes: seams.map((s) => changeOf(view, fragment, s, input.context)) }
+    return {
+      root: name,
+      update,
+      ...counts,
+      model,
+      changes: seams.map((s) => changeOf(view, fragment, s, input.context)),
+    }
   } finally {
     doc.off('update', collect)
   }
@@ -160,10 +208,16 @@ export function targetedOn(doc: Y.Doc, input: TargetedInput, viewOf: (name: stri
 const CONTEXT_MAX_CHARS = 400
 
 /** The region between a run's old neighbours in the new view, with `context` lines around. */
-function changeOf(view: Lined, fragment: Y.XmlFragment, seam: { before: Y.Item | null; after: Y.Item | null }, context: number): Change {
+function changeOf(
+  view: Lined,
+  fragment: Y.XmlFragment,
+  seam: { before: Y.Item | null; after: Y.Item | null },
+  context: number,
+): Change {
   const index = new Map(view.blocks.map((b, i) => [b.id, i]))
   const printedAt = (item: Y.Item | null, step: 'left' | 'right'): number | null => {
-    for (let i = item; i !== null; i = i[step]) if (!i.deleted && index.has(blockIdOf(i.id))) return index.get(blockIdOf(i.id))!
+    for (let i = item; i !== null; i = i[step])
+      if (!i.deleted && index.has(blockIdOf(i.id))) return index.get(blockIdOf(i.id))!
     return null
   }
   // the run now: the children after `before` up to `after`

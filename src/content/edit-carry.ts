@@ -9,7 +9,10 @@ import { block } from './markdown-out.js'
 import { printWithSpans } from './markdown-spans.js'
 
 /** What a child prints as: its first Markdown block's type ('list', 'paragraph', ...), null for nothing. */
-const printsAs = (item: Y.Item) => (item.content instanceof Y.ContentType && item.content.type instanceof Y.XmlElement ? (block(elementNode(item.content.type))[0]?.type ?? null) : null)
+const printsAs = (item: Y.Item) =>
+  item.content instanceof Y.ContentType && item.content.type instanceof Y.XmlElement
+    ? (block(elementNode(item.content.type))[0]?.type ?? null)
+    : null
 const prints = (item: Y.Item) => printsAs(item) !== null
 
 /**
@@ -120,7 +123,9 @@ export function carriedRun(run: Run, now: Printed): Rep[] | null {
     }
     const at = now.ranges.get(b.id)
     if (!at) return null
-    const moved = carried(run.text.slice(b.from, b.to), now.text.slice(at[0], at[1]), [{ from: r.from - b.from, to: r.to - b.from, text: r.text }])
+    const moved = carried(run.text.slice(b.from, b.to), now.text.slice(at[0], at[1]), [
+      { from: r.from - b.from, to: r.to - b.from, text: r.text },
+    ])
     if (!moved) return null
     out.push({ from: moved[0]!.from + at[0], to: moved[0]!.to + at[0], text: r.text })
   }
@@ -131,4 +136,3 @@ export function carriedRun(run: Run, now: Printed): Rep[] | null {
   }
   return out
 }
-

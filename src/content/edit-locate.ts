@@ -114,8 +114,15 @@ function spansOf(m: Lined, op: EditOp, i: number): Span[] {
       const found = occurrences(m.markdown, op.old, op.all ? Infinity : 2)
       if (found.length === 0) {
         const near = closest(m, op.old)
-        const where = near ? `; the closest text is on line ${near.line}: ${JSON.stringify(near.text)} (its first or last ${near.matched_chars} characters match)` : ''
-        throw new EditRefused(409, { error: `${param}.old_text does not occur in the document at this base${where}: read that part again and copy old_text exactly`, code: 'no_match', edit: i, ...(near ? { closest: near } : {}) })
+        const where = near
+          ? `; the closest text is on line ${near.line}: ${JSON.stringify(near.text)} (its first or last ${near.matched_chars} characters match)`
+          : ''
+        throw new EditRefused(409, {
+          error: `${param}.old_text does not occur in the document at this base${where}: read that part again and copy old_text exactly`,
+          code: 'no_match',
+          edit: i,
+          ...(near ? { closest: near } : {}),
+        })
       }
       if (found.length > 1 && !op.all) {
         const all = occurrences(m.markdown, op.old, 10_000)
@@ -134,7 +141,9 @@ function spansOf(m: Lined, op: EditOp, i: number): Span[] {
       const w = op.where
       if ('at' in w) {
         if (n === 0) return [{ from: 0, to: 0, text: op.markdown, op: i }]
-        return w.at === 'start' ? [{ from: 0, to: 0, text: `${op.markdown}\n\n`, op: i }] : [{ from: blockTo(m, n - 1), to: blockTo(m, n - 1), text: `\n\n${op.markdown}`, op: i }]
+        return w.at === 'start'
+          ? [{ from: 0, to: 0, text: `${op.markdown}\n\n`, op: i }]
+          : [{ from: blockTo(m, n - 1), to: blockTo(m, n - 1), text: `\n\n${op.markdown}`, op: i }]
       }
       if ('before' in w) {
         const at = blockFrom(m, addressed(m, w.before, `${param}.before`))
@@ -145,9 +154,16 @@ function spansOf(m: Lined, op: EditOp, i: number): Span[] {
     }
     case 'delete': {
       const b = addressed(m, op.block, `${param}.delete`)
-      if (op.section && m.blocks[b]!.kind !== 'heading') throw new AppError('bad_request', `${param}: section: true deletes a heading with its section; ${m.blocks[b]!.id} is a ${m.blocks[b]!.kind} (leave section out to delete the block)`)
+      if (op.section && m.blocks[b]!.kind !== 'heading')
+        throw new AppError(
+          'bad_request',
+          `${param}: section: true deletes a heading with its section; ${m.blocks[b]!.id} is a ${m.blocks[b]!.kind} (leave section out to delete the block)`,
+        )
       const last = op.section ? sectionEnd(m, b) : b
-      const drops = Array.from({ length: last - b + 1 }, (_, k) => ({ id: m.blocks[b + k]!.id, text: m.markdown.slice(blockFrom(m, b + k), blockTo(m, b + k)) }))
+      const drops = Array.from({ length: last - b + 1 }, (_, k) => ({
+        id: m.blocks[b + k]!.id,
+        text: m.markdown.slice(blockFrom(m, b + k), blockTo(m, b + k)),
+      }))
       return [{ from: blockFrom(m, b), to: blockTo(m, last), text: '', op: i, drops }]
     }
   }
@@ -182,9 +198,14 @@ export function locate(m: Lined, ops: readonly EditOp[]): Run[] {
   const spans = ops.flatMap((op, i) => spansOf(m, op, i)).sort((a, b) => a.from - b.from || a.to - b.to || a.op - b.op)
   for (let i = 1; i < spans.length; i++) {
     const [a, b] = [spans[i - 1]!, spans[i]!]
-    if (b.from < a.to) throw new AppError('bad_request', `edits[${a.op}] and edits[${b.op}] change overlapping text (line ${lineAt(m, b.from)}): make them one edit`)
+    if (b.from < a.to)
+      throw new AppError(
+        'bad_request',
+        `edits[${a.op}] and edits[${b.op}] change overlapping text (line ${lineAt(m, b.from)}): make them one edit`,
+      )
   }
-  if (m.blocks.length === 0) return [{ first: null, last: null, text: m.markdown, reps: spans, line: 1, drops: [], blocks: [] }]
+  if (m.blocks.length === 0)
+    return [{ first: null, last: null, text: m.markdown, reps: spans, line: 1, drops: [], blocks: [] }]
   const runs: (Omit<Run, 'blocks'> & { a: number; z: number; from: number })[] = []
   for (const s of spans) {
     const a = firstBlock(m, s.from)
@@ -210,10 +231,24 @@ export function locate(m: Lined, ops: readonly EditOp[]): Run[] {
       continue
     }
     const from = blockFrom(m, a)
-    runs.push({ a, z, from, first: m.blocks[a]!.id, last: m.blocks[z]!.id, text: m.markdown.slice(from, end), reps: [{ from: s.from - from, to: s.to - from, text: s.text }], line: m.blocks[a]!.line, drops: [...(s.drops ?? [])] })
+    runs.push({
+      a,
+      z,
+      from,
+      first: m.blocks[a]!.id,
+      last: m.blocks[z]!.id,
+      text: m.markdown.slice(from, end),
+      reps: [{ from: s.from - from, to: s.to - from, text: s.text }],
+      line: m.blocks[a]!.line,
+      drops: [...(s.drops ?? [])],
+    })
   }
   return runs.map(({ a, z, from, first, last, text, reps, line, drops }) => {
-    const blocks = Array.from({ length: z - a + 1 }, (_, k) => ({ id: m.blocks[a + k]!.id, from: blockFrom(m, a + k) - from, to: blockTo(m, a + k) - from }))
+    const blocks = Array.from({ length: z - a + 1 }, (_, k) => ({
+      id: m.blocks[a + k]!.id,
+      from: blockFrom(m, a + k) - from,
+      to: blockTo(m, a + k) - from,
+    }))
     return { first, last, text, reps, line, drops, blocks }
   })
 }

@@ -29,7 +29,13 @@ export interface TargetedWrite {
 }
 
 /** Applies (or holds) targeted edits; `views` is the server's cache of Markdown views. */
-export async function writeTargeted(req: RestRequest, ctx: RestContext, views: PartViews, warm: WarmClient, w: TargetedWrite): Promise<RestResponse> {
+export async function writeTargeted(
+  req: RestRequest,
+  ctx: RestContext,
+  views: PartViews,
+  warm: WarmClient,
+  w: TargetedWrite,
+): Promise<RestResponse> {
   const at = await views.at(req, ctx, w.base, w.root)
   if (!('view' in at)) return at
   let runs
@@ -63,6 +69,13 @@ export async function writeTargeted(req: RestRequest, ctx: RestContext, views: P
   // The answer's base names exactly the state the model shows: the document the edit saw, plus it.
   const sealed = seal.seal(base)
   views.keep(req, sealed, w.root, withLines(done.model))
-  const json: ContentWritten = { applied: done.update !== null, inserted: done.inserted, deleted: done.deleted, base: sealed, root: done.root, changes: done.changes }
+  const json: ContentWritten = {
+    applied: done.update !== null,
+    inserted: done.inserted,
+    deleted: done.deleted,
+    base: sealed,
+    root: done.root,
+    changes: done.changes,
+  }
   return { status: 200, json }
 }

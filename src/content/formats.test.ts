@@ -16,8 +16,16 @@ function tiptapDoc(): Y.Doc {
     t.insert(0, text, format)
     return p
   }
-  const link = { link: { href: 'https://a.example', target: '_blank', rel: 'noopener noreferrer nofollow', class: null } }
-  frag.insert(0, [para('Intro', { textAlign: 'center' }), para(''), para('see docs', {}, link), para('underlined', {}, { underline: {} }), para('Last one.')])
+  const link = {
+    link: { href: 'https://a.example', target: '_blank', rel: 'noopener noreferrer nofollow', class: null },
+  }
+  frag.insert(0, [
+    para('Intro', { textAlign: 'center' }),
+    para(''),
+    para('see docs', {}, link),
+    para('underlined', {}, { underline: {} }),
+    para('Last one.'),
+  ])
   return doc
 }
 
@@ -33,11 +41,15 @@ describe('Markdown writes leave what Markdown cannot say', () => {
     expect(computeEdit(stateOf(doc), { format: 'markdown', content: md, root: null }).update).toBeNull()
   })
 
-  it("a one-word change keeps link targets, underline, alignment and the empty paragraph", () => {
+  it('a one-word change keeps link targets, underline, alignment and the empty paragraph', () => {
     const doc = tiptapDoc()
     const before = pm(doc)
     const md = readContent(stateOf(doc), 'markdown', null).content as string
-    const edit = computeEdit(stateOf(doc), { format: 'markdown', content: md.replace('Last one.', 'Last two.'), root: null })
+    const edit = computeEdit(stateOf(doc), {
+      format: 'markdown',
+      content: md.replace('Last one.', 'Last two.'),
+      root: null,
+    })
     expect(edit).toMatchObject({ inserted: 2, deleted: 2 }) // 'one' -> 'two' keeps the 'o'
     apply(doc, edit.update)
     const after = pm(doc)
@@ -48,7 +60,11 @@ describe('Markdown writes leave what Markdown cannot say', () => {
   it('bold added over part of a linked text keeps the link attributes Markdown does not show', () => {
     const doc = tiptapDoc()
     const md = readContent(stateOf(doc), 'markdown', null).content as string
-    apply(doc, computeEdit(stateOf(doc), { format: 'markdown', content: md.replace('[see docs]', '[see **docs**]'), root: null }).update)
+    apply(
+      doc,
+      computeEdit(stateOf(doc), { format: 'markdown', content: md.replace('[see docs]', '[see **docs**]'), root: null })
+        .update,
+    )
     const p = pm(doc).content![2]!
     const link = { href: 'https://a.example', target: '_blank', rel: 'noopener noreferrer nofollow', class: null }
     expect(p.content).toEqual([
@@ -67,7 +83,7 @@ describe('ProseMirror JSON writes', () => {
     expect(pm(doc)).toEqual(target)
   })
 
-  it("keep a concurrent edit inside a block the write changes, beside a block it deletes", () => {
+  it('keep a concurrent edit inside a block the write changes, beside a block it deletes', () => {
     const base = tiptapDoc()
     const baseState = stateOf(base)
     // A person edits paragraph 5 ("Last one.") after the agent's read.
@@ -106,9 +122,14 @@ describe('roots content formats do not hold', () => {
     const doc = new Y.Doc()
     doc.getArray('list').insert(0, [1, new Y.Map()])
     doc.getMap('settings').set('k', 1)
-    for (const [root, type] of [['list', 'Y.Array'], ['settings', 'Y.Map']] as const) {
+    for (const [root, type] of [
+      ['list', 'Y.Array'],
+      ['settings', 'Y.Map'],
+    ] as const) {
       expect(() => readContent(stateOf(doc), 'markdown', root)).toThrow(`root "${root}" is a ${type}`)
-      expect(() => computeEdit(stateOf(doc), { format: 'prosemirror', content: { type: 'doc', content: [] }, root })).toThrow(`root "${root}" is a ${type}`)
+      expect(() =>
+        computeEdit(stateOf(doc), { format: 'prosemirror', content: { type: 'doc', content: [] }, root }),
+      ).toThrow(`root "${root}" is a ${type}`)
     }
   })
 })

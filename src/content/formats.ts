@@ -27,7 +27,11 @@ export interface ContentRead {
   content: string | PmNode
 }
 
-function pickRoot(doc: Y.Doc, name: string | null, format: Format): { name: string; type: AnyType | null; kind: RootKind } {
+function pickRoot(
+  doc: Y.Doc,
+  name: string | null,
+  format: Format,
+): { name: string; type: AnyType | null; kind: RootKind } {
   if (name !== null) return namedRoot(doc, name)
   const found = contentRoot(doc)
   if (found) return found
@@ -37,9 +41,13 @@ function pickRoot(doc: Y.Doc, name: string | null, format: Format): { name: stri
 function refuseKind(root: { name: string; kind: RootKind }, format: Format): void {
   const name = JSON.stringify(root.name)
   if (root.kind === 'map' || root.kind === 'array') {
-    throw new AppError('validation', `root ${name} is a ${root.kind === 'map' ? 'Y.Map' : 'Y.Array'}: content formats read and write text and XML roots only`)
+    throw new AppError(
+      'validation',
+      `root ${name} is a ${root.kind === 'map' ? 'Y.Map' : 'Y.Array'}: content formats read and write text and XML roots only`,
+    )
   }
-  if (root.kind === 'text' && format !== 'text') throw new AppError('validation', `root ${name} is a Y.Text: read and write it with format=text`)
+  if (root.kind === 'text' && format !== 'text')
+    throw new AppError('validation', `root ${name} is a Y.Text: read and write it with format=text`)
 }
 
 export function readContent(state: Uint8Array, format: Format, rootName: string | null): ContentRead {
@@ -53,12 +61,19 @@ export function readContent(state: Uint8Array, format: Format, rootName: string 
 }
 
 /** The content of `doc` in a format; `markdownOf` prints an XML root (a warm document keeps its view). */
-export function readContentOf(doc: Y.Doc, format: Format, rootName: string | null, markdownOf?: (name: string, root: Y.XmlFragment) => string): ContentRead {
+export function readContentOf(
+  doc: Y.Doc,
+  format: Format,
+  rootName: string | null,
+  markdownOf?: (name: string, root: Y.XmlFragment) => string,
+): ContentRead {
   const root = pickRoot(doc, rootName, format)
   refuseKind(root, format)
-  if (root.kind === 'empty' || !root.type) return { root: root.name, content: format === 'prosemirror' ? { type: 'doc', content: [] } : '' }
+  if (root.kind === 'empty' || !root.type)
+    return { root: root.name, content: format === 'prosemirror' ? { type: 'doc', content: [] } : '' }
   if (format === 'text') return { root: root.name, content: renderText(root.type, root.kind as 'text' | 'xml') }
-  if (format === 'markdown' && markdownOf) return { root: root.name, content: markdownOf(root.name, root.type as Y.XmlFragment) }
+  if (format === 'markdown' && markdownOf)
+    return { root: root.name, content: markdownOf(root.name, root.type as Y.XmlFragment) }
   const pm = fragmentToPm(root.type)
   return { root: root.name, content: format === 'prosemirror' ? pm : pmToMarkdown(pm) }
 }
@@ -89,7 +104,8 @@ function namesIn(t: AnyType, into: Set<string>, depth = 1): Set<string> {
       into.add(child.nodeName)
       namesIn(child, into, depth + 1)
     } else if (child instanceof Y.XmlText) {
-      for (const op of child.toDelta() as { attributes?: Record<string, unknown> }[]) for (const k of Object.keys(op.attributes ?? {})) into.add(markTypeOf(k))
+      for (const op of child.toDelta() as { attributes?: Record<string, unknown> }[])
+        for (const k of Object.keys(op.attributes ?? {})) into.add(markTypeOf(k))
     }
   }
   return into
@@ -105,7 +121,8 @@ export function* namesOf(t: AnyType, depth = 1): Generator<string> {
       yield child.nodeName
       yield* namesOf(child, depth + 1)
     } else if (child instanceof Y.XmlText) {
-      for (const op of child.toDelta() as { attributes?: Record<string, unknown> }[]) for (const k of Object.keys(op.attributes ?? {})) yield markTypeOf(k)
+      for (const op of child.toDelta() as { attributes?: Record<string, unknown> }[])
+        for (const k of Object.keys(op.attributes ?? {})) yield markTypeOf(k)
     }
   }
 }
@@ -132,13 +149,18 @@ export function editOf(doc: Y.Doc, input: EditInput, now?: Uint8Array): EditResu
   try {
     since = now ? concurrentSince(doc, now) : undefined
     // A fresh client id for the new items, never one the document holds, at the base or now.
-    while (doc.store.clients.has(doc.clientID) || since?.holdsClient(doc.clientID)) doc.clientID = Math.floor(Math.random() * 0xffffffff)
+    while (doc.store.clients.has(doc.clientID) || since?.holdsClient(doc.clientID))
+      doc.clientID = Math.floor(Math.random() * 0xffffffff)
     const root = pickRoot(doc, input.root, input.format)
     refuseKind(root, input.format)
     if (input.format === 'text' && root.kind === 'xml') {
-      throw new AppError('validation', `root ${JSON.stringify(root.name)} is an XML fragment: write it with format=markdown or format=prosemirror`)
+      throw new AppError(
+        'validation',
+        `root ${JSON.stringify(root.name)} is an XML fragment: write it with format=markdown or format=prosemirror`,
+      )
     }
-    if (typeof input.content !== 'string' && input.format !== 'prosemirror') throw new AppError('validation', `content must be a string for format=${input.format}`)
+    if (typeof input.content !== 'string' && input.format !== 'prosemirror')
+      throw new AppError('validation', `content must be a string for format=${input.format}`)
     const counts: Counts = { inserted: 0, deleted: 0 }
     let update: Uint8Array | null = null
     const collect = (u: Uint8Array) => {
@@ -148,12 +170,19 @@ export function editOf(doc: Y.Doc, input: EditInput, now?: Uint8Array): EditResu
     doc.on('update', collect)
     if (input.format === 'text') {
       const text = doc.getText(root.name)
-      doc.transact(() => updateText(text, [{ text: input.content as string, attrs: {} }], counts, true, FULL, since?.textGaps(text)))
+      doc.transact(() =>
+        updateText(text, [{ text: input.content as string, attrs: {} }], counts, true, FULL, since?.textGaps(text)),
+      )
     } else {
       const fragment = doc.getXmlFragment(root.name)
       // Markdown needs only the vocabulary (a document too deep is refused by the diff's reading of it)
-      const target = input.format === 'markdown' ? markdownToPm(input.content as string, vocabularyOf(namesOf(fragment))) : checkPmDoc(input.content, namesIn(fragment, new Set()))
-      doc.transact(() => updateChildren(fragment, target.content, counts, input.format === 'markdown' ? MARKDOWN : FULL, since))
+      const target =
+        input.format === 'markdown'
+          ? markdownToPm(input.content as string, vocabularyOf(namesOf(fragment)))
+          : checkPmDoc(input.content, namesIn(fragment, new Set()))
+      doc.transact(() =>
+        updateChildren(fragment, target.content, counts, input.format === 'markdown' ? MARKDOWN : FULL, since),
+      )
     }
     return { root: root.name, update, ...counts }
   } finally {

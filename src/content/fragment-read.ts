@@ -51,7 +51,8 @@ export function textNodes(t: Y.XmlText): PmNode[] {
     for (const [key, value] of Object.entries(op.attributes ?? {})) {
       if (key === 'ychange' || value === null) continue
       const mark: PmMark = { type: markTypeOf(key) }
-      if (typeof value === 'object' && Object.keys(value as object).length) mark.attrs = value as Record<string, unknown>
+      if (typeof value === 'object' && Object.keys(value as object).length)
+        mark.attrs = value as Record<string, unknown>
       marks.push(mark)
     }
     if (marks.length) node.marks = marks

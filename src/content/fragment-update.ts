@@ -16,7 +16,6 @@ import { liveItems } from '../ydoc/roots.js'
 import { stableJson } from './stable-json.js'
 import { updateText, type Attrs, type Counts } from './text-update.js'
 
-
 function marksToAttrs(marks: readonly PmMark[] | undefined): Attrs {
   const attrs: Attrs = {}
   for (const m of marks ?? []) attrs[m.type] = m.attrs ?? {}
@@ -41,7 +40,8 @@ function kidsOf(content: readonly PmNode[] | undefined): Kid[] {
     const run = { text: node.text, attrs: marksToAttrs(node.marks) }
     const last = kids[kids.length - 1]
     if (last?.kind !== 'text') kids.push({ kind: 'text', runs: [run] })
-    else if (stableJson(last.runs[last.runs.length - 1]!.attrs) === stableJson(run.attrs)) last.runs[last.runs.length - 1]!.text += run.text
+    else if (stableJson(last.runs[last.runs.length - 1]!.attrs) === stableJson(run.attrs))
+      last.runs[last.runs.length - 1]!.text += run.text
     else last.runs.push(run)
   }
   return kids
@@ -51,7 +51,9 @@ function kidsOf(content: readonly PmNode[] | undefined): Kid[] {
 function nodesOf(k: Kid): PmNode[] {
   if (k.kind === 'text') {
     return k.runs.map((r) => {
-      const marks = Object.entries(r.attrs).map(([type, a]): PmMark => (a && typeof a === 'object' && Object.keys(a).length ? { type, attrs: a as Attrs } : { type }))
+      const marks = Object.entries(r.attrs).map(([type, a]): PmMark =>
+        a && typeof a === 'object' && Object.keys(a).length ? { type, attrs: a as Attrs } : { type },
+      )
       return marks.length ? { type: 'text', text: r.text, marks } : { type: 'text', text: r.text }
     })
   }
@@ -135,7 +137,14 @@ function updateElement(e: Y.XmlElement, node: PmNode, counts: Counts, lens: Lens
  * `since`: what others inserted since the base (concurrent.ts); an insertion they already made at
  * the same place is left out.
  */
-export function updateChildren(parent: Y.XmlFragment | Y.XmlElement, content: readonly PmNode[] | undefined, counts: Counts, lens: Lens, since?: Concurrent, window?: Window): void {
+export function updateChildren(
+  parent: Y.XmlFragment | Y.XmlElement,
+  content: readonly PmNode[] | undefined,
+  counts: Counts,
+  lens: Lens,
+  since?: Concurrent,
+  window?: Window,
+): void {
   // Children the lens does not see take no part: they stay where they are, untouched.
   const ys: YKid[] = []
   const yTexts: string[] = []
@@ -160,7 +169,7 @@ export function updateChildren(parent: Y.XmlFragment | Y.XmlElement, content: re
   // past the last, the index of the first child after the window (never one this call deletes).
   const after = window ? nextLive(window.last) : null
   const at = (i: number) => {
-    const y = i < ys.length ? ys[i]! : (after?.content as Y.ContentType | undefined)?.type ?? null
+    const y = i < ys.length ? ys[i]! : ((after?.content as Y.ContentType | undefined)?.type ?? null)
     let n = 0
     for (const item of liveItems(parent)) {
       if (!(item.content instanceof Y.ContentType)) continue
@@ -174,8 +183,18 @@ export function updateChildren(parent: Y.XmlFragment | Y.XmlElement, content: re
   const changed = { del: 0, ins: 0 }
   const flush = () => {
     if (changed.del || changed.ins) {
-      const pairs = pairUp(ys.slice(yi, yi + changed.del), yTexts.slice(yi, yi + changed.del), ks.slice(ki, ki + changed.ins), kTexts.slice(ki, ki + changed.ins))
-      rewrite(parent, at, yi, ys.slice(yi, yi + changed.del), ks.slice(ki, ki + changed.ins), pairs, { counts, lens, since, echo })
+      const pairs = pairUp(
+        ys.slice(yi, yi + changed.del),
+        yTexts.slice(yi, yi + changed.del),
+        ks.slice(ki, ki + changed.ins),
+        kTexts.slice(ki, ki + changed.ins),
+      )
+      rewrite(parent, at, yi, ys.slice(yi, yi + changed.del), ks.slice(ki, ki + changed.ins), pairs, {
+        counts,
+        lens,
+        since,
+        echo,
+      })
     }
     yi += changed.del
     ki += changed.ins
@@ -264,7 +283,15 @@ function echoCheck(parent: Y.XmlFragment | Y.XmlElement, since: Concurrent | und
  * same kind pair in order and are edited in place; the others are deleted, and the new ones
  * inserted where the stretch stands.
  */
-function rewrite(parent: Y.XmlFragment | Y.XmlElement, at: (i: number) => number, first: number, ys: YKid[], ks: Kid[], pairs: [number, number][], o: Rewrite): void {
+function rewrite(
+  parent: Y.XmlFragment | Y.XmlElement,
+  at: (i: number) => number,
+  first: number,
+  ys: YKid[],
+  ks: Kid[],
+  pairs: [number, number][],
+  o: Rewrite,
+): void {
   const { counts, lens, since, echo } = o
   // New children go after the last seen child handled so far (or where the stretch begins).
   let insertAt = at(first)
@@ -283,7 +310,8 @@ function rewrite(parent: Y.XmlFragment | Y.XmlElement, at: (i: number) => number
     upTo(py, pk)
     const yk = ys[py]!
     const kk = ks[pk]!
-    if (yk instanceof Y.XmlText) updateText(yk, (kk as Extract<Kid, { kind: 'text' }>).runs, counts, false, lens, since?.textGaps(yk))
+    if (yk instanceof Y.XmlText)
+      updateText(yk, (kk as Extract<Kid, { kind: 'text' }>).runs, counts, false, lens, since?.textGaps(yk))
     else updateElement(yk, (kk as Extract<Kid, { kind: 'el' }>).node, counts, lens, since)
     insertAt = at(first + py) + 1
     y = py + 1

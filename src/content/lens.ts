@@ -63,11 +63,16 @@ export const MARKDOWN: Lens = {
   defaults: { tight: true },
 }
 
-function pick(attrs: Record<string, unknown> | undefined, keys: readonly string[] | null | undefined, defaults: Readonly<Record<string, unknown>> = {}): Record<string, unknown> | undefined {
+function pick(
+  attrs: Record<string, unknown> | undefined,
+  keys: readonly string[] | null | undefined,
+  defaults: Readonly<Record<string, unknown>> = {},
+): Record<string, unknown> | undefined {
   if (!attrs) return undefined
   if (keys === null) return attrs
   const out: Record<string, unknown> = {}
-  for (const k of keys ?? []) if (attrs[k] !== undefined && attrs[k] !== null && attrs[k] !== defaults[k]) out[k] = attrs[k]
+  for (const k of keys ?? [])
+    if (attrs[k] !== undefined && attrs[k] !== null && attrs[k] !== defaults[k]) out[k] = attrs[k]
   return Object.keys(out).length ? out : undefined
 }
 

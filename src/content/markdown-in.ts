@@ -10,7 +10,6 @@ import { contentTooDeep, MAX_DEPTH } from './depth.js'
 import { inlineNodes, LINE_EDGE } from './markdown-inline.js'
 import { NODE_NAMES, type PmNode, type Vocabulary } from './pm-json.js'
 
-
 // Blocks may nest one level past MAX_DEPTH, so that markdown-it never cuts what the Builder would
 // accept: where it stops, the Builder has already seen a container too deep and refused. Inline
 // nesting (links in brackets) makes no document depth, and the inline parser's work grows with its
@@ -27,10 +26,12 @@ const parser = markdownIt(MAX_DEPTH + 1)
 // '\r': 20 ms of a 1 MB write. Text without '\r' or NUL is left as it is; the rest is normalized
 // as CommonMark says (CR and CRLF end lines, NUL is U+FFFD).
 parser.core.ruler.at('normalize', (state: StateCore) => {
-  if (state.src.includes('\r') || state.src.includes('\0')) state.src = state.src.replace(/\r\n?/g, '\n').replace(/\0/g, '\uFFFD')
+  if (state.src.includes('\r') || state.src.includes('\0'))
+    state.src = state.src.replace(/\r\n?/g, '\n').replace(/\0/g, '\uFFFD')
 })
 parser.core.ruler.at('inline', (state: StateCore) => {
-  for (const t of state.tokens) if (t.type === 'inline') inlineParser.inline.parse(t.content, inlineParser, state.env, (t.children ??= []))
+  for (const t of state.tokens)
+    if (t.type === 'inline') inlineParser.inline.parse(t.content, inlineParser, state.env, (t.children ??= []))
 })
 
 export function markdownToPm(markdown: string, vocabulary: Vocabulary): PmNode {
@@ -129,14 +130,19 @@ class Builder {
           const text = t.content.replace(/\n$/, '')
           // The info string as written is escaped Markdown (`foo\+bar`, `f&ouml;`): the language is its text.
           const language = parser.utils.unescapeAll(t.info).trim().split(/\s+/)[0] || null
-          this.add({ type: this.n.codeBlock, attrs: { language }, ...(text ? { content: [{ type: 'text', text }] } : {}) })
+          this.add({
+            type: this.n.codeBlock,
+            attrs: { language },
+            ...(text ? { content: [{ type: 'text', text }] } : {}),
+          })
           break
         }
         case 'hr':
           this.add({ type: this.n.horizontalRule })
           break
         case 'html_block':
-          for (const text of htmlParagraphs(t.content)) this.add({ type: 'paragraph', content: [{ type: 'text', text }] })
+          for (const text of htmlParagraphs(t.content))
+            this.add({ type: 'paragraph', content: [{ type: 'text', text }] })
           break
         case 'inline':
           for (const node of inlineNodes(t.children ?? [], this.n)) this.add(node)

@@ -21,7 +21,8 @@ function plainText(tokens: readonly Token[]): string {
   for (const t of tokens) {
     if (t.type === 'softbreak' || t.type === 'hardbreak') s += '\n'
     else if (t.type === 'image') s += plainText(t.children ?? [])
-    else if (t.type === 'text' || t.type === 'text_special' || t.type === 'code_inline' || t.type === 'html_inline') s += t.content
+    else if (t.type === 'text' || t.type === 'text_special' || t.type === 'code_inline' || t.type === 'html_inline')
+      s += t.content
   }
   return s
 }
@@ -95,7 +96,12 @@ export function inlineNodes(tokens: Token[], n: (typeof NODE_NAMES)[Vocabulary])
         const title = t.attrGet('title')
         const alt = plainText(t.children ?? [])
         const link = marks.find((m) => m.type === 'link')
-        const attrs = { src: t.attrGet('src') ?? '', ...(alt ? { alt } : {}), ...(title ? { title } : {}), ...(link ? { link: link.attrs } : {}) }
+        const attrs = {
+          src: t.attrGet('src') ?? '',
+          ...(alt ? { alt } : {}),
+          ...(title ? { title } : {}),
+          ...(link ? { link: link.attrs } : {}),
+        }
         out.push({ type: 'image', attrs })
         break
       }

@@ -75,7 +75,8 @@ export function block(n: PmNode): M.BlockContent[] {
   if (n.type === 'image') return [{ type: 'paragraph', children: inline([n]) }]
   // An element Markdown has no form for: its blocks if it holds blocks, else its text.
   const inner = n.content ?? []
-  if (inner.length && inner.every((c) => c.type !== 'text' && !BREAKS.has(c.type) && c.type !== 'image')) return blocks(inner)
+  if (inner.length && inner.every((c) => c.type !== 'text' && !BREAKS.has(c.type) && c.type !== 'image'))
+    return blocks(inner)
   const children = inline(inner)
   return children.length ? [{ type: 'paragraph', children }] : []
 }
@@ -94,16 +95,16 @@ function list(n: PmNode, ordered: boolean, start: number | null): M.List {
     if (item.type === 'taskItem') li.checked = item.attrs?.checked === true
     return li
   })
-  return ordered ? { type: 'list', ordered, start, spread, children: items } : { type: 'list', ordered, spread, children: items }
+  return ordered
+    ? { type: 'list', ordered, start, spread, children: items }
+    : { type: 'list', ordered, spread, children: items }
 }
 
 function table(n: PmNode): M.Table {
-  const rows = (n.content ?? []).map(
-    (row): M.TableRow => ({
-      type: 'tableRow',
-      children: (row.content ?? []).map((cell): M.TableCell => ({ type: 'tableCell', children: cellInline(cell) })),
-    }),
-  )
+  const rows = (n.content ?? []).map((row): M.TableRow => ({
+    type: 'tableRow',
+    children: (row.content ?? []).map((cell): M.TableCell => ({ type: 'tableCell', children: cellInline(cell) })),
+  }))
   // GFM prints the first row as the header row, whatever its cells are in the document; its
   // cells' `align` is the columns' alignment.
   const align = (n.content?.[0]?.content ?? []).map((cell): M.AlignType => {
@@ -117,7 +118,10 @@ function table(n: PmNode): M.Table {
 function cellInline(cell: PmNode): M.PhrasingContent[] {
   const out: M.PhrasingContent[] = []
   for (const b of cell.content ?? []) {
-    const part = b.type === 'paragraph' || b.type === 'heading' ? inline(b.content) : [{ type: 'text', value: textOf(b) } as M.Text]
+    const part =
+      b.type === 'paragraph' || b.type === 'heading'
+        ? inline(b.content)
+        : [{ type: 'text', value: textOf(b) } as M.Text]
     if (out.length && part.length) out.push({ type: 'text', value: ' ' })
     out.push(...part)
   }
@@ -159,7 +163,9 @@ interface Leaf {
 /** An image's `link` attribute is the link around it (markdown-inline.ts). */
 function imageLink(node: PmNode): Wrap[] {
   const link = node.type === 'image' ? node.attrs?.link : undefined
-  return link && typeof link === 'object' ? [{ kind: 'link', mark: { type: 'link', attrs: link as Record<string, unknown> } }] : []
+  return link && typeof link === 'object'
+    ? [{ kind: 'link', mark: { type: 'link', attrs: link as Record<string, unknown> } }]
+    : []
 }
 
 function inline(content: readonly PmNode[] | undefined): M.PhrasingContent[] {
@@ -185,7 +191,8 @@ function inline(content: readonly PmNode[] | undefined): M.PhrasingContent[] {
 }
 
 const sameWrap = (a: Wrap, b: Wrap) =>
-  a.kind === b.kind && (a.kind !== 'link' || (a.mark.attrs?.href === b.mark.attrs?.href && a.mark.attrs?.title === b.mark.attrs?.title))
+  a.kind === b.kind &&
+  (a.kind !== 'link' || (a.mark.attrs?.href === b.mark.attrs?.href && a.mark.attrs?.title === b.mark.attrs?.title))
 
 /**
  * Leaves as nested phrasing: at each leaf, the mark whose run goes on longest wraps the whole run
@@ -214,7 +221,9 @@ function nest(leaves: Leaf[]): M.PhrasingContent[] {
       continue
     }
     const w = best
-    const children = nest(leaves.slice(i, end).map((l) => ({ node: l.node, wraps: l.wraps.filter((x) => !sameWrap(x, w)) })))
+    const children = nest(
+      leaves.slice(i, end).map((l) => ({ node: l.node, wraps: l.wraps.filter((x) => !sameWrap(x, w)) })),
+    )
     // Emphasis cannot open or close on white space (`* b*` is not emphasis): it goes outside.
     const [before, after] = w.kind === 'link' ? ['', ''] : expel(children)
     if (before) out.push({ type: 'text', value: before })
@@ -222,7 +231,12 @@ function nest(leaves: Leaf[]): M.PhrasingContent[] {
       const title = w.mark.attrs?.title
       // A link without text holds one zero-width space in the document (markdown-inline.ts).
       const empty = children.length === 1 && children[0]!.type === 'text' && children[0].value === EMPTY_LINK_TEXT
-      out.push({ type: 'link', url: String(w.mark.attrs?.href ?? ''), title: typeof title === 'string' ? title : null, children: empty ? [] : children })
+      out.push({
+        type: 'link',
+        url: String(w.mark.attrs?.href ?? ''),
+        title: typeof title === 'string' ? title : null,
+        children: empty ? [] : children,
+      })
     } else if (children.length) out.push({ type: w.kind, children } as M.PhrasingContent)
     if (after) out.push({ type: 'text', value: after })
     i = end
@@ -264,7 +278,14 @@ function leaf(n: PmNode): M.PhrasingContent[] {
   if (BREAKS.has(n.type)) return [{ type: 'break' }]
   if (n.type === 'image') {
     const a = n.attrs ?? {}
-    return [{ type: 'image', url: String(a.src ?? ''), alt: typeof a.alt === 'string' ? a.alt : null, title: typeof a.title === 'string' ? a.title : null }]
+    return [
+      {
+        type: 'image',
+        url: String(a.src ?? ''),
+        alt: typeof a.alt === 'string' ? a.alt : null,
+        title: typeof a.title === 'string' ? a.title : null,
+      },
+    ]
   }
   const text = textOf(n)
   return text ? [{ type: 'text', value: text }] : []

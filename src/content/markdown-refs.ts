@@ -9,7 +9,8 @@ import { markdownToPm } from './markdown-in.js'
 /** A hex reference right before or after an emphasis or strikethrough marker, not escaped. */
 const BESIDE_MARKER = /(?<!\\)&#x([0-9A-F]+);(?=[*_~])|(?<=[*_~])&#x([0-9A-F]+);/g
 
-const decode = (s: string) => s.replace(BESIDE_MARKER, (_, a?: string, b?: string) => String.fromCodePoint(parseInt(a ?? b!, 16)))
+const decode = (s: string) =>
+  s.replace(BESIDE_MARKER, (_, a?: string, b?: string) => String.fromCodePoint(parseInt(a ?? b!, 16)))
 
 /**
  * Without those references; failing that, also with `__` as `**` (the printer picks `__` for a

@@ -33,7 +33,9 @@ describe('Markdown round trip', () => {
 
   it('a write over existing text marks the spaces inside a run too, so the run is not split', () => {
     expect(rewrite('a with nested marks\n', 'a *with **nested** marks*\n')).toBe('a *with **nested** marks*\n')
-    expect(rewrite('Intro *with* *__nested__ marks*\n', 'Intro *with **nested** marks*\n')).toBe('Intro *with **nested** marks*\n')
+    expect(rewrite('Intro *with* *__nested__ marks*\n', 'Intro *with **nested** marks*\n')).toBe(
+      'Intro *with **nested** marks*\n',
+    )
     // a space Markdown prints outside a run keeps the mark it has: a write-back changes nothing
     expect(rewrite('**a** *b*\n', '**a** *b*\n')).toBe('**a** *b*\n')
   })
@@ -68,7 +70,8 @@ describe('Markdown round trip', () => {
     expect(roundTrip('- a\n  - b\n  - c\n\n- d\n')).toBe('- a\n\n  - b\n  - c\n\n- d\n')
     expect(roundTrip('- a\n- b\n')).toBe('- a\n- b\n')
     const doc = new Y.Doc()
-    const write = (content: string) => computeEdit(Y.encodeStateAsUpdate(doc), { format: 'markdown', content, root: null }).update
+    const write = (content: string) =>
+      computeEdit(Y.encodeStateAsUpdate(doc), { format: 'markdown', content, root: null }).update
     Y.applyUpdate(doc, write('- a\n\n- b\n')!)
     expect(write('- a\n\n- b\n')).toBeNull()
     Y.applyUpdate(doc, write('- a\n- b\n')!)
@@ -81,7 +84,9 @@ describe('Markdown round trip', () => {
   })
 
   it("a GFM table keeps its columns' alignment", () => {
-    expect(roundTrip('| a | b | c | d |\n| :- | :-: | --: | --- |\n| 1 | 2 | 3 | 4 |\n')).toBe('| a  |  b  |  c | d |\n| :- | :-: | -: | - |\n| 1  |  2  |  3 | 4 |\n')
+    expect(roundTrip('| a | b | c | d |\n| :- | :-: | --: | --- |\n| 1 | 2 | 3 | 4 |\n')).toBe(
+      '| a  |  b  |  c | d |\n| :- | :-: | -: | - |\n| 1  |  2  |  3 | 4 |\n',
+    )
   })
 
   it('a link around an image keeps its link, and a link without text keeps its URL', () => {

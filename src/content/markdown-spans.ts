@@ -30,17 +30,20 @@ export function printWithSpans(nodes: readonly PmNode[]): { markdown: string; sp
     const s = state as unknown as { handle: Handle; containerFlow(parent: M.Root, info: unknown): string }
     const inner = s.handle
     // zwitch's handle carries its handler table as properties, which the printer reads: kept.
-    s.handle = Object.assign((child: M.Nodes, parent: M.Parents | undefined, st: unknown, childInfo: { now: { line: number } }) => {
-      const out = inner(child, parent, st, childInfo)
-      const i = parent === node ? owner.get(child) : undefined
-      if (i !== undefined) {
-        const first = childInfo.now.line
-        const last = first + countLines(out) - 1
-        const had = spans[i]
-        spans[i] = had ? [had[0], last] : [first, last]
-      }
-      return out
-    }, inner)
+    s.handle = Object.assign(
+      (child: M.Nodes, parent: M.Parents | undefined, st: unknown, childInfo: { now: { line: number } }) => {
+        const out = inner(child, parent, st, childInfo)
+        const i = parent === node ? owner.get(child) : undefined
+        if (i !== undefined) {
+          const first = childInfo.now.line
+          const last = first + countLines(out) - 1
+          const had = spans[i]
+          spans[i] = had ? [had[0], last] : [first, last]
+        }
+        return out
+      },
+      inner,
+    )
     try {
       return s.containerFlow(node, info)
     } finally {

@@ -9,7 +9,8 @@ import type { TextRun } from './text-update.js'
 export type Kid = { kind: 'el'; node: PmNode } | { kind: 'text'; runs: TextRun[] }
 export type YKid = Y.XmlElement | Y.XmlText
 
-const compatible = (y: YKid, k: Kid) => (k.kind === 'text' ? y instanceof Y.XmlText : y instanceof Y.XmlElement && y.nodeName === k.node.type)
+const compatible = (y: YKid, k: Kid) =>
+  k.kind === 'text' ? y instanceof Y.XmlText : y instanceof Y.XmlElement && y.nodeName === k.node.type
 
 /** How alike two texts are, 0 to 1: their common start and end over the longer one. */
 function likeness(a: string, b: string): number {
@@ -71,4 +72,3 @@ export function pairUp(ys: YKid[], yTexts: string[], ks: Kid[], kTexts: string[]
   }
   return pairs
 }
-

@@ -13,7 +13,14 @@ const CURSOR = z.discriminatedUnion('v', [
   /** section / range: the character spans still to read */
   z.object({ v: z.enum(['section', 'range']), ...common, c: z.array(span).min(1).max(200) }),
   /** outline: the scope's line spans, the detail chosen on the first page, the next entry, entries still wanted */
-  z.object({ v: z.literal('outline'), ...common, s: z.array(span).max(200).nullable(), d: z.number().int().min(0).max(6), at: z.number().int().min(0), n: z.number().int().min(1).nullable() }),
+  z.object({
+    v: z.literal('outline'),
+    ...common,
+    s: z.array(span).max(200).nullable(),
+    d: z.number().int().min(0).max(6),
+    at: z.number().int().min(0),
+    n: z.number().int().min(1).nullable(),
+  }),
   /** find: the query, the scope, the next match's index, matches still wanted */
   z.object({
     v: z.literal('find'),
@@ -44,6 +51,10 @@ export function decodeCursor(raw: string): Cursor {
     }
   }
   const c = CURSOR.safeParse(parsed)
-  if (!c.success) throw new AppError('bad_request', 'cursor: not a cursor this route gave out (send `next` from the answer as it was)')
+  if (!c.success)
+    throw new AppError(
+      'bad_request',
+      'cursor: not a cursor this route gave out (send `next` from the answer as it was)',
+    )
   return c.data
 }

@@ -12,7 +12,10 @@ import type { Span } from './parts-select.js'
 export const MAX_QUERY_CHARS = 500
 const MAX_MATCH_CHARS = 200
 const MAX_CONTEXT_LINE_CHARS = 400
-/** Characters scanned between two turns of the event loop: RE2 is linear, but 1 MB takes up to ~0.4 s, and the rooms of the process go on meanwhile. */
+/**
+ * Characters scanned between two turns of the event loop: RE2 is linear, but 1 MB takes up to ~0.4 s, and the rooms of
+ * the process go on meanwhile.
+ */
 const SCAN_SLICE_CHARS = 32 * 1024
 
 export interface FindQuery {
@@ -26,10 +29,12 @@ export interface FindQuery {
 type Finder = (line: string) => Generator<[number, number]>
 
 function finderOf(q: FindQuery): Finder {
-  if (q.query.includes('\n')) throw new AppError('bad_request', 'query: a match lies within one line: leave out line breaks')
+  if (q.query.includes('\n'))
+    throw new AppError('bad_request', 'query: a match lies within one line: leave out line breaks')
   if (!q.regex && !q.ignoreCase) {
     return function* (line) {
-      for (let i = line.indexOf(q.query); i >= 0; i = line.indexOf(q.query, i + Math.max(1, q.query.length))) yield [i, i + q.query.length]
+      for (let i = line.indexOf(q.query); i >= 0; i = line.indexOf(q.query, i + Math.max(1, q.query.length)))
+        yield [i, i + q.query.length]
     }
   }
   let pattern: RE2JS
@@ -54,7 +59,14 @@ const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s
  * Matches in the lines of `scope` (every line when null), from the `skip`-th on, until `limit`
  * matches or `budget` characters of answer; `next` is the index of the first match not answered.
  */
-export async function find(m: Lined, q: FindQuery, scope: readonly Span[] | null, skip: number, limit: number, budget: number): Promise<{ matches: FindMatch[]; next: number | null }> {
+export async function find(
+  m: Lined,
+  q: FindQuery,
+  scope: readonly Span[] | null,
+  skip: number,
+  limit: number,
+  budget: number,
+): Promise<{ matches: FindMatch[]; next: number | null }> {
   const finder = finderOf(q)
   const spans = scope ?? (m.lines ? [[1, m.lines] as Span] : [])
   const matches: FindMatch[] = []
@@ -74,8 +86,20 @@ export async function find(m: Lined, q: FindQuery, scope: readonly Span[] | null
         if (matches.length === limit) return { matches, next: index - 1 }
         const first = Math.max(1, line - q.context)
         const last = Math.min(m.lines, line + q.context)
-        const context = m.markdown.slice(m.starts[first - 1], m.starts[last]).replace(/\n$/, '').split('\n').map((l) => clip(l, MAX_CONTEXT_LINE_CHARS)).join('\n')
-        const match: FindMatch = { id: blockAt(m, line)?.id ?? null, line, column: s + 1, match: clip(text.slice(s, e), MAX_MATCH_CHARS), context, context_line: first }
+        const context = m.markdown
+          .slice(m.starts[first - 1], m.starts[last])
+          .replace(/\n$/, '')
+          .split('\n')
+          .map((l) => clip(l, MAX_CONTEXT_LINE_CHARS))
+          .join('\n')
+        const match: FindMatch = {
+          id: blockAt(m, line)?.id ?? null,
+          line,
+          column: s + 1,
+          match: clip(text.slice(s, e), MAX_MATCH_CHARS),
+          context,
+          context_line: first,
+        }
         const size = JSON.stringify(match).length + 1
         if (matches.length && used + size > budget) return { matches, next: index - 1 }
         used += size

@@ -45,7 +45,8 @@ export function blockAt(m: Lined, line: number): BlockInfo | null {
 }
 
 /** Characters of lines `line`..`end`, without the last newline. */
-export const charsOf = (m: Lined, line: number, end: number) => m.starts[end]! - m.starts[line - 1]! - (m.markdown[m.starts[end]! - 1] === '\n' ? 1 : 0)
+export const charsOf = (m: Lined, line: number, end: number) =>
+  m.starts[end]! - m.starts[line - 1]! - (m.markdown[m.starts[end]! - 1] === '\n' ? 1 : 0)
 
 /** Characters from the start of `line` to the end of `end`, newline included: the slice a part answers. */
 export const sliceOf = (m: Lined, line: number, end: number): [number, number] => [m.starts[line - 1]!, m.starts[end]!]

@@ -25,7 +25,8 @@ const HEADING_TEXT_MAX = 200
 const FIRST_WORDS = 8
 const FIRST_WORDS_MAX = 80
 
-const plainText = (n: PmNode): string => (n.type === 'text' ? (n.text ?? '') : (n.content ?? []).map(plainText).join(n.content?.[0]?.type === 'text' ? '' : ' '))
+const plainText = (n: PmNode): string =>
+  n.type === 'text' ? (n.text ?? '') : (n.content ?? []).map(plainText).join(n.content?.[0]?.type === 'text' ? '' : ' ')
 
 function firstWords(n: PmNode): string {
   const words = plainText(n).split(/\s+/).filter(Boolean)
@@ -50,7 +51,11 @@ export function buildParts(state: Uint8Array, rootName: string | null): PartsMod
 }
 
 /** The view of `doc`'s editor root (or `rootName`); `viewOf` builds it (a warm document keeps its own). */
-export function partsIn(doc: Y.Doc, rootName: string | null, viewOf: (name: string, fragment: Y.XmlFragment) => PartsModel = partsOf): PartsModel {
+export function partsIn(
+  doc: Y.Doc,
+  rootName: string | null,
+  viewOf: (name: string, fragment: Y.XmlFragment) => PartsModel = partsOf,
+): PartsModel {
   const root = rootName === null ? contentRoot(doc) : namedRoot(doc, rootName)
   const name = root?.name ?? 'default'
   if (!root || root.kind === 'empty' || !root.type) return { root: name, markdown: '', blocks: [] }
@@ -59,13 +64,17 @@ export function partsIn(doc: Y.Doc, rootName: string | null, viewOf: (name: stri
 }
 
 export const notXml = (name: string) =>
-  new AppError('validation', `root ${JSON.stringify(name)} is not an XML fragment: a part read or edit reads rich-text documents; read this one whole with format=text`)
+  new AppError(
+    'validation',
+    `root ${JSON.stringify(name)} is not an XML fragment: a part read or edit reads rich-text documents; read this one whole with format=text`,
+  )
 
 /** The Markdown view of an XML root named `name` and its blocks. */
 export function partsOf(name: string, fragment: AnyType): PartsModel {
   const items: { id: string; node: PmNode }[] = []
   for (const item of liveItems(fragment)) {
-    if (item.content instanceof Y.ContentType && item.content.type instanceof Y.XmlElement) items.push({ id: blockIdOf(item.id), node: elementNode(item.content.type) })
+    if (item.content instanceof Y.ContentType && item.content.type instanceof Y.XmlElement)
+      items.push({ id: blockIdOf(item.id), node: elementNode(item.content.type) })
   }
   const { markdown, spans } = printWithSpans(items.map((i) => i.node))
   const blocks: BlockInfo[] = []
@@ -79,7 +88,11 @@ export function partsOf(name: string, fragment: AnyType): PartsModel {
 /** What the outline says of a block: its kind, a heading's level and text, another block's first words. */
 export function infoOf(id: string, node: PmNode): Omit<BlockInfo, 'line' | 'end'> {
   const heading = node.type === 'heading'
-  const info: Omit<BlockInfo, 'line' | 'end'> = { id, kind: node.type, text: heading ? plainText(node).slice(0, HEADING_TEXT_MAX) : firstWords(node) }
+  const info: Omit<BlockInfo, 'line' | 'end'> = {
+    id,
+    kind: node.type,
+    text: heading ? plainText(node).slice(0, HEADING_TEXT_MAX) : firstWords(node),
+  }
   if (heading) info.level = levelOf(node)
   return info
 }

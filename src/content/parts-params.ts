@@ -23,7 +23,23 @@ export interface PartQuery {
 export const DEFAULT_FIND_LIMIT = 20
 const MAX_FIND_LIMIT = 200
 const MAX_CONTEXT = 10
-const PARAMS = new Set(['view', 'format', 'root', 'base', 'heading', 'blocks', 'lines', 'offset', 'limit', 'query', 'regex', 'ignore_case', 'context', 'cursor', 'yauth'])
+const PARAMS = new Set([
+  'view',
+  'format',
+  'root',
+  'base',
+  'heading',
+  'blocks',
+  'lines',
+  'offset',
+  'limit',
+  'query',
+  'regex',
+  'ignore_case',
+  'context',
+  'cursor',
+  'yauth',
+])
 
 /** Whether a GET of the content route is a part read (it names a view or continues one). */
 export const isPartRead = (q: URLSearchParams) => q.has('view') || q.has('cursor')
@@ -33,7 +49,8 @@ const bad = (param: string, why: string) => new AppError('bad_request', `${param
 function int(q: URLSearchParams, name: string, min: number, max: number): number | null {
   const raw = q.get(name)
   if (raw === null) return null
-  if (!/^\d{1,9}$/.test(raw) || Number(raw) < min || Number(raw) > max) throw bad(name, `must be a whole number from ${min} to ${max}`)
+  if (!/^\d{1,9}$/.test(raw) || Number(raw) < min || Number(raw) > max)
+    throw bad(name, `must be a whole number from ${min} to ${max}`)
   return Number(raw)
 }
 
@@ -48,11 +65,14 @@ function selectionOf(q: URLSearchParams, view: View): Selection {
   const given = (['heading', 'blocks', 'lines'] as const).filter((p) => q.has(p))
   if (given.length > 1) throw bad(given[1]!, `name the part one way: ${given.join(' or ')}, not both`)
   const by = given[0]
-  if (view === 'section' && by !== 'heading' && by !== 'blocks') throw bad('heading', 'view=section takes heading=TEXT|BLOCK_ID or blocks=ID[,ID...]|ID..ID')
-  if (view === 'range' && by !== 'lines' && by !== 'blocks') throw bad('lines', 'view=range takes lines=FROM-TO (1-based, inclusive; FROM- to the end) or blocks=ID..ID')
+  if (view === 'section' && by !== 'heading' && by !== 'blocks')
+    throw bad('heading', 'view=section takes heading=TEXT|BLOCK_ID or blocks=ID[,ID...]|ID..ID')
+  if (view === 'range' && by !== 'lines' && by !== 'blocks')
+    throw bad('lines', 'view=range takes lines=FROM-TO (1-based, inclusive; FROM- to the end) or blocks=ID..ID')
   if (by === 'heading') {
     const heading = q.get('heading')!
-    if (heading.trim() === '' || heading.length > 500) throw bad('heading', 'must be a heading\'s text or block id (1-500 characters)')
+    if (heading.trim() === '' || heading.length > 500)
+      throw bad('heading', "must be a heading's text or block id (1-500 characters)")
     return { by, heading }
   }
   if (by === 'blocks') {
@@ -60,15 +80,20 @@ function selectionOf(q: URLSearchParams, view: View): Selection {
     const range = raw.split('..')
     if (range.length === 2) return { by, ids: range.map((s) => s.trim()), range: true }
     if (range.length > 2) throw bad('blocks', 'a range is FIRST..LAST')
-    const ids = raw.split(',').map((s) => s.trim()).filter(Boolean)
-    if (!ids.length || ids.length > MAX_BLOCK_IDS) throw bad('blocks', `1 to ${MAX_BLOCK_IDS} block ids, comma-separated, or FIRST..LAST`)
+    const ids = raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+    if (!ids.length || ids.length > MAX_BLOCK_IDS)
+      throw bad('blocks', `1 to ${MAX_BLOCK_IDS} block ids, comma-separated, or FIRST..LAST`)
     return { by, ids, range: false }
   }
   if (by === 'lines') {
     const m = /^(\d{1,9})(-(\d{1,9})?)?$/.exec(q.get('lines')!)
     const from = Number(m?.[1] ?? 0)
     const to = !m?.[2] ? from : m[3] === undefined ? null : Number(m[3])
-    if (!m || from < 1 || (to !== null && to < from)) throw bad('lines', 'FROM-TO, FROM- or LINE: 1-based line numbers of the Markdown view, FROM <= TO')
+    if (!m || from < 1 || (to !== null && to < from))
+      throw bad('lines', 'FROM-TO, FROM- or LINE: 1-based line numbers of the Markdown view, FROM <= TO')
     return { by, from, to }
   }
   return { by: 'all' }
@@ -76,9 +101,15 @@ function selectionOf(q: URLSearchParams, view: View): Selection {
 
 function findOf(q: URLSearchParams): FindQuery {
   const query = q.get('query')
-  if (query === null || query === '') throw bad('query', 'view=find needs the text (or, with regex=true, the RE2 pattern) to find')
+  if (query === null || query === '')
+    throw bad('query', 'view=find needs the text (or, with regex=true, the RE2 pattern) to find')
   if (query.length > MAX_QUERY_CHARS) throw bad('query', `at most ${MAX_QUERY_CHARS} characters`)
-  return { query, regex: bool(q, 'regex'), ignoreCase: bool(q, 'ignore_case'), context: int(q, 'context', 0, MAX_CONTEXT) ?? 2 }
+  return {
+    query,
+    regex: bool(q, 'regex'),
+    ignoreCase: bool(q, 'ignore_case'),
+    context: int(q, 'context', 0, MAX_CONTEXT) ?? 2,
+  }
 }
 
 /** The query of a part read, or the cursor it continues. */
@@ -94,12 +125,16 @@ export function parsePartQuery(q: URLSearchParams): { query: PartQuery } | { cur
   if (!(VIEWS as readonly string[]).includes(view ?? '')) throw bad('view', `must be one of ${VIEWS.join(', ')}`)
   const v = view as View
   const format = q.get('format')
-  if (format !== null && format !== 'markdown') throw bad('format', 'a part read answers Markdown (read other formats whole, without view=)')
+  if (format !== null && format !== 'markdown')
+    throw bad('format', 'a part read answers Markdown (read other formats whole, without view=)')
   const root = q.get('root')
-  if (root !== null && (root === '' || root.length > 200)) throw bad('root', 'must be the name of a root type (1-200 characters)')
+  if (root !== null && (root === '' || root.length > 200))
+    throw bad('root', 'must be the name of a root type (1-200 characters)')
   const base = q.get('base')
-  if (base !== null && (base === '' || base.length > 2000)) throw bad('base', 'must be the base a read of this document answered')
-  if (v !== 'find') for (const p of ['query', 'regex', 'ignore_case', 'context']) if (q.has(p)) throw bad(p, 'only view=find takes it')
+  if (base !== null && (base === '' || base.length > 2000))
+    throw bad('base', 'must be the base a read of this document answered')
+  if (v !== 'find')
+    for (const p of ['query', 'regex', 'ignore_case', 'context']) if (q.has(p)) throw bad(p, 'only view=find takes it')
   return {
     query: {
       view: v,

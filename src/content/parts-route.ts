@@ -17,7 +17,10 @@ import { blocksIn, fitDetail, outlineEntries, page, takeEntries } from './parts-
 import { baseState, seqNow, type OpenHistory } from './state.js'
 import type { WarmClient } from './warm-client.js'
 
-/** An outline answers at most this many characters, whatever --max-read-chars allows (a 1 MB document's outline in 20 KB). */
+/**
+ * An outline answers at most this many characters, whatever --max-read-chars allows (a 1 MB document's outline in 20
+ * KB).
+ */
 const OUTLINE_MAX_CHARS = 20_000
 /** What an outline's fields other than its entries take at most (base, note, counts). */
 const OUTLINE_HEAD_CHARS = 1_000
@@ -100,7 +103,11 @@ export class PartViews {
     }
     let view = this.cache.get(this.keyOf(req, base, root))
     if (!view) {
-      const model = await ctx.registry.docBuilds.bounded(state.length, () => runContentJobOffLoop({ kind: 'parts', state, root }), state.length)
+      const model = await ctx.registry.docBuilds.bounded(
+        state.length,
+        () => runContentJobOffLoop({ kind: 'parts', state, root }),
+        state.length,
+      )
       view = withLines(model)
       this.cache.set(this.keyOf(req, base, root), view)
     }
@@ -142,18 +149,42 @@ function first(at: At, q: PartQuery, budget: number): PartRead | Promise<PartRea
     }
     case 'outline': {
       const detail = detailOf(m, scope, outlineBudget(budget))
-      return outlineAnswer(at, { v: 'outline', b: at.base, r: q.root, s: scope, d: detail, at: q.offset, n: q.limit }, budget)
+      return outlineAnswer(
+        at,
+        { v: 'outline', b: at.base, r: q.root, s: scope, d: detail, at: q.offset, n: q.limit },
+        budget,
+      )
     }
     case 'find':
-      return findAnswer(at, { v: 'find', b: at.base, r: q.root, s: scope, q: q.find!.query, x: q.find!.regex, i: q.find!.ignoreCase, k: q.find!.context, at: q.offset, n: q.limit ?? DEFAULT_FIND_LIMIT }, budget)
+      return findAnswer(
+        at,
+        {
+          v: 'find',
+          b: at.base,
+          r: q.root,
+          s: scope,
+          q: q.find!.query,
+          x: q.find!.regex,
+          i: q.find!.ignoreCase,
+          k: q.find!.context,
+          at: q.offset,
+          n: q.limit ?? DEFAULT_FIND_LIMIT,
+        },
+        budget,
+      )
   }
 }
 
 function continued(at: At, c: Cursor, budget: number): PartRead | Promise<PartRead> {
   // A cursor comes back from the client: its spans must lie in the view of its base.
-  const inside = (spans: readonly Span[] | null, min: number, max: number) => (spans ?? []).every(([a, z]) => a >= min && a <= z && z <= max)
+  const inside = (spans: readonly Span[] | null, min: number, max: number) =>
+    (spans ?? []).every(([a, z]) => a >= min && a <= z && z <= max)
   const fits = 'c' in c ? inside(c.c, 0, at.view.markdown.length) : inside(c.s, 1, at.view.lines)
-  if (!fits) throw new AppError('bad_request', 'cursor: not a cursor this route gave out (send `next` from the answer as it was)')
+  if (!fits)
+    throw new AppError(
+      'bad_request',
+      'cursor: not a cursor this route gave out (send `next` from the answer as it was)',
+    )
   if (c.v === 'outline') return outlineAnswer(at, c, budget)
   if (c.v === 'find') return findAnswer(at, c, budget)
   return pageAnswer(at, c.v, c.c, budget)
@@ -163,7 +194,14 @@ function pageAnswer(at: At, view: 'section' | 'range', chars: Span[], budget: nu
   const p = page(at.view, chars, budget)
   const text = p.parts.length === 1 ? p.parts[0]! : p.parts.length === 0 ? { line: 0, end: 0, content: '' } : null
   const next: Cursor | null = p.rest.length ? { v: view, b: at.base, r: at.view.root, c: p.rest } : null
-  return { view, ...head(at), ...(text ?? { parts: p.parts }), blocks: p.blocks, truncated: next !== null, ...(next ? { next: encodeCursor(next) } : {}) }
+  return {
+    view,
+    ...head(at),
+    ...(text ?? { parts: p.parts }),
+    blocks: p.blocks,
+    truncated: next !== null,
+    ...(next ? { next: encodeCursor(next) } : {}),
+  }
 }
 
 function outlineAnswer(at: At, c: Extract<Cursor, { v: 'outline' }>, budget: number): OutlineRead {
@@ -181,7 +219,10 @@ function outlineAnswer(at: At, c: Extract<Cursor, { v: 'outline' }>, budget: num
     block_count: blocks.length,
     detail: grouped ? 'headings' : 'blocks',
     ...(grouped
-      ? { heading_levels: c.d, note: `every block would not fit in ${OUTLINE_MAX_CHARS} characters: headings to level ${c.d} are listed, the blocks between them as ranges (kind "blocks", id..last); outline one with blocks=ID..LAST or read it with view=section&blocks=ID..LAST` }
+      ? {
+          heading_levels: c.d,
+          note: `every block would not fit in ${OUTLINE_MAX_CHARS} characters: headings to level ${c.d} are listed, the blocks between them as ranges (kind "blocks", id..last); outline one with blocks=ID..LAST or read it with view=section&blocks=ID..LAST`,
+        }
       : {}),
     entries: taken,
     truncated: more,
@@ -190,6 +231,20 @@ function outlineAnswer(at: At, c: Extract<Cursor, { v: 'outline' }>, budget: num
 }
 
 async function findAnswer(at: At, c: Extract<Cursor, { v: 'find' }>, budget: number): Promise<FindRead> {
-  const { matches, next } = await find(at.view, { query: c.q, regex: c.x, ignoreCase: c.i, context: c.k }, c.s, c.at, c.n, budget)
-  return { view: 'find', ...head(at), query: c.q, matches, truncated: next !== null, ...(next !== null ? { next: encodeCursor({ ...c, at: next }) } : {}) }
+  const { matches, next } = await find(
+    at.view,
+    { query: c.q, regex: c.x, ignoreCase: c.i, context: c.k },
+    c.s,
+    c.at,
+    c.n,
+    budget,
+  )
+  return {
+    view: 'find',
+    ...head(at),
+    query: c.q,
+    matches,
+    truncated: next !== null,
+    ...(next !== null ? { next: encodeCursor({ ...c, at: next }) } : {}),
+  }
 }

@@ -9,14 +9,26 @@ import type { Lined } from './parts-lines.js'
 
 export type Span = [number, number]
 
-export type Selection = { by: 'heading'; heading: string } | { by: 'blocks'; ids: string[]; range: boolean } | { by: 'lines'; from: number; to: number | null } | { by: 'all' }
+export type Selection =
+  | { by: 'heading'; heading: string }
+  | { by: 'blocks'; ids: string[]; range: boolean }
+  | { by: 'lines'; from: number; to: number | null }
+  | { by: 'all' }
 
 export const MAX_BLOCK_IDS = 100
 
 function blockById(m: Lined, id: string, param: string): [BlockInfo, number] {
-  if (!isBlockId(id)) throw new AppError('bad_request', `${param}: ${JSON.stringify(id.slice(0, 40))} is not a block id (b-<client>-<clock>, as the outline gives them)`)
+  if (!isBlockId(id))
+    throw new AppError(
+      'bad_request',
+      `${param}: ${JSON.stringify(id.slice(0, 40))} is not a block id (b-<client>-<clock>, as the outline gives them)`,
+    )
   const i = m.blocks.findIndex((b) => b.id === id)
-  if (i < 0) throw new AppError('not_found', `${param}: no block ${id} in the Markdown view of this document at this base (deleted, replaced, or an empty paragraph)`)
+  if (i < 0)
+    throw new AppError(
+      'not_found',
+      `${param}: no block ${id} in the Markdown view of this document at this base (deleted, replaced, or an empty paragraph)`,
+    )
   return [m.blocks[i]!, i]
 }
 
@@ -24,16 +36,35 @@ function blockById(m: Lined, id: string, param: string): [BlockInfo, number] {
 function headingOf(m: Lined, heading: string, param = 'heading'): [BlockInfo, number] {
   if (isBlockId(heading)) {
     const [b, i] = blockById(m, heading, param)
-    if (b.kind !== 'heading') throw new AppError('bad_request', `${param}: block ${heading} is a ${b.kind}, not a heading: read it with blocks=${heading}`)
+    if (b.kind !== 'heading')
+      throw new AppError(
+        'bad_request',
+        `${param}: block ${heading} is a ${b.kind}, not a heading: read it with blocks=${heading}`,
+      )
     return [b, i]
   }
   const want = heading.trim().toLowerCase()
-  let found = m.blocks.flatMap((b, i): [BlockInfo, number][] => (b.kind === 'heading' && b.text === heading ? [[b, i]] : []))
-  if (!found.length) found = m.blocks.flatMap((b, i): [BlockInfo, number][] => (b.kind === 'heading' && b.text.trim().toLowerCase() === want ? [[b, i]] : []))
-  if (!found.length) throw new AppError('not_found', `${param}: no heading reads ${JSON.stringify(heading.slice(0, 200))} (view=outline lists them)`)
+  let found = m.blocks.flatMap((b, i): [BlockInfo, number][] =>
+    b.kind === 'heading' && b.text === heading ? [[b, i]] : [],
+  )
+  if (!found.length)
+    found = m.blocks.flatMap((b, i): [BlockInfo, number][] =>
+      b.kind === 'heading' && b.text.trim().toLowerCase() === want ? [[b, i]] : [],
+    )
+  if (!found.length)
+    throw new AppError(
+      'not_found',
+      `${param}: no heading reads ${JSON.stringify(heading.slice(0, 200))} (view=outline lists them)`,
+    )
   if (found.length > 1) {
-    const which = found.slice(0, 10).map(([b]) => `${b.id} (line ${b.line})`).join(', ')
-    throw new AppError('bad_request', `${param}: ${found.length} headings read ${JSON.stringify(heading.slice(0, 200))}: name one by its id: ${which}`)
+    const which = found
+      .slice(0, 10)
+      .map(([b]) => `${b.id} (line ${b.line})`)
+      .join(', ')
+    throw new AppError(
+      'bad_request',
+      `${param}: ${found.length} headings read ${JSON.stringify(heading.slice(0, 200))}: name one by its id: ${which}`,
+    )
   }
   return found[0]!
 }
@@ -48,7 +79,11 @@ export function sectionEnd(m: Lined, i: number): number {
   const h = m.blocks[i]!
   let last = i
   if (h.kind !== 'heading') return last
-  while (last + 1 < m.blocks.length && !(m.blocks[last + 1]!.kind === 'heading' && m.blocks[last + 1]!.level! <= h.level!)) last++
+  while (
+    last + 1 < m.blocks.length &&
+    !(m.blocks[last + 1]!.kind === 'heading' && m.blocks[last + 1]!.level! <= h.level!)
+  )
+    last++
   return last
 }
 
@@ -58,7 +93,8 @@ export function select(m: Lined, s: Selection): Span[] {
     case 'all':
       return [[1, m.lines]]
     case 'lines': {
-      if (s.from > m.lines) throw new AppError('bad_request', `lines: the document's Markdown view has ${m.lines} lines`)
+      if (s.from > m.lines)
+        throw new AppError('bad_request', `lines: the document's Markdown view has ${m.lines} lines`)
       return [[s.from, Math.min(s.to ?? m.lines, m.lines)]]
     }
     case 'heading': {
@@ -69,7 +105,8 @@ export function select(m: Lined, s: Selection): Span[] {
       const found = s.ids.map((id) => blockById(m, id, 'blocks'))
       if (s.range) {
         const [[a, ia], [b, ib]] = found as [[BlockInfo, number], [BlockInfo, number]]
-        if (ib < ia) throw new AppError('bad_request', `blocks: ${b.id} comes before ${a.id} in the document (first..last)`)
+        if (ib < ia)
+          throw new AppError('bad_request', `blocks: ${b.id} comes before ${a.id} in the document (first..last)`)
         return [[a.line, b.end]]
       }
       return merge(found.map(([b]) => [b.line, b.end]))

@@ -52,7 +52,15 @@ function forcedCut(m: Lined, from: number, to: number, budget: number, blocks: B
   return cut
 }
 
-const entryOf = (m: Lined, b: BlockInfo): OutlineBlock => ({ id: b.id, kind: b.kind, ...(b.level ? { level: b.level } : {}), text: b.text, line: b.line, end: b.end, chars: charsOf(m, b.line, b.end) })
+const entryOf = (m: Lined, b: BlockInfo): OutlineBlock => ({
+  id: b.id,
+  kind: b.kind,
+  ...(b.level ? { level: b.level } : {}),
+  text: b.text,
+  line: b.line,
+  end: b.end,
+  chars: charsOf(m, b.line, b.end),
+})
 
 /** The blocks whose lines meet `scope` (all of them when null). */
 export function blocksIn(m: Lined, scope: readonly Span[] | null): BlockInfo[] {
@@ -68,7 +76,15 @@ export function outlineEntries(m: Lined, blocks: readonly BlockInfo[], detail: n
   const flush = () => {
     if (!run.length) return
     const [first, last] = [run[0]!, run[run.length - 1]!]
-    out.push({ kind: 'blocks', id: first.id, last: last.id, count: run.length, line: first.line, end: last.end, chars: charsOf(m, first.line, last.end) })
+    out.push({
+      kind: 'blocks',
+      id: first.id,
+      last: last.id,
+      count: run.length,
+      line: first.line,
+      end: last.end,
+      chars: charsOf(m, first.line, last.end),
+    })
     run = []
   }
   for (const b of blocks) {
@@ -97,7 +113,11 @@ export function fitDetail(m: Lined, blocks: readonly BlockInfo[], budget: number
 }
 
 /** Entries from `at` up to `budget` characters of JSON (at least one); the index after the last. */
-export function takeEntries(entries: readonly OutlineEntry[], at: number, budget: number): { taken: OutlineEntry[]; next: number } {
+export function takeEntries(
+  entries: readonly OutlineEntry[],
+  at: number,
+  budget: number,
+): { taken: OutlineEntry[]; next: number } {
   const taken: OutlineEntry[] = []
   let used = 2
   let i = at

@@ -54,7 +54,11 @@ export const NODE_NAMES = {
 const SHARED_NODES = ['doc', 'paragraph', 'text', 'heading', 'blockquote', 'image', 'table', 'taskList', 'taskItem']
 const SHARED_MARKS = ['code', 'link', 'strike', 'underline', 'highlight', 'subscript', 'superscript']
 
-const KNOWN_NODES = new Set<string>([...SHARED_NODES, ...Object.values(NODE_NAMES.tiptap), ...Object.values(NODE_NAMES.basic)])
+const KNOWN_NODES = new Set<string>([
+  ...SHARED_NODES,
+  ...Object.values(NODE_NAMES.tiptap),
+  ...Object.values(NODE_NAMES.basic),
+])
 const KNOWN_MARKS = new Set<string>([...SHARED_MARKS, 'bold', 'italic', 'strong', 'em'])
 
 const TIPTAP_ONLY = new Set<string>(Object.values(NODE_NAMES.tiptap))
@@ -76,17 +80,21 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * target document already holds. Refusals are 422 naming the offending node by its path.
  */
 export function checkPmDoc(input: unknown, known: ReadonlySet<string>): PmNode {
-  if (!isObject(input) || input.type !== 'doc') throw new AppError('validation', 'content must be a ProseMirror JSON document: {"type": "doc", "content": [...]}')
+  if (!isObject(input) || input.type !== 'doc')
+    throw new AppError('validation', 'content must be a ProseMirror JSON document: {"type": "doc", "content": [...]}')
   checkNode(input, 'doc', known, 0)
   return input as unknown as PmNode
 }
 
 function checkNode(n: Record<string, unknown>, path: string, known: ReadonlySet<string>, depth: number): void {
   // Text is no element in Yjs: a text-holding block at MAX_DEPTH is within the limit.
-  if (depth > MAX_DEPTH && n.type !== 'text') throw contentTooDeep(path.length > 80 ? `${path.slice(0, 40)}...${path.slice(-36)}` : path)
+  if (depth > MAX_DEPTH && n.type !== 'text')
+    throw contentTooDeep(path.length > 80 ? `${path.slice(0, 40)}...${path.slice(-36)}` : path)
   if (typeof n.type !== 'string' || n.type === '') throw new AppError('validation', `${path}: a node needs a "type"`)
-  if (!KNOWN_NODES.has(n.type) && !known.has(n.type)) throw new AppError('validation', `${path}: unknown node type ${JSON.stringify(n.type)}`)
-  if (n.attrs !== undefined && !isObject(n.attrs)) throw new AppError('validation', `${path}: "attrs" must be an object`)
+  if (!KNOWN_NODES.has(n.type) && !known.has(n.type))
+    throw new AppError('validation', `${path}: unknown node type ${JSON.stringify(n.type)}`)
+  if (n.attrs !== undefined && !isObject(n.attrs))
+    throw new AppError('validation', `${path}: "attrs" must be an object`)
   if (n.type === 'text') {
     if (typeof n.text !== 'string') throw new AppError('validation', `${path}: a text node needs a string "text"`)
     if (n.content !== undefined) throw new AppError('validation', `${path}: a text node has no "content"`)
@@ -96,9 +104,12 @@ function checkNode(n: Record<string, unknown>, path: string, known: ReadonlySet<
   if (n.marks !== undefined) {
     if (!Array.isArray(n.marks)) throw new AppError('validation', `${path}: "marks" must be an array`)
     n.marks.forEach((m: unknown, i) => {
-      if (!isObject(m) || typeof m.type !== 'string') throw new AppError('validation', `${path}.marks[${i}]: a mark needs a "type"`)
-      if (!KNOWN_MARKS.has(m.type) && !known.has(m.type)) throw new AppError('validation', `${path}.marks[${i}]: unknown mark type ${JSON.stringify(m.type)}`)
-      if (m.attrs !== undefined && !isObject(m.attrs)) throw new AppError('validation', `${path}.marks[${i}]: "attrs" must be an object`)
+      if (!isObject(m) || typeof m.type !== 'string')
+        throw new AppError('validation', `${path}.marks[${i}]: a mark needs a "type"`)
+      if (!KNOWN_MARKS.has(m.type) && !known.has(m.type))
+        throw new AppError('validation', `${path}.marks[${i}]: unknown mark type ${JSON.stringify(m.type)}`)
+      if (m.attrs !== undefined && !isObject(m.attrs))
+        throw new AppError('validation', `${path}.marks[${i}]: "attrs" must be an object`)
     })
   }
   if (n.content === undefined) return

@@ -20,7 +20,11 @@ export const rootName = z
   .max(200, { error: 'root must be the name of a root type (1-200 characters)' })
 
 /** A part read's parameter: parts-params.ts reads them together (which go with which view). */
-const part = (description: string) => z.string().optional().meta({ description: `part read: ${description}` })
+const part = (description: string) =>
+  z
+    .string()
+    .optional()
+    .meta({ description: `part read: ${description}` })
 
 const ContentQuery = z.object({
   format: format.optional(),
@@ -47,15 +51,24 @@ const edits = z
       return editOpsOf(raw)
     } catch (err) {
       if (!(err instanceof AppError)) throw err
-      ctx.addIssue({ code: 'custom', message: err.message, ...(err.code === 'validation' ? { params: UNPROCESSABLE } : {}) })
+      ctx.addIssue({
+        code: 'custom',
+        message: err.message,
+        ...(err.code === 'validation' ? { params: UNPROCESSABLE } : {}),
+      })
       return z.NEVER
     }
   })
-  .meta({ type: 'array', description: 'targeted edits of the Markdown view: {old_text, new_text, replace_all?}, {insert, before | after | at} or {delete, section?}' })
+  .meta({
+    type: 'array',
+    description:
+      'targeted edits of the Markdown view: {old_text, new_text, replace_all?}, {insert, before | after | at} or {delete, section?}',
+  })
 
 /** A whole document in a format, or targeted edits of its Markdown view (checked present above). */
 type Change = { format: Format; content: unknown } | { ops: EditOp[] }
-const changeOf = (ops: EditOp[] | undefined, format: Format | null | undefined, content: unknown): Change => (ops ? { ops } : { format: format!, content })
+const changeOf = (ops: EditOp[] | undefined, format: Format | null | undefined, content: unknown): Change =>
+  ops ? { ops } : { format: format!, content }
 
 const SHAPE = '{"format", "content", "base"?, "root"?} or {"edits": [...], "base"?, "root"?}'
 
@@ -64,7 +77,10 @@ const ContentWrite = z
     {
       edits: edits.optional(),
       format: format.nullish(),
-      content: z.unknown().optional().meta({ description: 'Markdown or text as a string, ProseMirror JSON as a {type: "doc"} node' }),
+      content: z
+        .unknown()
+        .optional()
+        .meta({ description: 'Markdown or text as a string, ProseMirror JSON as a {type: "doc"} node' }),
       base: z.unknown().optional().meta({ type: 'string', description: 'the base a read answered' }),
       root: rootName.nullish(),
       attributions: attributions.optional(),
@@ -77,11 +93,18 @@ const ContentWrite = z
     const fail = (message: string) => ctx.addIssue({ code: 'custom', message })
     if (o.edits !== undefined) {
       if (o.content !== undefined) fail('send content (a whole document) or edits, not both')
-      else if (o.format != null && o.format !== 'markdown') fail('edits change the Markdown view: format may only be markdown')
+      else if (o.format != null && o.format !== 'markdown')
+        fail('edits change the Markdown view: format may only be markdown')
     } else if (o.format == null) fail(`format is required: one of ${FORMATS.join(', ')}`)
     else if (o.content === undefined) fail('content is required (or edits)')
-    else if (o.format === 'prosemirror' ? typeof o.content !== 'object' || o.content === null : typeof o.content !== 'string') {
-      fail(o.format === 'prosemirror' ? 'content must be a ProseMirror JSON document' : `content must be a string for format=${o.format}`)
+    else if (
+      o.format === 'prosemirror' ? typeof o.content !== 'object' || o.content === null : typeof o.content !== 'string'
+    ) {
+      fail(
+        o.format === 'prosemirror'
+          ? 'content must be a ProseMirror JSON document'
+          : `content must be a string for format=${o.format}`,
+      )
     }
   })
   .transform(({ edits: ops, ...o }) => ({
@@ -99,9 +122,20 @@ export type WriteBody = z.output<typeof ContentWrite>
 
 const ContentRead = z
   .looseObject({ format: z.string(), root: z.string(), content: z.unknown(), base: z.string() })
-  .meta({ id: 'ContentRead', description: 'a whole read; a part read (view=) answers its part, `truncated` and `next`' })
+  .meta({
+    id: 'ContentRead',
+    description: 'a whole read; a part read (view=) answers its part, `truncated` and `next`',
+  })
 const ContentWritten = z
-  .looseObject({ applied: z.boolean(), inserted: z.int(), deleted: z.int(), base: z.string().optional(), root: z.string().optional(), suggestion: z.unknown().optional(), hunks: z.array(z.string()).optional() })
+  .looseObject({
+    applied: z.boolean(),
+    inserted: z.int(),
+    deleted: z.int(),
+    base: z.string().optional(),
+    root: z.string().optional(),
+    suggestion: z.unknown().optional(),
+    hunks: z.array(z.string()).optional(),
+  })
   .meta({ id: 'ContentWritten' })
 
 export const CONTENT_ROUTES = declareRoutes({
@@ -114,7 +148,8 @@ export const CONTENT_ROUTES = declareRoutes({
       errors: { 422: 'a root that is not an XML fragment or text, or a document nested too deep' },
     },
     PATCH: {
-      summary: 'Write content or targeted edits as the smallest change from `base`; held as a suggestion where the agents’ policy says',
+      summary:
+        'Write content or targeted edits as the smallest change from `base`; held as a suggestion where the agents’ policy says',
       access: 'rw',
       jsonDepth: PM_JSON_DEPTH,
       agentsHeld: true,
@@ -123,7 +158,10 @@ export const CONTENT_ROUTES = declareRoutes({
         200: { description: 'applied (durable, broadcast) with the new base', json: ContentWritten },
         202: { description: 'held as a suggestion', json: ContentWritten },
       },
-      errors: { 409: 'a targeted edit found no match or several, or a base too old', 422: 'attributions past their limits, or content nested too deep' },
+      errors: {
+        409: 'a targeted edit found no match or several, or a base too old',
+        422: 'attributions past their limits, or content nested too deep',
+      },
     },
   },
 })

@@ -35,7 +35,12 @@ export interface ContentHooks {
 
 /** The request a held targeted edit becomes: the suggestions route's `{update, base}` form. */
 function heldRequest(req: RestRequest, update: Uint8Array, base: string, body: WriteBody): RestRequest {
-  const json = { update: Buffer.from(update).toString('base64'), base, ...(body.root ? { root: body.root } : {}), ...(body.attributions ? { attributions: body.attributions } : {}) }
+  const json = {
+    update: Buffer.from(update).toString('base64'),
+    base,
+    ...(body.root ? { root: body.root } : {}),
+    ...(body.attributions ? { attributions: body.attributions } : {}),
+  }
   return { ...req, id: null, action: null, body: new TextEncoder().encode(JSON.stringify(json)) }
 }
 
@@ -63,67 +68,105 @@ export const contentHandlers = (
 ): RestHandlers<typeof CONTENT_ROUTES> => ({
   content: {
     async GET(req, ctx, { query }) {
-        if (isPartRead(req.query)) return readPart(req, ctx) // view=outline|section|range|find (parts-route.ts)
-        const format = query.format ?? 'markdown'
-        const root = query.root ?? null
-        const seal = await baseSealOf(ctx.store, docIdOf(req.org, req.doc, req.cap.branch))
-        const { answer: read, seq } = await warm.run(req, ctx, { kind: 'read', format, root })
-        const json: ContentRead = { format, root: read.root, content: read.content as ContentRead['content'], base: seal.seal({ seq, own: [] }) }
-        return { status: 200, json }
+      if (isPartRead(req.query)) return readPart(req, ctx) // view=outline|section|range|find (parts-route.ts)
+      const format = query.format ?? 'markdown'
+      const root = query.root ?? null
+      const seal = await baseSealOf(ctx.store, docIdOf(req.org, req.doc, req.cap.branch))
+      const { answer: read, seq } = await warm.run(req, ctx, { kind: 'read', format, root })
+      const json: ContentRead = {
+        format,
+        root: read.root,
+        content: read.content as ContentRead['content'],
+        base: seal.seal({ seq, own: [] }),
+      }
+      return { status: 200, json }
     },
     async PATCH(req, ctx, { body }) {
-        const attrs = mergeAttributions(mergeAttributions(req.cap.attr, body.attributions), body.override ? { override: 'true' } : undefined)
-        const problem = body.attributions && attrs ? attributionProblem(attrs) : null // the merge may pass the key limit
-        if (problem) throw new AppError('validation', `token and body attributions together: ${problem}`)
-        const ask = { suggest: body.mode === 'suggest', override: body.override }
-        // without the policy composed in (the route alone), only `"mode": "suggest"` holds
-        const held = hooks ? await hooks.agents.holds(req.cap, req.org, ask) : holds(null, false, ask)
-        if (held && !hooks) throw new AppError('not_implemented', 'suggestions are not served here')
-        /** the suggestion made of `made` (the request the suggestions route reads), answered as a write held */
-        const hold = async (made: RestRequest): Promise<RestResponse> => {
-          const r = await hooks!.suggest(made, ctx)
-          if (r.status !== 201) return r
-          const { suggestion, hunks } = r.json as { suggestion: unknown; hunks: string[] }
-          // nothing applied: the agent's base is what it was (the suggestion checked it)
-          const json: ContentWritten = { applied: false, inserted: 0, deleted: 0, ...(typeof body.base === 'string' ? { base: body.base } : {}), suggestion, hunks }
-          return { status: 202, json }
+      const attrs = mergeAttributions(
+        mergeAttributions(req.cap.attr, body.attributions),
+        body.override ? { override: 'true' } : undefined,
+      )
+      const problem = body.attributions && attrs ? attributionProblem(attrs) : null // the merge may pass the key limit
+      if (problem) throw new AppError('validation', `token and body attributions together: ${problem}`)
+      const ask = { suggest: body.mode === 'suggest', override: body.override }
+      // without the policy composed in (the route alone), only `"mode": "suggest"` holds
+      const held = hooks ? await hooks.agents.holds(req.cap, req.org, ask) : holds(null, false, ask)
+      if (held && !hooks) throw new AppError('not_implemented', 'suggestions are not served here')
+      /** the suggestion made of `made` (the request the suggestions route reads), answered as a write held */
+      const hold = async (made: RestRequest): Promise<RestResponse> => {
+        const r = await hooks!.suggest(made, ctx)
+        if (r.status !== 201) return r
+        const { suggestion, hunks } = r.json as { suggestion: unknown; hunks: string[] }
+        // nothing applied: the agent's base is what it was (the suggestion checked it)
+        const json: ContentWritten = {
+          applied: false,
+          inserted: 0,
+          deleted: 0,
+          ...(typeof body.base === 'string' ? { base: body.base } : {}),
+          suggestion,
+          hunks,
         }
-        if ('ops' in body.change) {
-          const holdAs = held ? (update: Uint8Array, base: string) => hold(heldRequest(req, update, base, body)) : null
-          return writeTargeted(req, ctx, views, warm, { ops: body.change.ops, base: body.base as string | null, root: body.root, attrs, hold: holdAs })
-        }
-        if (held) return hold({ ...req, id: null, action: null })
-        const input = { format: body.change.format, content: body.change.content, root: body.root }
-        const seal = await baseSealOf(ctx.store, docIdOf(req.org, req.doc, req.cap.branch))
-        const given = body.base === null ? null : seal.open(body.base)
-        // From the document as it is (no base, or nobody wrote since): on its warm copy.
-        if (!given || (given.own.length === 0 && given.seq === (await seqNow(req, ctx)))) {
-          const call = await warm.run(req, ctx, { kind: 'edit', input })
-          if (!given || call.seq === given.seq) {
-            let seq: number | null = null
-            try {
-              if (call.answer.update) seq = await commit(req, ctx, call.answer.update, attrs)
-            } catch (err) {
-              call.release(false)
-              throw err
-            }
-            call.release()
-            const edit = call.answer
-            const json: ContentWritten = { applied: edit.update !== null, inserted: edit.inserted, deleted: edit.deleted, base: seal.seal(advance({ seq: call.seq, own: [] }, seq)), root: edit.root }
-            return { status: 200, json }
+        return { status: 202, json }
+      }
+      if ('ops' in body.change) {
+        const holdAs = held ? (update: Uint8Array, base: string) => hold(heldRequest(req, update, base, body)) : null
+        return writeTargeted(req, ctx, views, warm, {
+          ops: body.change.ops,
+          base: body.base as string | null,
+          root: body.root,
+          attrs,
+          hold: holdAs,
+        })
+      }
+      if (held) return hold({ ...req, id: null, action: null })
+      const input = { format: body.change.format, content: body.change.content, root: body.root }
+      const seal = await baseSealOf(ctx.store, docIdOf(req.org, req.doc, req.cap.branch))
+      const given = body.base === null ? null : seal.open(body.base)
+      // From the document as it is (no base, or nobody wrote since): on its warm copy.
+      if (!given || (given.own.length === 0 && given.seq === (await seqNow(req, ctx)))) {
+        const call = await warm.run(req, ctx, { kind: 'edit', input })
+        if (!given || call.seq === given.seq) {
+          let seq: number | null = null
+          try {
+            if (call.answer.update) seq = await commit(req, ctx, call.answer.update, attrs)
+          } catch (err) {
+            call.release(false)
+            throw err
           }
-          call.release(false) // someone wrote in between: merge from the base instead
+          call.release()
+          const edit = call.answer
+          const json: ContentWritten = {
+            applied: edit.update !== null,
+            inserted: edit.inserted,
+            deleted: edit.deleted,
+            base: seal.seal(advance({ seq: call.seq, own: [] }, seq)),
+            root: edit.root,
+          }
+          return { status: 200, json }
         }
-        const from = await baseState(req, ctx, open, body.base)
-        if ('refused' in from) return from.refused
-        const { state, now } = from
-        let base: Base = from.base
-        if (base.own.length >= MAX_OWN) throw new AppError('conflict', 'read the document again: this base carries too many of your own writes')
-        const size = state.length + (now?.length ?? 0)
-        const edit = await ctx.registry.docBuilds.bounded(size, () => runContentJobOffLoop({ kind: 'edit', state, input, ...(now ? { now } : {}) }), size)
-        if (edit.update) base = advance(base, await commit(req, ctx, edit.update, attrs))
-        const json: ContentWritten = { applied: edit.update !== null, inserted: edit.inserted, deleted: edit.deleted, base: seal.seal(base), root: edit.root }
-        return { status: 200, json }
+        call.release(false) // someone wrote in between: merge from the base instead
+      }
+      const from = await baseState(req, ctx, open, body.base)
+      if ('refused' in from) return from.refused
+      const { state, now } = from
+      let base: Base = from.base
+      if (base.own.length >= MAX_OWN)
+        throw new AppError('conflict', 'read the document again: this base carries too many of your own writes')
+      const size = state.length + (now?.length ?? 0)
+      const edit = await ctx.registry.docBuilds.bounded(
+        size,
+        () => runContentJobOffLoop({ kind: 'edit', state, input, ...(now ? { now } : {}) }),
+        size,
+      )
+      if (edit.update) base = advance(base, await commit(req, ctx, edit.update, attrs))
+      const json: ContentWritten = {
+        applied: edit.update !== null,
+        inserted: edit.inserted,
+        deleted: edit.deleted,
+        base: seal.seal(base),
+        root: edit.root,
+      }
+      return { status: 200, json }
     },
   },
 })

@@ -12,6 +12,7 @@ export function stableJson(value: unknown): string {
   const keys = Object.keys(value)
   if (keys.length > 1) keys.sort()
   let out = '{'
-  for (let i = 0; i < keys.length; i++) out += (i ? ',' : '') + JSON.stringify(keys[i]) + ':' + stableJson((value as Record<string, unknown>)[keys[i]!])
+  for (let i = 0; i < keys.length; i++)
+    out += (i ? ',' : '') + JSON.stringify(keys[i]) + ':' + stableJson((value as Record<string, unknown>)[keys[i]!])
   return out + '}'
 }

@@ -74,7 +74,6 @@ export async function stateAt(base: Base, docId: string, ctx: RestContext, open:
   return own.length ? Y.mergeUpdates([answer, ...own]) : answer
 }
 
-
 /**
  * The state a write starts from: the document at the base the client sent (`token`; now when
  * absent), checked to be a base this document gave out and not newer than it; a base history no
@@ -92,13 +91,23 @@ export async function baseState(
   const given = token === undefined || token === null ? null : seal.open(token)
   const now = await current(req, ctx)
   const base = given ?? { seq: now.seq, own: [] }
-  if (base.seq > now.seq || base.own.some((s) => s > now.seq)) throw new AppError('bad_request', 'base is not a base of this document')
+  if (base.seq > now.seq || base.own.some((s) => s > now.seq))
+    throw new AppError('bad_request', 'base is not a base of this document')
   if (base.seq === now.seq && base.own.length === 0) return { base, state: now.state, seal }
   try {
     return { base, state: await stateAt(base, docId, ctx, open), seal, now: now.state }
   } catch (err) {
     if (!(err instanceof BaseTooOld)) throw err
     const oldest = seal.seal({ seq: err.oldest, own: [] })
-    return { refused: { status: 409, json: { error: `base is older than the retained history: the oldest valid base is ${oldest}; read the document again`, code: 'conflict', oldest_base: oldest } } }
+    return {
+      refused: {
+        status: 409,
+        json: {
+          error: `base is older than the retained history: the oldest valid base is ${oldest}; read the document again`,
+          code: 'conflict',
+          oldest_base: oldest,
+        },
+      },
+    }
   }
 }

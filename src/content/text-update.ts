@@ -47,7 +47,8 @@ function spanAt(spans: Span[], pos: number, hint: { i: number }): Span | undefin
 
 function pickKeys(v: unknown, keys: readonly string[]): Attrs {
   const out: Attrs = {}
-  if (v && typeof v === 'object') for (const k of keys) if ((v as Attrs)[k] !== undefined && (v as Attrs)[k] !== null) out[k] = (v as Attrs)[k]
+  if (v && typeof v === 'object')
+    for (const k of keys) if ((v as Attrs)[k] !== undefined && (v as Attrs)[k] !== null) out[k] = (v as Attrs)[k]
   return out
 }
 
@@ -65,7 +66,12 @@ function formatChange(from: Attrs, to: Attrs, lens: Lens): Attrs | null {
       if (stableJson(from[k]) === stableJson(v)) continue
       change[k] = v
     } else {
-      if (from[k] !== undefined && from[k] !== null && stableJson(pickKeys(from[k], keys)) === stableJson(pickKeys(v, keys))) continue
+      if (
+        from[k] !== undefined &&
+        from[k] !== null &&
+        stableJson(pickKeys(from[k], keys)) === stableJson(pickKeys(v, keys))
+      )
+        continue
       const kept = from[k] && typeof from[k] === 'object' ? { ...(from[k] as Attrs) } : {}
       for (const key of keys) delete kept[key]
       change[k] = { ...kept, ...pickKeys(v, keys) }
@@ -87,7 +93,14 @@ function formatChange(from: Attrs, to: Attrs, lens: Lens): Attrs | null {
  * inserted since the base, per gap of `text` (concurrent.ts); an insertion they already made at
  * the same place is left out.
  */
-export function updateText(text: Y.Text, target: readonly TextRun[], counts: Counts, plain = false, lens: Lens = FULL, others?: Map<number, string>): void {
+export function updateText(
+  text: Y.Text,
+  target: readonly TextRun[],
+  counts: Counts,
+  plain = false,
+  lens: Lens = FULL,
+  others?: Map<number, string>,
+): void {
   const current = (text.toDelta() as { insert: unknown; attributes?: Attrs }[]).map((op) => ({
     text: typeof op.insert === 'string' ? op.insert : EMBED,
     attrs: op.attributes ?? {},
@@ -134,7 +147,8 @@ export function updateText(text: Y.Text, target: readonly TextRun[], counts: Cou
           let change = formatChange(c.attrs, t.attrs, lens)
           // White space a lens cannot see formatted (Markdown prints a run's edge spaces outside
           // it) keeps marks the target lacks; marks the target gives it (inside a run) are set.
-          if (change && !lens.formatsWhitespace && !/\S/.test(to.slice(tpos + done, tpos + done + len))) change = additionsOf(change)
+          if (change && !lens.formatsWhitespace && !/\S/.test(to.slice(tpos + done, tpos + done + len)))
+            change = additionsOf(change)
           if (change) text.format(live + done, len, change)
           done += len
         }

@@ -66,7 +66,13 @@ export class WarmClient {
     }
   }
 
-  private async runLocked<J extends WarmJob>(req: RestRequest, ctx: RestContext, key: string, docId: string, job: J): Promise<{ answer: WarmAnswers[J['kind']]; seq: number }> {
+  private async runLocked<J extends WarmJob>(
+    req: RestRequest,
+    ctx: RestContext,
+    key: string,
+    docId: string,
+    job: J,
+  ): Promise<{ answer: WarmAnswers[J['kind']]; seq: number }> {
     const seq = await seqNow(req, ctx)
     let known = this.known.get(key)
     let feed: Feed | null = null
@@ -83,7 +89,8 @@ export class WarmClient {
     }
     if (!feed) {
       const now = await current(req, ctx)
-      if (now.state.length <= IN_LOOP_MAX_BYTES && !this.known.has(key)) return { answer: this.cold(job, now.state), seq: now.seq }
+      if (now.state.length <= IN_LOOP_MAX_BYTES && !this.known.has(key))
+        return { answer: this.cold(job, now.state), seq: now.seq }
       feed = { full: now.state }
       known = now.seq
     }
@@ -139,7 +146,12 @@ export class WarmClient {
   private start(): Worker {
     if (this.worker) return this.worker
     const compiled = typeof TANDEM_BUNDLED_WARM_WORKER === 'string' ? TANDEM_BUNDLED_WARM_WORKER : './warm-worker.js'
-    const w = startWorker(fromSources, new URL('./warm-worker.ts', import.meta.url), new URL(compiled, import.meta.url), null)
+    const w = startWorker(
+      fromSources,
+      new URL('./warm-worker.ts', import.meta.url),
+      new URL(compiled, import.meta.url),
+      null,
+    )
     w.unref()
     w.on('message', (reply: WarmReply | { id: number; failed: string }) => {
       const wait = this.waiting.get(reply.id)

@@ -27,9 +27,13 @@ export interface WarmAnswers {
 /** How the copy catches up: the whole document, or the log entries since the copy's seq. */
 export type Feed = { full: Uint8Array } | { updates: Uint8Array[] }
 
-export type WarmRequest = { id: number; key: string; feed: Feed; job: WarmJob } | { id: number; key: string; evict: true }
+export type WarmRequest =
+  { id: number; key: string; feed: Feed; job: WarmJob } | { id: number; key: string; evict: true }
 
-export type WarmReply = { id: number; ok: unknown } | { id: number; refused: { code: string; message: string } } | { id: number; missing: true }
+export type WarmReply =
+  | { id: number; ok: unknown }
+  | { id: number; refused: { code: string; message: string } }
+  | { id: number; missing: true }
 
 /** At most this many encoded bytes of documents are kept warm (a built Y.Doc takes about 14x). */
 const WARM_MAX_BYTES = 24 * 1024 * 1024

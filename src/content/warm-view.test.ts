@@ -8,7 +8,18 @@ import { withLines } from './parts-lines.js'
 import { partsOf } from './parts-model.js'
 import { WarmView } from './warm-view.js'
 
-const POOL = ['Some *words* here.', '# Title', '- a\n- b', '* c\n* d', '1. one\n2. two', '```\ncode\n```', '> quote', '---', '| a |\n| - |\n| 1 |', 'Plain.']
+const POOL = [
+  'Some *words* here.',
+  '# Title',
+  '- a\n- b',
+  '* c\n* d',
+  '1. one\n2. two',
+  '```\ncode\n```',
+  '> quote',
+  '---',
+  '| a |\n| - |\n| 1 |',
+  'Plain.',
+]
 
 function rng(seed: number) {
   return () => {
@@ -23,7 +34,10 @@ function rng(seed: number) {
 function blocksOf(md: string): Y.XmlElement[] {
   const d = new Y.Doc()
   Y.applyUpdate(d, computeEdit(Y.encodeStateAsUpdate(d), { format: 'markdown', content: md, root: null }).update!)
-  return d.getXmlFragment('default').toArray().map((e) => (e as Y.XmlElement).clone())
+  return d
+    .getXmlFragment('default')
+    .toArray()
+    .map((e) => (e as Y.XmlElement).clone())
 }
 
 function firstText(e: Y.XmlElement | Y.XmlText): Y.XmlText | null {

@@ -33,7 +33,8 @@ const breaksOf = (s: string) => {
   return out
 }
 
-const elementOf = (item: Y.Item) => (item.content instanceof Y.ContentType && item.content.type instanceof Y.XmlElement ? item.content.type : null)
+const elementOf = (item: Y.Item) =>
+  item.content instanceof Y.ContentType && item.content.type instanceof Y.XmlElement ? item.content.type : null
 
 export class WarmView {
   private readonly printed = new Map<Y.Item, Printed>()
@@ -77,15 +78,31 @@ export class WarmView {
     let prevText: string | null = null
     items.forEach((item, i) => {
       const span = spans[i]
-      const text = span ? markdown.slice(starts[span[0] - 1], span[1] < starts.length ? starts[span[1]]! - 1 : markdown.length) : null
+      const text = span
+        ? markdown.slice(starts[span[0] - 1], span[1] < starts.length ? starts[span[1]]! - 1 : markdown.length)
+        : null
       this.remember(item, nodes[i]!, text, prev, prevText)
       if (text !== null) [prev, prevText] = [item, text]
     })
   }
 
-  private remember(item: Y.Item, node: PmNode, text: string | null, prev: Y.Item | null, prevText: string | null): Printed {
+  private remember(
+    item: Y.Item,
+    node: PmNode,
+    text: string | null,
+    prev: Y.Item | null,
+    prevText: string | null,
+  ): Printed {
     const breaks = text === null ? [] : breaksOf(text)
-    const p: Printed = { text, lines: text === null ? 0 : breaks.length + 1, breaks, info: text === null ? null : infoOf(blockIdOf(item.id), node), after: prev, afterText: prevText, isList: block(node)[0]?.type === 'list' }
+    const p: Printed = {
+      text,
+      lines: text === null ? 0 : breaks.length + 1,
+      breaks,
+      info: text === null ? null : infoOf(blockIdOf(item.id), node),
+      after: prev,
+      afterText: prevText,
+      isList: block(node)[0]?.type === 'list',
+    }
     this.printed.set(item, p)
     return p
   }
@@ -133,7 +150,13 @@ export class WarmView {
     items.forEach((item, i) => {
       const span = spans[i]
       const old = this.printed.get(item)
-      this.remember(item, nodes[i]!, span ? lines.slice(span[0] - 1, span[1]).join('\n') : null, old?.after ?? null, old?.afterText ?? null)
+      this.remember(
+        item,
+        nodes[i]!,
+        span ? lines.slice(span[0] - 1, span[1]).join('\n') : null,
+        old?.after ?? null,
+        old?.afterText ?? null,
+      )
       this.dirty.delete(item)
     })
   }

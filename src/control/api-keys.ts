@@ -39,13 +39,33 @@ export function newApiKey(): { id: string; secret: string } {
 }
 
 /** Ops storing `secret` (a key in our format) for `userId`. Used directly by the demo seed. */
-export function apiKeyOps(userId: string, label: string, apiKey: { id: string; secret: string }, nowMs: number, agent = false): { info: ApiKeyInfo; ops: Op[] } {
-  const rec: ApiKeyRecord = { id: apiKey.id, userId, label, hash: sha256(apiKey.secret).toString('hex'), createdAtMs: nowMs, revokedAtMs: null, ...(agent ? { agent } : {}) }
+export function apiKeyOps(
+  userId: string,
+  label: string,
+  apiKey: { id: string; secret: string },
+  nowMs: number,
+  agent = false,
+): { info: ApiKeyInfo; ops: Op[] } {
+  const rec: ApiKeyRecord = {
+    id: apiKey.id,
+    userId,
+    label,
+    hash: sha256(apiKey.secret).toString('hex'),
+    createdAtMs: nowMs,
+    revokedAtMs: null,
+    ...(agent ? { agent } : {}),
+  }
   return { info: infoOf(rec), ops: [{ type: 'put', key: keyRecord(apiKey.id), value: rec }] }
 }
 
 /** `agent`: the key is an agent's (its user may be a person who also has keys of their own). */
-export async function createApiKey(store: ControlStore, email: string, label: string, nowMs: number, agent = false): Promise<{ key: string; info: ApiKeyInfo }> {
+export async function createApiKey(
+  store: ControlStore,
+  email: string,
+  label: string,
+  nowMs: number,
+  agent = false,
+): Promise<{ key: string; info: ApiKeyInfo }> {
   const user = await requireUser(store, email)
   const k = newApiKey()
   const { info, ops } = apiKeyOps(user.id, label, k, nowMs, agent)
@@ -54,7 +74,10 @@ export async function createApiKey(store: ControlStore, email: string, label: st
 }
 
 /** Who a presented key belongs to, or null (unknown, malformed, revoked). */
-export async function authenticateApiKey(store: ControlStore, presented: string | undefined): Promise<KeyCaller | null> {
+export async function authenticateApiKey(
+  store: ControlStore,
+  presented: string | undefined,
+): Promise<KeyCaller | null> {
   if (!presented) return null
   const m = FORMAT.exec(presented)
   if (!m) return null

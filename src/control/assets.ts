@@ -46,7 +46,10 @@ export async function getAsset(store: ControlStore, id: string): Promise<Asset |
 }
 
 /** The asset record and its deletion record, if any (the lifecycle's view: a deleted asset too). */
-export async function getAssetRecord(store: ControlStore, id: string): Promise<{ asset: Asset | undefined; deletion: DocDeletion | undefined }> {
+export async function getAssetRecord(
+  store: ControlStore,
+  id: string,
+): Promise<{ asset: Asset | undefined; deletion: DocDeletion | undefined }> {
   const [asset, deletion] = await store.getMany<Asset | DocDeletion>([assetKey(id), deletionKey(id)])
   return { asset: asset as Asset | undefined, deletion: deletion as DocDeletion | undefined }
 }
@@ -85,9 +88,11 @@ export async function createAsset(store: ControlStore, a: NewAsset, nowMs: numbe
   await requireWorkspace(store, a.workspaceId)
   const id = a.id ? checkId(a.id, 'asset id') : newId('as')
   const existing = await getAssetRecord(store, id)
-  if (existing.asset || existing.deletion) throw new AppError('conflict', `asset ${id} exists${existing.deletion ? ' (deleted)' : ''}`)
+  if (existing.asset || existing.deletion)
+    throw new AppError('conflict', `asset ${id} exists${existing.deletion ? ' (deleted)' : ''}`)
   if (!/^[a-z][a-z0-9_]{0,63}$/.test(a.type)) throw new AppError('bad_request', 'asset type must be lower_snake_case')
-  if (a.type === 'database' && !a.database?.provider) throw new AppError('bad_request', 'a database asset needs a provider')
+  if (a.type === 'database' && !a.database?.provider)
+    throw new AppError('bad_request', 'a database asset needs a provider')
   const asset: Asset = {
     id,
     workspaceId: a.workspaceId,
@@ -119,30 +124,53 @@ function accessOf(asset: Asset, grant: Grant | undefined, member: boolean): Perm
  * The assets of a workspace `userId` may view, with their permission: permissionOf for each, in
  * three reads whatever their number (a listing or a search of thousands of assets).
  */
-export async function viewableAssets(store: ControlStore, workspaceId: string, userId: string): Promise<{ asset: Asset; access: Permission }[]> {
+export async function viewableAssets(
+  store: ControlStore,
+  workspaceId: string,
+  userId: string,
+): Promise<{ asset: Asset; access: Permission }[]> {
   const assets = await listAssets(store, workspaceId)
   if (assets.length === 0) return []
-  const [member, grants] = await Promise.all([roleOf(store, workspaceId, userId), store.getMany<Grant>(assets.map((a) => grantKey(a.id, userId)))])
+  const [member, grants] = await Promise.all([
+    roleOf(store, workspaceId, userId),
+    store.getMany<Grant>(assets.map((a) => grantKey(a.id, userId))),
+  ])
   return assets.flatMap((asset, i) => {
     const access = accessOf(asset, grants[i], member !== null)
     return access ? [{ asset, access }] : []
   })
 }
 
-export async function setGrant(store: ControlStore, assetId: string, email: string, grant: Grant | 'default'): Promise<void> {
+export async function setGrant(
+  store: ControlStore,
+  assetId: string,
+  email: string,
+  grant: Grant | 'default',
+): Promise<void> {
   await requireAsset(store, assetId)
   const user = await requireUser(store, email)
-  await store.batch([grant === 'default' ? { type: 'del', key: grantKey(assetId, user.id) } : { type: 'put', key: grantKey(assetId, user.id), value: grant }])
+  await store.batch([
+    grant === 'default'
+      ? { type: 'del', key: grantKey(assetId, user.id) }
+      : { type: 'put', key: grantKey(assetId, user.id), value: grant },
+  ])
 }
 
 export async function listGrants(store: ControlStore, assetId: string): Promise<{ userId: string; grant: Grant }[]> {
-  return (await store.list<Grant>(key('grant', assetId))).map((r) => ({ userId: r.key.slice(r.key.lastIndexOf('/') + 1), grant: r.value }))
+  return (await store.list<Grant>(key('grant', assetId))).map((r) => ({
+    userId: r.key.slice(r.key.lastIndexOf('/') + 1),
+    grant: r.value,
+  }))
 }
 
 /** The record as shown to operators: secrets removed. */
-export function publicAsset(a: Asset): Omit<Asset, 'database'> & { database?: { provider: string; hasConnectionUrl: boolean } } {
+export function publicAsset(
+  a: Asset,
+): Omit<Asset, 'database'> & { database?: { provider: string; hasConnectionUrl: boolean } } {
   const { database, ...rest } = a
-  return database ? { ...rest, database: { provider: database.provider, hasConnectionUrl: Boolean(database.connectionUrl) } } : rest
+  return database
+    ? { ...rest, database: { provider: database.provider, hasConnectionUrl: Boolean(database.connectionUrl) } }
+    : rest
 }
 
 /** Assets (of one workspace, or all), deleted ones left out unless `withDeleted`. */
@@ -150,7 +178,9 @@ export async function listAssets(store: ControlStore, workspaceId?: string, with
   let assets: Asset[]
   if (!workspaceId) assets = (await store.list<Asset>('asset')).map((r) => r.value)
   else {
-    const ids = (await store.list<true>(key('wsasset', workspaceId))).map((r) => r.key.slice(r.key.lastIndexOf('/') + 1))
+    const ids = (await store.list<true>(key('wsasset', workspaceId))).map((r) =>
+      r.key.slice(r.key.lastIndexOf('/') + 1),
+    )
     assets = (await store.getMany<Asset>(ids.map(assetKey))).filter((a): a is Asset => a !== undefined)
   }
   if (withDeleted || assets.length === 0) return assets
@@ -159,7 +189,10 @@ export async function listAssets(store: ControlStore, workspaceId?: string, with
 }
 
 /** Soft-deleted assets of a workspace with their deletion records (hard-deleted ones are gone from its index). */
-export async function listDeletedAssets(store: ControlStore, workspaceId: string): Promise<{ asset: Asset; deletion: DocDeletion }[]> {
+export async function listDeletedAssets(
+  store: ControlStore,
+  workspaceId: string,
+): Promise<{ asset: Asset; deletion: DocDeletion }[]> {
   const assets = await listAssets(store, workspaceId, true)
   const deletions = await store.getMany<DocDeletion>(assets.map((a) => deletionKey(a.id)))
   return assets.flatMap((asset, i) => {

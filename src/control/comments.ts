@@ -46,7 +46,9 @@ const commentKey = (thread: string, seq: number) => key('comment', thread, Strin
 export function richTextOf(text: string): string {
   return JSON.stringify({
     type: 'doc',
-    content: text.split('\n').map((line) => (line ? { type: 'paragraph', content: [{ type: 'text', text: line }] } : { type: 'paragraph' })),
+    content: text
+      .split('\n')
+      .map((line) => (line ? { type: 'paragraph', content: [{ type: 'text', text: line }] } : { type: 'paragraph' })),
   })
 }
 
@@ -61,7 +63,11 @@ export function commentOp(c: Comment): Op {
   return { type: 'put', key: commentKey(c.threadId, c.seq), value: c }
 }
 
-export function newThread(assetId: string, opts: { anchor?: TextAnchor; data?: Record<string, unknown>; id?: string }, nowMs: number): Thread {
+export function newThread(
+  assetId: string,
+  opts: { anchor?: TextAnchor; data?: Record<string, unknown>; id?: string },
+  nowMs: number,
+): Thread {
   return {
     id: opts.id ?? newId('th'),
     assetId,
@@ -88,7 +94,12 @@ export async function requireThread(store: ControlStore, threadId: string): Prom
   return t
 }
 
-export async function addComment(store: ControlStore, threadId: string, c: { user: string | null; text: string; contentJson?: string }, nowMs: number): Promise<Comment> {
+export async function addComment(
+  store: ControlStore,
+  threadId: string,
+  c: { user: string | null; text: string; contentJson?: string },
+  nowMs: number,
+): Promise<Comment> {
   return store.serial(key('thread', threadId), async () => {
     const t = await requireThread(store, threadId)
     const comment: Comment = {
@@ -109,7 +120,13 @@ export async function addComment(store: ControlStore, threadId: string, c: { use
 }
 
 /** Changes a comment in place (react, delete); `edit` returns the new record. */
-export async function updateComment(store: ControlStore, threadId: string, commentId: string, edit: (c: Comment) => Comment, nowMs: number): Promise<Comment> {
+export async function updateComment(
+  store: ControlStore,
+  threadId: string,
+  commentId: string,
+  edit: (c: Comment) => Comment,
+  nowMs: number,
+): Promise<Comment> {
   return store.serial(key('thread', threadId), async () => {
     const t = await requireThread(store, threadId)
     const found = (await listComments(store, threadId, true)).find((c) => c.id === commentId)
@@ -120,7 +137,12 @@ export async function updateComment(store: ControlStore, threadId: string, comme
   })
 }
 
-export async function setThreadState(store: ControlStore, threadId: string, state: 'resolved' | 'archived' | 'open', nowMs: number): Promise<Thread> {
+export async function setThreadState(
+  store: ControlStore,
+  threadId: string,
+  state: 'resolved' | 'archived' | 'open',
+  nowMs: number,
+): Promise<Thread> {
   return store.serial(key('thread', threadId), async () => {
     const t = await requireThread(store, threadId)
     const next: Thread = {

@@ -16,7 +16,8 @@ const EMAIL = /^[^\s@/\\]+@[^\s@/\\]+$/
 /** User ids are e-mail addresses, compared case-insensitively. */
 export function normalizeEmail(email: string): string {
   const e = email.trim().toLowerCase()
-  if (e.length > 320 || !EMAIL.test(e)) throw new AppError('bad_request', `not an e-mail address: ${JSON.stringify(email)}`)
+  if (e.length > 320 || !EMAIL.test(e))
+    throw new AppError('bad_request', `not an e-mail address: ${JSON.stringify(email)}`)
   return e
 }
 

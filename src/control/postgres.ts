@@ -53,7 +53,8 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 const storable = (k: string) => !k.includes('\0') && !LONE_SURROGATE.test(k)
 
 function checkKey(k: string): void {
-  if (!storable(k)) throw new Error(`control store: key ${JSON.stringify(k)} cannot be stored (NUL or unpaired surrogate)`)
+  if (!storable(k))
+    throw new Error(`control store: key ${JSON.stringify(k)} cannot be stored (NUL or unpaired surrogate)`)
 }
 
 const SERIAL_FAILED = 'control store: a statement of this serial update failed, so none of its writes were kept'
@@ -91,12 +92,19 @@ export class PgControlStore implements ControlStore {
   }
 
   /** On a client, with the deadline; a timed-out client is closed by whoever releases it with the error. */
-  private run<R extends pg.QueryResultRow>(on: pg.Pool | pg.PoolClient, text: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+  private run<R extends pg.QueryResultRow>(
+    on: pg.Pool | pg.PoolClient,
+    text: string,
+    params: unknown[] = [],
+  ): Promise<pg.QueryResult<R>> {
     return on.query<R>({ text, values: params, query_timeout: this.timeoutMs } as pg.QueryConfig)
   }
 
   /** A statement on the current serial transaction, else on the pool; losing PostgreSQL is a 503 (retry). */
-  private async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+  private async query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    text: string,
+    params: unknown[],
+  ): Promise<pg.QueryResult<R>> {
     const t = this.tx.getStore()
     const inTx = t?.open ? t : undefined
     try {
@@ -116,7 +124,10 @@ export class PgControlStore implements ControlStore {
   async getMany<T>(keys: string[]): Promise<(T | undefined)[]> {
     const wanted = keys.filter(storable)
     if (wanted.length === 0) return keys.map(() => undefined)
-    const { rows } = await this.query<{ key: string; value: T }>('SELECT key, value FROM control_records WHERE key = ANY($1::text[])', [wanted])
+    const { rows } = await this.query<{ key: string; value: T }>(
+      'SELECT key, value FROM control_records WHERE key = ANY($1::text[])',
+      [wanted],
+    )
     const found = new Map(rows.map((r) => [r.key, r.value]))
     return keys.map((k) => found.get(k))
   }
@@ -155,12 +166,18 @@ export class PgControlStore implements ControlStore {
   async list<T>(prefix: string, limit = 100_000): Promise<ControlRecord<T>[]> {
     if (!storable(prefix)) return []
     const { gt, lt } = prefixRange(prefix)
-    const { rows } = await this.query<ControlRecord<T>>('SELECT key, value FROM control_records WHERE key > $1 AND key < $2 ORDER BY key LIMIT $3', [gt, lt, limit])
+    const { rows } = await this.query<ControlRecord<T>>(
+      'SELECT key, value FROM control_records WHERE key > $1 AND key < $2 ORDER BY key LIMIT $3',
+      [gt, lt, limit],
+    )
     return rows
   }
 
   async scan(after: string, limit: number): Promise<ControlRecord[]> {
-    const { rows } = await this.query<ControlRecord>('SELECT key, value FROM control_records WHERE key > $1 ORDER BY key LIMIT $2', [after, limit])
+    const { rows } = await this.query<ControlRecord>(
+      'SELECT key, value FROM control_records WHERE key > $1 ORDER BY key LIMIT $2',
+      [after, limit],
+    )
     return rows
   }
 
@@ -171,9 +188,11 @@ export class PgControlStore implements ControlStore {
       // Nested: the same transaction takes the second key's lock too (released at its commit).
       const client = outer.client
       return this.queue.run(k, async () => {
-        await this.run(client, 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lockName]).catch((err: unknown) => {
-          throw this.unavailable(err)
-        })
+        await this.run(client, 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lockName]).catch(
+          (err: unknown) => {
+            throw this.unavailable(err)
+          },
+        )
         return fn()
       })
     }

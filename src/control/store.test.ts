@@ -71,7 +71,13 @@ describe.each(impls)('ControlStore contract: %s', (_name, make) => {
   afterEach(async () => ctx.done())
 
   it('returns a record exactly as written: key order, nesting, numbers, unicode and NUL inside strings', async () => {
-    const value = { z: 1, a: [1, 2.5, -3, null, true], nested: { b: 'x', a: 'y' }, s: 'naïve 日本 \u0000 "q" \\ 😀', big: 2 ** 53 - 1 }
+    const value = {
+      z: 1,
+      a: [1, 2.5, -3, null, true],
+      nested: { b: 'x', a: 'y' },
+      s: 'naïve 日本 \u0000 "q" \\ 😀',
+      big: 2 ** 53 - 1,
+    }
     await ctx.store.batch([put('user/a@example.com', value)])
     const got = await ctx.store.get<typeof value>('user/a@example.com')
     expect(got).toEqual(value)
@@ -81,20 +87,48 @@ describe.each(impls)('ControlStore contract: %s', (_name, make) => {
 
   it('getMany answers in the order asked, undefined for absent keys', async () => {
     await ctx.store.batch([put('k/1', 1), put('k/2', { two: 2 }), put('k/3', 'three')])
-    expect(await ctx.store.getMany(['k/3', 'k/none', 'k/1', 'k/2', 'k/1'])).toEqual(['three', undefined, 1, { two: 2 }, 1])
+    expect(await ctx.store.getMany(['k/3', 'k/none', 'k/1', 'k/2', 'k/1'])).toEqual([
+      'three',
+      undefined,
+      1,
+      { two: 2 },
+      1,
+    ])
     expect(await ctx.store.getMany([])).toEqual([])
   })
 
   it('applies a batch in order: the last op on a key wins, deletes included', async () => {
     await ctx.store.batch([put('x/keep', 1), put('x/gone', 1)])
-    await ctx.store.batch([put('x/gone', 2), del('x/gone'), del('x/keep'), put('x/keep', 3), put('x/new', 4), put('x/new', 5)])
+    await ctx.store.batch([
+      put('x/gone', 2),
+      del('x/gone'),
+      del('x/keep'),
+      put('x/keep', 3),
+      put('x/new', 4),
+      put('x/new', 5),
+    ])
     expect(await ctx.store.getMany(['x/keep', 'x/gone', 'x/new'])).toEqual([3, undefined, 5])
     await ctx.store.batch([])
     await ctx.store.batch([del('x/never-there')])
   })
 
   it('lists one kind in bytewise key order, never crossing into a neighbouring kind, bounded by limit', async () => {
-    const keys = ['a/1', 'a/10', 'a/2', 'a/B', 'a/b', 'a/é', 'a/日本', 'a/😀', 'a/ÿz', 'a', 'a0/x', 'a./x', 'ab/1', 'a/1/sub']
+    const keys = [
+      'a/1',
+      'a/10',
+      'a/2',
+      'a/B',
+      'a/b',
+      'a/é',
+      'a/日本',
+      'a/😀',
+      'a/ÿz',
+      'a',
+      'a0/x',
+      'a./x',
+      'ab/1',
+      'a/1/sub',
+    ]
     await ctx.store.batch(keys.map((k, i) => put(k, i)))
     const bytewise = (x: string, y: string) => Buffer.compare(Buffer.from(x), Buffer.from(y))
     const expected = keys.filter((k) => k.startsWith('a/')).sort(bytewise)
@@ -108,7 +142,7 @@ describe.each(impls)('ControlStore contract: %s', (_name, make) => {
     const keys = Array.from({ length: 25 }, (_, i) => `kind${i % 3}/${String(i).padStart(2, '0')}`)
     await ctx.store.batch(keys.map((k) => put(k, k)))
     const seen: string[] = []
-    for (let after = ''; ; ) {
+    for (let after = ''; ;) {
       const page = await ctx.store.scan(after, 7)
       if (page.length === 0) break
       for (const r of page) expect(r.value).toBe(r.key)
@@ -191,7 +225,7 @@ describe('PgControlStore across processes', () => {
     }
   })
 
-  it("a serial update that throws keeps none of its writes; one that swallows a failed statement reports it", async () => {
+  it('a serial update that throws keeps none of its writes; one that swallows a failed statement reports it', async () => {
     const { schema, pool } = await pgSchema()
     const p = await pool()
     try {

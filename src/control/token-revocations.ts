@@ -28,7 +28,10 @@ export async function revokeTokens(store: ControlStore, r: NewRevocation, nowMs:
 }
 
 /** Lifts the deny record of exactly this scope (a mistaken revocation); false if there was none. */
-export async function liftRevocation(store: ControlStore, scope: Pick<Revocation, 'sub' | 'org' | 'doc' | 'jti'>): Promise<boolean> {
+export async function liftRevocation(
+  store: ControlStore,
+  scope: Pick<Revocation, 'sub' | 'org' | 'doc' | 'jti'>,
+): Promise<boolean> {
   const k = revocationKey({ ...scope, effect: 'deny' })
   if (!(await store.get<Revocation>(k))) return false
   await store.batch([{ type: 'del', key: k }])
@@ -52,7 +55,8 @@ const MINTING_ROLES = new Set(['owner', 'admin'])
 async function impliedRevocations(store: ControlStore, ops: Op[], nowMs: number): Promise<NewRevocation[]> {
   const pending = new Map<string, unknown>()
   for (const op of ops) pending.set(op.key, op.type === 'put' ? op.value : undefined)
-  const after = async <T>(k: string): Promise<T | undefined> => (pending.has(k) ? (pending.get(k) as T | undefined) : store.get<T>(k))
+  const after = async <T>(k: string): Promise<T | undefined> =>
+    pending.has(k) ? (pending.get(k) as T | undefined) : store.get<T>(k)
   const before = <T>(k: string): Promise<T | undefined> => store.get<T>(k)
   const permission = async (read: typeof before, asset: Asset, user: string): Promise<Grant> => {
     // as permissionOf in assets.ts: an explicit grant, else the workspace default for members
@@ -92,7 +96,12 @@ async function impliedRevocations(store: ControlStore, ops: Op[], nowMs: number)
       if (is && rank[is.defaultAccess] >= rank[was.defaultAccess]) continue
       for (const { value: m } of await store.list<Membership>(`member/${was.workspaceId}`)) {
         if (!MINTING_ROLES.has(m.role)) continue
-        dropped(m.userId, was, await permission(before, was, m.userId), is ? await permission(after, is, m.userId) : 'none')
+        dropped(
+          m.userId,
+          was,
+          await permission(before, was, m.userId),
+          is ? await permission(after, is, m.userId) : 'none',
+        )
       }
     } else if (kind === 'user' && !b && op.type === 'del') {
       out.push({ sub: a, effect: 'deny', beforeMs: nowMs, reason: 'user removed' })
@@ -106,9 +115,12 @@ export function watchAccessChanges(store: HookedControlStore, now: () => number)
   store.addHook({
     async prepare(ops) {
       const nowMs = now()
-      const derived = await Promise.all((await impliedRevocations(store, ops, nowMs)).map((r) => revocationOp(store, r, nowMs)))
+      const derived = await Promise.all(
+        (await impliedRevocations(store, ops, nowMs)).map((r) => revocationOp(store, r, nowMs)),
+      )
       const touchesDenyList = [...ops, ...derived].some((op) => op.key.startsWith(`${REVOKE_PREFIX}/`))
-      if (touchesDenyList) derived.push({ type: 'put', key: REVOKE_VERSION_KEY, value: { changedAtMs: nowMs, nonce: randomUUID() } })
+      if (touchesDenyList)
+        derived.push({ type: 'put', key: REVOKE_VERSION_KEY, value: { changedAtMs: nowMs, nonce: randomUUID() } })
       return derived
     },
   })

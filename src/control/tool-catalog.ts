@@ -44,7 +44,12 @@ export async function loadToolCatalog(file: string): Promise<ToolCatalog> {
   const parsed = JSON.parse(await readFile(file, 'utf8')) as { tools?: unknown }
   const ok =
     Array.isArray(parsed.tools) &&
-    parsed.tools.every((t: { tool_id?: unknown; base?: unknown }) => typeof t?.tool_id === 'string' && t.tool_id !== '' && (t.base === undefined || typeof t.base === 'boolean'))
+    parsed.tools.every(
+      (t: { tool_id?: unknown; base?: unknown }) =>
+        typeof t?.tool_id === 'string' && t.tool_id !== '' && (t.base === undefined || typeof t.base === 'boolean'),
+    )
   if (!ok) throw new Error(`${file}: expected {"tools": [{"tool_id": string, "base"?: boolean}]}`)
-  return catalogFrom((parsed.tools as { tool_id: string; base?: boolean }[]).map((t) => ({ tool_id: t.tool_id, base: t.base ?? false })))
+  return catalogFrom(
+    (parsed.tools as { tool_id: string; base?: boolean }[]).map((t) => ({ tool_id: t.tool_id, base: t.base ?? false })),
+  )
 }

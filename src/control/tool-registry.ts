@@ -33,10 +33,12 @@ const EMPTY: StoredRegistry = { default_visibility: 'visible', tools: {} }
 
 /** Why a stored or requested policy breaks the catalog's rules, or null when it is valid. */
 function policyProblem(reg: StoredRegistry, catalog: ToolCatalog): string | null {
-  if (!(VISIBILITIES as readonly string[]).includes(reg.default_visibility)) return `invalid default_visibility ${JSON.stringify(reg.default_visibility)}`
+  if (!(VISIBILITIES as readonly string[]).includes(reg.default_visibility))
+    return `invalid default_visibility ${JSON.stringify(reg.default_visibility)}`
   for (const [id, o] of Object.entries(reg.tools)) {
     if (!catalog.tools.has(id)) return `unknown tool ${JSON.stringify(id)}`
-    if (typeof o?.enabled !== 'boolean' || !(APPROVAL_MODES as readonly string[]).includes(o.approval_mode)) return `invalid override for tool ${JSON.stringify(id)}`
+    if (typeof o?.enabled !== 'boolean' || !(APPROVAL_MODES as readonly string[]).includes(o.approval_mode))
+      return `invalid override for tool ${JSON.stringify(id)}`
     if (catalog.tools.get(id) && !o.enabled) return `base tool ${JSON.stringify(id)} cannot be disabled`
   }
   return null
@@ -44,7 +46,11 @@ function policyProblem(reg: StoredRegistry, catalog: ToolCatalog): string | null
 
 function view(workspaceId: string, reg: StoredRegistry): RegistryView {
   const ids = Object.keys(reg.tools).sort()
-  return { workspace_id: workspaceId, default_visibility: reg.default_visibility, tools: ids.map((tool_id) => ({ tool_id, ...reg.tools[tool_id]! })) }
+  return {
+    workspace_id: workspaceId,
+    default_visibility: reg.default_visibility,
+    tools: ids.map((tool_id) => ({ tool_id, ...reg.tools[tool_id]! })),
+  }
 }
 
 /** Tool ids renamed since registries were stored: an override of the old id is the new one's. */
@@ -59,7 +65,11 @@ async function load(store: ControlStore, workspaceId: string): Promise<StoredReg
   return { ...reg, tools }
 }
 
-export async function getRegistry(store: ControlStore, catalog: ToolCatalog, workspaceId: string): Promise<RegistryView> {
+export async function getRegistry(
+  store: ControlStore,
+  catalog: ToolCatalog,
+  workspaceId: string,
+): Promise<RegistryView> {
   const reg = await load(store, workspaceId)
   const problem = policyProblem(reg, catalog)
   if (problem) throw new AppError('bad_request', `the persisted tool registry configuration is invalid: ${problem}`)
@@ -67,26 +77,47 @@ export async function getRegistry(store: ControlStore, catalog: ToolCatalog, wor
 }
 
 /** Applies the fields that are present and not null; the rest of the stored policy stays as it is. */
-export async function updateRegistry(store: ControlStore, catalog: ToolCatalog, workspaceId: string, upd: RegistryUpdate): Promise<RegistryView> {
+export async function updateRegistry(
+  store: ControlStore,
+  catalog: ToolCatalog,
+  workspaceId: string,
+  upd: RegistryUpdate,
+): Promise<RegistryView> {
   return store.serial(registryKey(workspaceId), async () => {
     const current = await load(store, workspaceId)
-    const next: StoredRegistry = { default_visibility: upd.default_visibility ?? current.default_visibility, tools: { ...current.tools } }
+    const next: StoredRegistry = {
+      default_visibility: upd.default_visibility ?? current.default_visibility,
+      tools: { ...current.tools },
+    }
     if (upd.tool) {
       const { tool_id } = upd.tool
       if (!catalog.tools.has(tool_id)) throw new AppError('bad_request', `unknown tool ${JSON.stringify(tool_id)}`)
       const before = next.tools[tool_id] ?? { enabled: true, approval_mode: 'no_approval' }
-      const after: ToolOverride = { enabled: upd.tool.enabled ?? before.enabled, approval_mode: upd.tool.approval_mode ?? before.approval_mode }
-      if (catalog.tools.get(tool_id) && !after.enabled) throw new AppError('bad_request', `base tool ${JSON.stringify(tool_id)} cannot be disabled`)
+      const after: ToolOverride = {
+        enabled: upd.tool.enabled ?? before.enabled,
+        approval_mode: upd.tool.approval_mode ?? before.approval_mode,
+      }
+      if (catalog.tools.get(tool_id) && !after.enabled)
+        throw new AppError('bad_request', `base tool ${JSON.stringify(tool_id)} cannot be disabled`)
       next.tools[tool_id] = after
     }
     // Only the change requested is checked here: an override made invalid by a catalog change is
     // reported by GET (400) and repaired by a PATCH of that tool.
-    if (JSON.stringify(next) !== JSON.stringify(current)) await store.batch([{ type: 'put', key: registryKey(workspaceId), value: next }])
+    if (JSON.stringify(next) !== JSON.stringify(current))
+      await store.batch([{ type: 'put', key: registryKey(workspaceId), value: next }])
     return view(workspaceId, next)
   })
 }
 
 /** The approval mode a workspace's registry sets for one tool (no override: no_approval). */
-export async function approvalOf(store: ControlStore, catalog: ToolCatalog, workspaceId: string, toolId: string): Promise<ApprovalMode> {
-  return (await getRegistry(store, catalog, workspaceId)).tools.find((t) => t.tool_id === toolId)?.approval_mode ?? 'no_approval'
+export async function approvalOf(
+  store: ControlStore,
+  catalog: ToolCatalog,
+  workspaceId: string,
+  toolId: string,
+): Promise<ApprovalMode> {
+  return (
+    (await getRegistry(store, catalog, workspaceId)).tools.find((t) => t.tool_id === toolId)?.approval_mode ??
+    'no_approval'
+  )
 }

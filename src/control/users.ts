@@ -19,7 +19,13 @@ async function getUser(store: ControlStore, id: string): Promise<User | undefine
 }
 
 /** The ops creating a user, or none if it exists (creation is idempotent). */
-export async function userOps(store: ControlStore, email: string, name: string | undefined, nowMs: number, agent = false): Promise<{ user: User; ops: Op[] }> {
+export async function userOps(
+  store: ControlStore,
+  email: string,
+  name: string | undefined,
+  nowMs: number,
+  agent = false,
+): Promise<{ user: User; ops: Op[] }> {
   const id = normalizeEmail(email)
   const existing = await getUser(store, id)
   if (existing) return { user: existing, ops: [] }
@@ -28,7 +34,13 @@ export async function userOps(store: ControlStore, email: string, name: string |
 }
 
 /** Creates a user (idempotent: an existing one is answered as it is; `users set` changes the mark). */
-export async function createUser(store: ControlStore, email: string, name: string | undefined, nowMs: number, agent = false): Promise<User> {
+export async function createUser(
+  store: ControlStore,
+  email: string,
+  name: string | undefined,
+  nowMs: number,
+  agent = false,
+): Promise<User> {
   const { user, ops } = await userOps(store, email, name, nowMs, agent)
   await store.batch(ops)
   return user

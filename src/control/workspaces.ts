@@ -36,7 +36,10 @@ export async function roleOf(store: ControlStore, workspaceId: string, userId: s
 }
 
 export function workspaceOps(ws: Workspace, owner: string): Op[] {
-  return [{ type: 'put', key: wsKey(ws.id), value: ws }, ...memberOps({ workspaceId: ws.id, userId: owner, role: 'owner' })]
+  return [
+    { type: 'put', key: wsKey(ws.id), value: ws },
+    ...memberOps({ workspaceId: ws.id, userId: owner, role: 'owner' }),
+  ]
 }
 
 export function memberOps(m: Membership): Op[] {
@@ -46,7 +49,11 @@ export function memberOps(m: Membership): Op[] {
   ]
 }
 
-export async function createWorkspace(store: ControlStore, opts: { name: string; owner: string; id?: string }, nowMs: number): Promise<Workspace> {
+export async function createWorkspace(
+  store: ControlStore,
+  opts: { name: string; owner: string; id?: string },
+  nowMs: number,
+): Promise<Workspace> {
   const owner = await requireUser(store, opts.owner)
   const id = opts.id ? checkId(opts.id, 'workspace id') : newId('ws')
   if (await getWorkspace(store, id)) throw new AppError('conflict', `workspace ${id} exists`)
@@ -65,10 +72,16 @@ export async function requireWorkspace(store: ControlStore, id: string): Promise
 export async function requireWorkspaceAdmin(store: ControlStore, workspaceId: string, user: string): Promise<void> {
   if (!(await getWorkspace(store, workspaceId))) throw new AppError('not_found', 'Workspace not found')
   const role = await roleOf(store, workspaceId, user)
-  if (role !== 'owner' && role !== 'admin') throw new AppError('forbidden', 'Workspace owner or admin permission required')
+  if (role !== 'owner' && role !== 'admin')
+    throw new AppError('forbidden', 'Workspace owner or admin permission required')
 }
 
-export async function setMember(store: ControlStore, workspaceId: string, email: string, role: Role | 'none'): Promise<Membership | null> {
+export async function setMember(
+  store: ControlStore,
+  workspaceId: string,
+  email: string,
+  role: Role | 'none',
+): Promise<Membership | null> {
   await requireWorkspace(store, workspaceId)
   const user = await requireUser(store, email)
   if (role === 'none') {

@@ -19,14 +19,27 @@ export interface NewDatabaseAsset extends Omit<NewAsset, 'type' | 'database'> {
   connectionUrl?: string | undefined
 }
 
-export async function createDatabaseAsset(store: ControlStore, registry: DatabaseRegistry, a: NewDatabaseAsset, nowMs: number): Promise<Asset> {
+export async function createDatabaseAsset(
+  store: ControlStore,
+  registry: DatabaseRegistry,
+  a: NewDatabaseAsset,
+  nowMs: number,
+): Promise<Asset> {
   const { provider = registry.defaultProvider, connectionUrl, ...rest } = a
   assertProviderAllowed(provider, registry.clusterMode)
   if (provider !== 'postgres' || connectionUrl) {
-    return createAsset(store, { ...rest, type: 'database', database: { provider, ...(connectionUrl ? { connectionUrl } : {}) } }, nowMs)
+    return createAsset(
+      store,
+      { ...rest, type: 'database', database: { provider, ...(connectionUrl ? { connectionUrl } : {}) } },
+      nowMs,
+    )
   }
   const managed = registry.managed
-  if (!managed) throw new AppError('bad_request', '--connection-url is required for a postgres database asset (or run the server with --postgres-url to create it there)')
+  if (!managed)
+    throw new AppError(
+      'bad_request',
+      '--connection-url is required for a postgres database asset (or run the server with --postgres-url to create it there)',
+    )
   const id = a.id ? checkId(a.id, 'asset id') : newId('as')
   // Two creations of one id (two nodes, a retry) never provision at once: the second finds the asset.
   return store.serial(key('asset', id), async () => {
@@ -46,6 +59,9 @@ async function provision(managed: ManagedPostgres, id: string) {
       const why = e.sql?.code === '42501' ? " (Tandem's PostgreSQL user needs CREATEDB and CREATEROLE)" : ''
       throw new AppError('unavailable', `cannot create the asset's database on --postgres-url: ${e.message}${why}`)
     }
-    throw new AppError('unavailable', `cannot create the asset's database on --postgres-url: ${isDbError(e) ? e.message : 'unexpected failure'}`)
+    throw new AppError(
+      'unavailable',
+      `cannot create the asset's database on --postgres-url: ${isDbError(e) ? e.message : 'unexpected failure'}`,
+    )
   }
 }

@@ -30,11 +30,18 @@ export interface Entry {
 
 /** What identifies an asset's settings: a change of provider or URL means a new instance. */
 export function fingerprintOf(asset: DatabaseAsset): string {
-  return createHash('sha256').update(`${asset.provider}\0${asset.connectionUrl ?? ''}`).digest('hex')
+  return createHash('sha256')
+    .update(`${asset.provider}\0${asset.connectionUrl ?? ''}`)
+    .digest('hex')
 }
 
 /** A fresh entry, nothing open yet. `json` runs the schema cache's introspection through the registry. */
-export function newEntry(asset: DatabaseAsset, o: RegistryOptions, now: () => number, json: (e: Entry, s: CatalogStatement) => Promise<string>): Entry {
+export function newEntry(
+  asset: DatabaseAsset,
+  o: RegistryOptions,
+  now: () => number,
+  json: (e: Entry, s: CatalogStatement) => Promise<string>,
+): Entry {
   const e: Entry = {
     id: asset.id,
     provider: asset.provider,

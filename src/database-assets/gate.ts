@@ -4,7 +4,13 @@
 
 export class GateRefused extends Error {
   constructor(readonly reason: 'full' | 'timeout' | 'closed') {
-    super(reason === 'full' ? 'database saturated: statement queue is full' : reason === 'timeout' ? 'database saturated: statement waited too long' : 'database closed')
+    super(
+      reason === 'full'
+        ? 'database saturated: statement queue is full'
+        : reason === 'timeout'
+          ? 'database saturated: statement waited too long'
+          : 'database closed',
+    )
   }
 }
 
@@ -73,7 +79,8 @@ export class Gate {
 
   private release(): void {
     const next = this.waiting.shift()
-    if (next) next.start() // the slot passes straight to the next waiter
+    if (next)
+      next.start() // the slot passes straight to the next waiter
     else this.running--
   }
 

@@ -8,8 +8,16 @@ import { DatabaseRegistry, registryOptions } from './registry.js'
 
 export function createDatabaseRegistry(config: Config, log: Logger, metrics: { registry: Registry }): DatabaseRegistry {
   const reg = metrics.registry
-  const refused = new Counter({ name: 'tandem_db_unavailable_total', help: 'database statements answered 503, by reason', labelNames: ['reason'] as const, registers: [reg] })
-  const registry = new DatabaseRegistry({ ...registryOptions(config, log), onUnavailable: (reason) => refused.inc({ reason }) })
+  const refused = new Counter({
+    name: 'tandem_db_unavailable_total',
+    help: 'database statements answered 503, by reason',
+    labelNames: ['reason'] as const,
+    registers: [reg],
+  })
+  const registry = new DatabaseRegistry({
+    ...registryOptions(config, log),
+    onUnavailable: (reason) => refused.inc({ reason }),
+  })
   new Gauge({
     name: 'tandem_db_open',
     help: 'database instances open (PGlite workers, postgres pools), by provider',

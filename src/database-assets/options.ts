@@ -39,7 +39,8 @@ export interface RegistryOptions {
 }
 
 /** Why a statement was refused or stopped with a 503. */
-export type Unavailable = 'starting' | 'suspended' | 'saturated' | 'unreachable' | 'deadline' | 'crashed' | 'closing' | 'unconfigured'
+export type Unavailable =
+  'starting' | 'suspended' | 'saturated' | 'unreachable' | 'deadline' | 'crashed' | 'closing' | 'unconfigured'
 
 export function registryOptions(config: Config, log: Logger): RegistryOptions {
   return {
@@ -57,12 +58,20 @@ export function registryOptions(config: Config, log: Logger): RegistryOptions {
     pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
     log,
     ...(config.postgresUrl
-      ? { managed: new ManagedPostgres({ url: config.postgresUrl, schema: config.postgresSchema, connectTimeoutMs: config.dbConnectTimeoutMs }) }
+      ? {
+          managed: new ManagedPostgres({
+            url: config.postgresUrl,
+            schema: config.postgresSchema,
+            connectTimeoutMs: config.dbConnectTimeoutMs,
+          }),
+        }
       : {}),
   }
 }
 
 /** A directory name for an asset id: ids of plain characters as they are, others (dots) hashed. */
 export function pgliteDirName(assetId: string): string {
-  return /^[A-Za-z0-9_-]{1,200}$/.test(assetId) ? assetId : '~' + createHash('sha256').update(assetId).digest('hex').slice(0, 40)
+  return /^[A-Za-z0-9_-]{1,200}$/.test(assetId)
+    ? assetId
+    : '~' + createHash('sha256').update(assetId).digest('hex').slice(0, 40)
 }

@@ -16,7 +16,11 @@ export async function openProviderInstance(entry: Entry, o: RegistryOptions, now
     const root = dataDirPath(o.dataDir, 'pglite')
     await mkdir(root, { recursive: true })
     const t0 = now()
-    const instance = await PgliteInstance.open({ dataDir: join(root, pgliteDirName(entry.id)), deadlineMs: o.deadlineMs, sharedBuffersMb: o.pgliteSharedBuffersMb })
+    const instance = await PgliteInstance.open({
+      dataDir: join(root, pgliteDirName(entry.id)),
+      deadlineMs: o.deadlineMs,
+      sharedBuffersMb: o.pgliteSharedBuffersMb,
+    })
     o.log.info({ asset: entry.id, ms: now() - t0, resumed: entry.everOpened }, 'pglite database opened')
     return instance
   }

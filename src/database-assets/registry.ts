@@ -20,7 +20,7 @@ import type { ManagedPostgres } from './managed/provision.js'
 import { pgliteDirName, PROVIDERS, type DatabaseAsset, type RegistryOptions, type Unavailable } from './options.js'
 import { dataDirPath } from '../infra/data-dir.js'
 
-export { DEFAULT_PROVIDER, pgliteDirName,  registryOptions } from './options.js'
+export { DEFAULT_PROVIDER, pgliteDirName, registryOptions } from './options.js'
 export type { DatabaseAsset, RegistryOptions, Unavailable } from './options.js'
 export { Database } from './database.js'
 export type { Phase } from './entry.js'
@@ -54,7 +54,8 @@ export class DatabaseRegistry {
       throw new AppError('not_implemented', `database provider ${JSON.stringify(asset.provider)} is not supported`)
     }
     assertProviderAllowed(asset.provider, this.o.clusterMode === true)
-    if (asset.provider === 'postgres' && !asset.connectionUrl) throw this.unavailable('unconfigured', 'database asset has no connection URL configured')
+    if (asset.provider === 'postgres' && !asset.connectionUrl)
+      throw this.unavailable('unconfigured', 'database asset has no connection URL configured')
     if (this.closed) throw this.unavailable('closing', 'server is shutting down')
     const fingerprint = fingerprintOf(asset)
     let entry = this.entries.get(asset.id)
@@ -107,7 +108,8 @@ export class DatabaseRegistry {
   async dropData(asset: DatabaseAsset): Promise<void> {
     const entry = this.entries.get(asset.id)
     if (entry) await this.retire(entry)
-    if (asset.provider === 'pglite') await rm(join(dataDirPath(this.o.dataDir, 'pglite'), pgliteDirName(asset.id)), { recursive: true, force: true })
+    if (asset.provider === 'pglite')
+      await rm(join(dataDirPath(this.o.dataDir, 'pglite'), pgliteDirName(asset.id)), { recursive: true, force: true })
     // a managed asset's database and role are Tandem's (named after the asset): an external one's are its owner's
     if (asset.provider === 'postgres' && this.o.managed) await this.o.managed.drop(asset.id)
   }
@@ -143,7 +145,10 @@ export class DatabaseRegistry {
         }
       })
     } catch (e) {
-      if (e instanceof GateRefused) throw e.reason === 'closed' ? this.unavailable('closing', 'database is closing') : this.unavailable('saturated', e.message)
+      if (e instanceof GateRefused)
+        throw e.reason === 'closed'
+          ? this.unavailable('closing', 'database is closing')
+          : this.unavailable('saturated', e.message)
       if (isDbError(e)) {
         if (e.kind === 'unreachable') throw this.unavailable('unreachable', e.message)
         if (e.kind === 'deadline') throw this.unavailable('deadline', e.message)
@@ -176,7 +181,9 @@ export class DatabaseRegistry {
     } finally {
       clearTimeout(timer)
     }
-    throw resuming ? this.unavailable('suspended', 'database is suspended and resuming') : this.unavailable('starting', 'database is starting')
+    throw resuming
+      ? this.unavailable('suspended', 'database is suspended and resuming')
+      : this.unavailable('starting', 'database is starting')
   }
 
   async openNow(entry: Entry): Promise<void> {
@@ -215,7 +222,10 @@ export class DatabaseRegistry {
       if (entry.instance !== instance) return
       entry.instance = null
       entry.schema.invalidate()
-      this.o.log.warn({ asset: entry.id }, 'database instance stopped (deadline or crash); it restarts on the next request')
+      this.o.log.warn(
+        { asset: entry.id },
+        'database instance stopped (deadline or crash); it restarts on the next request',
+      )
     })
     entry.instance = instance
     entry.everOpened = true
@@ -229,7 +239,8 @@ export class DatabaseRegistry {
     const excess = others.length - this.o.pgliteMaxOpen + 1
     if (excess <= 0) return
     const idle = others.filter((e) => e.instance && !e.closing && e.gate.idle).sort((a, b) => a.lastUsed - b.lastUsed)
-    if (idle.length < excess) throw this.unavailable('saturated', 'database saturated: too many embedded databases are busy')
+    if (idle.length < excess)
+      throw this.unavailable('saturated', 'database saturated: too many embedded databases are busy')
     await Promise.all(idle.slice(0, excess).map((e) => this.suspendEntry(e)))
   }
 
@@ -241,7 +252,9 @@ export class DatabaseRegistry {
     entry.instance = null
     const p: Promise<void> = instance
       .close()
-      .catch((err: unknown) => this.o.log.warn({ asset: entry.id, err: (err as Error).message }, 'database close failed'))
+      .catch((err: unknown) =>
+        this.o.log.warn({ asset: entry.id, err: (err as Error).message }, 'database close failed'),
+      )
       .finally(() => {
         if (entry.closing === p) entry.closing = null
       })

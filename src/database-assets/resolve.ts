@@ -10,7 +10,8 @@ export async function assetDatabase(store: ControlStore, registry: DatabaseRegis
   const { provider, connectionUrl } = asset.database ?? { provider: DEFAULT_PROVIDER }
   if (provider === 'postgres' && !connectionUrl && registry.managed) {
     const login = await managedLoginOf(store, asset.id)
-    if (login) return registry.database({ id: asset.id, provider, connectionUrl: registry.managed.connectionUrl(login) })
+    if (login)
+      return registry.database({ id: asset.id, provider, connectionUrl: registry.managed.connectionUrl(login) })
   }
   return registry.database({ id: asset.id, provider, ...(connectionUrl ? { connectionUrl } : {}) })
 }

@@ -59,14 +59,22 @@ const SETUP = [
  * starting together take turns under one serial lock: the first creates and fills it, the others
  * find it listed; a half-done seed (the asset made, the rows not) is finished by the next start.
  */
-export async function seedDemoDatabase(deps: DemoDeps & { databases: DatabaseRegistry }, world: DemoWorld): Promise<DemoWorld> {
+export async function seedDemoDatabase(
+  deps: DemoDeps & { databases: DatabaseRegistry },
+  world: DemoWorld,
+): Promise<DemoWorld> {
   if (world.assets.some((a) => a.id === DEMO_DATABASE_ID)) return world
   const { store } = deps.control
   const registry = deps.databases
   return store.serial(SEED_LOCK, async () => {
     let asset = await getAsset(store, DEMO_DATABASE_ID)
     if (!asset) {
-      const fields = { id: DEMO_DATABASE_ID, workspaceId: world.workspaceId, title: TITLE, defaultAccess: 'view' as const }
+      const fields = {
+        id: DEMO_DATABASE_ID,
+        workspaceId: world.workspaceId,
+        title: TITLE,
+        defaultAccess: 'view' as const,
+      }
       asset = await createDatabaseAsset(store, registry, fields, deps.now())
       await setGrant(store, asset.id, DEMO_USER, 'edit')
     }

@@ -72,7 +72,14 @@ async function seedWorld(deps: DemoDeps, store: ControlStore): Promise<{ world: 
   ops.push(...workspaceOps({ id: WORKSPACE, name: 'Demo workspace', createdAtMs: now }, DEMO_USER))
   for (const t of TEAM) ops.push(...memberOps({ workspaceId: WORKSPACE, userId: t.id, role: t.role }))
 
-  const doc: Asset = { id: DOC_ID, workspaceId: WORKSPACE, type: 'generic_doc', title: 'Welcome to Tandem', defaultAccess: 'view', createdAtMs: now }
+  const doc: Asset = {
+    id: DOC_ID,
+    workspaceId: WORKSPACE,
+    type: 'generic_doc',
+    title: 'Welcome to Tandem',
+    defaultAccess: 'view',
+    createdAtMs: now,
+  }
   const notes: Asset = {
     id: NOTES_ID,
     workspaceId: WORKSPACE,
@@ -86,11 +93,15 @@ async function seedWorld(deps: DemoDeps, store: ControlStore): Promise<{ world: 
 
   // The document content goes in first; a retry after a crash finds it and does not add it twice.
   const ref = { org: WORKSPACE, doc: DOC_ID }
-  if ((await deps.docs.withDoc(ref, renderDocText)) === '') await deps.docs.applyUpdate(ref, paragraphsUpdate(DOC_TEXT), DEMO_USER)
+  if ((await deps.docs.withDoc(ref, renderDocText)) === '')
+    await deps.docs.applyUpdate(ref, paragraphsUpdate(DOC_TEXT), DEMO_USER)
   const anchor = await deps.docs.withDoc(ref, (d) => anchorQuote(d, ANCHOR_QUOTE))
 
   let t = now
-  const thread = (opts: Partial<Thread>, comments: { user: string; text: string; reactions?: Record<string, string[]>; deleted?: boolean }[]) => {
+  const thread = (
+    opts: Partial<Thread>,
+    comments: { user: string; text: string; reactions?: Record<string, string[]>; deleted?: boolean }[],
+  ) => {
     const th: Thread = {
       id: newId('th'),
       assetId: DOC_ID,
@@ -129,18 +140,41 @@ async function seedWorld(deps: DemoDeps, store: ControlStore): Promise<{ world: 
     { user: DEMO_USER, text: 'Fixed, thanks!' },
   ])
   thread({}, [
-    { user: DEMO_USER, text: 'Ship it?', reactions: { '👍': ['ada@tandem.local', 'lin@tandem.local'], '🎉': ['ada@tandem.local'] } },
+    {
+      user: DEMO_USER,
+      text: 'Ship it?',
+      reactions: { '👍': ['ada@tandem.local', 'lin@tandem.local'], '🎉': ['ada@tandem.local'] },
+    },
     { user: 'lin@tandem.local', text: '(deleted comment)', deleted: true },
   ])
 
   // Connected sources in every group; the files account sweeps its sites from a JSON file.
   const sitesFile = dataDirPath(deps.config.dataDir, 'demoSites')
-  const sites = Array.from({ length: 120 }, (_, i) => ({ id: `site-${i + 1}`, name: `Team site ${i + 1}`, webUrl: `https://contoso.example/sites/team-${i + 1}` }))
+  const sites = Array.from({ length: 120 }, (_, i) => ({
+    id: `site-${i + 1}`,
+    name: `Team site ${i + 1}`,
+    webUrl: `https://contoso.example/sites/team-${i + 1}`,
+  }))
   await writeFile(sitesFile, JSON.stringify({ sites }, null, 2))
   const sources: Source[] = [
     { id: newId('src'), userId: DEMO_USER, group: 'mail', provider: 'microsoft', name: 'Outlook', connectedAtMs: now },
-    { id: newId('src'), userId: DEMO_USER, group: 'files', provider: 'microsoft', name: 'OneDrive', connectedAtMs: now, connector: { kind: 'json-file', path: sitesFile, pageSize: 20 } },
-    { id: newId('src'), userId: DEMO_USER, group: 'sites', provider: 'microsoft', name: 'SharePoint', connectedAtMs: now },
+    {
+      id: newId('src'),
+      userId: DEMO_USER,
+      group: 'files',
+      provider: 'microsoft',
+      name: 'OneDrive',
+      connectedAtMs: now,
+      connector: { kind: 'json-file', path: sitesFile, pageSize: 20 },
+    },
+    {
+      id: newId('src'),
+      userId: DEMO_USER,
+      group: 'sites',
+      provider: 'microsoft',
+      name: 'SharePoint',
+      connectedAtMs: now,
+    },
     { id: newId('src'), userId: DEMO_USER, group: 'chats', provider: 'microsoft', name: 'Teams', connectedAtMs: now },
   ]
   const sweeps: Sweep[] = []
@@ -155,7 +189,8 @@ async function seedWorld(deps: DemoDeps, store: ControlStore): Promise<{ world: 
     workspaceId: WORKSPACE,
     assets: [doc, notes].map((a) => ({ type: a.type, id: a.id, title: a.title })),
   }
-  if (await getAsset(store, DOC_ID)) throw new Error('the data dir has demo assets but no demo record; use a fresh data dir')
+  if (await getAsset(store, DOC_ID))
+    throw new Error('the data dir has demo assets but no demo record; use a fresh data dir')
   ops.push({ type: 'put', key: WORLD_KEY, value: world })
   await store.batch(ops)
   return { world, sweeps }

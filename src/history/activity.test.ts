@@ -3,7 +3,15 @@ import { AttributionIndex, type IndexEntry } from './attribution.js'
 import { activity, type ActivityQuery } from './activity.js'
 
 let seq = 0
-const e = (user: string, at: number, inserted = 1, deleted = 0): IndexEntry => ({ seq: ++seq, at, user, inserted, deleted, ins: [], del: [] })
+const e = (user: string, at: number, inserted = 1, deleted = 0): IndexEntry => ({
+  seq: ++seq,
+  at,
+  user,
+  inserted,
+  deleted,
+  ins: [],
+  del: [],
+})
 const q = (over: Partial<ActivityQuery> = {}): ActivityQuery => ({
   from: 0,
   to: Infinity,
@@ -22,7 +30,15 @@ function indexOf(list: IndexEntry[]): AttributionIndex {
 const brief = (r: ReturnType<typeof activity>) => r.groups.map((g) => [g.by, g.from, g.to, g.inserted, g.deleted])
 
 // ann types in two bursts, bob types in between and while ann's first burst runs
-const entries = indexOf([e('ann', 0), e('ann', 500), e('bob', 600, 2), e('ann', 1400), e('bob', 5000, 0, 3), e('ann', 9000), e('ann', 9999)])
+const entries = indexOf([
+  e('ann', 0),
+  e('ann', 500),
+  e('bob', 600, 2),
+  e('ann', 1400),
+  e('bob', 5000, 0, 3),
+  e('ann', 9000),
+  e('ann', 9999),
+])
 
 describe('activity', () => {
   it('groups each user’s edits closer than the gap, newest first', () => {
@@ -44,7 +60,9 @@ describe('activity', () => {
   })
 
   it('a gap at or above groupMaxGap starts a new entry; group=false lists every edit', () => {
-    expect(brief(activity(entries, q({ groupMaxGap: 999, by: new Set(['ann']) }))).map((g) => g[1])).toEqual([9999, 9000, 0])
+    expect(brief(activity(entries, q({ groupMaxGap: 999, by: new Set(['ann']) }))).map((g) => g[1])).toEqual([
+      9999, 9000, 0,
+    ])
     expect(activity(entries, q({ group: false })).groups).toHaveLength(entries.size)
   })
 

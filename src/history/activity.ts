@@ -50,7 +50,15 @@ export function activity(index: AttributionIndex, q: ActivityQuery): { groups: A
       continue
     }
     const { user, attributes } = whoOf(who)
-    const fresh: ActivityGroup = { from: at, to: at, by: user, ...(attributes ? { attributes } : {}), inserted: index.inserted(i), deleted: index.deleted(i), entries: [i] }
+    const fresh: ActivityGroup = {
+      from: at,
+      to: at,
+      by: user,
+      ...(attributes ? { attributes } : {}),
+      inserted: index.inserted(i),
+      deleted: index.deleted(i),
+      entries: [i],
+    }
     open.set(who, fresh)
     groups.push(fresh)
   }

@@ -6,8 +6,27 @@ describe('attribution index bytes', () => {
   it('round-trips entries, including out-of-order clocks and negative time steps', () => {
     const entries: IndexEntry[] = [
       { seq: 1, at: 1_700_000_000_000, user: 'ann', inserted: 5, deleted: 0, ins: [[4_000_000_000, 0, 5]], del: [] },
-      { seq: 3, at: 1_699_999_999_000, user: 'bob', inserted: 0, deleted: 2, ins: [], del: [[4_000_000_000, 3, 2], [7, 0, 1]] },
-      { seq: 4, at: 1_700_000_000_500, user: 'ann', inserted: 1, deleted: 1, ins: [[4_000_000_000, 5, 1]], del: [[4_000_000_000, 1, 1]] },
+      {
+        seq: 3,
+        at: 1_699_999_999_000,
+        user: 'bob',
+        inserted: 0,
+        deleted: 2,
+        ins: [],
+        del: [
+          [4_000_000_000, 3, 2],
+          [7, 0, 1],
+        ],
+      },
+      {
+        seq: 4,
+        at: 1_700_000_000_500,
+        user: 'ann',
+        inserted: 1,
+        deleted: 1,
+        ins: [[4_000_000_000, 5, 1]],
+        del: [[4_000_000_000, 1, 1]],
+      },
     ]
     expect(decodeIndex(encodeIndex(entries))).toEqual(entries)
   })

@@ -66,7 +66,11 @@ describe('changeset', () => {
       type: 'xml',
       delta: [
         { element: 'heading', attribution: bob, children: [{ insert: 'title', attribution: bob }] },
-        { element: 'paragraph', attributes: { align: 'left' }, children: [{ insert: 'first' }, { insert: '!', attribution: bob }] },
+        {
+          element: 'paragraph',
+          attributes: { align: 'left' },
+          children: [{ insert: 'first' }, { insert: '!', attribution: bob }],
+        },
       ],
     })
   })

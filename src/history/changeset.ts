@@ -82,8 +82,8 @@ export function changeset(h: DocHistory, w: Window): Changeset {
   const out: Changeset = { inserted: 0, deleted: 0, by: [], roots: {} }
   const users = new Set<string>()
   const walker = new Walker(h, w, (a, n) => {
-    if (a.insert) (out.inserted += n), users.add(a.insert[0]!)
-    if (a.delete) (out.deleted += n), users.add(a.delete[0]!)
+    if (a.insert) ((out.inserted += n), users.add(a.insert[0]!))
+    if (a.delete) ((out.deleted += n), users.add(a.delete[0]!))
   })
   for (const [name, type] of rootsOf(h.doc)) {
     const kind = kindIncludingDeleted(type)
@@ -169,14 +169,26 @@ class Walker {
       const a = r ? classify(r, this.w) : null
       const content = r && a ? contentOf(r) : null
       if (!a || !content) continue
-      const value = 'values' in content ? content.values[0] : 'type' in content ? content.type.toJSON() : 'embed' in content ? content.embed : content.text
+      const value =
+        'values' in content
+          ? content.values[0]
+          : 'type' in content
+            ? content.type.toJSON()
+            : 'embed' in content
+              ? content.embed
+              : content.text
       return { value, a }
     }
     return null
   }
 }
 
-function node(element: string, attributes: Record<string, unknown>, a: Attribution, children: ChangeNode[]): ElementNode {
+function node(
+  element: string,
+  attributes: Record<string, unknown>,
+  a: Attribution,
+  children: ChangeNode[],
+): ElementNode {
   const n: ElementNode = { element, children }
   if (Object.keys(attributes).length) n.attributes = attributes
   if (a.insert || a.delete) n.attribution = a

@@ -33,7 +33,7 @@ function documentWhen(h: DocHistory, happened: (entry: number) => boolean): Uint
     }
     for (const s of structs) {
       const stop = s.id.clock + s.length
-      for (let c = s.id.clock; c < stop; ) {
+      for (let c = s.id.clock; c < stop;) {
         const ins = h.index.insertOf(client, c)
         const del = s instanceof Y.Item && s.deleted ? h.index.deleteOf(client, c) : null
         const until = Math.min(stop, ins.until, del ? del.until : Infinity)

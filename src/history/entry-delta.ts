@@ -34,6 +34,7 @@ function piece(item: Y.Item, offset: number, len: number): unknown {
   if (c instanceof Y.ContentString) return c.str.slice(offset, offset + len)
   if (c instanceof Y.ContentAny || c instanceof Y.ContentJSON) return c.arr.slice(offset, offset + len)
   if (c instanceof Y.ContentEmbed) return c.embed
-  if (c instanceof Y.ContentType) return c.type instanceof Y.XmlElement ? { element: c.type.nodeName } : { type: c.type.constructor.name }
+  if (c instanceof Y.ContentType)
+    return c.type instanceof Y.XmlElement ? { element: c.type.nodeName } : { type: c.type.constructor.name }
   return undefined
 }

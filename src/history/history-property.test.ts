@@ -11,7 +11,7 @@ import { DocHistory } from './timeline.js'
 
 function prng(seed: number): () => number {
   let s = seed
-  return () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+  return () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
 }
 
 function randomLog(seed: number, edits: number): EditLog {

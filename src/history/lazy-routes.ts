@@ -5,4 +5,5 @@ import { HISTORY_ROUTES } from './rest-schema.js'
 import type { HistoryService } from './service.js'
 
 /** `open`: the server's history service, built on first use. */
-export const lazyHistoryRoutes = (open: () => Promise<HistoryService>) => lazyRoutes(HISTORY_ROUTES, async () => (await import('./routes.js')).historyHandlers(open))
+export const lazyHistoryRoutes = (open: () => Promise<HistoryService>) =>
+  lazyRoutes(HISTORY_ROUTES, async () => (await import('./routes.js')).historyHandlers(open))

@@ -4,10 +4,15 @@ import { AppError } from '../infra/errors.js'
 import { HISTORY_ROUTES } from './rest-schema.js'
 
 const json = 'application/json'
-const query = (decl: { query?: never } | object, s: string) => routeInput(decl, { query: new URLSearchParams(s), contentType: '', body: null }).query as Record<string, unknown>
+const query = (decl: { query?: never } | object, s: string) =>
+  routeInput(decl, { query: new URLSearchParams(s), contentType: '', body: null }).query as Record<string, unknown>
 const activity = (s: string) => query(HISTORY_ROUTES.activity.GET, s)
 const rollback = (v: unknown) =>
-  routeInput(HISTORY_ROUTES.rollback.POST, { query: new URLSearchParams(), contentType: json, body: new TextEncoder().encode(typeof v === 'string' ? v : JSON.stringify(v)) }).body
+  routeInput(HISTORY_ROUTES.rollback.POST, {
+    query: new URLSearchParams(),
+    contentType: json,
+    body: new TextEncoder().encode(typeof v === 'string' ? v : JSON.stringify(v)),
+  }).body
 const rejects = (f: () => unknown, text: string) => {
   try {
     f()
@@ -38,7 +43,12 @@ describe('history query values', () => {
     rejects(() => activity('limit=0'), 'limit')
     expect(activity('by=a&by=b').by).toEqual(new Set(['a', 'b']))
     rejects(() => activity('by='), 'by')
-    expect(query(HISTORY_ROUTES.changeset.GET, 'attr=source:ai&attr=model:m1').attr).toEqual(new Map([['source', 'ai'], ['model', 'm1']]))
+    expect(query(HISTORY_ROUTES.changeset.GET, 'attr=source:ai&attr=model:m1').attr).toEqual(
+      new Map([
+        ['source', 'ai'],
+        ['model', 'm1'],
+      ]),
+    )
     rejects(() => activity('attr=Source'), 'attr must be key:value')
     rejects(() => activity('attr=source:a&attr=source:b'), 'two different values')
   })
@@ -46,8 +56,20 @@ describe('history query values', () => {
   it('reads rollback bodies: {to}, {version} or {from, to, by, attr}', () => {
     expect(rollback({ to: 5 })).toEqual({ kind: 'to', to: 5 })
     expect(rollback({ version: 'v1' })).toEqual({ kind: 'version', version: 'v1' })
-    expect(rollback({ from: 1, to: 5, by: 'ann' })).toEqual({ kind: 'window', from: 1, to: 5, by: new Set(['ann']), attr: null })
-    expect(rollback({ from: 1, to: 5, attr: { source: 'ai' } })).toEqual({ kind: 'window', from: 1, to: 5, by: null, attr: new Map([['source', 'ai']]) })
+    expect(rollback({ from: 1, to: 5, by: 'ann' })).toEqual({
+      kind: 'window',
+      from: 1,
+      to: 5,
+      by: new Set(['ann']),
+      attr: null,
+    })
+    expect(rollback({ from: 1, to: 5, attr: { source: 'ai' } })).toEqual({
+      kind: 'window',
+      from: 1,
+      to: 5,
+      by: null,
+      attr: new Map([['source', 'ai']]),
+    })
     rejects(() => rollback({ from: 1, to: 5, attr: { Source: 'ai' } }), 'attribution key')
     rejects(() => rollback({ from: 1, to: 5, attr: {} }), 'at least one')
     rejects(() => rollback({ to: 5, attr: { source: 'ai' } }), 'need a window')

@@ -8,7 +8,12 @@ import { declareRoutes } from '../collab/rest/route-model.js'
 
 /** `by=user` (repeatable): who made the changes; none given is everyone. */
 const byParam = z
-  .array(z.string().min(1, { error: 'by must be a non-empty user id' }).max(256, { error: 'by must be a non-empty user id' }))
+  .array(
+    z
+      .string()
+      .min(1, { error: 'by must be a non-empty user id' })
+      .max(256, { error: 'by must be a non-empty user id' }),
+  )
   .transform((all) => new Set(all) as ReadonlySet<string>)
   .optional()
 
@@ -21,7 +26,10 @@ const attrParam = z
       const colon = raw.indexOf(':')
       const key = colon < 0 ? raw : raw.slice(0, colon)
       if (colon < 0 || !ATTRIBUTION_KEY.test(key)) {
-        ctx.addIssue({ code: 'custom', message: `attr must be key:value with a key of [a-z0-9_]{1,32}, got ${JSON.stringify(raw.slice(0, 80))}` })
+        ctx.addIssue({
+          code: 'custom',
+          message: `attr must be key:value with a key of [a-z0-9_]{1,32}, got ${JSON.stringify(raw.slice(0, 80))}`,
+        })
         return z.NEVER
       }
       const value = raw.slice(colon + 1)
@@ -39,8 +47,12 @@ const windowQuery = { from: msParam('from').optional(), to: msParam('to').option
 
 const ActivityQuery = z.object({
   ...windowQuery,
-  limit: msParam('limit').refine((n) => n >= 1, { error: 'limit must be at least 1' }).optional(),
-  order: z.enum(['asc', 'desc'], { error: (iss) => `order must be asc or desc, got ${JSON.stringify(iss.input)}` }).optional(),
+  limit: msParam('limit')
+    .refine((n) => n >= 1, { error: 'limit must be at least 1' })
+    .optional(),
+  order: z
+    .enum(['asc', 'desc'], { error: (iss) => `order must be asc or desc, got ${JSON.stringify(iss.input)}` })
+    .optional(),
   group: flag('group').optional(),
   groupMaxGap: msParam('groupMaxGap').optional(),
   delta: flag('delta').optional(),
@@ -55,30 +67,48 @@ const time = (name: string) => {
 const BY = 'by must be a user id or a non-empty list of user ids'
 const VERSION = 'version must be the id of a named version'
 
-/** `{to}` restores the document at `to`; `{version}` a named version; `{from, to, by?, attr?}` undoes that window's changes. */
+/**
+ * `{to}` restores the document at `to`; `{version}` a named version; `{from, to, by?, attr?}` undoes that window's
+ * changes.
+ */
 const RollbackBody = z
   .object(
     {
       version: z.string({ error: VERSION }).min(1, { error: VERSION }).optional(),
       to: time('to'),
       from: time('from'),
-      by: z.union([z.string().min(1, { error: BY }), z.array(z.string({ error: BY }).min(1, { error: BY }), { error: BY }).min(1, { error: BY })], { error: BY }).optional(),
+      by: z
+        .union(
+          [
+            z.string().min(1, { error: BY }),
+            z.array(z.string({ error: BY }).min(1, { error: BY }), { error: BY }).min(1, { error: BY }),
+          ],
+          { error: BY },
+        )
+        .optional(),
       attr: z
         .unknown()
         .superRefine((v, ctx) => {
-          const problem = attributionProblem(v) ?? (Object.keys(v as object).length === 0 ? 'attr must name at least one attribution' : null)
+          const problem =
+            attributionProblem(v) ??
+            (Object.keys(v as object).length === 0 ? 'attr must name at least one attribution' : null)
           if (problem) ctx.addIssue({ code: 'custom', message: problem })
         })
         .transform((v) => new Map(Object.entries(v as Record<string, string>)) as ReadonlyMap<string, string>)
         .optional()
-        .meta({ type: 'object', additionalProperties: { type: 'string' }, description: 'attributions the undone changes carry (all of them)' }),
+        .meta({
+          type: 'object',
+          additionalProperties: { type: 'string' },
+          description: 'attributions the undone changes carry (all of them)',
+        }),
     },
     { error: 'body must be a JSON object' },
   )
   .superRefine((o, ctx) => {
     const fail = (message: string) => ctx.addIssue({ code: 'custom', message })
     if (o.version !== undefined) {
-      if (Object.keys(o).some((k) => k !== 'version' && o[k as keyof typeof o] !== undefined)) fail('version goes alone: {"version": id}')
+      if (Object.keys(o).some((k) => k !== 'version' && o[k as keyof typeof o] !== undefined))
+        fail('version goes alone: {"version": id}')
     } else if (o.to === undefined) fail('to must be a non-negative integer (ms)')
     else if (o.from === undefined) {
       if (o.by !== undefined || o.attr !== undefined) fail('by and attr need a window: send from and to')
@@ -89,11 +119,21 @@ const RollbackBody = z
       ? { kind: 'version' as const, version: o.version }
       : o.from === undefined
         ? { kind: 'to' as const, to: o.to! }
-        : { kind: 'window' as const, from: o.from, to: o.to!, by: o.by === undefined ? null : (new Set(typeof o.by === 'string' ? [o.by] : o.by) as ReadonlySet<string>), attr: o.attr ?? null },
+        : {
+            kind: 'window' as const,
+            from: o.from,
+            to: o.to!,
+            by: o.by === undefined ? null : (new Set(typeof o.by === 'string' ? [o.by] : o.by) as ReadonlySet<string>),
+            attr: o.attr ?? null,
+          },
   )
   .meta({ id: 'RollbackRequest' })
 
-const entries = z.looseObject({ entries: z.array(z.looseObject({ from: z.int(), to: z.int(), by: z.string() })), retainedFrom: z.int(), truncated: z.boolean() })
+const entries = z.looseObject({
+  entries: z.array(z.looseObject({ from: z.int(), to: z.int(), by: z.string() })),
+  retainedFrom: z.int(),
+  truncated: z.boolean(),
+})
 
 export const HISTORY_ROUTES = declareRoutes({
   activity: {
@@ -101,7 +141,9 @@ export const HISTORY_ROUTES = declareRoutes({
       summary: 'Who edited when: entries {from, to, by} in ms, filtered, grouped per user within a gap',
       access: 'r',
       query: ActivityQuery,
-      answers: { 200: { description: 'the entries, and how far back history reaches', json: entries.meta({ id: 'Activity' }) } },
+      answers: {
+        200: { description: 'the entries, and how far back history reaches', json: entries.meta({ id: 'Activity' }) },
+      },
     },
   },
   changeset: {
@@ -112,7 +154,16 @@ export const HISTORY_ROUTES = declareRoutes({
       answers: {
         200: {
           description: 'the window, its counts and the marked roots',
-          json: z.looseObject({ from: z.int(), to: z.int(), retainedFrom: z.int(), truncated: z.boolean(), ydoc: z.string().optional(), roots: z.unknown().optional() }).meta({ id: 'Changeset' }),
+          json: z
+            .looseObject({
+              from: z.int(),
+              to: z.int(),
+              retainedFrom: z.int(),
+              truncated: z.boolean(),
+              ydoc: z.string().optional(),
+              roots: z.unknown().optional(),
+            })
+            .meta({ id: 'Changeset' }),
         },
       },
     },
@@ -123,7 +174,12 @@ export const HISTORY_ROUTES = declareRoutes({
       access: 'rw',
       body: { json: RollbackBody },
       answers: {
-        200: { description: 'what the rollback changed', json: z.object({ applied: z.boolean(), removed: z.int(), restored: z.int(), reformatted: z.int() }).meta({ id: 'RollbackResult' }) },
+        200: {
+          description: 'what the rollback changed',
+          json: z
+            .object({ applied: z.boolean(), removed: z.int(), restored: z.int(), reformatted: z.int() })
+            .meta({ id: 'RollbackResult' }),
+        },
       },
     },
   },

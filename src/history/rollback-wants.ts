@@ -12,7 +12,10 @@ export type RollbackSource = Pick<DocHistory, 'doc' | 'index'>
 export type Want = (r: Run) => boolean
 
 /** The document as it was at `time`. */
-export const wantAt = (time: number): Want => (r) => visibleAt(r, time)
+export const wantAt =
+  (time: number): Want =>
+  (r) =>
+    visibleAt(r, time)
 
 /**
  * The document as a named version holds it: an item is wanted when the version's state vector
@@ -47,6 +50,7 @@ export function withVersionContent(h: DocHistory, state: Uint8Array): RollbackSo
  * carrying all of `attr` (any when null): an agent's work undone, everyone's other edits kept.
  */
 export function wantWithout(from: number, to: number, by: ReadonlySet<string> | null, attr: AttrFilter = null): Want {
-  const undone = (m: Mark) => m.at >= from && m.at <= to && ((by === null && attr === null) || (m.user !== null && whoMatches(m.user, by, attr)))
+  const undone = (m: Mark) =>
+    m.at >= from && m.at <= to && ((by === null && attr === null) || (m.user !== null && whoMatches(m.user, by, attr)))
   return (r) => !undone(r.ins) && !(r.del && !undone(r.del))
 }

@@ -41,7 +41,9 @@ describe('rollback', () => {
     })
     log.edit('bob', 200, (d) => d.getXmlFragment('pm').delete(0, 1))
     const r = rollback(log.history(), wantAt(150))
-    expect(applied(log, 'carl', 500, r.update).getXmlFragment('pm').toString()).toBe('<paragraph align="left">keep me</paragraph>')
+    expect(applied(log, 'carl', 500, r.update).getXmlFragment('pm').toString()).toBe(
+      '<paragraph align="left">keep me</paragraph>',
+    )
   })
 
   it('is a no-op when the document already is as wanted', () => {
@@ -71,6 +73,9 @@ describe('rollback', () => {
     })
     const r = rollback(log.history(), wantAt(150))
     expect(r).toMatchObject({ removed: 0, restored: 0, reformatted: 6 })
-    expect(applied(log, 'carl', 500, r.update).getText('t').toDelta()).toEqual([{ insert: 'one', attributes: { bold: true } }, { insert: ' two three' }])
+    expect(applied(log, 'carl', 500, r.update).getText('t').toDelta()).toEqual([
+      { insert: 'one', attributes: { bold: true } },
+      { insert: ' two three' },
+    ])
   })
 })

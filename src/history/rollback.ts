@@ -38,7 +38,8 @@ export function rollback(h: RollbackSource, want: Want): RollbackResult {
   // would swap it for yet another copy; when the document already reads as wanted, send nothing.
   const same = roots.every((x, i) => reading(x.dst) === before[i])
   copy.destroy()
-  if (same || r.removed + r.restored + r.reformatted === 0) return { update: null, removed: 0, restored: 0, reformatted: 0 }
+  if (same || r.removed + r.restored + r.reformatted === 0)
+    return { update: null, removed: 0, restored: 0, reformatted: 0 }
   return { update, removed: r.removed, restored: r.restored, reformatted: r.reformatted }
 }
 
@@ -115,7 +116,7 @@ class Reconciler {
     // walk both lists unit by unit; neighbouring units needing the same change become one range
     const ranges: { pos: number; len: number; key: string; diff: Record<string, unknown> }[] = []
     let pos = 0
-    for (let i = 0, j = 0, iUsed = 0, jUsed = 0; i < now.length && j < wanted.length; ) {
+    for (let i = 0, j = 0, iUsed = 0, jUsed = 0; i < now.length && j < wanted.length;) {
       const len = Math.min(now[i]!.len - iUsed, wanted[j]!.len - jUsed)
       const diff = formatDiff(now[i]!.attrs, wanted[j]!.attrs)
       if (diff) {
@@ -206,7 +207,14 @@ class Reconciler {
       }
       return n
     }
-    const n = t instanceof Y.XmlElement ? new Y.XmlElement(t.nodeName) : t instanceof Y.XmlFragment ? new Y.XmlFragment() : t instanceof Y.Array ? new Y.Array() : new Y.Map()
+    const n =
+      t instanceof Y.XmlElement
+        ? new Y.XmlElement(t.nodeName)
+        : t instanceof Y.XmlFragment
+          ? new Y.XmlFragment()
+          : t instanceof Y.Array
+            ? new Y.Array()
+            : new Y.Map()
     if (n instanceof Y.XmlElement || n instanceof Y.Map) {
       for (const [key, latest] of t._map) {
         for (let it: Y.Item | null = latest; it !== null; it = it.left) {

@@ -88,21 +88,38 @@ export const historyHandlers = (open: OpenHistory): RestHandlers<typeof HISTORY_
       // the first one's change in the log instead of restoring the same content twice.
       // The same rollback again with nothing changed since (a double click) is a no-op: restored
       // content is new content, so an undo of a window would otherwise restore it a second time.
-      const key = JSON.stringify(spec.kind === 'window' ? { ...spec, by: spec.by && [...spec.by].sort(), attr: spec.attr && [...spec.attr].sort() } : spec)
+      const key = JSON.stringify(
+        spec.kind === 'window'
+          ? { ...spec, by: spec.by && [...spec.by].sort(), attr: spec.attr && [...spec.attr].sort() }
+          : spec,
+      )
       // the rollback's own update is attributed like any other the token sends
       const who = whoKey(req.cap.sub, req.cap.attr)
-      const want: RollbackTarget = spec.kind === 'version' ? { kind: 'version', seq: version!.seq, state: version!.state } : spec
+      const want: RollbackTarget =
+        spec.kind === 'version' ? { kind: 'version', seq: version!.seq, state: version!.state } : spec
       const plan = (head: HistoryHead) => {
         if (spec.kind !== 'version') notBeforeBase(head, spec.kind === 'to' ? spec.to : spec.from)
         const last = history.lastRollback(docId)
-        return { kind: 'rollback' as const, target: want, unless: last && last.key === key ? { seq: last.seq, who: last.who } : null }
+        return {
+          kind: 'rollback' as const,
+          target: want,
+          unless: last && last.key === key ? { seq: last.seq, who: last.who } : null,
+        }
       }
       const { answer: result } = await history.run(docId, plan, async (r, head) => {
         if (!r.update) return
         history.rememberRollback(docId, { key, seq: head.lastSeq, who })
         await ctx.storageHealth.untilDurable(ctx.registry.docs.applyUpdate(ref, r.update, req.cap.sub, req.cap.attr))
       })
-      return { status: 200, json: { applied: result.update !== null, removed: result.removed, restored: result.restored, reformatted: result.reformatted } }
+      return {
+        status: 200,
+        json: {
+          applied: result.update !== null,
+          removed: result.removed,
+          restored: result.restored,
+          reformatted: result.reformatted,
+        },
+      }
     },
   },
 })

@@ -30,11 +30,17 @@ const markOf = (index: AttributionIndex, i: number): Mark =>
 export function* runsOf(item: Y.Item, index: AttributionIndex): Generator<Run> {
   const { client, clock } = item.id
   const end = clock + item.length
-  for (let c = clock; c < end; ) {
+  for (let c = clock; c < end;) {
     const ins = index.insertOf(client, c)
     const del = item.deleted ? index.deleteOf(client, c) : null
     const until = Math.min(end, ins.until, del ? del.until : Infinity)
-    yield { item, offset: c - clock, len: until - c, ins: markOf(index, ins.entry), del: del ? markOf(index, del.entry) : null }
+    yield {
+      item,
+      offset: c - clock,
+      len: until - c,
+      ins: markOf(index, ins.entry),
+      del: del ? markOf(index, del.entry) : null,
+    }
     c = until
   }
 }
@@ -48,7 +54,9 @@ export function* itemsOf(type: AnyType): Generator<Y.Item> {
 }
 
 /** A run's content: a string slice, values, or the embed / nested type it holds; null if gone. */
-export function contentOf(r: Run): { text: string } | { values: unknown[] } | { embed: unknown } | { type: AnyType } | null {
+export function contentOf(
+  r: Run,
+): { text: string } | { values: unknown[] } | { embed: unknown } | { type: AnyType } | null {
   const c = r.item.content
   if (c instanceof Y.ContentString) return { text: c.str.slice(r.offset, r.offset + r.len) }
   if (c instanceof Y.ContentAny) return { values: c.arr.slice(r.offset, r.offset + r.len) }

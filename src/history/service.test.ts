@@ -12,8 +12,16 @@ async function typed(store: MemoryDocStore, docId: string, days: number[], text 
   const updates: Uint8Array[] = []
   doc.on('update', (u: Uint8Array) => updates.push(u))
   for (const _ of days) doc.getText('t').insert(0, text)
-  await store.append(docId, 1, updates.map((update, i) => ({ user: 'ann', at: days[i]! * DAY, update })))
-  await store.writeSnapshot(docId, { seq: days.length, at: days[days.length - 1]! * DAY, state: Y.encodeStateAsUpdate(doc) })
+  await store.append(
+    docId,
+    1,
+    updates.map((update, i) => ({ user: 'ann', at: days[i]! * DAY, update })),
+  )
+  await store.writeSnapshot(docId, {
+    seq: days.length,
+    at: days[days.length - 1]! * DAY,
+    state: Y.encodeStateAsUpdate(doc),
+  })
   return updates
 }
 
@@ -48,14 +56,22 @@ async function holdTurn(builds: DocBuilds): Promise<() => void> {
 
 const settled = async (p: Promise<unknown>) => {
   let done = false
-  void p.then(() => (done = true), () => (done = true))
+  void p.then(
+    () => (done = true),
+    () => (done = true),
+  )
   for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r))
   return done
 }
 
 // a Set and a Map in the task: what crosses to a worker thread is cloned, not only JSON
 const changesetOf = (service: HistoryService, docId: string) =>
-  service.run(docId, () => ({ kind: 'changeset', window: { from: 0, to: 100 * DAY, by: new Set(['ann']), attr: new Map() }, delta: true, ydoc: true }))
+  service.run(docId, () => ({
+    kind: 'changeset',
+    window: { from: 0, to: 100 * DAY, by: new Set(['ann']), attr: new Map() },
+    delta: true,
+    ydoc: true,
+  }))
 
 describe('HistoryService', () => {
   it('a sweep folds every document past the window and prunes its log, once the record is written', async () => {
@@ -71,9 +87,15 @@ describe('HistoryService', () => {
     expect(builds.turns).toBe(1) // nothing was due for o/b: no history built
     // a fresh service (a restart) reads the folded history back, with only the retained entry
     const again = new HistoryService({ store, config, now: () => 60 * DAY, builds })
-    const { answer, head } = await again.run('o/a/main', () => ({ kind: 'activity', query: { from: 0, to: 100 * DAY, by: null, limit: 10, order: 'asc', group: false, groupMaxGap: 0 }, delta: true }))
+    const { answer, head } = await again.run('o/a/main', () => ({
+      kind: 'activity',
+      query: { from: 0, to: 100 * DAY, by: null, limit: 10, order: 'asc', group: false, groupMaxGap: 0 },
+      delta: true,
+    }))
     expect(head).toEqual({ base: { seq: 2, at: 2 * DAY }, lastSeq: 3 })
-    expect(answer.entries).toEqual([{ from: 50 * DAY, to: 50 * DAY, by: 'ann', inserted: 1, deleted: 0, delta: [{ insert: 'x' }] }])
+    expect(answer.entries).toEqual([
+      { from: 50 * DAY, to: 50 * DAY, by: 'ann', inserted: 1, deleted: 0, delta: [{ insert: 'x' }] },
+    ])
   })
 
   it('a history waits for a turn of the process builds, its log counted while it waits and its build while it runs, and answers as before', async () => {

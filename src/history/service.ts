@@ -106,8 +106,13 @@ export class HistoryService {
       let answer = null as AnswerOf<T>
       if (task.kind !== 'none' || encode) {
         const job: HistoryJob<T> = { from: src.from, log: log.finish(), fold: fold?.seq ?? null, encode, task }
-        const result = await this.o.builds.bounded(jobBytes(job), () => runJobOffLoop(job, this.o.inLoopMaxBytes), jobInputBytes(job))
-        if (result.record) await this.o.store.writeMeta(docId, RECORD_NAME, result.record) // durable before the log it replaces goes
+        const result = await this.o.builds.bounded(
+          jobBytes(job),
+          () => runJobOffLoop(job, this.o.inLoopMaxBytes),
+          jobInputBytes(job),
+        )
+        // durable before the log it replaces goes
+        if (result.record) await this.o.store.writeMeta(docId, RECORD_NAME, result.record)
         if (fold) {
           await this.o.store.prune(docId, fold.seq)
           this.pruneCheckedAt.set(docId, checkedAt)
@@ -168,7 +173,12 @@ export class HistoryService {
     if (checked !== undefined && now - checked < PRUNE_CHECK_EVERY_MS && now >= checked) return null
     // The log may only be pruned up to the room's snapshot, which stands for it.
     const snapshotSeq = async () => (await this.o.store.load(docId)).snapshot?.seq ?? 0
-    const fold = await foldPoint(this.o.store.readLog(docId, head.base.seq + 1), now, this.o.config.historyRetentionDays, snapshotSeq)
+    const fold = await foldPoint(
+      this.o.store.readLog(docId, head.base.seq + 1),
+      now,
+      this.o.config.historyRetentionDays,
+      snapshotSeq,
+    )
     if (!fold) this.pruneCheckedAt.set(docId, now)
     return fold
   }

@@ -30,7 +30,15 @@ export type Task =
   | { kind: 'seq-of-sv'; sv: Uint8Array }
 
 interface ActivityAnswer {
-  entries: { from: number; to: number; by: string; attributes?: Attributes; inserted: number; deleted: number; delta?: DeltaOp[] }[]
+  entries: {
+    from: number
+    to: number
+    by: string
+    attributes?: Attributes
+    inserted: number
+    deleted: number
+    delta?: DeltaOp[]
+  }[]
   more: boolean
 }
 
@@ -93,11 +101,21 @@ export function answer(h: DocHistory, task: Task): Answers[Task['kind']] {
   }
 }
 
-function rollbackOf(h: DocHistory, target: RollbackTarget, unless: { seq: number; who: string } | null): RollbackResult {
+function rollbackOf(
+  h: DocHistory,
+  target: RollbackTarget,
+  unless: { seq: number; who: string } | null,
+): RollbackResult {
   if (unless && h.quietSince(unless.seq, unless.who)) return NO_CHANGE
-  const want: Want = target.kind === 'to' ? wantAt(target.to) : target.kind === 'version' ? wantVersion(target.state) : wantWithout(target.from, target.to, target.by, target.attr)
+  const want: Want =
+    target.kind === 'to'
+      ? wantAt(target.to)
+      : target.kind === 'version'
+        ? wantVersion(target.state)
+        : wantWithout(target.from, target.to, target.by, target.attr)
   // A version older than the retained history may hold content retention has collected.
-  const source = target.kind === 'version' && h.base.seq > 0 && target.seq < h.base.seq ? withVersionContent(h, target.state) : null
+  const source =
+    target.kind === 'version' && h.base.seq > 0 && target.seq < h.base.seq ? withVersionContent(h, target.state) : null
   try {
     return rollback(source ?? h, want)
   } finally {

@@ -65,7 +65,15 @@ export class DocHistory {
       if (record) this.doc.off('afterTransaction', onTransaction)
     }
     if (!record || (ins.length === 0 && del.length === 0)) return null
-    const e: IndexEntry = { seq: entry.seq, at: entry.at, user: whoKey(entry.user, entry.attrs), inserted, deleted, ins, del }
+    const e: IndexEntry = {
+      seq: entry.seq,
+      at: entry.at,
+      user: whoKey(entry.user, entry.attrs),
+      inserted,
+      deleted,
+      ins,
+      del,
+    }
     this.index.add(e)
     return e
   }
@@ -109,7 +117,11 @@ export class DocHistory {
     const d = decoding.createDecoder(bytes)
     const version = decoding.readVarUint(d)
     if (version !== RECORD_VERSION) throw new Error(`unknown history record version ${version}`)
-    const base: Base = { seq: decoding.readVarUint(d), at: decoding.readVarUint(d), state: decoding.readVarUint8Array(d) }
+    const base: Base = {
+      seq: decoding.readVarUint(d),
+      at: decoding.readVarUint(d),
+      state: decoding.readVarUint8Array(d),
+    }
     const h = new DocHistory(base)
     h.lastSeq = decoding.readVarUint(d)
     Y.applyUpdate(h.doc, decoding.readVarUint8Array(d))

@@ -37,7 +37,13 @@ export class ArgvError extends Error {
     /** the flag's name (without `--`), or the bare argument */
     readonly arg: string,
   ) {
-    super(kind === 'unexpected' ? `unexpected argument ${JSON.stringify(arg)}` : kind === 'unknown' ? `unknown flag --${arg}` : `--${arg} needs a value`)
+    super(
+      kind === 'unexpected'
+        ? `unexpected argument ${JSON.stringify(arg)}`
+        : kind === 'unknown'
+          ? `unknown flag --${arg}`
+          : `--${arg} needs a value`,
+    )
   }
 }
 
@@ -66,7 +72,8 @@ export function readArgv(argv: readonly string[], spec: ArgvSpec): Argv {
     const declared = options[t.name]?.type
     if (declared === 'boolean') out.values.set(t.name, t.value ?? 'true')
     else if (declared === 'string') {
-      if (t.value === undefined || (spec.plainValues && !t.inlineValue && t.value.startsWith('--'))) throw new ArgvError('needs-value', t.name)
+      if (t.value === undefined || (spec.plainValues && !t.inlineValue && t.value.startsWith('--')))
+        throw new ArgvError('needs-value', t.name)
       if (repeatable.has(t.name)) out.lists.set(t.name, [...(out.lists.get(t.name) ?? []), t.value])
       else out.values.set(t.name, t.value)
     } else if (spec.others === 'refuse') throw new ArgvError('unknown', t.name)

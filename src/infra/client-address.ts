@@ -70,7 +70,12 @@ function forwardedFors(header: string): string[] {
     for (const pair of element.split(';')) {
       const eq = pair.indexOf('=')
       if (eq < 0 || pair.slice(0, eq).trim().toLowerCase() !== 'for') continue
-      out.push(pair.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1'))
+      out.push(
+        pair
+          .slice(eq + 1)
+          .trim()
+          .replace(/^"(.*)"$/, '$1'),
+      )
     }
   }
   return out

@@ -52,9 +52,15 @@ describe('configuration', () => {
   })
 
   it('reads --trusted-proxies as addresses and CIDRs and refuses one it cannot read, naming it', () => {
-    expect(loadConfig([], { TANDEM_TRUSTED_PROXIES: '127.0.0.1, 10.0.0.0/8,fd00::/8' }).trustedProxies).toEqual(['127.0.0.1', '10.0.0.0/8', 'fd00::/8'])
+    expect(loadConfig([], { TANDEM_TRUSTED_PROXIES: '127.0.0.1, 10.0.0.0/8,fd00::/8' }).trustedProxies).toEqual([
+      '127.0.0.1',
+      '10.0.0.0/8',
+      'fd00::/8',
+    ])
     expect(loadConfig().trustedProxies).toEqual([])
-    expect(() => loadConfig(['--trusted-proxies', '10.0.0.0/8,lb.internal'])).toThrow(/^trusted-proxies: not an address or CIDR: "lb.internal"$/)
+    expect(() => loadConfig(['--trusted-proxies', '10.0.0.0/8,lb.internal'])).toThrow(
+      /^trusted-proxies: not an address or CIDR: "lb.internal"$/,
+    )
   })
 
   it('accepts --history-cache-docs (retired) with a deprecation warning, and it sets nothing', () => {

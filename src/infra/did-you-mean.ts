@@ -33,7 +33,11 @@ export function closest(input: string, candidates: Iterable<string>): string | n
 }
 
 /** `"; did you mean X?"` (X as `show` renders it), or `""` when nothing is close. */
-export function didYouMean(input: string, candidates: Iterable<string>, show: (name: string) => string = (n) => n): string {
+export function didYouMean(
+  input: string,
+  candidates: Iterable<string>,
+  show: (name: string) => string = (n) => n,
+): string {
   const c = closest(input, candidates)
   return c === null ? '' : `; did you mean ${show(c)}?`
 }

@@ -77,7 +77,15 @@ export function answerFor(e: unknown): ErrorAnswer {
 }
 
 /** The collab listener's error body (`{"error", "code"}`) and headers, for the upgrade and collab REST. */
-export function collabErrorReply(e: unknown): { status: number; body: { error: string; code: string }; headers: Record<string, string> } {
+export function collabErrorReply(e: unknown): {
+  status: number
+  body: { error: string; code: string }
+  headers: Record<string, string>
+} {
   const a = answerFor(e)
-  return { status: a.status, body: { error: a.message ?? 'internal error', code: a.code }, headers: a.retryAfterSec ? { 'retry-after': String(a.retryAfterSec) } : {} }
+  return {
+    status: a.status,
+    body: { error: a.message ?? 'internal error', code: a.code },
+    headers: a.retryAfterSec ? { 'retry-after': String(a.retryAfterSec) } : {},
+  }
 }

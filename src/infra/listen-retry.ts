@@ -1,10 +1,9 @@
 // Binding a listener port, retried with backoff while the port is busy. Both listeners set
-// SO_REUSEADDR (the collab one on uWS also for port 0, see collab/uws/listen.ts; libuv does it for ws), and the connections they
-// accept inherit it, so sockets a previous process left in TIME_WAIT/FIN_WAIT never block a restart.
-// What can is another socket on the same port without it: typically a local outgoing connection
-// given our port as its ephemeral one while nothing listened (ports inside
-// net.ipv4.ip_local_port_range). The kernel offers no option to bind over it, so we wait it out and
-// say so in the log.
+// SO_REUSEADDR (the collab one on uWS also for port 0, see collab/uws/listen.ts; libuv does it for ws), and the
+// connections they accept inherit it, so sockets a previous process left in TIME_WAIT/FIN_WAIT never block a restart.
+// What can is another socket on the same port without it: typically a local outgoing connection given our port as its
+// ephemeral one while nothing listened (ports inside net.ipv4.ip_local_port_range). The kernel offers no option to bind
+// over it, so we wait it out and say so in the log.
 import type { Logger } from './log.js'
 import { backoffMs, type Backoff } from './backoff.js'
 
@@ -29,7 +28,11 @@ export async function bindWithRetry<T>(attempt: () => Promise<T>, opts: BindRetr
     const delay = backoffMs(tries - 1, RETRY)
     try {
       const bound = await attempt()
-      if (tries > 1) opts.log.warn({ listener: opts.what, tries, waitedMs: Date.now() - started }, 'listener bound after the port was busy')
+      if (tries > 1)
+        opts.log.warn(
+          { listener: opts.what, tries, waitedMs: Date.now() - started },
+          'listener bound after the port was busy',
+        )
       return bound
     } catch (err) {
       const waited = Date.now() - started

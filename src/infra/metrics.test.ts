@@ -13,8 +13,11 @@ async function recordSome(m: ReturnType<typeof createMetrics>) {
   return {
     messagesIn: (await m.messagesIn.get()).values.reduce((n, v) => n + v.value, 0),
     rooms: (await m.rooms.get()).values[0]?.value ?? 0,
-    latencyCount: (await m.updateLatency.get()).values.find((v) => v.metricName === 'tandem_update_apply_seconds_count')?.value ?? 0,
-    persistCount: (await m.persistLatency.get()).values.find((v) => v.metricName === 'tandem_persist_seconds_count')?.value ?? 0,
+    latencyCount:
+      (await m.updateLatency.get()).values.find((v) => v.metricName === 'tandem_update_apply_seconds_count')?.value ??
+      0,
+    persistCount:
+      (await m.persistLatency.get()).values.find((v) => v.metricName === 'tandem_persist_seconds_count')?.value ?? 0,
     text: await m.registry.metrics(),
   }
 }

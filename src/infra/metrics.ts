@@ -51,15 +51,33 @@ export function createMetrics(o: MetricsOptions = {}) {
     withDefaults(): Promise<void> {
       if (!withProcessMetrics) return Promise.resolve()
       defaults ??= import('prom-client/lib/defaultMetrics.js').then(({ default: collectDefaultMetrics }) => {
-        collectDefaultMetrics({ register: registry, prefix: 'tandem_', eventLoopMonitoringPrecision: EVENT_LOOP_RESOLUTION_MS })
+        collectDefaultMetrics({
+          register: registry,
+          prefix: 'tandem_',
+          eventLoopMonitoringPrecision: EVENT_LOOP_RESOLUTION_MS,
+        })
       })
       return defaults
     },
-    connections: new Gauge({ name: 'tandem_ws_connections', help: 'open WebSocket connections by protocol (y-websocket, hocuspocus)', labelNames: ['protocol'] as const, registers: [registry] }),
+    connections: new Gauge({
+      name: 'tandem_ws_connections',
+      help: 'open WebSocket connections by protocol (y-websocket, hocuspocus)',
+      labelNames: ['protocol'] as const,
+      registers: [registry],
+    }),
     rooms: new Gauge({ name: 'tandem_rooms_loaded', help: 'rooms loaded in memory', registers: [registry] }),
-    messagesIn: new Counter({ name: 'tandem_ws_messages_in_total', help: 'WebSocket messages received', labelNames: ['type'] as const, registers: [registry] }),
+    messagesIn: new Counter({
+      name: 'tandem_ws_messages_in_total',
+      help: 'WebSocket messages received',
+      labelNames: ['type'] as const,
+      registers: [registry],
+    }),
     bytesIn: new Counter({ name: 'tandem_ws_bytes_in_total', help: 'WebSocket bytes received', registers: [registry] }),
-    messagesOut: new Counter({ name: 'tandem_ws_messages_out_total', help: 'WebSocket messages sent', registers: [registry] }),
+    messagesOut: new Counter({
+      name: 'tandem_ws_messages_out_total',
+      help: 'WebSocket messages sent',
+      registers: [registry],
+    }),
     bytesOut: new Counter({ name: 'tandem_ws_bytes_out_total', help: 'WebSocket bytes sent', registers: [registry] }),
     rateLimited: new Counter({
       name: 'tandem_rate_limited_total',
@@ -67,7 +85,12 @@ export function createMetrics(o: MetricsOptions = {}) {
       labelNames: ['listener', 'limit'] as const,
       registers: [registry],
     }),
-    closes: new Counter({ name: 'tandem_ws_closes_total', help: 'WebSocket closes by code', labelNames: ['code'] as const, registers: [registry] }),
+    closes: new Counter({
+      name: 'tandem_ws_closes_total',
+      help: 'WebSocket closes by code',
+      labelNames: ['code'] as const,
+      registers: [registry],
+    }),
     updatesUnchanged: new Counter({
       name: 'tandem_updates_unchanged_total',
       help: 'updates that changed nothing (already known, empty): neither stored nor broadcast',
@@ -91,7 +114,11 @@ export function createMetrics(o: MetricsOptions = {}) {
       labelNames: ['op'] as const,
       registers: [registry],
     }),
-    storageHealthy: new Gauge({ name: 'tandem_storage_healthy', help: '1 while document storage takes writes, 0 after a failed write until one succeeds', registers: [registry] }),
+    storageHealthy: new Gauge({
+      name: 'tandem_storage_healthy',
+      help: '1 while document storage takes writes, 0 after a failed write until one succeeds',
+      registers: [registry],
+    }),
     httpRequests: new Counter({
       name: 'tandem_http_requests_total',
       help: 'HTTP requests by listener, route and status',
@@ -111,7 +138,11 @@ export function createMetrics(o: MetricsOptions = {}) {
       labelNames: ['where', 'reason'] as const,
       registers: [registry],
     }),
-    revocations: new Gauge({ name: 'tandem_token_revocations', help: 'records in the token deny-list held in memory', registers: [registry] }),
+    revocations: new Gauge({
+      name: 'tandem_token_revocations',
+      help: 'records in the token deny-list held in memory',
+      registers: [registry],
+    }),
     memory,
     memoryUsed: new Gauge({
       name: 'tandem_memory_budget_used_bytes',
@@ -131,7 +162,11 @@ export function createMetrics(o: MetricsOptions = {}) {
         for (const b of memory.roomBytes()) this.observe(b)
       },
     }),
-    roomEvictions: new Counter({ name: 'tandem_room_evictions_total', help: 'idle rooms unloaded early to stay inside the memory budget', registers: [registry] }),
+    roomEvictions: new Counter({
+      name: 'tandem_room_evictions_total',
+      help: 'idle rooms unloaded early to stay inside the memory budget',
+      registers: [registry],
+    }),
     capacityRefusals: new Counter({
       name: 'tandem_capacity_refusals_total',
       help: 'first joins and REST calls refused because the memory budget was spent (1013 / 503)',

@@ -69,7 +69,11 @@ export interface Restored {
   restored: boolean
 }
 
-const versionOp = (nowMs: number): Op => ({ type: 'put', key: DELETED_VERSION_KEY, value: { changedAtMs: nowMs, nonce: randomUUID() } })
+const versionOp = (nowMs: number): Op => ({
+  type: 'put',
+  key: DELETED_VERSION_KEY,
+  value: { changedAtMs: nowMs, nonce: randomUUID() },
+})
 
 export class AssetLifecycle {
   private readonly purging = new Map<string, Promise<void>>()
@@ -104,7 +108,10 @@ export class AssetLifecycle {
     if (!hard) return deletion
     await this.purge(deletion)
     const erased = { ...deletion, erasedAtMs: this.d.now() }
-    await this.d.control.batch([{ type: 'put', key: deletionKey(assetId), value: erased }, versionOp(erased.erasedAtMs)])
+    await this.d.control.batch([
+      { type: 'put', key: deletionKey(assetId), value: erased },
+      versionOp(erased.erasedAtMs),
+    ])
     return erased
   }
 
@@ -149,7 +156,14 @@ export class AssetLifecycle {
   /** The asset's own control-plane records: the asset, its index entry, grants, comment threads. */
   private async recordKeys(asset: Asset): Promise<string[]> {
     // a managed database asset's login (imported here: a plain start never loads the databases folder)
-    const login = asset.type === 'database' ? (await import('../database-assets/managed/login-record.js')).managedLoginKeys(asset.id) : []
-    return [...(await assetRecordKeys(this.d.control, asset)), ...(await threadRecordKeys(this.d.control, asset.id)), ...login]
+    const login =
+      asset.type === 'database'
+        ? (await import('../database-assets/managed/login-record.js')).managedLoginKeys(asset.id)
+        : []
+    return [
+      ...(await assetRecordKeys(this.d.control, asset)),
+      ...(await threadRecordKeys(this.d.control, asset.id)),
+      ...login,
+    ]
   }
 }

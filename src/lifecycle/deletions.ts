@@ -32,12 +32,25 @@ export interface LifecycleParts {
 }
 
 /** Starts the deny-set (loaded before the collab listener serves) and the lifecycle of this server. */
-export async function startDocLifecycle(resources: Resources, p: LifecycleParts): Promise<{ deleted: DeletedDocs; lifecycle: AssetLifecycle }> {
+export async function startDocLifecycle(
+  resources: Resources,
+  p: LifecycleParts,
+): Promise<{ deleted: DeletedDocs; lifecycle: AssetLifecycle }> {
   const { log, control, registry } = p
   const deleted = resources.add('deleted documents', new DeletedDocs(control), (d) => d.records.stop())
-  const lifecycle = new AssetLifecycle({ control, docs: p.store, versions: p.versions, suggestions: p.suggestions, rooms: registry, databases: p.databases, history: p.history, now: p.now })
+  const lifecycle = new AssetLifecycle({
+    control,
+    docs: p.store,
+    versions: p.versions,
+    suggestions: p.suggestions,
+    rooms: registry,
+    databases: p.databases,
+    history: p.history,
+    now: p.now,
+  })
 
-  const purge = (d: DocDeletion) => lifecycle.purge(d).catch((err: unknown) => log.error({ err, asset: d.assetId }, 'hard delete: erasing failed'))
+  const purge = (d: DocDeletion) =>
+    lifecycle.purge(d).catch((err: unknown) => log.error({ err, asset: d.assetId }, 'hard delete: erasing failed'))
   deleted.records.onChange((changed, initial) => {
     for (const d of changed) {
       registry.closeDocument(d.org, d.doc, CLOSE.docDeleted, DOC_DELETED_MESSAGE)
@@ -49,7 +62,9 @@ export async function startDocLifecycle(resources: Resources, p: LifecycleParts)
     // awaited by the batch: when a delete answers, this process refuses the document
     after: async (ops) => {
       if (ops.some((op) => op.key.startsWith(`${DELETED_PREFIX}/`))) {
-        await deleted.records.refresh(true).catch((err: unknown) => log.error({ err }, 'deleted documents refresh failed'))
+        await deleted.records
+          .refresh(true)
+          .catch((err: unknown) => log.error({ err }, 'deleted documents refresh failed'))
       }
     },
   })

@@ -1,7 +1,7 @@
-// The raw-protocol load client (`tandem loadtest`, and the comparison runs beside it): one WebSocket, one document, either framing. It syncs like a
-// provider (step 1 out, answers the server's step 1), sends marked updates and awareness states,
-// and reports what it receives to a Tally (tally.ts). No Y.Doc is applied on receipt:
-// payloads are decoded (once per distinct payload, via a shared cache) and their marks read.
+// The raw-protocol load client (`tandem loadtest`, and the comparison runs beside it): one WebSocket, one document,
+// either framing. It syncs like a provider (step 1 out, answers the server's step 1), sends marked updates and
+// awareness states, and reports what it receives to a Tally (tally.ts). No Y.Doc is applied on receipt: payloads are
+// decoded (once per distinct payload, via a shared cache) and their marks read.
 import WebSocket from 'ws'
 import * as Y from 'yjs'
 import { encodeAuthRefresh } from '@tandem/protocol/messages'
@@ -28,7 +28,10 @@ export interface ClientOptions {
   connectTimeoutMs?: number
   /** local address to connect from (127.0.0.x: spreads per-address limits as many users would) */
   localAddress?: string
-  /** every awareness update received, with its receipt time, instead of the tally (the presence scenario's view of the room) */
+  /**
+   * every awareness update received, with its receipt time, instead of the tally (the presence scenario's view of the
+   * room)
+   */
   onAwareness?: (update: Uint8Array, recv: number) => void
 }
 
@@ -90,7 +93,11 @@ export class LoadClient {
         resolve()
       }
       this.rejectSynced = fail
-      const ws = new WebSocket(this.target.url, { perMessageDeflate: false, maxPayload: 512 * 1024 * 1024, ...(this.opts.localAddress ? { localAddress: this.opts.localAddress } : {}) })
+      const ws = new WebSocket(this.target.url, {
+        perMessageDeflate: false,
+        maxPayload: 512 * 1024 * 1024,
+        ...(this.opts.localAddress ? { localAddress: this.opts.localAddress } : {}),
+      })
       ws.binaryType = 'nodebuffer'
       this.ws = ws
       ws.on('open', () => {
@@ -135,16 +142,21 @@ export class LoadClient {
         const marker = this.opts.marker
         if (this.opts.applyTo) Y.applyUpdate(this.opts.applyTo, msg.payload)
         if (this.resolveSynced) {
-          if (!marker || Buffer.from(msg.payload.buffer, msg.payload.byteOffset, msg.payload.byteLength).indexOf(marker) >= 0) {
+          if (
+            !marker ||
+            Buffer.from(msg.payload.buffer, msg.payload.byteOffset, msg.payload.byteLength).indexOf(marker) >= 0
+          ) {
             if (msg.kind === 'step2' || marker) this.resolveSynced()
           }
         }
-        if (this.opts.tally && !marker) this.opts.tally.record(this.id, this.seen, this.opts.tally.updates.get(msg.payload), recv, false)
+        if (this.opts.tally && !marker)
+          this.opts.tally.record(this.id, this.seen, this.opts.tally.updates.get(msg.payload), recv, false)
         return
       }
       case 'awareness':
         if (this.opts.onAwareness) this.opts.onAwareness(msg.payload, recv)
-        else if (this.opts.tally) this.opts.tally.record(this.id, this.seenAwareness, this.opts.tally.awareness.get(msg.payload), recv, true)
+        else if (this.opts.tally)
+          this.opts.tally.record(this.id, this.seenAwareness, this.opts.tally.awareness.get(msg.payload), recv, true)
         return
       case 'auth':
         if (msg.sub === 0) {

@@ -30,11 +30,14 @@ const DEFAULTS: Record<Scenario, Sizes> = {
 }
 
 const FLAGS = {
-  'ws-url': 'collab listener of any Tandem (one node, or a cluster behind its balancer), ws:// or wss://; needs --signing-keys',
-  'signing-keys': 'JWKS file of the deployment\'s private signing keys (as `tandem serve --signing-keys`): tokens are minted here',
+  'ws-url':
+    'collab listener of any Tandem (one node, or a cluster behind its balancer), ws:// or wss://; needs --signing-keys',
+  'signing-keys':
+    "JWKS file of the deployment's private signing keys (as `tandem serve --signing-keys`): tokens are minted here",
   org: 'org of the documents the load names with --ws-url (default loadtest)',
   'doc-prefix': 'document names with --ws-url: PREFIX-0, PREFIX-1, ... (default lt-<start time>)',
-  'api-url': 'api listener (http:// or https://): tokens through POST /api/v0/assets/{id}/collab-token; needs --api-key',
+  'api-url':
+    'api listener (http:// or https://): tokens through POST /api/v0/assets/{id}/collab-token; needs --api-key',
   'api-key': 'X-API-KEY of an owner or admin with edit permission on the documents',
   assets: 'comma list of generic_doc asset ids to load (with --api-url); one room each',
   workspace: 'load the generic_doc assets of this workspace the key may edit (with --api-url)',
@@ -45,18 +48,21 @@ const FLAGS = {
   'clients-per-room': 'sockets per document (sets --clients to rooms x this)',
   rate: 'document updates per second per client (typing: keystrokes per second on average, in bursts)',
   'awareness-hz': 'awareness updates per second per client (typing sends one with every other keystroke)',
-  active: 'presence: clients per room moving a cursor at --awareness-hz (default 20); two more per room type at --rate, the rest renew their state every 15 s',
+  active:
+    'presence: clients per room moving a cursor at --awareness-hz (default 20); two more per room type at --rate, the rest renew their state every 15 s',
   duration: 'seconds of load after every client synced (storm: none, it measures the connects)',
   drain: 'seconds to wait after the load for deliveries still in flight (default 5)',
   concurrency: 'connections opening at once (default 50; storm 100)',
   'connect-timeout': 'seconds a client may take to connect and sync before it counts as failed (default 30)',
   workers: 'processes generating load (default 1); use one per spare core',
-  'source-addresses': 'local addresses 127.0.0.2..N+1 to connect from when the target is on this machine (default: one per 250 clients); 0 = the default route',
+  'source-addresses':
+    'local addresses 127.0.0.2..N+1 to connect from when the target is on this machine (default: one per 250 clients); 0 = the default route',
   json: 'write the report as JSON to FILE',
   markdown: 'write the report as Markdown to FILE, with an SVG latency chart beside it (FILE.svg)',
   'max-p99-ms': 'threshold: exit 1 when the update latency p99 (ms) is above this',
   'min-delivery-ratio': 'threshold: exit 1 when delivered / expected is below this (0..1)',
-  'max-errors': 'threshold: exit 1 when errors (failed connects, sockets closed under load, protocol errors) are more than this',
+  'max-errors':
+    'threshold: exit 1 when errors (failed connects, sockets closed under load, protocol errors) are more than this',
   quiet: 'no progress line (the report still goes to stdout)',
   help: 'this list',
 } as const
@@ -119,17 +125,30 @@ const fail = (flag: string, what: string): never => {
 function parseArgs(argv: string[]): Map<Flag, string> {
   const flags = Object.keys(FLAGS) as Flag[]
   try {
-    const spec = { booleans: [...BOOLEAN], strings: flags.filter((f) => !BOOLEAN.has(f)), others: 'refuse', plainValues: true } as const
+    const spec = {
+      booleans: [...BOOLEAN],
+      strings: flags.filter((f) => !BOOLEAN.has(f)),
+      others: 'refuse',
+      plainValues: true,
+    } as const
     return readArgv(argv, spec).values as Map<Flag, string>
   } catch (err) {
     if (!(err instanceof ArgvError)) throw err
     if (err.kind === 'needs-value') fail(err.arg, 'needs a value')
     const hint = err.kind === 'unknown' ? didYouMean(err.arg, Object.keys(FLAGS), (f) => `--${f}`) : ''
-    throw new BadInput(err.kind === 'unknown' ? `unknown flag --${err.arg}${hint} (see --help)` : `unexpected argument ${JSON.stringify(err.arg)} (see --help)`)
+    throw new BadInput(
+      err.kind === 'unknown'
+        ? `unknown flag --${err.arg}${hint} (see --help)`
+        : `unexpected argument ${JSON.stringify(err.arg)} (see --help)`,
+    )
   }
 }
 
-function number(values: Map<Flag, string>, flag: Flag, o: { min: number; max: number; int?: boolean }): number | undefined {
+function number(
+  values: Map<Flag, string>,
+  flag: Flag,
+  o: { min: number; max: number; int?: boolean },
+): number | undefined {
   const raw = values.get(flag)
   if (raw === undefined) return undefined
   const n = Number(raw)
@@ -147,7 +166,8 @@ function url(values: Map<Flag, string>, flag: Flag, schemes: string[]): string {
   } catch {
     return fail(flag, `not a URL: ${JSON.stringify(raw)}`)
   }
-  if (!schemes.includes(u.protocol)) fail(flag, `expected ${schemes.map((s) => `${s}//`).join(' or ')}, got ${JSON.stringify(raw)}`)
+  if (!schemes.includes(u.protocol))
+    fail(flag, `expected ${schemes.map((s) => `${s}//`).join(' or ')}, got ${JSON.stringify(raw)}`)
   return raw.replace(/\/+$/, '')
 }
 
@@ -163,26 +183,55 @@ export function parseOptions(argv: string[], now = new Date()): LoadtestOptions 
   const v = parseArgs(argv)
   if (v.has('help')) return 'help'
   const scenario = (v.get('scenario') ?? 'fanout') as Scenario
-  if (!SCENARIOS.includes(scenario)) fail('scenario', `expected one of ${SCENARIOS.join(', ')}, got ${JSON.stringify(v.get('scenario'))}`)
+  if (!SCENARIOS.includes(scenario))
+    fail('scenario', `expected one of ${SCENARIOS.join(', ')}, got ${JSON.stringify(v.get('scenario'))}`)
   const protocol = (v.get('protocol') ?? 'yws') as Protocol
-  if (!PROTOCOLS.includes(protocol)) fail('protocol', `expected one of ${PROTOCOLS.join(', ')}, got ${JSON.stringify(v.get('protocol'))}`)
+  if (!PROTOCOLS.includes(protocol))
+    fail('protocol', `expected one of ${PROTOCOLS.join(', ')}, got ${JSON.stringify(v.get('protocol'))}`)
 
   let target: TargetOptions
-  if (v.has('ws-url') === v.has('api-url')) throw new BadInput('give one target: --ws-url with --signing-keys, or --api-url with --api-key (see --help)')
+  if (v.has('ws-url') === v.has('api-url'))
+    throw new BadInput('give one target: --ws-url with --signing-keys, or --api-url with --api-key (see --help)')
   if (v.has('ws-url')) {
-    for (const f of ['api-key', 'assets', 'workspace'] as const) if (v.has(f)) fail(f, 'goes with --api-url, not --ws-url')
-    if (!v.has('signing-keys')) fail('signing-keys', 'required with --ws-url (the JWKS the deployment signs tokens with)')
+    for (const f of ['api-key', 'assets', 'workspace'] as const)
+      if (v.has(f)) fail(f, 'goes with --api-url, not --ws-url')
+    if (!v.has('signing-keys'))
+      fail('signing-keys', 'required with --ws-url (the JWKS the deployment signs tokens with)')
     const org = v.get('org') ?? 'loadtest'
     const docPrefix = v.get('doc-prefix') ?? `lt-${now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')}`
-    for (const [f, name] of [['org', org], ['doc-prefix', docPrefix]] as const) if (!/^[A-Za-z0-9._~-]{1,100}$/.test(name)) fail(f, 'must match [A-Za-z0-9._~-]{1,100}')
-    target = { kind: 'signing', wsUrl: url(v, 'ws-url', ['ws:', 'wss:']), signingKeys: v.get('signing-keys')!, org, docPrefix }
+    for (const [f, name] of [
+      ['org', org],
+      ['doc-prefix', docPrefix],
+    ] as const)
+      if (!/^[A-Za-z0-9._~-]{1,100}$/.test(name)) fail(f, 'must match [A-Za-z0-9._~-]{1,100}')
+    target = {
+      kind: 'signing',
+      wsUrl: url(v, 'ws-url', ['ws:', 'wss:']),
+      signingKeys: v.get('signing-keys')!,
+      org,
+      docPrefix,
+    }
   } else {
-    for (const f of ['signing-keys', 'org', 'doc-prefix'] as const) if (v.has(f)) fail(f, 'goes with --ws-url, not --api-url')
+    for (const f of ['signing-keys', 'org', 'doc-prefix'] as const)
+      if (v.has(f)) fail(f, 'goes with --ws-url, not --api-url')
     if (!v.has('api-key')) fail('api-key', 'required with --api-url')
-    if (v.has('assets') === v.has('workspace')) throw new BadInput('with --api-url give --assets ID,... or --workspace ID (one of them)')
-    const assets = v.has('assets') ? v.get('assets')!.split(',').map((s) => s.trim()).filter(Boolean) : null
+    if (v.has('assets') === v.has('workspace'))
+      throw new BadInput('with --api-url give --assets ID,... or --workspace ID (one of them)')
+    const assets = v.has('assets')
+      ? v
+          .get('assets')!
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : null
     if (assets && !assets.length) fail('assets', 'no asset ids')
-    target = { kind: 'api', apiUrl: url(v, 'api-url', ['http:', 'https:']), apiKey: v.get('api-key')!, assets, workspace: v.get('workspace') ?? null }
+    target = {
+      kind: 'api',
+      apiUrl: url(v, 'api-url', ['http:', 'https:']),
+      apiKey: v.get('api-key')!,
+      assets,
+      workspace: v.get('workspace') ?? null,
+    }
   }
 
   const d = DEFAULTS[scenario]
@@ -190,17 +239,25 @@ export function parseOptions(argv: string[], now = new Date()): LoadtestOptions 
   const explicitClients = number(v, 'clients', { min: 1, max: 200_000, int: true })
   const rooms =
     number(v, 'rooms', { min: 1, max: 100_000, int: true }) ??
-    (target.kind === 'api' ? (target.assets ? target.assets.length : Math.min(d.rooms, explicitClients ?? d.clients)) : d.rooms)
-  if (target.kind === 'api' && target.assets && rooms > target.assets.length) fail('rooms', `${rooms} rooms but ${target.assets.length} assets given`)
+    (target.kind === 'api'
+      ? target.assets
+        ? target.assets.length
+        : Math.min(d.rooms, explicitClients ?? d.clients)
+      : d.rooms)
+  if (target.kind === 'api' && target.assets && rooms > target.assets.length)
+    fail('rooms', `${rooms} rooms but ${target.assets.length} assets given`)
   const perRoom = number(v, 'clients-per-room', { min: 1, max: 10_000, int: true })
-  if (perRoom !== undefined && v.has('clients')) fail('clients-per-room', 'give --clients or --clients-per-room, not both')
+  if (perRoom !== undefined && v.has('clients'))
+    fail('clients-per-room', 'give --clients or --clients-per-room, not both')
   const clients = perRoom !== undefined ? perRoom * rooms : (explicitClients ?? Math.max(d.clients, rooms))
   if (clients < rooms) fail('clients', `${clients} clients cannot fill ${rooms} rooms`)
   const workers = number(v, 'workers', { min: 1, max: 64, int: true }) ?? 1
   if (workers > clients) fail('workers', `more workers (${workers}) than clients (${clients})`)
 
   const wsOrApi = target.kind === 'signing' ? target.wsUrl : target.apiUrl
-  const addrCount = number(v, 'source-addresses', { min: 0, max: 250, int: true }) ?? (isLoopback(wsOrApi) ? Math.min(250, Math.ceil(clients / 250)) : 0)
+  const addrCount =
+    number(v, 'source-addresses', { min: 0, max: 250, int: true }) ??
+    (isLoopback(wsOrApi) ? Math.min(250, Math.ceil(clients / 250)) : 0)
   const options: LoadtestOptions = {
     target,
     scenario,

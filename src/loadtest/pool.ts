@@ -2,7 +2,11 @@
 // at most `limit` in flight so the run measures the server, not a connect storm of its own making.
 
 /** Runs `fn` over items with at most `limit` in flight; returns settled results in order. */
-export async function pool<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<PromiseSettledResult<R>[]> {
+export async function pool<T, R>(
+  items: T[],
+  limit: number,
+  fn: (item: T, i: number) => Promise<R>,
+): Promise<PromiseSettledResult<R>[]> {
   const out: PromiseSettledResult<R>[] = new Array(items.length)
   let next = 0
   const worker = async (): Promise<void> => {

@@ -17,7 +17,10 @@ interface Checked {
   assets: string[] | null
 }
 
-const said = (e: unknown) => (e instanceof TandemError ? `${e.status ? `${e.status} ` : ''}${typeof e.detail === 'string' ? e.detail : e.message}` : (e as Error).message)
+const said = (e: unknown) =>
+  e instanceof TandemError
+    ? `${e.status ? `${e.status} ` : ''}${typeof e.detail === 'string' ? e.detail : e.message}`
+    : (e as Error).message
 
 /** GET with node:http (fetch refuses some ports outright, and hides the socket's error code). */
 function reach(url: string, what: string): Promise<number> {
@@ -39,7 +42,9 @@ async function trySocket(target: Target, protocol: Protocol, where: string, hint
     await c.connect()
   } catch (e) {
     const m = (e as Error).message
-    throw new Error(`${where} refused the token (${m})${/HTTP 40[13]|4401|permission denied/.test(m) ? `: ${hint}` : ''}`)
+    throw new Error(
+      `${where} refused the token (${m})${/HTTP 40[13]|4401|permission denied/.test(m) ? `: ${hint}` : ''}`,
+    )
   } finally {
     await c.close()
   }
@@ -61,7 +66,11 @@ export async function preflight(o: LoadtestOptions): Promise<Checked> {
   await reach(`${t.apiUrl}/healthz`, t.apiUrl)
   const client = new TandemClient({ baseUrl: t.apiUrl, apiKey: t.apiKey })
   await client.me().catch((e: unknown) => {
-    throw new Error(e instanceof TandemError && e.status === 401 ? `--api-key refused by ${t.apiUrl} (${said(e)})` : `${t.apiUrl}: GET /api/v0/me: ${said(e)}`)
+    throw new Error(
+      e instanceof TandemError && e.status === 401
+        ? `--api-key refused by ${t.apiUrl} (${said(e)})`
+        : `${t.apiUrl}: GET /api/v0/me: ${said(e)}`,
+    )
   })
   const assets = await apiAssets(client, t, o.rooms).catch((e: unknown) => {
     throw new Error(`--workspace ${t.workspace}: ${said(e)}`)
@@ -70,7 +79,10 @@ export async function preflight(o: LoadtestOptions): Promise<Checked> {
     const token = await client.collabToken(id, { access: 'edit' }).catch((e: unknown) => {
       throw new Error(`--assets ${id}: collab-token refused (${said(e)})`)
     })
-    if (token.access_type !== 'rw') throw new Error(`--assets ${id}: the key may only view this document (token access ${token.access_type}); the load writes`)
+    if (token.access_type !== 'rw')
+      throw new Error(
+        `--assets ${id}: the key may only view this document (token access ${token.access_type}); the load writes`,
+      )
   }
   const target = apiTarget(t, assets)
   await trySocket(target, o.protocol, 'the collab listener', 'the token minted by collab-token was not accepted')

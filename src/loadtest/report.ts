@@ -55,35 +55,69 @@ export interface Report {
 export const percentiles = (s: Summary): Percentiles => ({ p50: s.p50, p95: s.p95, p99: s.p99, max: s.max })
 
 /** The thresholds the options set, checked against the report (a missing value misses). */
-export function checkThresholds(o: LoadtestOptions['thresholds'], r: Pick<Report, 'latencyMs' | 'deliveryRatio' | 'errors'>): Report['thresholds'] {
+export function checkThresholds(
+  o: LoadtestOptions['thresholds'],
+  r: Pick<Report, 'latencyMs' | 'deliveryRatio' | 'errors'>,
+): Report['thresholds'] {
   const out: Report['thresholds'] = []
-  if (o.maxP99Ms !== null) out.push({ name: 'max-p99-ms', limit: o.maxP99Ms, value: r.latencyMs.p99, ok: r.latencyMs.p99 !== null && r.latencyMs.p99 <= o.maxP99Ms })
-  if (o.minDeliveryRatio !== null) out.push({ name: 'min-delivery-ratio', limit: o.minDeliveryRatio, value: r.deliveryRatio, ok: r.deliveryRatio !== null && r.deliveryRatio >= o.minDeliveryRatio })
-  if (o.maxErrors !== null) out.push({ name: 'max-errors', limit: o.maxErrors, value: r.errors, ok: r.errors <= o.maxErrors })
+  if (o.maxP99Ms !== null)
+    out.push({
+      name: 'max-p99-ms',
+      limit: o.maxP99Ms,
+      value: r.latencyMs.p99,
+      ok: r.latencyMs.p99 !== null && r.latencyMs.p99 <= o.maxP99Ms,
+    })
+  if (o.minDeliveryRatio !== null)
+    out.push({
+      name: 'min-delivery-ratio',
+      limit: o.minDeliveryRatio,
+      value: r.deliveryRatio,
+      ok: r.deliveryRatio !== null && r.deliveryRatio >= o.minDeliveryRatio,
+    })
+  if (o.maxErrors !== null)
+    out.push({ name: 'max-errors', limit: o.maxErrors, value: r.errors, ok: r.errors <= o.maxErrors })
   return out
 }
 
-const ms = (v: number | null) => (v === null ? '-' : `${v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : Math.round(v)} ms`)
+const ms = (v: number | null) =>
+  v === null ? '-' : `${v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : Math.round(v)} ms`
 const pct = (p: Percentiles) => `p50 ${ms(p.p50)}, p95 ${ms(p.p95)}, p99 ${ms(p.p99)}, max ${ms(p.max)}`
-const codes = (c: Record<string, number>) => (Object.keys(c).length ? Object.entries(c).map(([k, n]) => `${k}: ${n}`).join(', ') : 'none')
+const codes = (c: Record<string, number>) =>
+  Object.keys(c).length
+    ? Object.entries(c)
+        .map(([k, n]) => `${k}: ${n}`)
+        .join(', ')
+    : 'none'
 
 function rows(r: Report): [string, string][] {
   const out: [string, string][] = [
     ['target', r.target],
-    ['scenario', `${r.scenario} (${r.protocol} clients): ${r.rooms} rooms, ${r.clients} clients${r.scenario === 'storm' ? '' : `, ${r.rate}/s each${r.awarenessHz ? `, awareness ${r.awarenessHz}/s` : ''}, ${r.durationSec} s`}, ${r.workers} worker(s)${r.interrupted ? ' (interrupted)' : ''}`],
+    [
+      'scenario',
+      `${r.scenario} (${r.protocol} clients): ${r.rooms} rooms, ${r.clients} clients${r.scenario === 'storm' ? '' : `, ${r.rate}/s each${r.awarenessHz ? `, awareness ${r.awarenessHz}/s` : ''}, ${r.durationSec} s`}, ${r.workers} worker(s)${r.interrupted ? ' (interrupted)' : ''}`,
+    ],
     ['connected', `${r.connected} of ${r.clients}; connect to synced ${pct(r.connectMs)}`],
-    [r.scenario === 'storm' ? 'synced' : 'delivered', `${r.delivered} of ${r.expected} expected (ratio ${r.deliveryRatio ?? '-'}), ${r.sent} sent`],
+    [
+      r.scenario === 'storm' ? 'synced' : 'delivered',
+      `${r.delivered} of ${r.expected} expected (ratio ${r.deliveryRatio ?? '-'}), ${r.sent} sent`,
+    ],
     [r.scenario === 'storm' ? 'sync latency' : 'update latency', pct(r.latencyMs)],
   ]
-  if (r.awareness) out.push(['awareness', `${r.awareness.delivered} of ${r.awareness.expected}, ${pct(r.awareness.latencyMs)}`])
+  if (r.awareness)
+    out.push(['awareness', `${r.awareness.delivered} of ${r.awareness.expected}, ${pct(r.awareness.latencyMs)}`])
   out.push(['closes under load', codes(r.closes)], ['errors', r.errors ? `${r.errors} (${codes(r.errorKinds)})` : '0'])
-  for (const t of r.thresholds) out.push([`--${t.name} ${t.limit}`, `${t.ok ? 'met' : 'MISSED'}: ${t.value ?? 'no value'}`])
+  for (const t of r.thresholds)
+    out.push([`--${t.name} ${t.limit}`, `${t.ok ? 'met' : 'MISSED'}: ${t.value ?? 'no value'}`])
   return out
 }
 
 export function textReport(r: Report): string {
   const w = Math.max(...rows(r).map(([k]) => k.length))
-  return rows(r).map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n') + '\n'
+  return (
+    rows(r)
+      .map(([k, v]) => `${k.padEnd(w)}  ${v}`)
+      .join('\n') + '\n'
+  )
 }
 
 export function markdownReport(r: Report, svgFile: string | null): string {
@@ -120,7 +154,10 @@ export function svgReport(r: Report): string {
       .map((s) => `${round(x(s.t), 1)},${round(y(pick(s)!, maxMs), 1)}`)
       .join(' ')}"/>`
   const bw = Math.max(1, (W - pad.l - pad.r) / (maxT + 1) - 2)
-  const bars = secs.map((s) => `<rect x="${round(x(s.t) - bw / 2, 1)}" y="${round(y(s.delivered, maxD), 1)}" width="${round(bw, 1)}" height="${round(H - pad.b - y(s.delivered, maxD), 1)}" fill="#dde6f3"/>`)
+  const bars = secs.map(
+    (s) =>
+      `<rect x="${round(x(s.t) - bw / 2, 1)}" y="${round(y(s.delivered, maxD), 1)}" width="${round(bw, 1)}" height="${round(H - pad.b - y(s.delivered, maxD), 1)}" fill="#dde6f3"/>`,
+  )
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`,
     `<rect width="${W}" height="${H}" fill="white"/>`,

@@ -17,8 +17,10 @@ interface RunIo {
 }
 
 /** What the coordinator says to a worker process, and what it answers. */
-export type ToWorker = { type: 'spec'; spec: ShardSpec } | { type: 'window'; at: number; until: number } | { type: 'stop' }
-export type FromWorker = { kind: 'tick' | 'connected' | 'done'; snapshot: Snapshot } | { kind: 'error'; message: string }
+export type ToWorker =
+  { type: 'spec'; spec: ShardSpec } | { type: 'window'; at: number; until: number } | { type: 'stop' }
+export type FromWorker =
+  { kind: 'tick' | 'connected' | 'done'; snapshot: Snapshot } | { kind: 'error'; message: string }
 
 interface ShardHandle {
   setWindow(at: number, until: number): void
@@ -38,7 +40,11 @@ function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void } {
   return { promise, resolve }
 }
 
-function localShard(spec: ShardSpec, onReport: (kind: 'tick' | 'connected' | 'done', s: Snapshot) => void, onError: (m: string) => void): ShardHandle {
+function localShard(
+  spec: ShardSpec,
+  onReport: (kind: 'tick' | 'connected' | 'done', s: Snapshot) => void,
+  onError: (m: string) => void,
+): ShardHandle {
   const window = deferred<{ at: number; until: number }>()
   const stopped = deferred<void>()
   const ctl: ShardControl = { report: onReport, window: () => window.promise, stopped: stopped.promise }
@@ -46,7 +52,12 @@ function localShard(spec: ShardSpec, onReport: (kind: 'tick' | 'connected' | 'do
   return { setWindow: (at, until) => window.resolve({ at, until }), stop: () => stopped.resolve(), done }
 }
 
-function workerShard(child: ChildProcess, spec: ShardSpec, onReport: (kind: 'tick' | 'connected' | 'done', s: Snapshot) => void, onError: (m: string) => void): ShardHandle {
+function workerShard(
+  child: ChildProcess,
+  spec: ShardSpec,
+  onReport: (kind: 'tick' | 'connected' | 'done', s: Snapshot) => void,
+  onError: (m: string) => void,
+): ShardHandle {
   const send = (m: ToWorker) => {
     if (child.connected) child.send(m)
   }
@@ -91,7 +102,9 @@ export async function runLoad(o: LoadtestOptions, assets: string[] | null, io: R
   }
   const handles: ShardHandle[] = Array.from({ length: shards }, (_, shard) => {
     const spec: ShardSpec = { options: o, assets, shard, shards }
-    return io.fork ? workerShard(io.fork(), spec, onReport(shard), onError(shard)) : localShard(spec, onReport(shard), onError(shard))
+    return io.fork
+      ? workerShard(io.fork(), spec, onReport(shard), onError(shard))
+      : localShard(spec, onReport(shard), onError(shard))
   })
 
   const sum = (pick: (s: Snapshot) => number) => latest.reduce((a, s) => a + (s ? pick(s) : 0), 0)
@@ -116,13 +129,20 @@ export async function runLoad(o: LoadtestOptions, assets: string[] | null, io: R
     for (const v of second) s.add(v)
     second = []
     const sec = s.summary()
-    if (Date.now() >= windowAt) timeline.push({ t: Math.round((Date.now() - windowAt) / 1000), delivered: perSec, p50: sec.p50, p99: sec.p99 })
+    if (Date.now() >= windowAt)
+      timeline.push({ t: Math.round((Date.now() - windowAt) / 1000), delivered: perSec, p50: sec.p50, p99: sec.p99 })
     const all = latency.summary()
     const closes = merged((x) => x.closes)
     io.progress(
       `${Math.round((Date.now() - t0) / 1000)} s: connected ${sum((x) => x.connected)}/${o.clients}` +
         `, sent ${sum((x) => x.sent)}, delivered ${perSec}/s (${delivered}/${sum((x) => x.expected)}), p50 ${fmt(all.p50)} ms, p99 ${fmt(all.p99)} ms` +
-        `, closes ${Object.keys(closes).length ? Object.entries(closes).map(([k, n]) => `${k}:${n}`).join(' ') : 'none'}` +
+        `, closes ${
+          Object.keys(closes).length
+            ? Object.entries(closes)
+                .map(([k, n]) => `${k}:${n}`)
+                .join(' ')
+            : 'none'
+        }` +
         (sum((x) => x.connectFailed) ? `, failed ${sum((x) => x.connectFailed)}` : ''),
     )
   }, 1000)
@@ -137,7 +157,12 @@ export async function runLoad(o: LoadtestOptions, assets: string[] | null, io: R
     while (!interrupted && o.scenario !== 'storm' && Date.now() < drainEnd) {
       // only snapshots taken after a shard's last send know everything it sent
       const settled = latest.length === shards && latest.every((s) => s && s.loadOver)
-      if (settled && sum((s) => s.delivered) >= sum((s) => s.expected) && sum((s) => s.awarenessDelivered) >= sum((s) => s.awarenessExpected)) break
+      if (
+        settled &&
+        sum((s) => s.delivered) >= sum((s) => s.expected) &&
+        sum((s) => s.awarenessDelivered) >= sum((s) => s.awarenessExpected)
+      )
+        break
       await Promise.race([sleep(250), interrupt])
     }
   }
@@ -178,9 +203,15 @@ export async function runLoad(o: LoadtestOptions, assets: string[] | null, io: R
     delivered,
     ...partial,
     connectMs: percentiles(connect.summary()),
-    awareness: awarenessExpected || o.awarenessHz || o.scenario === 'typing'
-      ? { sent: sum((s) => s.awarenessSent), expected: awarenessExpected, delivered: sum((s) => s.awarenessDelivered), latencyMs: percentiles(awareness.summary()) }
-      : null,
+    awareness:
+      awarenessExpected || o.awarenessHz || o.scenario === 'typing'
+        ? {
+            sent: sum((s) => s.awarenessSent),
+            expected: awarenessExpected,
+            delivered: sum((s) => s.awarenessDelivered),
+            latencyMs: percentiles(awareness.summary()),
+          }
+        : null,
     closes,
     errorKinds,
     timeline,

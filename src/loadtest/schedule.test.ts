@@ -37,7 +37,13 @@ describe('Schedule', () => {
     const s = new Schedule(() => Date.now())
     const ran: number[] = []
     let ended = 0
-    s.every(1000, 2000, 250, () => ran.push(Date.now()), () => ended++)
+    s.every(
+      1000,
+      2000,
+      250,
+      () => ran.push(Date.now()),
+      () => ended++,
+    )
     vi.advanceTimersByTime(5000)
     expect(ran.length).toBeGreaterThanOrEqual(3)
     expect(ran.length).toBeLessThanOrEqual(4)

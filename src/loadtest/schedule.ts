@@ -17,10 +17,13 @@ export class Schedule {
 
   /** Runs `fn` in about `ms` unless stopped first. */
   later(ms: number, fn: () => void): void {
-    const t = setTimeout(() => {
-      this.timers.delete(t)
-      if (!this.stoppedFlag) fn()
-    }, Math.max(0, ms))
+    const t = setTimeout(
+      () => {
+        this.timers.delete(t)
+        if (!this.stoppedFlag) fn()
+      },
+      Math.max(0, ms),
+    )
     this.timers.add(t)
   }
 

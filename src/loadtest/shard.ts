@@ -57,7 +57,8 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0,
 
 export async function runShard(spec: ShardSpec, ctl: ShardControl): Promise<void> {
   const o = spec.options
-  const target: Target = o.target.kind === 'signing' ? await signingTarget(o.target, o.rooms) : apiTarget(o.target, spec.assets!)
+  const target: Target =
+    o.target.kind === 'signing' ? await signingTarget(o.target, o.rooms) : apiTarget(o.target, spec.assets!)
   const mine = Array.from({ length: o.clients }, (_, i) => i).filter((i) => i % spec.shards === spec.shard)
   const roomOf = (i: number) => i % target.rooms
   const roomSize = (r: number) => Math.floor(o.clients / target.rooms) + (r < o.clients % target.rooms ? 1 : 0)
@@ -143,7 +144,11 @@ export async function runShard(spec: ShardSpec, ctl: ShardControl): Promise<void
       return
     }
     const addr = o.sourceAddresses.length ? o.sourceAddresses[i % o.sourceAddresses.length] : undefined
-    const c = new LoadClient(i, clientTarget(t, o.protocol), { tally, connectTimeoutMs: o.connectTimeoutSec * 1000, ...(addr ? { localAddress: addr } : {}) })
+    const c = new LoadClient(i, clientTarget(t, o.protocol), {
+      tally,
+      connectTimeoutMs: o.connectTimeoutSec * 1000,
+      ...(addr ? { localAddress: addr } : {}),
+    })
     try {
       await c.connect()
       clients.push(c)

@@ -25,7 +25,15 @@ export class Samples {
     let sum = 0
     for (let i = 0; i < n; i++) sum += s[i]!
     const pick = (q: number): number => s[Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1))]!
-    return { n, mean: round(sum / n), p50: round(pick(0.5)), p90: round(pick(0.9)), p95: round(pick(0.95)), p99: round(pick(0.99)), max: round(s[n - 1]!) }
+    return {
+      n,
+      mean: round(sum / n),
+      p50: round(pick(0.5)),
+      p90: round(pick(0.9)),
+      p95: round(pick(0.95)),
+      p99: round(pick(0.99)),
+      max: round(s[n - 1]!),
+    }
   }
 }
 

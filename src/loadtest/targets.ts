@@ -20,7 +20,9 @@ interface RoomToken {
 
 /** What a load client connects to, in the protocol the load speaks. */
 export function clientTarget(t: RoomToken, protocol: Protocol): ClientTarget {
-  return protocol === 'yws' ? { url: t.url, dialect: 'yws', docName: '', token: '' } : { url: t.root, dialect: 'hocuspocus', docName: t.docName, token: t.token }
+  return protocol === 'yws'
+    ? { url: t.url, dialect: 'yws', docName: '', token: '' }
+    : { url: t.root, dialect: 'hocuspocus', docName: t.docName, token: t.token }
 }
 
 export interface Target {
@@ -34,21 +36,41 @@ export interface Target {
 /** Token lifetime minted with signing keys: long, and renewed in band anyway (a soak outlives it). */
 const SIGNED_TTL_SEC = 600
 
-export async function signingTarget(t: Extract<TargetOptions, { kind: 'signing' }>, rooms: number, keys?: KeyRing): Promise<Target> {
+export async function signingTarget(
+  t: Extract<TargetOptions, { kind: 'signing' }>,
+  rooms: number,
+  keys?: KeyRing,
+): Promise<Target> {
   const ring = keys ?? (await loadKeyRing('', t.signingKeys))
   return {
     describe: `${t.wsUrl} (org ${t.org}, documents ${t.docPrefix}-0..${rooms - 1})`,
     rooms,
     async token(room, client) {
       const doc = `${t.docPrefix}-${room}`
-      const { token, expiresAtMs } = await mintToken(ring, { org: t.org, doc, sub: `loadtest-${client}@tandem.local`, acc: 'rw', ttlSec: SIGNED_TTL_SEC })
-      return { url: `${t.wsUrl}/${encodeURIComponent(t.org)}/${encodeURIComponent(doc)}?yauth=${encodeURIComponent(token)}`, root: t.wsUrl, docName: `${t.org}/${doc}`, token, expiresAtMs }
+      const { token, expiresAtMs } = await mintToken(ring, {
+        org: t.org,
+        doc,
+        sub: `loadtest-${client}@tandem.local`,
+        acc: 'rw',
+        ttlSec: SIGNED_TTL_SEC,
+      })
+      return {
+        url: `${t.wsUrl}/${encodeURIComponent(t.org)}/${encodeURIComponent(doc)}?yauth=${encodeURIComponent(token)}`,
+        root: t.wsUrl,
+        docName: `${t.org}/${doc}`,
+        token,
+        expiresAtMs,
+      }
     },
   }
 }
 
 /** The generic_doc assets to load: those named, or those of the workspace the key may edit. */
-export async function apiAssets(client: TandemClient, t: Extract<TargetOptions, { kind: 'api' }>, rooms: number): Promise<string[]> {
+export async function apiAssets(
+  client: TandemClient,
+  t: Extract<TargetOptions, { kind: 'api' }>,
+  rooms: number,
+): Promise<string[]> {
   if (t.assets) return t.assets.slice(0, rooms)
   const { assets } = await client.workspaceAssets(t.workspace!)
   const docs = assets.filter((a) => a.type === 'generic_doc' && a.access === 'edit').map((a) => a.id)
@@ -56,7 +78,11 @@ export async function apiAssets(client: TandemClient, t: Extract<TargetOptions, 
   return docs.slice(0, rooms)
 }
 
-export function apiTarget(t: Extract<TargetOptions, { kind: 'api' }>, assets: string[], fetchFn?: typeof fetch): Target {
+export function apiTarget(
+  t: Extract<TargetOptions, { kind: 'api' }>,
+  assets: string[],
+  fetchFn?: typeof fetch,
+): Target {
   const client = new TandemClient({ baseUrl: t.apiUrl, apiKey: t.apiKey, ...(fetchFn ? { fetch: fetchFn } : {}) })
   // One token per asset, shared by its clients while it is in the first half of its life; a
   // renewal (due at four fifths of it) always mints, and the room's other renewals share that one.
@@ -71,7 +97,11 @@ export function apiTarget(t: Extract<TargetOptions, { kind: 'api' }>, assets: st
     const m = minted.get(room)
     if (!m) return fresh(room)
     const c = await m.token
-    return c.expires_at_ms - Date.now() > (c.expires_at_ms - m.at) / 2 ? c : minted.get(room) === m ? fresh(room) : current(room)
+    return c.expires_at_ms - Date.now() > (c.expires_at_ms - m.at) / 2
+      ? c
+      : minted.get(room) === m
+        ? fresh(room)
+        : current(room)
   }
   return {
     describe: `${t.apiUrl} (assets ${assets.join(', ')})`,

@@ -3,7 +3,10 @@
 // reason, `isError: true`), never a protocol error.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 
-const refused = (err: unknown): CallToolResult => ({ isError: true, content: [{ type: 'text', text: (err as Error).message }] })
+const refused = (err: unknown): CallToolResult => ({
+  isError: true,
+  content: [{ type: 'text', text: (err as Error).message }],
+})
 
 /** The answer as text only: for tools whose answer is the endpoint's own, of no fixed shape. */
 export async function answer(run: () => Promise<unknown>): Promise<CallToolResult> {

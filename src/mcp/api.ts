@@ -68,10 +68,17 @@ export class TandemApi {
     private readonly scope: SessionAssets,
   ) {}
 
-  private async request<T>(url: string, init: { method?: string; json?: unknown; headers?: Record<string, string> } = {}): Promise<T> {
+  private async request<T>(
+    url: string,
+    init: { method?: string; json?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json', ...init.headers }
     if (init.json !== undefined) headers['content-type'] = 'application/json'
-    const res = await fetch(url, { method: init.method ?? 'GET', headers, ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}) })
+    const res = await fetch(url, {
+      method: init.method ?? 'GET',
+      headers,
+      ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}),
+    })
     const text = await res.text()
     let body: unknown = null
     try {
@@ -81,7 +88,14 @@ export class TandemApi {
     }
     if (!res.ok) {
       const o = (body ?? {}) as { detail?: unknown; message?: unknown; error?: unknown }
-      const reason = typeof o.detail === 'string' ? o.detail : typeof o.message === 'string' ? o.message : typeof o.error === 'string' ? o.error : JSON.stringify(o.detail ?? body)
+      const reason =
+        typeof o.detail === 'string'
+          ? o.detail
+          : typeof o.message === 'string'
+            ? o.message
+            : typeof o.error === 'string'
+              ? o.error
+              : JSON.stringify(o.detail ?? body)
       throw new Error(`${res.status}: ${reason}`)
     }
     return body as T
@@ -102,9 +116,15 @@ export class TandemApi {
     return this.api<SearchPageOut>(`/workspaces/${seg(this.workspace)}/search?${query}`)
   }
 
-  private content<T>(t: DocToken, init: { method?: string; json?: unknown; query?: Record<string, string> }): Promise<T> {
+  private content<T>(
+    t: DocToken,
+    init: { method?: string; json?: unknown; query?: Record<string, string> },
+  ): Promise<T> {
     const q = new URLSearchParams(init.query ?? {}).toString()
-    return this.request<T>(`${t.rest_url}/content/v1/${seg(t.org)}/${seg(t.doc_id)}${q ? `?${q}` : ''}`, { ...init, headers: { authorization: `Bearer ${t.token}` } })
+    return this.request<T>(`${t.rest_url}/content/v1/${seg(t.org)}/${seg(t.doc_id)}${q ? `?${q}` : ''}`, {
+      ...init,
+      headers: { authorization: `Bearer ${t.token}` },
+    })
   }
 
   async readContent(assetId: string, format: string, root: string | undefined): Promise<unknown> {
@@ -121,19 +141,45 @@ export class TandemApi {
   async writeContent(assetId: string, w: ContentWrite, suggest = false): Promise<unknown> {
     const t = await this.scope.docToken(assetId, 'rw')
     const { format, content, base, root, attributions } = w
-    return this.content(t, { method: 'PATCH', json: { format, content, attributions, ...(base ? { base } : {}), ...(root ? { root } : {}), ...(suggest ? { mode: 'suggest' } : {}) } })
+    return this.content(t, {
+      method: 'PATCH',
+      json: {
+        format,
+        content,
+        attributions,
+        ...(base ? { base } : {}),
+        ...(root ? { root } : {}),
+        ...(suggest ? { mode: 'suggest' } : {}),
+      },
+    })
   }
 
   /** Targeted edits (PATCH /content with `edits`); `suggest`: held as a suggestion. */
-  async writeEdits(assetId: string, w: { edits: unknown[]; base?: string; root?: string; attributions: Record<string, string> }, suggest = false): Promise<unknown> {
+  async writeEdits(
+    assetId: string,
+    w: { edits: unknown[]; base?: string; root?: string; attributions: Record<string, string> },
+    suggest = false,
+  ): Promise<unknown> {
     const t = await this.scope.docToken(assetId, 'rw')
     const { edits, base, root, attributions } = w
-    return this.content(t, { method: 'PATCH', json: { edits, attributions, ...(base ? { base } : {}), ...(root ? { root } : {}), ...(suggest ? { mode: 'suggest' } : {}) } })
+    return this.content(t, {
+      method: 'PATCH',
+      json: {
+        edits,
+        attributions,
+        ...(base ? { base } : {}),
+        ...(root ? { root } : {}),
+        ...(suggest ? { mode: 'suggest' } : {}),
+      },
+    })
   }
 
   /** The document's suggestions route: `path` after the document ("", "/{id}", "/{id}/reject"). */
   private suggestionsAt<T>(t: DocToken, path: string, init: { method?: string; json?: unknown } = {}): Promise<T> {
-    return this.request<T>(`${t.rest_url}/suggestions/v1/${seg(t.org)}/${seg(t.doc_id)}${path}`, { ...init, headers: { authorization: `Bearer ${t.token}` } })
+    return this.request<T>(`${t.rest_url}/suggestions/v1/${seg(t.org)}/${seg(t.doc_id)}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${t.token}` },
+    })
   }
 
   async suggestions(assetId: string, status: string | undefined): Promise<unknown> {
@@ -149,7 +195,10 @@ export class TandemApi {
 
   async insertRows(assetId: string, table: string, rows: Record<string, unknown>[]): Promise<unknown> {
     await this.scope.inWorkspace(assetId)
-    return this.api(`/databases/${seg(assetId)}/data/${seg(table)}`, { method: 'POST', json: { data: rows, return_representation: true } })
+    return this.api(`/databases/${seg(assetId)}/data/${seg(table)}`, {
+      method: 'POST',
+      json: { data: rows, return_representation: true },
+    })
   }
 
   async comment(assetId: string, c: { text: string; quote?: string; thread_id?: string }): Promise<unknown> {
@@ -173,7 +222,8 @@ export class TandemApi {
     const { suggestions } = await this.suggestionsAt<{ suggestions: SuggestionRecordOut[] }>(t, '')
     const s = suggestions.find((x) => x.id === id)
     if (!s) throw new Error('404: no such suggestion')
-    if (s.by !== this.scope.user) throw new Error(`403: only its author may withdraw a suggestion; this one is by ${s.by}: a person reviews it`)
+    if (s.by !== this.scope.user)
+      throw new Error(`403: only its author may withdraw a suggestion; this one is by ${s.by}: a person reviews it`)
     return this.suggestionsAt(t, `/${seg(id)}/reject`, { method: 'POST' })
   }
 
@@ -185,6 +235,12 @@ export class TandemApi {
   /** The asset's comment threads (null: the comment data could not be read). */
   async commentThreads(assetId: string): Promise<ThreadOut[] | null> {
     await this.scope.inWorkspace(assetId)
-    return (await this.api<{ comments?: ThreadOut[] | null }>(`/tools/asset/content?asset_id=${seg(assetId)}&include_comments=true`)).comments ?? null
+    return (
+      (
+        await this.api<{ comments?: ThreadOut[] | null }>(
+          `/tools/asset/content?asset_id=${seg(assetId)}&include_comments=true`,
+        )
+      ).comments ?? null
+    )
   }
 }

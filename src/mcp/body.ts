@@ -68,9 +68,15 @@ const decode = (b: Buffer) => b.toString('utf8')
 
 export async function readMcpBody(ctx: Context, l: McpBodyLimits): Promise<McpBody> {
   const limit = mcpBodyBytes(l)
-  const unread = (status: 400 | 413, reason: string, r?: Read): McpBody => ({ kind: 'unread', status, reason, envelope: r ? envelopeOf(decode(r.head), decode(r.tail)) : {} })
+  const unread = (status: 400 | 413, reason: string, r?: Read): McpBody => ({
+    kind: 'unread',
+    status,
+    reason,
+    envelope: r ? envelopeOf(decode(r.head), decode(r.tail)) : {},
+  })
   const type = ctx.request.type
-  if (type && !/^application\/(.+\+)?json$/.test(type)) return unread(400, 'send a JSON-RPC message as application/json')
+  if (type && !/^application\/(.+\+)?json$/.test(type))
+    return unread(400, 'send a JSON-RPC message as application/json')
   const declared = Number(ctx.get('content-length') || 0)
   const tooLarge = (size: string) =>
     `this request is ${size} bytes; /mcp reads at most ${limit} bytes: twice --max-doc-bytes (${l.maxDocBytes} bytes) plus --max-body-bytes (${l.maxBodyBytes} bytes)`
@@ -79,9 +85,19 @@ export async function readMcpBody(ctx: Context, l: McpBodyLimits): Promise<McpBo
     return unread(413, tooLarge(String(declared)))
   }
   const r = await readEnds(ctx, limit)
-  if (!r.bytes) return unread(413, tooLarge(r.size > limit * DRAIN_FACTOR ? `more than ${limit * DRAIN_FACTOR}` : String(r.size)), r)
+  if (!r.bytes)
+    return unread(
+      413,
+      tooLarge(r.size > limit * DRAIN_FACTOR ? `more than ${limit * DRAIN_FACTOR}` : String(r.size)),
+      r,
+    )
   if (r.bytes.length === 0) return unread(400, 'the request has no body: send a JSON-RPC message')
-  if (tooDeepAt(r.bytes, l.maxDepth) >= 0) return unread(400, `the request's JSON is nested deeper than ${l.maxDepth} levels (the larger of --max-json-depth and what a document at the content depth limit needs)`, r)
+  if (tooDeepAt(r.bytes, l.maxDepth) >= 0)
+    return unread(
+      400,
+      `the request's JSON is nested deeper than ${l.maxDepth} levels (the larger of --max-json-depth and what a document at the content depth limit needs)`,
+      r,
+    )
   let text: string
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(r.bytes)

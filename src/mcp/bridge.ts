@@ -36,7 +36,12 @@ export async function runBridge(o: BridgeOptions): Promise<void> {
       o.warn(`tandem mcp: ${err.message}`)
       // A request the server never answered still gets an answer, so the agent does not wait forever.
       const id = (m as { id?: string | number }).id
-      if (id !== undefined && 'method' in m) void local.send({ jsonrpc: '2.0', id, error: { code: -32000, message: `Tandem at ${o.apiUrl}: ${err.message}` } })
+      if (id !== undefined && 'method' in m)
+        void local.send({
+          jsonrpc: '2.0',
+          id,
+          error: { code: -32000, message: `Tandem at ${o.apiUrl}: ${err.message}` },
+        })
     })
   }
   await upstream.start()

@@ -24,8 +24,15 @@ const THREAD = z.object({
   state: STATE,
   anchor: z
     .object({
-      quote: z.string().nullable().describe('the text the thread is anchored to, as the document reads now; null when the anchor no longer resolves'),
-      resolves: z.boolean().describe('false when the quoted text was deleted: the thread no longer points at the document'),
+      quote: z
+        .string()
+        .nullable()
+        .describe(
+          'the text the thread is anchored to, as the document reads now; null when the anchor no longer resolves',
+        ),
+      resolves: z
+        .boolean()
+        .describe('false when the quoted text was deleted: the thread no longer points at the document'),
     })
     .nullable()
     .describe('null for a thread on the asset as a whole'),
@@ -33,7 +40,15 @@ const THREAD = z.object({
   resolved_at: z.string().nullable(),
   archived_at: z.string().nullable(),
   comment_count: z.number(),
-  comments: z.array(z.object({ comment_id: z.string(), user_id: z.string().nullable(), text: z.string(), created_at: z.string().nullable(), truncated: z.boolean().optional() })),
+  comments: z.array(
+    z.object({
+      comment_id: z.string(),
+      user_id: z.string().nullable(),
+      text: z.string(),
+      created_at: z.string().nullable(),
+      truncated: z.boolean().optional(),
+    }),
+  ),
 })
 
 const OUTPUT = {
@@ -90,7 +105,11 @@ export function registerCommentTools(server: McpServer, api: TandemApi, on: (t: 
           if (!threads) throw new Error("503: this asset's comment data could not be read; ask again later")
           const chosen = threads.filter((t) => state === undefined || stateOf(t) === state)
           const next = offset + limit
-          return { threads: chosen.slice(offset, next).map(threadView), total: chosen.length, ...(next < chosen.length ? { next_offset: next } : {}) }
+          return {
+            threads: chosen.slice(offset, next).map(threadView),
+            total: chosen.length,
+            ...(next < chosen.length ? { next_offset: next } : {}),
+          }
         }),
     )
   }
@@ -99,19 +118,41 @@ export function registerCommentTools(server: McpServer, api: TandemApi, on: (t: 
       'comment',
       {
         title: 'Comment',
-        description: 'Comments on an asset: a new thread (anchored to the first occurrence of `quote` in the document when given) or a reply in `thread_id`. Answers {thread_id, comment_id, anchored}.',
+        description:
+          'Comments on an asset: a new thread (anchored to the first occurrence of `quote` in the document when given) or a reply in `thread_id`. Answers {thread_id, comment_id, anchored}.',
         inputSchema: {
           asset_id: ANY_ASSET_ID,
           text: z.string().describe('The comment, plain text.'),
-          quote: z.string().optional().describe('Start a thread anchored to this exact text of the document (its first occurrence); not with thread_id.'),
-          thread_id: z.string().optional().describe('Reply in this thread (a thread_id from read_comments) instead of starting one.'),
+          quote: z
+            .string()
+            .optional()
+            .describe(
+              'Start a thread anchored to this exact text of the document (its first occurrence); not with thread_id.',
+            ),
+          thread_id: z
+            .string()
+            .optional()
+            .describe('Reply in this thread (a thread_id from read_comments) instead of starting one.'),
         },
         outputSchema: { thread_id: z.string(), comment_id: z.string(), anchored: z.boolean() },
         // adds a comment, never changes or removes one; each call adds another
-        annotations: { title: 'Comment', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+        annotations: {
+          title: 'Comment',
+          readOnlyHint: false,
+          destructiveHint: false,
+          idempotentHint: false,
+          openWorldHint: false,
+        },
       },
       ({ asset_id, text, quote, thread_id }) =>
-        structured(() => api.comment(asset_id, { text, ...(quote ? { quote } : {}), ...(thread_id ? { thread_id } : {}) }) as Promise<Record<string, unknown>>),
+        structured(
+          () =>
+            api.comment(asset_id, {
+              text,
+              ...(quote ? { quote } : {}),
+              ...(thread_id ? { thread_id } : {}),
+            }) as Promise<Record<string, unknown>>,
+        ),
     )
   }
 }

@@ -13,21 +13,60 @@ const INPUT = {
     .enum(['outline', 'section', 'range', 'find', 'whole'])
     .optional()
     .describe(
-      'outline (start here): headings and blocks with ids, line numbers and sizes. section: one heading\'s section (`heading`) or blocks (`blocks`). range: lines of the Markdown (`lines`). find: matches of `query` with line, block id and context. whole (default): the entire document; only for small ones.',
+      "outline (start here): headings and blocks with ids, line numbers and sizes. section: one heading's section (`heading`) or blocks (`blocks`). range: lines of the Markdown (`lines`). find: matches of `query` with line, block id and context. whole (default): the entire document; only for small ones.",
     ),
-  heading: z.string().optional().describe('section: the heading\'s text or its block id; the section runs to the next heading of its level or higher.'),
-  blocks: z.string().optional().describe('section, range, outline, find: block ids from the outline, comma-separated ("b-x-1,b-x-9") or a range "FIRST..LAST".'),
-  lines: z.string().optional().describe('range, outline, find: 1-based lines of the Markdown view, "FROM-TO" (inclusive), "FROM-" or "LINE".'),
-  query: z.string().optional().describe('find: the text to find within a line, or with regex=true an RE2 regular expression (at most 500 characters).'),
+  heading: z
+    .string()
+    .optional()
+    .describe(
+      "section: the heading's text or its block id; the section runs to the next heading of its level or higher.",
+    ),
+  blocks: z
+    .string()
+    .optional()
+    .describe(
+      'section, range, outline, find: block ids from the outline, comma-separated ("b-x-1,b-x-9") or a range "FIRST..LAST".',
+    ),
+  lines: z
+    .string()
+    .optional()
+    .describe('range, outline, find: 1-based lines of the Markdown view, "FROM-TO" (inclusive), "FROM-" or "LINE".'),
+  query: z
+    .string()
+    .optional()
+    .describe(
+      'find: the text to find within a line, or with regex=true an RE2 regular expression (at most 500 characters).',
+    ),
   regex: z.boolean().optional().describe('find: read `query` as an RE2 regular expression.'),
   ignore_case: z.boolean().optional().describe('find: match regardless of case.'),
   context: z.number().int().min(0).max(10).optional().describe('find: lines of context around each match (default 2).'),
-  offset: z.number().int().min(0).optional().describe('Skip this many lines (section, range), entries (outline) or matches (find).'),
-  limit: z.number().int().min(1).optional().describe('At most this many lines (section, range), entries (outline) or matches (find, default 20).'),
-  cursor: z.string().optional().describe('The `next` of a truncated answer: send it alone (with asset_id) to read on, at the same base.'),
-  base: z.string().optional().describe('Read the document as it was at this base (from an earlier read), e.g. to read more of what an outline showed; default: now.'),
-  format: z.enum(['markdown', 'prosemirror', 'text']).optional().describe('whole mode only: markdown (default), prosemirror JSON or text. Parts are always Markdown.'),
-  root: z.string().optional().describe('The root type to read; default: the editor\'s.'),
+  offset: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('Skip this many lines (section, range), entries (outline) or matches (find).'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe('At most this many lines (section, range), entries (outline) or matches (find, default 20).'),
+  cursor: z
+    .string()
+    .optional()
+    .describe('The `next` of a truncated answer: send it alone (with asset_id) to read on, at the same base.'),
+  base: z
+    .string()
+    .optional()
+    .describe(
+      'Read the document as it was at this base (from an earlier read), e.g. to read more of what an outline showed; default: now.',
+    ),
+  format: z
+    .enum(['markdown', 'prosemirror', 'text'])
+    .optional()
+    .describe('whole mode only: markdown (default), prosemirror JSON or text. Parts are always Markdown.'),
+  root: z.string().optional().describe("The root type to read; default: the editor's."),
 }
 
 const OUTPUT = {
@@ -35,20 +74,40 @@ const OUTPUT = {
   root: z.string(),
   view: z.enum(['outline', 'section', 'range', 'find']).optional(),
   format: z.string().optional().describe('whole mode'),
-  content: z.union([z.string(), z.record(z.string(), z.unknown())]).optional().describe('Markdown: exactly these lines of the whole document (section, range, whole)'),
+  content: z
+    .union([z.string(), z.record(z.string(), z.unknown())])
+    .optional()
+    .describe('Markdown: exactly these lines of the whole document (section, range, whole)'),
   line: z.number().optional().describe('first line of content'),
   end: z.number().optional().describe('last line of content'),
-  parts: z.array(z.object({ line: z.number(), end: z.number(), content: z.string() })).optional().describe('several pieces, when the blocks named are apart'),
+  parts: z
+    .array(z.object({ line: z.number(), end: z.number(), content: z.string() }))
+    .optional()
+    .describe('several pieces, when the blocks named are apart'),
   lines: z.number().optional().describe('lines in the whole Markdown view'),
   chars: z.number().optional(),
   block_count: z.number().optional(),
-  detail: z.enum(['blocks', 'headings']).optional().describe('outline: every block, or headings with ranges of blocks between them'),
+  detail: z
+    .enum(['blocks', 'headings'])
+    .optional()
+    .describe('outline: every block, or headings with ranges of blocks between them'),
   heading_levels: z.number().optional(),
   note: z.string().optional(),
-  entries: z.array(z.record(z.string(), z.unknown())).optional().describe('outline: {id, kind, level?, text, line, end, chars} or a range {kind: "blocks", id, last, count, line, end, chars}'),
-  blocks: z.array(z.record(z.string(), z.unknown())).optional().describe('section, range: the blocks of these lines {id, kind, line, end}'),
+  entries: z
+    .array(z.record(z.string(), z.unknown()))
+    .optional()
+    .describe(
+      'outline: {id, kind, level?, text, line, end, chars} or a range {kind: "blocks", id, last, count, line, end, chars}',
+    ),
+  blocks: z
+    .array(z.record(z.string(), z.unknown()))
+    .optional()
+    .describe('section, range: the blocks of these lines {id, kind, line, end}'),
   query: z.string().optional(),
-  matches: z.array(z.record(z.string(), z.unknown())).optional().describe('find: {id, line, column, match, context, context_line}'),
+  matches: z
+    .array(z.record(z.string(), z.unknown()))
+    .optional()
+    .describe('find: {id, line, column, match, context, context_line}'),
   truncated: z.boolean().optional().describe('more follows: call again with cursor = next'),
   next: z.string().optional(),
 }
@@ -59,8 +118,10 @@ type Input = z.infer<z.ZodObject<typeof INPUT>>
 function partQuery(a: Input): Record<string, string> {
   if (a.cursor) return { cursor: a.cursor }
   const q: Record<string, string> = { view: a.mode! }
-  for (const k of ['heading', 'blocks', 'lines', 'query', 'base', 'root', 'format'] as const) if (a[k] !== undefined) q[k] = a[k]
-  for (const k of ['regex', 'ignore_case', 'context', 'offset', 'limit'] as const) if (a[k] !== undefined) q[k] = String(a[k])
+  for (const k of ['heading', 'blocks', 'lines', 'query', 'base', 'root', 'format'] as const)
+    if (a[k] !== undefined) q[k] = a[k]
+  for (const k of ['regex', 'ignore_case', 'context', 'offset', 'limit'] as const)
+    if (a[k] !== undefined) q[k] = String(a[k])
   return q
 }
 
@@ -77,7 +138,11 @@ export function registerReadDocument(server: McpServer, api: TandemApi): void {
     (args) =>
       structured(async () => {
         const whole = !args.cursor && (args.mode === undefined || args.mode === 'whole')
-        return (whole ? await api.readContent(args.asset_id, args.format ?? 'markdown', args.root) : await api.readPart(args.asset_id, partQuery(args))) as Record<string, unknown>
+        return (
+          whole
+            ? await api.readContent(args.asset_id, args.format ?? 'markdown', args.root)
+            : await api.readPart(args.asset_id, partQuery(args))
+        ) as Record<string, unknown>
       }),
   )
 }

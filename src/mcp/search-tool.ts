@@ -14,7 +14,13 @@ const DOCUMENT = z.object({
   asset_id: z.string(),
   title: z.string(),
   type: z.string().optional().describe('with a query: generic_doc, or database for a table-name match'),
-  block: z.string().nullable().optional().describe('with a query: the matching block id, for read_document mode=section blocks=[it] or edit_document; null for a title match'),
+  block: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      'with a query: the matching block id, for read_document mode=section blocks=[it] or edit_document; null for a title match',
+    ),
   snippet: z.string().optional().describe('with a query: the matching text, the words found between « and »'),
   rank: z.number().optional().describe('with a query: higher is a better match'),
 })
@@ -31,7 +37,9 @@ export function registerSearchDocuments(server: McpServer, api: TandemApi): void
           .string()
           .max(500)
           .optional()
-          .describe('Words to find (all of them; English stemming: "prices" finds "pricing"), "an exact phrase", -excluded, or pric* for a prefix. Omit to list every document.'),
+          .describe(
+            'Words to find (all of them; English stemming: "prices" finds "pricing"), "an exact phrase", -excluded, or pric* for a prefix. Omit to list every document.',
+          ),
         limit: limit(SEARCH_LIMIT.default, SEARCH_LIMIT.max),
         offset: OFFSET,
       },
@@ -44,10 +52,21 @@ export function registerSearchDocuments(server: McpServer, api: TandemApi): void
     ({ query, limit, offset }: { query?: string; limit?: number; offset?: number }) =>
       structured(async () => {
         if (query === undefined || query.trim() === '') {
-          return { documents: (await api.assets()).filter((a) => a.type === 'generic_doc').map((a) => ({ asset_id: a.id, title: a.title })) }
+          return {
+            documents: (await api.assets())
+              .filter((a) => a.type === 'generic_doc')
+              .map((a) => ({ asset_id: a.id, title: a.title })),
+          }
         }
         const page = await api.search(query, limit ?? SEARCH_LIMIT.default, offset ?? 0)
-        const documents = page.results.map((r) => ({ asset_id: r.doc_id, title: r.title, type: r.type, block: r.block, snippet: r.snippet, rank: r.rank }))
+        const documents = page.results.map((r) => ({
+          asset_id: r.doc_id,
+          title: r.title,
+          type: r.type,
+          block: r.block,
+          snippet: r.snippet,
+          rank: r.rank,
+        }))
         return { documents, ...(page.next !== undefined ? { next_offset: page.next } : {}) }
       }),
   )

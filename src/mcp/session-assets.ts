@@ -56,8 +56,17 @@ export class SessionAssets {
     // a document the caller may not view is as missing as one elsewhere (as the REST comments answer)
     const permission = await permissionOf(this.d.store, this.user, asset)
     if (!permission) throw NOT_FOUND()
-    if (acc === 'rw' && permission !== 'edit') throw refusal(403, 'you may only view this document: editing needs edit permission on it')
-    const claims = { sub: this.user, org: asset.workspaceId, doc: asset.id, acc, asset: asset.id, agent: true, ttlSec: this.d.ttlSec }
+    if (acc === 'rw' && permission !== 'edit')
+      throw refusal(403, 'you may only view this document: editing needs edit permission on it')
+    const claims = {
+      sub: this.user,
+      org: asset.workspaceId,
+      doc: asset.id,
+      acc,
+      asset: asset.id,
+      agent: true,
+      ttlSec: this.d.ttlSec,
+    }
     const { token } = await mintToken(this.d.keys, claims, this.d.now())
     return { token, access_type: acc, org: asset.workspaceId, doc_id: asset.id, rest_url: this.d.restUrl() }
   }

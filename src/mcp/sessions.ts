@@ -48,7 +48,9 @@ const digest = (key: string) => createHash('sha256').update(key).digest()
 const SERVER_INFO = { name: 'tandem', version: '0.1.0' }
 
 function rpcError(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }))
+  res
+    .writeHead(status, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }))
 }
 
 export class McpSessions {
@@ -67,7 +69,13 @@ export class McpSessions {
   /** The caller's session the request names; another key's answers like a missing one (its id is no credential). */
   private sessionOf(sid: string, caller: McpCaller): Session | null {
     const s = this.sessions.get(sid)
-    if (!s || s.user !== caller.user || s.workspace !== caller.workspace || !timingSafeEqual(s.keyDigest, digest(caller.apiKey))) return null
+    if (
+      !s ||
+      s.user !== caller.user ||
+      s.workspace !== caller.workspace ||
+      !timingSafeEqual(s.keyDigest, digest(caller.apiKey))
+    )
+      return null
     s.lastUsedMs = Date.now()
     return s
   }
@@ -80,20 +88,33 @@ export class McpSessions {
       if (!s) return rpcError(res, 404, 'session not found: initialize a new one')
       return s.transport.handleRequest(req, res, body)
     }
-    if (req.method !== 'POST' || !isInitializeRequest(body)) return rpcError(res, 400, 'no mcp-session-id: send an initialize request first')
+    if (req.method !== 'POST' || !isInitializeRequest(body))
+      return rpcError(res, 400, 'no mcp-session-id: send an initialize request first')
     if (this.sessions.size >= this.o.maxSessions) this.closeIdlest()
     const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS })
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: true,
       onsessioninitialized: (id) => {
-        this.sessions.set(id, { transport, server, user: caller.user, keyDigest: digest(caller.apiKey), workspace: caller.workspace, lastUsedMs: Date.now() })
+        this.sessions.set(id, {
+          transport,
+          server,
+          user: caller.user,
+          keyDigest: digest(caller.apiKey),
+          workspace: caller.workspace,
+          lastUsedMs: Date.now(),
+        })
       },
     })
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId)
     }
-    registerTools(server, new TandemApi(caller.origin, caller.apiKey, caller.workspace, caller.assets), caller.tools, () => server.server.getClientVersion()?.name ?? '')
+    registerTools(
+      server,
+      new TandemApi(caller.origin, caller.apiKey, caller.workspace, caller.assets),
+      caller.tools,
+      () => server.server.getClientVersion()?.name ?? '',
+    )
     await server.connect(transport)
     await transport.handleRequest(req, res, body)
   }
@@ -112,7 +133,9 @@ export class McpSessions {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result }))
       return
     }
-    res.writeHead(u.status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: text }, id: id ?? null }))
+    res
+      .writeHead(u.status, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: text }, id: id ?? null }))
   }
 
   private closeIdlest(): void {

@@ -16,13 +16,21 @@ const HUNKS_PAGE = 20
 const MAX_HUNK_CHARS = 20_000
 
 const RECORD = z
-  .looseObject({ id: z.string(), status: STATUS, by: z.string().describe('its author'), base: z.string(), created_at_ms: z.number() })
-  .describe('{id, base, root, by, attributions?, created_at_ms, status, decided_by?, decided_at_ms?, accepted_hunks, rejected_hunks}')
+  .looseObject({
+    id: z.string(),
+    status: STATUS,
+    by: z.string().describe('its author'),
+    base: z.string(),
+    created_at_ms: z.number(),
+  })
+  .describe(
+    '{id, base, root, by, attributions?, created_at_ms, status, decided_by?, decided_at_ms?, accepted_hunks, rejected_hunks}',
+  )
 
 const HUNK = z.object({
   id: z.string(),
   status: z.enum(['open', 'accepted', 'rejected']),
-  before: z.string().describe('the blocks as the document had them at the suggestion\'s base, Markdown'),
+  before: z.string().describe("the blocks as the document had them at the suggestion's base, Markdown"),
   after: z.string().describe('the blocks as the suggestion would make them, Markdown'),
   truncated: z.boolean().optional().describe(`before or after was cut at ${MAX_HUNK_CHARS} characters`),
 })
@@ -35,21 +43,32 @@ export function registerSuggestionTools(server: McpServer, api: TandemApi, on: (
       'list_suggestions',
       {
         title: 'List suggestions',
-        description: "A document's suggestions (changes held for a person to review), newest first: id, author (`by`), status. read_suggestion shows one's hunks.",
+        description:
+          "A document's suggestions (changes held for a person to review), newest first: id, author (`by`), status. read_suggestion shows one's hunks.",
         inputSchema: {
           asset_id: DOCUMENT_ID,
-          status: STATUS.optional().describe('Only suggestions with this status (default: all). open: not decided yet; withdrawn: its author took it back.'),
+          status: STATUS.optional().describe(
+            'Only suggestions with this status (default: all). open: not decided yet; withdrawn: its author took it back.',
+          ),
           offset: OFFSET,
           limit: limit(SUGGESTIONS_PAGE, 200),
         },
-        outputSchema: { suggestions: z.array(RECORD), total: z.number(), next_offset: z.number().optional().describe('more follow: call again with offset = next_offset') },
+        outputSchema: {
+          suggestions: z.array(RECORD),
+          total: z.number(),
+          next_offset: z.number().optional().describe('more follow: call again with offset = next_offset'),
+        },
         annotations: { title: 'List suggestions', ...READ_ONLY },
       },
       ({ asset_id, status, offset = 0, limit = SUGGESTIONS_PAGE }) =>
         structured(async () => {
           const { suggestions } = (await api.suggestions(asset_id, status)) as { suggestions: z.infer<typeof RECORD>[] }
           const next = offset + limit
-          return { suggestions: suggestions.slice(offset, next), total: suggestions.length, ...(next < suggestions.length ? { next_offset: next } : {}) }
+          return {
+            suggestions: suggestions.slice(offset, next),
+            total: suggestions.length,
+            ...(next < suggestions.length ? { next_offset: next } : {}),
+          }
         }),
     )
   }
@@ -60,8 +79,18 @@ export function registerSuggestionTools(server: McpServer, api: TandemApi, on: (
         title: 'Read a suggestion',
         description:
           'One suggestion with its hunks: each a stretch of changed blocks with its id, status (open, accepted, rejected), and its before and after in Markdown. Hunks are paged (offset, limit).',
-        inputSchema: { asset_id: DOCUMENT_ID, suggestion_id: SUGGESTION_ID, offset: OFFSET, limit: limit(HUNKS_PAGE, 100) },
-        outputSchema: { suggestion: RECORD, hunks: z.array(HUNK), hunk_count: z.number(), next_offset: z.number().optional().describe('more hunks follow: call again with offset = next_offset') },
+        inputSchema: {
+          asset_id: DOCUMENT_ID,
+          suggestion_id: SUGGESTION_ID,
+          offset: OFFSET,
+          limit: limit(HUNKS_PAGE, 100),
+        },
+        outputSchema: {
+          suggestion: RECORD,
+          hunks: z.array(HUNK),
+          hunk_count: z.number(),
+          next_offset: z.number().optional().describe('more hunks follow: call again with offset = next_offset'),
+        },
         annotations: { title: 'Read a suggestion', ...READ_ONLY },
       },
       ({ asset_id, suggestion_id, offset = 0, limit = HUNKS_PAGE }) =>
@@ -70,9 +99,20 @@ export function registerSuggestionTools(server: McpServer, api: TandemApi, on: (
           const next = offset + limit
           const hunks = shown.hunks.slice(offset, next).map((h) => {
             const truncated = h.before.length > MAX_HUNK_CHARS || h.after.length > MAX_HUNK_CHARS
-            return { id: h.id, status: h.status, before: cut(h.before), after: cut(h.after), ...(truncated ? { truncated } : {}) }
+            return {
+              id: h.id,
+              status: h.status,
+              before: cut(h.before),
+              after: cut(h.after),
+              ...(truncated ? { truncated } : {}),
+            }
           })
-          return { suggestion: shown.suggestion, hunks, hunk_count: shown.hunks.length, ...(next < shown.hunks.length ? { next_offset: next } : {}) }
+          return {
+            suggestion: shown.suggestion,
+            hunks,
+            hunk_count: shown.hunks.length,
+            ...(next < shown.hunks.length ? { next_offset: next } : {}),
+          }
         }),
     )
   }
@@ -86,9 +126,16 @@ export function registerSuggestionTools(server: McpServer, api: TandemApi, on: (
         inputSchema: { asset_id: DOCUMENT_ID, suggestion_id: SUGGESTION_ID },
         outputSchema: { suggestion: RECORD },
         // a decision that cannot be undone; asking again changes nothing more (409, already withdrawn)
-        annotations: { title: 'Withdraw a suggestion', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+        annotations: {
+          title: 'Withdraw a suggestion',
+          readOnlyHint: false,
+          destructiveHint: true,
+          idempotentHint: true,
+          openWorldHint: false,
+        },
       },
-      ({ asset_id, suggestion_id }) => structured(async () => ({ suggestion: (await api.withdrawSuggestion(asset_id, suggestion_id)).suggestion })),
+      ({ asset_id, suggestion_id }) =>
+        structured(async () => ({ suggestion: (await api.withdrawSuggestion(asset_id, suggestion_id)).suggestion })),
     )
   }
 }

@@ -33,14 +33,25 @@ const format = z.enum(['markdown', 'prosemirror', 'text'])
 /** One targeted edit, as the content route takes it (src/content/edit-ops.ts checks it). */
 const EDIT_OP = z.union([
   z.object({
-    old_text: z.string().min(1).describe('Text of the Markdown view to replace, copied exactly from read_document (it must occur once, or set replace_all)'),
+    old_text: z
+      .string()
+      .min(1)
+      .describe(
+        'Text of the Markdown view to replace, copied exactly from read_document (it must occur once, or set replace_all)',
+      ),
     new_text: z.string().describe('Markdown to put in its place (may add, split, merge or remove blocks)'),
     replace_all: z.boolean().optional().describe('Replace every occurrence of old_text'),
   }),
   z.object({
     insert: z.string().min(1).describe('Markdown to insert'),
-    before: z.string().optional().describe('Insert before this block: a block id (b-...) from the outline, or a heading text'),
-    after: z.string().optional().describe('Insert after this block: a block id (b-...) from the outline, or a heading text'),
+    before: z
+      .string()
+      .optional()
+      .describe('Insert before this block: a block id (b-...) from the outline, or a heading text'),
+    after: z
+      .string()
+      .optional()
+      .describe('Insert after this block: a block id (b-...) from the outline, or a heading text'),
     at: z.enum(['start', 'end']).optional().describe('Insert at the start or end of the document'),
   }),
   z.object({
@@ -57,25 +68,61 @@ const EDIT_INPUT = {
     .min(1)
     .max(100)
     .optional()
-    .describe('Targeted edits of the Markdown view (prefer these): [{old_text, new_text}], [{insert, after: BLOCK_ID}], [{delete: BLOCK_ID}]; all apply together or none. Give edits or content, not both.'),
+    .describe(
+      'Targeted edits of the Markdown view (prefer these): [{old_text, new_text}], [{insert, after: BLOCK_ID}], [{delete: BLOCK_ID}]; all apply together or none. Give edits or content, not both.',
+    ),
   content: z
     .union([z.string(), z.record(z.string(), z.unknown())])
     .optional()
-    .describe('The whole document instead of edits: Markdown text, or a ProseMirror JSON document {type: "doc", content: [...]}'),
-  format: format.optional().describe('How content is written: markdown (default for a string), prosemirror (default for an object) or text. Edits are always Markdown.'),
-  base: z.string().optional().describe('The base your last read_document or edit_document answered: edits are found in the document as it was there, and merged with what others wrote since.'),
+    .describe(
+      'The whole document instead of edits: Markdown text, or a ProseMirror JSON document {type: "doc", content: [...]}',
+    ),
+  format: format
+    .optional()
+    .describe(
+      'How content is written: markdown (default for a string), prosemirror (default for an object) or text. Edits are always Markdown.',
+    ),
+  base: z
+    .string()
+    .optional()
+    .describe(
+      'The base your last read_document or edit_document answered: edits are found in the document as it was there, and merged with what others wrote since.',
+    ),
   root: z.string().optional().describe("The root type to write; default: the editor's."),
 }
 
-type EditArgs = { asset_id: string; edits?: unknown[]; content?: string | Record<string, unknown>; format?: 'markdown' | 'prosemirror' | 'text'; base?: string; root?: string }
+type EditArgs = {
+  asset_id: string
+  edits?: unknown[]
+  content?: string | Record<string, unknown>
+  format?: 'markdown' | 'prosemirror' | 'text'
+  base?: string
+  root?: string
+}
 
-export function registerTools(server: McpServer, api: TandemApi, enabled: ReadonlySet<McpTool>, clientName: () => string): void {
+export function registerTools(
+  server: McpServer,
+  api: TandemApi,
+  enabled: ReadonlySet<McpTool>,
+  clientName: () => string,
+): void {
   const on = (t: McpTool) => enabled.has(t)
   const attributions = () => ({ source: 'mcp', mcp_client: clientName().slice(0, 200) || 'unknown' })
   const write = async ({ asset_id, edits, content, format, base, root }: EditArgs, suggest: boolean) => {
-    if ((edits === undefined) === (content === undefined)) throw new Error('400: give edits (targeted, preferred) or content (the whole document), one of them')
+    if ((edits === undefined) === (content === undefined))
+      throw new Error('400: give edits (targeted, preferred) or content (the whole document), one of them')
     if (edits) return api.writeEdits(asset_id, { edits, base, root, attributions: attributions() }, suggest)
-    return api.writeContent(asset_id, { format: format ?? (typeof content === 'string' ? 'markdown' : 'prosemirror'), content: content as string, base, root, attributions: attributions() }, suggest)
+    return api.writeContent(
+      asset_id,
+      {
+        format: format ?? (typeof content === 'string' ? 'markdown' : 'prosemirror'),
+        content: content as string,
+        base,
+        root,
+        attributions: attributions(),
+      },
+      suggest,
+    )
   }
 
   if (on('search_documents')) registerSearchDocuments(server, api) // search-tool.ts: full-text search, or the list of documents
@@ -88,7 +135,13 @@ export function registerTools(server: McpServer, api: TandemApi, enabled: Readon
           "Changes a document. Prefer targeted `edits` on its Markdown view: {old_text, new_text} (old_text copied exactly from read_document; it must occur once, or set replace_all), {insert, before|after: BLOCK_ID} or {insert, at: 'end'}, {delete: BLOCK_ID, section?}. A 409 says why (no_match with the closest line, several_matches with their lines, changed_since_base): read that part again. Or send the whole document as `content` (Markdown or ProseMirror JSON). Always give the `base` your last read or edit answered: edits are found there and merged with what people typed since. Answers {applied, inserted, deleted, base, changes: [{line, end, content}]} (the edited regions as they now read); use the new base next. Under the workspace's approval mode the edit is held as a suggestion instead (the answer carries `suggestion`).",
         inputSchema: EDIT_INPUT,
         // a write may remove or replace text; the same call twice may change the document twice
-        annotations: { title: 'Edit a document', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+        annotations: {
+          title: 'Edit a document',
+          readOnlyHint: false,
+          destructiveHint: true,
+          idempotentHint: false,
+          openWorldHint: false,
+        },
       },
       (args: EditArgs) => answer(() => write(args, false)),
     )
@@ -101,12 +154,19 @@ export function registerTools(server: McpServer, api: TandemApi, enabled: Readon
           'Like edit_document (targeted edits or a whole document, from a base), but held for a person to review: the document does not change until someone accepts the suggestion (whole or hunk by hunk). Answers the suggestion and its hunk ids.',
         inputSchema: EDIT_INPUT,
         // the document does not change: a suggestion is added, a new one each call
-        annotations: { title: 'Suggest an edit', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+        annotations: {
+          title: 'Suggest an edit',
+          readOnlyHint: false,
+          destructiveHint: false,
+          idempotentHint: false,
+          openWorldHint: false,
+        },
       },
       (args: EditArgs) => answer(() => write(args, true)),
     )
   }
-  registerSuggestionTools(server, api, on) // suggestion-tools.ts: list_suggestions, read_suggestion, withdraw_suggestion
+  // suggestion-tools.ts: list_suggestions, read_suggestion, withdraw_suggestion
+  registerSuggestionTools(server, api, on)
   registerDatabaseTools(server, api, on) // database-tools.ts: list_databases, read_table, insert_rows
   registerCommentTools(server, api, on) // comment-tools.ts: read_comments, comment
 }

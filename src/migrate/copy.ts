@@ -74,17 +74,34 @@ export interface CopyReport {
   keysBelowExisting: boolean
 }
 
-async function copyDocument(src: DocStore, dst: DocStore, docId: string, o: Required<Pick<CopyOptions, 'chunkEntries'>> & CopyOptions): Promise<{ appended: number; skipped: boolean }> {
+async function copyDocument(
+  src: DocStore,
+  dst: DocStore,
+  docId: string,
+  o: Required<Pick<CopyOptions, 'chunkEntries'>> & CopyOptions,
+): Promise<{ appended: number; skipped: boolean }> {
   const s = await src.load(docId)
   const t = await dst.load(docId)
   // A snapshot is written last: its presence means an earlier run finished this document.
-  if (t.snapshot && s.snapshot && t.snapshot.seq === s.snapshot.seq && t.lastSeq === s.lastSeq) return { appended: 0, skipped: true }
-  if (t.lastSeq > s.lastSeq) throw new Error(`document ${docId}: the target holds seq ${t.lastSeq}, beyond the source's ${s.lastSeq}; it is not a copy of this data dir`)
+  if (t.snapshot && s.snapshot && t.snapshot.seq === s.snapshot.seq && t.lastSeq === s.lastSeq)
+    return { appended: 0, skipped: true }
+  if (t.lastSeq > s.lastSeq)
+    throw new Error(
+      `document ${docId}: the target holds seq ${t.lastSeq}, beyond the source's ${s.lastSeq}; it is not a copy of this data dir`,
+    )
   let appended = 0
   let chunk: StoredUpdate[] = []
   const flush = async () => {
     if (chunk.length === 0) return
-    await dst.appendMany([{ docId, firstSeq: chunk[0]!.seq, entries: chunk.map(({ user, at, update, attrs }) => (attrs ? { user, at, update, attrs } : { user, at, update })) }])
+    await dst.appendMany([
+      {
+        docId,
+        firstSeq: chunk[0]!.seq,
+        entries: chunk.map(({ user, at, update, attrs }) =>
+          attrs ? { user, at, update, attrs } : { user, at, update },
+        ),
+      },
+    ])
     appended += chunk.length
     chunk = []
     o.onProgress?.({ kind: 'chunk', docId, appended })
@@ -124,9 +141,14 @@ async function copySuggestions(src: SuggestionStore, dst: SuggestionStore, docId
   }
 }
 
-async function copyControl(src: ControlStore, dst: ControlStore, onProgress?: (p: Progress) => void, transform = (r: ControlRecord) => r): Promise<number> {
+async function copyControl(
+  src: ControlStore,
+  dst: ControlStore,
+  onProgress?: (p: Progress) => void,
+  transform = (r: ControlRecord) => r,
+): Promise<number> {
   let copied = 0
-  for (let after = ''; ; ) {
+  for (let after = ''; ;) {
     const page = await src.scan(after, CONTROL_PAGE)
     if (page.length === 0) return copied
     await dst.batch(page.map(transform).map((r) => ({ type: 'put' as const, key: r.key, value: r.value })))
@@ -155,7 +177,14 @@ export async function copyStorage(src: CopySource, dst: CopyTarget, opts: CopyOp
   const o = { chunkEntries: 500, ...opts }
   const ids: string[] = []
   for await (const id of src.docs.listDocs()) ids.push(id)
-  const report: CopyReport = { documents: ids.length, appended: 0, documentsSkipped: 0, controlRecords: 0, keysAdded: 0, keysBelowExisting: false }
+  const report: CopyReport = {
+    documents: ids.length,
+    appended: 0,
+    documentsSkipped: 0,
+    controlRecords: 0,
+    keysAdded: 0,
+    keysBelowExisting: false,
+  }
   // Keys and control records first: they are small, and a half-copied document is resumed anyway.
   const keys = await copyKeys(src.keys, dst.keys)
   report.keysAdded = keys.added

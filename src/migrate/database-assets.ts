@@ -21,7 +21,8 @@ import { dataDirPath } from '../infra/data-dir.js'
 export async function pgliteAssets(control: ControlStore, dataDir: string): Promise<Map<string, string>> {
   const dirs = new Map<string, string>()
   for (const a of await listAssets(control)) {
-    if (a.type === 'database' && (a.database?.provider ?? DEFAULT_PROVIDER) === 'pglite') dirs.set(a.id, join(dataDirPath(dataDir, 'pglite'), pgliteDirName(a.id)))
+    if (a.type === 'database' && (a.database?.provider ?? DEFAULT_PROVIDER) === 'pglite')
+      dirs.set(a.id, join(dataDirPath(dataDir, 'pglite'), pgliteDirName(a.id)))
   }
   return dirs
 }
@@ -49,7 +50,11 @@ export interface DatabaseReport {
   mismatches: string[]
 }
 
-const exists = (p: string) => access(p).then(() => true, () => false)
+const exists = (p: string) =>
+  access(p).then(
+    () => true,
+    () => false,
+  )
 
 async function connect(managed: ManagedPostgres, login: ManagedLogin): Promise<SqlSession> {
   const client = new pg.Client({ connectionString: managed.connectionUrl(login), application_name: 'tandem-migrate' })
@@ -60,9 +65,18 @@ async function connect(managed: ManagedPostgres, login: ManagedLogin): Promise<S
   return s
 }
 
-const emptySource = (): SqlSession => ({ rows: async () => [], exec: async () => undefined, close: async () => undefined })
+const emptySource = (): SqlSession => ({
+  rows: async () => [],
+  exec: async () => undefined,
+  close: async () => undefined,
+})
 
-export async function moveDatabases(dirs: Map<string, string>, target: ControlStore, managed: ManagedPostgres, log: (line: string) => void): Promise<DatabaseReport> {
+export async function moveDatabases(
+  dirs: Map<string, string>,
+  target: ControlStore,
+  managed: ManagedPostgres,
+  log: (line: string) => void,
+): Promise<DatabaseReport> {
   const report: DatabaseReport = { ids: new Set(), moved: 0, skipped: 0, rows: 0, mismatches: [] }
   for (const [id, dir] of dirs) {
     const what = `database asset ${id}`
@@ -72,7 +86,9 @@ export async function moveDatabases(dirs: Map<string, string>, target: ControlSt
       await normaliseSession(src)
       const unsupported = await unsupportedObjects(src)
       if (unsupported.length) {
-        report.mismatches.push(`${what}: not moved, it holds what this copy does not rebuild: ${unsupported.slice(0, 10).join(', ')}`)
+        report.mismatches.push(
+          `${what}: not moved, it holds what this copy does not rebuild: ${unsupported.slice(0, 10).join(', ')}`,
+        )
         continue
       }
       const schema = await readSchema(src)
@@ -85,7 +101,11 @@ export async function moveDatabases(dirs: Map<string, string>, target: ControlSt
         const diff = digestDifferences(what, want, await digestDatabase(dst, schema))
         if (done) report.ids.add(id) // on the target either way: never overwritten
         if (diff.length) {
-          report.mismatches.push(...(done ? diff.map((d) => `${d} (moved by an earlier run and not overwritten: it may have been written since)`) : diff))
+          report.mismatches.push(
+            ...(done
+              ? diff.map((d) => `${d} (moved by an earlier run and not overwritten: it may have been written since)`)
+              : diff),
+          )
           continue
         }
         if (done) report.skipped++
@@ -110,7 +130,12 @@ export async function moveDatabases(dirs: Map<string, string>, target: ControlSt
  * database assets as PGlite (the default before managed databases): only the databases move, and
  * each moved asset's record switches to postgres in place, under its serial lock.
  */
-export async function moveDatabasesInPlace(control: ControlStore, dataDir: string, managed: ManagedPostgres, log: (line: string) => void): Promise<DatabaseReport & { assets: number }> {
+export async function moveDatabasesInPlace(
+  control: ControlStore,
+  dataDir: string,
+  managed: ManagedPostgres,
+  log: (line: string) => void,
+): Promise<DatabaseReport & { assets: number }> {
   const dirs = await pgliteAssets(control, dataDir)
   const report = await moveDatabases(dirs, control, managed, log)
   const { transform } = movedRecords(report.ids)

@@ -16,7 +16,11 @@ export interface DatabaseDigest {
   sequences: Map<string, string>
 }
 
-export async function copyDatabase(src: SqlSession, dst: SqlSession, schema: DatabaseSchema): Promise<{ rows: number }> {
+export async function copyDatabase(
+  src: SqlSession,
+  dst: SqlSession,
+  schema: DatabaseSchema,
+): Promise<{ rows: number }> {
   let rows = 0
   await dst.exec('BEGIN')
   try {
@@ -25,14 +29,18 @@ export async function copyDatabase(src: SqlSession, dst: SqlSession, schema: Dat
       const cols = t.insertable.map(q).join(', ')
       const insert = `INSERT INTO ${t.name} (${cols}) ${t.identityAlways ? 'OVERRIDING SYSTEM VALUE ' : ''}SELECT ${cols} FROM json_populate_recordset(NULL::${t.name}, $1::json)`
       for (let offset = 0; ; offset += PAGE_ROWS) {
-        const page = await src.rows<{ r: string }>(`SELECT row_to_json(t)::text AS r FROM ${t.name} t ORDER BY ctid LIMIT ${PAGE_ROWS} OFFSET ${offset}`)
+        const page = await src.rows<{ r: string }>(
+          `SELECT row_to_json(t)::text AS r FROM ${t.name} t ORDER BY ctid LIMIT ${PAGE_ROWS} OFFSET ${offset}`,
+        )
         if (page.length === 0) break
         if (t.insertable.length > 0) await dst.rows(insert, ['[' + page.map((p) => p.r).join(',') + ']'])
         rows += page.length
       }
     }
     for (const seq of schema.sequences) {
-      const [s] = await src.rows<{ last: string; called: boolean }>(`SELECT last_value::text AS last, is_called AS called FROM ${seq}`)
+      const [s] = await src.rows<{ last: string; called: boolean }>(
+        `SELECT last_value::text AS last, is_called AS called FROM ${seq}`,
+      )
       await dst.rows('SELECT setval($1::regclass, $2::bigint, $3::boolean)', [seq, s!.last, s!.called])
     }
     for (const stmt of schema.after) await dst.exec(stmt)
@@ -64,8 +72,12 @@ export async function digestDatabase(s: SqlSession, schema: DatabaseSchema): Pro
 /** Differences between a source and a target digest, as lines for the report. */
 export function digestDifferences(what: string, a: DatabaseDigest, b: DatabaseDigest): string[] {
   const out: string[] = []
-  for (const [kind, x, y] of [['table', a.tables, b.tables], ['sequence', a.sequences, b.sequences]] as const) {
-    for (const [name, v] of x) if (y.get(name) !== v) out.push(`${what}: ${kind} ${name} ${y.has(name) ? 'differs' : 'missing'}`)
+  for (const [kind, x, y] of [
+    ['table', a.tables, b.tables],
+    ['sequence', a.sequences, b.sequences],
+  ] as const) {
+    for (const [name, v] of x)
+      if (y.get(name) !== v) out.push(`${what}: ${kind} ${name} ${y.has(name) ? 'differs' : 'missing'}`)
   }
   return out
 }

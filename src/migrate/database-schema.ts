@@ -46,14 +46,17 @@ export async function unsupportedObjects(s: SqlSession): Promise<string[]> {
 export async function readSchema(s: SqlSession): Promise<DatabaseSchema> {
   const before: string[] = []
   const after: string[] = []
-  const schemas = await s.rows<{ name: string }>(`SELECT n.nspname AS name FROM pg_namespace n WHERE ${USER_NS} AND n.nspname <> 'public' ORDER BY 1`)
+  const schemas = await s.rows<{ name: string }>(
+    `SELECT n.nspname AS name FROM pg_namespace n WHERE ${USER_NS} AND n.nspname <> 'public' ORDER BY 1`,
+  )
   for (const r of schemas) before.push(`CREATE SCHEMA IF NOT EXISTS ${q(r.name)}`)
 
   const enums = await s.rows<{ name: string; labels: string[] }>(`
     SELECT format('%I.%I', n.nspname, t.typname) AS name, array_agg(e.enumlabel::text ORDER BY e.enumsortorder) AS labels
       FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace JOIN pg_enum e ON e.enumtypid = t.oid
      WHERE ${USER_NS} GROUP BY 1 ORDER BY 1`)
-  for (const e of enums) before.push(`CREATE TYPE ${e.name} AS ENUM (${e.labels.map((l) => `'${l.replace(/'/g, "''")}'`).join(', ')})`)
+  for (const e of enums)
+    before.push(`CREATE TYPE ${e.name} AS ENUM (${e.labels.map((l) => `'${l.replace(/'/g, "''")}'`).join(', ')})`)
 
   // Sequences of their own (serial columns' included); identity columns come with theirs.
   const seqs = await s.rows<{ name: string; ddl: string; owner: string | null }>(`
@@ -72,7 +75,19 @@ export async function readSchema(s: SqlSession): Promise<DatabaseSchema> {
     if (sq.owner) after.push(`ALTER SEQUENCE ${sq.name} OWNED BY ${sq.owner}`)
   }
 
-  const tables = await s.rows<{ oid: number; name: string; columns: { name: string; type: string; notnull: boolean; def: string | null; identity: string; generated: string; collation: string | null }[] }>(`
+  const tables = await s.rows<{
+    oid: number
+    name: string
+    columns: {
+      name: string
+      type: string
+      notnull: boolean
+      def: string | null
+      identity: string
+      generated: string
+      collation: string | null
+    }[]
+  }>(`
     SELECT c.oid::int AS oid, format('%I.%I', n.nspname, c.relname) AS name,
            (SELECT json_agg(json_build_object('name', a.attname, 'type', format_type(a.atttypid, a.atttypmod), 'notnull', a.attnotnull,
                    'def', pg_get_expr(ad.adbin, ad.adrelid), 'identity', a.attidentity, 'generated', a.attgenerated,
@@ -118,7 +133,11 @@ export async function readSchema(s: SqlSession): Promise<DatabaseSchema> {
     SELECT format('CREATE %s %I.%I AS %s', CASE c.relkind WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'VIEW' END, n.nspname, c.relname,
              rtrim(pg_get_viewdef(c.oid), ';')) AS ddl
       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE ${USER_NS} AND c.relkind IN ('v', 'm') ORDER BY c.oid`)
-  after.push(...indexes.filter((i) => !i.matview).map((i) => i.ddl), ...views.map((v) => v.ddl), ...indexes.filter((i) => i.matview).map((i) => i.ddl))
+  after.push(
+    ...indexes.filter((i) => !i.matview).map((i) => i.ddl),
+    ...views.map((v) => v.ddl),
+    ...indexes.filter((i) => i.matview).map((i) => i.ddl),
+  )
   // Every sequence, identity ones included: their positions are copied and verified.
   const sequences = await s.rows<{ name: string }>(`
     SELECT format('%I.%I', n.nspname, c.relname) AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace

@@ -29,5 +29,7 @@ export function pgSession(client: pg.Client): SqlSession {
 
 /** The same rendering of values on both sides (dates, times, floats), whatever each server's defaults. */
 export async function normaliseSession(s: SqlSession): Promise<void> {
-  await s.exec(`SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET IntervalStyle = 'postgres'; SET extra_float_digits = 1; SET search_path = ''`)
+  await s.exec(
+    `SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET IntervalStyle = 'postgres'; SET extra_float_digits = 1; SET search_path = ''`,
+  )
 }

@@ -36,7 +36,11 @@ async function digest(store: DocStore, docId: string): Promise<DocDigest> {
   const log = createHash('sha256')
   let entries = 0
   for await (const u of store.readLog(docId)) {
-    log.update(`${u.seq}\0${u.user}\0${u.at}\0${u.attrs ? JSON.stringify(Object.entries(u.attrs).sort()) : ''}\0${u.update.byteLength}\0`).update(u.update)
+    log
+      .update(
+        `${u.seq}\0${u.user}\0${u.at}\0${u.attrs ? JSON.stringify(Object.entries(u.attrs).sort()) : ''}\0${u.update.byteLength}\0`,
+      )
+      .update(u.update)
     entries++
   }
   const meta = createHash('sha256')
@@ -67,8 +71,12 @@ async function allIds(store: DocStore): Promise<string[]> {
   return ids
 }
 
-async function* records(store: ControlStore, transform: (r: ControlRecord) => ControlRecord, skip: (key: string) => boolean): AsyncIterable<{ key: string; json: string }> {
-  for (let after = ''; ; ) {
+async function* records(
+  store: ControlStore,
+  transform: (r: ControlRecord) => ControlRecord,
+  skip: (key: string) => boolean,
+): AsyncIterable<{ key: string; json: string }> {
+  for (let after = ''; ;) {
     const page = await store.scan(after, 1000)
     if (page.length === 0) return
     for (const r of page.map(transform)) if (!skip(r.key)) yield { key: r.key, json: JSON.stringify(r.value) }
@@ -92,9 +100,13 @@ export async function verifyCopy(
   const none = () => false
   const mismatches: string[] = []
   const [srcIds, dstIds] = [await allIds(src.docs), await allIds(dst.docs)]
-  if (srcIds.length !== dstIds.length) mismatches.push(`documents: ${srcIds.length} in the data dir, ${dstIds.length} in the database`)
+  if (srcIds.length !== dstIds.length)
+    mismatches.push(`documents: ${srcIds.length} in the data dir, ${dstIds.length} in the database`)
   const missing = srcIds.filter((id) => !new Set(dstIds).has(id))
-  if (missing.length) mismatches.push(`documents missing from the database: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ' ...' : ''}`)
+  if (missing.length)
+    mismatches.push(
+      `documents missing from the database: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ' ...' : ''}`,
+    )
   let logEntries = 0
   for (const id of srcIds) {
     if (missing.includes(id)) continue

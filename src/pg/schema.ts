@@ -14,7 +14,11 @@ export interface SchemaMigrationResult {
   applied: string[]
 }
 
-export async function applySchemaMigrations(pool: PgPool, schema: string, migrations: readonly Migration[] = MIGRATIONS): Promise<SchemaMigrationResult> {
+export async function applySchemaMigrations(
+  pool: PgPool,
+  schema: string,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<SchemaMigrationResult> {
   const latest = migrations.reduce((n, m) => Math.max(n, m.version), 0)
   const client = await pool.connect()
   try {

@@ -49,7 +49,8 @@ export class SearchIndexer {
       markPrefix: MARK_PREFIX,
       watched: () => true,
       emit: (w) => this.reindex(w.doc),
-      onError: (err) => d.log.error({ err }, 'search index update failed; the document is indexed again at the next start'),
+      onError: (err) =>
+        d.log.error({ err }, 'search index update failed; the document is indexed again at the next start'),
     })
   }
 
@@ -58,12 +59,15 @@ export class SearchIndexer {
     return this.d.index
   }
 
-  /** Follows the committer's cycles and the control plane's asset records; indexes what a killed process left behind. */
+  /**
+   * Follows the committer's cycles and the control plane's asset records; indexes what a killed process left behind.
+   */
   async start(committer: GroupCommitter): Promise<void> {
     this.d.control.addHook({ after: (ops) => this.onControlOps(ops) })
     committer.addSink(this.windows)
     const recovered = await this.windows.recover()
-    if (recovered > 0) this.d.log.info({ documents: recovered }, 'search index catching up on documents committed before a stop')
+    if (recovered > 0)
+      this.d.log.info({ documents: recovered }, 'search index catching up on documents committed before a stop')
     this.reconcile().catch((err: unknown) => this.d.log.error({ err }, 'search index reconcile failed'))
   }
 
@@ -126,7 +130,10 @@ export class SearchIndexer {
     try {
       const asset = await getAsset(this.d.control, assetId)
       if (!asset) return await this.d.index.drop(assetId)
-      await this.d.index.put(asset, [{ kind: 'title', block: null, body: asset.title }, ...(await this.piecesOf(asset))])
+      await this.d.index.put(asset, [
+        { kind: 'title', block: null, body: asset.title },
+        ...(await this.piecesOf(asset)),
+      ])
     } finally {
       this.running--
       this.queue.shift()?.()
@@ -135,13 +142,18 @@ export class SearchIndexer {
 
   private async piecesOf(asset: Asset): Promise<Piece[]> {
     if (asset.type === 'generic_doc') {
-      const blocks = await this.d.docs.withState({ org: asset.workspaceId, doc: asset.id }, (state) => runContentJobOffLoop({ kind: 'blocks', state }))
+      const blocks = await this.d.docs.withState({ org: asset.workspaceId, doc: asset.id }, (state) =>
+        runContentJobOffLoop({ kind: 'blocks', state }),
+      )
       return blocks.map((b) => ({ kind: 'block', block: b.id, body: b.text }))
     }
     if (asset.type === 'database' && this.d.tables) {
       // a database that cannot be opened now (starting, unreachable) is indexed by its title meanwhile
       const names = await this.d.tables(asset).catch((err: unknown) => {
-        this.d.log.warn({ err, asset: asset.id }, 'search: table names not read; indexed by title until the next rebuild')
+        this.d.log.warn(
+          { err, asset: asset.id },
+          'search: table names not read; indexed by title until the next rebuild',
+        )
         return []
       })
       return names.map((name) => ({ kind: 'table', block: name, body: name }))
@@ -156,6 +168,7 @@ export class SearchIndexer {
       const m = /^(asset|deleted)\/([^/]+)$/.exec(op.key)
       if (m) touched.add(m[2]!)
     }
-    for (const id of touched) this.reindex(id).catch((err: unknown) => this.d.log.error({ err, asset: id }, 'search index update failed'))
+    for (const id of touched)
+      this.reindex(id).catch((err: unknown) => this.d.log.error({ err, asset: id }, 'search index update failed'))
   }
 }

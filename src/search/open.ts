@@ -32,7 +32,11 @@ async function openDb(config: Config, pg: PgPool | undefined): Promise<SearchDb>
   const { PgliteSearchDb } = await import('./pglite.js')
   // --doc-storage memory: the index is as short-lived as the documents
   const dir = config.docStorage === 'memory' ? `memory://search-${randomUUID()}` : dataDirPath(config.dataDir, 'search')
-  return PgliteSearchDb.open({ dir, deadlineMs: config.dbStatementTimeoutMs, sharedBuffersMb: config.pgliteSharedBuffersMb })
+  return PgliteSearchDb.open({
+    dir,
+    deadlineMs: config.dbStatementTimeoutMs,
+    sharedBuffersMb: config.pgliteSharedBuffersMb,
+  })
 }
 
 /** A SearchDb whose statements wait for the engine to open. */
@@ -47,7 +51,13 @@ function openingDb(engine: SearchDb['engine'], opening: Promise<SearchDb>): Sear
 
 /** Whether the engine has opened by now. */
 async function isOpen(opening: Promise<SearchDb>): Promise<boolean> {
-  return Promise.race([opening.then(() => true, () => false), new Promise<boolean>((r) => setImmediate(() => r(false)))])
+  return Promise.race([
+    opening.then(
+      () => true,
+      () => false,
+    ),
+    new Promise<boolean>((r) => setImmediate(() => r(false))),
+  ])
 }
 
 /**
@@ -56,18 +66,33 @@ async function isOpen(opening: Promise<SearchDb>): Promise<boolean> {
  * server has closed (a server started right after on the same dir would find it still open);
  * when the process exits right after, the open is left to the exit.
  */
-export async function startSearch(p: SearchParts, committer: GroupCommitter): Promise<{ search: Search; close(exiting: boolean): Promise<void> }> {
+export async function startSearch(
+  p: SearchParts,
+  committer: GroupCommitter,
+): Promise<{ search: Search; close(exiting: boolean): Promise<void> }> {
   const opening = openDb(p.config, p.pg)
   opening.catch((err: unknown) => p.log.error({ err }, 'search index failed to open'))
-  const index = new SearchIndex(openingDb(p.pg ? 'postgres' : 'pglite', opening), (err) => p.log.warn({ err }, 'search index maintenance (VACUUM) failed; retried after more writes'))
-  const indexer = new SearchIndexer({ index, control: p.control, docs: p.docs, store: p.store, log: p.log, debounceMs: p.config.searchDebounceMs, ...(p.tables ? { tables: p.tables } : {}) })
+  const index = new SearchIndex(openingDb(p.pg ? 'postgres' : 'pglite', opening), (err) =>
+    p.log.warn({ err }, 'search index maintenance (VACUUM) failed; retried after more writes'),
+  )
+  const indexer = new SearchIndexer({
+    index,
+    control: p.control,
+    docs: p.docs,
+    store: p.store,
+    log: p.log,
+    debounceMs: p.config.searchDebounceMs,
+    ...(p.tables ? { tables: p.tables } : {}),
+  })
   await indexer.start(committer)
   return {
     search: searchOver(p.control, index, indexer, p.log),
     async close(exiting) {
       if (!(await isOpen(opening))) {
         // still opening: the open windows keep their marks for the next start
-        const closed = opening.then((db) => db.close()).catch((err: unknown) => p.log.warn({ err }, 'search index close failed'))
+        const closed = opening
+          .then((db) => db.close())
+          .catch((err: unknown) => p.log.warn({ err }, 'search index close failed'))
         if (!exiting) await closed
         return
       }

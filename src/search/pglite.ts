@@ -30,7 +30,11 @@ export class PgliteSearchDb implements SearchDb {
   private ready(): Promise<PgliteInstance> {
     if (this.closed) return Promise.reject(new Error('search index closed'))
     this.instance ??= (async () => {
-      const instance = await PgliteInstance.open({ dataDir: this.o.dir, deadlineMs: this.o.deadlineMs, sharedBuffersMb: this.o.sharedBuffersMb })
+      const instance = await PgliteInstance.open({
+        dataDir: this.o.dir,
+        deadlineMs: this.o.deadlineMs,
+        sharedBuffersMb: this.o.sharedBuffersMb,
+      })
       instance.onExit(() => (this.instance = undefined))
       await instance.script(SCHEMA_SQL)
       return instance
@@ -45,7 +49,10 @@ export class PgliteSearchDb implements SearchDb {
     return (await (await this.ready()).query(sql, params)).rows
   }
 
-  /** PGlite is single-user PostgreSQL: no autovacuum, so replaced rows are reclaimed (and the planner's statistics kept) here. */
+  /**
+   * PGlite is single-user PostgreSQL: no autovacuum, so replaced rows are reclaimed (and the planner's statistics kept)
+   * here.
+   */
   async maintain(): Promise<void> {
     await (await this.ready()).script('VACUUM (ANALYZE) search_blocks_v1')
   }

@@ -21,7 +21,10 @@ describe('parseQuery', () => {
   })
 
   it('refuses an empty query and one past the bound, naming the problem', () => {
-    for (const [q, msg] of [['   ', /empty/], ['x'.repeat(MAX_QUERY_CHARS + 1), /at most 500/]] as const) {
+    for (const [q, msg] of [
+      ['   ', /empty/],
+      ['x'.repeat(MAX_QUERY_CHARS + 1), /at most 500/],
+    ] as const) {
       let err: unknown
       try {
         parseQuery(q)

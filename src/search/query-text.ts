@@ -19,7 +19,8 @@ const PREFIX_WORD = /(^|\s)(-?)([^\s"]+)\*(?=\s|$)/gu
 export function parseQuery(q: string): SearchQuery {
   const text = q.trim()
   if (text === '') throw new AppError('bad_request', 'q is empty: give the words to search for')
-  if (text.length > MAX_QUERY_CHARS) throw new AppError('bad_request', `q is ${text.length} characters long; at most ${MAX_QUERY_CHARS}`)
+  if (text.length > MAX_QUERY_CHARS)
+    throw new AppError('bad_request', `q is ${text.length} characters long; at most ${MAX_QUERY_CHARS}`)
   const prefix: string[] = []
   // Segments outside double quotes are the even ones: a phrase keeps its words as they are.
   const web = text

@@ -42,14 +42,25 @@ export class SearchIndex {
   private wrote(): void {
     if (++this.writes < MAINTAIN_EVERY || this.maintaining) return
     this.writes = 0
-    this.maintaining = this.db.maintain().catch(this.onError).finally(() => (this.maintaining = null))
+    this.maintaining = this.db
+      .maintain()
+      .catch(this.onError)
+      .finally(() => (this.maintaining = null))
   }
 
-  /** Makes the asset's rows these pieces, in one statement (a reader sees the old rows or the new); unchanged pieces stay as they are. */
+  /**
+   * Makes the asset's rows these pieces, in one statement (a reader sees the old rows or the new); unchanged pieces
+   * stay as they are.
+   */
   async put(asset: { id: string; workspaceId: string }, pieces: readonly Piece[]): Promise<void> {
     const rows = pieces
       .filter((p) => p.body.trim() !== '')
-      .map((p, pos) => ({ pos, kind: p.kind, block: p.block, body: p.body.length > MAX_PIECE_CHARS ? p.body.slice(0, MAX_PIECE_CHARS) : p.body }))
+      .map((p, pos) => ({
+        pos,
+        kind: p.kind,
+        block: p.block,
+        body: p.body.length > MAX_PIECE_CHARS ? p.body.slice(0, MAX_PIECE_CHARS) : p.body,
+      }))
     await this.db.query(PUT_SQL, [asset.id, asset.workspaceId, JSON.stringify(rows)])
     this.wrote()
   }
@@ -64,9 +75,22 @@ export class SearchIndex {
   }
 
   /** The best piece per asset among `viewable`, ranked; [] when the query has no searchable word. */
-  async search(o: { workspaceId: string; viewable: readonly string[]; query: SearchQuery; limit: number; offset: number }): Promise<SearchHit[]> {
+  async search(o: {
+    workspaceId: string
+    viewable: readonly string[]
+    query: SearchQuery
+    limit: number
+    offset: number
+  }): Promise<SearchHit[]> {
     if (o.viewable.length === 0) return []
-    const rows = await this.db.query(QUERY_SQL, [o.query.web, o.query.prefix, o.workspaceId, JSON.stringify(o.viewable), String(o.limit), String(o.offset)])
+    const rows = await this.db.query(QUERY_SQL, [
+      o.query.web,
+      o.query.prefix,
+      o.workspaceId,
+      JSON.stringify(o.viewable),
+      String(o.limit),
+      String(o.offset),
+    ])
     return rows.map(([assetId, kind, block, rank, snippet]) => ({
       assetId: String(assetId),
       kind: kind as PieceKind,

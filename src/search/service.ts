@@ -17,7 +17,10 @@ interface SearchResult {
   type: string
   /** where the words were found: the title, a block of the text, a database table's name */
   match: 'title' | 'text' | 'table'
-  /** the matching top-level block's id (for read_document section / edit_document); null for a title, a table, a plain-text document */
+  /**
+   * the matching top-level block's id (for read_document section / edit_document); null for a title, a table, a
+   * plain-text document
+   */
   block: string | null
   /** database assets: the matching table */
   table?: string
@@ -63,16 +66,18 @@ export function searchOver(control: ControlStore, index: SearchIndex, indexer: S
         const asset = viewable.get(h.assetId)
         if (!asset) return []
         const match = h.kind === 'block' ? 'text' : h.kind
-        return [{
-          doc_id: h.assetId,
-          title: asset.title,
-          type: asset.type,
-          match,
-          block: h.kind === 'block' ? h.block : null,
-          ...(h.kind === 'table' && h.block ? { table: h.block } : {}),
-          snippet: h.snippet,
-          rank: h.rank,
-        }]
+        return [
+          {
+            doc_id: h.assetId,
+            title: asset.title,
+            type: asset.type,
+            match,
+            block: h.kind === 'block' ? h.block : null,
+            ...(h.kind === 'table' && h.block ? { table: h.block } : {}),
+            snippet: h.snippet,
+            rank: h.rank,
+          },
+        ]
       })
       const more = hits.length > limit && offset + limit <= MAX_SEARCH_OFFSET
       return { results, limit, offset, ...(more ? { next: offset + limit } : {}) }

@@ -12,7 +12,11 @@ export class JsonFileSitesConnector implements SitesConnector {
     if (!Array.isArray(list)) throw new Error(`${this.spec.path}: expected {"sites": [...]}`)
     const from = cursor ? Number(cursor) : 0
     const size = this.spec.pageSize ?? 25
-    const sites = list.slice(from, from + size).map((s) => ({ id: String(s.id), name: String(s.name ?? s.id), ...(s.webUrl ? { webUrl: String(s.webUrl) } : {}) }))
+    const sites = list.slice(from, from + size).map((s) => ({
+      id: String(s.id),
+      name: String(s.name ?? s.id),
+      ...(s.webUrl ? { webUrl: String(s.webUrl) } : {}),
+    }))
     return { sites, next: from + size < list.length ? String(from + size) : null }
   }
 }

@@ -57,7 +57,8 @@ export async function connectSource(
   nowMs: number,
 ): Promise<{ source: Source; sweep: Sweep | null }> {
   const user = await requireUser(store, s.user)
-  if (s.connector && s.group !== 'files' && s.group !== 'sites') throw new AppError('bad_request', 'only files and sites sources sweep sites')
+  if (s.connector && s.group !== 'files' && s.group !== 'sites')
+    throw new AppError('bad_request', 'only files and sites sources sweep sites')
   const source: Source = {
     id: newId('src'),
     userId: user.id,

@@ -33,7 +33,8 @@ export class SiteSweeper {
   /** Resumes every unfinished sweep. */
   async start(): Promise<void> {
     this.started = true
-    for (const sw of await listSweeps(this.store)) if (sw.phase === 'enumerating' || sw.phase === 'provisioning') this.kick(sw)
+    for (const sw of await listSweeps(this.store))
+      if (sw.phase === 'enumerating' || sw.phase === 'provisioning') this.kick(sw)
   }
 
   /** Runs the sweep unless it already runs (or the sweeper is not started: start() will pick it up). */
@@ -100,7 +101,14 @@ export class SiteSweeper {
       const enumerated = sw.enumeratedSites + sites.length
       const next: Sweep = page.next
         ? { ...sw, cursor: page.next, enumeratedSites: enumerated }
-        : { ...sw, cursor: null, enumeratedSites: enumerated, totalSites: enumerated, phase: enumerated ? 'provisioning' : 'complete', completedAtMs: enumerated ? null : this.opts.now() }
+        : {
+            ...sw,
+            cursor: null,
+            enumeratedSites: enumerated,
+            totalSites: enumerated,
+            phase: enumerated ? 'provisioning' : 'complete',
+            completedAtMs: enumerated ? null : this.opts.now(),
+          }
       await this.save(next, sites, sw.enumeratedSites)
       return
     }
@@ -110,7 +118,11 @@ export class SiteSweeper {
     const provisioned = seq + 1
     const finished = provisioned >= sw.totalSites
     await this.save(
-      { ...sw, provisionedSites: provisioned, ...(finished ? { phase: 'complete', completedAtMs: this.opts.now() } : {}) },
+      {
+        ...sw,
+        provisionedSites: provisioned,
+        ...(finished ? { phase: 'complete', completedAtMs: this.opts.now() } : {}),
+      },
       site ? [{ ...site, searchable: true }] : [],
       seq,
     )
@@ -120,7 +132,10 @@ export class SiteSweeper {
 /** What /me/sources reports: all of the user's live sweeps together, or null when none is live. */
 export function provisioningView(sweeps: Sweep[], nowMs: number, windowMs: number) {
   const live = sweeps.filter(
-    (s) => s.phase === 'enumerating' || s.phase === 'provisioning' || (s.phase === 'complete' && s.completedAtMs !== null && nowMs - s.completedAtMs < windowMs),
+    (s) =>
+      s.phase === 'enumerating' ||
+      s.phase === 'provisioning' ||
+      (s.phase === 'complete' && s.completedAtMs !== null && nowMs - s.completedAtMs < windowMs),
   )
   if (live.length === 0) return null
   const enumerating = live.some((s) => s.phase === 'enumerating')

@@ -20,7 +20,10 @@ const collect = async <T>(it: AsyncIterable<T>) => {
   return out
 }
 
-const impls: [string, () => Promise<{ store: DocStore; reopen?: () => Promise<DocStore>; done: () => Promise<void> }>][] = [
+const impls: [
+  string,
+  () => Promise<{ store: DocStore; reopen?: () => Promise<DocStore>; done: () => Promise<void> }>,
+][] = [
   ['memory', async () => ({ store: new MemoryDocStore(), done: async () => {} })],
   [
     'leveldb',
@@ -152,16 +155,31 @@ describe.each(impls)('DocStore contract: %s', (_name, make) => {
       { docId: 'o/q/main', firstSeq: 1, lastSeq: 2 },
       { docId: 'o/p/main', firstSeq: 4, lastSeq: 5 },
     ])
-    expect((await ctx.store.load('o/p/main')).updates.map((u) => [u.seq, u.at])).toEqual([[3, 3], [4, 4], [5, 5]])
+    expect((await ctx.store.load('o/p/main')).updates.map((u) => [u.seq, u.at])).toEqual([
+      [3, 3],
+      [4, 4],
+      [5, 5],
+    ])
     expect((await ctx.store.load('o/q/main')).lastSeq).toBe(2)
     // named seqs answer themselves; mixing both in one cycle is refused, writing nothing
-    expect(await ctx.store.appendMany([{ docId: 'o/q/main', firstSeq: 3, entries: [e(3)] }])).toEqual([{ docId: 'o/q/main', firstSeq: 3, lastSeq: 3 }])
-    await expect(ctx.store.appendMany([{ docId: 'o/q/main', firstSeq: 4, entries: [e(4)] }, { docId: 'o/r/main', entries: [e(1)] }])).rejects.toThrow(/firstSeq/)
+    expect(await ctx.store.appendMany([{ docId: 'o/q/main', firstSeq: 3, entries: [e(3)] }])).toEqual([
+      { docId: 'o/q/main', firstSeq: 3, lastSeq: 3 },
+    ])
+    await expect(
+      ctx.store.appendMany([
+        { docId: 'o/q/main', firstSeq: 4, entries: [e(4)] },
+        { docId: 'o/r/main', entries: [e(1)] },
+      ]),
+    ).rejects.toThrow(/firstSeq/)
     expect(await ctx.store.exists('o/r/main')).toBe(false)
   })
 
   it('a snapshot replaces the log on load, keeps it for history, and prune drops only covered entries', async () => {
-    await ctx.store.append('o/d/main', 1, [1, 2, 3, 4].map((n) => ({ user: 'u', at: n, update: bytes(n) })))
+    await ctx.store.append(
+      'o/d/main',
+      1,
+      [1, 2, 3, 4].map((n) => ({ user: 'u', at: n, update: bytes(n) })),
+    )
     await ctx.store.writeSnapshot('o/d/main', { seq: 3, at: 99, state: bytes(9, 9) })
     const state = await ctx.store.load('o/d/main')
     expect(state.snapshot).toEqual({ seq: 3, at: 99, state: bytes(9, 9) })
@@ -205,7 +223,15 @@ describe.each(impls)('DocStore contract: %s', (_name, make) => {
     const n = 1234
     for (let first = 1; first <= n; first += 300) {
       const count = Math.min(300, n - first + 1)
-      await ctx.store.append('o/long/main', first, Array.from({ length: count }, (_, i) => ({ user: `u${(first + i) % 3}`, at: first + i, update: bytes((first + i) % 256) })))
+      await ctx.store.append(
+        'o/long/main',
+        first,
+        Array.from({ length: count }, (_, i) => ({
+          user: `u${(first + i) % 3}`,
+          at: first + i,
+          update: bytes((first + i) % 256),
+        })),
+      )
     }
     const all = await collect(ctx.store.readLog('o/long/main'))
     expect(all.map((u) => u.seq)).toEqual(Array.from({ length: n }, (_, i) => i + 1))
@@ -259,7 +285,9 @@ describe.each(impls)('DocStore contract: %s', (_name, make) => {
     // idempotent, and the id starts afresh from seq 1 (no head left behind)
     await ctx.store.eraseDocument('o/d/main')
     await ctx.store.eraseDocument('o/never/main')
-    expect(await ctx.store.appendMany([{ docId: 'o/d/main', entries: [e(9)] }])).toEqual([{ docId: 'o/d/main', firstSeq: 1, lastSeq: 1 }])
+    expect(await ctx.store.appendMany([{ docId: 'o/d/main', entries: [e(9)] }])).toEqual([
+      { docId: 'o/d/main', firstSeq: 1, lastSeq: 1 },
+    ])
     if (ctx.reopen) {
       const again = await ctx.reopen()
       expect((await again.load('o/d/main')).updates.map((u) => u.at)).toEqual([9])
@@ -267,13 +295,30 @@ describe.each(impls)('DocStore contract: %s', (_name, make) => {
   })
 
   it('marks land with the appends they ride on (both numbering modes), list by prefix, and delete by key', async () => {
-    await ctx.store.appendMany([{ docId: 'o/d/main', firstSeq: 1, entries: [{ user: 'u', at: 1, update: bytes(1) }], marks: [{ key: 'wh!o/d/main!1', value: '' }] }])
     await ctx.store.appendMany([
-      { docId: 'o/e/main', entries: [{ user: 'u', at: 2, update: bytes(2) }], marks: [{ key: 'wh!o/e/main!2', value: 'x' }] },
+      {
+        docId: 'o/d/main',
+        firstSeq: 1,
+        entries: [{ user: 'u', at: 1, update: bytes(1) }],
+        marks: [{ key: 'wh!o/d/main!1', value: '' }],
+      },
+    ])
+    await ctx.store.appendMany([
+      {
+        docId: 'o/e/main',
+        entries: [{ user: 'u', at: 2, update: bytes(2) }],
+        marks: [{ key: 'wh!o/e/main!2', value: 'x' }],
+      },
       { docId: 'o/f/main', entries: [{ user: 'u', at: 2, update: bytes(3) }] },
     ])
     // a mark written again (a retried cycle) is no error
-    await ctx.store.appendMany([{ docId: 'o/d/main', entries: [{ user: 'u', at: 3, update: bytes(4) }], marks: [{ key: 'wh!o/d/main!1', value: '' }] }])
+    await ctx.store.appendMany([
+      {
+        docId: 'o/d/main',
+        entries: [{ user: 'u', at: 3, update: bytes(4) }],
+        marks: [{ key: 'wh!o/d/main!1', value: '' }],
+      },
+    ])
     expect((await ctx.store.load('o/d/main')).lastSeq).toBe(2)
     expect(await collect(ctx.store.readMarks!('wh!'))).toEqual([
       { key: 'wh!o/d/main!1', value: '' },

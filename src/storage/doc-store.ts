@@ -69,7 +69,8 @@ export interface AppendedSeqs {
 /** Every write of a cycle either names its seqs or none does. */
 export function assignsSeqs(writes: readonly AppendWrite[]): boolean {
   const without = writes.filter((w) => w.firstSeq === undefined).length
-  if (without !== 0 && without !== writes.length) throw new Error('appendMany: either every write names its firstSeq or none does')
+  if (without !== 0 && without !== writes.length)
+    throw new Error('appendMany: either every write names its firstSeq or none does')
   return without > 0
 }
 
@@ -77,7 +78,10 @@ export function assignsSeqs(writes: readonly AppendWrite[]): boolean {
  * Seqs of a cycle's writes for a store one process owns: named ones as given, else each document
  * continues from `head` (its last seq) and from earlier writes of the same cycle.
  */
-export async function numberWrites(writes: readonly AppendWrite[], head: (docId: string) => number | Promise<number>): Promise<AppendedSeqs[]> {
+export async function numberWrites(
+  writes: readonly AppendWrite[],
+  head: (docId: string) => number | Promise<number>,
+): Promise<AppendedSeqs[]> {
   const assign = assignsSeqs(writes)
   const next = new Map<string, number>()
   const seqs: AppendedSeqs[] = []

@@ -44,7 +44,11 @@ export class StorageHealth {
   untilDurable<T>(durable: Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const onFailure = () =>
-        reject(new AppError('unavailable', 'document storage is failing: the update is held but not yet durable; retry', { retryAfterSec: RETRY_AFTER_SEC }))
+        reject(
+          new AppError('unavailable', 'document storage is failing: the update is held but not yet durable; retry', {
+            retryAfterSec: RETRY_AFTER_SEC,
+          }),
+        )
       this.waiters.add(onFailure)
       durable.then(
         (v) => {
@@ -74,7 +78,8 @@ export function trackWrites(store: DocStore, health: StorageHealth): DocStore {
   }
   return {
     load: (docId) => store.load(docId),
-    append: (docId: string, firstSeq: number, entries: UpdateEntry[]) => track('append', () => store.append(docId, firstSeq, entries)),
+    append: (docId: string, firstSeq: number, entries: UpdateEntry[]) =>
+      track('append', () => store.append(docId, firstSeq, entries)),
     appendMany: (writes: AppendWrite[], cycleId?: string) => track('append', () => store.appendMany(writes, cycleId)),
     writeSnapshot: (docId: string, snapshot: Snapshot) => track('snapshot', () => store.writeSnapshot(docId, snapshot)),
     readLog: (docId, from, to) => store.readLog(docId, from, to),

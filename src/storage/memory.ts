@@ -1,5 +1,15 @@
 // In-memory twin of the LevelDB store: same contract, used by tests and memory-only runs.
-import { numberWrites, type AppendedSeqs, type AppendWrite, type DocState, type DocStore, type Snapshot, type StoredUpdate, type StoreMark, type UpdateEntry } from './doc-store.js'
+import {
+  numberWrites,
+  type AppendedSeqs,
+  type AppendWrite,
+  type DocState,
+  type DocStore,
+  type Snapshot,
+  type StoredUpdate,
+  type StoreMark,
+  type UpdateEntry,
+} from './doc-store.js'
 
 interface MemDoc {
   log: StoredUpdate[]
@@ -82,7 +92,8 @@ export class MemoryDocStore implements DocStore {
   }
 
   async *readMarks(prefix: string): AsyncIterable<StoreMark> {
-    for (const key of [...this.marks.keys()].sort()) if (key.startsWith(prefix)) yield { key, value: this.marks.get(key)! }
+    for (const key of [...this.marks.keys()].sort())
+      if (key.startsWith(prefix)) yield { key, value: this.marks.get(key)! }
   }
 
   async deleteMarks(keys: string[]): Promise<void> {

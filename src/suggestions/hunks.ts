@@ -37,7 +37,11 @@ function xmlRoot(doc: Y.Doc, name: string | null): string | null {
   return found?.kind === 'xml' ? found.name : null
 }
 
-function blocksOf(state: Uint8Array, update: Uint8Array | null, root: string | null): { root: string | null; blocks: PmNode[] } {
+function blocksOf(
+  state: Uint8Array,
+  update: Uint8Array | null,
+  root: string | null,
+): { root: string | null; blocks: PmNode[] } {
   const doc = new Y.Doc()
   try {
     Y.applyUpdate(doc, state)
@@ -65,7 +69,12 @@ export function hunksOf(baseState: Uint8Array, update: Uint8Array, root: string 
   let open: { at: number; before: PmNode[]; after: PmNode[] } | null = null
   const close = () => {
     if (!open) return
-    const id = 'h' + createHash('sha256').update(stableJson({ n: hunks.length, at: open.at, before: open.before, after: open.after })).digest('base64url').slice(0, 12)
+    const id =
+      'h' +
+      createHash('sha256')
+        .update(stableJson({ n: hunks.length, at: open.at, before: open.before, after: open.after }))
+        .digest('base64url')
+        .slice(0, 12)
     hunks.push({ id, before: open.before, after: open.after })
     spans.push({ at: open.at, replaces: open.before.length })
     open = null
@@ -118,12 +127,19 @@ export interface MarkedOp {
  * what only `accepted` has is marked `insert`, what only `current` has stays in place marked
  * `delete`, both by the suggestion's author.
  */
-export function markedPreview(current: Uint8Array, accepted: Uint8Array, root: string | null, by: string, h: Hunks | null): MarkedOp[] {
+export function markedPreview(
+  current: Uint8Array,
+  accepted: Uint8Array,
+  root: string | null,
+  by: string,
+  h: Hunks | null,
+): MarkedOp[] {
   const now = blocksOf(current, null, root)
   if (now.root) {
     const then = blocksOf(accepted, null, now.root)
     const hunkOf = new Map<string, string>()
-    for (const hunk of h?.hunks ?? []) for (const b of [...hunk.before, ...hunk.after]) hunkOf.set(stableJson(b), hunk.id)
+    for (const hunk of h?.hunks ?? [])
+      for (const b of [...hunk.before, ...hunk.after]) hunkOf.set(stableJson(b), hunk.id)
     const symbols = new Symbols()
     const sym = (n: PmNode) => symbols.of(stableJson(n))
     const ops: MarkedOp[] = []
@@ -137,7 +153,11 @@ export function markedPreview(current: Uint8Array, accepted: Uint8Array, root: s
         } else {
           const block = op === diff.DELETE ? now.blocks[c++]! : then.blocks[a++]!
           const hunk = hunkOf.get(stableJson(block))
-          ops.push({ insert: block, attribution: op === diff.DELETE ? { delete: [by] } : { insert: [by] }, ...(hunk ? { hunk } : {}) })
+          ops.push({
+            insert: block,
+            attribution: op === diff.DELETE ? { delete: [by] } : { insert: [by] },
+            ...(hunk ? { hunk } : {}),
+          })
         }
       }
     }
@@ -154,5 +174,9 @@ export function markedPreview(current: Uint8Array, accepted: Uint8Array, root: s
       doc.destroy()
     }
   }
-  return diff(text(current), text(accepted)).map(([op, s]): MarkedOp => (op === diff.EQUAL ? { insert: s } : { insert: s, attribution: op === diff.DELETE ? { delete: [by] } : { insert: [by] } }))
+  return diff(text(current), text(accepted)).map(([op, s]): MarkedOp =>
+    op === diff.EQUAL
+      ? { insert: s }
+      : { insert: s, attribution: op === diff.DELETE ? { delete: [by] } : { insert: [by] } },
+  )
 }

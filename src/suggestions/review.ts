@@ -14,7 +14,10 @@ import type { SuggestionStatus, SuggestionView } from '@tandem/api/suggestions'
 import type { SuggestionRecord } from './record.js'
 import type { SuggestionStore } from './store.js'
 
-export type Decision = Pick<SuggestionRecord, 'status' | 'accepted_hunks' | 'rejected_hunks' | 'decided_by' | 'decided_at_ms'>
+export type Decision = Pick<
+  SuggestionRecord,
+  'status' | 'accepted_hunks' | 'rejected_hunks' | 'decided_by' | 'decided_at_ms'
+>
 
 interface Claim {
   /** the log's head when the claim was taken: the accept's update lands after it */
@@ -47,7 +50,13 @@ function blockText(n: PmNode): string {
 }
 
 /** The document at the suggestion's base and its hunks (null: the change is to no XML root). */
-export async function hunksAt(store: SuggestionStore, r: Stored, docId: string, ctx: RestContext, open: OpenHistory): Promise<{ baseState: Uint8Array; update: Uint8Array; hunks: Hunks | null }> {
+export async function hunksAt(
+  store: SuggestionStore,
+  r: Stored,
+  docId: string,
+  ctx: RestContext,
+  open: OpenHistory,
+): Promise<{ baseState: Uint8Array; update: Uint8Array; hunks: Hunks | null }> {
   const update = await store.update(docId, r.id)
   if (!update) throw new AppError('not_found', 'no such suggestion')
   const baseState = await stateAt(parseBase(r.base), docId, ctx, open)
@@ -55,17 +64,40 @@ export async function hunksAt(store: SuggestionStore, r: Stored, docId: string, 
 }
 
 /** The change that applies the hunks `take` admits on top of what this suggestion already applied. */
-export async function changeFor(store: SuggestionStore, r: Stored, docId: string, ctx: RestContext, open: OpenHistory, take: (id: string) => boolean): Promise<Uint8Array | null> {
+export async function changeFor(
+  store: SuggestionStore,
+  r: Stored,
+  docId: string,
+  ctx: RestContext,
+  open: OpenHistory,
+  take: (id: string) => boolean,
+): Promise<Uint8Array | null> {
   const { update, hunks } = await hunksAt(store, r, docId, ctx, open)
   if (!hunks) return update // not an XML root: whole only, exactly as made
-  if (r.accepted_hunks.length === 0 && r.rejected_hunks.length === 0 && hunks.hunks.every((h) => take(h.id))) return update
+  if (r.accepted_hunks.length === 0 && r.rejected_hunks.length === 0 && hunks.hunks.every((h) => take(h.id)))
+    return update
   const applied = await stateAt(parseBase(r.applied), docId, ctx, open)
   const target = withHunks(hunks, take)
-  const edit = await ctx.registry.docBuilds.bounded(applied.length, () => runContentJobOffLoop({ kind: 'edit', state: applied, input: { format: 'prosemirror', content: target, root: hunks.root } }), applied.length)
+  const edit = await ctx.registry.docBuilds.bounded(
+    applied.length,
+    () =>
+      runContentJobOffLoop({
+        kind: 'edit',
+        state: applied,
+        input: { format: 'prosemirror', content: target, root: hunks.root },
+      }),
+    applied.length,
+  )
   return edit.update
 }
 
-export function statusAfter(r: Stored, all: string[], wholeAccept: boolean, wholeReject: boolean, byAuthor: boolean): SuggestionStatus {
+export function statusAfter(
+  r: Stored,
+  all: string[],
+  wholeAccept: boolean,
+  wholeReject: boolean,
+  byAuthor: boolean,
+): SuggestionStatus {
   if (wholeReject && byAuthor) return 'withdrawn'
   const remaining = all.filter((id) => !r.accepted_hunks.includes(id) && !r.rejected_hunks.includes(id))
   if (!wholeAccept && !wholeReject && remaining.length > 0) return 'open'
@@ -73,4 +105,3 @@ export function statusAfter(r: Stored, all: string[], wholeAccept: boolean, whol
   if (r.rejected_hunks.length === 0 && (wholeAccept || remaining.length === 0)) return 'accepted'
   return 'partially_accepted'
 }
-

@@ -19,7 +19,17 @@ import { docIdOf, type Attributes } from '../storage/doc-store.js'
 import { hunksOf, markedPreview } from './hunks.js'
 import type { SuggestionShown } from '@tandem/api/suggestions'
 import type { SuggestionRecord } from './record.js'
-import { changeFor, docIdOfReq, hunksAt, plainText, render, statusAfter, view, type Decision, type Stored } from './review.js'
+import {
+  changeFor,
+  docIdOfReq,
+  hunksAt,
+  plainText,
+  render,
+  statusAfter,
+  view,
+  type Decision,
+  type Stored,
+} from './review.js'
 import { SUGGESTION_ROUTES, type SuggestionBody } from './rest-schema.js'
 import type { SuggestionStore } from './store.js'
 import { wordChanges } from './word-changes.js'
@@ -28,18 +38,30 @@ import { wordChanges } from './word-changes.js'
 const CLAIM_STALE_MS = 60_000
 
 /** Told of every suggestion made and every decision, once durable (the suggestion.* webhooks). */
-export type SuggestionNotice = (req: RestRequest, type: 'suggestion.created' | 'suggestion.accepted' | 'suggestion.rejected', record: SuggestionRecord) => Promise<void>
+export type SuggestionNotice = (
+  req: RestRequest,
+  type: 'suggestion.created' | 'suggestion.accepted' | 'suggestion.rejected',
+  record: SuggestionRecord,
+) => Promise<void>
 
 type Post = typeof SUGGESTION_ROUTES.suggestions.POST
 type Get = typeof SUGGESTION_ROUTES.suggestions.GET
 
 /** The handlers of SUGGESTION_ROUTES (lazy-routes.ts binds them on the first suggestion request). */
-export function suggestionHandlers(store: SuggestionStore, open: OpenHistory, notify: SuggestionNotice = async () => {}): RestHandlers<typeof SUGGESTION_ROUTES> {
+export function suggestionHandlers(
+  store: SuggestionStore,
+  open: OpenHistory,
+  notify: SuggestionNotice = async () => {},
+): RestHandlers<typeof SUGGESTION_ROUTES> {
   /**
    * A branch's changes since it forked, as an update against main where it forked: the branch's
    * first log entry is its copy of main, its state vector names main's seq then (read off history).
    */
-  async function fromBranch(req: RestRequest, ctx: RestContext, branch: string): Promise<{ update: Uint8Array; base: string } | RestResponse> {
+  async function fromBranch(
+    req: RestRequest,
+    ctx: RestContext,
+    branch: string,
+  ): Promise<{ update: Uint8Array; base: string } | RestResponse> {
     if (branch === req.cap.branch) throw new AppError('bad_request', 'branch must name another branch of this document')
     const entries: Uint8Array[] = []
     let fork: Uint8Array | null = null
@@ -47,12 +69,21 @@ export function suggestionHandlers(store: SuggestionStore, open: OpenHistory, no
       if (e.seq === 1) fork = e.update
       else entries.push(e.update)
     }
-    if (!fork) throw new AppError('not_found', `no branch ${JSON.stringify(branch)} of this document (or its history no longer reaches its fork)`)
-    if (entries.length === 0) throw new AppError('validation', `branch ${JSON.stringify(branch)} changed nothing since it forked`)
+    if (!fork)
+      throw new AppError(
+        'not_found',
+        `no branch ${JSON.stringify(branch)} of this document (or its history no longer reaches its fork)`,
+      )
+    if (entries.length === 0)
+      throw new AppError('validation', `branch ${JSON.stringify(branch)} changed nothing since it forked`)
     const history = await open()
     const sv = Y.encodeStateVectorFromUpdate(fork)
     const { answer: seq } = await history.run(docIdOfReq(req), () => ({ kind: 'seq-of-sv', sv }))
-    if (seq === null) return { status: 409, json: { error: `main's history no longer reaches where ${JSON.stringify(branch)} forked`, code: 'conflict' } }
+    if (seq === null)
+      return {
+        status: 409,
+        json: { error: `main's history no longer reaches where ${JSON.stringify(branch)} forked`, code: 'conflict' },
+      }
     const update = entries.length === 1 ? entries[0]! : Y.mergeUpdates(entries)
     const seal = await baseSealOf(ctx.store, docIdOfReq(req))
     return { update, base: seal.seal({ seq, own: [] }) }
@@ -73,7 +104,11 @@ export function suggestionHandlers(store: SuggestionStore, open: OpenHistory, no
     const attrs = mergeAttributions(req.cap.attr, given.attributions)
     const open_ = (await store.list(docId)).filter((s) => s.status === 'open').length
     const max = ctx.config.maxOpenSuggestions
-    if (open_ >= max) throw new AppError('conflict', `a document holds at most ${max} open suggestions (--max-open-suggestions): decide one first`)
+    if (open_ >= max)
+      throw new AppError(
+        'conflict',
+        `a document holds at most ${max} open suggestions (--max-open-suggestions): decide one first`,
+      )
     const from = await baseState(req, ctx, open, given.base)
     if ('refused' in from) return from.refused
     const { base, state: atBase, now } = from
@@ -91,15 +126,23 @@ export function suggestionHandlers(store: SuggestionStore, open: OpenHistory, no
       }
     } else {
       // which fields a suggestion needs depends on the path (a decision takes none): checked here
-      if (o.format === undefined) throw new AppError('bad_request', 'format must be one of markdown, prosemirror, text (or send "update")')
+      if (o.format === undefined)
+        throw new AppError('bad_request', 'format must be one of markdown, prosemirror, text (or send "update")')
       if (o.content === undefined) throw new AppError('bad_request', 'content is required')
       const input = { format: o.format, content: o.content, root }
       // others' insertions since the base that the content repeats are left out, as in a content write
       const size = atBase.length + (now?.length ?? 0)
-      update = (await ctx.registry.docBuilds.bounded(size, () => runContentJobOffLoop({ kind: 'edit', state: atBase, input, ...(now ? { now } : {}) }), size)).update
+      update = (
+        await ctx.registry.docBuilds.bounded(
+          size,
+          () => runContentJobOffLoop({ kind: 'edit', state: atBase, input, ...(now ? { now } : {}) }),
+          size,
+        )
+      ).update
     }
     const hunks = update ? hunksOf(atBase, update, root) : null
-    if (!update || (hunks && hunks.hunks.length === 0)) throw new AppError('validation', 'the suggestion changes nothing in the document at its base')
+    if (!update || (hunks && hunks.hunks.length === 0))
+      throw new AppError('validation', 'the suggestion changes nothing in the document at its base')
     const record: Stored = {
       id: randomBytes(12).toString('base64url'),
       base: formatBase(base),
@@ -122,7 +165,10 @@ export function suggestionHandlers(store: SuggestionStore, open: OpenHistory, no
     const docId = docIdOfReq(req)
     if (req.id === null) {
       const all = await store.list(docId)
-      return { status: 200, json: { suggestions: all.filter((s) => query.status === undefined || s.status === query.status).map(view) } }
+      return {
+        status: 200,
+        json: { suggestions: all.filter((s) => query.status === undefined || s.status === query.status).map(view) },
+      }
     }
     const r = (await store.get(docId, req.id)) as Stored | null
     if (!r) throw new AppError('not_found', 'no such suggestion')
@@ -135,11 +181,18 @@ export function suggestionHandlers(store: SuggestionStore, open: OpenHistory, no
       const after = render(h.after, format)
       return {
         id: h.id,
-        status: r.accepted_hunks.includes(h.id) ? ('accepted' as const) : r.rejected_hunks.includes(h.id) ? ('rejected' as const) : ('open' as const),
+        status: r.accepted_hunks.includes(h.id)
+          ? ('accepted' as const)
+          : r.rejected_hunks.includes(h.id)
+            ? ('rejected' as const)
+            : ('open' as const),
         before,
         after,
         // word by word, in Markdown when that is the format, else in the blocks' text
-        words: format === 'markdown' ? wordChanges(before as string, after as string) : wordChanges(plainText(h.before), plainText(h.after)),
+        words:
+          format === 'markdown'
+            ? wordChanges(before as string, after as string)
+            : wordChanges(plainText(h.before), plainText(h.after)),
       }
     })
     // The document as it would read if every open hunk were accepted now.
@@ -148,7 +201,9 @@ export function suggestionHandlers(store: SuggestionStore, open: OpenHistory, no
       const change = await changeFor(store, r, docId, ctx, open, (id) => !r.rejected_hunks.includes(id))
       const now = await current(req, ctx)
       const state = change ? Y.mergeUpdates([now.state, change]) : now.state
-      preview = delta ? markedPreview(now.state, state, r.root, r.by, hunks) : (await runContentJobOffLoop({ kind: 'read', state, format, root: r.root })).content
+      preview = delta
+        ? markedPreview(now.state, state, r.root, r.by, hunks)
+        : (await runContentJobOffLoop({ kind: 'read', state, format, root: r.root })).content
     }
     const json: SuggestionShown = { suggestion: view(r), format: delta ? 'delta' : format, hunks: hunkView, preview }
     return { status: 200, json }
@@ -164,21 +219,47 @@ export function suggestionHandlers(store: SuggestionStore, open: OpenHistory, no
     const accept = req.action === 'accept'
     const byAuthor = req.cap.sub === r.by
     if (accept && byAuthor) throw new AppError('forbidden', "a suggestion's author cannot accept it")
-    if (req.agentHeld && !byAuthor) throw new AppError('forbidden', "this workspace requires approval for agents' edits: an agent may withdraw its own suggestions, not decide others'")
-    if (r.status !== 'open') return { status: 409, json: { error: `the suggestion is already ${r.status}`, code: 'conflict', status: r.status } }
-    if (r.claim) return { status: 409, json: { error: 'the suggestion is being decided right now', code: 'conflict', status: r.status } }
+    if (req.agentHeld && !byAuthor)
+      throw new AppError(
+        'forbidden',
+        "this workspace requires approval for agents' edits: an agent may withdraw its own suggestions, not decide others'",
+      )
+    if (r.status !== 'open')
+      return {
+        status: 409,
+        json: { error: `the suggestion is already ${r.status}`, code: 'conflict', status: r.status },
+      }
+    if (r.claim)
+      return {
+        status: 409,
+        json: { error: 'the suggestion is being decided right now', code: 'conflict', status: r.status },
+      }
     const { hunks } = await hunksAt(store, r, docId, ctx, open)
     const all = hunks?.hunks.map((h) => h.id) ?? []
     if (asked) {
-      if (!hunks) throw new AppError('validation', 'this suggestion is not to an XML fragment: accept or reject it whole')
+      if (!hunks)
+        throw new AppError('validation', 'this suggestion is not to an XML fragment: accept or reject it whole')
       const unknown = asked.filter((id) => !all.includes(id))
       if (unknown.length) throw new AppError('validation', `not hunks of this suggestion: ${unknown.join(', ')}`)
       const clash = asked.filter((id) => (accept ? r!.rejected_hunks : r!.accepted_hunks).includes(id))
-      if (clash.length) return { status: 409, json: { error: `hunks already ${accept ? 'rejected' : 'accepted'}: ${clash.join(', ')}`, code: 'conflict', status: r.status } }
+      if (clash.length)
+        return {
+          status: 409,
+          json: {
+            error: `hunks already ${accept ? 'rejected' : 'accepted'}: ${clash.join(', ')}`,
+            code: 'conflict',
+            status: r.status,
+          },
+        }
     }
     const undecided = all.filter((id) => !r!.accepted_hunks.includes(id) && !r!.rejected_hunks.includes(id))
     const chosen = asked ? asked.filter((id) => undecided.includes(id)) : undecided
-    const next: Stored = { ...r, rev: r.rev + 1, accepted_hunks: [...r.accepted_hunks], rejected_hunks: [...r.rejected_hunks] }
+    const next: Stored = {
+      ...r,
+      rev: r.rev + 1,
+      accepted_hunks: [...r.accepted_hunks],
+      rejected_hunks: [...r.rejected_hunks],
+    }
     if (accept) next.accepted_hunks.push(...chosen)
     else next.rejected_hunks.push(...chosen)
     next.status = statusAfter(next, all, accept && !asked, !accept && !asked, byAuthor)
@@ -197,12 +278,23 @@ export function suggestionHandlers(store: SuggestionStore, open: OpenHistory, no
     const attrs = mergeAttributions(req.cap.attr, { suggestion: r.id, suggested_by: r.by.slice(0, 128) })
     const problem = attrs ? attributionProblem(attrs) : null
     if (problem) throw new AppError('validation', `token and suggestion attributions together: ${problem}`)
-    const decision: Decision = { status: next.status, accepted_hunks: next.accepted_hunks, rejected_hunks: next.rejected_hunks, decided_by: next.decided_by, decided_at_ms: next.decided_at_ms }
-    const claimed: Stored = { ...r, rev: r.rev + 1, claim: { head: (await current(req, ctx)).seq, at: ctx.now(), decision } }
+    const decision: Decision = {
+      status: next.status,
+      accepted_hunks: next.accepted_hunks,
+      rejected_hunks: next.rejected_hunks,
+      decided_by: next.decided_by,
+      decided_at_ms: next.decided_at_ms,
+    }
+    const claimed: Stored = {
+      ...r,
+      rev: r.rev + 1,
+      claim: { head: (await current(req, ctx)).seq, at: ctx.now(), decision },
+    }
     if (!(await store.replace(docId, claimed))) return conflict(docId, r.id)
     let seq: number | null = null
     try {
-      if (change) seq = await ctx.storageHealth.untilDurable(ctx.registry.docs.applyUpdate(ref, change, req.cap.sub, attrs))
+      if (change)
+        seq = await ctx.storageHealth.untilDurable(ctx.registry.docs.applyUpdate(ref, change, req.cap.sub, attrs))
     } catch (err) {
       await store.replace(docId, { ...r, rev: claimed.rev + 1 }) // the claim goes; nothing was applied
       throw err
@@ -216,7 +308,14 @@ export function suggestionHandlers(store: SuggestionStore, open: OpenHistory, no
 
   async function conflict(docId: string, id: string): Promise<RestResponse> {
     const now = await store.get(docId, id)
-    return { status: 409, json: { error: `the suggestion was decided meanwhile: ${now?.status ?? 'gone'}`, code: 'conflict', status: now?.status ?? null } }
+    return {
+      status: 409,
+      json: {
+        error: `the suggestion was decided meanwhile: ${now?.status ?? 'gone'}`,
+        code: 'conflict',
+        status: now?.status ?? null,
+      },
+    }
   }
 
   /**

@@ -29,7 +29,10 @@ const impls: [string, () => Promise<{ store: SuggestionStore; done: () => Promis
       const dir = await mkdtemp(join(tmpdir(), 'tandem-suggestions-'))
       const db = new Level<string, unknown>(dir) as RootDb
       await db.open()
-      return { store: new LevelSuggestionStore(db), done: async () => (await db.close(), await rm(dir, { recursive: true, force: true })) }
+      return {
+        store: new LevelSuggestionStore(db),
+        done: async () => (await db.close(), await rm(dir, { recursive: true, force: true })),
+      }
     },
   ],
   [
@@ -108,7 +111,11 @@ describe('the layouts already written', () => {
       const keys: string[] = []
       for await (const k of raw.keys()) keys.push(k)
       expect(keys.sort()).toEqual(['o/d/main!r!a', 'o/d/main!r!b', 'o/d/main!u!a', 'o/d/main!u!b'])
-      expect(JSON.parse(new TextDecoder().decode(await raw.get('o/d/main!r!a')))).toEqual({ ...record('a', 10), status: 'rejected', rev: 1 })
+      expect(JSON.parse(new TextDecoder().decode(await raw.get('o/d/main!r!a')))).toEqual({
+        ...record('a', 10),
+        status: 'rejected',
+        rev: 1,
+      })
     } finally {
       await db.close()
       await rm(dir, { recursive: true, force: true })
@@ -121,17 +128,26 @@ describe('the layouts already written', () => {
     const pool = createPgPool({ url: pgs.url, schema, poolSize: 3 })
     await applySchemaMigrations(pool, schema)
     try {
-      await pool.query('INSERT INTO doc_suggestions (doc_id, id, created_at_ms, record, change) VALUES ($1, $2, $3, $4, $5)', [
-        'o/d/main', 'a', 10, JSON.stringify(record('a', 10)), Buffer.from([9, 8]),
-      ])
+      await pool.query(
+        'INSERT INTO doc_suggestions (doc_id, id, created_at_ms, record, change) VALUES ($1, $2, $3, $4, $5)',
+        ['o/d/main', 'a', 10, JSON.stringify(record('a', 10)), Buffer.from([9, 8])],
+      )
       const s = new PgSuggestionStore(pool)
       expect(await s.list('o/d/main')).toEqual([record('a', 10)])
       expect(await s.update('o/d/main', 'a')).toEqual(Uint8Array.of(9, 8))
       await s.create('o/d/main', record('b', 20), Uint8Array.of(7))
       expect(await s.replace('o/d/main', { ...record('a', 10), status: 'rejected', rev: 1 })).toBe(true)
-      const { rows } = await pool.query('SELECT doc_id, id, created_at_ms::int, record, change FROM doc_suggestions ORDER BY id')
+      const { rows } = await pool.query(
+        'SELECT doc_id, id, created_at_ms::int, record, change FROM doc_suggestions ORDER BY id',
+      )
       expect(rows).toEqual([
-        { doc_id: 'o/d/main', id: 'a', created_at_ms: 10, record: { ...record('a', 10), status: 'rejected', rev: 1 }, change: Buffer.from([9, 8]) },
+        {
+          doc_id: 'o/d/main',
+          id: 'a',
+          created_at_ms: 10,
+          record: { ...record('a', 10), status: 'rejected', rev: 1 },
+          change: Buffer.from([9, 8]),
+        },
         { doc_id: 'o/d/main', id: 'b', created_at_ms: 20, record: record('b', 20), change: Buffer.from([7]) },
       ])
     } finally {

@@ -17,8 +17,18 @@ describe('word changes of a hunk', () => {
     const before = 'Alpha  beta\ngamma delta — epsilon'
     const after = 'Alpha beta\ngamma δ — epsilon zeta'
     const changes = wordChanges(before, after)
-    expect(changes.filter((c) => c.op !== 'insert').map((c) => c.text).join('')).toBe(before)
-    expect(changes.filter((c) => c.op !== 'delete').map((c) => c.text).join('')).toBe(after)
+    expect(
+      changes
+        .filter((c) => c.op !== 'insert')
+        .map((c) => c.text)
+        .join(''),
+    ).toBe(before)
+    expect(
+      changes
+        .filter((c) => c.op !== 'delete')
+        .map((c) => c.text)
+        .join(''),
+    ).toBe(after)
   })
 
   it('shows a block added or removed whole, and nothing for no text', () => {

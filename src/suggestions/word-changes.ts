@@ -32,7 +32,10 @@ export function wordChanges(before: string, after: string): WordChange[] {
   const b = a === null ? null : encode(after)
   // more distinct words than symbols (a hunk of tens of thousands of words): shown whole
   if (a === null || b === null) return whole(before, after)
-  return diff(a, b).map(([op, s]) => ({ op: OPS[op], text: [...s].map((c) => words[c.charCodeAt(0) - FIRST_SYMBOL]).join('') }))
+  return diff(a, b).map(([op, s]) => ({
+    op: OPS[op],
+    text: [...s].map((c) => words[c.charCodeAt(0) - FIRST_SYMBOL]).join(''),
+  }))
 }
 
 function whole(before: string, after: string): WordChange[] {

@@ -20,7 +20,13 @@ const TABLE: PgTable<VersionRecord> = {
     updated_at_ms: Number(r.updated_at_ms),
     by: r.by_user as string,
   }),
-  write: (r) => ({ name: r.name, seq: r.seq, created_at_ms: r.created_at_ms, updated_at_ms: r.updated_at_ms, by_user: r.by }),
+  write: (r) => ({
+    name: r.name,
+    seq: r.seq,
+    created_at_ms: r.created_at_ms,
+    updated_at_ms: r.updated_at_ms,
+    by_user: r.by,
+  }),
   revision: 'updated_at_ms',
   what: 'version storage',
 }

@@ -16,7 +16,14 @@ const name = z.string({ error: 'name must be a string' }).superRefine(
 const object = { error: 'body must be a JSON object' }
 
 const VersionRecord = z
-  .object({ id: z.string(), name: z.string(), seq: z.int(), created_at_ms: z.int(), updated_at_ms: z.int(), by: z.string() })
+  .object({
+    id: z.string(),
+    name: z.string(),
+    seq: z.int(),
+    created_at_ms: z.int(),
+    updated_at_ms: z.int(),
+    by: z.string(),
+  })
   .meta({ id: 'VersionRecord' })
 
 export const VERSION_ROUTES = declareRoutes({
@@ -34,8 +41,12 @@ export const VERSION_ROUTES = declareRoutes({
       id: 'optional',
       answers: {
         200: {
-          description: 'the list, or one version with its document (base64; raw bytes on Accept: application/octet-stream)',
-          json: z.union([z.object({ versions: z.array(VersionRecord) }), z.object({ version: VersionRecord, doc: z.string() })]),
+          description:
+            'the list, or one version with its document (base64; raw bytes on Accept: application/octet-stream)',
+          json: z.union([
+            z.object({ versions: z.array(VersionRecord) }),
+            z.object({ version: VersionRecord, doc: z.string() }),
+          ]),
           bytes: true,
         },
       },
@@ -46,12 +57,21 @@ export const VERSION_ROUTES = declareRoutes({
       id: 'required',
       body: {
         json: z.object(
-          { name, updated_at_ms: z.int({ error: 'updated_at_ms must be the integer of the record being renamed' }).min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER) },
+          {
+            name,
+            updated_at_ms: z
+              .int({ error: 'updated_at_ms must be the integer of the record being renamed' })
+              .min(Number.MIN_SAFE_INTEGER)
+              .max(Number.MAX_SAFE_INTEGER),
+          },
           object,
         ),
       },
       answers: { 200: { description: 'the renamed record', json: VersionRecord } },
-      errors: { 409: 'renamed or changed since `updated_at_ms`: the current record attached', 422: 'a name too long or empty' },
+      errors: {
+        409: 'renamed or changed since `updated_at_ms`: the current record attached',
+        422: 'a name too long or empty',
+      },
     },
     DELETE: {
       summary: 'Remove a version',

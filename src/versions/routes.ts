@@ -32,55 +32,75 @@ export function versionRoutes(versions: VersionStore, created: VersionCreated = 
   return bindRoutes(VERSION_ROUTES, {
     versions: {
       async POST(req, { registry, store, now }, { body: { name } }): Promise<RestResponse> {
-          if ((await versions.list(docIdOfReq(req))).length >= MAX_VERSIONS_PER_DOC) {
-            throw new AppError('conflict', `a document keeps at most ${MAX_VERSIONS_PER_DOC} named versions: delete one first`)
-          }
-          // The room (loaded here if it is not) holds the current state; flushed first, the state
-          // holds nothing a crash could still lose.
-          const { room, release } = await registry.acquire({ org: req.org, doc: req.doc, branch: req.cap.branch }, req.cap.sub)
-          let state: Uint8Array
-          let seq: number
-          try {
-            await room.flushed()
-            const reading = room.readState() // takes the state now, merges it beside the room
-            seq = room.headSeq
-            state = await reading
-          } finally {
-            release()
-          }
-          // Cluster mode: another node's commits may not have reached this room over the bus yet;
-          // whatever is durable after the room's head goes in too (nothing on a single node).
-          const missed: Uint8Array[] = []
-          for await (const u of store.readLog(docIdOfReq(req), seq + 1)) {
-            missed.push(u.update)
-            seq = u.seq
-          }
-          if (missed.length) state = Y.mergeUpdates([state, ...missed])
-          const at = now()
-          const record: VersionRecord = { id: randomBytes(16).toString('base64url'), name, seq, created_at_ms: at, updated_at_ms: at, by: req.cap.sub }
-          await versions.create(docIdOfReq(req), record, state)
-          await created(req, record)
-          return { status: 201, json: record }
+        if ((await versions.list(docIdOfReq(req))).length >= MAX_VERSIONS_PER_DOC) {
+          throw new AppError(
+            'conflict',
+            `a document keeps at most ${MAX_VERSIONS_PER_DOC} named versions: delete one first`,
+          )
+        }
+        // The room (loaded here if it is not) holds the current state; flushed first, the state
+        // holds nothing a crash could still lose.
+        const { room, release } = await registry.acquire(
+          { org: req.org, doc: req.doc, branch: req.cap.branch },
+          req.cap.sub,
+        )
+        let state: Uint8Array
+        let seq: number
+        try {
+          await room.flushed()
+          const reading = room.readState() // takes the state now, merges it beside the room
+          seq = room.headSeq
+          state = await reading
+        } finally {
+          release()
+        }
+        // Cluster mode: another node's commits may not have reached this room over the bus yet;
+        // whatever is durable after the room's head goes in too (nothing on a single node).
+        const missed: Uint8Array[] = []
+        for await (const u of store.readLog(docIdOfReq(req), seq + 1)) {
+          missed.push(u.update)
+          seq = u.seq
+        }
+        if (missed.length) state = Y.mergeUpdates([state, ...missed])
+        const at = now()
+        const record: VersionRecord = {
+          id: randomBytes(16).toString('base64url'),
+          name,
+          seq,
+          created_at_ms: at,
+          updated_at_ms: at,
+          by: req.cap.sub,
+        }
+        await versions.create(docIdOfReq(req), record, state)
+        await created(req, record)
+        return { status: 201, json: record }
       },
       async GET(req): Promise<RestResponse> {
-          if (req.id === null) return { status: 200, json: { versions: await versions.list(docIdOfReq(req)) } }
-          const record = await existing(versions, req)
-          const state = await versions.state(docIdOfReq(req), record.id)
-          if (!state) throw new AppError('not_found', 'no such version') // removed meanwhile
-          if (req.accept.includes('application/octet-stream')) return { status: 200, bytes: state }
-          return { status: 200, json: { version: record, doc: Buffer.from(state).toString('base64') } }
+        if (req.id === null) return { status: 200, json: { versions: await versions.list(docIdOfReq(req)) } }
+        const record = await existing(versions, req)
+        const state = await versions.state(docIdOfReq(req), record.id)
+        if (!state) throw new AppError('not_found', 'no such version') // removed meanwhile
+        if (req.accept.includes('application/octet-stream')) return { status: 200, bytes: state }
+        return { status: 200, json: { version: record, doc: Buffer.from(state).toString('base64') } }
       },
       async PATCH(req, { now }, { body }): Promise<RestResponse> {
-          const result = await versions.rename(docIdOfReq(req), idOf(req), body.name, body.updated_at_ms, now())
-          if (!result) throw new AppError('not_found', 'no such version')
-          if (!result.ok) {
-            return { status: 409, json: { error: 'the version changed since updated_at_ms; current record attached', code: 'conflict', version: result.current } }
+        const result = await versions.rename(docIdOfReq(req), idOf(req), body.name, body.updated_at_ms, now())
+        if (!result) throw new AppError('not_found', 'no such version')
+        if (!result.ok) {
+          return {
+            status: 409,
+            json: {
+              error: 'the version changed since updated_at_ms; current record attached',
+              code: 'conflict',
+              version: result.current,
+            },
           }
-          return { status: 200, json: result.record }
+        }
+        return { status: 200, json: result.record }
       },
       async DELETE(req): Promise<RestResponse> {
-          if (!(await versions.remove(docIdOfReq(req), idOf(req)))) throw new AppError('not_found', 'no such version')
-          return { status: 204 }
+        if (!(await versions.remove(docIdOfReq(req), idOf(req)))) throw new AppError('not_found', 'no such version')
+        return { status: 204 }
       },
     },
   })

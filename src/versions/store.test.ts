@@ -29,7 +29,10 @@ const impls: [string, () => Promise<{ store: VersionStore; done: () => Promise<v
       const dir = await mkdtemp(join(tmpdir(), 'tandem-versions-'))
       const db = new Level<string, unknown>(dir) as RootDb
       await db.open()
-      return { store: new LevelVersionStore(db), done: async () => (await db.close(), await rm(dir, { recursive: true, force: true })) }
+      return {
+        store: new LevelVersionStore(db),
+        done: async () => (await db.close(), await rm(dir, { recursive: true, force: true })),
+      }
     },
   ],
   [
@@ -44,7 +47,14 @@ const impls: [string, () => Promise<{ store: VersionStore; done: () => Promise<v
   ],
 ]
 
-const record = (id: string, at: number): VersionRecord => ({ id: id.padEnd(22, 'x'), name: `v ${id}`, seq: at, created_at_ms: at, updated_at_ms: at, by: 'ann' })
+const record = (id: string, at: number): VersionRecord => ({
+  id: id.padEnd(22, 'x'),
+  name: `v ${id}`,
+  seq: at,
+  created_at_ms: at,
+  updated_at_ms: at,
+  by: 'ann',
+})
 
 describe.each(impls)('VersionStore contract: %s', (_name, make) => {
   let ctx: Awaited<ReturnType<typeof make>>
@@ -63,7 +73,10 @@ describe.each(impls)('VersionStore contract: %s', (_name, make) => {
     expect(await s.state('o/d/main', record('c', 0).id)).toBeNull() // another document's
     const renamed = await s.rename('o/d/main', record('a', 0).id, 'renamed', 10, 10)
     expect(renamed).toEqual({ ok: true, record: { ...record('a', 10), name: 'renamed', updated_at_ms: 11 } })
-    expect(await s.rename('o/d/main', record('a', 0).id, 'stale', 10, 50)).toEqual({ ok: false, current: { ...record('a', 10), name: 'renamed', updated_at_ms: 11 } })
+    expect(await s.rename('o/d/main', record('a', 0).id, 'stale', 10, 50)).toEqual({
+      ok: false,
+      current: { ...record('a', 10), name: 'renamed', updated_at_ms: 11 },
+    })
     expect(await s.rename('o/d/main', 'nope'.padEnd(22, 'x'), 'x', 1, 1)).toBeNull()
     expect(await s.remove('o/d/main', record('b', 0).id)).toBe(true)
     expect(await s.remove('o/d/main', record('b', 0).id)).toBe(false)
@@ -74,7 +87,10 @@ describe.each(impls)('VersionStore contract: %s', (_name, make) => {
     const s = ctx.store
     const id = record('a', 0).id
     await s.create('o/d/main', record('a', 10), Uint8Array.of(1))
-    const results = await Promise.all([s.rename('o/d/main', id, 'one', 10, 20), s.rename('o/d/main', id, 'two', 10, 20)])
+    const results = await Promise.all([
+      s.rename('o/d/main', id, 'one', 10, 20),
+      s.rename('o/d/main', id, 'two', 10, 20),
+    ])
     const won = results.filter((r) => r?.ok)
     expect(won).toHaveLength(1)
     const winner = { ...record('a', 10), name: won[0]!.ok ? won[0]!.record.name : '', updated_at_ms: 20 }
@@ -85,7 +101,7 @@ describe.each(impls)('VersionStore contract: %s', (_name, make) => {
 })
 
 describe('PgVersionStore', () => {
-  it('a rename that loses to one committed on another connection while it waited answers the winner\'s record', async () => {
+  it("a rename that loses to one committed on another connection while it waited answers the winner's record", async () => {
     const pgs = await (pgServer ??= startPostgres())
     const schema = `versions_${++schemas}`
     const pool = createPgPool({ url: pgs.url, schema, poolSize: 3 })
@@ -97,7 +113,9 @@ describe('PgVersionStore', () => {
       await s.create('o/d/main', record('a', 10), Uint8Array.of(1))
       // Another node's rename holds the row until it commits: ours waits, then fails its check.
       await other.query('BEGIN')
-      await other.query(`UPDATE "${schema}".doc_versions SET name = 'winner', updated_at_ms = 11 WHERE id = $1`, [record('a', 0).id])
+      await other.query(`UPDATE "${schema}".doc_versions SET name = 'winner', updated_at_ms = 11 WHERE id = $1`, [
+        record('a', 0).id,
+      ])
       const ours = s.rename('o/d/main', record('a', 0).id, 'loser', 10, 11)
       await new Promise((r) => setTimeout(r, 200))
       await other.query('COMMIT')
@@ -126,7 +144,12 @@ describe('the layouts already written', () => {
       await s.create('o/d/main', b, Uint8Array.of(7))
       const keys: string[] = []
       for await (const k of raw.keys()) keys.push(k)
-      expect(keys.sort()).toEqual([`o/d/main!r!${a.id}`, `o/d/main!r!${b.id}`, `o/d/main!s!${a.id}`, `o/d/main!s!${b.id}`])
+      expect(keys.sort()).toEqual([
+        `o/d/main!r!${a.id}`,
+        `o/d/main!r!${b.id}`,
+        `o/d/main!s!${a.id}`,
+        `o/d/main!s!${b.id}`,
+      ])
       expect(JSON.parse(new TextDecoder().decode(await raw.get(`o/d/main!r!${b.id}`)))).toEqual(b)
     } finally {
       await db.close()
@@ -141,16 +164,31 @@ describe('the layouts already written', () => {
     await applySchemaMigrations(pool, schema)
     try {
       const a = record('a', 10)
-      await pool.query('INSERT INTO doc_versions (doc_id, id, name, seq, created_at_ms, updated_at_ms, by_user, state) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [
-        'o/d/main', a.id, a.name, a.seq, a.created_at_ms, a.updated_at_ms, a.by, Buffer.from([9, 8]),
-      ])
+      await pool.query(
+        'INSERT INTO doc_versions (doc_id, id, name, seq, created_at_ms, updated_at_ms, by_user, state) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+        ['o/d/main', a.id, a.name, a.seq, a.created_at_ms, a.updated_at_ms, a.by, Buffer.from([9, 8])],
+      )
       const s = new PgVersionStore(pool)
       expect(await s.list('o/d/main')).toEqual([a])
       expect(await s.state('o/d/main', a.id)).toEqual(Uint8Array.of(9, 8))
       const b = record('b', 20)
       await s.create('o/d/main', b, Uint8Array.of(7))
-      const { rows } = await pool.query('SELECT doc_id, id, name, seq::int, created_at_ms::int, updated_at_ms::int, by_user, state FROM doc_versions WHERE id = $1', [b.id])
-      expect(rows).toEqual([{ doc_id: 'o/d/main', id: b.id, name: b.name, seq: 20, created_at_ms: 20, updated_at_ms: 20, by_user: 'ann', state: Buffer.from([7]) }])
+      const { rows } = await pool.query(
+        'SELECT doc_id, id, name, seq::int, created_at_ms::int, updated_at_ms::int, by_user, state FROM doc_versions WHERE id = $1',
+        [b.id],
+      )
+      expect(rows).toEqual([
+        {
+          doc_id: 'o/d/main',
+          id: b.id,
+          name: b.name,
+          seq: 20,
+          created_at_ms: 20,
+          updated_at_ms: 20,
+          by_user: 'ann',
+          state: Buffer.from([7]),
+        },
+      ])
     } finally {
       await pool.end()
     }

@@ -29,7 +29,11 @@ describe('one delivery attempt', () => {
       res.writeHead(req.url === '/hook' ? 307 : 204, { location: '/elsewhere' })
       res.end()
     })
-    expect(await attempt(`http://127.0.0.1:${port}/hook`, {}, '{}', o)).toEqual({ ok: false, statusCode: 307, error: null })
+    expect(await attempt(`http://127.0.0.1:${port}/hook`, {}, '{}', o)).toEqual({
+      ok: false,
+      statusCode: 307,
+      error: null,
+    })
     expect(hits).toEqual(['/hook'])
   })
 
@@ -67,10 +71,25 @@ describe('one delivery attempt', () => {
 
 describe('webhook URL rules', () => {
   it('classifies addresses', () => {
-    for (const a of ['127.0.0.1', '10.0.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:10.0.0.1', 'not-an-ip']) {
+    for (const a of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:10.0.0.1',
+      'not-an-ip',
+    ]) {
       expect(isPrivateAddress(a), a).toBe(true)
     }
-    for (const a of ['93.184.215.14', '8.8.8.8', '172.32.0.1', '2606:4700::1111', '::ffff:8.8.8.8']) expect(isPrivateAddress(a), a).toBe(false)
+    for (const a of ['93.184.215.14', '8.8.8.8', '172.32.0.1', '2606:4700::1111', '::ffff:8.8.8.8'])
+      expect(isPrivateAddress(a), a).toBe(false)
   })
 
   it('accepts http and https only, and no credentials in the URL', async () => {
@@ -86,7 +105,11 @@ describe('stopping', () => {
   it('an attempt in flight ends at once when its signal aborts', async () => {
     const { port } = await serve(() => {})
     const stop = new AbortController()
-    const pending = attempt(`http://127.0.0.1:${port}/`, {}, '{}', { timeoutMs: 60_000, allowPrivate: true, signal: stop.signal })
+    const pending = attempt(`http://127.0.0.1:${port}/`, {}, '{}', {
+      timeoutMs: 60_000,
+      allowPrivate: true,
+      signal: stop.signal,
+    })
     stop.abort()
     expect(await pending).toEqual({ ok: false, statusCode: null, error: 'aborted' })
   })

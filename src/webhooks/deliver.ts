@@ -23,13 +23,24 @@ const guardedLookup: LookupFunction = (hostname, options, callback) => {
     if (err) return callback(err, '', 0)
     const list = addresses as unknown as LookupAddress[]
     const bad = list.find((a) => isPrivateAddress(a.address))
-    if (bad || list.length === 0) return callback(Object.assign(new Error('webhook host resolves to a private address'), { code: 'EPRIVATE' }), '', 0)
-    if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list)
+    if (bad || list.length === 0)
+      return callback(
+        Object.assign(new Error('webhook host resolves to a private address'), { code: 'EPRIVATE' }),
+        '',
+        0,
+      )
+    if ((options as { all?: boolean }).all)
+      return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list)
     callback(null, list[0]!.address, list[0]!.family)
   })
 }
 
-export function attempt(url: string, headers: Record<string, string>, body: string, o: { timeoutMs: number; allowPrivate: boolean; signal?: AbortSignal }): Promise<AttemptResult> {
+export function attempt(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  o: { timeoutMs: number; allowPrivate: boolean; signal?: AbortSignal },
+): Promise<AttemptResult> {
   return new Promise((resolve) => {
     let settled = false
     const done = (r: AttemptResult) => {
@@ -45,7 +56,12 @@ export function attempt(url: string, headers: Record<string, string>, body: stri
       target,
       {
         method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'tandem-webhooks' },
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'user-agent': 'tandem-webhooks',
+        },
         ...(o.allowPrivate ? {} : { lookup: guardedLookup }),
         agent: false,
       },
@@ -61,9 +77,18 @@ export function attempt(url: string, headers: Record<string, string>, body: stri
         res.on('error', () => done({ ok: false, statusCode: status, error: 'response interrupted' }))
       },
     )
-    const timer = setTimeout(() => done({ ok: false, statusCode: null, error: `no answer within ${o.timeoutMs} ms` }), o.timeoutMs)
+    const timer = setTimeout(
+      () => done({ ok: false, statusCode: null, error: `no answer within ${o.timeoutMs} ms` }),
+      o.timeoutMs,
+    )
     o.signal?.addEventListener('abort', () => done({ ok: false, statusCode: null, error: 'aborted' }), { once: true })
-    req.on('error', (err: NodeJS.ErrnoException) => done({ ok: false, statusCode: null, error: err.code === 'EPRIVATE' ? err.message : `connection failed (${err.code ?? 'error'})` }))
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      done({
+        ok: false,
+        statusCode: null,
+        error: err.code === 'EPRIVATE' ? err.message : `connection failed (${err.code ?? 'error'})`,
+      }),
+    )
     req.end(body)
   })
 }

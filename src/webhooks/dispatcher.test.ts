@@ -59,7 +59,15 @@ describe('webhook dispatcher wakes', () => {
     })
     const receiver: Receiver = await startReceiver()
     open.push(receiver)
-    const hook: WebhookRecord = { id: 'wh_1', workspaceId: 'ws', url: receiver.url, events: ['asset.deleted'], description: null, secret: 'whsec_' + Buffer.alloc(24, 7).toString('base64'), createdAtMs: 0 }
+    const hook: WebhookRecord = {
+      id: 'wh_1',
+      workspaceId: 'ws',
+      url: receiver.url,
+      events: ['asset.deleted'],
+      description: null,
+      secret: 'whsec_' + Buffer.alloc(24, 7).toString('base64'),
+      createdAtMs: 0,
+    }
     const outbox = new Outbox(counted)
     const dispatcher = new Dispatcher({
       outbox,
@@ -70,14 +78,25 @@ describe('webhook dispatcher wakes', () => {
       allowPrivate: true,
       now: Date.now,
       log: createLogger('silent'),
-      metrics: createWebhookMetrics(new Registry(), async () => 0, () => 1),
+      metrics: createWebhookMetrics(
+        new Registry(),
+        async () => 0,
+        () => 1,
+      ),
       fallbackMs: o.fallbackMs,
     })
     open.push({ close: () => dispatcher.stop() })
     /** Records one event as another writer would: in the store, nobody told. */
     const record = async (asset: string) => {
       const at = Date.now()
-      const event = { id: newEventId(at), type: 'asset.deleted' as const, workspaceId: 'ws', orderKey: asset, at, data: { asset_id: asset, workspace_id: 'ws', by: 'u', at_ms: at, hard: false } }
+      const event = {
+        id: newEventId(at),
+        type: 'asset.deleted' as const,
+        workspaceId: 'ws',
+        orderKey: asset,
+        at,
+        data: { asset_id: asset, workspace_id: 'ws', by: 'u', at_ms: at, hard: false },
+      }
       await store.batch(outbox.eventOps(event, [hook]))
     }
     return { dispatcher, receiver, record, reads: () => reads }

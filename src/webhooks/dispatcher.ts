@@ -39,7 +39,10 @@ export function backoffMs(attempts: number, random = Math.random()): number {
   return backoff(attempts - 1, { firstMs: FIRST_RETRY_MS, maxMs: MAX_RETRY_MS }, random)
 }
 
-/** How long a claimed delivery is left to its process: twice the attempt's bound, so only a dead or stuck process loses it. */
+/**
+ * How long a claimed delivery is left to its process: twice the attempt's bound, so only a dead or stuck process loses
+ * it.
+ */
 export const leaseMs = (timeoutMs: number) => 2 * timeoutMs + 1000
 
 export class Dispatcher {
@@ -92,7 +95,13 @@ export class Dispatcher {
       const now = this.o.now()
       // A look without the claim's lock first: an idle outbox costs one read per wake.
       next = await this.o.outbox.nextDue()
-      if (next !== null && next <= now) ({ claimed, next } = await this.o.outbox.claim(now, free, leaseMs(this.o.timeoutMs), (id) => this.o.webhook(id) !== undefined))
+      if (next !== null && next <= now)
+        ({ claimed, next } = await this.o.outbox.claim(
+          now,
+          free,
+          leaseMs(this.o.timeoutMs),
+          (id) => this.o.webhook(id) !== undefined,
+        ))
     } catch (err) {
       this.o.log.error({ err }, 'webhook outbox claim failed')
       next = null
@@ -123,10 +132,18 @@ export class Dispatcher {
     const d = c.delivery
     const hook = this.o.webhook(d.webhookId)
     if (!hook) return
-    const r = await attempt(hook.url, signedHeaders(hook.secret, d.eventId, this.o.now(), d.body), d.body, { timeoutMs: this.o.timeoutMs, allowPrivate: this.o.allowPrivate, signal: this.stopping.signal })
+    const r = await attempt(hook.url, signedHeaders(hook.secret, d.eventId, this.o.now(), d.body), d.body, {
+      timeoutMs: this.o.timeoutMs,
+      allowPrivate: this.o.allowPrivate,
+      signal: this.stopping.signal,
+    })
     if (this.stopping.signal.aborted) {
       // stopping: the delivery goes back to the queue at once rather than waiting out its lease
-      await this.o.outbox.release(c, this.o.now()).catch((err) => this.o.log.warn({ err, event: d.eventId }, 'webhook delivery not released; its lease will run out'))
+      await this.o.outbox
+        .release(c, this.o.now())
+        .catch((err) =>
+          this.o.log.warn({ err, event: d.eventId }, 'webhook delivery not released; its lease will run out'),
+        )
       return
     }
     const now = this.o.now()
@@ -135,9 +152,25 @@ export class Dispatcher {
     const outcome = r.ok ? 'delivered' : giveUp ? 'failed' : 'retry'
     this.o.metrics.deliveries.inc({ status: outcome })
     if (r.ok) this.o.metrics.latency.observe(Math.max(0, now - d.createdAt) / 1000)
-    if (!r.ok) this.o.log.warn({ webhook: d.webhookId, event: d.eventId, status: r.statusCode, error: r.error, attempts: d.attempts + 1, outcome }, 'webhook delivery not accepted')
+    if (!r.ok)
+      this.o.log.warn(
+        {
+          webhook: d.webhookId,
+          event: d.eventId,
+          status: r.statusCode,
+          error: r.error,
+          attempts: d.attempts + 1,
+          outcome,
+        },
+        'webhook delivery not accepted',
+      )
     try {
-      await this.o.outbox.settle(c, { delivered: r.ok, statusCode: r.statusCode, error: r.error, retryAt: r.ok || giveUp ? null : retryAt })
+      await this.o.outbox.settle(c, {
+        delivered: r.ok,
+        statusCode: r.statusCode,
+        error: r.error,
+        retryAt: r.ok || giveUp ? null : retryAt,
+      })
       if (++this.settledSince >= KEEP_SETTLED / 10) {
         this.settledSince = 0
         await this.o.outbox.trim(d.webhookId, KEEP_SETTLED)

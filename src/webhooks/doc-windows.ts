@@ -118,7 +118,15 @@ export class DocWindows implements CommitSink {
     this.open.delete(docId)
     clearTimeout(win.timer)
     const parts = mainDoc(docId)!
-    this.track({ docId, ...parts, markKey: win.markKey, since: win.since, users: [...win.users].sort(), firstAt: win.firstAt, lastAt: win.lastAt })
+    this.track({
+      docId,
+      ...parts,
+      markKey: win.markKey,
+      since: win.since,
+      users: [...win.users].sort(),
+      firstAt: win.firstAt,
+      lastAt: win.lastAt,
+    })
   }
 
   private track(w: ClosedWindow): void {

@@ -58,7 +58,10 @@ const dueAt = (k: string) => Number(k.split('/')[1])
 export class Outbox {
   constructor(private readonly store: ControlStore) {}
 
-  /** The records of a new event for each webhook subscribed to it: to go in one batch (with the change, where there is one). */
+  /**
+   * The records of a new event for each webhook subscribed to it: to go in one batch (with the change, where there is
+   * one).
+   */
   eventOps(event: OutboxEvent, webhooks: readonly WebhookRecord[]): Op[] {
     const body = eventBody(event)
     const ops: Op[] = []
@@ -118,7 +121,11 @@ export class Outbox {
         const d = await this.store.get<Delivery>(deliveryKey(wh, ev))
         if (!d || d.status !== 'pending' || !isLive(wh)) {
           ops.push({ type: 'del', key: k })
-          if (d) ops.push({ type: 'del', key: fifoKey(wh, d.orderKey, ev) }, ...(isLive(wh) ? [] : [{ type: 'del' as const, key: deliveryKey(wh, ev) }]))
+          if (d)
+            ops.push(
+              { type: 'del', key: fifoKey(wh, d.orderKey, ev) },
+              ...(isLive(wh) ? [] : [{ type: 'del' as const, key: deliveryKey(wh, ev) }]),
+            )
           continue
         }
         const [head] = await this.store.list(key('whf', wh, d.orderKey), 1)
@@ -138,18 +145,34 @@ export class Outbox {
     })
   }
 
-  /** When the earliest pending entry comes due (a lease's end included), or null when none is pending: one read, no lock. */
+  /**
+   * When the earliest pending entry comes due (a lease's end included), or null when none is pending: one read, no
+   * lock.
+   */
   async nextDue(): Promise<number | null> {
     const [first] = await this.store.list('whq', 1)
     return first ? dueAt(first.key) : null
   }
 
   /** The outcome of one attempt: delivered, failed for good, or another attempt at `retryAt`. */
-  async settle(c: Claimed, outcome: { statusCode: number | null; error: string | null; delivered: boolean; retryAt: number | null }): Promise<Delivery> {
+  async settle(
+    c: Claimed,
+    outcome: { statusCode: number | null; error: string | null; delivered: boolean; retryAt: number | null },
+  ): Promise<Delivery> {
     const d = c.delivery
     const status: DeliveryStatus = outcome.delivered ? 'delivered' : outcome.retryAt === null ? 'failed' : 'pending'
-    const next: Delivery = { ...d, status, attempts: d.attempts + 1, lastStatusCode: outcome.statusCode, lastError: outcome.error, nextAt: status === 'pending' ? outcome.retryAt : null }
-    const ops: Op[] = [{ type: 'del', key: c.leaseKey }, { type: 'put', key: deliveryKey(d.webhookId, d.eventId), value: next }]
+    const next: Delivery = {
+      ...d,
+      status,
+      attempts: d.attempts + 1,
+      lastStatusCode: outcome.statusCode,
+      lastError: outcome.error,
+      nextAt: status === 'pending' ? outcome.retryAt : null,
+    }
+    const ops: Op[] = [
+      { type: 'del', key: c.leaseKey },
+      { type: 'put', key: deliveryKey(d.webhookId, d.eventId), value: next },
+    ]
     if (status === 'pending') ops.push({ type: 'put', key: dueKey(outcome.retryAt!, d.webhookId, d.eventId), value: 1 })
     else ops.push({ type: 'del', key: fifoKey(d.webhookId, d.orderKey, d.eventId) })
     await this.store.batch(ops)

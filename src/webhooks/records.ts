@@ -59,7 +59,11 @@ export async function allWebhooks(store: ControlStore): Promise<WebhookRecord[]>
   return (await store.list<WebhookRecord>(WEBHOOK_KIND)).map((r) => r.value)
 }
 
-export async function getWebhook(store: ControlStore, workspaceId: string, id: string): Promise<WebhookRecord | undefined> {
+export async function getWebhook(
+  store: ControlStore,
+  workspaceId: string,
+  id: string,
+): Promise<WebhookRecord | undefined> {
   return store.get<WebhookRecord>(webhookKey(workspaceId, id))
 }
 

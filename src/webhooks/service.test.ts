@@ -58,13 +58,24 @@ describe('webhook registrations cache', () => {
     const inner = new HeldListing(db)
     const registry = new Registry()
     const config = loadConfig([], {}, { dataDir: dir })
-    const webhooks = new Webhooks({ control: new HookedControlStore(inner), docs: new MemoryDocStore(), config, log: createLogger('silent'), registry, now: Date.now })
+    const webhooks = new Webhooks({
+      control: new HookedControlStore(inner),
+      docs: new MemoryDocStore(),
+      config,
+      log: createLogger('silent'),
+      registry,
+      now: Date.now,
+    })
     const known = async () => (await registry.getSingleMetric('tandem_webhook_registrations')!.get()).values[0]!.value
 
     inner.holdNext()
     const stale = webhooks.refresh() // reads no registration, answers late
     await inner.reached
-    await createWebhook(inner, { workspaceId: 'acme', url: 'https://example.com/hook', events: ['document.updated'] }, Date.now())
+    await createWebhook(
+      inner,
+      { workspaceId: 'acme', url: 'https://example.com/hook', events: ['document.updated'] },
+      Date.now(),
+    )
     const fresh = webhooks.refresh() // what a peer's notice does
     await new Promise((r) => setTimeout(r, 20)) // a concurrent re-read would be done by now
     inner.release()

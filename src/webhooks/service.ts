@@ -46,7 +46,11 @@ export class Webhooks {
 
   constructor(private readonly o: WebhooksOptions) {
     this.outbox = new Outbox(o.control)
-    const metrics = createWebhookMetrics(o.registry, () => this.outbox.depth(100_000), () => this.hooks.size)
+    const metrics = createWebhookMetrics(
+      o.registry,
+      () => this.outbox.depth(100_000),
+      () => this.hooks.size,
+    )
     this.windows = new DocWindows(o.docs, {
       debounceMs: o.config.webhookDebounceMs,
       watched: (org) => this.watching.has(org),
@@ -71,11 +75,15 @@ export class Webhooks {
     await this.refresh()
     this.o.control.addHook({
       after: async (ops) => {
-        if (ops.some((op) => op.key.startsWith(`${WEBHOOK_KIND}/`))) await this.refresh().catch((err) => this.o.log.error({ err }, 'webhook registrations refresh failed'))
+        if (ops.some((op) => op.key.startsWith(`${WEBHOOK_KIND}/`)))
+          await this.refresh().catch((err) => this.o.log.error({ err }, 'webhook registrations refresh failed'))
         if (ops.some((op) => op.key.startsWith('whq/'))) this.dispatcher.wake()
       },
     })
-    this.refreshTimer = setInterval(() => this.refresh().catch((err) => this.o.log.warn({ err }, 'webhook registrations refresh failed')), this.o.config.webhookRefreshSec * 1000)
+    this.refreshTimer = setInterval(
+      () => this.refresh().catch((err) => this.o.log.warn({ err }, 'webhook registrations refresh failed')),
+      this.o.config.webhookRefreshSec * 1000,
+    )
     this.refreshTimer.unref()
     committer.addSink(this.windows)
     // One process: every mark is a window of an earlier life. A cluster: only marks far older
@@ -86,7 +94,9 @@ export class Webhooks {
     if (recovered > 0) this.o.log.info({ windows: recovered }, 'document.updated windows recovered from marks')
     if (clustered) {
       this.sweepTimer = setInterval(() => {
-        this.windows.recover(orphanAge()).catch((err) => this.o.log.warn({ err }, 'orphaned document.updated marks not recovered'))
+        this.windows
+          .recover(orphanAge())
+          .catch((err) => this.o.log.warn({ err }, 'orphaned document.updated marks not recovered'))
       }, ORPHAN_SWEEP_MS)
       this.sweepTimer.unref()
     }
@@ -100,10 +110,12 @@ export class Webhooks {
    */
   refresh(): Promise<void> {
     if (this.reading) {
-      return (this.next ??= this.reading.catch(() => undefined).then(() => {
-        this.next = null
-        return this.refresh()
-      }))
+      return (this.next ??= this.reading
+        .catch(() => undefined)
+        .then(() => {
+          this.next = null
+          return this.refresh()
+        }))
     }
     this.reading = this.read().finally(() => (this.reading = null))
     return this.reading
@@ -135,7 +147,15 @@ export class Webhooks {
       workspaceId: w.org,
       orderKey: w.doc,
       at: this.o.now(),
-      data: { asset_id: w.doc, workspace_id: w.org, org: w.org, doc_id: w.doc, users: w.users, first_at_ms: w.firstAt, last_at_ms: w.lastAt },
+      data: {
+        asset_id: w.doc,
+        workspace_id: w.org,
+        org: w.org,
+        doc_id: w.doc,
+        users: w.users,
+        first_at_ms: w.firstAt,
+        last_at_ms: w.lastAt,
+      },
     }
     await this.o.control.batch(this.outbox.eventOps(event, fresh))
   }

@@ -53,7 +53,8 @@ export async function urlProblem(raw: string, allowPrivate: boolean): Promise<st
   if (url.username || url.password) return 'URL should not carry credentials'
   if (allowPrivate) return null
   const host = url.hostname.replace(/^\[|\]$/g, '')
-  if (host === 'localhost' || host.endsWith('.localhost')) return 'URL points at a loopback, link-local or private address'
+  if (host === 'localhost' || host.endsWith('.localhost'))
+    return 'URL points at a loopback, link-local or private address'
   let addresses: string[]
   try {
     addresses = isIP(host) ? [host] : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address)

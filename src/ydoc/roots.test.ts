@@ -22,11 +22,17 @@ describe('root kinds', () => {
     expect(both(served((d) => d.getText('r').insert(0, 'hello')))).toEqual(['text', 'text'])
     expect(both(served((d) => d.getText('r').insertEmbed(0, { image: 'x' })))).toEqual(['text', 'text'])
     // a shared type embedded before the first character does not make the text an array
-    expect(both(served((d) => (d.getText('r').insert(0, 'hi'), d.getText('r').insertEmbed(0, new Y.Map()))))).toEqual(['text', 'text'])
+    expect(both(served((d) => (d.getText('r').insert(0, 'hi'), d.getText('r').insertEmbed(0, new Y.Map()))))).toEqual([
+      'text',
+      'text',
+    ])
   })
 
   it('an XML fragment of elements, of text, of hooks', () => {
-    expect(both(served((d) => d.getXmlFragment('r').insert(0, [new Y.XmlElement('paragraph')])))).toEqual(['xml', 'xml'])
+    expect(both(served((d) => d.getXmlFragment('r').insert(0, [new Y.XmlElement('paragraph')])))).toEqual([
+      'xml',
+      'xml',
+    ])
     expect(both(served((d) => d.getXmlFragment('r').insert(0, [new Y.XmlText('t')])))).toEqual(['xml', 'xml'])
     // Yjs' types leave hooks out of a fragment's children; its code takes them
     const hook = new Y.XmlHook('h') as unknown as Y.XmlElement
@@ -49,7 +55,10 @@ describe('root kinds', () => {
   it('what was deleted: liveKind skips it, kindIncludingDeleted keeps it', () => {
     const text = (d: Y.Doc) => (d.getText('r').insert(0, 'gone'), d.getText('r').delete(0, 4))
     expect(both(served(text))).toEqual(['empty', 'text'])
-    const xml = (d: Y.Doc) => (d.getXmlFragment('r').insert(0, [new Y.XmlElement('p')]), d.getXmlFragment('r').delete(0, 1))
+    const xml = (d: Y.Doc) => (
+      d.getXmlFragment('r').insert(0, [new Y.XmlElement('p')]),
+      d.getXmlFragment('r').delete(0, 1)
+    )
     expect(both(served(xml))).toEqual(['empty', 'xml'])
     const array = (d: Y.Doc) => (d.getArray('r').insert(0, [1, 2]), d.getArray('r').delete(0, 2))
     expect(both(served(array))).toEqual(['empty', 'array'])
@@ -61,14 +70,11 @@ describe('root kinds', () => {
   })
 
   it('nested types by their class, roots in name order', () => {
-    expect([new Y.Text(), new Y.XmlText(), new Y.XmlElement('p'), new Y.XmlFragment(), new Y.Array(), new Y.Map()].map(typeKind)).toEqual([
-      'text',
-      'text',
-      'xml',
-      'xml',
-      'array',
-      'map',
-    ])
+    expect(
+      [new Y.Text(), new Y.XmlText(), new Y.XmlElement('p'), new Y.XmlFragment(), new Y.Array(), new Y.Map()].map(
+        typeKind,
+      ),
+    ).toEqual(['text', 'text', 'xml', 'xml', 'array', 'map'])
     const doc = new Y.Doc()
     for (const name of ['b', 'c', 'a']) doc.getText(name)
     expect(rootsOf(doc).map(([name]) => name)).toEqual(['a', 'b', 'c'])

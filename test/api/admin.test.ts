@@ -33,12 +33,26 @@ describe('tandem admin', () => {
     const key = await json(config, 'keys', 'create', '--user', 'olga@example.com', '--label', 'laptop')
     expect(key.key).toMatch(/^tdm_[0-9a-f]{16}_/)
     const ws = await json(config, 'workspaces', 'create', '--name', 'Offline', '--owner', 'olga@example.com')
-    const doc = await json(config, 'assets', 'create', '--workspace', ws.id, '--type', 'generic_doc', '--title', 'Doc', '--text', 'written offline')
+    const doc = await json(
+      config,
+      'assets',
+      'create',
+      '--workspace',
+      ws.id,
+      '--type',
+      'generic_doc',
+      '--title',
+      'Doc',
+      '--text',
+      'written offline',
+    )
     await json(config, 'grants', 'set', '--asset', doc.id, '--user', 'olga@example.com', '--access', 'edit')
     // the key is stored only as a hash
     const listed = await json(config, 'keys', 'list')
     expect(JSON.stringify(listed)).not.toContain(key.key)
-    expect(listed).toEqual([expect.objectContaining({ id: key.id, userId: 'olga@example.com', label: 'laptop', revokedAtMs: null })])
+    expect(listed).toEqual([
+      expect.objectContaining({ id: key.id, userId: 'olga@example.com', label: 'laptop', revokedAtMs: null }),
+    ])
 
     h = await startTandem({}, {}, dir)
     const r = await call(h, 'GET', `/api/v0/tools/asset/content?asset_id=${doc.id}`, { key: key.key })
@@ -51,7 +65,11 @@ describe('tandem admin', () => {
     expect((await stat(file)).mode & 0o777).toBe(0o600)
     const info = JSON.parse(await readFile(file, 'utf8')) as { url: string; secret: string }
     expect(info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/admin$/)
-    const wrong = await fetch(info.url, { method: 'POST', headers: { authorization: 'Bearer nope' }, body: '{"args":["users","list"]}' })
+    const wrong = await fetch(info.url, {
+      method: 'POST',
+      headers: { authorization: 'Bearer nope' },
+      body: '{"args":["users","list"]}',
+    })
     expect(wrong.status).toBe(401)
 
     const c = h.config
@@ -64,20 +82,78 @@ describe('tandem admin', () => {
       { workspaceId: 'live-ws', userId: 'pat@example.com', role: 'owner' },
       { workspaceId: 'live-ws', userId: 'sam@example.com', role: 'admin' },
     ])
-    const doc = await json(c, 'assets', 'create', '--workspace', 'live-ws', '--type', 'generic_doc', '--title', 'Live doc', '--text', 'first line\nsecond line', '--default-access', 'view')
-    const db = await json(c, 'assets', 'create', '--workspace', 'live-ws', '--type', 'database', '--title', 'Orders', '--provider', 'postgres', '--connection-url', 'postgres://u:hunter2@db/x')
+    const doc = await json(
+      c,
+      'assets',
+      'create',
+      '--workspace',
+      'live-ws',
+      '--type',
+      'generic_doc',
+      '--title',
+      'Live doc',
+      '--text',
+      'first line\nsecond line',
+      '--default-access',
+      'view',
+    )
+    const db = await json(
+      c,
+      'assets',
+      'create',
+      '--workspace',
+      'live-ws',
+      '--type',
+      'database',
+      '--title',
+      'Orders',
+      '--provider',
+      'postgres',
+      '--connection-url',
+      'postgres://u:hunter2@db/x',
+    )
     expect(db.database).toEqual({ provider: 'postgres', hasConnectionUrl: true })
     expect(JSON.stringify(await json(c, 'assets', 'list', '--workspace', 'live-ws'))).not.toContain('hunter2')
 
-    const thread = await json(c, 'comments', 'create-thread', '--asset', doc.id, '--anchor-text', 'second', '--user', 'sam@example.com', '--text', 'why second?')
+    const thread = await json(
+      c,
+      'comments',
+      'create-thread',
+      '--asset',
+      doc.id,
+      '--anchor-text',
+      'second',
+      '--user',
+      'sam@example.com',
+      '--text',
+      'why second?',
+    )
     const { id: commentId } = (await json(c, 'comments', 'list', '--thread', thread.id))[0].comments[0]
-    await json(c, 'comments', 'react', '--thread', thread.id, '--comment', commentId, '--user', 'pat@example.com', '--emoji', '👀')
+    await json(
+      c,
+      'comments',
+      'react',
+      '--thread',
+      thread.id,
+      '--comment',
+      commentId,
+      '--user',
+      'pat@example.com',
+      '--emoji',
+      '👀',
+    )
     await json(c, 'comments', 'resolve', '--thread', thread.id)
 
     const r = await call(h, 'GET', `/api/v0/tools/asset/content?asset_id=${doc.id}&include_comments=true`, { key })
     expect(r.body.content).toBe('first line\nsecond line')
     expect(r.body.comments).toMatchObject([
-      { id: thread.id, level: 'anchor', resolved_at: expect.any(String), data: { anchor: { text: 'second', root: 'default' } }, comments: [{ text: 'why second?', reactions: { '👀': ['pat@example.com'] }, user_id: 'sam@example.com' }] },
+      {
+        id: thread.id,
+        level: 'anchor',
+        resolved_at: expect.any(String),
+        data: { anchor: { text: 'second', root: 'default' } },
+        comments: [{ text: 'why second?', reactions: { '👀': ['pat@example.com'] }, user_id: 'sam@example.com' }],
+      },
     ])
     // the server holds the LevelDB lock: this only worked through the endpoint
     const revoked = await json(c, 'keys', 'revoke', '--id', key.split('_')[1])

@@ -14,7 +14,8 @@ afterEach(async () => {
   h = undefined
 })
 
-const mint = (h: Harness, assetId: string, key: string, body?: object) => call(h, 'POST', `/api/v0/assets/${assetId}/collab-token`, { key, ...(body ? { body } : {}) })
+const mint = (h: Harness, assetId: string, key: string, body?: object) =>
+  call(h, 'POST', `/api/v0/assets/${assetId}/collab-token`, { key, ...(body ? { body } : {}) })
 
 describe.each(BACKENDS)('collab token ($name)', (backend) => {
   it('grants by role and clamps by permission: owner/admin x view/edit/none, member and stranger 403', async () => {
@@ -49,7 +50,12 @@ describe.each(BACKENDS)('collab token ($name)', (backend) => {
   it('uses the workspace default permission when the caller has no grant, and view when no body is sent', async () => {
     h = await startTandem(await backend.overrides())
     const w = await makeWorld(h, 'default')
-    const shared = await asset(h, { workspaceId: w.workspaceId, type: 'generic_doc', title: 'shared', defaultAccess: 'edit' })
+    const shared = await asset(h, {
+      workspaceId: w.workspaceId,
+      type: 'generic_doc',
+      title: 'shared',
+      defaultAccess: 'edit',
+    })
     expect((await mint(h, shared.id, w.keys.admin, { access: 'edit' })).body.access_type).toBe('rw')
     expect((await mint(h, shared.id, w.keys.admin)).body.access_type).toBe('r')
   })
@@ -57,8 +63,20 @@ describe.each(BACKENDS)('collab token ($name)', (backend) => {
   it('answers a missing asset and a non-generic_doc asset with the same 404', async () => {
     h = await startTandem(await backend.overrides())
     const w = await makeWorld(h, 'types')
-    const db = await asset(h, { workspaceId: w.workspaceId, type: 'database', title: 'db', defaultAccess: 'edit', database: { provider: 'pglite' } })
-    const file = await asset(h, { workspaceId: w.workspaceId, type: 'file', title: 'f', defaultAccess: 'edit', text: 'x' })
+    const db = await asset(h, {
+      workspaceId: w.workspaceId,
+      type: 'database',
+      title: 'db',
+      defaultAccess: 'edit',
+      database: { provider: 'pglite' },
+    })
+    const file = await asset(h, {
+      workspaceId: w.workspaceId,
+      type: 'file',
+      title: 'f',
+      defaultAccess: 'edit',
+      text: 'x',
+    })
     const missing = await mint(h, 'no-such-asset', w.keys.owner)
     expect(missing).toMatchObject({ status: 404, body: { detail: 'Asset not found' } })
     for (const a of [db, file]) {
@@ -69,7 +87,15 @@ describe.each(BACKENDS)('collab token ($name)', (backend) => {
 
   it('returns a token for exactly this document with expiry from the configured TTL and the public URLs', async () => {
     let clock = 1_800_000_000_000
-    h = await startTandem({ ...(await backend.overrides()), tokenTtlSec: 120, publicRestUrl: 'https://collab.example.com', publicWsUrl: 'wss://collab.example.com/ws' }, { now: () => clock })
+    h = await startTandem(
+      {
+        ...(await backend.overrides()),
+        tokenTtlSec: 120,
+        publicRestUrl: 'https://collab.example.com',
+        publicWsUrl: 'wss://collab.example.com/ws',
+      },
+      { now: () => clock },
+    )
     const w = await makeWorld(h, 'claims')
     await grant(h, w.doc.id, w.users.owner, 'edit')
     const r = await mint(h, w.doc.id, w.keys.owner, { access: 'edit' })
@@ -85,7 +111,14 @@ describe.each(BACKENDS)('collab token ($name)', (backend) => {
       branch: 'main',
     })
     const cap = await verifyToken(h.server.deps.keys, r.body.token, clock)
-    expect(cap).toMatchObject({ sub: w.users.owner, org: w.workspaceId, doc: w.doc.id, branch: 'main', acc: 'rw', asset: w.doc.id })
+    expect(cap).toMatchObject({
+      sub: w.users.owner,
+      org: w.workspaceId,
+      doc: w.doc.id,
+      branch: 'main',
+      acc: 'rw',
+      asset: w.doc.id,
+    })
     clock += 121_000
     await expect(verifyToken(h.server.deps.keys, r.body.token, clock)).rejects.toMatchObject({ code: 'token_expired' })
   })
@@ -112,7 +145,15 @@ describe.each(BACKENDS)('collab token ($name)', (backend) => {
     const r = await mint(h, w.doc.id, w.keys.owner, { access: 'admin' })
     expect(r.status).toBe(422)
     expect(r.body).toEqual({
-      detail: [{ type: 'enum', loc: ['body', 'access'], msg: "Input should be 'view' or 'edit'", input: 'admin', ctx: { expected: "'view' or 'edit'" } }],
+      detail: [
+        {
+          type: 'enum',
+          loc: ['body', 'access'],
+          msg: "Input should be 'view' or 'edit'",
+          input: 'admin',
+          ctx: { expected: "'view' or 'edit'" },
+        },
+      ],
     })
   })
 
@@ -140,9 +181,16 @@ describe.each(BACKENDS)('collab token ($name)', (backend) => {
     ])
     const badKey = await mint(h, w.doc.id, w.keys.owner, { attributions: { Source: 'ai' } })
     expect(badKey.status).toBe(422)
-    expect(badKey.body.detail[0]).toMatchObject({ type: 'string_pattern_mismatch', loc: ['body', 'attributions', 'Source', '[key]'] })
+    expect(badKey.body.detail[0]).toMatchObject({
+      type: 'string_pattern_mismatch',
+      loc: ['body', 'attributions', 'Source', '[key]'],
+    })
     const longValue = await mint(h, w.doc.id, w.keys.owner, { attributions: { source: 'x'.repeat(129) } })
-    expect(longValue.body.detail[0]).toMatchObject({ type: 'string_too_long', loc: ['body', 'attributions', 'source'], ctx: { max_length: 128 } })
+    expect(longValue.body.detail[0]).toMatchObject({
+      type: 'string_too_long',
+      loc: ['body', 'attributions', 'source'],
+      ctx: { max_length: 128 },
+    })
     const notString = await mint(h, w.doc.id, w.keys.owner, { attributions: { source: 1 } })
     expect(notString.body.detail[0]).toMatchObject({ type: 'string_type', loc: ['body', 'attributions', 'source'] })
   })

@@ -22,21 +22,35 @@ describe('demo world', () => {
     dir = await mkdtemp(join(tmpdir(), 'tandem-demo-'))
     h = await startTandem({ siteSweepDelayMs: 0 }, {}, dir)
     const first = await seedDemo(h.server.deps)
-    expect(first.assets).toEqual(expect.arrayContaining([{ type: 'generic_doc', id: 'demo-welcome', title: 'Welcome to Tandem' }]))
+    expect(first.assets).toEqual(
+      expect.arrayContaining([{ type: 'generic_doc', id: 'demo-welcome', title: 'Welcome to Tandem' }]),
+    )
     const key = first.apiKey
 
-    const content = await call(h, 'GET', '/api/v0/tools/asset/content?asset_id=demo-welcome&include_comments=true', { key })
+    const content = await call(h, 'GET', '/api/v0/tools/asset/content?asset_id=demo-welcome&include_comments=true', {
+      key,
+    })
     expect(content.status).toBe(200)
     expect(content.body.content.split('\n')[0]).toBe('Welcome to Tandem')
-    const threads = content.body.comments as { level: string; resolved_at: string | null; data: { anchor?: { text: string } }; comments: { reactions: Record<string, string[]> }[] }[]
+    const threads = content.body.comments as {
+      level: string
+      resolved_at: string | null
+      data: { anchor?: { text: string } }
+      comments: { reactions: Record<string, string[]> }[]
+    }[]
     expect(threads).toHaveLength(3)
-    expect(threads.filter((t) => t.level === 'anchor').map((t) => t.data.anchor!.text)).toEqual(['anchored to a range of text'])
+    expect(threads.filter((t) => t.level === 'anchor').map((t) => t.data.anchor!.text)).toEqual([
+      'anchored to a range of text',
+    ])
     expect(threads.filter((t) => t.resolved_at !== null)).toHaveLength(1)
     expect(threads.some((t) => t.comments.some((c) => Object.keys(c.reactions).length > 0))).toBe(true)
     expect(threads[2]!.comments).toHaveLength(1) // the deleted comment is left out
 
     expect((await call(h, 'GET', `/api/v0/workspaces/${first.workspaceId}/tool-registry`, { key })).status).toBe(200)
-    expect((await call(h, 'POST', '/api/v0/assets/demo-welcome/collab-token', { key, body: { access: 'edit' } })).body.access_type).toBe('rw')
+    expect(
+      (await call(h, 'POST', '/api/v0/assets/demo-welcome/collab-token', { key, body: { access: 'edit' } })).body
+        .access_type,
+    ).toBe('rw')
     await eventually(async () => {
       const r = await call(h!, 'GET', '/api/v0/me/sources', { key })
       expect(r.body).toEqual({
@@ -50,7 +64,9 @@ describe('demo world', () => {
     h = await startTandem({ siteSweepDelayMs: 0 }, {}, dir)
     const again = await seedDemo(h.server.deps)
     expect(again).toEqual(first)
-    const after = await call(h, 'GET', '/api/v0/tools/asset/content?asset_id=demo-welcome&include_comments=true', { key })
+    const after = await call(h, 'GET', '/api/v0/tools/asset/content?asset_id=demo-welcome&include_comments=true', {
+      key,
+    })
     expect(after.body).toEqual(content.body)
   })
 })

@@ -16,8 +16,14 @@ describe('directory endpoints', () => {
     const w = await makeWorld(h, 'me')
     const me = await call(h, 'GET', '/api/v0/me', { key: w.keys.admin })
     expect(me.status).toBe(200)
-    expect(me.body).toEqual({ user_id: w.users.admin, workspaces: [{ id: w.workspaceId, name: 'ws me', role: 'admin' }] })
-    expect((await call(h, 'GET', '/api/v0/me', { key: w.keys.stranger })).body).toEqual({ user_id: w.users.stranger, workspaces: [] })
+    expect(me.body).toEqual({
+      user_id: w.users.admin,
+      workspaces: [{ id: w.workspaceId, name: 'ws me', role: 'admin' }],
+    })
+    expect((await call(h, 'GET', '/api/v0/me', { key: w.keys.stranger })).body).toEqual({
+      user_id: w.users.stranger,
+      workspaces: [],
+    })
     const bad = await call(h, 'GET', '/api/v0/me', { key: 'tdm_0000000000000000_nope' })
     expect(bad.status).toBe(401)
     expect(bad.body).toEqual({ detail: 'Invalid API key' })
@@ -27,8 +33,19 @@ describe('directory endpoints', () => {
   it('lists only the assets the caller may view, with their access; 404 unknown workspace, 403 non-member', async () => {
     h = await startTandem()
     const w = await makeWorld(h, 'assets')
-    const notes = await asset(h, { workspaceId: w.workspaceId, type: 'file', title: 'Notes', defaultAccess: 'view', text: 'hi' })
-    const db = await asset(h, { workspaceId: w.workspaceId, type: 'database', title: 'Accounts', database: { provider: 'pglite' } })
+    const notes = await asset(h, {
+      workspaceId: w.workspaceId,
+      type: 'file',
+      title: 'Notes',
+      defaultAccess: 'view',
+      text: 'hi',
+    })
+    const db = await asset(h, {
+      workspaceId: w.workspaceId,
+      type: 'database',
+      title: 'Accounts',
+      database: { provider: 'pglite' },
+    })
     await grant(h, w.doc.id, w.users.member, 'edit')
     await grant(h, notes.id, w.users.admin, 'none')
     await grant(h, db.id, w.users.admin, 'view')
@@ -44,7 +61,9 @@ describe('directory endpoints', () => {
       ],
     })
     // The admin's grant shuts Notes out and opens the database; the doc has no default for them.
-    expect((await list(w.keys.admin)).body.assets).toEqual([{ id: db.id, type: 'database', title: 'Accounts', access: 'view' }])
+    expect((await list(w.keys.admin)).body.assets).toEqual([
+      { id: db.id, type: 'database', title: 'Accounts', access: 'view' },
+    ])
 
     const stranger = await list(w.keys.stranger)
     expect(stranger.status).toBe(403)
@@ -61,8 +80,20 @@ describe('directory endpoints', () => {
   it('deleted=true lists the soft-deleted assets for owners and admins only (403 for others); restore takes one off, a hard delete is never listed', async () => {
     h = await startTandem()
     const w = await makeWorld(h, 'bin')
-    const notes = await asset(h, { workspaceId: w.workspaceId, type: 'file', title: 'Notes', defaultAccess: 'view', text: 'hi' })
-    const gone = await asset(h, { workspaceId: w.workspaceId, type: 'file', title: 'Gone', defaultAccess: 'view', text: 'x' })
+    const notes = await asset(h, {
+      workspaceId: w.workspaceId,
+      type: 'file',
+      title: 'Notes',
+      defaultAccess: 'view',
+      text: 'hi',
+    })
+    const gone = await asset(h, {
+      workspaceId: w.workspaceId,
+      type: 'file',
+      title: 'Gone',
+      defaultAccess: 'view',
+      text: 'x',
+    })
     const bin = (key: string) => call(h!, 'GET', `/api/v0/workspaces/${w.workspaceId}/assets?deleted=true`, { key })
     expect((await bin(w.keys.owner)).body).toEqual({ workspace_id: w.workspaceId, assets: [] })
 
@@ -72,13 +103,29 @@ describe('directory endpoints', () => {
     const listed = await bin(w.keys.admin)
     expect(listed.status).toBe(200)
     // newest deletion first, whatever the admin's own grant on each asset
-    expect(listed.body.assets).toEqual([
-      { id: notes.id, type: 'file', title: 'Notes', deleted_at_ms: delNotes.body.deleted_at_ms, deleted_by: w.users.admin },
-      { id: w.doc.id, type: 'generic_doc', title: 'doc bin', deleted_at_ms: delDoc.body.deleted_at_ms, deleted_by: w.users.owner },
-    ].sort((a, b) => b.deleted_at_ms - a.deleted_at_ms || (a.title < b.title ? -1 : 1)))
+    expect(listed.body.assets).toEqual(
+      [
+        {
+          id: notes.id,
+          type: 'file',
+          title: 'Notes',
+          deleted_at_ms: delNotes.body.deleted_at_ms,
+          deleted_by: w.users.admin,
+        },
+        {
+          id: w.doc.id,
+          type: 'generic_doc',
+          title: 'doc bin',
+          deleted_at_ms: delDoc.body.deleted_at_ms,
+          deleted_by: w.users.owner,
+        },
+      ].sort((a, b) => b.deleted_at_ms - a.deleted_at_ms || (a.title < b.title ? -1 : 1)),
+    )
     expect((await bin(w.keys.owner)).body).toEqual(listed.body)
     // the plain listing shows none of them
-    expect((await call(h, 'GET', `/api/v0/workspaces/${w.workspaceId}/assets`, { key: w.keys.member })).body.assets).toEqual([])
+    expect(
+      (await call(h, 'GET', `/api/v0/workspaces/${w.workspaceId}/assets`, { key: w.keys.member })).body.assets,
+    ).toEqual([])
 
     const member = await bin(w.keys.member)
     expect(member.status).toBe(403)
@@ -101,6 +148,12 @@ describe('directory endpoints', () => {
     expect(Object.keys(assets.responses).sort()).toEqual(['200', '401', '403', '404', '422'])
     expect(doc.components.schemas.AssetSummary.properties.access.enum).toEqual(['view', 'edit'])
     expect(assets.parameters.map((p: { name: string }) => p.name)).toContain('deleted')
-    expect(Object.keys(doc.components.schemas.DeletedAssetSummary.properties)).toEqual(['id', 'type', 'title', 'deleted_at_ms', 'deleted_by'])
+    expect(Object.keys(doc.components.schemas.DeletedAssetSummary.properties)).toEqual([
+      'id',
+      'type',
+      'title',
+      'deleted_at_ms',
+      'deleted_by',
+    ])
   })
 })

@@ -14,7 +14,12 @@ export interface Reply {
   headers: Headers
 }
 
-export async function call(h: Harness, method: string, path: string, o: { key?: string; body?: string | object; headers?: Record<string, string> } = {}): Promise<Reply> {
+export async function call(
+  h: Harness,
+  method: string,
+  path: string,
+  o: { key?: string; body?: string | object; headers?: Record<string, string> } = {},
+): Promise<Reply> {
   const headers: Record<string, string> = { ...o.headers }
   if (o.key) headers['x-api-key'] = o.key
   let body: string | undefined
@@ -68,7 +73,10 @@ export async function asset(h: Harness, a: Parameters<typeof createAsset>[1]): P
   return createAsset(h.server.deps.control.store, a, Date.now())
 }
 
-/** `tandem admin ARGS` run in this process (through a running server's endpoint when there is one): exit code and output. */
+/**
+ * `tandem admin ARGS` run in this process (through a running server's endpoint when there is one): exit code and
+ * output.
+ */
 export async function admin(config: Config, ...args: string[]): Promise<{ code: number; out: string }> {
   const lines: string[] = []
   const code = await runAdmin(args, config, (s) => lines.push(s))

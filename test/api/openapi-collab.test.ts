@@ -32,10 +32,17 @@ const collabPaths = () => Object.keys(doc.paths).filter((p) => !p.startsWith('/a
 describe('the OpenAPI document', () => {
   it('lists every collab REST route of the route table, and nothing else, served by the collab listener', () => {
     const expected = tableOperations()
-    expect(new Set(Object.keys(h.server.deps.restRoutes))).toEqual(new Set(['ydoc', 'content', 'activity', 'changeset', 'rollback', 'suggestions', 'versions']))
-    const listed = collabPaths().flatMap((p) => Object.keys(doc.paths[p]).filter((k) => k !== 'servers').map((m) => [p, m]))
+    expect(new Set(Object.keys(h.server.deps.restRoutes))).toEqual(
+      new Set(['ydoc', 'content', 'activity', 'changeset', 'rollback', 'suggestions', 'versions']),
+    )
+    const listed = collabPaths().flatMap((p) =>
+      Object.keys(doc.paths[p])
+        .filter((k) => k !== 'servers')
+        .map((m) => [p, m]),
+    )
     expect(new Set(listed.map((o) => o.join(' ')))).toEqual(new Set(expected.map((o) => o.join(' '))))
-    for (const path of collabPaths()) expect(doc.paths[path].servers, path).toEqual([{ url: h.httpUrl, description: 'the collab listener' }])
+    for (const path of collabPaths())
+      expect(doc.paths[path].servers, path).toEqual([{ url: h.httpUrl, description: 'the collab listener' }])
     // and the /api/v0 routes are still there
     expect(Object.keys(doc.paths)).toContain('/api/v0/assets/{asset_id}/collab-token')
   })
@@ -45,15 +52,39 @@ describe('the OpenAPI document', () => {
     const patch = doc.paths['/ydoc/v1/{org}/{doc_id}'].patch
     expect(patch.security).toEqual([{ CollabToken: [] }, { CollabBearer: [] }])
     expect(Object.keys(patch.requestBody.content)).toEqual(['application/json', 'application/octet-stream'])
-    expect(Object.keys(doc.paths['/ydoc/v1/{org}/{doc_id}'].get.responses[200].content)).toEqual(['application/json', 'application/octet-stream'])
-    expect(doc.components.schemas.YdocChange.properties.update).toMatchObject({ type: 'string', contentEncoding: 'base64' })
-    const activity = doc.paths['/activity/v1/{org}/{doc_id}'].get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)
-    expect(activity).toEqual(expect.arrayContaining(['path:org', 'path:doc_id', 'query:from', 'query:to', 'query:by', 'query:order', 'query:limit']))
+    expect(Object.keys(doc.paths['/ydoc/v1/{org}/{doc_id}'].get.responses[200].content)).toEqual([
+      'application/json',
+      'application/octet-stream',
+    ])
+    expect(doc.components.schemas.YdocChange.properties.update).toMatchObject({
+      type: 'string',
+      contentEncoding: 'base64',
+    })
+    const activity = doc.paths['/activity/v1/{org}/{doc_id}'].get.parameters.map(
+      (p: { name: string; in: string }) => `${p.in}:${p.name}`,
+    )
+    expect(activity).toEqual(
+      expect.arrayContaining([
+        'path:org',
+        'path:doc_id',
+        'query:from',
+        'query:to',
+        'query:by',
+        'query:order',
+        'query:limit',
+      ]),
+    )
     const decide = doc.paths['/suggestions/v1/{org}/{doc_id}/{id}/{action}'].post
-    expect(decide.parameters.find((p: { name: string }) => p.name === 'action').schema).toEqual({ type: 'string', enum: ['accept', 'reject'] })
-    expect(doc.paths['/versions/v1/{org}/{doc_id}/{id}'].patch.responses[409].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CollabError' })
+    expect(decide.parameters.find((p: { name: string }) => p.name === 'action').schema).toEqual({
+      type: 'string',
+      enum: ['accept', 'reject'],
+    })
+    expect(
+      doc.paths['/versions/v1/{org}/{doc_id}/{id}'].patch.responses[409].content['application/json'].schema,
+    ).toEqual({ $ref: '#/components/schemas/CollabError' })
     // every reference resolves
-    for (const [, id] of JSON.stringify(doc).matchAll(/"#\/components\/schemas\/([^"]+)"/g)) expect(doc.components.schemas[id!], id).toBeDefined()
+    for (const [, id] of JSON.stringify(doc).matchAll(/"#\/components\/schemas\/([^"]+)"/g))
+      expect(doc.components.schemas[id!], id).toBeDefined()
   })
 
   it('names only paths the collab listener answers', async () => {
@@ -61,8 +92,15 @@ describe('the OpenAPI document', () => {
       for (const method of Object.keys(doc.paths[path]).filter((k) => k !== 'servers')) {
         const op = doc.paths[path][method]
         const action = op.parameters.find((p: { name: string }) => p.name === 'action')?.schema.enum[0]
-        const url = path.replace('{org}', 'acme').replace('{doc_id}', 'openapi').replace('{id}', 'AAAAAAAAAAAAAAAAAAAAAA').replace('{action}', action)
-        const res = await fetch(`${h.httpUrl}${url}`, { method: method.toUpperCase(), ...(op.requestBody ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}) })
+        const url = path
+          .replace('{org}', 'acme')
+          .replace('{doc_id}', 'openapi')
+          .replace('{id}', 'AAAAAAAAAAAAAAAAAAAAAA')
+          .replace('{action}', action)
+        const res = await fetch(`${h.httpUrl}${url}`, {
+          method: method.toUpperCase(),
+          ...(op.requestBody ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}),
+        })
         expect([method, url, res.status]).toEqual([method, url, 401])
       }
     }

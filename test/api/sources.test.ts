@@ -43,7 +43,13 @@ async function fakeGraph(opts: { throttleFirst?: boolean } = {}): Promise<FakeGr
     }
     if (page === '2') await gate
     const sites = page === '1' ? [1, 2, 3] : [4, 5]
-    const body: Record<string, unknown> = { value: sites.map((i) => ({ id: `contoso.example,${i}`, displayName: `Site ${i}`, webUrl: `https://contoso.example/sites/${i}` })) }
+    const body: Record<string, unknown> = {
+      value: sites.map((i) => ({
+        id: `contoso.example,${i}`,
+        displayName: `Site ${i}`,
+        webUrl: `https://contoso.example/sites/${i}`,
+      })),
+    }
     if (page === '1') body['@odata.nextLink'] = `${base}/sites?search=*&$skiptoken=2`
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body))
   })
@@ -79,18 +85,43 @@ const admin = async (h: Harness, args: string[]) => {
 }
 
 const connectGraph = (h: Harness, user: string, base: string) =>
-  admin(h, ['sources', 'connect', '--user', user, '--group', 'sites', '--name', 'SharePoint', '--connector', 'graph', '--graph-url', base, '--graph-token', 'graph-secret', '--page-size', '3'])
+  admin(h, [
+    'sources',
+    'connect',
+    '--user',
+    user,
+    '--group',
+    'sites',
+    '--name',
+    'SharePoint',
+    '--connector',
+    'graph',
+    '--graph-url',
+    base,
+    '--graph-token',
+    'graph-secret',
+    '--page-size',
+    '3',
+  ])
 
 describe('source readiness', () => {
   it('counts the caller’s sources per group, with no provisioning signal when no sweep ran', async () => {
     h = await startTandem()
     const w = await makeWorld(h, 'counts')
     const empty = await call(h, 'GET', '/api/v0/me/sources', { key: w.keys.member })
-    expect(empty).toMatchObject({ status: 200, body: { groupCounts: { mail: 0, files: 0, sites: 0, chats: 0 }, totalSources: 0, siteProvisioning: null } })
-    for (const group of ['mail', 'mail', 'chats', 'files']) await admin(h, ['sources', 'connect', '--user', w.users.member, '--group', group])
+    expect(empty).toMatchObject({
+      status: 200,
+      body: { groupCounts: { mail: 0, files: 0, sites: 0, chats: 0 }, totalSources: 0, siteProvisioning: null },
+    })
+    for (const group of ['mail', 'mail', 'chats', 'files'])
+      await admin(h, ['sources', 'connect', '--user', w.users.member, '--group', group])
     await admin(h, ['sources', 'connect', '--user', w.users.owner, '--group', 'sites'])
     const r = await call(h, 'GET', '/api/v0/me/sources', { key: w.keys.member })
-    expect(r.body).toEqual({ groupCounts: { mail: 2, files: 1, sites: 0, chats: 1 }, totalSources: 4, siteProvisioning: null })
+    expect(r.body).toEqual({
+      groupCounts: { mail: 2, files: 1, sites: 0, chats: 1 },
+      totalSources: 4,
+      siteProvisioning: null,
+    })
   })
 
   it('sweeps Graph sites page by page: totalSites 0 while enumerating, then complete, then gone after the window', async () => {
@@ -109,9 +140,15 @@ describe('source readiness', () => {
       siteProvisioning: { provisionedSites: 0, totalSites: 0, status: 'in_progress' },
     })
     graph.releasePage2()
-    await eventually(async () => expect((await readiness()).siteProvisioning).toEqual({ provisionedSites: 5, totalSites: 5, status: 'complete' }))
+    await eventually(async () =>
+      expect((await readiness()).siteProvisioning).toEqual({ provisionedSites: 5, totalSites: 5, status: 'complete' }),
+    )
     // throttled once (429, Retry-After 0), then pages 1 and 2, always with the bearer token
-    expect(graph.requests.map((r) => (r.url.includes('skiptoken=2') ? 'page2' : 'page1'))).toEqual(['page1', 'page1', 'page2'])
+    expect(graph.requests.map((r) => (r.url.includes('skiptoken=2') ? 'page2' : 'page1'))).toEqual([
+      'page1',
+      'page1',
+      'page2',
+    ])
     expect(graph.requests.every((r) => r.auth === 'Bearer graph-secret')).toBe(true)
     expect(graph.requests[0]!.url).toContain('%24top=3')
 
@@ -138,7 +175,11 @@ describe('source readiness', () => {
         expect(r.body.siteProvisioning).toEqual({ provisionedSites: 5, totalSites: 5, status: 'complete' })
       })
       // page 1 was listed once, before the restart; the second server asked for page 2 only
-      expect(graph.requests.map((r) => (r.url.includes('skiptoken=2') ? 'page2' : 'page1'))).toEqual(['page1', 'page2', 'page2'])
+      expect(graph.requests.map((r) => (r.url.includes('skiptoken=2') ? 'page2' : 'page1'))).toEqual([
+        'page1',
+        'page2',
+        'page2',
+      ])
       const sweeps = await admin(h, ['sweeps', 'list', '--user', w.users.owner])
       expect(sweeps).toMatchObject([{ phase: 'complete', enumeratedSites: 5, provisionedSites: 5 }])
       await h.close()

@@ -22,7 +22,10 @@ describe.each(BACKENDS)('tool registry ($name)', (backend) => {
     const w = await makeWorld(h, 'roles')
     for (const role of ROLES) {
       const get = await call(h, 'GET', path(w.workspaceId), { key: w.keys[role] })
-      const patch = await call(h, 'PATCH', path(w.workspaceId), { key: w.keys[role], body: { default_visibility: 'hidden' } })
+      const patch = await call(h, 'PATCH', path(w.workspaceId), {
+        key: w.keys[role],
+        body: { default_visibility: 'hidden' },
+      })
       const allowed = role === 'owner' || role === 'admin'
       expect([role, get.status, patch.status]).toEqual([role, allowed ? 200 : 403, allowed ? 200 : 403])
       if (!allowed) expect(get.body).toEqual({ detail: expect.any(String) })
@@ -45,7 +48,15 @@ describe.each(BACKENDS)('tool registry ($name)', (backend) => {
       const r = await call(h, method, path(id), { key: w.keys.owner, ...(method === 'PATCH' ? { body: {} } : {}) })
       expect(r.status).toBe(422)
       expect(r.body).toEqual({
-        detail: [{ type: 'string_too_long', loc: ['path', 'workspace_id'], msg: 'String should have at most 200 characters', input: id, ctx: { max_length: 200 } }],
+        detail: [
+          {
+            type: 'string_too_long',
+            loc: ['path', 'workspace_id'],
+            msg: 'String should have at most 200 characters',
+            input: id,
+            ctx: { max_length: 200 },
+          },
+        ],
       })
     }
   })
@@ -54,12 +65,25 @@ describe.each(BACKENDS)('tool registry ($name)', (backend) => {
     h = await startTandem(await backend.overrides())
     const w = await makeWorld(h, 'partial')
     const key = w.keys.admin
-    expect((await call(h, 'GET', path(w.workspaceId), { key })).body).toEqual({ workspace_id: w.workspaceId, default_visibility: 'visible', tools: [] })
+    expect((await call(h, 'GET', path(w.workspaceId), { key })).body).toEqual({
+      workspace_id: w.workspaceId,
+      default_visibility: 'visible',
+      tools: [],
+    })
 
     await call(h, 'PATCH', path(w.workspaceId), { key, body: { tool: { tool_id: 'web_browse', enabled: false } } })
-    await call(h, 'PATCH', path(w.workspaceId), { key, body: { tool: { tool_id: 'code_interpreter', approval_mode: 'required_with_override' } } })
-    const once = await call(h, 'PATCH', path(w.workspaceId), { key, body: { default_visibility: 'hidden', tool: { tool_id: 'web_browse', approval_mode: 'required_no_override' } } })
-    const twice = await call(h, 'PATCH', path(w.workspaceId), { key, body: { default_visibility: 'hidden', tool: { tool_id: 'web_browse', approval_mode: 'required_no_override' } } })
+    await call(h, 'PATCH', path(w.workspaceId), {
+      key,
+      body: { tool: { tool_id: 'code_interpreter', approval_mode: 'required_with_override' } },
+    })
+    const once = await call(h, 'PATCH', path(w.workspaceId), {
+      key,
+      body: { default_visibility: 'hidden', tool: { tool_id: 'web_browse', approval_mode: 'required_no_override' } },
+    })
+    const twice = await call(h, 'PATCH', path(w.workspaceId), {
+      key,
+      body: { default_visibility: 'hidden', tool: { tool_id: 'web_browse', approval_mode: 'required_no_override' } },
+    })
     const expected = {
       workspace_id: w.workspaceId,
       default_visibility: 'hidden',
@@ -80,12 +104,21 @@ describe.each(BACKENDS)('tool registry ($name)', (backend) => {
     h = await startTandem(await backend.overrides())
     const w = await makeWorld(h, 'base')
     const key = w.keys.owner
-    const base = await call(h, 'PATCH', path(w.workspaceId), { key, body: { default_visibility: 'hidden', tool: { tool_id: 'search', enabled: false } } })
+    const base = await call(h, 'PATCH', path(w.workspaceId), {
+      key,
+      body: { default_visibility: 'hidden', tool: { tool_id: 'search', enabled: false } },
+    })
     expect(base).toMatchObject({ status: 400, body: { detail: expect.stringContaining('base tool') } })
-    const unknown = await call(h, 'PATCH', path(w.workspaceId), { key, body: { tool: { tool_id: 'teleport', enabled: true } } })
+    const unknown = await call(h, 'PATCH', path(w.workspaceId), {
+      key,
+      body: { tool: { tool_id: 'teleport', enabled: true } },
+    })
     expect(unknown).toMatchObject({ status: 400, body: { detail: expect.stringContaining('unknown tool') } })
     // a base tool may still be given an approval mode
-    const ok = await call(h, 'PATCH', path(w.workspaceId), { key, body: { tool: { tool_id: 'search', approval_mode: 'required_with_override' } } })
+    const ok = await call(h, 'PATCH', path(w.workspaceId), {
+      key,
+      body: { tool: { tool_id: 'search', approval_mode: 'required_with_override' } },
+    })
     expect(ok.body.tools).toEqual([{ tool_id: 'search', enabled: true, approval_mode: 'required_with_override' }])
     expect((await call(h, 'GET', path(w.workspaceId), { key })).body.default_visibility).toBe('visible')
   })
@@ -98,11 +131,16 @@ describe.each(BACKENDS)('tool registry ($name)', (backend) => {
     await Promise.all(
       tools.flatMap((tool_id, i) => [
         call(h!, 'PATCH', path(w.workspaceId), { key: w.keys.owner, body: { tool: { tool_id, enabled: false } } }),
-        call(h!, 'PATCH', path(w.workspaceId), { key: w.keys.admin, body: { tool: { tool_id, approval_mode: modes[i % 3] } } }),
+        call(h!, 'PATCH', path(w.workspaceId), {
+          key: w.keys.admin,
+          body: { tool: { tool_id, approval_mode: modes[i % 3] } },
+        }),
       ]),
     )
     const got = await call(h, 'GET', path(w.workspaceId), { key: w.keys.owner })
-    expect(got.body.tools).toEqual(tools.map((tool_id, i) => ({ tool_id, enabled: false, approval_mode: modes[i % 3] })))
+    expect(got.body.tools).toEqual(
+      tools.map((tool_id, i) => ({ tool_id, enabled: false, approval_mode: modes[i % 3] })),
+    )
   })
 
   it('answers 400 on GET when the persisted policy breaks the current catalog, and a PATCH repairs it', async () => {
@@ -111,15 +149,32 @@ describe.each(BACKENDS)('tool registry ($name)', (backend) => {
       const storage = await backend.overrides()
       h = await startTandem(storage, {}, dir)
       const w = await makeWorld(h, 'invalid')
-      await call(h, 'PATCH', path(w.workspaceId), { key: w.keys.owner, body: { tool: { tool_id: 'web_browse', enabled: false } } })
+      await call(h, 'PATCH', path(w.workspaceId), {
+        key: w.keys.owner,
+        body: { tool: { tool_id: 'web_browse', enabled: false } },
+      })
       await h.close()
       // web_browse becomes a base tool: the stored "disabled" override is now invalid
       const catalog = join(dir, 'catalog.json')
-      await writeFile(catalog, JSON.stringify({ tools: [{ tool_id: 'search', base: true }, { tool_id: 'web_browse', base: true }] }))
+      await writeFile(
+        catalog,
+        JSON.stringify({
+          tools: [
+            { tool_id: 'search', base: true },
+            { tool_id: 'web_browse', base: true },
+          ],
+        }),
+      )
       h = await startTandem({ ...storage, toolCatalogFile: catalog }, {}, dir)
       const got = await call(h, 'GET', path(w.workspaceId), { key: w.keys.owner })
-      expect(got).toMatchObject({ status: 400, body: { detail: expect.stringContaining('persisted tool registry configuration is invalid') } })
-      await call(h, 'PATCH', path(w.workspaceId), { key: w.keys.owner, body: { tool: { tool_id: 'web_browse', enabled: true } } })
+      expect(got).toMatchObject({
+        status: 400,
+        body: { detail: expect.stringContaining('persisted tool registry configuration is invalid') },
+      })
+      await call(h, 'PATCH', path(w.workspaceId), {
+        key: w.keys.owner,
+        body: { tool: { tool_id: 'web_browse', enabled: true } },
+      })
       expect((await call(h, 'GET', path(w.workspaceId), { key: w.keys.owner })).status).toBe(200)
       await h.close()
       h = undefined

@@ -29,16 +29,27 @@ describe('422 bodies match FastAPI', () => {
     const w = await makeWorld(h, 'missing')
     const r = await call(h, 'GET', '/api/v0/tools/asset/content', { key: w.keys.owner })
     expect(r.status).toBe(422)
-    expect(r.body).toEqual({ detail: [{ type: 'missing', loc: ['query', 'asset_id'], msg: 'Field required', input: null }] })
+    expect(r.body).toEqual({
+      detail: [{ type: 'missing', loc: ['query', 'asset_id'], msg: 'Field required', input: null }],
+    })
   })
 
   it('non-boolean include_comments', async () => {
     h = await startTandem()
     const w = await makeWorld(h, 'bool')
-    const r = await call(h, 'GET', `/api/v0/tools/asset/content?asset_id=${w.doc.id}&include_comments=maybe`, { key: w.keys.owner })
+    const r = await call(h, 'GET', `/api/v0/tools/asset/content?asset_id=${w.doc.id}&include_comments=maybe`, {
+      key: w.keys.owner,
+    })
     expect(r.status).toBe(422)
     expect(r.body).toEqual({
-      detail: [{ type: 'bool_parsing', loc: ['query', 'include_comments'], msg: 'Input should be a valid boolean, unable to interpret input', input: 'maybe' }],
+      detail: [
+        {
+          type: 'bool_parsing',
+          loc: ['query', 'include_comments'],
+          msg: 'Input should be a valid boolean, unable to interpret input',
+          input: 'maybe',
+        },
+      ],
     })
   })
 
@@ -58,7 +69,9 @@ describe('422 bodies match FastAPI', () => {
         return query
       },
     })
-    const app = createApiApp({ deps: h.server.deps, control: h.server.deps.control, onClose: () => undefined }, [() => [rows]])
+    const app = createApiApp({ deps: h.server.deps, control: h.server.deps.control, onClose: () => undefined }, [
+      () => [rows],
+    ])
     extra = createServer(app.callback())
     await new Promise<void>((r) => extra!.listen(0, '127.0.0.1', r))
     const url = `http://127.0.0.1:${(extra.address() as AddressInfo).port}/api/v0/test/rows`
@@ -68,7 +81,16 @@ describe('422 bodies match FastAPI', () => {
     }
     expect(await get('?limit=ten')).toEqual({
       status: 422,
-      body: { detail: [{ type: 'int_parsing', loc: ['query', 'limit'], msg: 'Input should be a valid integer, unable to parse string as an integer', input: 'ten' }] },
+      body: {
+        detail: [
+          {
+            type: 'int_parsing',
+            loc: ['query', 'limit'],
+            msg: 'Input should be a valid integer, unable to parse string as an integer',
+            input: 'ten',
+          },
+        ],
+      },
     })
     expect((await get('?limit=1.5')).body.detail[0]).toEqual({
       type: 'int_parsing',
@@ -90,11 +112,20 @@ describe('422 bodies match FastAPI', () => {
   it('bad enum in PATCH', async () => {
     h = await startTandem()
     const w = await makeWorld(h, 'enum')
-    const r = await call(h, 'PATCH', registry(w.workspaceId), { key: w.keys.owner, body: { default_visibility: 'invisible', tool: { tool_id: 'web_browse', approval_mode: 'sometimes' } } })
+    const r = await call(h, 'PATCH', registry(w.workspaceId), {
+      key: w.keys.owner,
+      body: { default_visibility: 'invisible', tool: { tool_id: 'web_browse', approval_mode: 'sometimes' } },
+    })
     expect(r.status).toBe(422)
     expect(r.body).toEqual({
       detail: [
-        { type: 'enum', loc: ['body', 'default_visibility'], msg: "Input should be 'visible' or 'hidden'", input: 'invisible', ctx: { expected: "'visible' or 'hidden'" } },
+        {
+          type: 'enum',
+          loc: ['body', 'default_visibility'],
+          msg: "Input should be 'visible' or 'hidden'",
+          input: 'invisible',
+          ctx: { expected: "'visible' or 'hidden'" },
+        },
         {
           type: 'enum',
           loc: ['body', 'tool', 'approval_mode'],
@@ -109,10 +140,21 @@ describe('422 bodies match FastAPI', () => {
   it('invalid JSON body', async () => {
     h = await startTandem()
     const w = await makeWorld(h, 'json')
-    const r = await call(h, 'PATCH', registry(w.workspaceId), { key: w.keys.owner, body: '{"default_visibility": "hidden",}' })
+    const r = await call(h, 'PATCH', registry(w.workspaceId), {
+      key: w.keys.owner,
+      body: '{"default_visibility": "hidden",}',
+    })
     expect(r.status).toBe(422)
     expect(r.body).toEqual({
-      detail: [{ type: 'json_invalid', loc: ['body', 32], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting property name enclosed in double quotes' } }],
+      detail: [
+        {
+          type: 'json_invalid',
+          loc: ['body', 32],
+          msg: 'JSON decode error',
+          input: {},
+          ctx: { error: 'Expecting property name enclosed in double quotes' },
+        },
+      ],
     })
   })
 
@@ -122,11 +164,25 @@ describe('422 bodies match FastAPI', () => {
     for (const body of [[1, 2], 'hidden', 7]) {
       const r = await call(h, 'PATCH', registry(w.workspaceId), { key: w.keys.owner, body: JSON.stringify(body) })
       expect(r.status).toBe(422)
-      expect(r.body).toEqual({ detail: [{ type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: body }] })
+      expect(r.body).toEqual({
+        detail: [
+          {
+            type: 'model_attributes_type',
+            loc: ['body'],
+            msg: 'Input should be a valid dictionary or object to extract fields from',
+            input: body,
+          },
+        ],
+      })
     }
     const nested = await call(h, 'PATCH', registry(w.workspaceId), { key: w.keys.owner, body: { tool: 'web_browse' } })
     expect(nested.body.detail).toEqual([
-      { type: 'model_attributes_type', loc: ['body', 'tool'], msg: 'Input should be a valid dictionary or object to extract fields from', input: 'web_browse' },
+      {
+        type: 'model_attributes_type',
+        loc: ['body', 'tool'],
+        msg: 'Input should be a valid dictionary or object to extract fields from',
+        input: 'web_browse',
+      },
     ])
   })
 })
@@ -154,13 +210,18 @@ describe('api listener foundation', () => {
         return bodies[params.kind]
       },
     })
-    const app = createApiApp({ deps: h.server.deps, control: h.server.deps.control, onClose: () => undefined }, [() => [route]])
+    const app = createApiApp({ deps: h.server.deps, control: h.server.deps.control, onClose: () => undefined }, [
+      () => [route],
+    ])
     extra = createServer(app.callback())
     await new Promise<void>((r) => extra!.listen(0, '127.0.0.1', r))
     for (const kind of Object.keys(bodies)) {
-      const res = await fetch(`http://127.0.0.1:${(extra.address() as AddressInfo).port}/api/v0/test/unserialisable/${kind}`, {
-        headers: { 'x-api-key': w.keys.member, 'x-request-id': `unser-${kind}` },
-      })
+      const res = await fetch(
+        `http://127.0.0.1:${(extra.address() as AddressInfo).port}/api/v0/test/unserialisable/${kind}`,
+        {
+          headers: { 'x-api-key': w.keys.member, 'x-request-id': `unser-${kind}` },
+        },
+      )
       expect(res.status, kind).toBe(500)
       expect(res.headers.get('content-type'), kind).toMatch(/^application\/json/)
       expect(await res.json(), kind).toEqual({ detail: 'Internal Server Error' })
@@ -175,24 +236,41 @@ describe('api listener foundation', () => {
   it('answers unknown routes 404 and wrong methods 405 with a detail body', async () => {
     h = await startTandem()
     const w = await makeWorld(h, 'routes')
-    expect(await call(h, 'GET', '/api/v0/nothing-here', { key: w.keys.owner })).toMatchObject({ status: 404, body: { detail: 'Not Found' } })
+    expect(await call(h, 'GET', '/api/v0/nothing-here', { key: w.keys.owner })).toMatchObject({
+      status: 404,
+      body: { detail: 'Not Found' },
+    })
     expect(await call(h, 'GET', '/elsewhere')).toMatchObject({ status: 404, body: { detail: 'Not Found' } })
-    expect(await call(h, 'DELETE', '/api/v0/me/sources', { key: w.keys.owner })).toMatchObject({ status: 405, body: { detail: 'Method Not Allowed' } })
+    expect(await call(h, 'DELETE', '/api/v0/me/sources', { key: w.keys.owner })).toMatchObject({
+      status: 405,
+      body: { detail: 'Method Not Allowed' },
+    })
   })
 
   it('refuses bodies over the limit with 413', async () => {
     h = await startTandem({ maxBodyBytes: 2048 })
     const w = await makeWorld(h, 'big')
-    const r = await call(h, 'PATCH', registry(w.workspaceId), { key: w.keys.owner, body: { default_visibility: 'hidden', pad: 'x'.repeat(4096) } })
+    const r = await call(h, 'PATCH', registry(w.workspaceId), {
+      key: w.keys.owner,
+      body: { default_visibility: 'hidden', pad: 'x'.repeat(4096) },
+    })
     expect(r).toMatchObject({ status: 413, body: { detail: expect.stringContaining('2048') } })
   })
 
   it('requires a known, unrevoked X-API-KEY on every endpoint (401 detail)', async () => {
     h = await startTandem()
     const w = await makeWorld(h, 'auth')
-    for (const [m, p] of [['GET', registry(w.workspaceId)], ['PATCH', registry(w.workspaceId)], ['POST', `/api/v0/assets/${w.doc.id}/collab-token`], ['GET', '/api/v0/me/sources']]) {
+    for (const [m, p] of [
+      ['GET', registry(w.workspaceId)],
+      ['PATCH', registry(w.workspaceId)],
+      ['POST', `/api/v0/assets/${w.doc.id}/collab-token`],
+      ['GET', '/api/v0/me/sources'],
+    ]) {
       expect(await call(h, m!, p!)).toMatchObject({ status: 401, body: { detail: 'Missing API key' } })
-      expect(await call(h, m!, p!, { key: 'guess' })).toMatchObject({ status: 401, body: { detail: 'Invalid API key' } })
+      expect(await call(h, m!, p!, { key: 'guess' })).toMatchObject({
+        status: 401,
+        body: { detail: 'Invalid API key' },
+      })
     }
     const keyId = w.keys.member.split('_')[1]!
     expect((await call(h, 'GET', '/api/v0/me/sources', { key: w.keys.member })).status).toBe(200)
@@ -207,11 +285,17 @@ describe('api listener foundation', () => {
     const sink = new Writable({ write: (chunk, _enc, cb) => (lines.push(String(chunk)), cb()) })
     h = await startTandem({ logLevel: 'info' }, { log: pino({ level: 'info' }, sink) })
     const w = await makeWorld(h, 'observe')
-    const r = await call(h, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, { key: w.keys.owner, headers: { 'x-request-id': 'req-42' }, body: {} })
+    const r = await call(h, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, {
+      key: w.keys.owner,
+      headers: { 'x-request-id': 'req-42' },
+      body: {},
+    })
     expect(r.headers.get('x-request-id')).toBe('req-42')
     expect((await call(h, 'GET', '/healthz')).headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
     const metrics = await call(h, 'GET', '/metrics')
-    expect(metrics.body).toContain('tandem_http_requests_total{listener="api",route="/api/v0/assets/:asset_id/collab-token",method="POST",status="403"} 1')
+    expect(metrics.body).toContain(
+      'tandem_http_requests_total{listener="api",route="/api/v0/assets/:asset_id/collab-token",method="POST",status="403"} 1',
+    )
     const log = lines.join('')
     expect(log).toContain('"reqId":"req-42"')
     expect(log).not.toContain(w.keys.owner)
@@ -230,10 +314,17 @@ describe('api listener foundation', () => {
     const doc = (await call(h, 'GET', '/api/v0/openapi.json')).body
     expect(doc.openapi).toBe('3.1.0')
     expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(['/api/v0/workspaces/{workspace_id}/tool-registry', '/api/v0/assets/{asset_id}/collab-token', '/api/v0/tools/asset/content', '/api/v0/me/sources']),
+      expect.arrayContaining([
+        '/api/v0/workspaces/{workspace_id}/tool-registry',
+        '/api/v0/assets/{asset_id}/collab-token',
+        '/api/v0/tools/asset/content',
+        '/api/v0/me/sources',
+      ]),
     )
     const patch = doc.paths['/api/v0/workspaces/{workspace_id}/tool-registry'].patch
-    expect(patch.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/UpdateWorkspaceToolRegistryRequestIn' })
+    expect(patch.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/UpdateWorkspaceToolRegistryRequestIn',
+    })
     expect(doc.components.schemas.UpdateWorkspaceToolRegistryRequestIn.properties.tool).toEqual({
       anyOf: [{ $ref: '#/components/schemas/UpdateWorkspaceToolRegistryToolIn' }, { type: 'null' }],
     })
@@ -246,7 +337,12 @@ describe('api listener foundation', () => {
       { name: 'asset_id', in: 'query', required: true, schema: { type: 'string', maxLength: 200 } },
       { name: 'include_comments', in: 'query', required: false, schema: { type: 'boolean', default: false } },
       // beyond the spec (docs/api-v0.md): a generic_doc as Markdown
-      { name: 'format', in: 'query', required: false, schema: expect.objectContaining({ type: 'string', enum: ['text', 'markdown'], default: 'text' }) },
+      {
+        name: 'format',
+        in: 'query',
+        required: false,
+        schema: expect.objectContaining({ type: 'string', enum: ['text', 'markdown'], default: 'text' }),
+      },
     ])
     expect(doc.components.securitySchemes.APIKeyHeader).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-KEY' })
   })

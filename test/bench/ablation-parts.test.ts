@@ -99,7 +99,6 @@ describe('a relay room (the relay ablation)', () => {
   })
 })
 
-
 describe('a committer without sinks (the nosinks ablation)', () => {
   it('commits the same cycle with no sink told, given or added, and no mark', async () => {
     const store = new MemoryDocStore()
@@ -110,13 +109,27 @@ describe('a committer without sinks (the nosinks ablation)', () => {
     const committer: GroupCommitter = new SinklessCommitter({ store, log, metrics, sinks: [given.sink] })
     committer.addSink(added.sink)
     const room = new Room({
-      docId: 'o/sinks/main', store, committer, docBuilds: new DocBuilds(2), transport: new LoopTransport(), log, metrics,
-      now: () => 1000, maxDocBytes: 1 << 20, compactThreshold: 100, maxBackpressureBytes: 1 << 20,
+      docId: 'o/sinks/main',
+      store,
+      committer,
+      docBuilds: new DocBuilds(2),
+      transport: new LoopTransport(),
+      log,
+      metrics,
+      now: () => 1000,
+      maxDocBytes: 1 << 20,
+      compactThreshold: 100,
+      maxBackpressureBytes: 1 << 20,
     })
     await room.applyUpdate(insert('x'), 'ann', null)
     const marks: string[] = []
     for await (const m of store.readMarks('test!')) marks.push(m.key)
-    expect({ given: given.calls, added: added.calls, stored: (await store.load('o/sinks/main')).lastSeq, marks }).toEqual({ given: [], added: [], stored: 1, marks: [] })
+    expect({
+      given: given.calls,
+      added: added.calls,
+      stored: (await store.load('o/sinks/main')).lastSeq,
+      marks,
+    }).toEqual({ given: [], added: [], stored: 1, marks: [] })
   })
 })
 
@@ -130,8 +143,13 @@ describe('metrics that record nothing (the nometrics ablation)', () => {
     await m.withDefaults()
     expect((await m.messagesIn.get()).values.reduce((n, v) => n + v.value, 0)).toBe(0)
     expect((await m.rooms.get()).values[0]?.value ?? 0).toBe(0)
-    expect((await m.updateLatency.get()).values.find((v) => v.metricName === 'tandem_update_apply_seconds_count')?.value ?? 0).toBe(0)
-    expect((await m.persistLatency.get()).values.find((v) => v.metricName === 'tandem_persist_seconds_count')?.value ?? 0).toBe(0)
+    expect(
+      (await m.updateLatency.get()).values.find((v) => v.metricName === 'tandem_update_apply_seconds_count')?.value ??
+        0,
+    ).toBe(0)
+    expect(
+      (await m.persistLatency.get()).values.find((v) => v.metricName === 'tandem_persist_seconds_count')?.value ?? 0,
+    ).toBe(0)
     const text = await m.registry.metrics()
     expect(text).toContain('tandem_ws_messages_in_total')
     expect(text).not.toContain('tandem_process_cpu_user_seconds_total')
@@ -145,8 +163,12 @@ describe('a store that drops appends (the nowrite ablation)', () => {
     const store = ablationParts(['nowrite']).docStore!(inner)
     expect((await store.load('o/w/main')).lastSeq).toBe(1)
     const entry = { user: 'ann', at: 2, update: insert('b') }
-    expect(await store.appendMany([{ docId: 'o/w/main', entries: [entry, entry] }])).toEqual([{ docId: 'o/w/main', firstSeq: 2, lastSeq: 3 }])
-    expect(await store.appendMany([{ docId: 'o/w/main', entries: [entry] }])).toEqual([{ docId: 'o/w/main', firstSeq: 4, lastSeq: 4 }])
+    expect(await store.appendMany([{ docId: 'o/w/main', entries: [entry, entry] }])).toEqual([
+      { docId: 'o/w/main', firstSeq: 2, lastSeq: 3 },
+    ])
+    expect(await store.appendMany([{ docId: 'o/w/main', entries: [entry] }])).toEqual([
+      { docId: 'o/w/main', firstSeq: 4, lastSeq: 4 },
+    ])
     expect((await inner.load('o/w/main')).lastSeq).toBe(1)
     await store.writeSnapshot('o/w/main', { seq: 4, state: insert('ab'), at: 3 })
     expect((await inner.load('o/w/main')).snapshot?.seq).toBe(4)
@@ -157,7 +179,9 @@ describe('ablation names', () => {
   it('are read from a comma list; an unknown one is refused, naming the known ones', () => {
     expect(parseAblations('relay, nometrics')).toEqual(['relay', 'nometrics'])
     expect(parseAblations('')).toEqual([])
-    expect(() => parseAblations('relay,noapply')).toThrow('ablate: unknown name "noapply"; expected any of relay, nometrics, nosinks, nowrite')
+    expect(() => parseAblations('relay,noapply')).toThrow(
+      'ablate: unknown name "noapply"; expected any of relay, nometrics, nosinks, nowrite',
+    )
   })
 
   it('none taken away: the server builds every part itself', () => {

@@ -74,7 +74,9 @@ describe('ablated servers (bench/ablate.ts)', () => {
   it('any ablation: a warning at start names them', async () => {
     const lines: string[] = []
     await harness(['nosinks', 'nometrics'], lines)
-    const warning = lines.map((l) => JSON.parse(l) as { level: number; msg: string; ablations?: string[] }).find((l) => l.msg.includes('ablations on'))
+    const warning = lines
+      .map((l) => JSON.parse(l) as { level: number; msg: string; ablations?: string[] })
+      .find((l) => l.msg.includes('ablations on'))
     expect(warning).toMatchObject({ level: 40, ablations: ['nosinks', 'nometrics'] })
     expect(warning!.msg).toMatch(/updates are lost or unseen/)
   })

@@ -40,8 +40,21 @@ describe('bench harness', () => {
   })
 
   it('soak: the slope is the least-squares fit, and the soak load keeps documents the same size', () => {
-    expect(slope([{ x: 0, y: 1 }, { x: 1, y: 3 }, { x: 2, y: 5 }])).toBe(2)
-    expect(slope([{ x: 0, y: 10 }, { x: 1, y: 12 }, { x: 2, y: 10 }, { x: 3, y: 12 }])).toBeCloseTo(0.4)
+    expect(
+      slope([
+        { x: 0, y: 1 },
+        { x: 1, y: 3 },
+        { x: 2, y: 5 },
+      ]),
+    ).toBe(2)
+    expect(
+      slope([
+        { x: 0, y: 10 },
+        { x: 1, y: 12 },
+        { x: 2, y: 10 },
+        { x: 3, y: 12 },
+      ]),
+    ).toBeCloseTo(0.4)
     expect(slope([{ x: 1, y: 1 }])).toBeNull()
     const w = new MarkWriter(3)
     w.overwrite()
@@ -54,32 +67,67 @@ describe('bench harness', () => {
   // the relay is uWS itself (bench/peers/uws-relay.mjs): it runs where a uWS build loads, and only there
   const uwsHere = 'native' in loadUws()
   for (const name of ['yws', 'hocuspocus', 'relay'] as PeerName[]) {
-    it.runIf(name !== 'relay' || uwsHere)(`delivers every update and awareness state through ${name}${name === 'relay' ? ' (uWS only)' : ''}`, async () => {
-      const dataDir = mkdtempSync(join(tmpdir(), `bench-smoke-${name}-`))
-      const peer = await startPeer(name, { dataDir, persistent: false, cpus: null })
-      try {
-        const res = await runTraffic('smoke', peer, { rooms: 2, clientsPerRoom: 3, rate: 10, awarenessHz: 5, durationSec: 1, drainSec: 3, connectConcurrency: 6 }, { progress: () => {} })
-        const m = res.metrics
-        expect(m.connectFailures).toBe(0)
-        expect(m.sent).toBeGreaterThan(30)
-        expect(m.delivered).toBe(m.expected)
-        expect(m.deliveryRatio).toBe(1)
-        expect(m.awarenessRatio).toBe(1)
-        expect(m.latencyP50Ms).toBeGreaterThan(0)
-        expect(m.latencyP99Ms!).toBeGreaterThanOrEqual(m.latencyP50Ms!)
-        expect(m.serverCpuSec).toBeGreaterThanOrEqual(0)
-        expect(m.serverRssMB).toBeGreaterThan(10)
-        const report: BenchReport = {
-          meta: { startedAt: 'now', finishedAt: 'now', command: 'test', machine: { nproc: 2, cpu: 'x', node: 'v20', memTotal: '1 GiB', kernel: 'k' }, pinning: 'none', tandemEntry: '-', notes: [] },
-          runs: [{ scenario: 'fanout', peer: name, version: peer.version, size: {}, metrics: m, notes: [], startedAt: 'now', durationSec: 1 }],
+    it.runIf(name !== 'relay' || uwsHere)(
+      `delivers every update and awareness state through ${name}${name === 'relay' ? ' (uWS only)' : ''}`,
+      async () => {
+        const dataDir = mkdtempSync(join(tmpdir(), `bench-smoke-${name}-`))
+        const peer = await startPeer(name, { dataDir, persistent: false, cpus: null })
+        try {
+          const res = await runTraffic(
+            'smoke',
+            peer,
+            {
+              rooms: 2,
+              clientsPerRoom: 3,
+              rate: 10,
+              awarenessHz: 5,
+              durationSec: 1,
+              drainSec: 3,
+              connectConcurrency: 6,
+            },
+            { progress: () => {} },
+          )
+          const m = res.metrics
+          expect(m.connectFailures).toBe(0)
+          expect(m.sent).toBeGreaterThan(30)
+          expect(m.delivered).toBe(m.expected)
+          expect(m.deliveryRatio).toBe(1)
+          expect(m.awarenessRatio).toBe(1)
+          expect(m.latencyP50Ms).toBeGreaterThan(0)
+          expect(m.latencyP99Ms!).toBeGreaterThanOrEqual(m.latencyP50Ms!)
+          expect(m.serverCpuSec).toBeGreaterThanOrEqual(0)
+          expect(m.serverRssMB).toBeGreaterThan(10)
+          const report: BenchReport = {
+            meta: {
+              startedAt: 'now',
+              finishedAt: 'now',
+              command: 'test',
+              machine: { nproc: 2, cpu: 'x', node: 'v20', memTotal: '1 GiB', kernel: 'k' },
+              pinning: 'none',
+              tandemEntry: '-',
+              notes: [],
+            },
+            runs: [
+              {
+                scenario: 'fanout',
+                peer: name,
+                version: peer.version,
+                size: {},
+                metrics: m,
+                notes: [],
+                startedAt: 'now',
+                durationSec: 1,
+              },
+            ],
+          }
+          expect(markdown(report)).toContain('| peer |')
+          expect(svg(report)).toContain('<svg')
+        } finally {
+          await peer.stop()
+          rmSync(dataDir, { recursive: true, force: true })
         }
-        expect(markdown(report)).toContain('| peer |')
-        expect(svg(report)).toContain('<svg')
-      } finally {
-        await peer.stop()
-        rmSync(dataDir, { recursive: true, force: true })
-      }
-    })
+      },
+    )
   }
 
   it('reports ratios Tandem/peer only when both sides have a figure', () => {

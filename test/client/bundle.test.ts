@@ -19,18 +19,34 @@ describe('@tandem/client build', () => {
   beforeAll(() => run('npm', ['run', 'build', '-w', '@tandem/client']), 90_000)
 
   it('is importable by its name, with its declarations', async () => {
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', "const m = await import('@tandem/client'); console.log(typeof m.TandemClient, typeof m.TandemError)"])
+    const { stdout } = await run(process.execPath, [
+      '--input-type=module',
+      '-e',
+      "const m = await import('@tandem/client'); console.log(typeof m.TandemClient, typeof m.TandemError)",
+    ])
     expect(stdout.trim()).toBe('function function')
-    const pkg = JSON.parse(await readFile(join(CLIENT, 'package.json'), 'utf8')) as { exports: Record<string, Record<string, string>> }
+    const pkg = JSON.parse(await readFile(join(CLIENT, 'package.json'), 'utf8')) as {
+      exports: Record<string, Record<string, string>>
+    }
     await expect(readFile(join(CLIENT, pkg.exports['.']!.types!), 'utf8')).resolves.toContain('TandemClient')
   })
 
-  it('declares the server\'s types written out, with no path into the server', async () => {
+  it("declares the server's types written out, with no path into the server", async () => {
     const types = await readFile(join(CLIENT, 'dist/types.d.ts'), 'utf8')
     expect(types).toMatch(/export type CollabToken = \{ token: string; access_type: "r" \| "rw";/)
     expect(types).toMatch(/export type CollabTokenOptions = \{ access\?: "view" \| "edit";/)
-    for (const file of ['index.d.ts', 'client.d.ts', 'document.d.ts', 'doc-rest.d.ts', 'rows-query.d.ts', 'types.d.ts', 'index.js']) {
-      expect(await readFile(join(CLIENT, 'dist', file), 'utf8')).not.toMatch(/from ['"](\.\.\/|zod['"])|import\(['"]\.\.\/|src\/api\//)
+    for (const file of [
+      'index.d.ts',
+      'client.d.ts',
+      'document.d.ts',
+      'doc-rest.d.ts',
+      'rows-query.d.ts',
+      'types.d.ts',
+      'index.js',
+    ]) {
+      expect(await readFile(join(CLIENT, 'dist', file), 'utf8')).not.toMatch(
+        /from ['"](\.\.\/|zod['"])|import\(['"]\.\.\/|src\/api\//,
+      )
     }
   })
 
@@ -41,12 +57,23 @@ describe('@tandem/client build', () => {
     const files = packed!.files.map((f) => f.path).sort()
     expect(files).toContain('dist/index.js')
     expect(files).toContain('dist/types.d.ts')
-    expect(files.filter((f) => !f.startsWith('dist/') && f !== 'package.json' && f !== 'README.md' && f !== 'LICENSE')).toEqual([])
+    expect(
+      files.filter((f) => !f.startsWith('dist/') && f !== 'package.json' && f !== 'README.md' && f !== 'LICENSE'),
+    ).toEqual([])
     expect(files.some((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toBe(false)
   })
 
   it('bundles for browsers from the client and the pure protocol module only', async () => {
-    const r = await build({ entryPoints: ['packages/client/src/index.ts'], bundle: true, minify: true, format: 'esm', platform: 'browser', write: false, metafile: true, logLevel: 'silent' })
+    const r = await build({
+      entryPoints: ['packages/client/src/index.ts'],
+      bundle: true,
+      minify: true,
+      format: 'esm',
+      platform: 'browser',
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+    })
     const own = Object.keys(r.metafile.inputs).filter((p) => !p.startsWith('node_modules/'))
     expect(own.every((p) => p.startsWith('packages/client/src/') || p.startsWith('packages/protocol/src/'))).toBe(true)
     const bytes = r.outputFiles[0]!.contents

@@ -12,7 +12,8 @@ beforeAll(async () => {
 })
 afterAll(async () => h?.close())
 
-const methodsOf = (table: Record<string, object>) => Object.fromEntries(Object.entries(table).map(([name, methods]) => [name, Object.keys(methods).sort()]))
+const methodsOf = (table: Record<string, object>) =>
+  Object.fromEntries(Object.entries(table).map(([name, methods]) => [name, Object.keys(methods).sort()]))
 
 describe('the client’s generated collab REST types', () => {
   it('are generated from every route the server serves', () => {

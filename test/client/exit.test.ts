@@ -16,15 +16,26 @@ beforeAll(async () => {
 afterAll(() => h.close())
 
 it('a program that opens a document and destroys it exits by itself', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions', 'tandem-source', 'test/client/open-and-destroy.ts'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, TANDEM_API_URL: `http://127.0.0.1:${h.server.apiPort}`, TANDEM_API_KEY: apiKey, TANDEM_ASSET: 'demo-welcome' },
-  })
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--conditions', 'tandem-source', 'test/client/open-and-destroy.ts'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        TANDEM_API_URL: `http://127.0.0.1:${h.server.apiPort}`,
+        TANDEM_API_KEY: apiKey,
+        TANDEM_ASSET: 'demo-welcome',
+      },
+    },
+  )
   let out = ''
   child.stdout.on('data', (c: Buffer) => (out += c))
   child.stderr.on('data', (c: Buffer) => (out += c))
   // Destroyed is printed first; from then on the process has nothing left to do but exit.
-  const destroyedAt = new Promise<number>((resolve) => child.stdout.on('data', () => out.includes('destroyed') && resolve(Date.now())))
+  const destroyedAt = new Promise<number>((resolve) =>
+    child.stdout.on('data', () => out.includes('destroyed') && resolve(Date.now())),
+  )
   const exit = await new Promise<{ code: number | null; lingered: boolean }>((resolve) => {
     let lingered = false
     const guard = setTimeout(() => {

@@ -5,7 +5,9 @@ import WebSocket from 'ws'
 import { TandemClient } from '@tandem/client'
 
 const tandem = new TandemClient({ baseUrl: process.env.TANDEM_API_URL!, apiKey: process.env.TANDEM_API_KEY! })
-const live = await tandem.openDocument(process.env.TANDEM_ASSET!, { WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket })
+const live = await tandem.openDocument(process.env.TANDEM_ASSET!, {
+  WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket,
+})
 await live.whenSynced()
 live.doc.getText('notes').insert(0, 'hello')
 live.destroy()

@@ -87,24 +87,45 @@ describe('TandemClient', () => {
     expect(ids).toEqual([...ids].sort((a, b) => b - a))
     expect(ids.every((id) => id >= 10 && id !== 12 && id !== 13)).toBe(true)
     expect(Object.keys(rows[0]!)).toEqual(['id', 'name', 'country'])
-    expect((await client.rows(DEMO_DATABASE_ID, 'customers', { where: { name: { ilike: '*lovelace*' } } })).every((r) => /lovelace/i.test(String(r.name)))).toBe(true)
+    expect(
+      (await client.rows(DEMO_DATABASE_ID, 'customers', { where: { name: { ilike: '*lovelace*' } } })).every((r) =>
+        /lovelace/i.test(String(r.name)),
+      ),
+    ).toBe(true)
 
     const inserted = InsertDataResponse.parse(
-      await client.insertRows(DEMO_DATABASE_ID, 'customers', [{ id: 9001, name: 'Sdk, "Quoted"', email: 'sdk@example.com' }], { return_representation: true }),
+      await client.insertRows(
+        DEMO_DATABASE_ID,
+        'customers',
+        [{ id: 9001, name: 'Sdk, "Quoted"', email: 'sdk@example.com' }],
+        { return_representation: true },
+      ),
     )
     expect(inserted.data).toEqual([expect.objectContaining({ id: 9001, name: 'Sdk, "Quoted"' })])
-    expect(InsertDataResponse.parse(await client.insertRows(DEMO_DATABASE_ID, 'customers', { id: 9002, name: 'Two', email: 'two@example.com' }))).toEqual({ data: null })
+    expect(
+      InsertDataResponse.parse(
+        await client.insertRows(DEMO_DATABASE_ID, 'customers', { id: 9002, name: 'Two', email: 'two@example.com' }),
+      ),
+    ).toEqual({ data: null })
     // an in-list value with a comma and quotes survives the quoting
-    expect((await client.rows(DEMO_DATABASE_ID, 'customers', { where: { name: { in: ['Sdk, "Quoted"', 'Two'] } } })).map((r) => r.id)).toEqual([9001, 9002])
+    expect(
+      (await client.rows(DEMO_DATABASE_ID, 'customers', { where: { name: { in: ['Sdk, "Quoted"', 'Two'] } } })).map(
+        (r) => r.id,
+      ),
+    ).toEqual([9001, 9002])
 
     const registry = WorkspaceToolRegistryOut.parse(await client.toolRegistry(workspaceId))
     expect(registry.workspace_id).toBe(workspaceId)
-    const patched = WorkspaceToolRegistryOut.parse(await client.updateToolRegistry(workspaceId, { default_visibility: 'hidden' }))
+    const patched = WorkspaceToolRegistryOut.parse(
+      await client.updateToolRegistry(workspaceId, { default_visibility: 'hidden' }),
+    )
     expect(patched.default_visibility).toBe('hidden')
 
     SourceReadiness.parse(await client.sources())
 
-    const hook = CreatedWebhookOut.parse(await client.createWebhook(workspaceId, { url: 'http://127.0.0.1:9/hook', events: ['version.created'] }))
+    const hook = CreatedWebhookOut.parse(
+      await client.createWebhook(workspaceId, { url: 'http://127.0.0.1:9/hook', events: ['version.created'] }),
+    )
     expect(hook.secret).toMatch(/^whsec_/)
     expect(WebhookListOut.parse(await client.webhooks(workspaceId)).webhooks.map((w) => w.id)).toContain(hook.id)
     DeliveryListOut.parse(await client.webhookDeliveries(workspaceId, hook.id))
@@ -128,7 +149,9 @@ describe('TandemClient', () => {
 
     const doomed = await newDoc('sdk doomed')
     expect(AssetDeletedOut.parse(await client.deleteAsset(doomed))).toMatchObject({ hard: false, by: DEMO_USER })
-    expect(WorkspaceDeletedAssetsOut.parse(await client.deletedAssets(workspaceId)).assets.map((a) => a.id)).toContain(doomed)
+    expect(WorkspaceDeletedAssetsOut.parse(await client.deletedAssets(workspaceId)).assets.map((a) => a.id)).toContain(
+      doomed,
+    )
     expect(AssetRestoredOut.parse(await client.restoreAsset(doomed))).toEqual({ asset_id: doomed, restored: true })
     expect((await client.deleteAsset(doomed, { hard: true })).hard).toBe(true)
   })
@@ -150,7 +173,10 @@ describe('TandemClient', () => {
     const refused = await doc.acceptSuggestion(made.suggestion.id).catch((e: unknown) => e)
     expect(refused).toMatchObject({ status: 403 })
     const { store } = h.server.deps.control
-    const ada = new TandemClient({ baseUrl: `http://127.0.0.1:${h.server.apiPort}/`, apiKey: (await createApiKey(store, 'ada@tandem.local', 'sdk test', Date.now())).key })
+    const ada = new TandemClient({
+      baseUrl: `http://127.0.0.1:${h.server.apiPort}/`,
+      apiKey: (await createApiKey(store, 'ada@tandem.local', 'sdk test', Date.now())).key,
+    })
     const accepted = await ada.document(id).acceptSuggestion(made.suggestion.id, [made.hunks[1]!])
     expect(accepted).toMatchObject({ applied: true, suggestion: { accepted_hunks: [made.hunks[1]] } })
     const rejected = await ada.document(id).rejectSuggestion(made.suggestion.id)
@@ -159,15 +185,24 @@ describe('TandemClient', () => {
   })
 
   it('throws TandemError with the status, a code and the body detail', async () => {
-    const bad = new TandemClient({ baseUrl: `http://127.0.0.1:${h.server.apiPort}`, apiKey: 'tdm_0000000000000000_bad' })
+    const bad = new TandemClient({
+      baseUrl: `http://127.0.0.1:${h.server.apiPort}`,
+      apiKey: 'tdm_0000000000000000_bad',
+    })
     const e401 = await bad.me().catch((e: unknown) => e)
     expect(e401).toBeInstanceOf(TandemError)
     expect(e401).toMatchObject({ status: 401, code: 'unauthorized' })
     expect(typeof (e401 as TandemError).detail).toBe('string')
 
     // asset content answers {"message"}; a 422 carries the pydantic list
-    await expect(client.assetContent('no-such-asset')).rejects.toMatchObject({ status: 404, code: 'not_found', detail: 'Asset not found' })
-    const e422 = (await client.rows(DEMO_DATABASE_ID, 'customers', { limit: -1 }).catch((e: unknown) => e)) as TandemError
+    await expect(client.assetContent('no-such-asset')).rejects.toMatchObject({
+      status: 404,
+      code: 'not_found',
+      detail: 'Asset not found',
+    })
+    const e422 = (await client
+      .rows(DEMO_DATABASE_ID, 'customers', { limit: -1 })
+      .catch((e: unknown) => e)) as TandemError
     expect(e422.status).toBe(422)
     expect(e422.detail).toEqual([expect.objectContaining({ loc: ['query', 'limit'], type: 'greater_than_equal' })])
 
@@ -206,16 +241,22 @@ describe('openDocument', () => {
   // Node 22 and later have a global WebSocket, Node 20 none: each Node gets the half that applies.
   const globalWs = typeof (globalThis as { WebSocket?: unknown }).WebSocket === 'function'
 
-  it.skipIf(globalWs)('says what is missing where there is no global WebSocket (Node 20 without a polyfill)', async () => {
-    await expect(client.openDocument('demo-welcome')).rejects.toThrow(/WebSocketPolyfill/)
-  })
+  it.skipIf(globalWs)(
+    'says what is missing where there is no global WebSocket (Node 20 without a polyfill)',
+    async () => {
+      await expect(client.openDocument('demo-welcome')).rejects.toThrow(/WebSocketPolyfill/)
+    },
+  )
 
-  it.runIf(globalWs)('opens a document on the global WebSocket where Node has one (22 and later), no polyfill', async () => {
-    const live = await client.openDocument('demo-welcome')
-    open.push(live)
-    await live.whenSynced()
-    expect(live.provider.wsconnected).toBe(true)
-  })
+  it.runIf(globalWs)(
+    'opens a document on the global WebSocket where Node has one (22 and later), no polyfill',
+    async () => {
+      const live = await client.openDocument('demo-welcome')
+      open.push(live)
+      await live.whenSynced()
+      expect(live.provider.wsconnected).toBe(true)
+    },
+  )
 
   it('emits deleted on 4404 and does not reconnect', async () => {
     const docId = await newDoc('sdk deleted')
@@ -241,7 +282,19 @@ describe('openDocument', () => {
     const refused = new Promise<TandemError>((resolve) => live.on('unauthorized', resolve))
     // every token of the user for this document issued in the next hour is refused, so the re-mint is too
     const before = String(Math.floor(Date.now() / 1000) + 3600)
-    const r = await admin(h.config, 'tokens', 'revoke', '--sub', DEMO_USER, '--org', workspaceId, '--doc', docId, '--before', before)
+    const r = await admin(
+      h.config,
+      'tokens',
+      'revoke',
+      '--sub',
+      DEMO_USER,
+      '--org',
+      workspaceId,
+      '--doc',
+      docId,
+      '--before',
+      before,
+    )
     expect(r.code).toBe(0)
     const error = await refused
     expect(error).toBeInstanceOf(TandemError)

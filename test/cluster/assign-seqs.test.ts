@@ -38,7 +38,10 @@ describe('appendAssigningSeqs', () => {
         for (let i = 0; i < 40; i++) {
           // Each cycle touches the documents in a different order, two entries for one of them.
           const order = i % 2 ? [...docs].reverse() : docs
-          const writes = order.map((docId, k) => ({ docId, entries: k === 0 ? [entry(name, i), entry(name, i)] : [entry(name, i)] }))
+          const writes = order.map((docId, k) => ({
+            docId,
+            entries: k === 0 ? [entry(name, i), entry(name, i)] : [entry(name, i)],
+          }))
           const assigned = await appendAssigningSeqs(pool, writes, `${name}:${cycle++}`)
           got.push(...assigned.map((x) => ({ ...x, user: name })))
         }
@@ -46,12 +49,17 @@ describe('appendAssigningSeqs', () => {
       }
       const results = (await Promise.all([node(a!, 'A'), node(a!, 'A2'), node(b!, 'B'), node(b!, 'B2')])).flat()
       for (const docId of docs) {
-        const { rows } = await a!.query<{ seq: string; user_id: string }>('SELECT seq, user_id FROM doc_updates WHERE doc_id = $1 ORDER BY seq', [docId])
+        const { rows } = await a!.query<{ seq: string; user_id: string }>(
+          'SELECT seq, user_id FROM doc_updates WHERE doc_id = $1 ORDER BY seq',
+          [docId],
+        )
         const seqs = rows.map((r) => Number(r.seq))
         expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1))
         // Every range a cycle was told about holds that cycle's rows, and nobody else's.
         for (const r of results.filter((x) => x.docId === docId)) {
-          const owners = rows.filter((row) => Number(row.seq) >= r.firstSeq && Number(row.seq) <= r.lastSeq).map((row) => row.user_id)
+          const owners = rows
+            .filter((row) => Number(row.seq) >= r.firstSeq && Number(row.seq) <= r.lastSeq)
+            .map((row) => row.user_id)
           expect(new Set(owners)).toEqual(new Set([r.user]))
         }
         const head = await a!.query<{ last_seq: string }>('SELECT last_seq FROM doc_heads WHERE doc_id = $1', [docId])
@@ -67,8 +75,11 @@ describe('appendAssigningSeqs', () => {
     const [p] = await pools('seq_fail', 1)
     try {
       await appendAssigningSeqs(p!, [{ docId: 'o/f/main', entries: [entry('u', 1)] }], 'c1')
-      const bad = { user: null as unknown as string, at: 1, update: new Uint8Array([1]) } // user_id NOT NULL: fails in the database
-      await expect(appendAssigningSeqs(p!, [{ docId: 'o/f/main', entries: [entry('u', 2), bad] }], 'c2')).rejects.toThrow()
+      // user_id NOT NULL: fails in the database
+      const bad = { user: null as unknown as string, at: 1, update: new Uint8Array([1]) }
+      await expect(
+        appendAssigningSeqs(p!, [{ docId: 'o/f/main', entries: [entry('u', 2), bad] }], 'c2'),
+      ).rejects.toThrow()
       const next = await appendAssigningSeqs(p!, [{ docId: 'o/f/main', entries: [entry('u', 3)] }], 'c3')
       expect(next).toEqual([{ docId: 'o/f/main', firstSeq: 2, lastSeq: 2 }])
       expect(await findCycle(p!, 'c2')).toBeNull()
@@ -83,10 +94,20 @@ describe('appendAssigningSeqs', () => {
     const p = createPgPool({ url, schema: 'tandem', poolSize: 2 })
     try {
       await applySchemaMigrations(p, 'tandem', before) // the schema before heads, written the single-node way
-      await p.query(`INSERT INTO doc_updates (doc_id, seq, user_id, at_ms, body) VALUES ('o/x/main', 1, 'u', 1, '\\x00'), ('o/x/main', 2, 'u', 1, '\\x00')`)
+      await p.query(
+        `INSERT INTO doc_updates (doc_id, seq, user_id, at_ms, body) VALUES ('o/x/main', 1, 'u', 1, '\\x00'), ('o/x/main', 2, 'u', 1, '\\x00')`,
+      )
       await p.query(`INSERT INTO doc_snapshots (doc_id, seq, at_ms, state) VALUES ('o/pruned/main', 9, 1, '\\x00')`)
       await applySchemaMigrations(p, 'tandem', withHeads)
-      const got = await appendAssigningSeqs(p, [{ docId: 'o/x/main', entries: [entry('u', 1)] }, { docId: 'o/pruned/main', entries: [entry('u', 1)] }, { docId: 'o/new/main', entries: [entry('u', 1)] }], 'c')
+      const got = await appendAssigningSeqs(
+        p,
+        [
+          { docId: 'o/x/main', entries: [entry('u', 1)] },
+          { docId: 'o/pruned/main', entries: [entry('u', 1)] },
+          { docId: 'o/new/main', entries: [entry('u', 1)] },
+        ],
+        'c',
+      )
       expect(got).toEqual([
         { docId: 'o/new/main', firstSeq: 1, lastSeq: 1 },
         { docId: 'o/pruned/main', firstSeq: 10, lastSeq: 10 },

@@ -17,7 +17,10 @@ export class HeadLocks {
   run<T>(docId: string, fn: () => Promise<T>): Promise<T> {
     const prev = this.tails.get(docId) ?? Promise.resolve()
     const next = prev.then(fn, fn)
-    this.tails.set(docId, next.catch(() => undefined))
+    this.tails.set(
+      docId,
+      next.catch(() => undefined),
+    )
     return next
   }
 }
@@ -34,16 +37,33 @@ export interface TestNode {
   queries: { docId: string; node: string }[]
   follow(docId: string): Promise<Y.Doc>
   /** Commits text at the end of the document's 't' and returns the seqs; publishes unless told not to. */
-  write(docId: string, text: string, opts?: { publish?: boolean }): Promise<{ fromSeq: number; toSeq: number; published: Promise<void> }>
+  write(
+    docId: string,
+    text: string,
+    opts?: { publish?: boolean },
+  ): Promise<{ fromSeq: number; toSeq: number; published: Promise<void> }>
   text(docId: string): string
   close(): Promise<void>
 }
 
-export async function startNode(id: string, url: string, store: DocStore, locks: HeadLocks, gapGraceMs = 150): Promise<TestNode> {
+export async function startNode(
+  id: string,
+  url: string,
+  store: DocStore,
+  locks: HeadLocks,
+  gapGraceMs = 150,
+): Promise<TestNode> {
   const registry = new Registry()
   const metrics = createClusterMetrics(registry)
   const log = pino({ level: 'silent' })
-  const bus = await DocBus.connect(url, { nodeId: id, log, metrics, gapGraceMs, resyncRetryMs: 200, connectTimeoutMs: 3_000 })
+  const bus = await DocBus.connect(url, {
+    nodeId: id,
+    log,
+    metrics,
+    gapGraceMs,
+    resyncRetryMs: 200,
+    connectTimeoutMs: 3_000,
+  })
   const docs = new Map<string, Y.Doc>()
   const node: TestNode = {
     id,
@@ -86,7 +106,8 @@ export async function startNode(id: string, url: string, store: DocStore, locks:
         await store.appendMany([{ docId, firstSeq: head + 1, entries: [{ user: id, at: Date.now(), update }] }])
         return head + 1
       })
-      const published = opts.publish === false ? Promise.resolve() : bus.publish([{ docId, fromSeq: seq, toSeq: seq, update }])
+      const published =
+        opts.publish === false ? Promise.resolve() : bus.publish([{ docId, fromSeq: seq, toSeq: seq, update }])
       return { fromSeq: seq, toSeq: seq, published }
     },
     text: (docId) => docs.get(docId)!.getText('t').toString(),
@@ -95,7 +116,11 @@ export async function startNode(id: string, url: string, store: DocStore, locks:
   return node
 }
 
-export async function metricValue(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number> {
+export async function metricValue(
+  registry: Registry,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
   const m = (await registry.getMetricsAsJSON()).find((x) => x.name === name)
   if (!m) return 0
   return (m.values as { value: number; labels: Record<string, string> }[])

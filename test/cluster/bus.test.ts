@@ -67,13 +67,13 @@ describe('DocBus', () => {
       writes.push(w.published)
     }
     await Promise.all(writes)
-    const expected = (await (async () => {
+    const expected = await (async () => {
       const { readMissed } = await import('../../src/cluster/resync.js')
       const Y = await import('yjs')
       const d = new Y.Doc()
       for (const u of (await readMissed(store, doc, 1)).updates) Y.applyUpdate(d, u)
       return d.getText('t').toString()
-    })())
+    })()
     await until('all nodes converge', () => [a, b, c].every((n) => n.text(doc) === expected))
     expect(expected.split(';').filter(Boolean)).toHaveLength(30)
     for (const n of [a, b, c]) {
@@ -102,7 +102,9 @@ describe('DocBus', () => {
       d.getText('t').insert(0, `doc${i}`)
       return { docId, fromSeq: 1, toSeq: 1, update: Y.encodeStateAsUpdate(d, sv) }
     })
-    await store.appendMany(cycle.map((c) => ({ docId: c.docId, firstSeq: 1, entries: [{ user: 'a', at: 1, update: c.update }] })))
+    await store.appendMany(
+      cycle.map((c) => ({ docId: c.docId, firstSeq: 1, entries: [{ user: 'a', at: 1, update: c.update }] })),
+    )
     await a.bus.publish(cycle)
     await until('b has both followed documents', () => b.text(docs[0]!) === 'doc0' && b.text(docs[2]!) === 'doc2')
     expect(b.docs.has(docs[1]!)).toBe(false)
@@ -113,8 +115,12 @@ describe('DocBus', () => {
     await b.bus.unfollow(docs[0]!)
     expect(b.bus.isFollowing(docs[0]!)).toBe(false)
     expect(await followersOf(docs[0]!)).toEqual(['a'])
-    await (await a.write(docs[0]!, '!')).published
-    await (await a.write(docs[2]!, '!')).published
+    await (
+      await a.write(docs[0]!, '!')
+    ).published
+    await (
+      await a.write(docs[2]!, '!')
+    ).published
     await until('b sees doc2 change', () => b.text(docs[2]!) === 'doc2!')
     expect(b.received.filter((m) => m.fromSeq === 2)).toHaveLength(1) // doc2 only
   })
@@ -133,7 +139,9 @@ describe('DocBus', () => {
     expect(b.text(doc)).toBe('01234')
     // A cycle a commits before it hears b's join is not sent (b hears a's head instead): wait for it.
     await until('a heard b join', () => a.queries.some((q) => q.node === 'b'))
-    await (await a.write(doc, '5')).published
+    await (
+      await a.write(doc, '5')
+    ).published
     await until('b has 5', () => b.text(doc) === '012345')
     expect(await metricValue(a.registry, 'tandem_bus_messages_total', { direction: 'out', type: 'update' })).toBe(1)
     expect(await metricValue(a.registry, 'tandem_bus_received_total')).toBe(1) // b's join, nothing of its own
@@ -179,14 +187,16 @@ describe('DocBus', () => {
       for (let i = 0; i < 3; i++) await (await a.write(doc, `${i}`)).published // alone: the last two are not sent
       await b.follow(doc)
       // Often committed before a hears b's join: not sent, and no later cycle reveals the hole.
-      await (await a.write(doc, 'last')).published
+      await (
+        await a.write(doc, 'last')
+      ).published
       // Fails within a few rounds when the head is not announced (checked).
       await until(`b has the last cycle in round ${round}`, () => b.text(doc) === '012last', 5_000)
     }
     expect(await metricValue(b.registry, 'tandem_bus_gaps_total')).toBe(0)
   })
 
-  it('a lapsed node\'s registrations go (cycles stop reaching its inbox); when it comes back it registers again and catches up', async () => {
+  it("a lapsed node's registrations go (cycles stop reaching its inbox); when it comes back it registers again and catches up", async () => {
     fresh()
     const doc = 'bus/lapse/main'
     const [a, b] = [await node('a'), await node('b')]
@@ -194,13 +204,17 @@ describe('DocBus', () => {
     expect(await followersOf(doc)).toEqual(['a', 'b'])
     a.bus.nodeLapsed('b') // b has no heartbeat key here: it counts as lapsed
     await until('b removed', async () => (await followersOf(doc)).length === 1)
-    await (await a.write(doc, 'unseen ')).published
+    await (
+      await a.write(doc, 'unseen ')
+    ).published
     await new Promise((r) => setTimeout(r, 100))
     expect(b.text(doc)).toBe('')
     b.bus.rejoinAll() // what its membership does when it finds its own heartbeat had expired
     await until('b caught up', () => b.text(doc) === 'unseen ')
     expect(await followersOf(doc)).toEqual(['a', 'b'])
-    await (await a.write(doc, 'live')).published
+    await (
+      await a.write(doc, 'live')
+    ).published
     await until('b follows live', () => b.text(doc) === 'unseen live')
   })
 
@@ -209,9 +223,13 @@ describe('DocBus', () => {
     const doc = 'bus/gap/main'
     const [a, b, dead] = [await node('a'), await node('b'), await node('dead')]
     for (const n of [a, b, dead]) await n.follow(doc)
-    await (await a.write(doc, 'one ')).published
+    await (
+      await a.write(doc, 'one ')
+    ).published
     await dead.write(doc, 'lost? ', { publish: false }) // seq 2: committed, never announced
-    await (await a.write(doc, 'three')).published // seq 3
+    await (
+      await a.write(doc, 'three')
+    ).published // seq 3
     await until('b resyncs the hole', () => b.text(doc).includes('lost?') && b.text(doc).includes('three'))
     expect(b.bus.watermark(doc)).toBe(3)
     expect(b.resyncs.filter((r) => r.reason === 'gap')).toEqual([{ docId: doc, from: 2, reason: 'gap' }])
@@ -243,7 +261,9 @@ describe('DocBus', () => {
     const doc = 'bus/dropped/main'
     const [a, b] = [await node('a'), await node('b')]
     for (const n of [a, b]) await n.follow(doc)
-    await (await a.write(doc, 'before ')).published
+    await (
+      await a.write(doc, 'before ')
+    ).published
     await until('b has the first', () => b.text(doc) === 'before ')
     // Cut b's subscription connection and keep it from coming back while a publishes: with the
     // default user switched off, new connections cannot authenticate (open ones keep working).
@@ -255,7 +275,9 @@ describe('DocBus', () => {
       await admin.sendCommand(['CLIENT', 'KILL', 'ID', String(subConn.id)])
       await until('b is cut off', () => !b.bus.ready)
       // No later message follows to reveal a hole: only the resync on reconnect can bring it.
-      await (await a.write(doc, 'during ')).published
+      await (
+        await a.write(doc, 'during ')
+      ).published
       await new Promise((r) => setTimeout(r, 200))
       expect(b.text(doc)).toBe('before ')
     } finally {
@@ -267,7 +289,9 @@ describe('DocBus', () => {
     expect(b.resyncs.map((r) => r.reason)).toEqual(['follow', 'reconnect'])
     expect(b.bus.watermark(doc)).toBe(2)
     // And the bus carries on after it.
-    await (await a.write(doc, 'after')).published
+    await (
+      await a.write(doc, 'after')
+    ).published
     await until('b has after', () => b.text(doc) === a.text(doc))
     expect(await metricValue(b.registry, 'tandem_bus_resyncs_total', { reason: 'reconnect' })).toBeGreaterThanOrEqual(1)
   })
@@ -277,7 +301,9 @@ describe('DocBus', () => {
     const doc = 'bus/restart/main'
     const [a, b] = [await node('a'), await node('b')]
     for (const n of [a, b]) await n.follow(doc)
-    await (await a.write(doc, 'start ')).published
+    await (
+      await a.write(doc, 'start ')
+    ).published
     await until('b has start', () => b.text(doc) === 'start ')
 
     await redis().kill()
@@ -310,7 +336,9 @@ describe('DocBus', () => {
     const doc = 'bus/follow-offline/main'
     const [a, b] = [await node('a'), await node('b')]
     await a.follow(doc)
-    await (await a.write(doc, 'before ')).published
+    await (
+      await a.write(doc, 'before ')
+    ).published
     await redis().kill()
     await until('b sees Redis gone', () => !b.bus.ready)
     await b.follow(doc) // loads 'before ' and goes on without Redis
@@ -320,7 +348,9 @@ describe('DocBus', () => {
     await redis().start()
     await during.published
     await until('b caught up', () => b.text(doc) === 'before during ')
-    await (await a.write(doc, 'after')).published
+    await (
+      await a.write(doc, 'after')
+    ).published
     await until('b follows live', () => b.text(doc) === 'before during after')
     await until('b watermark', () => b.bus.watermark(doc) === 3)
   })
@@ -339,7 +369,7 @@ describe('DocBus', () => {
     expect(a.awareness).toEqual([]) // never its own
   })
 
-  it('sends no awareness while no other node follows; a node that joins is still told every client\'s', async () => {
+  it("sends no awareness while no other node follows; a node that joins is still told every client's", async () => {
     fresh()
     const doc = 'bus/awareness-alone/main'
     const [a, b] = [await node('a'), await node('b')]

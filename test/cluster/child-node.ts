@@ -9,12 +9,25 @@ import { Leases } from '../../src/cluster/leases.js'
 import { NodeMembership } from '../../src/cluster/nodes.js'
 import { connectRedis } from '../../src/cluster/redis.js'
 
-const [url, nodeId, lease, leaseTtl, heartbeatTtl, docId] = process.argv.slice(2) as [string, string, string, string, string, string]
+const [url, nodeId, lease, leaseTtl, heartbeatTtl, docId] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+]
 const log = pino({ level: 'silent' })
 const redis = await connectRedis({ url, name: `child-${nodeId}` })
 const leases = new Leases(redis, { nodeId, log })
 const held = await leases.tryAcquire(lease, Number(leaseTtl))
-const membership = await NodeMembership.start(redis, { nodeId, log, ttlMs: Number(heartbeatTtl), everyMs: Math.floor(Number(heartbeatTtl) / 5), pollMs: 500 })
+const membership = await NodeMembership.start(redis, {
+  nodeId,
+  log,
+  ttlMs: Number(heartbeatTtl),
+  everyMs: Math.floor(Number(heartbeatTtl) / 5),
+  pollMs: 500,
+})
 
 const doc = new Y.Doc()
 const awareness = new awarenessProtocol.Awareness(doc)

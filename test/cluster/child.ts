@@ -7,10 +7,27 @@ export interface Child {
   kill(): Promise<void>
 }
 
-export async function startChild(args: { url: string; nodeId: string; lease: string; leaseTtlMs: number; heartbeatTtlMs: number; docId: string }): Promise<Child> {
+export async function startChild(args: {
+  url: string
+  nodeId: string
+  lease: string
+  leaseTtlMs: number
+  heartbeatTtlMs: number
+  docId: string
+}): Promise<Child> {
   const proc = spawn(
     process.execPath,
-    ['--import', 'tsx', 'test/cluster/child-node.ts', args.url, args.nodeId, args.lease, String(args.leaseTtlMs), String(args.heartbeatTtlMs), args.docId],
+    [
+      '--import',
+      'tsx',
+      'test/cluster/child-node.ts',
+      args.url,
+      args.nodeId,
+      args.lease,
+      String(args.leaseTtlMs),
+      String(args.heartbeatTtlMs),
+      args.docId,
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   )
   let err = ''

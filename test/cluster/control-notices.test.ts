@@ -66,9 +66,13 @@ describe('control-plane notices', () => {
     expect(await a.store.get('webhook/acme/lost')).toBeDefined()
     await redis().start()
     // both connections come back and resubscribe on their own
-    await until('b hears a notice again', async () => {
-      await a.store.batch([put('webhook/acme/after')])
-      return b.reads['webhook/']! > 0
-    }, 15_000)
+    await until(
+      'b hears a notice again',
+      async () => {
+        await a.store.batch([put('webhook/acme/after')])
+        return b.reads['webhook/']! > 0
+      },
+      15_000,
+    )
   })
 })

@@ -25,7 +25,10 @@ describe('delete across cluster nodes', () => {
   it('a soft delete on node A closes sockets on node C with 4404 and C refuses the upgrade; restore reopens it on C', async () => {
     const w = await makeWorld(a, 'soft')
     await grant(a, w.doc.id, w.users.owner, 'edit')
-    const minted = await call(a, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, { key: w.keys.owner, body: { access: 'edit' } })
+    const minted = await call(a, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, {
+      key: w.keys.owner,
+      body: { access: 'edit' },
+    })
     const url = `${c.wsUrl}/${w.workspaceId}/${w.doc.id}?yauth=${minted.body.token}`
     const ydoc = new Y.Doc()
     const provider = c.provider(w.workspaceId, w.doc.id, minted.body.token, ydoc)
@@ -54,7 +57,10 @@ describe('delete across cluster nodes', () => {
   it('a hard delete on node A drops the room node C holds, unwritten, and erases the document in PostgreSQL', async () => {
     const w = await makeWorld(a, 'hard')
     await grant(a, w.doc.id, w.users.owner, 'edit')
-    const minted = await call(a, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, { key: w.keys.owner, body: { access: 'edit' } })
+    const minted = await call(a, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, {
+      key: w.keys.owner,
+      body: { access: 'edit' },
+    })
     const docId = docIdOf(w.workspaceId, w.doc.id)
     const ydoc = new Y.Doc()
     const provider = c.provider(w.workspaceId, w.doc.id, minted.body.token, ydoc)

@@ -12,7 +12,11 @@ import { startProcessCluster, Writers, type ProcessCluster } from './process-clu
 
 let c: ProcessCluster
 beforeAll(async () => {
-  c = await startProcessCluster(3, { TANDEM_TRUSTED_PROXIES: '127.0.0.1', TANDEM_ROOM_UNLOAD_DELAY_MS: '500' }, { lb: 'shipped' })
+  c = await startProcessCluster(
+    3,
+    { TANDEM_TRUSTED_PROXIES: '127.0.0.1', TANDEM_ROOM_UNLOAD_DELAY_MS: '500' },
+    { lb: 'shipped' },
+  )
 }, 120_000)
 afterAll(async () => {
   await c?.close()
@@ -23,7 +27,13 @@ function upgradeStatus(url: string, path: string, from: string, headers: Record<
   return new Promise((resolve, reject) => {
     const req = request(`${url}${path}`, {
       localAddress: from,
-      headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64'), ...headers },
+      headers: {
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': randomBytes(16).toString('base64'),
+        ...headers,
+      },
     })
     req.on('upgrade', (res, socket) => {
       socket.destroy()
@@ -39,7 +49,8 @@ function upgradeStatus(url: string, path: string, from: string, headers: Record<
 }
 
 const apiStatus = (url: string, from: string) => getStatus(`${url}/api/v0/me`, from, { 'x-api-key': 'not-a-key' })
-const restStatus = (url: string, path: string, from: string) => getStatus(`${url}${path}`, from, { authorization: 'Bearer not-a-token' })
+const restStatus = (url: string, path: string, from: string) =>
+  getStatus(`${url}${path}`, from, { authorization: 'Bearer not-a-token' })
 
 async function getStatus(url: string, from: string, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -70,21 +81,26 @@ describe('the shipped HAProxy configuration', () => {
     // One document: with affinity all 40 reach one node, whose limit is 30 failures a minute.
     const path = '/acme/lockout?yauth=not-a-token'
     const statuses: number[] = []
-    for (let i = 0; i < 40; i++) statuses.push(await upgradeStatus(c.lb.url, path, '127.0.0.2', { 'x-forwarded-for': `10.9.9.${i}` }))
+    for (let i = 0; i < 40; i++)
+      statuses.push(await upgradeStatus(c.lb.url, path, '127.0.0.2', { 'x-forwarded-for': `10.9.9.${i}` }))
     expect(statuses.slice(0, 30).every((s) => s === 401)).toBe(true)
     expect(statuses.slice(30).every((s) => s === 429)).toBe(true)
     // The locked-out address stays locked whatever it claims to be...
     expect(await upgradeStatus(c.lb.url, path, '127.0.0.2', { 'x-forwarded-for': '127.0.0.3' })).toBe(429)
     expect(await upgradeStatus(c.lb.url, path, '127.0.0.2', { forwarded: 'for=127.0.0.3' })).toBe(429)
     // ...and so it is when it talks to the nodes directly (its headers are not trusted there).
-    const direct = await Promise.all(c.nodes.map((n) => upgradeStatus(n!.httpUrl, path, '127.0.0.2', { 'x-forwarded-for': '127.0.0.3' })))
+    const direct = await Promise.all(
+      c.nodes.map((n) => upgradeStatus(n!.httpUrl, path, '127.0.0.2', { 'x-forwarded-for': '127.0.0.3' })),
+    )
     expect(direct).toContain(429)
     // Collab REST on the same document reaches the same node (same hash key), which knows the client.
     expect(await restStatus(c.lb.url, '/ydoc/v1/acme/lockout', '127.0.0.2')).toBe(429)
     expect(await restStatus(c.lb.url, '/ydoc/v1/acme/lockout', '127.0.0.3')).toBe(401)
     // Another client of the same document, through the same HAProxy, is served.
     expect(await upgradeStatus(c.lb.url, path, '127.0.0.3')).toBe(401)
-    const ws = new WebSocket(`${c.lb.wsUrl}/acme/lockout?yauth=${await c.token('lockout')}`, { localAddress: '127.0.0.3' })
+    const ws = new WebSocket(`${c.lb.wsUrl}/acme/lockout?yauth=${await c.token('lockout')}`, {
+      localAddress: '127.0.0.3',
+    })
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve())
       ws.once('error', reject)
@@ -101,7 +117,7 @@ describe('the shipped HAProxy configuration', () => {
     expect(await apiStatus(c.apiLbUrl!, '127.0.0.5')).toBe(401)
   }, 60_000)
 
-  it('10 documents x 6 providers: each document is loaded on exactly one node; a SIGKILLed node\'s documents move to the others and come back with it, a drained node\'s move too, and nothing is lost', async () => {
+  it("10 documents x 6 providers: each document is loaded on exactly one node; a SIGKILLed node's documents move to the others and come back with it, a drained node's move too, and nothing is lost", async () => {
     const docs = Array.from({ length: 10 }, (_, i) => `affinity-${i}`)
     const writers = await Promise.all(docs.map((d) => Writers.start(c, d, 6, 500)))
     const providers = writers.flatMap((w) => w.providers)
@@ -151,7 +167,10 @@ describe('the shipped HAProxy configuration', () => {
     for (const [i, w] of writers.entries()) {
       const all = w.all()
       expect(all.size).toBe(w.written)
-      await eventually(() => w.docs.forEach((d) => expect(new Set(d.getArray<string>('items').toArray())).toEqual(all)), 60_000)
+      await eventually(
+        () => w.docs.forEach((d) => expect(new Set(d.getArray<string>('items').toArray())).toEqual(all)),
+        60_000,
+      )
       await eventually(async () => {
         const stored = new Set((await c.stored(`acme/${docs[i]}/main`)).getArray<string>('items').toArray())
         expect([...all].filter((x) => !stored.has(x))).toEqual([])

@@ -96,7 +96,10 @@ describe('test/helpers/haproxy', () => {
   it('carries WebSockets to every backend and takes a dead backend out of rotation', async () => {
     const a = await backend('a')
     const b = await backend('b')
-    cleanups.push(() => a.close(), () => b.close())
+    cleanups.push(
+      () => a.close(),
+      () => b.close(),
+    )
     const lb: Haproxy = await startHaproxy({ backends: [a.port, b.port], check: '/readyz' })
     cleanups.push(() => lb.close())
     expect(lb.config).toContain('timeout tunnel')

@@ -24,7 +24,12 @@ describe('Hocuspocus providers across cluster nodes', () => {
     const c = hocusClients()
     try {
       const hd = new Y.Doc()
-      const hp = c.provider(c.socket(a.wsUrl), 'acme/hp-nodes', await a.token('acme', 'hp-nodes', { sub: 'hana@example.com' }), hd)
+      const hp = c.provider(
+        c.socket(a.wsUrl),
+        'acme/hp-nodes',
+        await a.token('acme', 'hp-nodes', { sub: 'hana@example.com' }),
+        hd,
+      )
       await authenticated(hp)
       await eventually(() => expect(hp.synced).toBe(true))
       const yd = new Y.Doc()

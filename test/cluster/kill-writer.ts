@@ -15,7 +15,11 @@ for (let i = 0; ; i++) {
   const sv = Y.encodeStateVector(doc)
   doc.getText('t').insert(0, token)
   const update = Y.encodeStateAsUpdate(doc, sv)
-  const [a] = await appendAssigningSeqs(pool, [{ docId, entries: [{ user: name, at: Date.now(), update }] }], `${name}:${i}`)
+  const [a] = await appendAssigningSeqs(
+    pool,
+    [{ docId, entries: [{ user: name, at: Date.now(), update }] }],
+    `${name}:${i}`,
+  )
   await bus.publish([{ docId, fromSeq: a!.firstSeq, toSeq: a!.lastSeq, update }])
   process.stdout.write(`ack ${token}\n`)
 }

@@ -39,71 +39,100 @@ afterAll(async () => {
   await pgs?.close()
 })
 
-it.skipIf(!hasPgDocStore)('writers on three nodes, one SIGKILLed mid-write, three times: survivors converge with PostgreSQL and nothing acknowledged is lost', async () => {
-  const url = await pgs.createDatabase('cluster_kill')
-  const pool = createPgPool({ url, schema: 'tandem', poolSize: 6 })
-  await applySchemaMigrations(pool, 'tandem', MIGRATIONS)
-  const { PgDocStore } = (await import(STORE)) as { PgDocStore: new (pool: PgPool) => DocStore }
-  const store = new PgDocStore(pool)
-  const docId = 'cluster/kill/main'
-  const survivors = await Promise.all(['s1', 's2'].map(async (id) => {
-    const bus = await DocBus.connect(redis.url, { nodeId: id, log: pino({ level: 'silent' }) })
-    const doc = new Y.Doc()
-    const awareness = new RoomAwareness(() => undefined)
-    const state = await store.load(docId)
-    const link = await RoomLink.open({ docId, applyRemote: (u) => Y.applyUpdate(doc, u), awareness, lastSeq: state.lastSeq, store, bus, remote: new RemoteAwareness() })
-    return { id, bus, doc, link, n: 0 }
-  }))
-  let lostTotal = 0
-  let ackedTotal = 0
-  for (let round = 0; round < 3; round++) {
-    const name = `victim${round}-`
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/cluster/kill-writer.ts', url, redis.url, docId, name], { stdio: ['ignore', 'pipe', 'inherit'] })
-    const acked: string[] = []
-    let buf = ''
-    await new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => {
-      buf += d.toString()
-      let nl
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl)
-        buf = buf.slice(nl + 1)
-        if (line === 'ready') resolve()
-        else if (line.startsWith('ack ')) acked.push(line.slice(4))
-      }
-    }))
-    let writing = true
-    const writers = survivors.map(async (s) => {
-      while (writing) {
-        const token = `${s.id}-${round}-${s.n++};`
-        const sv = Y.encodeStateVector(s.doc)
-        s.doc.getText('t').insert(0, token)
-        const update = Y.encodeStateAsUpdate(s.doc, sv)
-        const [a] = await appendAssigningSeqs(pool, [{ docId, entries: [{ user: s.id, at: Date.now(), update }] }], `${s.id}:${round}:${s.n}`)
-        await s.bus.publish([{ docId, fromSeq: a!.firstSeq, toSeq: a!.lastSeq, update }])
-        await new Promise((r) => setTimeout(r, 2))
-      }
-    })
-    await until('victim acked some', () => acked.length >= 50, 30_000)
-    child.kill('SIGKILL')
-    await new Promise((r) => child.once('exit', r))
-    await new Promise((r) => setTimeout(r, 300))
-    writing = false
-    await Promise.all(writers)
-    const full = new Y.Doc()
-    for (const u of (await readMissed(store, docId, 1)).updates) Y.applyUpdate(full, u)
-    const dbText = full.getText('t').toString()
-    await until('survivors converge with PostgreSQL', () => survivors.every((s) => s.doc.getText('t').toString().length === dbText.length), 20_000)
-    for (const s of survivors) expect(s.doc.getText('t').toString()).toBe(dbText)
-    const lost = acked.filter((t) => !dbText.includes(t))
-    lostTotal += lost.length
-    ackedTotal += acked.length
-    console.info(`round ${round}: victim acked ${acked.length}, lost ${lost.length}; doc ${dbText.length} chars; survivors equal to PostgreSQL`)
-  }
-  expect(lostTotal).toBe(0)
-  console.info(`total acked by killed writers ${ackedTotal}, lost ${lostTotal}`)
-  for (const s of survivors) {
-    await s.link.close()
-    await s.bus.close()
-  }
-  await pool.end()
-})
+it.skipIf(!hasPgDocStore)(
+  'writers on three nodes, one SIGKILLed mid-write, three times: survivors converge with PostgreSQL and nothing acknowledged is lost',
+  async () => {
+    const url = await pgs.createDatabase('cluster_kill')
+    const pool = createPgPool({ url, schema: 'tandem', poolSize: 6 })
+    await applySchemaMigrations(pool, 'tandem', MIGRATIONS)
+    const { PgDocStore } = (await import(STORE)) as { PgDocStore: new (pool: PgPool) => DocStore }
+    const store = new PgDocStore(pool)
+    const docId = 'cluster/kill/main'
+    const survivors = await Promise.all(
+      ['s1', 's2'].map(async (id) => {
+        const bus = await DocBus.connect(redis.url, { nodeId: id, log: pino({ level: 'silent' }) })
+        const doc = new Y.Doc()
+        const awareness = new RoomAwareness(() => undefined)
+        const state = await store.load(docId)
+        const link = await RoomLink.open({
+          docId,
+          applyRemote: (u) => Y.applyUpdate(doc, u),
+          awareness,
+          lastSeq: state.lastSeq,
+          store,
+          bus,
+          remote: new RemoteAwareness(),
+        })
+        return { id, bus, doc, link, n: 0 }
+      }),
+    )
+    let lostTotal = 0
+    let ackedTotal = 0
+    for (let round = 0; round < 3; round++) {
+      const name = `victim${round}-`
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'test/cluster/kill-writer.ts', url, redis.url, docId, name],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      )
+      const acked: string[] = []
+      let buf = ''
+      await new Promise<void>((resolve) =>
+        child.stdout!.on('data', (d: Buffer) => {
+          buf += d.toString()
+          let nl
+          while ((nl = buf.indexOf('\n')) >= 0) {
+            const line = buf.slice(0, nl)
+            buf = buf.slice(nl + 1)
+            if (line === 'ready') resolve()
+            else if (line.startsWith('ack ')) acked.push(line.slice(4))
+          }
+        }),
+      )
+      let writing = true
+      const writers = survivors.map(async (s) => {
+        while (writing) {
+          const token = `${s.id}-${round}-${s.n++};`
+          const sv = Y.encodeStateVector(s.doc)
+          s.doc.getText('t').insert(0, token)
+          const update = Y.encodeStateAsUpdate(s.doc, sv)
+          const [a] = await appendAssigningSeqs(
+            pool,
+            [{ docId, entries: [{ user: s.id, at: Date.now(), update }] }],
+            `${s.id}:${round}:${s.n}`,
+          )
+          await s.bus.publish([{ docId, fromSeq: a!.firstSeq, toSeq: a!.lastSeq, update }])
+          await new Promise((r) => setTimeout(r, 2))
+        }
+      })
+      await until('victim acked some', () => acked.length >= 50, 30_000)
+      child.kill('SIGKILL')
+      await new Promise((r) => child.once('exit', r))
+      await new Promise((r) => setTimeout(r, 300))
+      writing = false
+      await Promise.all(writers)
+      const full = new Y.Doc()
+      for (const u of (await readMissed(store, docId, 1)).updates) Y.applyUpdate(full, u)
+      const dbText = full.getText('t').toString()
+      await until(
+        'survivors converge with PostgreSQL',
+        () => survivors.every((s) => s.doc.getText('t').toString().length === dbText.length),
+        20_000,
+      )
+      for (const s of survivors) expect(s.doc.getText('t').toString()).toBe(dbText)
+      const lost = acked.filter((t) => !dbText.includes(t))
+      lostTotal += lost.length
+      ackedTotal += acked.length
+      console.info(
+        `round ${round}: victim acked ${acked.length}, lost ${lost.length}; doc ${dbText.length} chars; survivors equal to PostgreSQL`,
+      )
+    }
+    expect(lostTotal).toBe(0)
+    console.info(`total acked by killed writers ${ackedTotal}, lost ${lostTotal}`)
+    for (const s of survivors) {
+      await s.link.close()
+      await s.bus.close()
+    }
+    await pool.end()
+  },
+)

@@ -58,7 +58,7 @@ describe('Leases', () => {
     expect(await metricValue(registry, 'tandem_leases_held')).toBe(0)
   })
 
-  it('aborts the holder\'s signal when the lease is taken from it', async () => {
+  it("aborts the holder's signal when the lease is taken from it", async () => {
     const a = await leases('a')
     const lease = (await a.tryAcquire('stolen', 1_500))!
     const c = clients[0]!
@@ -88,7 +88,14 @@ describe('Leases', () => {
   it('a holder killed with SIGKILL loses the lease when it expires, and another node takes over', async () => {
     // Generous: a loaded 2-core CI can starve the child's renewals for a second or more.
     const ttl = 4_000
-    const child = await startChild({ url: redis.url, nodeId: 'doomed', lease: 'sweep', leaseTtlMs: ttl, heartbeatTtlMs: 2_000, docId: 'l/x/main' })
+    const child = await startChild({
+      url: redis.url,
+      nodeId: 'doomed',
+      lease: 'sweep',
+      leaseTtlMs: ttl,
+      heartbeatTtlMs: 2_000,
+      docId: 'l/x/main',
+    })
     children.push(child)
     expect(child.ready.lease).toBe(true)
     const b = await leases('b')
@@ -135,13 +142,18 @@ describe('Leases', () => {
     let maxRunning = 0
     let runs = 0
     for (const n of nodes) {
-      n.every('sites', 200, async () => {
-        running++
-        runs++
-        maxRunning = Math.max(maxRunning, running)
-        await sleep(30)
-        running--
-      }, 50)
+      n.every(
+        'sites',
+        200,
+        async () => {
+          running++
+          runs++
+          maxRunning = Math.max(maxRunning, running)
+          await sleep(30)
+          running--
+        },
+        50,
+      )
     }
     await sleep(1_500)
     for (const n of nodes) await n.close()

@@ -16,8 +16,19 @@ afterEach(async () => {
   for (const n of nodes.splice(0)) await n.close()
 })
 
-async function start(nodeId: string, extra: Partial<Parameters<typeof ClusterNode.start>[0]> = {}): Promise<ClusterNode> {
-  const n = await ClusterNode.start({ redisUrl: redis().url, log, nodeId, heartbeatTtlMs: 3_000, heartbeatEveryMs: 500, pollMs: 200, ...extra })
+async function start(
+  nodeId: string,
+  extra: Partial<Parameters<typeof ClusterNode.start>[0]> = {},
+): Promise<ClusterNode> {
+  const n = await ClusterNode.start({
+    redisUrl: redis().url,
+    log,
+    nodeId,
+    heartbeatTtlMs: 3_000,
+    heartbeatEveryMs: 500,
+    pollMs: 200,
+    ...extra,
+  })
   nodes.push(n)
   return n
 }
@@ -83,7 +94,11 @@ describe('ClusterNode', () => {
 
   it('refuses to start against an unreachable Redis, naming the setting and not the URL', async () => {
     const port = await freePort()
-    const err = await ClusterNode.start({ redisUrl: `redis://user:pa55word@127.0.0.1:${port}/0`, log, connectTimeoutMs: 300 }).then(
+    const err = await ClusterNode.start({
+      redisUrl: `redis://user:pa55word@127.0.0.1:${port}/0`,
+      log,
+      connectTimeoutMs: 300,
+    }).then(
       () => new Error('started?'),
       (e: unknown) => e as Error,
     )

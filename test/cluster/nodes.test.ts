@@ -41,10 +41,26 @@ describe('NodeMembership', () => {
 
   it('nodes see each other; a node that stops (drain) is reported lapsed at the next poll', async () => {
     const lapsed: string[] = []
-    const a = await NodeMembership.start(await client('a'), { nodeId: 'a', log, ttlMs: 10_000, everyMs: 400, pollMs: 100, onLapse: (id) => lapsed.push(id) })
+    const a = await NodeMembership.start(await client('a'), {
+      nodeId: 'a',
+      log,
+      ttlMs: 10_000,
+      everyMs: 400,
+      pollMs: 100,
+      onLapse: (id) => lapsed.push(id),
+    })
     // b's heartbeat would outlive the test: only its deregistration can make a notice it.
-    const b = await NodeMembership.start(await client('b'), { nodeId: 'b', log, ttlMs: 60_000, everyMs: 400, pollMs: 100 })
-    cleanups.push(() => a.stop(), () => b.stop())
+    const b = await NodeMembership.start(await client('b'), {
+      nodeId: 'b',
+      log,
+      ttlMs: 60_000,
+      everyMs: 400,
+      pollMs: 100,
+    })
+    cleanups.push(
+      () => a.stop(),
+      () => b.stop(),
+    )
     await until('a sees b', () => a.isLive('b'))
     expect(a.live()).toEqual(['a', 'b'])
     await until('b sees a', () => b.isLive('a'))
@@ -57,7 +73,14 @@ describe('NodeMembership', () => {
   it('a node whose own heartbeat expired (others may have reaped it) says so at its next heartbeat', async () => {
     let revived = 0
     const redisClient = await client('c')
-    const c = await NodeMembership.start(redisClient, { nodeId: 'c', log, ttlMs: 10_000, everyMs: 200, pollMs: 200, onRevived: () => revived++ })
+    const c = await NodeMembership.start(redisClient, {
+      nodeId: 'c',
+      log,
+      ttlMs: 10_000,
+      everyMs: 200,
+      pollMs: 200,
+      onRevived: () => revived++,
+    })
     cleanups.push(() => c.stop())
     await new Promise((r) => setTimeout(r, 500))
     expect(revived).toBe(0)
@@ -66,7 +89,7 @@ describe('NodeMembership', () => {
     await until('c is live again', () => c.isLive('c'), 3_000)
   })
 
-  it('a node killed with SIGKILL lapses after its TTL and its clients\' awareness disappears on the other nodes', async () => {
+  it("a node killed with SIGKILL lapses after its TTL and its clients' awareness disappears on the other nodes", async () => {
     const docId = 'nodes/aw/main'
     // The surviving node: a room's awareness, the bus, remote ownership, membership.
     const doc = new Y.Doc()
@@ -77,7 +100,10 @@ describe('NodeMembership', () => {
       if (origin && typeof origin === 'object' && 'node' in origin) remote.note(String(origin.node), docId, change)
     })
     const bus = await DocBus.connect(redis.url, { nodeId: 'survivor', log })
-    cleanups.push(() => bus.close(), () => awareness.destroy())
+    cleanups.push(
+      () => bus.close(),
+      () => awareness.destroy(),
+    )
     await bus.follow(docId, 0, {
       onUpdate: () => undefined,
       onAwareness: (m) => awarenessProtocol.applyAwarenessUpdate(awareness, m.update, { node: m.node }),
@@ -92,21 +118,31 @@ describe('NodeMembership', () => {
       pollMs: 500,
       onLapse: (node) => {
         lapsedAt = performance.now()
-        for (const [d, ids] of remote.takeNode(node)) if (d === docId) awarenessProtocol.removeAwarenessStates(awareness, ids, 'lapse')
+        for (const [d, ids] of remote.takeNode(node))
+          if (d === docId) awarenessProtocol.removeAwarenessStates(awareness, ids, 'lapse')
       },
     })
     cleanups.push(() => membership.stop())
 
     const heartbeatTtlMs = 3_000
-    const child: Child = await startChild({ url: redis.url, nodeId: 'victim', lease: 'unused', leaseTtlMs: 1_000, heartbeatTtlMs, docId })
+    const child: Child = await startChild({
+      url: redis.url,
+      nodeId: 'victim',
+      lease: 'unused',
+      leaseTtlMs: 1_000,
+      heartbeatTtlMs,
+      docId,
+    })
     cleanups.push(() => child.kill())
-    await until('the survivor sees the victim\'s client', () => awareness.getStates().has(child.ready.client))
+    await until("the survivor sees the victim's client", () => awareness.getStates().has(child.ready.client))
     await until('the survivor sees the victim live', () => membership.isLive('victim'))
     await child.kill()
     const killedAt = performance.now()
-    await until('the victim\'s awareness is gone', () => !awareness.getStates().has(child.ready.client), 20_000)
+    await until("the victim's awareness is gone", () => !awareness.getStates().has(child.ready.client), 20_000)
     expect(membership.isLive('victim')).toBe(false)
     expect(remote.nodes()).toEqual([])
-    console.info(`awareness of a SIGKILLed node's client lingered ${(lapsedAt - killedAt).toFixed(0)} ms (heartbeat TTL ${heartbeatTtlMs} ms, poll 500 ms)`)
+    console.info(
+      `awareness of a SIGKILLed node's client lingered ${(lapsedAt - killedAt).toFixed(0)} ms (heartbeat TTL ${heartbeatTtlMs} ms, poll 500 ms)`,
+    )
   })
 })

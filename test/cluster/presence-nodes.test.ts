@@ -19,7 +19,12 @@ afterAll(() => cluster?.close())
 
 async function busAwarenessOut(node: Harness): Promise<number> {
   const text = await (await fetch(`${node.httpUrl}/metrics`)).text()
-  const line = text.split('\n').find((l) => l.startsWith('tandem_bus_messages_total{') && l.includes('direction="out"') && l.includes('type="awareness"'))
+  const line = text
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith('tandem_bus_messages_total{') && l.includes('direction="out"') && l.includes('type="awareness"'),
+    )
   return line ? Number(line.split(' ').at(-1)) : 0
 }
 
@@ -35,7 +40,11 @@ describe('presence across cluster nodes', () => {
       const hp = c.provider(c.socket(b.wsUrl), `acme/${doc}`, await b.token('acme', doc, { sub: 'hana' }))
       await Promise.all([synced(ann), synced(bob), authenticated(hp)])
       const annId = ann.awareness.clientID
-      await eventually(() => expect([bob.awareness.getStates().has(annId), hp.awareness!.getStates().has(annId)]).toEqual([true, true]), 20_000)
+      await eventually(
+        () =>
+          expect([bob.awareness.getStates().has(annId), hp.awareness!.getStates().has(annId)]).toEqual([true, true]),
+        20_000,
+      )
 
       const before = await busAwarenessOut(a)
       for (let i = 1; i <= 100; i++) ann.awareness.setLocalStateField('cursor', i)

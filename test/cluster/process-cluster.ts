@@ -42,7 +42,11 @@ export interface ProcessClusterOptions {
   lb?: 'generated' | 'shipped'
 }
 
-export async function startProcessCluster(n = 3, env: NodeJS.ProcessEnv = {}, o: ProcessClusterOptions = {}): Promise<ProcessCluster> {
+export async function startProcessCluster(
+  n = 3,
+  env: NodeJS.ProcessEnv = {},
+  o: ProcessClusterOptions = {},
+): Promise<ProcessCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'tandem-cluster-'))
   const [pg, redis] = await Promise.all([startPostgres(), startRedis()])
   const { file, keys } = await sharedSigningKeys(dir)
@@ -57,7 +61,10 @@ export async function startProcessCluster(n = 3, env: NodeJS.ProcessEnv = {}, o:
   const nodes: (TandemProcess | null)[] = Array.from({ length: n }, () => null)
   const start = async (i: number) => {
     const [collab, api] = ports[i]!
-    const p = await spawnTandem(['--data-dir', join(dir, `node${i}`), '--collab-port', String(collab), '--api-port', String(api)], baseEnv)
+    const p = await spawnTandem(
+      ['--data-dir', join(dir, `node${i}`), '--collab-port', String(collab), '--api-port', String(api)],
+      baseEnv,
+    )
     nodes[i] = p
     return p
   }
@@ -104,7 +111,12 @@ export async function startProcessCluster(n = 3, env: NodeJS.ProcessEnv = {}, o:
 }
 
 /** A stock provider connected through the load balancer, remembering the close codes it got. */
-function lbProvider(c: ProcessCluster, doc: string, token: string, ydoc = new Y.Doc()): { p: WebsocketProvider; closes: number[] } {
+function lbProvider(
+  c: ProcessCluster,
+  doc: string,
+  token: string,
+  ydoc = new Y.Doc(),
+): { p: WebsocketProvider; closes: number[] } {
   const p = new WebsocketProvider(`${c.lb.wsUrl}/acme`, doc, ydoc, {
     params: { yauth: token },
     WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket,

@@ -48,7 +48,12 @@ interface Side {
 
 async function side(id: string, docId: string): Promise<Side> {
   const registry = new Registry()
-  const bus = await DocBus.connect(redis.url, { nodeId: id, log: pino({ level: 'silent' }), metrics: createClusterMetrics(registry), gapGraceMs: 1_000 })
+  const bus = await DocBus.connect(redis.url, {
+    nodeId: id,
+    log: pino({ level: 'silent' }),
+    metrics: createClusterMetrics(registry),
+    gapGraceMs: 1_000,
+  })
   const doc = new Y.Doc()
   const local: Uint8Array[] = []
   const awareness = new RoomAwareness((frame) => {
@@ -72,7 +77,10 @@ async function side(id: string, docId: string): Promise<Side> {
     bus,
     remote,
   })
-  cleanups.push(() => bus.close(), () => link.close())
+  cleanups.push(
+    () => bus.close(),
+    () => link.close(),
+  )
   return {
     id,
     doc,
@@ -115,11 +123,15 @@ function clientJoins(s: Side, name: string): { clientId: number; leave(): void }
 }
 
 describe('RoomLink', () => {
-  it('edits committed on either node converge and reach the other node\'s sockets', async () => {
+  it("edits committed on either node converge and reach the other node's sockets", async () => {
     const docId = 'link/edits/main'
     const [a, b] = [await side('a', docId), await side('b', docId)]
     for (let i = 0; i < 10; i++) await (i % 2 ? a : b).edit(`${i}`)
-    await until('converged', () => a.doc.getText('t').toString().length === 10 && b.doc.getText('t').toString() === a.doc.getText('t').toString())
+    await until(
+      'converged',
+      () =>
+        a.doc.getText('t').toString().length === 10 && b.doc.getText('t').toString() === a.doc.getText('t').toString(),
+    )
     expect(a.broadcasts).toHaveLength(5)
     expect(b.broadcasts).toHaveLength(5)
   })
@@ -135,7 +147,12 @@ describe('RoomLink', () => {
     const update = Y.encodeStateAsUpdate(ghost, Y.encodeStateVector(a.doc))
     await store.appendMany([{ docId, firstSeq: 1, entries: [{ user: 'ghost', at: 1, update }] }])
     await a.edit('visible') // seq 2 reveals the hole
-    await until('b caught up', () => b.doc.getText('t').toString() === a.doc.getText('t').toString() && b.doc.getText('t').toString().includes('ghost'))
+    await until(
+      'b caught up',
+      () =>
+        b.doc.getText('t').toString() === a.doc.getText('t').toString() &&
+        b.doc.getText('t').toString().includes('ghost'),
+    )
     expect(await metricValue(b.registry, 'tandem_bus_resyncs_total', { reason: 'gap' })).toBe(1)
     expect(b.broadcasts.length).toBeGreaterThanOrEqual(2)
   })
@@ -145,7 +162,12 @@ describe('RoomLink', () => {
     const a = await side('a', docId)
     const b = await side('b', docId)
     // b's "who is there?" reached a while nobody was: a announced nothing.
-    await until('a got b\'s query', async () => (await metricValue(a.registry, 'tandem_bus_messages_total', { direction: 'in', type: 'awareness-query' })) === 1)
+    await until(
+      "a got b's query",
+      async () =>
+        (await metricValue(a.registry, 'tandem_bus_messages_total', { direction: 'in', type: 'awareness-query' })) ===
+        1,
+    )
     const alice = clientJoins(a, 'alice')
     await until('b sees alice', () => statesOf(b).has(alice.clientId))
     expect(b.remote.owner(docId, alice.clientId)).toBe('a')
@@ -164,7 +186,7 @@ describe('RoomLink', () => {
     await until('alice gone on b and c', () => !statesOf(b).has(alice.clientId) && !statesOf(c).has(alice.clientId))
   })
 
-  it('a lapsed node\'s clients disappear from the room (and from its local sockets\' view)', async () => {
+  it("a lapsed node's clients disappear from the room (and from its local sockets' view)", async () => {
     const docId = 'link/lapse/main'
     const a = await side('a', docId)
     const b = await side('b', docId)
@@ -175,7 +197,9 @@ describe('RoomLink', () => {
     expect(statesOf(b).has(carol.clientId)).toBe(false)
     // b's own sockets are told: carol's state is null
     await until('b told its sockets', () => b.local.length > 0)
-    expect(b.local.flatMap((u) => decodeAwareness(u))).toEqual([expect.objectContaining({ clientId: carol.clientId, state: null })])
+    expect(b.local.flatMap((u) => decodeAwareness(u))).toEqual([
+      expect.objectContaining({ clientId: carol.clientId, state: null }),
+    ])
     await new Promise((r) => setTimeout(r, 200))
     // The removal was b's own bookkeeping: it did not tell the bus (a's client may still be alive on a).
     expect(statesOf(a).has(carol.clientId)).toBe(true)

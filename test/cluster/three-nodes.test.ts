@@ -27,7 +27,9 @@ describe('three cluster nodes', () => {
   it('providers on different nodes converge on text and map edits', async () => {
     const [a, b, c] = nodes as [Harness, Harness, Harness]
     const docs = [new Y.Doc(), new Y.Doc(), new Y.Doc()]
-    const ps = await Promise.all([a, b, c].map(async (n, i) => n.provider('acme', 'converge', await n.token('acme', 'converge'), docs[i])))
+    const ps = await Promise.all(
+      [a, b, c].map(async (n, i) => n.provider('acme', 'converge', await n.token('acme', 'converge'), docs[i])),
+    )
     for (const p of ps) await synced(p)
     docs[0]!.getText('t').insert(0, 'from A ')
     docs[1]!.getText('t').insert(0, 'from B ')
@@ -60,7 +62,9 @@ describe('three cluster nodes', () => {
     const annId = pa.awareness.clientID
     await eventually(() => expect(pc.awareness.getStates().get(annId)).toEqual({ user: { name: 'ann on A' } }))
     pc.awareness.setLocalStateField('user', { name: 'cid on C' })
-    await eventually(() => expect(pa.awareness.getStates().get(pc.awareness.clientID)).toEqual({ user: { name: 'cid on C' } }))
+    await eventually(() =>
+      expect(pa.awareness.getStates().get(pc.awareness.clientID)).toEqual({ user: { name: 'cid on C' } }),
+    )
     pa.destroy()
     await eventually(() => expect(pc.awareness.getStates().has(annId)).toBe(false))
   }, 30_000)
@@ -84,7 +88,10 @@ describe('three cluster nodes', () => {
     const [a, b, c] = nodes as [Harness, Harness, Harness]
     const w = await makeWorld(b, 'cluster')
     await grant(b, w.doc.id, w.users.admin, 'edit')
-    const r = await call(b, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, { key: w.keys.admin, body: { access: 'edit' } })
+    const r = await call(b, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, {
+      key: w.keys.admin,
+      body: { access: 'edit' },
+    })
     expect(r.status).toBe(200)
     const pc = c.provider(r.body.org, r.body.doc_id, r.body.token)
     await synced(pc)
@@ -135,13 +142,18 @@ describe('three cluster nodes', () => {
     const replies = await Promise.all(
       tools.flatMap((tool_id, i) => [
         call(nodes[i % 3]!, 'PATCH', path, { key: w.keys.owner, body: { tool: { tool_id, enabled: false } } }),
-        call(nodes[(i + 1) % 3]!, 'PATCH', path, { key: w.keys.admin, body: { tool: { tool_id, approval_mode: modes[i % 3] } } }),
+        call(nodes[(i + 1) % 3]!, 'PATCH', path, {
+          key: w.keys.admin,
+          body: { tool: { tool_id, approval_mode: modes[i % 3] } },
+        }),
       ]),
     )
     expect(replies.map((r) => r.status)).toEqual(replies.map(() => 200))
     for (const n of nodes) {
       const got = await call(n, 'GET', path, { key: w.keys.owner })
-      expect(got.body.tools).toEqual(tools.map((tool_id, i) => ({ tool_id, enabled: false, approval_mode: modes[i % 3] })))
+      expect(got.body.tools).toEqual(
+        tools.map((tool_id, i) => ({ tool_id, enabled: false, approval_mode: modes[i % 3] })),
+      )
     }
   }, 30_000)
 
@@ -149,7 +161,10 @@ describe('three cluster nodes', () => {
     const [a, b] = nodes as [Harness, Harness]
     const w = await makeWorld(a, 'registry-narrow')
     await grant(a, w.doc.id, w.users.owner, 'edit')
-    const minted = await call(b, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, { key: w.keys.owner, body: { access: 'edit', attributions: { source: 'ai' } } })
+    const minted = await call(b, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, {
+      key: w.keys.owner,
+      body: { access: 'edit', attributions: { source: 'ai' } },
+    })
     expect(minted.status).toBe(200)
     const t = minted.body as { token: string; org: string; doc_id: string }
     const clients = hocusClients()
@@ -157,7 +172,14 @@ describe('three cluster nodes', () => {
       const agent = clients.provider(clients.socket(b.wsUrl), `${t.org}/${t.doc_id}`, t.token)
       expect(await authenticated(agent)).toBe('read-write')
       const path = `/api/v0/workspaces/${w.workspaceId}/tool-registry`
-      expect((await call(a, 'PATCH', path, { key: w.keys.owner, body: { tool: { tool_id: 'edit_document', approval_mode: 'required_no_override' } } })).status).toBe(200)
+      expect(
+        (
+          await call(a, 'PATCH', path, {
+            key: w.keys.owner,
+            body: { tool: { tool_id: 'edit_document', approval_mode: 'required_no_override' } },
+          })
+        ).status,
+      ).toBe(200)
       await eventually(() => expect(agent.authorizedScope).toBe('readonly'))
     } finally {
       clients.destroy()
@@ -171,7 +193,9 @@ describe('three cluster nodes', () => {
 
   it('Redis killed and restarted under writers: /readyz says so meanwhile, nodes resync, nothing is lost, providers converge', async () => {
     const docs = [new Y.Doc(), new Y.Doc(), new Y.Doc()]
-    const ps = await Promise.all(nodes.map(async (n, i) => n.provider('acme', 'redis-restart', await n.token('acme', 'redis-restart'), docs[i])))
+    const ps = await Promise.all(
+      nodes.map(async (n, i) => n.provider('acme', 'redis-restart', await n.token('acme', 'redis-restart'), docs[i])),
+    )
     for (const p of ps) await synced(p)
     let n = 0
     const writer = setInterval(() => {
@@ -202,7 +226,8 @@ describe('three cluster nodes', () => {
       const stored = await storedDoc(nodes[1]!, 'acme/redis-restart/main')
       expect(stored.getArray('items').length).toBe(written)
     })
-    for (const node of nodes) await eventually(async () => expect((await fetch(`${node.httpUrl}/readyz`)).status).toBe(200))
+    for (const node of nodes)
+      await eventually(async () => expect((await fetch(`${node.httpUrl}/readyz`)).status).toBe(200))
   }, 60_000)
 
   it('a room loaded while Redis is down is served from PostgreSQL at once and resyncs when the bus is back', async () => {

@@ -20,7 +20,12 @@ describe('webhooks in a cluster', () => {
   let receiver: Receiver
   let apiKey: string
   beforeAll(async () => {
-    c = await startProcessCluster(3, { TANDEM_WEBHOOK_ALLOW_PRIVATE: 'true', TANDEM_WEBHOOK_DEBOUNCE_MS: '300', TANDEM_WEBHOOK_TIMEOUT_MS: '1500', TANDEM_WEBHOOK_REFRESH_SEC: '600' })
+    c = await startProcessCluster(3, {
+      TANDEM_WEBHOOK_ALLOW_PRIVATE: 'true',
+      TANDEM_WEBHOOK_DEBOUNCE_MS: '300',
+      TANDEM_WEBHOOK_TIMEOUT_MS: '1500',
+      TANDEM_WEBHOOK_REFRESH_SEC: '600',
+    })
     receiver = await startReceiver()
     const pool = createPgPool({ url: c.pg.url, schema: 'tandem', poolSize: 2 })
     const store = new PgControlStore(pool, { schema: 'tandem', maxSerial: 2 })
@@ -36,37 +41,65 @@ describe('webhooks in a cluster', () => {
   })
 
   const api = (i: number, path: string, init: RequestInit = {}) =>
-    fetch(`http://127.0.0.1:${c.nodes[i]!.apiPort}/api/v0${path}`, { ...init, headers: { 'x-api-key': apiKey, 'content-type': 'application/json' } })
+    fetch(`http://127.0.0.1:${c.nodes[i]!.apiPort}/api/v0${path}`, {
+      ...init,
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+    })
 
   async function edit(i: number, doc: string, org = 'acme'): Promise<void> {
     const { token } = await mintToken(c.keys, { org, doc, sub: `writer-${i}@x`, acc: 'rw', ttlSec: 600 })
     const y = new Y.Doc()
     y.getText('t').insert(0, doc)
-    const res = await fetch(`${c.nodes[i]!.httpUrl}/ydoc/v1/${org}/${doc}?yauth=${token}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ update: b64(Y.encodeStateAsUpdate(y)) }) })
+    const res = await fetch(`${c.nodes[i]!.httpUrl}/ydoc/v1/${org}/${doc}?yauth=${token}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ update: b64(Y.encodeStateAsUpdate(y)) }),
+    })
     expect(res.status).toBe(200)
   }
 
   it('a registration made on node A is used by nodes B and C for their next changes within a second', async () => {
     // The periodic re-read is 10 min here: only the announcement over Redis can tell B and C.
-    const created = await api(0, '/workspaces/fast/webhooks', { method: 'POST', body: JSON.stringify({ url: receiver.url, events: ['document.updated'] }) })
+    const created = await api(0, '/workspaces/fast/webhooks', {
+      method: 'POST',
+      body: JSON.stringify({ url: receiver.url, events: ['document.updated'] }),
+    })
     expect(created.status).toBe(201)
     await new Promise((r) => setTimeout(r, 1000))
     await edit(1, 'fast-doc-1', 'fast')
     await edit(2, 'fast-doc-2', 'fast')
-    await eventually(() => expect(new Set(receiver.accepted.filter((e) => e.json.data.workspace_id === 'fast').map((e) => e.json.data.doc_id))).toEqual(new Set(['fast-doc-1', 'fast-doc-2'])), 10_000)
+    await eventually(
+      () =>
+        expect(
+          new Set(receiver.accepted.filter((e) => e.json.data.workspace_id === 'fast').map((e) => e.json.data.doc_id)),
+        ).toEqual(new Set(['fast-doc-1', 'fast-doc-2'])),
+      10_000,
+    )
   }, 60_000)
 
   it('delivers each event once although three nodes send, and a killed node leaves its deliveries to the others', async () => {
-    const created = await api(1, '/workspaces/acme/webhooks', { method: 'POST', body: JSON.stringify({ url: receiver.url, events: ['document.updated'] }) })
+    const created = await api(1, '/workspaces/acme/webhooks', {
+      method: 'POST',
+      body: JSON.stringify({ url: receiver.url, events: ['document.updated'] }),
+    })
     expect(created.status).toBe(201)
     // every node learns of the registration (announced over Redis)
     await eventually(async () => {
-      for (const i of [0, 1, 2]) expect(await fetch(`http://127.0.0.1:${c.nodes[i]!.apiPort}/metrics`).then((r) => r.text())).toMatch(/^tandem_webhook_registrations 2$/m)
+      for (const i of [0, 1, 2])
+        expect(await fetch(`http://127.0.0.1:${c.nodes[i]!.apiPort}/metrics`).then((r) => r.text())).toMatch(
+          /^tandem_webhook_registrations 2$/m,
+        )
     }, 10_000)
 
     const docs = Array.from({ length: 30 }, (_, i) => `cluster-doc-${i}`)
     for (const [i, d] of docs.entries()) await edit(i % 3, d)
-    await eventually(() => expect(new Set(receiver.accepted.filter((e) => e.json.data.workspace_id === 'acme').map((e) => e.json.data.doc_id))).toEqual(new Set(docs)), 60_000)
+    await eventually(
+      () =>
+        expect(
+          new Set(receiver.accepted.filter((e) => e.json.data.workspace_id === 'acme').map((e) => e.json.data.doc_id)),
+        ).toEqual(new Set(docs)),
+      60_000,
+    )
     const ids = receiver.all.filter((e) => e.json.data.workspace_id === 'acme').map((e) => e.headers['webhook-id'])
     expect(ids).toHaveLength(new Set(ids).size)
     expect(ids).toHaveLength(30)
@@ -78,6 +111,18 @@ describe('webhooks in a cluster', () => {
     await eventually(() => expect(receiver.all.length).toBeGreaterThan(32), 30_000) // 2 of them the 'fast' test's
     await c.stop(0, 'SIGKILL')
     receiver.status = 204
-    await eventually(() => expect([...new Set(receiver.accepted.filter((e) => e.json.data.workspace_id === 'acme').map((e) => e.json.data.doc_id as string))].sort()).toEqual([...docs, ...more].sort()), 90_000)
+    await eventually(
+      () =>
+        expect(
+          [
+            ...new Set(
+              receiver.accepted
+                .filter((e) => e.json.data.workspace_id === 'acme')
+                .map((e) => e.json.data.doc_id as string),
+            ),
+          ].sort(),
+        ).toEqual([...docs, ...more].sort()),
+      90_000,
+    )
   }, 240_000)
 })

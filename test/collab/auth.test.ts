@@ -74,7 +74,10 @@ describe.each(BACKENDS)('collab auth ($name)', (backend) => {
     })
 
     it('refuses a token signed by a foreign key under a known kid with 401', async () => {
-      const foreign = await keyRingFromJwks([{ ...(await generateSigningJwk()), kid: h.server.deps.keys.signingKid }], 'test')
+      const foreign = await keyRingFromJwks(
+        [{ ...(await generateSigningJwk()), kid: h.server.deps.keys.signingKid }],
+        'test',
+      )
       const { token } = await mintToken(foreign, { org: 'acme', doc: 'd1', sub: 'x', acc: 'rw', ttlSec: 60 })
       expect((await upgradeStatus(`/acme/d1?yauth=${token}`)).status).toBe(401)
     })
@@ -103,7 +106,9 @@ describe.each(BACKENDS)('collab auth ($name)', (backend) => {
     // (an expired token for the path's own document is accepted and closed with 4401 at once:
     // test/collab/token-hygiene.test.ts)
     it('refuses an expired token for another document with 401 token_expired', async () => {
-      const r = await upgradeStatus(`/acme/other?yauth=${await signed({}, { exp: Math.floor(Date.now() / 1000) - 120 })}`)
+      const r = await upgradeStatus(
+        `/acme/other?yauth=${await signed({}, { exp: Math.floor(Date.now() / 1000) - 120 })}`,
+      )
       expect(r.status).toBe(401)
       expect(JSON.parse(r.body)).toEqual({ error: 'expired', code: 'token_expired' })
     })
@@ -114,11 +119,14 @@ describe.each(BACKENDS)('collab auth ($name)', (backend) => {
 
     // A ring other processes can add keys to (PostgreSQL) is re-read for a kid not seen yet, after
     // the upgrade (an upgrade after an await meets the uWS cork() bug): the socket is closed with 4401.
-    it.skipIf(backend.name !== 'postgres')('closes the socket of a token with an unknown kid with 4401 once the shared ring was re-read', async () => {
-      const c = await rawClient(`${h.wsUrl}/acme/d1?yauth=${await signed({}, { kid: 'nope' })}`)
-      expect(await c.closed).toEqual({ code: 4401, reason: 'token invalid' })
-      expect(c.messages).toEqual([])
-    })
+    it.skipIf(backend.name !== 'postgres')(
+      'closes the socket of a token with an unknown kid with 4401 once the shared ring was re-read',
+      async () => {
+        const c = await rawClient(`${h.wsUrl}/acme/d1?yauth=${await signed({}, { kid: 'nope' })}`)
+        expect(await c.closed).toEqual({ code: 4401, reason: 'token invalid' })
+        expect(c.messages).toEqual([])
+      },
+    )
 
     it.skipIf(backend.name === 'postgres')('refuses a token with an unknown kid with 401', async () => {
       expect((await upgradeStatus(`/acme/d1?yauth=${await signed({}, { kid: 'nope' })}`)).status).toBe(401)

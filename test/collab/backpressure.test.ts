@@ -26,7 +26,8 @@ describe('slow consumers', () => {
       writer.getText('t').insert(0, String(i % 10).repeat(16 * 1024))
       await new Promise((r) => setTimeout(r, 5))
     }
-    await eventually(() => expect(room.peers.size).toBe(2), 30_000) // on ws the queue must pass 4x the bound: longer under load
+    // on ws the queue must pass 4x the bound: longer under load
+    await eventually(() => expect(room.peers.size).toBe(2), 30_000)
     ;(slow.ws as unknown as { _socket: { resume(): void } })._socket.resume()
     expect((await slow.closed).code).toBe(1013)
     await eventually(() => expect(reader.getText('t').length).toBe(writer.getText('t').length))

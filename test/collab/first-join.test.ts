@@ -18,14 +18,25 @@ let h: Harness
 let pg: PgServer
 beforeAll(async () => {
   pg = await testPostgres()
-  h = await startTandem({ postgresUrl: pg.url, postgresSchema: 'tandem_first_join', maxConnectionsPerRoom: 2, roomUnloadDelayMs: 1_000, maxMessageBytes: 64 * 1024 }, { api: false })
+  h = await startTandem(
+    {
+      postgresUrl: pg.url,
+      postgresSchema: 'tandem_first_join',
+      maxConnectionsPerRoom: 2,
+      roomUnloadDelayMs: 1_000,
+      maxMessageBytes: 64 * 1024,
+    },
+    { api: false },
+  )
 })
 afterAll(async () => h?.close())
 
-const connect = async (doc: string): Promise<RawClient> => rawClient(`${h.wsUrl}/acme/${doc}?yauth=${await h.token('acme', doc)}`)
+const connect = async (doc: string): Promise<RawClient> =>
+  rawClient(`${h.wsUrl}/acme/${doc}?yauth=${await h.token('acme', doc)}`)
 const gauge = async (name: 'connections' | 'rooms') => (await h.server.deps.metrics[name].get()).values[0]?.value ?? 0
 const bytesIn = async () => (await h.server.deps.metrics.bytesIn.get()).values[0]?.value ?? 0
-const closesWith = async (code: number) => (await h.server.deps.metrics.closes.get()).values.find((v) => v.labels.code === String(code))?.value ?? 0
+const closesWith = async (code: number) =>
+  (await h.server.deps.metrics.closes.get()).values.find((v) => v.labels.code === String(code))?.value ?? 0
 
 /** Runs `opening` while PostgreSQL is frozen, so every room it touches is still loading meanwhile. */
 async function whileStorageFrozen<T>(opening: () => Promise<T>): Promise<T> {
@@ -94,7 +105,9 @@ describe('a room first joined through its socket', () => {
   }, 90_000)
 
   it('closes the socket that finds the room full once it has loaded with 1013', async () => {
-    const clients = await whileStorageFrozen(async () => Promise.all([connect('full'), connect('full'), connect('full')]))
+    const clients = await whileStorageFrozen(async () =>
+      Promise.all([connect('full'), connect('full'), connect('full')]),
+    )
     const closed = await Promise.race(clients.map((c) => c.closed))
     expect(closed).toEqual({ code: 1013, reason: 'room is full' })
     await eventually(() => expect(h.server.registry.loaded(docIdOf('acme', 'full', 'main'))?.peers.size).toBe(2))

@@ -26,7 +26,9 @@ async function bigDoc(on: Harness, doc: string): Promise<{ token: string; writer
   await synced(on.provider('acme', doc, token, writer))
   for (let i = 0; i < 10; i++) writer.getText('t').insert(0, String.fromCharCode(97 + i).repeat(32 * 1024))
   const room = on.server.registry.loaded(`acme/${doc}/main`)!
-  await eventually(async () => expect(await room.withDoc((d) => d.getText('t').length)).toBe(writer.getText('t').length))
+  await eventually(async () =>
+    expect(await room.withDoc((d) => d.getText('t').length)).toBe(writer.getText('t').length),
+  )
   return { token, writer }
 }
 

@@ -1,9 +1,9 @@
 // A randomized convergence run built around gaps: raw clients send their updates shuffled (over a
 // socket or REST), so updates wait for what they build on for many steps while stock providers
-// type, undo, go offline and come back, and readers join (y-websocket and Hocuspocus), all during open gaps; the server is
-// killed (SIGKILL) and stopped (SIGTERM) mid-run. In the end every provider, every reader, the
-// REST ydoc and a fresh provider after a restart hold exactly what everybody wrote, with nothing
-// left pending. Seeded: a failure names its seed and reproduces.
+// type, undo, go offline and come back, and readers join (y-websocket and Hocuspocus), all during open gaps; the server
+// is killed (SIGKILL) and stopped (SIGTERM) mid-run. In the end every provider, every reader, the REST ydoc and a fresh
+// provider after a restart hold exactly what everybody wrote, with nothing left pending. Seeded: a failure names its
+// seed and reproduces.
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -54,7 +54,17 @@ describe.each(BACKENDS)('randomized convergence around gaps on $name', (backend)
     const { file, keys } = await sharedSigningKeys(dir)
     const o = await backend.overrides()
     const storage = o.postgresUrl ? ['--postgres-url', o.postgresUrl, '--postgres-schema', o.postgresSchema!] : []
-    const args = ['--data-dir', dir, '--signing-keys', file, '--log-level', 'silent', '--compact-threshold', '30', ...storage]
+    const args = [
+      '--data-dir',
+      dir,
+      '--signing-keys',
+      file,
+      '--log-level',
+      'silent',
+      '--compact-threshold',
+      '30',
+      ...storage,
+    ]
     let server: TandemProcess = await spawnTandem(args)
     cleanups.push(() => server.stop('SIGKILL'))
     const names = Array.from({ length: DOCS }, (_, i) => `gaps-${backend.name}-${i}`)
@@ -64,7 +74,10 @@ describe.each(BACKENDS)('randomized convergence around gaps on $name', (backend)
       [1, 2, 3].map((k) => {
         const doc = new Y.Doc()
         doc.clientID = 100 * (d + 1) + k
-        const undo = new Y.UndoManager([doc.getText('t'), doc.getMap('m'), doc.getArray('a'), doc.getXmlFragment('x')], { captureTimeout: 0 })
+        const undo = new Y.UndoManager(
+          [doc.getText('t'), doc.getMap('m'), doc.getArray('a'), doc.getXmlFragment('x')],
+          { captureTimeout: 0 },
+        )
         return { doc, undo, provider: null }
       }),
     )
@@ -134,7 +147,8 @@ describe.each(BACKENDS)('randomized convergence around gaps on $name', (backend)
       const s = shufflers[d]!
       const r = rand()
       const waiting = shufflers.findIndex((x) => x.queue.length > 0)
-      if (waiting >= 0 && rand() < 0.3) await send(shufflers[waiting]!, names[waiting]!, shufflers[waiting]!.queue.shift()!)
+      if (waiting >= 0 && rand() < 0.3)
+        await send(shufflers[waiting]!, names[waiting]!, shufflers[waiting]!.queue.shift()!)
       if (r < 0.12 && s.queue.length === 0) {
         // a burst of edits, to go out shuffled over the next steps
         const burst = s.made.length
@@ -151,13 +165,15 @@ describe.each(BACKENDS)('randomized convergence around gaps on $name', (backend)
           e.provider = null
         } else await connect(e, name)
       } else if (r < 0.39) {
-        const e: Editor = { doc: new Y.Doc(), undo: null, provider: null, hocuspocus: rand() < 0.5 } // a reader joins, on either protocol
+        // a reader joins, on either protocol
+        const e: Editor = { doc: new Y.Doc(), undo: null, provider: null, hocuspocus: rand() < 0.5 }
         readers[d]!.push(e)
         await connect(e, name)
       } else if (r < 0.42) editors[d]![Math.floor(rand() * 3)]!.undo!.undo()
       else if (r < 0.44) editors[d]![Math.floor(rand() * 3)]!.undo!.redo()
       else edit(editors[d]![Math.floor(rand() * 3)]!.doc, rand)
-      if (rand() < 0.15) await new Promise((res) => setTimeout(res, Math.floor(rand() * 25))) // the network's own delays
+      // the network's own delays
+      if (rand() < 0.15) await new Promise((res) => setTimeout(res, Math.floor(rand() * 25)))
       if (step === Math.floor(STEPS / 3)) await restart('SIGKILL')
       if (step === Math.floor((2 * STEPS) / 3)) await restart('SIGTERM')
     }
@@ -171,7 +187,8 @@ describe.each(BACKENDS)('randomized convergence around gaps on $name', (backend)
 
     for (const [d, name] of names.entries()) {
       const oracle = new Y.Doc()
-      for (const x of [...editors[d]!.map((e) => e.doc), shufflers[d]!.doc]) Y.applyUpdate(oracle, Y.encodeStateAsUpdate(x))
+      for (const x of [...editors[d]!.map((e) => e.doc), shufflers[d]!.doc])
+        Y.applyUpdate(oracle, Y.encodeStateAsUpdate(x))
       const want = Y.encodeStateVector(oracle)
       const peers = [...editors[d]!, ...readers[d]!]
       // deletions move no state vector: wait for the content as well
@@ -193,7 +210,8 @@ describe.each(BACKENDS)('randomized convergence around gaps on $name', (backend)
     server = await spawnTandem(args)
     for (const [d, name] of names.entries()) {
       const oracle = new Y.Doc()
-      for (const x of [...editors[d]!.map((e) => e.doc), shufflers[d]!.doc]) Y.applyUpdate(oracle, Y.encodeStateAsUpdate(x))
+      for (const x of [...editors[d]!.map((e) => e.doc), shufflers[d]!.doc])
+        Y.applyUpdate(oracle, Y.encodeStateAsUpdate(x))
       const fresh: Editor = { doc: new Y.Doc(), undo: null, provider: null }
       readers[d]!.push(fresh)
       await connect(fresh, name)
@@ -215,7 +233,9 @@ function shuffle<T>(xs: T[], rand: () => number): T[] {
 }
 
 async function read(server: TandemProcess, name: string, token: string): Promise<Y.Doc> {
-  const res = await fetch(`${server.httpUrl}/ydoc/v1/gaps/${name}`, { headers: { authorization: `Bearer ${token}`, accept: 'application/octet-stream' } })
+  const res = await fetch(`${server.httpUrl}/ydoc/v1/gaps/${name}`, {
+    headers: { authorization: `Bearer ${token}`, accept: 'application/octet-stream' },
+  })
   expect(res.status).toBe(200)
   const d = new Y.Doc()
   Y.applyUpdate(d, new Uint8Array(await res.arrayBuffer()))

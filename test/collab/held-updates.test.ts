@@ -19,7 +19,9 @@ afterEach(async () => {
 })
 
 async function restDoc(h: Harness, name: string): Promise<Y.Doc> {
-  const res = await fetch(`${h.httpUrl}/ydoc/v1/acme/${name}`, { headers: { authorization: `Bearer ${await h.token('acme', name)}`, accept: 'application/octet-stream' } })
+  const res = await fetch(`${h.httpUrl}/ydoc/v1/acme/${name}`, {
+    headers: { authorization: `Bearer ${await h.token('acme', name)}`, accept: 'application/octet-stream' },
+  })
   expect(res.status).toBe(200)
   const d = new Y.Doc()
   Y.applyUpdate(d, new Uint8Array(await res.arrayBuffer()))
@@ -109,7 +111,8 @@ describe('held updates and paced answers', () => {
   async function largeDoc(h: Harness, name: string, mb: number): Promise<Y.Doc> {
     const writer = new Y.Doc()
     await synced(h.provider('acme', name, await h.token('acme', name), writer))
-    for (let i = 0; i < mb * 32; i++) writer.getText('big').insert(0, String.fromCharCode(97 + (i % 26)).repeat(32 * 1024))
+    for (let i = 0; i < mb * 32; i++)
+      writer.getText('big').insert(0, String.fromCharCode(97 + (i % 26)).repeat(32 * 1024))
     const room = h.server.registry.loaded(`acme/${name}/main`)!
     await eventually(() => expect(room.contains(Y.encodeStateAsUpdate(writer))).toBe(true), 30_000)
     return writer
@@ -178,7 +181,11 @@ describe('a gap that never fills', () => {
     const name = 'gap-never'
     const token = await h.token('acme', name)
     const patch = (u: Uint8Array) =>
-      fetch(`${h.httpUrl}/ydoc/v1/acme/${name}`, { method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' }, body: u })
+      fetch(`${h.httpUrl}/ydoc/v1/acme/${name}`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+        body: u,
+      })
     const per = 100
     for (let i = 0; i < MAX_HELD_STRUCTS / per; i += 20) {
       const answers = await Promise.all(Array.from({ length: 20 }, (_, k) => patch(orphanUpdate(5000 + i + k, per))))

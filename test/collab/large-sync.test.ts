@@ -25,7 +25,9 @@ describe('large documents sync in paced fragments', () => {
     pw.awareness.setLocalStateField('user', { name: 'writer' })
     for (let i = 0; i < 64; i++) writer.getText('t').insert(0, String.fromCharCode(97 + (i % 26)).repeat(32 * 1024))
     const room = h.server.registry.loaded('acme/large/main')!
-    await eventually(async () => expect(await room.withDoc((d) => d.getText('t').length)).toBe(writer.getText('t').length))
+    await eventually(async () =>
+      expect(await room.withDoc((d) => d.getText('t').length)).toBe(writer.getText('t').length),
+    )
 
     // Several joiners at once, while the writer keeps typing.
     const joiners = Array.from({ length: 4 }, () => new Y.Doc())
@@ -50,7 +52,7 @@ describe('large documents sync in paced fragments', () => {
     expect(typed).toBeGreaterThan(5)
   })
 
-  it('a Hocuspocus socket downloading a large document keeps getting its other document\'s edits, never inside the download', async () => {
+  it("a Hocuspocus socket downloading a large document keeps getting its other document's edits, never inside the download", async () => {
     // Document "big": 6 MB, so its answer goes out in fragments. Document "busy": edited every 2 ms.
     const big = new Y.Doc()
     const pb = h.provider('acme', 'mux-big', await h.token('acme', 'mux-big'), big)
@@ -66,9 +68,14 @@ describe('large documents sync in paced fragments', () => {
     try {
       const socket = c.socket(h.wsUrl)
       const closes: string[] = []
-      socket.on('close', ({ event }: { event: { code: number; reason: string } }) => closes.push(`${event.code} ${event.reason}`))
+      socket.on('close', ({ event }: { event: { code: number; reason: string } }) =>
+        closes.push(`${event.code} ${event.reason}`),
+      )
       const errors: string[] = []
-      ;(socket as unknown as { webSocket: { on(e: 'error', f: (e: Error) => void): void } }).webSocket.on('error', (e: Error) => errors.push(e.message))
+      ;(socket as unknown as { webSocket: { on(e: 'error', f: (e: Error) => void): void } }).webSocket.on(
+        'error',
+        (e: Error) => errors.push(e.message),
+      )
       const seen = new Y.Doc()
       const pSeen = c.provider(socket, 'acme/mux-busy', await h.token('acme', 'mux-busy'), seen)
       await eventually(() => expect(pSeen.synced).toBe(true))
@@ -111,7 +118,9 @@ describe('large documents sync in paced fragments', () => {
     await synced(pw)
     for (let i = 0; i < 256; i++) writer.getText('t').insert(0, String.fromCharCode(97 + (i % 26)).repeat(32 * 1024))
     const room = h.server.registry.loaded('acme/paused/main')!
-    await eventually(async () => expect(await room.withDoc((d) => d.getText('t').length)).toBe(writer.getText('t').length))
+    await eventually(async () =>
+      expect(await room.withDoc((d) => d.getText('t').length)).toBe(writer.getText('t').length),
+    )
 
     const raw = await rawClient(`${h.wsUrl}/acme/paused?yauth=${t}`)
     const socket = (raw.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket
@@ -177,13 +186,17 @@ describe('large documents sync in paced fragments', () => {
 
     // Over REST the same document comes whole, streamed as the reader takes it, even a reader that pauses.
     const body = await new Promise<Buffer>((resolve, reject) => {
-      const req = get(`${h.httpUrl}/ydoc/v1/acme/logged?yauth=${t}`, { headers: { accept: 'application/octet-stream' } }, (res) => {
-        const chunks: Buffer[] = []
-        res.on('data', (c: Buffer) => chunks.push(c))
-        res.on('end', () => resolve(Buffer.concat(chunks)))
-        res.pause()
-        setTimeout(() => res.resume(), 300)
-      })
+      const req = get(
+        `${h.httpUrl}/ydoc/v1/acme/logged?yauth=${t}`,
+        { headers: { accept: 'application/octet-stream' } },
+        (res) => {
+          const chunks: Buffer[] = []
+          res.on('data', (c: Buffer) => chunks.push(c))
+          res.on('end', () => resolve(Buffer.concat(chunks)))
+          res.pause()
+          setTimeout(() => res.resume(), 300)
+        },
+      )
       req.on('error', reject)
     })
     const viaRest = new Y.Doc()
@@ -194,7 +207,9 @@ describe('large documents sync in paced fragments', () => {
       const req = get(`${h.httpUrl}/ydoc/v1/acme/logged?yauth=${t}`, (res) => {
         const chunks: Buffer[] = []
         res.on('data', (c: Buffer) => chunks.push(c))
-        res.on('end', () => resolve({ type: String(res.headers['content-type']), body: Buffer.concat(chunks).toString() }))
+        res.on('end', () =>
+          resolve({ type: String(res.headers['content-type']), body: Buffer.concat(chunks).toString() }),
+        )
         res.pause()
         setTimeout(() => res.resume(), 300)
       })

@@ -40,7 +40,9 @@ describe('lean rooms with real providers', () => {
     const clients: Client[] = [1, 2, 3].map((id) => {
       const doc = new Y.Doc()
       doc.clientID = id
-      const undo = new Y.UndoManager([doc.getText('t'), doc.getMap('m'), doc.getArray('a'), doc.getXmlFragment('x')], { captureTimeout: 0 })
+      const undo = new Y.UndoManager([doc.getText('t'), doc.getMap('m'), doc.getArray('a'), doc.getXmlFragment('x')], {
+        captureTimeout: 0,
+      })
       return { doc, undo, provider: null }
     })
     const connect = async (c: Client) => {
@@ -74,7 +76,9 @@ describe('lean rooms with real providers', () => {
       expect(res.status).toBe(200)
     }
     const read = async () => {
-      const res = await fetch(`${server.httpUrl}/ydoc/v1/lean/mix`, { headers: { authorization: `Bearer ${await token()}`, accept: 'application/octet-stream' } })
+      const res = await fetch(`${server.httpUrl}/ydoc/v1/lean/mix`, {
+        headers: { authorization: `Bearer ${await token()}`, accept: 'application/octet-stream' },
+      })
       expect(res.status).toBe(200)
       const d = new Y.Doc()
       Y.applyUpdate(d, new Uint8Array(await res.arrayBuffer()))
@@ -99,7 +103,8 @@ describe('lean rooms with real providers', () => {
         edit(rest, rand)
         edit(rest, rand)
         const [first, second] = restUpdates
-        const gap = first && second && (Y.parseUpdateMeta(first).to.get(9) ?? 0) > before9 && Y.parseUpdateMeta(second).to.has(9)
+        const gap =
+          first && second && (Y.parseUpdateMeta(first).to.get(9) ?? 0) > before9 && Y.parseUpdateMeta(second).to.has(9)
         if (gap) {
           gaps++
           await patch(second)

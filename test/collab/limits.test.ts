@@ -7,7 +7,10 @@ import { eventually, startTandem, synced, type Harness } from '../helpers/tandem
 
 let h: Harness
 beforeAll(async () => {
-  h = await startTandem({ maxMessageBytes: 64 * 1024, maxDocBytes: 256 * 1024, maxConnectionsPerRoom: 3 }, { api: false })
+  h = await startTandem(
+    { maxMessageBytes: 64 * 1024, maxDocBytes: 256 * 1024, maxConnectionsPerRoom: 3 },
+    { api: false },
+  )
 })
 afterAll(async () => h.close())
 
@@ -84,7 +87,10 @@ describe('room capacity', () => {
     await eventually(async () => {
       const again = await rawClient(url)
       // its first message may have come with the upgrade's answer, before this line
-      const joined = again.messages.length > 0 ? 'joined' : new Promise<string>((res) => again.ws.once('message', () => res('joined')))
+      const joined =
+        again.messages.length > 0
+          ? 'joined'
+          : new Promise<string>((res) => again.ws.once('message', () => res('joined')))
       const outcome = await Promise.race([joined, again.closed.then((c) => c.reason)])
       again.ws.close()
       expect(outcome).toBe('joined')

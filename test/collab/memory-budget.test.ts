@@ -21,10 +21,18 @@ const big = (seed: string, kb: number) => {
 async function rest(method: string, doc: string, token: string, body?: Uint8Array) {
   const res = await fetch(`${h!.httpUrl}/ydoc/v1/budget/${doc}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, accept: 'application/octet-stream', ...(body ? { 'content-type': 'application/octet-stream' } : {}) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      accept: 'application/octet-stream',
+      ...(body ? { 'content-type': 'application/octet-stream' } : {}),
+    },
     ...(body ? { body } : {}),
   })
-  return { status: res.status, retryAfter: res.headers.get('retry-after'), bytes: new Uint8Array(await res.arrayBuffer()) }
+  return {
+    status: res.status,
+    retryAfter: res.headers.get('retry-after'),
+    bytes: new Uint8Array(await res.arrayBuffer()),
+  }
 }
 
 /** Opens a raw socket on a document; resolves with its close, or null once it has stayed open a while. */

@@ -81,7 +81,11 @@ describe.each(BACKENDS)('restart ($name)', (backend) => {
     d.getText('t').insert(0, 'last words')
     const { encodeUpdate } = await import('@tandem/protocol/messages')
     c.send(encodeUpdate(Y.encodeStateAsUpdate(d)))
-    await eventually(async () => expect(await h.server.registry.loaded('acme/shutdown/main')?.withDoc((d) => d.getText('t').toString())).toBe('last words'))
+    await eventually(async () =>
+      expect(await h.server.registry.loaded('acme/shutdown/main')?.withDoc((d) => d.getText('t').toString())).toBe(
+        'last words',
+      ),
+    )
     await h.close()
     expect((await c.closed).code).toBe(1001)
     const again = await startTandem(over, { api: false }, dir)
@@ -132,12 +136,32 @@ describe.each(BACKENDS)('crash safety ($name)', (backend: Backend) => {
     cleanups.push(() => rm(dir, { recursive: true, force: true }))
     const over = await backend.overrides()
     // the URL goes in through the environment, as a secret should (not argv, which ps shows)
-    const env = { ...process.env, TANDEM_POSTGRES_URL: over.postgresUrl ?? '', TANDEM_POSTGRES_SCHEMA: over.postgresSchema ?? 'tandem' }
+    const env = {
+      ...process.env,
+      TANDEM_POSTGRES_URL: over.postgresUrl ?? '',
+      TANDEM_POSTGRES_SCHEMA: over.postgresSchema ?? 'tandem',
+    }
     const start = async () => {
-      const child = spawn(process.execPath, ['bin/tandem.js', 'serve', '--data-dir', dir, '--collab-port', '0', '--api-port', '0', '--log-level', 'silent', ...transportArgs()], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-        env,
-      })
+      const child = spawn(
+        process.execPath,
+        [
+          'bin/tandem.js',
+          'serve',
+          '--data-dir',
+          dir,
+          '--collab-port',
+          '0',
+          '--api-port',
+          '0',
+          '--log-level',
+          'silent',
+          ...transportArgs(),
+        ],
+        {
+          stdio: ['ignore', 'pipe', 'inherit'],
+          env,
+        },
+      )
       const port = await new Promise<number>((resolve, reject) => {
         let out = ''
         child.stdout!.on('data', (c: Buffer) => {

@@ -39,7 +39,7 @@ function restPresence(state: Record<string, unknown>): { clientID: number; b64: 
 }
 
 describe('presence over REST', () => {
-  it('GET ?awareness=true answers the live clients\' states, and nothing when the room has none', async () => {
+  it("GET ?awareness=true answers the live clients' states, and nothing when the room has none", async () => {
     h = await startTandem({}, { api: false })
     const r = await h.token('acme', 'seen', { acc: 'r', sub: 'carl' })
     const empty = await call('GET', 'seen', r, 'awareness=true')
@@ -74,7 +74,9 @@ describe('presence over REST', () => {
     const other = restPresence({ user: { name: 'Sneaky' } })
     const refused = await call('PATCH', 'told', r, '', { update, awareness: other.b64 })
     expect(refused.status).toBe(403)
-    const bad = await call('PATCH', 'told', await h.token('acme', 'told'), '', { awareness: Buffer.from([1, 5, 1]).toString('base64') })
+    const bad = await call('PATCH', 'told', await h.token('acme', 'told'), '', {
+      awareness: Buffer.from([1, 5, 1]).toString('base64'),
+    })
     expect(bad).toMatchObject({ status: 400, body: { code: 'bad_request' } })
     // refusals change nothing: no text, no second REST client, nothing half-applied
     await eventually(async () => {

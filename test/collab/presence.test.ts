@@ -20,7 +20,11 @@ afterEach(async () => {
   await h?.close()
 })
 
-const names = (states: Map<number, Record<string, any>>) => [...states.values()].map((s) => s.user?.name).filter(Boolean).sort()
+const names = (states: Map<number, Record<string, any>>) =>
+  [...states.values()]
+    .map((s) => s.user?.name)
+    .filter(Boolean)
+    .sort()
 
 /** A provider that announces nothing until told (its open sends no state). */
 function silentProvider(doc: string, token: string): WebsocketProvider {
@@ -40,11 +44,13 @@ describe('presence', () => {
   it('a joiner gets every live state and a leave reaches everyone, y-websocket and Hocuspocus providers alike', async () => {
     h = await startTandem({}, { api: false })
     const doc = 'presence-join'
-    const yws = await Promise.all(['ann', 'bob', 'cid'].map(async (n) => {
-      const p = h.provider('acme', doc, await h.token('acme', doc, { sub: n }))
-      p.awareness.setLocalStateField('user', { name: n })
-      return p
-    }))
+    const yws = await Promise.all(
+      ['ann', 'bob', 'cid'].map(async (n) => {
+        const p = h.provider('acme', doc, await h.token('acme', doc, { sub: n }))
+        p.awareness.setLocalStateField('user', { name: n })
+        return p
+      }),
+    )
     const c = hocusClients()
     cleanups.push(() => c.destroy())
     const hp = c.provider(c.socket(h.wsUrl), `acme/${doc}`, await h.token('acme', doc, { sub: 'hana' }))
@@ -67,21 +73,35 @@ describe('presence', () => {
   it('a joiner gets each live state once: one snapshot, not repeated by a later change', async () => {
     h = await startTandem({}, { api: false })
     const doc = 'presence-once'
-    const ps = await Promise.all(['ann', 'bob', 'cid'].map(async (n) => {
-      const p = h.provider('acme', doc, await h.token('acme', doc, { sub: n }))
-      p.awareness.setLocalStateField('user', { name: n })
-      await synced(p)
-      return p
-    }))
+    const ps = await Promise.all(
+      ['ann', 'bob', 'cid'].map(async (n) => {
+        const p = h.provider('acme', doc, await h.token('acme', doc, { sub: n }))
+        p.awareness.setLocalStateField('user', { name: n })
+        await synced(p)
+        return p
+      }),
+    )
     await eventually(() => expect(names(ps[0]!.awareness.getStates())).toEqual(['ann', 'bob', 'cid']))
     const joiner = await rawClient(`${h.wsUrl}/acme/${doc}?yauth=${await h.token('acme', doc, { sub: 'joe' })}`)
     cleanups.push(() => joiner.ws.close())
     joiner.send(encodeSyncStep1(Y.encodeStateVector(new Y.Doc())))
-    await eventually(() => expect(awarenessOf(joiner).flat().filter((e) => e.state !== null).length).toBeGreaterThanOrEqual(3))
+    await eventually(() =>
+      expect(
+        awarenessOf(joiner)
+          .flat()
+          .filter((e) => e.state !== null).length,
+      ).toBeGreaterThanOrEqual(3),
+    )
     // a change after the snapshot: once it arrives, anything sent to the joiner before it has too
     ps[0]!.awareness.setLocalStateField('cursor', 1)
     const annId = ps[0]!.awareness.clientID
-    await eventually(() => expect(awarenessOf(joiner).flat().some((e) => e.clientId === annId && (e.state as any)?.cursor === 1)).toBe(true))
+    await eventually(() =>
+      expect(
+        awarenessOf(joiner)
+          .flat()
+          .some((e) => e.clientId === annId && (e.state as any)?.cursor === 1),
+      ).toBe(true),
+    )
     const entries = awarenessOf(joiner).flat()
     for (const p of ps) {
       const id = p.awareness.clientID
@@ -101,7 +121,9 @@ describe('presence', () => {
     const hp = c.provider(c.socket(h.wsUrl), `acme/${doc}`, await h.token('acme', doc, { sub: 'hana' }))
     await Promise.all([synced(ann), synced(bob), authenticated(hp)])
     const annId = ann.awareness.clientID
-    await eventually(() => expect([bob.awareness.getStates().has(annId), hp.awareness!.getStates().has(annId)]).toEqual([true, true]))
+    await eventually(() =>
+      expect([bob.awareness.getStates().has(annId), hp.awareness!.getStates().has(annId)]).toEqual([true, true]),
+    )
     let bobFrames = 0
     let hanaFrames = 0
     bob.awareness.on('update', ({ updated }: { updated: number[] }) => updated.includes(annId) && bobFrames++)
@@ -115,7 +137,7 @@ describe('presence', () => {
     expect(hanaFrames).toBeLessThan(100)
   })
 
-  it('a quiet room\'s single cursor move is delivered at once, though the window is a minute', async () => {
+  it("a quiet room's single cursor move is delivered at once, though the window is a minute", async () => {
     h = await startTandem({ awarenessWindowMs: 60_000, awarenessWindowMinMs: 60_000 }, { api: false })
     const doc = 'presence-quiet'
     const ann = silentProvider(doc, await h.token('acme', doc, { sub: 'ann' }))
@@ -126,7 +148,7 @@ describe('presence', () => {
     await eventually(() => expect(bob.awareness.getStates().get(ann.awareness.clientID)).toEqual({ cursor: 1 }))
   })
 
-  it('refuses another user\'s client id (4400), a state over the bound (4400) and a socket over its budget (1008), relaying none of it', async () => {
+  it("refuses another user's client id (4400), a state over the bound (4400) and a socket over its budget (1008), relaying none of it", async () => {
     h = await startTandem({ awarenessMaxStateBytes: 1024, awarenessPerSec: 10, awarenessBurst: 50 }, { api: false })
     const doc = 'presence-bad'
     const ann = h.provider('acme', doc, await h.token('acme', doc, { sub: 'ann' }))
@@ -134,8 +156,19 @@ describe('presence', () => {
     const watcher = await rawClient(`${h.wsUrl}/acme/${doc}?yauth=${await h.token('acme', doc, { sub: 'wes' })}`)
     await synced(ann)
     const annId = ann.awareness.clientID
-    await eventually(() => expect(awarenessOf(watcher).flat().some((e) => e.clientId === annId)).toBe(true))
-    const annClock = Math.max(...awarenessOf(watcher).flat().filter((e) => e.clientId === annId).map((e) => e.clock))
+    await eventually(() =>
+      expect(
+        awarenessOf(watcher)
+          .flat()
+          .some((e) => e.clientId === annId),
+      ).toBe(true),
+    )
+    const annClock = Math.max(
+      ...awarenessOf(watcher)
+        .flat()
+        .filter((e) => e.clientId === annId)
+        .map((e) => e.clock),
+    )
 
     const mallory = await rawClient(`${h.wsUrl}/acme/${doc}?yauth=${await h.token('acme', doc, { sub: 'mallory' })}`)
     mallory.send(encodeAwareness(encodeAwarenessState(annId, annClock + 5, { user: { name: 'not ann' } })))
@@ -151,11 +184,19 @@ describe('presence', () => {
 
     // ann is untouched and still heard: a change of hers after all that reaches the watcher
     ann.awareness.setLocalStateField('user', { name: 'ann 2' })
-    await eventually(() => expect(awarenessOf(watcher).flat().some((e) => e.clientId === annId && (e.state as any)?.user?.name === 'ann 2')).toBe(true))
+    await eventually(() =>
+      expect(
+        awarenessOf(watcher)
+          .flat()
+          .some((e) => e.clientId === annId && (e.state as any)?.user?.name === 'ann 2'),
+      ).toBe(true),
+    )
     const seen = awarenessOf(watcher).flat()
     expect(seen.some((e) => e.clientId === annId && (e.state as any)?.user?.name === 'not ann')).toBe(false)
     expect(seen.some((e) => e.clientId === 4242)).toBe(false)
-    expect(seen.filter((e) => e.clientId === 4343).every((e) => (e.clock <= 50 && e.state !== null) || e.state === null)).toBe(true)
+    expect(
+      seen.filter((e) => e.clientId === 4343).every((e) => (e.clock <= 50 && e.state !== null) || e.state === null),
+    ).toBe(true)
     expect(ann.wsconnected).toBe(true)
     watcher.ws.close()
   })

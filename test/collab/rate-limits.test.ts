@@ -36,7 +36,10 @@ function updateFrames(n: number): Uint8Array[] {
   return frames
 }
 
-function upgrade(url: string, headers: Record<string, string> = {}): Promise<{ status: number; retryAfter: string | null; ws?: WebSocket }> {
+function upgrade(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; retryAfter: string | null; ws?: WebSocket }> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { headers })
     ws.on('open', () => resolve({ status: 101, retryAfter: null, ws }))
@@ -71,7 +74,9 @@ describe('per-socket rate limits', () => {
     expect(processed).toBeLessThanOrEqual(config.wsMessageBurst + config.wsMessagesPerSec * 6)
     expect(processed).toBeGreaterThanOrEqual(config.wsMessageBurst)
     expect((await counter(hh, 'rateLimited'))['collab/ws_messages']).toBe(1)
-    console.log(`flood: ${sent} frames sent, ${processed} processed, ${10_000 - processed} refused (socket closed 1008)`)
+    console.log(
+      `flood: ${sent} frames sent, ${processed} processed, ${10_000 - processed} refused (socket closed 1008)`,
+    )
   }, 30_000)
 
   it('a socket over its byte rate is closed with 1008 naming the byte limit', async () => {
@@ -137,7 +142,8 @@ describe('per-address limits', () => {
   it('after too many bad tokens from one address, even a good token gets 429 on the collab listener', async () => {
     const hh = await start({ authFailuresPerMinPerIp: 3 })
     const good = await hh.token('acme', 'brute')
-    for (let i = 0; i < 3; i++) expect((await upgrade(`${hh.wsUrl}/acme/brute?yauth=forged.${i}.token`)).status).toBe(401)
+    for (let i = 0; i < 3; i++)
+      expect((await upgrade(`${hh.wsUrl}/acme/brute?yauth=forged.${i}.token`)).status).toBe(401)
     const refused = await upgrade(`${hh.wsUrl}/acme/brute?yauth=${good}`)
     expect(refused.status).toBe(429)
     expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1)
@@ -147,7 +153,8 @@ describe('per-address limits', () => {
   it('bad tokens on the collab REST API count against the same address, and refuse its REST calls too', async () => {
     const hh = await start({ authFailuresPerMinPerIp: 3 })
     const good = await hh.token('acme', 'rest-brute')
-    for (let i = 0; i < 3; i++) expect((await fetch(`${hh.httpUrl}/ydoc/v1/acme/rest-brute?yauth=forged.${i}.token`)).status).toBe(401)
+    for (let i = 0; i < 3; i++)
+      expect((await fetch(`${hh.httpUrl}/ydoc/v1/acme/rest-brute?yauth=forged.${i}.token`)).status).toBe(401)
     const rest = await fetch(`${hh.httpUrl}/ydoc/v1/acme/rest-brute?yauth=${good}`)
     expect(rest.status).toBe(429)
     expect(Number(rest.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
@@ -157,7 +164,8 @@ describe('per-address limits', () => {
   it('after too many bad API keys from one address the api listener answers 429 with Retry-After', async () => {
     const hh = await start({ authFailuresPerMinPerIp: 3 }, true)
     const api = `http://127.0.0.1:${hh.server.apiPort}/api/v0/me/sources`
-    for (let i = 0; i < 3; i++) expect((await fetch(api, { headers: { 'x-api-key': `tk_wrong_${i}` } })).status).toBe(401)
+    for (let i = 0; i < 3; i++)
+      expect((await fetch(api, { headers: { 'x-api-key': `tk_wrong_${i}` } })).status).toBe(401)
     const refused = await fetch(api, { headers: { 'x-api-key': 'tk_wrong_again' } })
     expect(refused.status).toBe(429)
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)

@@ -21,7 +21,11 @@ function update(text: string): string {
 
 async function send(method: string, api: string, doc: string, body: string, contentType = 'application/json') {
   const token = await h.token('acme', doc)
-  const res = await fetch(`${h.httpUrl}/${api}/v1/acme/${doc}?yauth=${token}`, { method, headers: { 'content-type': contentType }, body })
+  const res = await fetch(`${h.httpUrl}/${api}/v1/acme/${doc}?yauth=${token}`, {
+    method,
+    headers: { 'content-type': contentType },
+    body,
+  })
   return { status: res.status, body: (await res.json()) as unknown }
 }
 
@@ -54,7 +58,11 @@ describe('collab REST: JSON nested deeper than max-json-depth', () => {
   it('an octet-stream update is bytes, never scanned as JSON', async () => {
     const bytes = Buffer.from(update('[[[[[[[[[[[[[[[[[[[[[[[[[['), 'base64')
     const token = await h.token('acme', 'deep-5')
-    const res = await fetch(`${h.httpUrl}/ydoc/v1/acme/deep-5?yauth=${token}`, { method: 'PATCH', headers: { 'content-type': 'application/octet-stream' }, body: bytes })
+    const res = await fetch(`${h.httpUrl}/ydoc/v1/acme/deep-5?yauth=${token}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: bytes,
+    })
     expect(res.status).toBe(200)
   })
 })

@@ -28,27 +28,81 @@ describe('collab REST validation', () => {
     ['GET', 'ydoc', 'sv=%%%', undefined, bad('sv is not base64')],
     ['GET', 'ydoc', 'awareness=maybe', undefined, bad('awareness must be true or false, got "maybe"')],
     ['PATCH', 'ydoc', '', '{not json', bad('body is not valid JSON')],
-    ['PATCH', 'ydoc', '', '{}', bad('body must be {"update": "<base64 Yjs update>"} and/or {"awareness": "<base64 awareness update>"}')],
+    [
+      'PATCH',
+      'ydoc',
+      '',
+      '{}',
+      bad('body must be {"update": "<base64 Yjs update>"} and/or {"awareness": "<base64 awareness update>"}'),
+    ],
     ['PATCH', 'ydoc', '', '{"update": 5}', bad('update must be a base64 Yjs update')],
-    ['PATCH', 'ydoc', '', '{"update": "AA", "attributions": {"Bad": "x"}}', unprocessable('attribution key "Bad" must match [a-z0-9_]{1,32}')],
+    [
+      'PATCH',
+      'ydoc',
+      '',
+      '{"update": "AA", "attributions": {"Bad": "x"}}',
+      unprocessable('attribution key "Bad" must match [a-z0-9_]{1,32}'),
+    ],
     ['GET', 'content', 'format=docx', undefined, bad('format must be one of markdown, prosemirror, text')],
-    ['PATCH', 'content', '', '[]', bad('body must be a JSON object {"format", "content", "base"?, "root"?} or {"edits": [...], "base"?, "root"?}')],
+    [
+      'PATCH',
+      'content',
+      '',
+      '[]',
+      bad('body must be a JSON object {"format", "content", "base"?, "root"?} or {"edits": [...], "base"?, "root"?}'),
+    ],
     ['PATCH', 'content', '', '{"format": "markdown"}', bad('content is required (or edits)')],
     ['PATCH', 'content', '', '{"format": "text", "content": 1}', bad('content must be a string for format=text')],
-    ['PATCH', 'content', '', '{"content": "x", "edits": [{"delete": "b-1"}]}', bad('send content (a whole document) or edits, not both')],
+    [
+      'PATCH',
+      'content',
+      '',
+      '{"content": "x", "edits": [{"delete": "b-1"}]}',
+      bad('send content (a whole document) or edits, not both'),
+    ],
     ['PATCH', 'content', '', '{"edits": []}', bad('edits is empty: send at least one edit')],
-    ['PATCH', 'content', '', '{"format": "markdown", "content": "x", "mode": "now"}', bad('mode must be apply or suggest')],
+    [
+      'PATCH',
+      'content',
+      '',
+      '{"format": "markdown", "content": "x", "mode": "now"}',
+      bad('mode must be apply or suggest'),
+    ],
     ['GET', 'activity', 'order=newest', undefined, bad('order must be asc or desc, got "newest"')],
     ['GET', 'activity', 'from=1.5', undefined, bad('from must be a non-negative integer (ms), got "1.5"')],
-    ['GET', 'changeset', 'attr=nocolon', undefined, bad('attr must be key:value with a key of [a-z0-9_]{1,32}, got "nocolon"')],
+    [
+      'GET',
+      'changeset',
+      'attr=nocolon',
+      undefined,
+      bad('attr must be key:value with a key of [a-z0-9_]{1,32}, got "nocolon"'),
+    ],
     ['POST', 'rollback', '', '{"from": 5}', bad('to must be a non-negative integer (ms)')],
     ['POST', 'rollback', '', '{"version": "v", "to": 5}', bad('version goes alone: {"version": id}')],
-    ['GET', 'suggestions', 'status=pending', undefined, bad('status must be one of open, accepted, partially_accepted, rejected, withdrawn')],
+    [
+      'GET',
+      'suggestions',
+      'status=pending',
+      undefined,
+      bad('status must be one of open, accepted, partially_accepted, rejected, withdrawn'),
+    ],
     ['POST', 'suggestions', '', '{"update": 7}', bad('update must be a base64 Yjs update')],
-    ['POST', 'suggestions', '', '{"format": "docx"}', bad('format must be one of markdown, prosemirror, text (or send "update")')],
+    [
+      'POST',
+      'suggestions',
+      '',
+      '{"format": "docx"}',
+      bad('format must be one of markdown, prosemirror, text (or send "update")'),
+    ],
     ['POST', 'versions', '', '{"name": 5}', bad('name must be a string')],
     ['POST', 'versions', '', '{"name": "  "}', unprocessable('name must not be empty')],
-    ['POST', 'versions', '', `{"name": "${'n'.repeat(201)}"}`, unprocessable('name must be at most 200 characters, got 201')],
+    [
+      'POST',
+      'versions',
+      '',
+      `{"name": "${'n'.repeat(201)}"}`,
+      unprocessable('name must be at most 200 characters, got 201'),
+    ],
   ]
   for (const [method, name, query, body, expected] of cases) {
     it(`${method} ${name} ${query || body} is ${expected.status}: ${expected.body.error.slice(0, 60)}`, async () => {
@@ -59,7 +113,10 @@ describe('collab REST validation', () => {
   it('a media type the route does not take is 415 saying what to send', async () => {
     expect(await call('PATCH', 'ydoc', '', 'x', 'text/plain')).toEqual({
       status: 415,
-      body: { error: 'send application/json {"update": base64} or application/octet-stream', code: 'unsupported_media_type' },
+      body: {
+        error: 'send application/json {"update": base64} or application/octet-stream',
+        code: 'unsupported_media_type',
+      },
     })
   })
 })

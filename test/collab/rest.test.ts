@@ -50,7 +50,9 @@ describe.each(BACKENDS)('collab REST ($name)', (backend) => {
         body: textUpdate('raw'),
       })
       expect(put.status).toBe(200)
-      const get = await fetch(`${h.httpUrl}/ydoc/v1/acme/rest-bytes?yauth=${rw}`, { headers: { accept: 'application/octet-stream' } })
+      const get = await fetch(`${h.httpUrl}/ydoc/v1/acme/rest-bytes?yauth=${rw}`, {
+        headers: { accept: 'application/octet-stream' },
+      })
       expect(get.headers.get('content-type')).toBe('application/octet-stream')
       const copy = new Y.Doc()
       Y.applyUpdate(copy, new Uint8Array(await get.arrayBuffer()))
@@ -62,13 +64,21 @@ describe.each(BACKENDS)('collab REST ($name)', (backend) => {
       const base = new Y.Doc()
       base.getText('t').insert(0, 'x'.repeat(5000))
       const url = `${h.httpUrl}/ydoc/v1/acme/rest-sv?yauth=${rw}`
-      await fetch(url, { method: 'PATCH', headers: { 'content-type': 'application/octet-stream' }, body: Y.encodeStateAsUpdate(base) })
+      await fetch(url, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/octet-stream' },
+        body: Y.encodeStateAsUpdate(base),
+      })
       const more = textUpdate('tail', base)
       await fetch(url, { method: 'PATCH', headers: { 'content-type': 'application/octet-stream' }, body: more })
-      const full = new Uint8Array(await (await fetch(url, { headers: { accept: 'application/octet-stream' } })).arrayBuffer())
+      const full = new Uint8Array(
+        await (await fetch(url, { headers: { accept: 'application/octet-stream' } })).arrayBuffer(),
+      )
       const sv = b64(Y.encodeStateVector(base))
       const diff = new Uint8Array(
-        await (await fetch(`${url}&sv=${encodeURIComponent(sv)}`, { headers: { accept: 'application/octet-stream' } })).arrayBuffer(),
+        await (
+          await fetch(`${url}&sv=${encodeURIComponent(sv)}`, { headers: { accept: 'application/octet-stream' } })
+        ).arrayBuffer(),
       )
       expect(diff.length).toBeLessThan(full.length / 10)
       Y.applyUpdate(base, diff)
@@ -84,7 +94,9 @@ describe.each(BACKENDS)('collab REST ($name)', (backend) => {
       })
       expect(res.status).toBe(403)
       expect(await res.json()).toEqual({ error: 'this token is read-only', code: 'read_only' })
-      const get = await fetch(`${h.httpUrl}/ydoc/v1/acme/rest-ro?yauth=${ro}`, { headers: { accept: 'application/octet-stream' } })
+      const get = await fetch(`${h.httpUrl}/ydoc/v1/acme/rest-ro?yauth=${ro}`, {
+        headers: { accept: 'application/octet-stream' },
+      })
       const copy = new Y.Doc()
       Y.applyUpdate(copy, new Uint8Array(await get.arrayBuffer()))
       expect(copy.getText('t').toString()).toBe('')
@@ -96,25 +108,44 @@ describe.each(BACKENDS)('collab REST ($name)', (backend) => {
       expect((await fetch(`${h.httpUrl}/ydoc/v1/acme/rest-err`)).status).toBe(401)
       expect((await fetch(`${h.httpUrl}/ydoc/v1/acme/other?yauth=${rw}`)).status).toBe(403)
       expect((await fetch(`${h.httpUrl}/nope/v1/acme/rest-err?yauth=${rw}`)).status).toBe(404)
-      const bad = await fetch(url, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{"update": 12}' })
+      const bad = await fetch(url, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: '{"update": 12}',
+      })
       expect(bad.status).toBe(400)
       expect(await bad.json()).toMatchObject({ code: 'bad_request' })
-      const garbage = await fetch(url, { method: 'PATCH', headers: { 'content-type': 'application/octet-stream' }, body: Uint8Array.of(1, 2, 3, 250, 250) })
+      const garbage = await fetch(url, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/octet-stream' },
+        body: Uint8Array.of(1, 2, 3, 250, 250),
+      })
       expect(garbage.status).toBe(400)
-      const big = await fetch(url, { method: 'PATCH', headers: { 'content-type': 'application/octet-stream' }, body: new Uint8Array(100 * 1024) })
+      const big = await fetch(url, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/octet-stream' },
+        body: new Uint8Array(100 * 1024),
+      })
       expect(big.status).toBe(413)
-      expect((await fetch(url, { method: 'PATCH', headers: { 'content-type': 'text/plain' }, body: 'x' })).status).toBe(415)
+      expect((await fetch(url, { method: 'PATCH', headers: { 'content-type': 'text/plain' }, body: 'x' })).status).toBe(
+        415,
+      )
       // Nothing malformed reached the document.
       const get = await fetch(url, { headers: { accept: 'application/octet-stream' } })
       expect(Array.from(new Uint8Array(await get.arrayBuffer()))).toEqual([0, 0])
     })
 
     it('answers CORS preflights and tags responses for allowed origins', async () => {
-      const pre = await fetch(`${h.httpUrl}/ydoc/v1/acme/cors`, { method: 'OPTIONS', headers: { origin: 'https://app.example' } })
+      const pre = await fetch(`${h.httpUrl}/ydoc/v1/acme/cors`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://app.example' },
+      })
       expect(pre.status).toBe(204)
       expect(pre.headers.get('access-control-allow-methods')).toContain('PATCH')
       const rw = await h.token('acme', 'cors')
-      const get = await fetch(`${h.httpUrl}/ydoc/v1/acme/cors?yauth=${rw}`, { headers: { origin: 'https://app.example' } })
+      const get = await fetch(`${h.httpUrl}/ydoc/v1/acme/cors?yauth=${rw}`, {
+        headers: { origin: 'https://app.example' },
+      })
       expect(get.headers.get('access-control-allow-origin')).toBe('*')
     })
   })
@@ -129,8 +160,15 @@ describe.each(BACKENDS)('collab REST ($name)', (backend) => {
       // process and Node.js defaults, registered after the listener came up (src/infra/metrics.ts)
       expect(metrics).toContain('tandem_process_cpu_user_seconds_total')
       expect(metrics).toContain('tandem_nodejs_heap_size_total_bytes')
-      const jwks = (await (await fetch(`${h.httpUrl}/.well-known/jwks.json`)).json()) as { keys: Record<string, unknown>[] }
-      expect(jwks.keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', kid: h.server.deps.keys.signingKid })
+      const jwks = (await (await fetch(`${h.httpUrl}/.well-known/jwks.json`)).json()) as {
+        keys: Record<string, unknown>[]
+      }
+      expect(jwks.keys[0]).toMatchObject({
+        kty: 'OKP',
+        crv: 'Ed25519',
+        alg: 'EdDSA',
+        kid: h.server.deps.keys.signingKid,
+      })
       expect(jwks.keys[0]).not.toHaveProperty('d')
     })
   })

@@ -28,13 +28,18 @@ async function admin(...args: string[]): Promise<unknown> {
 }
 
 /** A collab token minted the way editors get one: POST /api/v0/assets/{id}/collab-token. */
-async function mint(w: World, who: 'owner' | 'admin', access: 'edit' | 'view' = 'edit'): Promise<{ token: string; org: string; doc: string }> {
+async function mint(
+  w: World,
+  who: 'owner' | 'admin',
+  access: 'edit' | 'view' = 'edit',
+): Promise<{ token: string; org: string; doc: string }> {
   const r = await call(h, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, { key: w.keys[who], body: { access } })
   expect(r.status).toBe(200)
   return { token: r.body.token, org: r.body.org, doc: r.body.doc_id }
 }
 
-const connect = (t: { token: string; org: string; doc: string }): Promise<RawClient> => rawClient(`${h.wsUrl}/${t.org}/${t.doc}?yauth=${t.token}`)
+const connect = (t: { token: string; org: string; doc: string }): Promise<RawClient> =>
+  rawClient(`${h.wsUrl}/${t.org}/${t.doc}?yauth=${t.token}`)
 
 const restGet = (t: { token: string; org: string; doc: string }, bearer = false) =>
   fetch(bearer ? `${h.httpUrl}/ydoc/v1/${t.org}/${t.doc}` : `${h.httpUrl}/ydoc/v1/${t.org}/${t.doc}?yauth=${t.token}`, {
@@ -42,7 +47,10 @@ const restGet = (t: { token: string; org: string; doc: string }, bearer = false)
   })
 
 /** Runs `action` (the change) and waits for the socket's close: code, and ms from the start of the change. */
-async function closeAfter(c: RawClient, action: () => Promise<unknown>): Promise<{ code: number; reason: string; ms: number }> {
+async function closeAfter(
+  c: RawClient,
+  action: () => Promise<unknown>,
+): Promise<{ code: number; reason: string; ms: number }> {
   const t0 = performance.now()
   let t1 = t0
   const closedAt = c.closed.then((x) => ({ ...x, at: performance.now() }))
@@ -50,7 +58,9 @@ async function closeAfter(c: RawClient, action: () => Promise<unknown>): Promise
   t1 = performance.now()
   const closed = await Promise.race([closedAt, new Promise<null>((r) => setTimeout(() => r(null), 5000))])
   if (!closed) throw new Error('socket still open 5 s after the change')
-  console.log(`  change took ${(t1 - t0).toFixed(1)} ms; socket closed ${(closed.at - t0).toFixed(1)} ms after the change started`)
+  console.log(
+    `  change took ${(t1 - t0).toFixed(1)} ms; socket closed ${(closed.at - t0).toFixed(1)} ms after the change started`,
+  )
   return { code: closed.code, reason: closed.reason, ms: closed.at - t0 }
 }
 
@@ -66,7 +76,9 @@ describe('grant and membership changes reach live sockets', () => {
     await admin('grants', 'set', '--asset', w.doc.id, '--user', w.users.owner, '--access', 'edit')
     const t = await mint(w, 'owner')
     const c = await connect(t)
-    const closed = await closeAfter(c, () => admin('grants', 'set', '--asset', w.doc.id, '--user', w.users.owner, '--access', 'none'))
+    const closed = await closeAfter(c, () =>
+      admin('grants', 'set', '--asset', w.doc.id, '--user', w.users.owner, '--access', 'none'),
+    )
     console.log(`revocation-to-close (grant removed): ${closed.ms.toFixed(1)} ms`)
     expect(closed.code).toBe(4401)
     expect(closed.ms).toBeLessThan(1000)
@@ -84,7 +96,9 @@ describe('grant and membership changes reach live sockets', () => {
     await admin('grants', 'set', '--asset', w.doc.id, '--user', w.users.owner, '--access', 'edit')
     const t = await mint(w, 'owner')
     const writer = await connect(t)
-    const other = await rawClient(`${h.wsUrl}/${t.org}/${t.doc}?yauth=${await h.token(t.org, t.doc, { sub: 'watcher@example.com' })}`)
+    const other = await rawClient(
+      `${h.wsUrl}/${t.org}/${t.doc}?yauth=${await h.token(t.org, t.doc, { sub: 'watcher@example.com' })}`,
+    )
     writer.send(encodeUpdate(textUpdate('before')))
     await eventually(async () => expect(await docText(t)).toBe('before'))
     const before = writer.messages.length
@@ -124,7 +138,9 @@ describe('grant and membership changes reach live sockets', () => {
     await admin('grants', 'set', '--asset', w.doc.id, '--user', w.users.admin, '--access', 'edit')
     const t = await mint(w, 'admin')
     const c = await connect(t)
-    const closed = await closeAfter(c, () => admin('members', 'set', '--workspace', w.workspaceId, '--user', w.users.admin, '--role', 'none'))
+    const closed = await closeAfter(c, () =>
+      admin('members', 'set', '--workspace', w.workspaceId, '--user', w.users.admin, '--role', 'none'),
+    )
     console.log(`revocation-to-close (membership removed): ${closed.ms.toFixed(1)} ms`)
     expect(closed.code).toBe(4401)
     expect(closed.ms).toBeLessThan(1000)
@@ -138,14 +154,18 @@ describe('revocation on every path', () => {
     const t = await mint(w, 'owner')
     const p = h.provider(t.org, t.doc, t.token)
     await synced(p)
-    const closed = new Promise<{ code: number; reason: string }>((resolve) => p.on('closed', (e: { code: number; reason: string }) => resolve(e)))
+    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+      p.on('closed', (e: { code: number; reason: string }) => resolve(e)),
+    )
     await admin('grants', 'set', '--asset', w.doc.id, '--user', w.users.owner, '--access', 'none')
     expect((await closed).code).toBe(4401)
     expect(p.shouldConnect).toBe(false)
   })
 
   it('refuses an in-band refresh with a revoked token and keeps the current one', async () => {
-    const c = await rawClient(`${h.wsUrl}/acme/rev-refresh?yauth=${await h.token('acme', 'rev-refresh', { sub: 'fay@example.com' })}`)
+    const c = await rawClient(
+      `${h.wsUrl}/acme/rev-refresh?yauth=${await h.token('acme', 'rev-refresh', { sub: 'fay@example.com' })}`,
+    )
     const old = await h.token('acme', 'rev-refresh', { sub: 'fay@example.com' })
     const [, body] = old.split('.')
     const jti = JSON.parse(Buffer.from(body!, 'base64url').toString()).jti as string
@@ -174,14 +194,22 @@ describe('tandem admin tokens revoke', () => {
   it('closes open sockets of the user on that document and refuses the tokens on upgrade and REST', async () => {
     const t = { org: 'acme', doc: 'rev-cli' }
     const mine = { ...t, token: await h.token(t.org, t.doc, { sub: 'rita@example.com' }) }
-    const otherDoc = { org: 'acme', doc: 'rev-cli-2', token: await h.token('acme', 'rev-cli-2', { sub: 'rita@example.com' }) }
+    const otherDoc = {
+      org: 'acme',
+      doc: 'rev-cli-2',
+      token: await h.token('acme', 'rev-cli-2', { sub: 'rita@example.com' }),
+    }
     const otherUser = { ...t, token: await h.token(t.org, t.doc, { sub: 'sam@example.com' }) }
     const c = await connect(mine)
     const c2 = await connect(otherDoc)
     const c3 = await connect(otherUser)
     // the real command line, a separate process going through the server's admin endpoint
     const closed = await closeAfter(c, () =>
-      run(process.execPath, ['bin/tandem.js', 'admin', 'tokens', 'revoke', '--sub', 'rita@example.com', '--doc', 'rev-cli'], { env: { ...process.env, TANDEM_DATA_DIR: h.dataDir } }),
+      run(
+        process.execPath,
+        ['bin/tandem.js', 'admin', 'tokens', 'revoke', '--sub', 'rita@example.com', '--doc', 'rev-cli'],
+        { env: { ...process.env, TANDEM_DATA_DIR: h.dataDir } },
+      ),
     )
     console.log(`revocation-to-close (tandem admin tokens revoke, process start included): ${closed.ms.toFixed(1)} ms`)
     expect(closed.code).toBe(4401)
@@ -197,23 +225,43 @@ describe('tandem admin tokens revoke', () => {
     const fresh = { ...t, token: await h.token(t.org, t.doc, { sub: 'rita@example.com' }) }
     expect(await upgradeStatus(`${h.wsUrl}/acme/rev-cli?yauth=${fresh.token}`)).toBe(101)
     const listed = (await admin('tokens', 'list')) as { sub: string; doc?: string }[]
-    expect(listed).toEqual(expect.arrayContaining([expect.objectContaining({ sub: 'rita@example.com', doc: 'rev-cli' })]))
+    expect(listed).toEqual(
+      expect.arrayContaining([expect.objectContaining({ sub: 'rita@example.com', doc: 'rev-cli' })]),
+    )
     c2.ws.close()
     c3.ws.close()
   })
 
   it('tokens unrevoke lifts a mistaken revocation of exactly that scope', async () => {
     const tok = await h.token('acme', 'rev-lift', { sub: 'liv@example.com' })
-    await admin('tokens', 'revoke', '--sub', 'liv@example.com', '--doc', 'rev-lift', '--before', String(Math.floor(Date.now() / 1000) + 86_400))
+    await admin(
+      'tokens',
+      'revoke',
+      '--sub',
+      'liv@example.com',
+      '--doc',
+      'rev-lift',
+      '--before',
+      String(Math.floor(Date.now() / 1000) + 86_400),
+    )
     expect(await upgradeStatus(`${h.wsUrl}/acme/rev-lift?yauth=${tok}`)).toBe(401)
     await admin('tokens', 'unrevoke', '--sub', 'liv@example.com', '--doc', 'rev-lift')
     await eventually(async () => expect(await upgradeStatus(`${h.wsUrl}/acme/rev-lift?yauth=${tok}`)).toBe(101), 2000)
-    expect(await runAdmin(['tokens', 'unrevoke', '--sub', 'liv@example.com', '--doc', 'rev-lift'], h.config, () => {})).not.toBe(0)
+    expect(
+      await runAdmin(['tokens', 'unrevoke', '--sub', 'liv@example.com', '--doc', 'rev-lift'], h.config, () => {}),
+    ).not.toBe(0)
   })
 
   it('--before only refuses tokens issued before that time', async () => {
     const old = await h.token('acme', 'rev-before', { sub: 'bo@example.com' })
-    await admin('tokens', 'revoke', '--sub', 'bo@example.com', '--before', new Date(Date.now() - 3_600_000).toISOString())
+    await admin(
+      'tokens',
+      'revoke',
+      '--sub',
+      'bo@example.com',
+      '--before',
+      new Date(Date.now() - 3_600_000).toISOString(),
+    )
     expect(await upgradeStatus(`${h.wsUrl}/acme/rev-before?yauth=${old}`)).toBe(101)
     await admin('tokens', 'revoke', '--sub', 'bo@example.com', '--before', String(Math.floor(Date.now() / 1000) + 5))
     expect(await upgradeStatus(`${h.wsUrl}/acme/rev-before?yauth=${old}`)).toBe(401)
@@ -226,7 +274,17 @@ describe('tandem admin tokens revoke', () => {
     const control = h.server.deps.control.store.inner
     const closed = await closeAfter(c, () =>
       control.batch([
-        { type: 'put', key: 'revoke/remo%40example.com/all/deny', value: { sub: 'remo@example.com', effect: 'deny', beforeMs: Date.now() + 1000, createdAtMs: Date.now(), reason: 'test' } },
+        {
+          type: 'put',
+          key: 'revoke/remo%40example.com/all/deny',
+          value: {
+            sub: 'remo@example.com',
+            effect: 'deny',
+            beforeMs: Date.now() + 1000,
+            createdAtMs: Date.now(),
+            reason: 'test',
+          },
+        },
         { type: 'put', key: 'revokemeta/version', value: { changedAtMs: Date.now(), nonce: 'remote' } },
       ]),
     )
@@ -236,9 +294,12 @@ describe('tandem admin tokens revoke', () => {
 })
 
 async function docText(t: { token: string; org: string; doc: string }): Promise<string> {
-  const r = await fetch(`${h.httpUrl}/ydoc/v1/${t.org}/${t.doc}?yauth=${await h.token(t.org, t.doc, { sub: 'reader@example.com', acc: 'r' })}`, {
-    headers: { accept: 'application/octet-stream' },
-  })
+  const r = await fetch(
+    `${h.httpUrl}/ydoc/v1/${t.org}/${t.doc}?yauth=${await h.token(t.org, t.doc, { sub: 'reader@example.com', acc: 'r' })}`,
+    {
+      headers: { accept: 'application/octet-stream' },
+    },
+  )
   const d = new Y.Doc()
   Y.applyUpdate(d, new Uint8Array(await r.arrayBuffer()))
   return d.getText('t').toString()

@@ -68,7 +68,9 @@ describe('expired tokens a browser can see', () => {
   it('lets the stock y-websocket provider see the 4401 and its reason (it stops retrying and reports it)', async () => {
     const now = Math.floor(Date.now() / 1000)
     const p = h.provider('acme', 'hyg-provider', await signed({ doc: 'hyg-provider', exp: now - 30 }))
-    const closed = await new Promise<{ code: number; reason: string }>((resolve) => p.on('closed', (e: { code: number; reason: string }) => resolve(e)))
+    const closed = await new Promise<{ code: number; reason: string }>((resolve) =>
+      p.on('closed', (e: { code: number; reason: string }) => resolve(e)),
+    )
     expect(closed.code).toBe(4401)
     expect(closed.reason).toMatch(/expired/)
     expect(p.shouldConnect).toBe(false)
@@ -87,7 +89,10 @@ describe('expired tokens a browser can see', () => {
   it('bounds how often one client gets the accept-and-close; beyond it 401 before the upgrade', async () => {
     const now = Math.floor(Date.now() / 1000)
     const statuses: number[] = []
-    for (let i = 0; i < 6; i++) statuses.push((await attempt(`/acme/hyg-limit?yauth=${await signed({ doc: 'hyg-limit', exp: now - 30 })}`)).status)
+    for (let i = 0; i < 6; i++)
+      statuses.push(
+        (await attempt(`/acme/hyg-limit?yauth=${await signed({ doc: 'hyg-limit', exp: now - 30 })}`)).status,
+      )
     // the first two tests of this file used two of the 3 per minute
     const accepted = statuses.filter((s) => s === 101).length
     expect(accepted).toBeGreaterThanOrEqual(1)
@@ -148,7 +153,10 @@ describe('token hygiene', () => {
     expect(r.status).toBe(200)
     const wrong = await fetch(`${h.httpUrl}/ydoc/v1/acme/hyg-bearer`, { headers: { authorization: `Bearer nope` } })
     expect(wrong.status).toBe(401)
-    const pre = await fetch(`${h.httpUrl}/ydoc/v1/acme/hyg-bearer`, { method: 'OPTIONS', headers: { origin: 'https://x.example', 'access-control-request-headers': 'authorization' } })
+    const pre = await fetch(`${h.httpUrl}/ydoc/v1/acme/hyg-bearer`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://x.example', 'access-control-request-headers': 'authorization' },
+    })
     expect(pre.headers.get('access-control-allow-headers')).toMatch(/authorization/)
   })
 })
@@ -166,7 +174,9 @@ describe('WebSocket Origin allow-list', () => {
       const open = (origin: string) => upgradeStatus(`${g.wsUrl}/acme/hyg-origin?yauth=${t}`, { origin })
       expect(await open('https://evil.example')).toBe(403)
       expect(await open('https://app.example')).toBe(101)
-      expect(await (await fetch(`${g.httpUrl}/metrics`)).text()).toContain('tandem_auth_refusals_total{where="upgrade",reason="origin"} 1')
+      expect(await (await fetch(`${g.httpUrl}/metrics`)).text()).toContain(
+        'tandem_auth_refusals_total{where="upgrade",reason="origin"} 1',
+      )
     } finally {
       await g.close()
     }

@@ -46,7 +46,9 @@ async function startLogged(transport: Config['transport']): Promise<string> {
     },
   })
   h = await startTandem({ transport }, { api: false, log: createLogger('info', sink) })
-  const chosen = lines.map((l) => JSON.parse(l) as { msg: string; transport?: string }).find((l) => l.msg.startsWith('collab transport'))
+  const chosen = lines
+    .map((l) => JSON.parse(l) as { msg: string; transport?: string })
+    .find((l) => l.msg.startsWith('collab transport'))
   return chosen?.transport ?? 'none logged'
 }
 

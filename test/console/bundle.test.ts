@@ -71,7 +71,9 @@ describe('console bundle', () => {
     expect(gz.bytes.length).toBeLessThan(body.length / 2)
 
     const etag = raw.headers.get('etag')!
-    const cached = await fetch(base + '/console/app.js', { headers: { 'accept-encoding': 'identity', 'if-none-match': etag } })
+    const cached = await fetch(base + '/console/app.js', {
+      headers: { 'accept-encoding': 'identity', 'if-none-match': etag },
+    })
     expect(cached.status).toBe(304)
     expect((await fetch(base + '/console/nope.js')).status).toBe(404)
   })

@@ -57,7 +57,8 @@ async function openDoc(key: string, mode: 'Editor' | 'Viewer (read-only)' = 'Edi
 }
 
 const editorText = (page: Page) => textOf(page)
-const serverText = async () => (await call(h, 'GET', `/api/v0/tools/asset/content?asset_id=${DOC}`, { key: demoKey })).body.content as string
+const serverText = async () =>
+  (await call(h, 'GET', `/api/v0/tools/asset/content?asset_id=${DOC}`, { key: demoKey })).body.content as string
 
 describe.skipIf(!hasChromium())('web console', () => {
   it('a wrong API key gets a clear message and nothing is stored; a right one is kept in sessionStorage only', async () => {
@@ -66,7 +67,9 @@ describe.skipIf(!hasChromium())('web console', () => {
     await screenshot(page, '01-sign-in')
     await page.getByLabel('API key').fill('tdm_0000000000000000_not-a-real-key')
     await page.getByRole('button', { name: 'Sign in' }).click()
-    await expect.poll(() => page.locator('#signin-error').innerText()).toBe('The API key was not accepted (401): Invalid API key.')
+    await expect
+      .poll(() => page.locator('#signin-error').innerText())
+      .toBe('The API key was not accepted (401): Invalid API key.')
     expect(await page.evaluate('sessionStorage.length')).toBe(0)
     await screenshot(page, '02-sign-in-wrong-key')
 
@@ -78,7 +81,13 @@ describe.skipIf(!hasChromium())('web console', () => {
     expect(await context.cookies()).toEqual([])
     expect(page.url()).not.toContain(demoKey)
     expect(await page.evaluate('localStorage.length')).toBe(0)
-    await eventually(async () => expect(await page.locator('.assets a').allInnerTexts()).toEqual(['file Release notes', 'db Shop database', 'doc Welcome to Tandem']))
+    await eventually(async () =>
+      expect(await page.locator('.assets a').allInnerTexts()).toEqual([
+        'file Release notes',
+        'db Shop database',
+        'doc Welcome to Tandem',
+      ]),
+    )
     await context.close()
   })
 
@@ -124,12 +133,17 @@ describe.skipIf(!hasChromium())('web console', () => {
 
     // B goes offline: the status line says so; back online, B is synced again and its edit arrives.
     await b.context.setOffline(true)
-    await b.page.locator('.status-line[data-state="offline"]', { hasText: 'Offline: this browser is offline' }).waitFor()
+    await b.page
+      .locator('.status-line[data-state="offline"]', { hasText: 'Offline: this browser is offline' })
+      .waitFor()
     await screenshot(b.page, '05-doc-offline')
     await b.page.keyboard.type('Written offline. ')
     await b.context.setOffline(false)
     await b.page.locator('.status-line[data-state="synced"]').waitFor({ timeout: 15_000 })
-    await eventually(async () => expect(await editorText(a.page)).toContain('Tab B was here. Written offline. Welcome'), 15_000)
+    await eventually(
+      async () => expect(await editorText(a.page)).toContain('Tab B was here. Written offline. Welcome'),
+      15_000,
+    )
     expect([...a.errors, ...b.errors]).toEqual([])
     await a.context.close()
     await b.context.close()
@@ -179,11 +193,15 @@ describe.skipIf(!hasChromium())('web console', () => {
     await entries.last().click()
     await a.page.locator('.changes ins').first().waitFor()
     expect(await a.page.locator('.changeset h4').innerText()).toContain('Change by demo@tandem.local')
-    expect(await a.page.locator('.changes ins').first().getAttribute('title')).toContain('inserted by demo@tandem.local')
+    expect(await a.page.locator('.changes ins').first().getAttribute('title')).toContain(
+      'inserted by demo@tandem.local',
+    )
     await screenshot(a.page, '07-history-changeset')
 
     await a.page.getByRole('button', { name: 'Restore this version' }).click()
-    await expect.poll(() => a.page.locator('.restore-result').innerText(), { timeout: 10_000 }).toMatch(/^Restored: \d+ removed/)
+    await expect
+      .poll(() => a.page.locator('.restore-result').innerText(), { timeout: 10_000 })
+      .toMatch(/^Restored: \d+ removed/)
     await eventually(async () => {
       for (const p of [a.page, b.page]) {
         const text = await editorText(p)
@@ -218,7 +236,9 @@ describe.skipIf(!hasChromium())('web console', () => {
     const { context, page, errors } = await newTab(browser)
     await signIn(page, demoKey, '#/w/demo/a/demo-shop')
     await page.locator('.db-status.warn', { hasText: 'Retry-After: 1 s' }).waitFor()
-    expect(await page.locator('.db-status').innerText()).toMatch(/^The service is unavailable right now \(503\): database is suspended and resuming\. Retry-After: 1 s; retrying the table list in \d s \(attempt \d+ of \d+\)\.$/)
+    expect(await page.locator('.db-status').innerText()).toMatch(
+      /^The service is unavailable right now \(503\): database is suspended and resuming\. Retry-After: 1 s; retrying the table list in \d s \(attempt \d+ of \d+\)\.$/,
+    )
     await screenshot(page, '10-database-503-retrying')
     await page.locator('table.rows').waitFor({ timeout: 40_000 })
     await page.getByLabel('Table').selectOption('orders')
@@ -240,7 +260,16 @@ describe.skipIf(!hasChromium())('web console', () => {
       return page.locator(`table.rows tbody tr td:nth-child(${i + 1})`).allInnerTexts()
     }
     const expected = async (offset: number) =>
-      ((await call(h, 'GET', `/api/v0/databases/demo-shop/data/orders?status=eq.paid&order=id.desc&limit=10&offset=${offset}`, { key: demoKey })).body.data as { id: number }[]).map((r) => String(r.id))
+      (
+        (
+          await call(
+            h,
+            'GET',
+            `/api/v0/databases/demo-shop/data/orders?status=eq.paid&order=id.desc&limit=10&offset=${offset}`,
+            { key: demoKey },
+          )
+        ).body.data as { id: number }[]
+      ).map((r) => String(r.id))
 
     await eventually(async () => expect(await page.locator('table.rows caption').innerText()).toBe('orders: rows 1–10'))
     expect(await column('status')).toEqual(Array(10).fill('paid'))
@@ -250,7 +279,9 @@ describe.skipIf(!hasChromium())('web console', () => {
     await screenshot(page, '11-database-filtered')
 
     await page.getByRole('button', { name: 'Next page' }).click()
-    await eventually(async () => expect(await page.locator('table.rows caption').innerText()).toBe('orders: rows 11–20'))
+    await eventually(async () =>
+      expect(await page.locator('table.rows caption').innerText()).toBe('orders: rows 11–20'),
+    )
     expect(await column('id')).toEqual(await expected(10))
     expect(await column('status')).toEqual(Array(10).fill('paid'))
     expect(await page.locator('.page-info').innerText()).toBe('Page 2 · rows 11–20')
@@ -261,7 +292,11 @@ describe.skipIf(!hasChromium())('web console', () => {
     // A bad filter is shown in words, not swallowed.
     await page.getByRole('group', { name: 'Filter 1' }).getByLabel('Column').fill('no_such_column')
     await page.getByRole('button', { name: 'Apply' }).click()
-    await eventually(async () => expect(await page.locator('.db-status').innerText()).toMatch(/^The server answered 400|^The request was not valid|^Not found/))
+    await eventually(async () =>
+      expect(await page.locator('.db-status').innerText()).toMatch(
+        /^The server answered 400|^The request was not valid|^Not found/,
+      ),
+    )
 
     expect(errors).toEqual([])
     await context.close()
@@ -279,7 +314,7 @@ describe.skipIf(!hasChromium())('web console', () => {
     await signIn(member.page, linKey, DOC_URL)
     await member.page.locator('.doc-text', { hasText: 'Welcome to Tandem' }).waitFor()
     expect(await member.page.locator('.status-line').innerText()).toBe(
-      'Text only: You do not have permission for this (403): Workspace owner or admin permission required. Live editing needs a workspace owner or admin; this is the document\'s text now.',
+      "Text only: You do not have permission for this (403): Workspace owner or admin permission required. Live editing needs a workspace owner or admin; this is the document's text now.",
     )
     expect(await member.page.locator('.doc-text').innerText()).toBe(await serverText())
     await screenshot(member.page, '14-doc-text-only-member')
@@ -323,7 +358,8 @@ describe.skipIf(!hasChromium())('web console token renewal', () => {
     await short?.close()
   })
 
-  const shortText = async () => (await call(short, 'GET', `/api/v0/tools/asset/content?asset_id=${DOC}`, { key })).body.content as string
+  const shortText = async () =>
+    (await call(short, 'GET', `/api/v0/tools/asset/content?asset_id=${DOC}`, { key })).body.content as string
 
   async function open() {
     const tab = await newTab(browser)
@@ -359,7 +395,8 @@ describe.skipIf(!hasChromium())('web console token renewal', () => {
     await cut.page.route('**/collab-token', (route) => route.abort())
     const seen = new Set<string>()
     const navigations: string[] = []
-    for (const t of [live, cut]) t.page.on('framenavigated', (f) => f === t.page.mainFrame() && navigations.push(f.url()))
+    for (const t of [live, cut])
+      t.page.on('framenavigated', (f) => f === t.page.mainFrame() && navigations.push(f.url()))
 
     const deadline = Date.now() + 30_000
     while (Date.now() < deadline) {
@@ -367,7 +404,9 @@ describe.skipIf(!hasChromium())('web console token renewal', () => {
       if ([...seen].some((s) => s.includes('The collaboration token expired and a new one could not be minted'))) break
       await new Promise((r) => setTimeout(r, 100))
     }
-    expect([...seen].some((s) => s.includes('The collaboration token expired and a new one could not be minted'))).toBe(true)
+    expect([...seen].some((s) => s.includes('The collaboration token expired and a new one could not be minted'))).toBe(
+      true,
+    )
     expect(cut.sockets[0]!.closed).toBeDefined()
     await cut.page.unroute('**/collab-token')
 
@@ -380,7 +419,10 @@ describe.skipIf(!hasChromium())('web console token renewal', () => {
     // right after an asynchronous upgrade, 1 in ~300, reconnects on the first token and still counts.)
     const closes = (await live.page.evaluate('window.__closes')) as { code: number; reason: string }[]
     const seenBy = JSON.stringify({ closes, sockets: live.sockets, mints: live.mints })
-    expect(closes.filter((c) => c.code === CLOSE_TOKEN_EXPIRED), seenBy).toEqual([])
+    expect(
+      closes.filter((c) => c.code === CLOSE_TOKEN_EXPIRED),
+      seenBy,
+    ).toEqual([])
     const stillOpen = live.sockets.filter((s) => s.closed === undefined)
     expect(stillOpen, seenBy).toHaveLength(1)
     expect(stillOpen[0]!.opened, seenBy).toBeLessThan(live.mints[1]!)
@@ -409,8 +451,16 @@ describe.skipIf(!hasChromium())('web console token renewal', () => {
     await tab.page.keyboard.press('Control+i')
     await tab.page.keyboard.type(' and slanted')
     await tab.page.keyboard.press('Control+i')
-    const minted = await call(h, 'POST', `/api/v0/assets/${DOC}/collab-token`, { key: demoKey, body: { access: 'edit' } })
-    const { token, rest_url, org, doc_id } = minted.body as { token: string; rest_url: string; org: string; doc_id: string }
+    const minted = await call(h, 'POST', `/api/v0/assets/${DOC}/collab-token`, {
+      key: demoKey,
+      body: { access: 'edit' },
+    })
+    const { token, rest_url, org, doc_id } = minted.body as {
+      token: string
+      rest_url: string
+      org: string
+      doc_id: string
+    }
     const url = `${rest_url}/content/v1/${org}/${doc_id}?yauth=${token}`
     let read: { content: string; base: string } = { content: '', base: '' }
     await eventually(async () => {
@@ -421,12 +471,19 @@ describe.skipIf(!hasChromium())('web console token renewal', () => {
     type Node = { text?: string; marks?: { type: string }[]; content?: Node[] }
     const pm = (await (await fetch(`${url}&format=prosemirror`)).json()) as { content: Node }
     const leaves = (n: Node): Node[] => (n.text !== undefined ? [n] : (n.content ?? []).flatMap(leaves))
-    const markOf = (text: string) => leaves(pm.content).find((t) => t.text?.trim() === text)?.marks?.map((m) => m.type)
+    const markOf = (text: string) =>
+      leaves(pm.content)
+        .find((t) => t.text?.trim() === text)
+        ?.marks?.map((m) => m.type)
     expect([markOf('Bold words'), markOf('and slanted')]).toEqual([['strong'], ['em']])
     const w = await fetch(url, {
       method: 'PATCH',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ format: 'markdown', content: read.content.replace('**Bold words**', '**Bold words, agreed**'), base: read.base }),
+      body: JSON.stringify({
+        format: 'markdown',
+        content: read.content.replace('**Bold words**', '**Bold words, agreed**'),
+        base: read.base,
+      }),
     })
     expect(w.status).toBe(200)
     await eventually(async () => expect(await editorText(tab.page)).toContain('Bold words, agreed and slanted'))
@@ -435,9 +492,17 @@ describe.skipIf(!hasChromium())('web console token renewal', () => {
     await tab.context.close()
   })
 
-  it("a pending suggestion shows its insertions and deletions beside the editor, and accepting one hunk applies just it", async () => {
-    const minted = await call(h, 'POST', `/api/v0/assets/${DOC}/collab-token`, { key: adaKey, body: { access: 'edit', attributions: { source: 'ai' } } })
-    const { token, rest_url, org, doc_id } = minted.body as { token: string; rest_url: string; org: string; doc_id: string }
+  it('a pending suggestion shows its insertions and deletions beside the editor, and accepting one hunk applies just it', async () => {
+    const minted = await call(h, 'POST', `/api/v0/assets/${DOC}/collab-token`, {
+      key: adaKey,
+      body: { access: 'edit', attributions: { source: 'ai' } },
+    })
+    const { token, rest_url, org, doc_id } = minted.body as {
+      token: string
+      rest_url: string
+      org: string
+      doc_id: string
+    }
     const url = `${rest_url}/content/v1/${org}/${doc_id}?yauth=${token}`
     const read = (await (await fetch(url)).json()) as { content: string; base: string }
     const lines = read.content.split('\n\n')
@@ -446,7 +511,8 @@ describe.skipIf(!hasChromium())('web console token renewal', () => {
     // hunk 2 deletes the last paragraph's last word and inserts words of its own
     const words = last.split(' ')
     const dropped = words.at(-1)!
-    const changed = [`${first} (agent)`, ...lines.slice(1, -1), `${words.slice(0, -1).join(' ')} (agent, second)`].join('\n\n') + '\n'
+    const changed =
+      [`${first} (agent)`, ...lines.slice(1, -1), `${words.slice(0, -1).join(' ')} (agent, second)`].join('\n\n') + '\n'
     const made = await fetch(`${rest_url}/suggestions/v1/${org}/${doc_id}?yauth=${token}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -43,7 +43,8 @@ async function openDoc(key: string) {
 }
 
 const editorText = (page: Page) => textOf(page, '.doc-main .ProseMirror')
-const serverText = async () => (await call(h, 'GET', `/api/v0/tools/asset/content?asset_id=${DOC}`, { key: demoKey })).body.content as string
+const serverText = async () =>
+  (await call(h, 'GET', `/api/v0/tools/asset/content?asset_id=${DOC}`, { key: demoKey })).body.content as string
 
 async function typeAtEnd(page: Page, text: string) {
   await page.locator('.doc-main .ProseMirror').click()
@@ -53,11 +54,15 @@ async function typeAtEnd(page: Page, text: string) {
 
 /** A collab token for the demo document, as a REST client (an agent, another person) would mint it. */
 async function mint(body: object = {}) {
-  const r = await call(h, 'POST', `/api/v0/assets/${DOC}/collab-token`, { key: demoKey, body: { access: 'edit', ...body } })
+  const r = await call(h, 'POST', `/api/v0/assets/${DOC}/collab-token`, {
+    key: demoKey,
+    body: { access: 'edit', ...body },
+  })
   expect(r.status).toBe(200)
   return r.body as { token: string; rest_url: string; org: string; doc_id: string }
 }
-const restOf = (t: { rest_url: string; org: string; doc_id: string }, name: string, id?: string) => `${t.rest_url}/${name}/v1/${t.org}/${t.doc_id}${id ? `/${id}` : ''}`
+const restOf = (t: { rest_url: string; org: string; doc_id: string }, name: string, id?: string) =>
+  `${t.rest_url}/${name}/v1/${t.org}/${t.doc_id}${id ? `/${id}` : ''}`
 
 describe.skipIf(!hasChromium())('web console: versions, delete and restore, agents', () => {
   it('saves a version, renames it (a conflicting rename is explained and the current name offered), opens it read-only, restores it, deletes it', async () => {
@@ -83,13 +88,21 @@ describe.skipIf(!hasChromium())('web console: versions, delete and restore, agen
     // Someone else renames it while this page's rename form is open: 409, nothing overwritten.
     await panel.getByRole('button', { name: 'Rename version “Draft one”' }).click()
     const t = await mint()
-    const listed = (await (await fetch(`${restOf(t, 'versions')}?yauth=${t.token}`)).json()) as { versions: { id: string; updated_at_ms: number }[] }
+    const listed = (await (await fetch(`${restOf(t, 'versions')}?yauth=${t.token}`)).json()) as {
+      versions: { id: string; updated_at_ms: number }[]
+    }
     const v = listed.versions[0]!
-    const other = await fetch(`${restOf(t, 'versions', v.id)}?yauth=${t.token}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Their name', updated_at_ms: v.updated_at_ms }) })
+    const other = await fetch(`${restOf(t, 'versions', v.id)}?yauth=${t.token}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Their name', updated_at_ms: v.updated_at_ms }),
+    })
     expect(other.status).toBe(200)
     await panel.getByLabel('New name for “Draft one”').fill('My name')
     await panel.getByRole('button', { name: 'Save name' }).click()
-    await panel.locator('.rename-note', { hasText: 'Not renamed: someone else renamed this version to “Their name” meanwhile' }).waitFor()
+    await panel
+      .locator('.rename-note', { hasText: 'Not renamed: someone else renamed this version to “Their name” meanwhile' })
+      .waitFor()
     await panel.getByRole('button', { name: 'Keep “Their name”' }).waitFor()
     await screenshot(page, '20-version-rename-conflict')
     // Saving again renames from their name.
@@ -122,7 +135,8 @@ describe.skipIf(!hasChromium())('web console: versions, delete and restore, agen
     const viewerPanel = viewer.page.getByRole('region', { name: 'Versions' })
     await viewerPanel.getByRole('button', { name: 'Open version “My name”' }).waitFor()
     expect(await viewerPanel.getByLabel('Version name').count()).toBe(0)
-    for (const action of ['Rename', 'Restore', 'Delete']) expect(await viewerPanel.getByRole('button', { name: `${action} version “My name”` }).isDisabled()).toBe(true)
+    for (const action of ['Rename', 'Restore', 'Delete'])
+      expect(await viewerPanel.getByRole('button', { name: `${action} version “My name”` }).isDisabled()).toBe(true)
     expect(viewer.errors).toEqual([])
     await viewer.context.close()
 
@@ -133,7 +147,9 @@ describe.skipIf(!hasChromium())('web console: versions, delete and restore, agen
     await panel.getByRole('button', { name: 'Delete version “My name”' }).click()
     await page.getByRole('dialog', { name: 'Delete version' }).getByRole('button', { name: 'Delete version' }).click()
     await panel.locator('.versions .hint', { hasText: 'No named versions yet.' }).waitFor()
-    expect(((await (await fetch(`${restOf(t, 'versions')}?yauth=${t.token}`)).json()) as { versions: unknown[] }).versions).toEqual([])
+    expect(
+      ((await (await fetch(`${restOf(t, 'versions')}?yauth=${t.token}`)).json()) as { versions: unknown[] }).versions,
+    ).toEqual([])
     expect(errors).toEqual([])
     await context.close()
   })
@@ -154,7 +170,9 @@ describe.skipIf(!hasChromium())('web console: versions, delete and restore, agen
       expect(await p.locator('.status-line').innerText()).toContain('this document was deleted')
       expect(await p.locator('.doc-main .ProseMirror').getAttribute('contenteditable')).toBe('false')
     }
-    await eventually(async () => expect(await owner.page.locator('.assets a').allInnerTexts()).not.toContain('doc Welcome to Tandem'))
+    await eventually(async () =>
+      expect(await owner.page.locator('.assets a').allInnerTexts()).not.toContain('doc Welcome to Tandem'),
+    )
     expect((await call(h, 'POST', `/api/v0/assets/${DOC}/collab-token`, { key: demoKey, body: {} })).status).toBe(404)
     const bin = owner.page.getByRole('region', { name: 'Deleted assets' })
     await bin.locator('.deleted-title', { hasText: 'Welcome to Tandem' }).waitFor()
@@ -169,7 +187,9 @@ describe.skipIf(!hasChromium())('web console: versions, delete and restore, agen
 
     await bin.getByRole('button', { name: 'Restore “Welcome to Tandem”' }).click()
     await owner.page.locator('.status-line[data-state="synced"]').waitFor({ timeout: 15_000 })
-    await eventually(async () => expect(await owner.page.locator('.assets a').allInnerTexts()).toContain('doc Welcome to Tandem'))
+    await eventually(async () =>
+      expect(await owner.page.locator('.assets a').allInnerTexts()).toContain('doc Welcome to Tandem'),
+    )
     expect(await bin.locator('.deleted-title').count()).toBe(0)
     expect(await editorText(owner.page)).toBe(before)
     expect(await serverText()).toBe(before)

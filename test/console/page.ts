@@ -16,4 +16,5 @@ const TEXT_OF = `(pm) => [...pm.children].map((block) => {
 }).join('\\n')`
 
 /** An editor's text, one line per block, without the remote cursors' name labels. */
-export const textOf = (page: Page, selector = '.ProseMirror') => page.evaluate(`(${TEXT_OF})(document.querySelector(${JSON.stringify(selector)}))`) as Promise<string>
+export const textOf = (page: Page, selector = '.ProseMirror') =>
+  page.evaluate(`(${TEXT_OF})(document.querySelector(${JSON.stringify(selector)}))`) as Promise<string>

@@ -21,7 +21,8 @@ afterEach(async () => {
 
 type Json = Record<string, any>
 
-const token = async (doc: string) => (await mintToken(h.server.deps.keys, { org: 'acme', doc, sub: 'agent', acc: 'rw', ttlSec: 600 })).token
+const token = async (doc: string) =>
+  (await mintToken(h.server.deps.keys, { org: 'acme', doc, sub: 'agent', acc: 'rw', ttlSec: 600 })).token
 
 async function call(method: string, doc: string, body?: unknown, query = '') {
   const res = await fetch(`${h.httpUrl}/content/v1/acme/${doc}?yauth=${await token(doc)}${query}`, {
@@ -31,7 +32,8 @@ async function call(method: string, doc: string, body?: unknown, query = '') {
   return { status: res.status, body: (await res.json()) as Json }
 }
 
-const write = (doc: string, content: string, base?: string) => call('PATCH', doc, { format: 'markdown', content, ...(base === undefined ? {} : { base }) })
+const write = (doc: string, content: string, base?: string) =>
+  call('PATCH', doc, { format: 'markdown', content, ...(base === undefined ? {} : { base }) })
 const read = async (doc: string) => (await call('GET', doc)).body as { content: string; base: string }
 async function logLength(doc: string): Promise<number> {
   let n = 0
@@ -113,7 +115,11 @@ describe.each(BACKENDS)('content bases name their document on $name', (b) => {
     const { other } = await twoDocuments()
     const res = await fetch(`${h.httpUrl}/suggestions/v1/acme/welcome?yauth=${await token('welcome')}`, {
       method: 'POST',
-      body: JSON.stringify({ format: 'markdown', content: 'Welcome.\n\nSecond.\n\nThird.\n\nMore.\n', base: other.base }),
+      body: JSON.stringify({
+        format: 'markdown',
+        content: 'Welcome.\n\nSecond.\n\nThird.\n\nMore.\n',
+        base: other.base,
+      }),
       headers: { 'content-type': 'application/json' },
     })
     expect(res.status).toBe(400)
@@ -127,11 +133,21 @@ describe('MCP edit_document with a base another document gave out', () => {
     const second = await asset(h, { workspaceId: w.workspaceId, type: 'generic_doc', title: 'second' })
     for (const id of [w.doc.id, second.id]) await grant(h, id, w.users.owner, 'edit')
     const client = new Client({ name: 'base-agent', version: '1.0.0' })
-    await client.connect(new StreamableHTTPClientTransport(new URL(`/mcp?workspace=${w.workspaceId}`, `http://127.0.0.1:${h.server.apiPort}`), { requestInit: { headers: { 'x-api-key': w.keys.owner } } }))
+    await client.connect(
+      new StreamableHTTPClientTransport(
+        new URL(`/mcp?workspace=${w.workspaceId}`, `http://127.0.0.1:${h.server.apiPort}`),
+        { requestInit: { headers: { 'x-api-key': w.keys.owner } } },
+      ),
+    )
     clients.push(client)
     const text = (r: Awaited<ReturnType<Client['callTool']>>) => (r.content as { text: string }[])[0]!.text
-    const edit = (asset_id: string, content: string, base?: string) => client.callTool({ name: 'edit_document', arguments: { asset_id, content, ...(base ? { base } : {}) } })
-    const readDoc = async (asset_id: string) => JSON.parse(text(await client.callTool({ name: 'read_document', arguments: { asset_id } }))) as { content: string; base: string }
+    const edit = (asset_id: string, content: string, base?: string) =>
+      client.callTool({ name: 'edit_document', arguments: { asset_id, content, ...(base ? { base } : {}) } })
+    const readDoc = async (asset_id: string) =>
+      JSON.parse(text(await client.callTool({ name: 'read_document', arguments: { asset_id } }))) as {
+        content: string
+        base: string
+      }
     for (const c of ['A.\n', 'A.\n\nB.\n', 'A.\n\nB.\n\nC.\n']) expect((await edit(w.doc.id, c)).isError).toBeFalsy()
     expect((await edit(second.id, 'Second.\n')).isError).toBeFalsy()
     const foreign = (await readDoc(second.id)).base

@@ -45,7 +45,7 @@ describe('block ids through an editor', () => {
     expect(was).not.toContain(now[1])
   })
 
-  it('a merge keeps the first block\'s id', () => {
+  it("a merge keeps the first block's id", () => {
     const [was, now] = idsThrough([p('Hello'), p(' world'), p('Next')], [p('Hello world'), p('Next')])
     expect(now).toEqual([was[0], was[2]])
   })

@@ -20,7 +20,11 @@ async function get(doc: string, query: string) {
 
 async function write(doc: string, content: string) {
   const tok = await h.token('acme', doc)
-  const res = await fetch(`${h.httpUrl}/content/v1/acme/${doc}?yauth=${tok}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ format: 'markdown', content }) })
+  const res = await fetch(`${h.httpUrl}/content/v1/acme/${doc}?yauth=${tok}`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ format: 'markdown', content }),
+  })
   expect(res.status).toBe(200)
 }
 
@@ -77,14 +81,22 @@ describe.each(BACKENDS)('part reads on $name', (b) => {
     const p = h.provider('acme', 'typed', await h.token('acme', 'typed'), ann)
     await synced(p)
     const frag = ann.getXmlFragment('default')
-    ann.transact(() => frag.insert(0, [heading(1, 'Notes'), para('First thought.'), heading(2, 'Later'), para('Second thought.')]))
+    ann.transact(() =>
+      frag.insert(0, [heading(1, 'Notes'), para('First thought.'), heading(2, 'Later'), para('Second thought.')]),
+    )
     const ids = frag.toArray().map((e) => blockIdOf((e as Y.XmlElement)._item!.id))
     let outline: Json = {}
     await eventually(async () => {
       outline = (await get('typed', 'view=outline')).body
       expect(outline.entries).toHaveLength(4)
     })
-    expect(outline).toMatchObject({ view: 'outline', root: 'default', detail: 'blocks', block_count: 4, truncated: false })
+    expect(outline).toMatchObject({
+      view: 'outline',
+      root: 'default',
+      detail: 'blocks',
+      block_count: 4,
+      truncated: false,
+    })
     expect(outline.entries).toEqual([
       { id: ids[0], kind: 'heading', level: 1, text: 'Notes', line: 1, end: 1, chars: 7 },
       { id: ids[1], kind: 'paragraph', text: 'First thought.', line: 3, end: 3, chars: 14 },
@@ -99,17 +111,29 @@ describe.each(BACKENDS)('part reads on $name', (b) => {
     })
     await eventually(async () => expect((await get('typed', 'view=outline')).body.entries).toHaveLength(6))
     const after = (await get('typed', 'view=outline')).body.entries as Json[]
-    expect(after.map((e) => e.text)).toEqual(['Notes', 'Before.', 'First long thought.', 'Between.', 'Later', 'Second thought.'])
+    expect(after.map((e) => e.text)).toEqual([
+      'Notes',
+      'Before.',
+      'First long thought.',
+      'Between.',
+      'Later',
+      'Second thought.',
+    ])
     expect([after[0]!.id, after[2]!.id, after[4]!.id, after[5]!.id]).toEqual(ids)
     p.destroy()
     await h.restart()
-    expect(((await get('typed', 'view=outline')).body.entries as Json[]).map((e) => e.id)).toEqual(after.map((e) => e.id))
+    expect(((await get('typed', 'view=outline')).body.entries as Json[]).map((e) => e.id)).toEqual(
+      after.map((e) => e.id),
+    )
   })
 
   it('pages of a bounded read follow next through the document exactly once, at the base of the first page', async () => {
     h = await startTandem({ ...(await b.overrides()), maxReadChars: 1000 }, { api: false })
     const long = 'A line that goes on and on. '.repeat(150).trim()
-    const md = Array.from({ length: 120 }, (_, i) => (i % 10 === 0 ? `## Part ${i / 10}` : i === 55 ? long : `Paragraph ${i} with some words in it.`)).join('\n\n') + '\n'
+    const md =
+      Array.from({ length: 120 }, (_, i) =>
+        i % 10 === 0 ? `## Part ${i / 10}` : i === 55 ? long : `Paragraph ${i} with some words in it.`,
+      ).join('\n\n') + '\n'
     await write('long', md)
     const whole = (await get('long', '')).body
     const first = await get('long', 'view=range&lines=1-')
@@ -141,7 +165,6 @@ describe.each(BACKENDS)('part reads on $name', (b) => {
     expect(then.content).toContain('Run the installer.')
     expect((await get('then', `view=section&heading=${install.id}&base=41.AAAAAAAAAAAAAAAA`)).status).toBe(400)
   })
-
 })
 
 describe('part reads', () => {
@@ -154,13 +177,23 @@ describe('part reads', () => {
     const install = outline.entries.find((e: Json) => e.text === 'Install')
     const byText = (await get('guide', 'view=section&heading=Install')).body
     expect(byText).toMatchObject({ view: 'section', base: whole.base, line: 5, end: 14, truncated: false })
-    expect(byText.content).toBe('## Install\n\nRun the installer.\n\n- step one\n- step two\n\n### Details\n\nFine print.\n')
+    expect(byText.content).toBe(
+      '## Install\n\nRun the installer.\n\n- step one\n- step two\n\n### Details\n\nFine print.\n',
+    )
     expect(whole.content.includes(byText.content)).toBe(true)
-    expect(byText.blocks.map((x: Json) => x.kind)).toEqual(['heading', 'paragraph', 'bulletList', 'heading', 'paragraph'])
+    expect(byText.blocks.map((x: Json) => x.kind)).toEqual([
+      'heading',
+      'paragraph',
+      'bulletList',
+      'heading',
+      'paragraph',
+    ])
     expect((await get('guide', `view=section&heading=${install.id}`)).body.content).toBe(byText.content)
     expect((await get('guide', 'view=section&heading=details')).body.content).toBe('### Details\n\nFine print.\n')
     const ids = outline.entries.map((e: Json) => e.id)
-    expect((await get('guide', `view=section&blocks=${ids[1]}..${ids[2]}`)).body.content).toBe('Intro words for the guide.\n\n## Install\n')
+    expect((await get('guide', `view=section&blocks=${ids[1]}..${ids[2]}`)).body.content).toBe(
+      'Intro words for the guide.\n\n## Install\n',
+    )
     const list = (await get('guide', `view=section&blocks=${ids[8]},${ids[1]}`)).body
     expect(list.parts).toEqual([
       { line: 3, end: 3, content: 'Intro words for the guide.\n' },
@@ -175,14 +208,29 @@ describe('part reads', () => {
     const slice = (a: number, z: number) => lines.slice(a - 1, z).join('\n') + '\n'
     expect((await get('guide', 'view=range&lines=3-9')).body.content).toBe(slice(3, 9))
     expect((await get('guide', 'view=range&lines=9')).body.content).toBe(slice(9, 9))
-    expect((await get('guide', 'view=range&lines=16-')).body).toMatchObject({ line: 16, end: 18, content: slice(16, 18) })
-    expect((await get('guide', 'view=range&lines=1-&offset=4&limit=3')).body).toMatchObject({ line: 5, end: 7, content: slice(5, 7) })
+    expect((await get('guide', 'view=range&lines=16-')).body).toMatchObject({
+      line: 16,
+      end: 18,
+      content: slice(16, 18),
+    })
+    expect((await get('guide', 'view=range&lines=1-&offset=4&limit=3')).body).toMatchObject({
+      line: 5,
+      end: 7,
+      content: slice(5, 7),
+    })
     expect((await get('guide', 'view=range&lines=1-1000')).body.content).toBe(lines.join('\n'))
   })
 
   it('the outline of a document of 1,500 blocks fits 20 KB by listing headings and ranges, and says so', async () => {
     h = await startTandem({}, { api: false })
-    const md = Array.from({ length: 1500 }, (_, i) => (i % 50 === 0 ? `# Chapter ${i / 50}` : i % 10 === 0 ? `## Section ${i}` : `Paragraph ${i} of the long document, with words.`)).join('\n\n') + '\n'
+    const md =
+      Array.from({ length: 1500 }, (_, i) =>
+        i % 50 === 0
+          ? `# Chapter ${i / 50}`
+          : i % 10 === 0
+            ? `## Section ${i}`
+            : `Paragraph ${i} of the long document, with words.`,
+      ).join('\n\n') + '\n'
     await write('big', md)
     const o = (await get('big', 'view=outline')).body
     expect(JSON.stringify(o).length).toBeLessThanOrEqual(20_000)
@@ -204,7 +252,9 @@ describe('part reads', () => {
     expect(pages.length).toBeGreaterThan(1)
     for (const p of pages) expect(JSON.stringify(p).length).toBeLessThanOrEqual(20_000)
     const entries = pages.flatMap((p) => p.entries as Json[])
-    expect(entries.filter((e) => e.kind === 'heading').map((e) => e.text)).toEqual(Array.from({ length: 300 }, (_, i) => `Topic ${i}`))
+    expect(entries.filter((e) => e.kind === 'heading').map((e) => e.text)).toEqual(
+      Array.from({ length: 300 }, (_, i) => `Topic ${i}`),
+    )
     expect(entries.filter((e) => e.kind === 'blocks')).toHaveLength(300)
     expect(pages[0]).toMatchObject({ detail: 'headings', heading_levels: 2, truncated: true })
   })
@@ -216,10 +266,29 @@ describe('part reads', () => {
     const f = (await get('guide', 'view=find&query=step&context=1')).body
     expect(f).toMatchObject({ view: 'find', truncated: false })
     expect(f.matches).toEqual([
-      { id: outline.entries[4].id, line: 9, column: 3, match: 'step', context: '\n- step one\n- step two', context_line: 8 },
-      { id: outline.entries[4].id, line: 10, column: 3, match: 'step', context: '- step one\n- step two\n', context_line: 9 },
+      {
+        id: outline.entries[4].id,
+        line: 9,
+        column: 3,
+        match: 'step',
+        context: '\n- step one\n- step two',
+        context_line: 8,
+      },
+      {
+        id: outline.entries[4].id,
+        line: 10,
+        column: 3,
+        match: 'step',
+        context: '- step one\n- step two\n',
+        context_line: 9,
+      },
     ])
-    const re = (await get('guide', `view=find&regex=true&ignore_case=true&query=${encodeURIComponent('^#+ (install|use)$')}&limit=1`)).body
+    const re = (
+      await get(
+        'guide',
+        `view=find&regex=true&ignore_case=true&query=${encodeURIComponent('^#+ (install|use)$')}&limit=1`,
+      )
+    ).body
     expect(re.matches.map((m: Json) => m.line)).toEqual([5])
     expect(re.truncated).toBe(true)
     expect((await get('guide', `cursor=${re.next}`)).body.matches.map((m: Json) => m.line)).toEqual([16])
@@ -249,7 +318,10 @@ describe('part reads', () => {
       ['view=section&blocks=nope', 'blocks'],
       ['cursor=bm90IGEgY3Vyc29y', 'cursor'],
       ['cursor=abc&view=outline', 'cursor'],
-      [`cursor=${cursorOf({ v: 'find', b: base, r: null, s: [[1, 999_999]], q: 'x', x: false, i: false, k: 2, at: 0, n: 5 })}`, 'cursor'],
+      [
+        `cursor=${cursorOf({ v: 'find', b: base, r: null, s: [[1, 999_999]], q: 'x', x: false, i: false, k: 2, at: 0, n: 5 })}`,
+        'cursor',
+      ],
       [`cursor=${cursorOf({ v: 'range', b: base, r: null, c: [[0, 10_000_000]] })}`, 'cursor'],
       ['view=outline&sort=asc', 'sort'],
       ['view=section&heading=Nothing', 'heading', 404],

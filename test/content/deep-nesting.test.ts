@@ -14,12 +14,18 @@ afterEach(async () => h?.close())
 
 type Json = Record<string, any>
 
-const token = async (doc: string, sub = 'agent') => (await mintToken(h.server.deps.keys, { org: 'acme', doc, sub, acc: 'rw', ttlSec: 600 })).token
+const token = async (doc: string, sub = 'agent') =>
+  (await mintToken(h.server.deps.keys, { org: 'acme', doc, sub, acc: 'rw', ttlSec: 600 })).token
 
 async function call(method: string, doc: string, tok: string, query = '', body?: unknown) {
   const res = await fetch(`${h.httpUrl}/content/v1/acme/${doc}?yauth=${tok}${query ? '&' + query : ''}`, {
     method,
-    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+    ...(body === undefined
+      ? {}
+      : {
+          body: typeof body === 'string' ? body : JSON.stringify(body),
+          headers: { 'content-type': 'application/json' },
+        }),
   })
   return { status: res.status, body: (await res.json()) as Json }
 }
@@ -68,10 +74,20 @@ describe('deeply nested Markdown on a real server', () => {
     await eventually(async () => expect((await call('GET', doc, agent)).body.content).toContain('After the list.'))
     const read = await call('GET', doc, agent)
     expect(read.body.content).toContain('item 10')
-    const w = await call('PATCH', doc, agent, '', { format: 'markdown', content: read.body.content.replace('Intro.', 'Intro, edited.'), base: read.body.base })
+    const w = await call('PATCH', doc, agent, '', {
+      format: 'markdown',
+      content: read.body.content.replace('Intro.', 'Intro, edited.'),
+      base: read.body.base,
+    })
     expect(w.status).toBe(200)
     expect(w.body).toMatchObject({ applied: true, deleted: 0 })
-    await eventually(() => expect(texts(fragmentToPm(frag))).toEqual(['Intro, edited.', ...Array.from({ length: 10 }, (_, i) => `item ${i + 1}`), 'After the list.']))
+    await eventually(() =>
+      expect(texts(fragmentToPm(frag))).toEqual([
+        'Intro, edited.',
+        ...Array.from({ length: 10 }, (_, i) => `item ${i + 1}`),
+        'After the list.',
+      ]),
+    )
     expect((await call('GET', doc, agent)).body.content).toBe(read.body.content.replace('Intro.', 'Intro, edited.'))
   })
 
@@ -86,7 +102,11 @@ describe('deeply nested Markdown on a real server', () => {
     await eventually(async () => expect((await call('GET', doc, agent)).body.content).toContain('After.'))
     const read = await call('GET', doc, agent)
     expect(read.body.content).toBe(`${'> '.repeat(30)}deep\n\nAfter.\n`)
-    const w = await call('PATCH', doc, agent, '', { format: 'markdown', content: read.body.content, base: read.body.base })
+    const w = await call('PATCH', doc, agent, '', {
+      format: 'markdown',
+      content: read.body.content,
+      base: read.body.base,
+    })
     expect(w.body).toMatchObject({ applied: false, inserted: 0, deleted: 0 })
     // The same Markdown into an empty document stores all 30 levels.
     const copy = await token('quotes-copy')
@@ -99,7 +119,10 @@ describe('deeply nested Markdown on a real server', () => {
     h = await startTandem({}, { api: false })
     const agent = await token('too-deep')
     await call('PATCH', 'too-deep', agent, '', { format: 'markdown', content: 'Before.\n' })
-    const w = await call('PATCH', 'too-deep', agent, '', { format: 'markdown', content: `${'>'.repeat(5000)} x\n\nAfter.\n` })
+    const w = await call('PATCH', 'too-deep', agent, '', {
+      format: 'markdown',
+      content: `${'>'.repeat(5000)} x\n\nAfter.\n`,
+    })
     expect(w.status).toBe(422)
     expect(w.body.code).toBe('too_deep')
     expect(w.body.error).toContain(String(MAX_DEPTH))
@@ -112,7 +135,10 @@ describe('deeply nested Markdown on a real server', () => {
     expect(j.status).toBe(422)
     expect(j.body.code).toBe('too_deep')
     expect(j.body.error).toContain(String(MAX_DEPTH))
-    expect((await call('PATCH', 'too-deep', agent, '', pmDoc(5000))).body).toMatchObject({ code: 'bad_request', error: expect.stringContaining('JSON body nested deeper') })
+    expect((await call('PATCH', 'too-deep', agent, '', pmDoc(5000))).body).toMatchObject({
+      code: 'bad_request',
+      error: expect.stringContaining('JSON body nested deeper'),
+    })
     expect((await call('GET', 'too-deep', agent)).body.content).toBe('Before.\n')
   })
 
@@ -127,16 +153,27 @@ describe('deeply nested Markdown on a real server', () => {
     await eventually(async () => expect((await call('GET', doc, agent)).body.content).toContain('at the limit'))
     const md = await call('GET', doc, agent)
     expect(md.body.content).toBe(`${'> '.repeat(MAX_DEPTH - 1)}at the limit\n`)
-    expect((await call('PATCH', doc, agent, '', { format: 'markdown', content: md.body.content, base: md.body.base })).body).toMatchObject({ applied: false })
+    expect(
+      (await call('PATCH', doc, agent, '', { format: 'markdown', content: md.body.content, base: md.body.base })).body,
+    ).toMatchObject({ applied: false })
     const pm = await call('GET', doc, agent, 'format=prosemirror')
-    expect((await call('PATCH', doc, agent, '', { format: 'prosemirror', content: pm.body.content, base: pm.body.base })).body).toMatchObject({ applied: false })
+    expect(
+      (await call('PATCH', doc, agent, '', { format: 'prosemirror', content: pm.body.content, base: pm.body.base }))
+        .body,
+    ).toMatchObject({ applied: false })
     // Both forms write the whole depth into an empty document; one level more is refused.
-    for (const [copy, body] of [['md-copy', { format: 'markdown', content: md.body.content }], ['pm-copy', { format: 'prosemirror', content: pm.body.content }]] as const) {
+    for (const [copy, body] of [
+      ['md-copy', { format: 'markdown', content: md.body.content }],
+      ['pm-copy', { format: 'prosemirror', content: pm.body.content }],
+    ] as const) {
       const t = await token(copy)
       expect((await call('PATCH', copy, t, '', body)).status).toBe(200)
       expect((await call('GET', copy, t)).body.content).toBe(md.body.content)
     }
-    const over = await call('PATCH', 'md-over', await token('md-over'), '', { format: 'markdown', content: `> ${md.body.content}` })
+    const over = await call('PATCH', 'md-over', await token('md-over'), '', {
+      format: 'markdown',
+      content: `> ${md.body.content}`,
+    })
     expect(over).toMatchObject({ status: 422, body: { code: 'too_deep' } })
   })
 

@@ -37,7 +37,9 @@ describe('CommonMark and GFM spec examples, written and read back', () => {
   it(`takes all ${COMMONMARK.length} CommonMark 0.31.2 examples and the GFM extension examples`, () => {
     expect(COMMONMARK).toHaveLength(652)
     expect(GFM_EXTENSIONS.length).toBeGreaterThanOrEqual(28)
-    console.log(`figures over ${mine.examples} examples\n  Tandem: ${show(mine)}\n  Tiptap @tiptap/markdown: ${show(theirs)}`)
+    console.log(
+      `figures over ${mine.examples} examples\n  Tandem: ${show(mine)}\n  Tiptap @tiptap/markdown: ${show(theirs)}`,
+    )
   })
 
   it('keeps the visible text and every link and image URL of every example', () => {
@@ -80,15 +82,25 @@ describe('spec examples through the content REST route of a real server', () => 
   const picked = [24, 34, 306, 415, 484, 517, 153, 638, 301].map((n) => COMMONMARK[n - 1]!)
   picked.push(...GFM_EXTENSIONS.filter((e) => e.name.includes('Tables')).slice(0, 2))
 
-  it.each(picked.map((e, i) => [e.name, e, i] as const))('%s reads back as in process, and writing that back changes nothing', async (_, example, i) => {
-    const doc = `spec-${i}`
-    const token = (await mintToken(h.server.deps.keys, { org: 'acme', doc, sub: 'agent', acc: 'rw', ttlSec: 600 })).token
-    const url = `${h.httpUrl}/content/v1/acme/${doc}?yauth=${token}`
-    const write = async (content: string, base?: string) =>
-      (await fetch(url, { method: 'PATCH', body: JSON.stringify({ format: 'markdown', content, ...(base ? { base } : {}) }), headers: { 'content-type': 'application/json' } })).json()
-    expect(await write(example.markdown)).toMatchObject({ applied: true })
-    const read = (await (await fetch(url)).json()) as { content: string; base: string }
-    expect(read.content).toBe(tandem(example.markdown))
-    expect(await write(read.content, read.base)).toMatchObject({ applied: false })
-  })
+  it.each(picked.map((e, i) => [e.name, e, i] as const))(
+    '%s reads back as in process, and writing that back changes nothing',
+    async (_, example, i) => {
+      const doc = `spec-${i}`
+      const token = (await mintToken(h.server.deps.keys, { org: 'acme', doc, sub: 'agent', acc: 'rw', ttlSec: 600 }))
+        .token
+      const url = `${h.httpUrl}/content/v1/acme/${doc}?yauth=${token}`
+      const write = async (content: string, base?: string) =>
+        (
+          await fetch(url, {
+            method: 'PATCH',
+            body: JSON.stringify({ format: 'markdown', content, ...(base ? { base } : {}) }),
+            headers: { 'content-type': 'application/json' },
+          })
+        ).json()
+      expect(await write(example.markdown)).toMatchObject({ applied: true })
+      const read = (await (await fetch(url)).json()) as { content: string; base: string }
+      expect(read.content).toBe(tandem(example.markdown))
+      expect(await write(read.content, read.base)).toMatchObject({ applied: false })
+    },
+  )
 })

@@ -12,7 +12,11 @@ describe('part views of the spec examples', () => {
   it('are the whole Markdown read, every line in a block or between blocks', () => {
     const problems: string[] = []
     for (const ex of [...COMMONMARK, ...GFM_EXTENSIONS]) {
-      const edit = computeEdit(Y.encodeStateAsUpdate(new Y.Doc()), { format: 'markdown', content: ex.markdown, root: null })
+      const edit = computeEdit(Y.encodeStateAsUpdate(new Y.Doc()), {
+        format: 'markdown',
+        content: ex.markdown,
+        root: null,
+      })
       if (!edit.update) continue
       const whole = readContent(edit.update, 'markdown', null).content as string
       const view = buildParts(edit.update, null)
@@ -20,13 +24,18 @@ describe('part views of the spec examples', () => {
       const lines = whole.split('\n')
       let next = 1
       for (const b of view.blocks) {
-        if (b.line < next || b.end < b.line) problems.push(`${ex.name}: block at ${b.line}-${b.end} after line ${next - 1}`)
+        if (b.line < next || b.end < b.line)
+          problems.push(`${ex.name}: block at ${b.line}-${b.end} after line ${next - 1}`)
         // a block's Markdown neither starts nor ends with a blank line
-        if (!lines[b.line - 1] || !lines[b.end - 1]) problems.push(`${ex.name}: block at ${b.line}-${b.end} starts or ends blank`)
-        for (let l = next; l < b.line; l++) if (lines[l - 1] !== '' && lines[l - 1] !== '<!---->') problems.push(`${ex.name}: line ${l} (${JSON.stringify(lines[l - 1])}) is in no block`)
+        if (!lines[b.line - 1] || !lines[b.end - 1])
+          problems.push(`${ex.name}: block at ${b.line}-${b.end} starts or ends blank`)
+        for (let l = next; l < b.line; l++)
+          if (lines[l - 1] !== '' && lines[l - 1] !== '<!---->')
+            problems.push(`${ex.name}: line ${l} (${JSON.stringify(lines[l - 1])}) is in no block`)
         next = b.end + 1
       }
-      for (let l = next; l <= lines.length; l++) if (lines[l - 1] !== '') problems.push(`${ex.name}: line ${l} after the last block`)
+      for (let l = next; l <= lines.length; l++)
+        if (lines[l - 1] !== '') problems.push(`${ex.name}: line ${l} after the last block`)
     }
     expect(problems).toEqual([])
   })

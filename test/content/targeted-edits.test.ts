@@ -21,7 +21,8 @@ async function call(doc: string, method: 'GET' | 'PATCH', query = '', body?: unk
   return { status: res.status, body: (await res.json()) as Json }
 }
 
-const read = async (doc: string) => (await call(doc, 'GET', 'format=markdown')).body as { content: string; base: string }
+const read = async (doc: string) =>
+  (await call(doc, 'GET', 'format=markdown')).body as { content: string; base: string }
 const outline = async (doc: string) => (await call(doc, 'GET', 'view=outline')).body
 const edit = (doc: string, body: Json) => call(doc, 'PATCH', '', body)
 
@@ -90,9 +91,25 @@ describe.each(BACKENDS)('targeted edits on $name', (b) => {
   it('old_text that does not occur is 409 naming the closest line, and no edit of the call applies', async () => {
     h = await startTandem(await b.overrides(), { api: false })
     const base = await seed('d3', DOC)
-    const none = await refused('d3', { edits: [{ old_text: 'after the review', new_text: 'after QA' }, { old_text: 'Absent words', new_text: 'All' }], base }, 409, 'no_match')
+    const none = await refused(
+      'd3',
+      {
+        edits: [
+          { old_text: 'after the review', new_text: 'after QA' },
+          { old_text: 'Absent words', new_text: 'All' },
+        ],
+        base,
+      },
+      409,
+      'no_match',
+    )
     expect(none).toMatchObject({ edit: 1 })
-    const near = await refused('d3', { edits: [{ old_text: 'Ship on Friday, after the reveiw', new_text: 'x' }], base }, 409, 'no_match')
+    const near = await refused(
+      'd3',
+      { edits: [{ old_text: 'Ship on Friday, after the reveiw', new_text: 'x' }], base },
+      409,
+      'no_match',
+    )
     expect(near.closest).toMatchObject({ line: 3, text: 'Ship on Friday, after the review.' })
   })
 
@@ -112,7 +129,9 @@ describe.each(BACKENDS)('targeted edits on $name', (b) => {
       ],
     })
     expect(r.status).toBe(200)
-    expect((await read('d4')).content).toBe('Top note.\n\n# Plan\n\nShip on Friday, after the review.\n\nBefore risks.\n\n## Risks\n\n- the build\n\n- the docs\n\n- the tests\n\nThe end.\n')
+    expect((await read('d4')).content).toBe(
+      'Top note.\n\n# Plan\n\nShip on Friday, after the review.\n\nBefore risks.\n\n## Risks\n\n- the build\n\n- the docs\n\n- the tests\n\nThe end.\n',
+    )
     const del = await edit('d4', { base: r.body.base, edits: [{ delete: ids[1] }] })
     expect(del.status).toBe(200)
     expect((await read('d4')).content).not.toContain('Ship on Friday')
@@ -140,7 +159,12 @@ describe.each(BACKENDS)('targeted edits on $name', (b) => {
     const base = await seed('d6', DOC)
     const later = await edit('d6', { edits: [{ old_text: 'Friday', new_text: 'Tuesday' }], base })
     expect(later.status).toBe(200)
-    const stale = await refused('d6', { edits: [{ old_text: 'Ship on Friday', new_text: 'Ship on Monday' }], base }, 409, 'changed_since_base')
+    const stale = await refused(
+      'd6',
+      { edits: [{ old_text: 'Ship on Friday', new_text: 'Ship on Monday' }], base },
+      409,
+      'changed_since_base',
+    )
     expect(stale.now).toContain('Ship on Tuesday')
     const elsewhere = await edit('d6', { edits: [{ old_text: 'Nothing yet.', new_text: 'Plenty.' }], base })
     expect(elsewhere.status).toBe(200)
@@ -172,9 +196,21 @@ describe.each(BACKENDS)('targeted edits on $name', (b) => {
     await bad({ edits: [{ old_text: '', new_text: 'b' }] }, /edits\[0\]\.old_text/)
     await bad({ edits: [{ insert: 'x' }] }, /exactly one of before, after/)
     await bad({ edits: [{ old_text: 'a', new_text: 'b' }], content: 'x', format: 'markdown' }, /not both/)
-    await bad({ edits: [{ old_text: 'Ship on', new_text: 'x' }, { old_text: 'on Friday', new_text: 'y' }], base }, /overlapping/)
+    await bad(
+      {
+        edits: [
+          { old_text: 'Ship on', new_text: 'x' },
+          { old_text: 'on Friday', new_text: 'y' },
+        ],
+        base,
+      },
+      /overlapping/,
+    )
     const unknown = await edit('d8', { edits: [{ delete: 'Ship on Friday' }], base })
-    expect({ status: unknown.status, error: unknown.body.error }).toEqual({ status: 404, error: expect.stringMatching(/edits\[0\]\.delete: no heading reads/) })
+    expect({ status: unknown.status, error: unknown.body.error }).toEqual({
+      status: 404,
+      error: expect.stringMatching(/edits\[0\]\.delete: no heading reads/),
+    })
     const ro = await call('d8', 'PATCH', '', { edits: [{ old_text: 'Ship', new_text: 'Sail' }] }, 'r')
     expect(ro.status).toBe(403)
   })

@@ -17,7 +17,14 @@ let bundle: string
 beforeAll(async () => {
   if (!hasChromium()) return
   h = await startTandem({}, { api: false })
-  const out = await build({ entryPoints: [join(import.meta.dirname, '..', 'hocuspocus', 'tiptap-page.ts')], bundle: true, format: 'iife', platform: 'browser', write: false, logLevel: 'silent' })
+  const out = await build({
+    entryPoints: [join(import.meta.dirname, '..', 'hocuspocus', 'tiptap-page.ts')],
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    write: false,
+    logLevel: 'silent',
+  })
   bundle = out.outputFiles[0]!.text
   browser = await launchChromium()
 })
@@ -74,7 +81,11 @@ describe.skipIf(!hasChromium())('content of a document Tiptap wrote', () => {
     const page: Page = tab.page
     await page.setContent('<div id="editor"></div>')
     await page.addScriptTag({ content: bundle })
-    expect(await page.evaluate(`startTiptap(${JSON.stringify(h.wsUrl)}, ${JSON.stringify(`acme/${doc}`)}, ${JSON.stringify(token)})`)).toBe('read-write')
+    expect(
+      await page.evaluate(
+        `startTiptap(${JSON.stringify(h.wsUrl)}, ${JSON.stringify(`acme/${doc}`)}, ${JSON.stringify(token)})`,
+      ),
+    ).toBe('read-write')
     await page.evaluate(`tiptap.commands.setContent(${JSON.stringify(HTML)})`)
     const tiptapJson = async () => (await page.evaluate('tiptap.getJSON()')) as Json
 
@@ -88,13 +99,19 @@ describe.skipIf(!hasChromium())('content of a document Tiptap wrote', () => {
     await eventually(async () => expect((await api('GET')).content).toBe(MARKDOWN))
     // node attributes that are null are not stored; mark attributes are stored whole, nulls included
     expect(withoutNulls((await api('GET', '&format=prosemirror')).content)).toEqual(withoutNulls(await tiptapJson()))
-    expect((await api('GET', '&format=text')).content).toBe('Plan\nSome bold, italic, struck, code and a link.\none\nnested\ntwo\nthree\nquoted\nlet x = 1\nline\nbreak\n\n') // the rule and the empty paragraph Tiptap puts after it
+    expect((await api('GET', '&format=text')).content).toBe(
+      'Plan\nSome bold, italic, struck, code and a link.\none\nnested\ntwo\nthree\nquoted\nlet x = 1\nline\nbreak\n\n',
+    ) // the rule and the empty paragraph Tiptap puts after it
 
     // Markdown in: the editor shows it, the link keeps the target and rel Tiptap gave it.
     const read = await api('GET')
     const linkBefore = (await tiptapJson()).content[1].content.at(-2).marks[0]
     expect(linkBefore.attrs).toMatchObject({ href: 'https://example.com', target: '_blank' })
-    const w = await api('PATCH', '', { format: 'markdown', content: read.content.replace('- two', '- two, edited').replace('## Plan', '## The plan'), base: read.base })
+    const w = await api('PATCH', '', {
+      format: 'markdown',
+      content: read.content.replace('- two', '- two, edited').replace('## Plan', '## The plan'),
+      base: read.base,
+    })
     expect(w.applied).toBe(true)
     await eventually(async () => {
       const j = await tiptapJson()
@@ -108,7 +125,9 @@ describe.skipIf(!hasChromium())('content of a document Tiptap wrote', () => {
     j.content[4].content[0].content[0].text = 'quoted, by the agent'
     const w2 = await api('PATCH', '', { format: 'prosemirror', content: j, base: w.base })
     expect(w2).toMatchObject({ applied: true })
-    await eventually(async () => expect((await tiptapJson()).content[4].content[0].content[0].text).toBe('quoted, by the agent'))
+    await eventually(async () =>
+      expect((await tiptapJson()).content[4].content[0].content[0].text).toBe('quoted, by the agent'),
+    )
     expect(tab.errors).toEqual([])
   })
 })

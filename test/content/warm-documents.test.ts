@@ -25,7 +25,9 @@ async function call(method: 'GET' | 'PATCH', query = '', body?: unknown) {
 }
 
 async function stateNow(): Promise<Uint8Array> {
-  const res = await fetch(`${h.httpUrl}/ydoc/v1/acme/${DOC}?yauth=${await h.token('acme', DOC)}`, { headers: { accept: 'application/octet-stream' } })
+  const res = await fetch(`${h.httpUrl}/ydoc/v1/acme/${DOC}?yauth=${await h.token('acme', DOC)}`, {
+    headers: { accept: 'application/octet-stream' },
+  })
   return new Uint8Array(await res.arrayBuffer())
 }
 
@@ -36,17 +38,32 @@ async function agreesWithCold(prosemirror = false): Promise<string> {
   const markdown = cold.markdown
   const whole = await call('GET', 'format=markdown')
   expect(whole.body.content).toBe(markdown)
-  if (prosemirror) expect((await call('GET', 'format=prosemirror')).body.content).toEqual(readContent(state, 'prosemirror', null).content)
+  if (prosemirror)
+    expect((await call('GET', 'format=prosemirror')).body.content).toEqual(
+      readContent(state, 'prosemirror', null).content,
+    )
   const outline = await call('GET', 'view=outline')
   expect(outline.body).toMatchObject({ block_count: cold.blocks.length, chars: markdown.length })
   const mid = cold.blocks[Math.floor(cold.blocks.length / 2)]!
   const section = await call('GET', `view=section&blocks=${mid.id}`)
   expect(section.body).toMatchObject({ line: mid.line, end: mid.end })
-  expect(section.body.content).toBe(markdown.split('\n').slice(mid.line - 1, mid.end).join('\n') + '\n')
+  expect(section.body.content).toBe(
+    markdown
+      .split('\n')
+      .slice(mid.line - 1, mid.end)
+      .join('\n') + '\n',
+  )
   return whole.body.base
 }
 
-const LARGE = Array.from({ length: 1300 }, (_, i) => (i % 25 === 0 ? `## Part ${i}` : i % 7 === 0 ? `- item ${i} of a list\n- another item ${i}` : `Paragraph ${i} with **bold** and *italic* words, long enough to pass the bound together with the rest.`)).join('\n\n') + '\n'
+const LARGE =
+  Array.from({ length: 1300 }, (_, i) =>
+    i % 25 === 0
+      ? `## Part ${i}`
+      : i % 7 === 0
+        ? `- item ${i} of a list\n- another item ${i}`
+        : `Paragraph ${i} with **bold** and *italic* words, long enough to pass the bound together with the rest.`,
+  ).join('\n\n') + '\n'
 
 describe.each(BACKENDS)('a document kept warm on $name', (b) => {
   it('answers what a cold reading gives after whole writes, targeted edits, socket typing, PATCH /ydoc and a restart', async () => {
@@ -56,9 +73,20 @@ describe.each(BACKENDS)('a document kept warm on $name', (b) => {
     let base = await agreesWithCold(true)
 
     // a whole write from the current base, then targeted edits from the base it gave
-    const whole = await call('PATCH', '', { format: 'markdown', content: LARGE.replace('Paragraph 1 with', 'Paragraph one with'), base })
+    const whole = await call('PATCH', '', {
+      format: 'markdown',
+      content: LARGE.replace('Paragraph 1 with', 'Paragraph one with'),
+      base,
+    })
     expect(whole.status).toBe(200)
-    const edited = await call('PATCH', '', { base: whole.body.base, edits: [{ old_text: 'Paragraph 2 with', new_text: 'Paragraph two with' }, { insert: '## Appendix\n\nLast words.', at: 'end' }, { delete: 'Part 25', section: true }] })
+    const edited = await call('PATCH', '', {
+      base: whole.body.base,
+      edits: [
+        { old_text: 'Paragraph 2 with', new_text: 'Paragraph two with' },
+        { insert: '## Appendix\n\nLast words.', at: 'end' },
+        { delete: 'Part 25', section: true },
+      ],
+    })
     expect(edited.status).toBe(200)
     base = await agreesWithCold()
     expect((await call('GET', 'format=markdown')).body.content).toContain('Paragraph one with')
@@ -73,11 +101,18 @@ describe.each(BACKENDS)('a document kept warm on $name', (b) => {
     const other = new Y.Doc()
     Y.applyUpdate(other, await stateNow())
     ;((other.getXmlFragment('default').get(5) as Y.XmlElement).get(0) as Y.XmlText).insert(0, 'Bob: ')
-    const res = await fetch(`${h.httpUrl}/ydoc/v1/acme/${DOC}?yauth=${await h.token('acme', DOC)}`, { method: 'PATCH', headers: { 'content-type': 'application/octet-stream' }, body: Y.encodeStateAsUpdate(other, Y.encodeStateVector(ann)) })
+    const res = await fetch(`${h.httpUrl}/ydoc/v1/acme/${DOC}?yauth=${await h.token('acme', DOC)}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: Y.encodeStateAsUpdate(other, Y.encodeStateVector(ann)),
+    })
     expect(res.status).toBe(200)
     await eventually(async () => expect((await call('GET', 'format=markdown')).body.content).toContain('Bob: '))
     // a targeted edit from the base before the typing lands beside it
-    const late = await call('PATCH', '', { base, edits: [{ old_text: 'Paragraph 8 with', new_text: 'Paragraph eight with' }] })
+    const late = await call('PATCH', '', {
+      base,
+      edits: [{ old_text: 'Paragraph 8 with', new_text: 'Paragraph eight with' }],
+    })
     expect(late.status).toBe(200)
     await agreesWithCold()
     p.destroy()

@@ -34,15 +34,39 @@ describe('tandem admin for database assets', () => {
     expect(db.database).toEqual({ provider: 'pglite', hasConnectionUrl: false })
     await json('grants', 'set', '--asset', db.id, '--user', 'ops@example.com', '--access', 'edit')
     const schema = join(dir, 'schema.sql')
-    await writeFile(schema, `CREATE TABLE parts (id serial PRIMARY KEY, name text NOT NULL);\nINSERT INTO parts (name) VALUES ('bolt'), ('nut');\n`)
+    await writeFile(
+      schema,
+      `CREATE TABLE parts (id serial PRIMARY KEY, name text NOT NULL);\nINSERT INTO parts (name) VALUES ('bolt'), ('nut');\n`,
+    )
     await json('databases', 'sql', '--asset', db.id, '--file', schema)
-    await json('databases', 'sql', '--asset', db.id, '--sql', `CREATE TABLE log (id serial PRIMARY KEY, msg text); INSERT INTO log (msg) SELECT 'line ' || i FROM generate_series(1, 5000) i`)
+    await json(
+      'databases',
+      'sql',
+      '--asset',
+      db.id,
+      '--sql',
+      `CREATE TABLE log (id serial PRIMARY KEY, msg text); INSERT INTO log (msg) SELECT 'line ' || i FROM generate_series(1, 5000) i`,
+    )
 
     h = await startTandem({}, {}, dir)
-    expect((await call(h, 'GET', `/api/v0/databases/${db.id}/data/parts?order=id`, { key })).body).toEqual({ data: [{ id: 1, name: 'bolt' }, { id: 2, name: 'nut' }] })
+    expect((await call(h, 'GET', `/api/v0/databases/${db.id}/data/parts?order=id`, { key })).body).toEqual({
+      data: [
+        { id: 1, name: 'bolt' },
+        { id: 2, name: 'nut' },
+      ],
+    })
     // the server holds the PGlite directory now: the command goes through it
-    await json('databases', 'sql', '--asset', db.id, '--sql', `INSERT INTO parts (name) VALUES ('washer'); ANALYZE parts`)
-    expect((await call(h, 'GET', `/api/v0/databases/${db.id}/data/parts?select=name&id=eq.3`, { key })).body).toEqual({ data: [{ name: 'washer' }] })
+    await json(
+      'databases',
+      'sql',
+      '--asset',
+      db.id,
+      '--sql',
+      `INSERT INTO parts (name) VALUES ('washer'); ANALYZE parts`,
+    )
+    expect((await call(h, 'GET', `/api/v0/databases/${db.id}/data/parts?select=name&id=eq.3`, { key })).body).toEqual({
+      data: [{ name: 'washer' }],
+    })
     const { tables } = (await call(h, 'GET', `/api/v0/databases/${db.id}/data`, { key })).body
     expect(tables).toEqual([
       { name: 'log', row_count: expect.any(Number), schema: 'public' },

@@ -20,15 +20,19 @@ const SETUP = [
 ]
 
 beforeAll(async () => {
-  w = await startDbWorld('avail', {
-    dbStartWaitMs: 0,
-    pgliteIdleMs: 1_000,
-    dbConcurrency: 1,
-    dbQueueLimit: 0,
-    dbStatementTimeoutMs: 3_000,
-    dbRetryAfterSec: 2,
-    pgliteMaxOpen: 1,
-  }, { separateServers: true })
+  w = await startDbWorld(
+    'avail',
+    {
+      dbStartWaitMs: 0,
+      pgliteIdleMs: 1_000,
+      dbConcurrency: 1,
+      dbQueueLimit: 0,
+      dbStatementTimeoutMs: 3_000,
+      dbRetryAfterSec: 2,
+      pgliteMaxOpen: 1,
+    },
+    { separateServers: true },
+  )
   for (const p of PROVIDERS) {
     await w.db(p).ready()
     for (const sql of SETUP) await w.exec(p, sql)
@@ -62,32 +66,60 @@ describe('availability', () => {
     await eventually(() => expect(registry().status(w.assets.pglite.id)?.phase).toBe('suspended'), 15_000)
     expect503(await w.api('GET', notes('pglite')), /suspended/)
     const back = await served(notes('pglite'))
-    expect(back).toMatchObject({ status: 200, body: { data: [{ id: 1, body: 'one' }, { id: 2, body: 'two' }] } })
+    expect(back).toMatchObject({
+      status: 200,
+      body: {
+        data: [
+          { id: 1, body: 'one' },
+          { id: 2, body: 'two' },
+        ],
+      },
+    })
   })
 
-  it.each(PROVIDERS)('%s: a saturated database refuses a statement with Retry-After without running it, then serves', async (p) => {
-    const id = w.assets[p].id
-    await served(notes(p))
-    const slow = w.api('GET', `/api/v0/databases/${id}/data/slow`)
-    await eventually(() => expect(registry().status(id)?.active).toBe(1))
-    const refused = await w.api('POST', `/api/v0/databases/${id}/data/notes`, { body: { data: { id: 3, body: 'refused' } } })
-    expect503(refused, /saturated/)
-    expect((await slow).status).toBe(200)
-    const rows = (await served(notes(p))).body.data
-    expect(rows.map((r: { id: number }) => r.id)).toEqual([1, 2]) // the refused insert never ran
-    expect((await served(`/api/v0/databases/${id}/data/notes`, { method: 'POST', body: { data: { id: 3, body: 'later' } } })).status).toBe(200)
-  })
+  it.each(PROVIDERS)(
+    '%s: a saturated database refuses a statement with Retry-After without running it, then serves',
+    async (p) => {
+      const id = w.assets[p].id
+      await served(notes(p))
+      const slow = w.api('GET', `/api/v0/databases/${id}/data/slow`)
+      await eventually(() => expect(registry().status(id)?.active).toBe(1))
+      const refused = await w.api('POST', `/api/v0/databases/${id}/data/notes`, {
+        body: { data: { id: 3, body: 'refused' } },
+      })
+      expect503(refused, /saturated/)
+      expect((await slow).status).toBe(200)
+      const rows = (await served(notes(p))).body.data
+      expect(rows.map((r: { id: number }) => r.id)).toEqual([1, 2]) // the refused insert never ran
+      expect(
+        (
+          await served(`/api/v0/databases/${id}/data/notes`, {
+            method: 'POST',
+            body: { data: { id: 3, body: 'later' } },
+          })
+        ).status,
+      ).toBe(200)
+    },
+  )
 
-  it.each(PROVIDERS)('%s: a statement past the query deadline is stopped with 503 and the database serves again', async (p) => {
-    await served(notes(p))
-    expect503(await w.api('GET', `/api/v0/databases/${w.assets[p].id}/data/stuck`), /deadline/)
-    const back = await served(notes(p))
-    expect(back.status).toBe(200)
-    expect(back.body.data.length).toBeGreaterThanOrEqual(2)
-  })
+  it.each(PROVIDERS)(
+    '%s: a statement past the query deadline is stopped with 503 and the database serves again',
+    async (p) => {
+      await served(notes(p))
+      expect503(await w.api('GET', `/api/v0/databases/${w.assets[p].id}/data/stuck`), /deadline/)
+      const back = await served(notes(p))
+      expect(back.status).toBe(200)
+      expect(back.body.data.length).toBeGreaterThanOrEqual(2)
+    },
+  )
 
   it('keeps at most pglite-max-open PGlite databases open, suspending the least recently used', async () => {
-    const second = await asset(w.h, { workspaceId: w.world.workspaceId, type: 'database', title: 'second', database: { provider: 'pglite' } })
+    const second = await asset(w.h, {
+      workspaceId: w.world.workspaceId,
+      type: 'database',
+      title: 'second',
+      database: { provider: 'pglite' },
+    })
     await grant(w.h, second.id, w.world.users.member, 'edit')
     await served(notes('pglite'))
     expect(registry().status(w.assets.pglite.id)?.phase).toBe('ready')
@@ -103,7 +135,9 @@ describe('availability', () => {
   it('never opens one PGlite data directory twice', async () => {
     await served(notes('pglite'))
     const dataDir = join(w.h.dataDir, 'pglite', pgliteDirName(w.assets.pglite.id))
-    await expect(PgliteInstance.open({ dataDir, deadlineMs: 1000, sharedBuffersMb: 16 })).rejects.toThrow(/already open/)
+    await expect(PgliteInstance.open({ dataDir, deadlineMs: 1000, sharedBuffersMb: 16 })).rejects.toThrow(
+      /already open/,
+    )
   })
 
   it('counts 503s by reason and open databases in /metrics', async () => {

@@ -21,7 +21,11 @@ beforeAll(async () => {
 afterAll(async () => w?.close())
 
 const rows = (id: string) => w.api('GET', `/api/v0/databases/${id}/data/notes`)
-const exists = (path: string) => stat(path).then(() => true, () => false)
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  )
 
 async function admin(...args: string[]): Promise<{ code: number; out: unknown }> {
   const lines: string[] = []
@@ -39,7 +43,9 @@ describe('database asset delete and restore', () => {
       expect((await w.api('DELETE', `/api/v0/assets/${id}`, { key: w.world.keys.owner })).status).toBe(200)
       expect((await rows(id)).status).toBe(404)
       expect((await w.api('GET', `/api/v0/databases/${id}/data`)).status).toBe(404)
-      expect((await w.api('POST', `/api/v0/databases/${id}/data/notes`, { body: { data: { id: 2, body: 'no' } } })).status).toBe(404)
+      expect(
+        (await w.api('POST', `/api/v0/databases/${id}/data/notes`, { body: { data: { id: 2, body: 'no' } } })).status,
+      ).toBe(404)
       expect((await w.api('POST', `/api/v0/assets/${id}/restore`, { key: w.world.keys.admin })).status).toBe(200)
       expect((await rows(id)).body).toEqual({ data: [{ id: 1, body: 'kept' }] })
     }
@@ -55,7 +61,10 @@ describe('database asset delete and restore', () => {
     expect(await admin('assets', 'restore', id)).toMatchObject({ code: 0, out: { assetId: id, restored: true } })
     expect((await rows(id)).status).toBe(200)
 
-    expect(await admin('assets', 'delete', id, '--hard')).toMatchObject({ code: 0, out: { hard: true, erasedAtMs: expect.any(Number) } })
+    expect(await admin('assets', 'delete', id, '--hard')).toMatchObject({
+      code: 0,
+      out: { hard: true, erasedAtMs: expect.any(Number) },
+    })
     expect(await exists(dir)).toBe(false)
     expect((await rows(id)).status).toBe(404)
     expect((await admin('assets', 'restore', id)).code).toBe(1)
@@ -75,7 +84,11 @@ describe('database asset delete and restore', () => {
     const present = async () => ({
       database: (await w.tandemPg.sql('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount,
       role: (await w.tandemPg.sql('SELECT 1 FROM pg_roles WHERE rolname = $1', [name])).rowCount,
-      login: (await w.tandemPg.sql(`SELECT 1 FROM ${w.h.config.postgresSchema}.control_records WHERE key = $1`, [`dblogin/${id}`])).rowCount,
+      login: (
+        await w.tandemPg.sql(`SELECT 1 FROM ${w.h.config.postgresSchema}.control_records WHERE key = $1`, [
+          `dblogin/${id}`,
+        ])
+      ).rowCount,
     })
     expect(await present()).toEqual({ database: 1, role: 1, login: 1 })
     // a soft delete keeps them: restore must serve the same rows

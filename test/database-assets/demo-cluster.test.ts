@@ -24,11 +24,15 @@ afterAll(() => cluster?.close())
 
 describe('--demo on cluster nodes', () => {
   it('three nodes seeding at once make one world: the demo key works on every node and the Shop database answers from each', async () => {
-    const worlds = await Promise.all(nodes.map(async (n) => seedDemoDatabase(n.server.deps, await seedDemo(n.server.deps))))
+    const worlds = await Promise.all(
+      nodes.map(async (n) => seedDemoDatabase(n.server.deps, await seedDemo(n.server.deps))),
+    )
     const key = worlds[0]!.apiKey
     for (const w of worlds) {
       expect(w.apiKey).toBe(key)
-      expect(w.assets.filter((a) => a.id === DEMO_DATABASE_ID)).toEqual([{ type: 'database', id: DEMO_DATABASE_ID, title: 'Shop database' }])
+      expect(w.assets.filter((a) => a.id === DEMO_DATABASE_ID)).toEqual([
+        { type: 'database', id: DEMO_DATABASE_ID, title: 'Shop database' },
+      ])
     }
     for (const n of nodes) {
       const tables = await call(n, 'GET', `/api/v0/databases/${DEMO_DATABASE_ID}/data`, { key })
@@ -39,9 +43,16 @@ describe('--demo on cluster nodes', () => {
         ],
       })
       // seeded once: no node added its rows a second time
-      const ids = await call(n, 'GET', `/api/v0/databases/${DEMO_DATABASE_ID}/data/orders?select=id&order=id&limit=1000`, { key })
+      const ids = await call(
+        n,
+        'GET',
+        `/api/v0/databases/${DEMO_DATABASE_ID}/data/orders?select=id&order=id&limit=1000`,
+        { key },
+      )
       expect(ids.body.data).toHaveLength(450)
-      expect((await call(n, 'GET', `/api/v0/databases/${DEMO_DATABASE_ID}/data/customers?id=eq.14&select=id`, { key })).body).toEqual({ data: [{ id: 14 }] })
+      expect(
+        (await call(n, 'GET', `/api/v0/databases/${DEMO_DATABASE_ID}/data/customers?id=eq.14&select=id`, { key })).body,
+      ).toEqual({ data: [{ id: 14 }] })
     }
     // a row written through one node is read through the others
     const added = await call(nodes[0]!, 'POST', `/api/v0/databases/${DEMO_DATABASE_ID}/data/orders`, {
@@ -50,18 +61,30 @@ describe('--demo on cluster nodes', () => {
     })
     expect(added.status).toBe(200)
     for (const n of nodes.slice(1)) {
-      const r = await call(n, 'GET', `/api/v0/databases/${DEMO_DATABASE_ID}/data/orders?id=eq.${added.body.data[0].id}&select=product`, { key })
+      const r = await call(
+        n,
+        'GET',
+        `/api/v0/databases/${DEMO_DATABASE_ID}/data/orders?id=eq.${added.body.data[0].id}&select=product`,
+        { key },
+      )
       expect(r.body).toEqual({ data: [{ product: 'Cable' }] })
     }
     // a later start finds the world: same key, nothing seeded again
     const again = await seedDemoDatabase(nodes[2]!.server.deps, await seedDemo(nodes[2]!.server.deps))
     expect(again.apiKey).toBe(key)
-    expect((await call(nodes[1]!, 'GET', `/api/v0/databases/${DEMO_DATABASE_ID}/data/orders?select=id&limit=1000`, { key })).body.data).toHaveLength(451)
+    expect(
+      (await call(nodes[1]!, 'GET', `/api/v0/databases/${DEMO_DATABASE_ID}/data/orders?select=id&limit=1000`, { key }))
+        .body.data,
+    ).toHaveLength(451)
   }, 60_000)
 
   it('`tandem serve --demo` as two cluster processes started together: both print the same key, the Shop database answers from each, no secret printed', async () => {
     const dirs = await Promise.all([0, 1].map(() => mkdtemp(join(tmpdir(), 'tandem-demo-node-'))))
-    const env = { TANDEM_POSTGRES_URL: cluster.pg.url, TANDEM_REDIS_URL: cluster.redis.url, TANDEM_POSTGRES_SCHEMA: 'tandem_demo_procs' }
+    const env = {
+      TANDEM_POSTGRES_URL: cluster.pg.url,
+      TANDEM_REDIS_URL: cluster.redis.url,
+      TANDEM_POSTGRES_SCHEMA: 'tandem_demo_procs',
+    }
     const procs: TandemProcess[] = []
     try {
       // the first runs the migrations; the second starts while the first seeds
@@ -74,7 +97,10 @@ describe('--demo on cluster nodes', () => {
       }
       expect(keys[1]).toBe(keys[0])
       for (const p of procs) {
-        const res = await fetch(`http://127.0.0.1:${p.apiPort}/api/v0/databases/${DEMO_DATABASE_ID}/data/orders?select=id&limit=1000`, { headers: { 'x-api-key': keys[0]! } })
+        const res = await fetch(
+          `http://127.0.0.1:${p.apiPort}/api/v0/databases/${DEMO_DATABASE_ID}/data/orders?select=id&limit=1000`,
+          { headers: { 'x-api-key': keys[0]! } },
+        )
         expect(res.status).toBe(200)
         expect(((await res.json()) as { data: unknown[] }).data).toHaveLength(450)
         expect(p.output()).not.toMatch(/postgres:\/\/|redis:\/\/|password/i)

@@ -23,7 +23,12 @@ describe('demo database', () => {
         { name: 'orders', row_count: 450, schema: 'public' },
       ],
     })
-    const orders = await call(h, 'GET', `/api/v0/databases/${DEMO_DATABASE_ID}/data/orders?customer_id=eq.14&order=id&select=id,customer_id,status`, { key })
+    const orders = await call(
+      h,
+      'GET',
+      `/api/v0/databases/${DEMO_DATABASE_ID}/data/orders?customer_id=eq.14&order=id&select=id,customer_id,status`,
+      { key },
+    )
     expect(orders.status).toBe(200)
     expect(orders.body.data.length).toBeGreaterThan(0)
     for (const o of orders.body.data) expect(o.customer_id).toBe(14)
@@ -33,6 +38,9 @@ describe('demo database', () => {
       key,
       body: { data: { customer_id: 1, product: 'Cable', quantity: 2, unit_price: 3.5 }, return_representation: true },
     })
-    expect(inserted).toMatchObject({ status: 200, body: { data: [{ customer_id: 1, product: 'Cable', status: 'pending' }] } })
+    expect(inserted).toMatchObject({
+      status: 200,
+      body: { data: [{ customer_id: 1, product: 'Cable', status: 'pending' }] },
+    })
   })
 })

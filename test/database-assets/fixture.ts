@@ -37,25 +37,49 @@ export interface DbWorld {
 }
 
 /** `separateServers`: the `postgres` asset on a server of its own, so stopping it leaves Tandem's running. */
-export async function startDbWorld(tag: string, overrides: Partial<Config> = {}, opts: { pg?: PgServer; server?: ServerOptions; separateServers?: boolean } = {}): Promise<DbWorld> {
+export async function startDbWorld(
+  tag: string,
+  overrides: Partial<Config> = {},
+  opts: { pg?: PgServer; server?: ServerOptions; separateServers?: boolean } = {},
+): Promise<DbWorld> {
   const pg = opts.pg ?? (await startPostgres())
   const tandemPg = opts.separateServers ? await startPostgres() : pg
   const dbName = `t_${tag.replace(/\W/g, '_')}`.toLowerCase()
-  const h = await startTandem({ postgresUrl: tandemPg.url, postgresSchema: `tandem_${dbName}`, ...overrides }, opts.server)
+  const h = await startTandem(
+    { postgresUrl: tandemPg.url, postgresSchema: `tandem_${dbName}`, ...overrides },
+    opts.server,
+  )
   const world = await makeWorld(h, tag)
   const connectionUrl = await pg.createDatabase(dbName)
   const registry = h.server.deps.databases
   const { store } = h.server.deps.control
   const assets = {
-    pglite: await asset(h, { workspaceId: world.workspaceId, type: 'database', title: `pglite ${tag}`, database: { provider: 'pglite' } }),
-    postgres: await asset(h, { workspaceId: world.workspaceId, type: 'database', title: `postgres ${tag}`, database: { provider: 'postgres', connectionUrl } }),
-    managed: await createDatabaseAsset(store, registry, { workspaceId: world.workspaceId, title: `managed ${tag}` }, Date.now()),
+    pglite: await asset(h, {
+      workspaceId: world.workspaceId,
+      type: 'database',
+      title: `pglite ${tag}`,
+      database: { provider: 'pglite' },
+    }),
+    postgres: await asset(h, {
+      workspaceId: world.workspaceId,
+      type: 'database',
+      title: `postgres ${tag}`,
+      database: { provider: 'postgres', connectionUrl },
+    }),
+    managed: await createDatabaseAsset(
+      store,
+      registry,
+      { workspaceId: world.workspaceId, title: `managed ${tag}` },
+      Date.now(),
+    ),
   }
   for (const a of Object.values(assets)) {
     await grant(h, a.id, world.users.member, 'edit')
     await grant(h, a.id, world.users.admin, 'view')
   }
-  const databases = Object.fromEntries(await Promise.all(PROVIDERS.map(async (p) => [p, await assetDatabase(store, registry, assets[p])]))) as Record<Provider, Database>
+  const databases = Object.fromEntries(
+    await Promise.all(PROVIDERS.map(async (p) => [p, await assetDatabase(store, registry, assets[p])])),
+  ) as Record<Provider, Database>
   const w: DbWorld = {
     h,
     pg,
@@ -68,7 +92,11 @@ export async function startDbWorld(tag: string, overrides: Partial<Config> = {},
       await w.db(p).ready()
       await w.db(p).run({ text: sql, values })
     },
-    rowsJson: (p, select, values = []) => w.db(p).json({ text: `SELECT coalesce('[' || string_agg(row_to_json(t)::text, ',') || ']', '[]') FROM (${select}) t`, values }),
+    rowsJson: (p, select, values = []) =>
+      w.db(p).json({
+        text: `SELECT coalesce('[' || string_agg(row_to_json(t)::text, ',') || ']', '[]') FROM (${select}) t`,
+        values,
+      }),
     api: (method, path, o = {}) => call(h, method, path, { key: world.keys.member, ...o }),
     async rawGet(path, key = world.keys.member) {
       const res = await fetch(`http://127.0.0.1:${h.server.apiPort}${path}`, { headers: { 'x-api-key': key } })
@@ -107,15 +135,21 @@ const SCHEMA = [
   `CREATE VIEW slow AS SELECT 1 AS x FROM pg_sleep(0.4)`,
 ]
 
-const TITLES = ['The Hobbit', 'the end, or not', 'Quote "me"', 'Back\\slash', '100% pure', 'Star*dust', '(parens)', 'Ünïcode ✓', "O'Brien's", 'plain']
+const TITLES = [
+  'The Hobbit',
+  'the end, or not',
+  'Quote "me"',
+  'Back\\slash',
+  '100% pure',
+  'Star*dust',
+  '(parens)',
+  'Ünïcode ✓',
+  "O'Brien's",
+  'plain',
+]
 
 function seedStatements(): string[] {
-  const authors = [
-    `(1, 'Ann', 'NO')`,
-    `(2, 'Bob', NULL)`,
-    `(3, 'Cleo, the "quoted"', 'FR')`,
-    `(4, 'Dee', 'NO')`,
-  ]
+  const authors = [`(1, 'Ann', 'NO')`, `(2, 'Bob', NULL)`, `(3, 'Cleo, the "quoted"', 'FR')`, `(4, 'Dee', 'NO')`]
   const books: string[] = []
   for (let i = 1; i <= 60; i++) {
     const title = `${TITLES[i % TITLES.length]} ${i}`.replace(/'/g, "''")
@@ -128,7 +162,9 @@ function seedStatements(): string[] {
     const meta = i % 3 === 0 ? 'NULL' : `'{"n": ${i}, "s": "v${i % 4}"}'`
     const big = i % 10 === 0 ? '9007199254740993' : String(i * 1000)
     const odd = i % 2 ? `'odd ${i % 3}'` : 'NULL'
-    books.push(`('${title}', ${author}, ${price}, ${pages}, ${published}, ${inPrint}, ${tags}, ${meta}, ${big}, ${odd})`)
+    books.push(
+      `('${title}', ${author}, ${price}, ${pages}, ${published}, ${inPrint}, ${tags}, ${meta}, ${big}, ${odd})`,
+    )
   }
   return [
     `INSERT INTO authors VALUES ${authors.join(', ')}`,

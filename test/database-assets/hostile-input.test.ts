@@ -42,7 +42,15 @@ async function send(method: string, path: string, body: string, key = w.world.ke
 
 /** What a body nested deeper than the limit gets: json_invalid at the first bracket too deep. */
 const tooDeep = (pos: number) => ({
-  detail: [{ type: 'json_invalid', loc: ['body', pos], msg: 'JSON decode error', input: {}, ctx: { error: `Nesting deeper than ${maxDepth} levels` } }],
+  detail: [
+    {
+      type: 'json_invalid',
+      loc: ['body', pos],
+      msg: 'JSON decode error',
+      input: {},
+      ctx: { error: `Nesting deeper than ${maxDepth} levels` },
+    },
+  ],
 })
 
 describe('JSON nested deeper than max-json-depth', () => {
@@ -69,7 +77,12 @@ describe('JSON nested deeper than max-json-depth', () => {
   })
 
   it('10^5 nested arrays as a tool-registry PATCH body: 422, logged as 422', async () => {
-    const r = await send('PATCH', `/api/v0/workspaces/${w.world.workspaceId}/tool-registry`, nested(DEEP), w.world.keys.owner)
+    const r = await send(
+      'PATCH',
+      `/api/v0/workspaces/${w.world.workspaceId}/tool-registry`,
+      nested(DEEP),
+      w.world.keys.owner,
+    )
     expect(r.status).toBe(422)
     expect(r.body).toEqual(tooDeep(maxDepth))
     expect(r.access.status).toBe(422)
@@ -78,25 +91,47 @@ describe('JSON nested deeper than max-json-depth', () => {
   it('10^5 nested objects count the same way, positions in code points', async () => {
     const prefix = '{"😀":'
     const deep = '{"a":'.repeat(DEEP) + '1' + '}'.repeat(DEEP)
-    const r = await send('PATCH', `/api/v0/workspaces/${w.world.workspaceId}/tool-registry`, prefix + deep + '}', w.world.keys.owner)
+    const r = await send(
+      'PATCH',
+      `/api/v0/workspaces/${w.world.workspaceId}/tool-registry`,
+      prefix + deep + '}',
+      w.world.keys.owner,
+    )
     expect(r.status).toBe(422)
     expect(r.body).toEqual(tooDeep([...prefix].length + (maxDepth - 1) * '{"a":'.length))
   })
 
   it('a syntax error before the depth limit is reported first, as a parser reading left to right would', async () => {
-    const r = await send('PATCH', `/api/v0/workspaces/${w.world.workspaceId}/tool-registry`, '[1 2,' + nested(DEEP), w.world.keys.owner)
+    const r = await send(
+      'PATCH',
+      `/api/v0/workspaces/${w.world.workspaceId}/tool-registry`,
+      '[1 2,' + nested(DEEP),
+      w.world.keys.owner,
+    )
     expect(r.status).toBe(422)
-    expect(r.body.detail[0]).toMatchObject({ type: 'json_invalid', loc: ['body', 3], ctx: { error: "Expecting ',' delimiter" } })
+    expect(r.body.detail[0]).toMatchObject({
+      type: 'json_invalid',
+      loc: ['body', 3],
+      ctx: { error: "Expecting ',' delimiter" },
+    })
   })
 
   it.each(PROVIDERS)('%s: a jsonb value exactly at the limit is stored whole; one level more is refused', async (p) => {
     // body levels: `{` 1, data object 2, then the meta value fills the rest
     const fits = nested(maxDepth - 2, '"deep"')
-    const ok = await send('POST', insert(p, 'books'), `{"data":{"title":"deep ok","meta":${fits}},"return_representation":true}`)
+    const ok = await send(
+      'POST',
+      insert(p, 'books'),
+      `{"data":{"title":"deep ok","meta":${fits}},"return_representation":true}`,
+    )
     expect(ok.status, JSON.stringify(ok.body).slice(0, 300)).toBe(200)
     const stored = JSON.parse(await w.rowsJson(p, `SELECT meta FROM books WHERE title = 'deep ok'`))[0].meta
     expect(JSON.stringify(stored)).toBe(fits)
-    const over = await send('POST', insert(p, 'books'), `{"data":{"title":"deep over","meta":${nested(maxDepth - 1, '"deep"')}}}`)
+    const over = await send(
+      'POST',
+      insert(p, 'books'),
+      `{"data":{"title":"deep over","meta":${nested(maxDepth - 1, '"deep"')}}}`,
+    )
     expect(over.status).toBe(422)
     expect(over.body.detail[0].type).toBe('json_invalid')
     expect(await w.rowsJson(p, `SELECT title FROM books WHERE title = 'deep over'`)).toBe('[]')
@@ -110,7 +145,11 @@ describe('validation errors on huge inputs', () => {
     expect(r.status).toBe(422)
     expect(r.body.detail).toHaveLength(1)
     const [e] = r.body.detail
-    expect(e).toMatchObject({ type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from' })
+    expect(e).toMatchObject({
+      type: 'model_attributes_type',
+      loc: ['body'],
+      msg: 'Input should be a valid dictionary or object to extract fields from',
+    })
     expect(typeof e.input).toBe('string')
     expect(e.input.startsWith('[0,1,2,3,')).toBe(true)
     expect(e.input.endsWith('...')).toBe(true)
@@ -123,15 +162,29 @@ describe('validation errors on huge inputs', () => {
     const r = await send('POST', `/api/v0/databases/${w.assets.pglite.id}/data/books`, body)
     expect(r.status).toBe(422)
     expect(r.body.detail).toHaveLength(100)
-    expect(r.body.detail[0]).toMatchObject({ type: 'dict_type', loc: ['body', 'data'], msg: 'Input should be a valid dictionary' })
-    expect(r.body.detail[1]).toEqual({ type: 'dict_type', loc: ['body', 'data', 0], msg: 'Input should be a valid dictionary', input: 1 })
+    expect(r.body.detail[0]).toMatchObject({
+      type: 'dict_type',
+      loc: ['body', 'data'],
+      msg: 'Input should be a valid dictionary',
+    })
+    expect(r.body.detail[1]).toEqual({
+      type: 'dict_type',
+      loc: ['body', 'data', 0],
+      msg: 'Input should be a valid dictionary',
+      input: 1,
+    })
     expect(r.body.detail[99].loc).toEqual(['body', 'data', 98])
     expect(r.access.status).toBe(422)
   })
 
   it('a long string input is cut the same way; small inputs are echoed exactly as FastAPI does', async () => {
     const path = `/api/v0/workspaces/${w.world.workspaceId}/tool-registry`
-    const long = await send('PATCH', path, JSON.stringify({ default_visibility: 'x'.repeat(100_000) }), w.world.keys.owner)
+    const long = await send(
+      'PATCH',
+      path,
+      JSON.stringify({ default_visibility: 'x'.repeat(100_000) }),
+      w.world.keys.owner,
+    )
     expect(long.status).toBe(422)
     expect(long.body.detail[0].input).toBe('x'.repeat(1000) + '...')
     const small = await send('PATCH', path, JSON.stringify({ tool: [1, { a: 'b' }] }), w.world.keys.owner)
@@ -149,15 +202,25 @@ describe('query strings nested deeper than max-filter-depth', () => {
 
   it.each(PROVIDERS)('%s: 3,500 nested or-trees are a 400 naming the parameter, not a stack overflow', async (p) => {
     const reqId = `deep-or-${p}`
-    const r = await call(w.h, 'GET', `/api/v0/databases/${w.assets[p].id}/data/books?select=id&or=${nestedOr(3500)}`, { key: w.world.keys.member, headers: { 'x-request-id': reqId } })
+    const r = await call(w.h, 'GET', `/api/v0/databases/${w.assets[p].id}/data/books?select=id&or=${nestedOr(3500)}`, {
+      key: w.world.keys.member,
+      headers: { 'x-request-id': reqId },
+    })
     expect(r.status).toBe(400)
-    expect(r.body.detail).toMatch(new RegExp(`^invalid query parameter "or": logic trees nest at most ${w.h.config.maxFilterDepth} levels`))
+    expect(r.body.detail).toMatch(
+      new RegExp(`^invalid query parameter "or": logic trees nest at most ${w.h.config.maxFilterDepth} levels`),
+    )
     expect(lines.some((l) => l.includes(reqId) && l.includes('"level":50'))).toBe(false)
   })
 
   it.each(PROVIDERS)('%s: a tree exactly max-filter-depth deep is read', async (p) => {
     // the parameter's own list is level 1
-    const r = await call(w.h, 'GET', `/api/v0/databases/${w.assets[p].id}/data/books?select=id&or=${nestedOr(w.h.config.maxFilterDepth - 1)}`, { key: w.world.keys.member })
+    const r = await call(
+      w.h,
+      'GET',
+      `/api/v0/databases/${w.assets[p].id}/data/books?select=id&or=${nestedOr(w.h.config.maxFilterDepth - 1)}`,
+      { key: w.world.keys.member },
+    )
     expect(r).toMatchObject({ status: 200, body: { data: [{ id: 1 }] } })
   })
 })

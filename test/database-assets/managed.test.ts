@@ -51,7 +51,11 @@ afterAll(async () => {
 
 /** `tandem admin ... --json` as an operator runs it: its own process state, the shared control plane. */
 async function admin(...args: string[]) {
-  const config = loadConfig([], {}, { dataDir: adminDir, logLevel: 'silent', postgresUrl: server.url, postgresSchema: SCHEMA })
+  const config = loadConfig(
+    [],
+    {},
+    { dataDir: adminDir, logLevel: 'silent', postgresUrl: server.url, postgresSchema: SCHEMA },
+  )
   const lines: string[] = []
   const code = await runAdmin([...args, '--json'], config, (s) => lines.push(s))
   adminOut.push(...lines)
@@ -60,7 +64,16 @@ async function admin(...args: string[]) {
 }
 
 async function newDatabase(title: string, sql: string): Promise<string> {
-  const asset = await admin('assets', 'create', '--workspace', world.workspaceId, '--type', 'database', '--title', title)
+  const asset = await admin(
+    'assets',
+    'create',
+    '--workspace',
+    world.workspaceId,
+    '--type',
+    'database',
+    '--title',
+    title,
+  )
   expect(asset.database).toEqual({ provider: 'postgres', hasConnectionUrl: false })
   await grant(a, asset.id, world.users.member, 'edit')
   await admin('databases', 'sql', '--asset', asset.id, '--sql', sql)
@@ -89,31 +102,65 @@ async function sqlState(c: pg.Client, text: string): Promise<string> {
   )
 }
 
-const member = (h: Harness, method: string, path: string, body?: object) => call(h, method, path, { key: world.keys.member, ...(body ? { body } : {}) })
+const member = (h: Harness, method: string, path: string, body?: object) =>
+  call(h, method, path, { key: world.keys.member, ...(body ? { body } : {}) })
 
-describe('database assets on Tandem\'s own PostgreSQL', () => {
+describe("database assets on Tandem's own PostgreSQL", () => {
   it('are created by default with --postgres-url, and a second process serves the same tables and rows', async () => {
-    const id = await newDatabase('Inventory', `CREATE TABLE parts (id serial PRIMARY KEY, name text NOT NULL UNIQUE); INSERT INTO parts (name) VALUES ('bolt'), ('nut')`)
+    const id = await newDatabase(
+      'Inventory',
+      `CREATE TABLE parts (id serial PRIMARY KEY, name text NOT NULL UNIQUE); INSERT INTO parts (name) VALUES ('bolt'), ('nut')`,
+    )
     const rows = `/api/v0/databases/${id}/data/parts?order=id`
-    expect((await member(a, 'GET', rows)).body).toEqual({ data: [{ id: 1, name: 'bolt' }, { id: 2, name: 'nut' }] })
-    expect((await member(b, 'GET', rows)).body).toEqual({ data: [{ id: 1, name: 'bolt' }, { id: 2, name: 'nut' }] })
-    expect((await member(b, 'POST', `/api/v0/databases/${id}/data/parts`, { data: { name: 'washer' } })).status).toBe(200)
+    expect((await member(a, 'GET', rows)).body).toEqual({
+      data: [
+        { id: 1, name: 'bolt' },
+        { id: 2, name: 'nut' },
+      ],
+    })
+    expect((await member(b, 'GET', rows)).body).toEqual({
+      data: [
+        { id: 1, name: 'bolt' },
+        { id: 2, name: 'nut' },
+      ],
+    })
+    expect((await member(b, 'POST', `/api/v0/databases/${id}/data/parts`, { data: { name: 'washer' } })).status).toBe(
+      200,
+    )
     expect((await member(a, 'GET', `${rows}&select=name&id=gt.2`)).body).toEqual({ data: [{ name: 'washer' }] })
     // a constraint violation seen from either process is the same 409
     const dup = await member(a, 'POST', `/api/v0/databases/${id}/data/parts`, { data: { name: 'washer' } })
     expect(dup.status).toBe(409)
-    expect((await member(b, 'GET', `/api/v0/databases/${id}/data`)).body).toEqual({ tables: [{ name: 'parts', row_count: expect.anything(), schema: 'public' }] })
+    expect((await member(b, 'GET', `/api/v0/databases/${id}/data`)).body).toEqual({
+      tables: [{ name: 'parts', row_count: expect.anything(), schema: 'public' }],
+    })
   })
 
   it("reach nothing but their own database: not another asset's tables, not Tandem's, not through any path", async () => {
     const mine = await newDatabase('Mine', `CREATE TABLE mine (id integer PRIMARY KEY); INSERT INTO mine VALUES (1)`)
-    const theirs = await newDatabase('Theirs', `CREATE TABLE secret_y (id integer, secret text); INSERT INTO secret_y VALUES (1, 'top')`)
+    const theirs = await newDatabase(
+      'Theirs',
+      `CREATE TABLE secret_y (id integer, secret text); INSERT INTO secret_y VALUES (1, 'top')`,
+    )
     const base = `/api/v0/databases/${mine}/data`
-    expect((await member(a, 'GET', base)).body).toEqual({ tables: [{ name: 'mine', row_count: expect.anything(), schema: 'public' }] })
-    for (const table of ['secret_y', 'public.secret_y', `${SCHEMA}.control_records`, 'control_records', 'information_schema.tables', 'pg_catalog.pg_authid', 'pg_catalog.pg_roles', 'pg_catalog.pg_database']) {
+    expect((await member(a, 'GET', base)).body).toEqual({
+      tables: [{ name: 'mine', row_count: expect.anything(), schema: 'public' }],
+    })
+    for (const table of [
+      'secret_y',
+      'public.secret_y',
+      `${SCHEMA}.control_records`,
+      'control_records',
+      'information_schema.tables',
+      'pg_catalog.pg_authid',
+      'pg_catalog.pg_roles',
+      'pg_catalog.pg_database',
+    ]) {
       const r = await member(a, 'GET', `${base}/${encodeURIComponent(table)}`)
       expect(r.status, table).toBe(404)
-      expect((await member(a, 'POST', `${base}/${encodeURIComponent(table)}`, { data: { id: 2 } })).status, table).toBe(404)
+      expect((await member(a, 'POST', `${base}/${encodeURIComponent(table)}`, { data: { id: 2 } })).status, table).toBe(
+        404,
+      )
     }
 
     const login = await loginOf(mine)
@@ -122,7 +169,9 @@ describe('database assets on Tandem\'s own PostgreSQL', () => {
     expect(login.database).not.toBe(other.database)
     const own = await connectAs(login)
     try {
-      const who = await own.query(`SELECT current_user AS u, (SELECT rolsuper OR rolcreatedb OR rolcreaterole OR rolbypassrls FROM pg_roles WHERE rolname = current_user) AS powers`)
+      const who = await own.query(
+        `SELECT current_user AS u, (SELECT rolsuper OR rolcreatedb OR rolcreaterole OR rolbypassrls FROM pg_roles WHERE rolname = current_user) AS powers`,
+      )
       expect(who.rows[0]).toEqual({ u: login.role, powers: false })
       // Tandem's tables are in another database: not even nameable from here
       expect(await sqlState(own, `SELECT * FROM ${SCHEMA}.control_records`)).toBe('42P01')
@@ -153,10 +202,24 @@ describe('database assets on Tandem\'s own PostgreSQL', () => {
     const { store } = a.server.deps.control
     await server.sql(`CREATE ROLE provisioner LOGIN CREATEDB CREATEROLE; CREATE ROLE limited LOGIN`)
     const registryAs = (user: string) =>
-      new DatabaseRegistry(registryOptions(loadConfig([], {}, { dataDir: adminDir, postgresUrl: server.url.replace('postgres@', `${user}@`), postgresSchema: SCHEMA }), createLogger('silent')))
+      new DatabaseRegistry(
+        registryOptions(
+          loadConfig(
+            [],
+            {},
+            { dataDir: adminDir, postgresUrl: server.url.replace('postgres@', `${user}@`), postgresSchema: SCHEMA },
+          ),
+          createLogger('silent'),
+        ),
+      )
     const refused = registryAs('limited')
     try {
-      const err = await createDatabaseAsset(store, refused, { workspaceId: world.workspaceId, title: 'Refused', id: 'refused-db' }, Date.now()).catch((e: unknown) => e)
+      const err = await createDatabaseAsset(
+        store,
+        refused,
+        { workspaceId: world.workspaceId, title: 'Refused', id: 'refused-db' },
+        Date.now(),
+      ).catch((e: unknown) => e)
       expect(err).toMatchObject({ status: 503, message: expect.stringMatching(/needs CREATEDB and CREATEROLE/) })
       expect(await getAsset(store, 'refused-db')).toBeUndefined()
     } finally {
@@ -164,7 +227,12 @@ describe('database assets on Tandem\'s own PostgreSQL', () => {
     }
     const allowed = registryAs('provisioner')
     try {
-      const made = await createDatabaseAsset(store, allowed, { workspaceId: world.workspaceId, title: 'Made', id: 'made-db' }, Date.now())
+      const made = await createDatabaseAsset(
+        store,
+        allowed,
+        { workspaceId: world.workspaceId, title: 'Made', id: 'made-db' },
+        Date.now(),
+      )
       await grant(a, made.id, world.users.member, 'edit')
       await (await assetDatabase(store, allowed, made)).script(`CREATE TABLE t (id integer); INSERT INTO t VALUES (7)`)
     } finally {

@@ -17,45 +17,345 @@ const qs = (pairs: [string, string][]) => new URLSearchParams(pairs).toString()
 // [query parameters, table, hand-written SQL]
 const CASES: [string, [string, string][], string, string][] = [
   ['all columns ordered', [['order', 'id']], 'books', 'SELECT * FROM books ORDER BY id LIMIT 50'],
-  ['a column list, descending, limited', [['select', 'id,title'], ['order', 'id.desc'], ['limit', '5']], 'books', 'SELECT id, title FROM books ORDER BY id DESC LIMIT 5'],
-  ['an alias and lt', [['select', 'name:title,id'], ['id', 'lt.5'], ['order', 'id']], 'books', 'SELECT title AS name, id FROM books WHERE id < 5 ORDER BY id'],
-  ['repeated keys AND and nulls last', [['price', 'gt.20'], ['price', 'lte.50'], ['order', 'price.desc.nullslast,id']], 'books', 'SELECT * FROM books WHERE price > 20 AND price <= 50 ORDER BY price DESC NULLS LAST, id LIMIT 50'],
-  ['like with * wildcards', [['select', 'id,title'], ['title', 'like.*the*'], ['order', 'id']], 'books', `SELECT id, title FROM books WHERE title LIKE '%the%' ORDER BY id`],
-  ['ilike', [['select', 'id,title'], ['title', 'ilike.*THE*'], ['order', 'id']], 'books', `SELECT id, title FROM books WHERE title ILIKE '%THE%' ORDER BY id`],
-  ['like with a literal %', [['select', 'id,title'], ['title', 'like.100% pure*'], ['order', 'id']], 'books', `SELECT id, title FROM books WHERE title LIKE '100% pure%' ORDER BY id`],
-  ['in', [['select', 'id'], ['author_id', 'in.(1,3)'], ['order', 'id']], 'books', 'SELECT id FROM books WHERE author_id IN (1, 3) ORDER BY id'],
-  ['in with quoted values', [['select', 'id,name'], ['name', 'in.("Cleo, the \\"quoted\\"",Bob)'], ['order', 'id']], 'authors', `SELECT id, name FROM authors WHERE name IN ('Cleo, the "quoted"', 'Bob') ORDER BY id`],
-  ['not in', [['select', 'id'], ['id', 'not.in.(1,2,3)'], ['order', 'id'], ['limit', '3']], 'books', 'SELECT id FROM books WHERE NOT (id IN (1, 2, 3)) ORDER BY id LIMIT 3'],
+  [
+    'a column list, descending, limited',
+    [
+      ['select', 'id,title'],
+      ['order', 'id.desc'],
+      ['limit', '5'],
+    ],
+    'books',
+    'SELECT id, title FROM books ORDER BY id DESC LIMIT 5',
+  ],
+  [
+    'an alias and lt',
+    [
+      ['select', 'name:title,id'],
+      ['id', 'lt.5'],
+      ['order', 'id'],
+    ],
+    'books',
+    'SELECT title AS name, id FROM books WHERE id < 5 ORDER BY id',
+  ],
+  [
+    'repeated keys AND and nulls last',
+    [
+      ['price', 'gt.20'],
+      ['price', 'lte.50'],
+      ['order', 'price.desc.nullslast,id'],
+    ],
+    'books',
+    'SELECT * FROM books WHERE price > 20 AND price <= 50 ORDER BY price DESC NULLS LAST, id LIMIT 50',
+  ],
+  [
+    'like with * wildcards',
+    [
+      ['select', 'id,title'],
+      ['title', 'like.*the*'],
+      ['order', 'id'],
+    ],
+    'books',
+    `SELECT id, title FROM books WHERE title LIKE '%the%' ORDER BY id`,
+  ],
+  [
+    'ilike',
+    [
+      ['select', 'id,title'],
+      ['title', 'ilike.*THE*'],
+      ['order', 'id'],
+    ],
+    'books',
+    `SELECT id, title FROM books WHERE title ILIKE '%THE%' ORDER BY id`,
+  ],
+  [
+    'like with a literal %',
+    [
+      ['select', 'id,title'],
+      ['title', 'like.100% pure*'],
+      ['order', 'id'],
+    ],
+    'books',
+    `SELECT id, title FROM books WHERE title LIKE '100% pure%' ORDER BY id`,
+  ],
+  [
+    'in',
+    [
+      ['select', 'id'],
+      ['author_id', 'in.(1,3)'],
+      ['order', 'id'],
+    ],
+    'books',
+    'SELECT id FROM books WHERE author_id IN (1, 3) ORDER BY id',
+  ],
+  [
+    'in with quoted values',
+    [
+      ['select', 'id,name'],
+      ['name', 'in.("Cleo, the \\"quoted\\"",Bob)'],
+      ['order', 'id'],
+    ],
+    'authors',
+    `SELECT id, name FROM authors WHERE name IN ('Cleo, the "quoted"', 'Bob') ORDER BY id`,
+  ],
+  [
+    'not in',
+    [
+      ['select', 'id'],
+      ['id', 'not.in.(1,2,3)'],
+      ['order', 'id'],
+      ['limit', '3'],
+    ],
+    'books',
+    'SELECT id FROM books WHERE NOT (id IN (1, 2, 3)) ORDER BY id LIMIT 3',
+  ],
   ['an empty in-list', [['id', 'in.()']], 'books', 'SELECT * FROM books WHERE false'],
-  ['is.null', [['select', 'id,published'], ['published', 'is.null'], ['order', 'id']], 'books', 'SELECT id, published FROM books WHERE published IS NULL ORDER BY id'],
-  ['is.not_null', [['select', 'id'], ['published', 'is.not_null'], ['order', 'id']], 'books', 'SELECT id FROM books WHERE published IS NOT NULL ORDER BY id'],
-  ['is.true', [['select', 'id'], ['in_print', 'is.true'], ['order', 'id']], 'books', 'SELECT id FROM books WHERE in_print IS TRUE ORDER BY id'],
-  ['not.is.false', [['select', 'id'], ['in_print', 'not.is.false'], ['order', 'id']], 'books', 'SELECT id FROM books WHERE NOT (in_print IS FALSE) ORDER BY id'],
-  ['is.unknown', [['select', 'id'], ['in_print', 'is.unknown'], ['order', 'id']], 'books', 'SELECT id FROM books WHERE in_print IS UNKNOWN ORDER BY id'],
-  ['an or-tree with a nested and', [['select', 'id'], ['or', '(pages.lt.100,and(price.gt.40,in_print.is.true))'], ['order', 'id']], 'books', 'SELECT id FROM books WHERE pages < 100 OR (price > 40 AND in_print IS TRUE) ORDER BY id'],
-  ['not.or', [['select', 'id'], ['not.or', '(author_id.eq.1,author_id.is.null)'], ['order', 'id']], 'books', 'SELECT id FROM books WHERE NOT (author_id = 1 OR author_id IS NULL) ORDER BY id'],
-  ['an or-tree with quoted values', [['select', 'id'], ['or', '(title.eq."the end, or not 1",title.eq.plain 9)'], ['order', 'id']], 'books', `SELECT id FROM books WHERE title = 'the end, or not 1' OR title = 'plain 9' ORDER BY id`],
-  ['and with a negated comparison', [['select', 'id'], ['and', '(id.gt.10,id.not.gte.15)'], ['order', 'id']], 'books', 'SELECT id FROM books WHERE id > 10 AND NOT (id >= 15) ORDER BY id'],
-  ['limit and offset', [['select', 'id'], ['order', 'id'], ['limit', '5'], ['offset', '10']], 'books', 'SELECT id FROM books ORDER BY id LIMIT 5 OFFSET 10'],
-  ['nulls first', [['select', 'id,published'], ['order', 'published.asc.nullsfirst,id']], 'books', 'SELECT id, published FROM books ORDER BY published ASC NULLS FIRST, id LIMIT 50'],
-  ['a bigint past 2^53 keeps every digit', [['select', 'id,big'], ['big', 'eq.9007199254740993'], ['order', 'id']], 'books', 'SELECT id, big FROM books WHERE big = 9007199254740993 ORDER BY id'],
-  ['a column name with a space', [['select', 'id,"odd name"'], ['"odd name"', 'eq.odd 1'], ['order', 'id']], 'books', `SELECT id, "odd name" FROM books WHERE "odd name" = 'odd 1' ORDER BY id`],
-  ['an array literal value', [['select', 'id,tags'], ['tags', 'eq.{t1,"x,y"}'], ['order', 'id']], 'books', `SELECT id, tags FROM books WHERE tags = '{t1,"x,y"}' ORDER BY id`],
-  ['a jsonb value', [['select', 'id,meta'], ['meta', 'eq.{"s": "v2", "n": 2}']], 'books', `SELECT id, meta FROM books WHERE meta = '{"n": 2, "s": "v2"}'`],
-  ['a backslash and a quote in values', [['select', 'id,title'], ['title', "in.(Back\\slash 3,O'Brien's 8)"], ['order', 'id']], 'books', `SELECT id, title FROM books WHERE title IN ('Back\\slash 3', 'O''Brien''s 8') ORDER BY id`],
-  ['escapes in a quoted in-list value', [['select', 'id,title'], ['title', 'in.("Back\\\\slash 3","Quote \\"me\\" 2")'], ['order', 'id']], 'books', `SELECT id, title FROM books WHERE title IN ('Back\\slash 3', 'Quote "me" 2') ORDER BY id`],
-  ['dates', [['select', 'id,published'], ['published', 'gte.2015-01-01'], ['published', 'lt.2018-01-01'], ['order', 'id']], 'books', `SELECT id, published FROM books WHERE published >= '2015-01-01' AND published < '2018-01-01' ORDER BY id`],
-  ['star plus an alias, timestamps', [['select', '*,ident:id'], ['id', 'eq.1']], 'books', 'SELECT *, id AS ident FROM books WHERE id = 1'],
-  ['the other table, text order with nulls', [['order', 'country.desc.nullsfirst,id']], 'authors', 'SELECT * FROM authors ORDER BY country DESC NULLS FIRST, id'],
+  [
+    'is.null',
+    [
+      ['select', 'id,published'],
+      ['published', 'is.null'],
+      ['order', 'id'],
+    ],
+    'books',
+    'SELECT id, published FROM books WHERE published IS NULL ORDER BY id',
+  ],
+  [
+    'is.not_null',
+    [
+      ['select', 'id'],
+      ['published', 'is.not_null'],
+      ['order', 'id'],
+    ],
+    'books',
+    'SELECT id FROM books WHERE published IS NOT NULL ORDER BY id',
+  ],
+  [
+    'is.true',
+    [
+      ['select', 'id'],
+      ['in_print', 'is.true'],
+      ['order', 'id'],
+    ],
+    'books',
+    'SELECT id FROM books WHERE in_print IS TRUE ORDER BY id',
+  ],
+  [
+    'not.is.false',
+    [
+      ['select', 'id'],
+      ['in_print', 'not.is.false'],
+      ['order', 'id'],
+    ],
+    'books',
+    'SELECT id FROM books WHERE NOT (in_print IS FALSE) ORDER BY id',
+  ],
+  [
+    'is.unknown',
+    [
+      ['select', 'id'],
+      ['in_print', 'is.unknown'],
+      ['order', 'id'],
+    ],
+    'books',
+    'SELECT id FROM books WHERE in_print IS UNKNOWN ORDER BY id',
+  ],
+  [
+    'an or-tree with a nested and',
+    [
+      ['select', 'id'],
+      ['or', '(pages.lt.100,and(price.gt.40,in_print.is.true))'],
+      ['order', 'id'],
+    ],
+    'books',
+    'SELECT id FROM books WHERE pages < 100 OR (price > 40 AND in_print IS TRUE) ORDER BY id',
+  ],
+  [
+    'not.or',
+    [
+      ['select', 'id'],
+      ['not.or', '(author_id.eq.1,author_id.is.null)'],
+      ['order', 'id'],
+    ],
+    'books',
+    'SELECT id FROM books WHERE NOT (author_id = 1 OR author_id IS NULL) ORDER BY id',
+  ],
+  [
+    'an or-tree with quoted values',
+    [
+      ['select', 'id'],
+      ['or', '(title.eq."the end, or not 1",title.eq.plain 9)'],
+      ['order', 'id'],
+    ],
+    'books',
+    `SELECT id FROM books WHERE title = 'the end, or not 1' OR title = 'plain 9' ORDER BY id`,
+  ],
+  [
+    'and with a negated comparison',
+    [
+      ['select', 'id'],
+      ['and', '(id.gt.10,id.not.gte.15)'],
+      ['order', 'id'],
+    ],
+    'books',
+    'SELECT id FROM books WHERE id > 10 AND NOT (id >= 15) ORDER BY id',
+  ],
+  [
+    'limit and offset',
+    [
+      ['select', 'id'],
+      ['order', 'id'],
+      ['limit', '5'],
+      ['offset', '10'],
+    ],
+    'books',
+    'SELECT id FROM books ORDER BY id LIMIT 5 OFFSET 10',
+  ],
+  [
+    'nulls first',
+    [
+      ['select', 'id,published'],
+      ['order', 'published.asc.nullsfirst,id'],
+    ],
+    'books',
+    'SELECT id, published FROM books ORDER BY published ASC NULLS FIRST, id LIMIT 50',
+  ],
+  [
+    'a bigint past 2^53 keeps every digit',
+    [
+      ['select', 'id,big'],
+      ['big', 'eq.9007199254740993'],
+      ['order', 'id'],
+    ],
+    'books',
+    'SELECT id, big FROM books WHERE big = 9007199254740993 ORDER BY id',
+  ],
+  [
+    'a column name with a space',
+    [
+      ['select', 'id,"odd name"'],
+      ['"odd name"', 'eq.odd 1'],
+      ['order', 'id'],
+    ],
+    'books',
+    `SELECT id, "odd name" FROM books WHERE "odd name" = 'odd 1' ORDER BY id`,
+  ],
+  [
+    'an array literal value',
+    [
+      ['select', 'id,tags'],
+      ['tags', 'eq.{t1,"x,y"}'],
+      ['order', 'id'],
+    ],
+    'books',
+    `SELECT id, tags FROM books WHERE tags = '{t1,"x,y"}' ORDER BY id`,
+  ],
+  [
+    'a jsonb value',
+    [
+      ['select', 'id,meta'],
+      ['meta', 'eq.{"s": "v2", "n": 2}'],
+    ],
+    'books',
+    `SELECT id, meta FROM books WHERE meta = '{"n": 2, "s": "v2"}'`,
+  ],
+  [
+    'a backslash and a quote in values',
+    [
+      ['select', 'id,title'],
+      ['title', "in.(Back\\slash 3,O'Brien's 8)"],
+      ['order', 'id'],
+    ],
+    'books',
+    `SELECT id, title FROM books WHERE title IN ('Back\\slash 3', 'O''Brien''s 8') ORDER BY id`,
+  ],
+  [
+    'escapes in a quoted in-list value',
+    [
+      ['select', 'id,title'],
+      ['title', 'in.("Back\\\\slash 3","Quote \\"me\\" 2")'],
+      ['order', 'id'],
+    ],
+    'books',
+    `SELECT id, title FROM books WHERE title IN ('Back\\slash 3', 'Quote "me" 2') ORDER BY id`,
+  ],
+  [
+    'dates',
+    [
+      ['select', 'id,published'],
+      ['published', 'gte.2015-01-01'],
+      ['published', 'lt.2018-01-01'],
+      ['order', 'id'],
+    ],
+    'books',
+    `SELECT id, published FROM books WHERE published >= '2015-01-01' AND published < '2018-01-01' ORDER BY id`,
+  ],
+  [
+    'star plus an alias, timestamps',
+    [
+      ['select', '*,ident:id'],
+      ['id', 'eq.1'],
+    ],
+    'books',
+    'SELECT *, id AS ident FROM books WHERE id = 1',
+  ],
+  [
+    'the other table, text order with nulls',
+    [['order', 'country.desc.nullsfirst,id']],
+    'authors',
+    'SELECT * FROM authors ORDER BY country DESC NULLS FIRST, id',
+  ],
   ['a view', [], 'slow', 'SELECT * FROM slow'],
   // PostgREST compatibility: a quote that does not close is a character (QuerySpec), and spaces
   // around the parentheses of logic trees are allowed while spaces touching a value stay in it
   // (AndOrParamsSpec "allows whitespace").
-  ['a lone double quote in an in-list is the literal "', [['select', 'id,title'], ['title', 'in.(")']], 'books', `SELECT id, title FROM books WHERE title IN ('"')`],
-  ['unclosed and unseparated quotes in an in-list are characters', [['select', 'id,title'], ['title', 'in.(",Quote "me" 2,"Quote "me" 12)'], ['order', 'id']], 'books', `SELECT id, title FROM books WHERE title IN ('"', 'Quote "me" 2', '"Quote "me" 12') ORDER BY id`],
-  ['spaces around logic parentheses and list items', [['select', 'id'], ['and', '( and ( id.in.( 1, 2, 3 ) , id.eq.3 ) , or ( id.eq.2 , id.eq.3 ) )']], 'books', 'SELECT id FROM books WHERE (id IN (1, 2, 3) AND id = 3) AND (id = 2 OR id = 3)'],
-  ['spaces touching a value stay in it', [['select', 'id,title'], ['or', '( title.eq.plain 9 , title.eq.plain 19,title.in.( plain 29, plain 39,plain 49 ) )'], ['order', 'id']], 'books', `SELECT id, title FROM books WHERE title = 'plain 9 ' OR title = 'plain 19' OR title IN ('plain 29', ' plain 39', 'plain 49 ') ORDER BY id`],
-  ['not.and with a space before its parenthesis', [['select', 'id'], ['not.and', ' (id.gt.3, id.lt.58 )'], ['order', 'id']], 'books', 'SELECT id FROM books WHERE NOT (id > 3 AND id < 58) ORDER BY id'],
+  [
+    'a lone double quote in an in-list is the literal "',
+    [
+      ['select', 'id,title'],
+      ['title', 'in.(")'],
+    ],
+    'books',
+    `SELECT id, title FROM books WHERE title IN ('"')`,
+  ],
+  [
+    'unclosed and unseparated quotes in an in-list are characters',
+    [
+      ['select', 'id,title'],
+      ['title', 'in.(",Quote "me" 2,"Quote "me" 12)'],
+      ['order', 'id'],
+    ],
+    'books',
+    `SELECT id, title FROM books WHERE title IN ('"', 'Quote "me" 2', '"Quote "me" 12') ORDER BY id`,
+  ],
+  [
+    'spaces around logic parentheses and list items',
+    [
+      ['select', 'id'],
+      ['and', '( and ( id.in.( 1, 2, 3 ) , id.eq.3 ) , or ( id.eq.2 , id.eq.3 ) )'],
+    ],
+    'books',
+    'SELECT id FROM books WHERE (id IN (1, 2, 3) AND id = 3) AND (id = 2 OR id = 3)',
+  ],
+  [
+    'spaces touching a value stay in it',
+    [
+      ['select', 'id,title'],
+      ['or', '( title.eq.plain 9 , title.eq.plain 19,title.in.( plain 29, plain 39,plain 49 ) )'],
+      ['order', 'id'],
+    ],
+    'books',
+    `SELECT id, title FROM books WHERE title = 'plain 9 ' OR title = 'plain 19' OR title IN ('plain 29', ' plain 39', 'plain 49 ') ORDER BY id`,
+  ],
+  [
+    'not.and with a space before its parenthesis',
+    [
+      ['select', 'id'],
+      ['not.and', ' (id.gt.3, id.lt.58 )'],
+      ['order', 'id'],
+    ],
+    'books',
+    'SELECT id FROM books WHERE NOT (id > 3 AND id < 58) ORDER BY id',
+  ],
 ]
 
 describe.each(PROVIDERS)('%s: reading rows', (p) => {
@@ -102,18 +402,39 @@ describe.each(PROVIDERS)('%s: reading rows', (p) => {
     const r = await w.api('GET', `/api/v0/databases/${w.assets[p].id}/data/books?limit=ten&offset=-1`)
     expect(r.status).toBe(422)
     expect(r.body.detail).toEqual([
-      { type: 'int_parsing', loc: ['query', 'limit'], msg: 'Input should be a valid integer, unable to parse string as an integer', input: 'ten' },
-      { type: 'greater_than_equal', loc: ['query', 'offset'], msg: 'Input should be greater than or equal to 0', input: '-1', ctx: { ge: 0 } },
+      {
+        type: 'int_parsing',
+        loc: ['query', 'limit'],
+        msg: 'Input should be a valid integer, unable to parse string as an integer',
+        input: 'ten',
+      },
+      {
+        type: 'greater_than_equal',
+        loc: ['query', 'offset'],
+        msg: 'Input should be greater than or equal to 0',
+        input: '-1',
+        ctx: { ge: 0 },
+      },
     ])
   })
 
   it('treats unknown tables and tables outside the exposed schemas as missing', async () => {
-    for (const t of ['missing', 'secrets', 'hidden.secrets', 'pg_class', 'pg_catalog.pg_class', 'information_schema.tables']) {
+    for (const t of [
+      'missing',
+      'secrets',
+      'hidden.secrets',
+      'pg_class',
+      'pg_catalog.pg_class',
+      'information_schema.tables',
+    ]) {
       const r = await w.api('GET', `/api/v0/databases/${w.assets[p].id}/data/${t}`)
       expect(r.status, t).toBe(404)
       expect(r.body.detail).toMatch(/not found/)
     }
-    const qualified = await w.api('GET', `/api/v0/databases/${w.assets[p].id}/data/public.authors?select=id&order=id&limit=1`)
+    const qualified = await w.api(
+      'GET',
+      `/api/v0/databases/${w.assets[p].id}/data/public.authors?select=id&order=id&limit=1`,
+    )
     expect(qualified).toMatchObject({ status: 200, body: { data: [{ id: 1 }] } })
   })
 
@@ -132,7 +453,10 @@ describe.each(PROVIDERS)('%s: reading rows', (p) => {
     const base = `/api/v0/databases/${w.assets[p].id}/data/authors`
     expect((await w.api('GET', `${base}?select=id`)).status).toBe(200)
     await w.exec(p, 'ALTER TABLE authors ADD COLUMN born integer')
-    expect(await w.api('GET', `${base}?select=id,born&id=eq.1`)).toMatchObject({ status: 200, body: { data: [{ id: 1, born: null }] } })
+    expect(await w.api('GET', `${base}?select=id,born&id=eq.1`)).toMatchObject({
+      status: 200,
+      body: { data: [{ id: 1, born: null }] },
+    })
     await w.exec(p, 'ALTER TABLE authors DROP COLUMN born')
     expect((await w.api('GET', `${base}?select=id,born`)).status).toBe(400)
     expect((await w.api('GET', `${base}?select=id`)).status).toBe(200)
@@ -157,9 +481,15 @@ describe('access', () => {
       }
       expect((await w.api('GET', rows(id), { key: w.world.keys.admin })).status).toBe(200)
       expect((await w.api('GET', `/api/v0/databases/${id}/data`, { key: w.world.keys.admin })).status).toBe(200)
-      const denied = await w.api('POST', `/api/v0/databases/${id}/data/authors`, { key: w.world.keys.admin, body: { data: { id: 50, name: 'no' } } })
+      const denied = await w.api('POST', `/api/v0/databases/${id}/data/authors`, {
+        key: w.world.keys.admin,
+        body: { data: { id: 50, name: 'no' } },
+      })
       expect(denied).toMatchObject({ status: 403, body: { detail: 'Access denied to database' } })
-      expect((await w.api('POST', `/api/v0/databases/${id}/data/authors`, { body: { data: { id: 50, name: `yes ${p}` } } })).status).toBe(200)
+      expect(
+        (await w.api('POST', `/api/v0/databases/${id}/data/authors`, { body: { data: { id: 50, name: `yes ${p}` } } }))
+          .status,
+      ).toBe(200)
     }
   })
 
@@ -167,7 +497,12 @@ describe('access', () => {
     await grant(w.h, w.world.doc.id, w.world.users.member, 'view')
     const notDb = await w.api('GET', rows(w.world.doc.id))
     expect(notDb).toMatchObject({ status: 400, body: { detail: 'Asset is not a database asset' } })
-    const other = await asset(w.h, { workspaceId: w.world.workspaceId, type: 'database', title: 'mysql', database: { provider: 'mysql' } })
+    const other = await asset(w.h, {
+      workspaceId: w.world.workspaceId,
+      type: 'database',
+      title: 'mysql',
+      database: { provider: 'mysql' },
+    })
     await grant(w.h, other.id, w.world.users.member, 'edit')
     for (const [method, path] of [
       ['GET', `/api/v0/databases/${other.id}/data`],

@@ -28,7 +28,8 @@ function snippetsOf(file: string, text: string): Snippet[] {
   for (let i = 0; i < lines.length; i++) {
     if (!lines[i]!.startsWith(MARK)) continue
     const fence = /^```(\w+)$/.exec(lines[i + 1] ?? '')
-    if (!fence || !EXTENSIONS[fence[1]!]) throw new Error(`${file}:${i + 1}: the mark must be followed by a js or ts block`)
+    if (!fence || !EXTENSIONS[fence[1]!])
+      throw new Error(`${file}:${i + 1}: the mark must be followed by a js or ts block`)
     const end = lines.indexOf('```', i + 2)
     found.push({ file, line: i + 3, ext: EXTENSIONS[fence[1]!]!, code: lines.slice(i + 2, end).join('\n') })
   }
@@ -53,7 +54,9 @@ afterAll(async () => {
 })
 
 it('finds the marked snippets', () => {
-  expect(snippets.map((s) => s.file)).toEqual(expect.arrayContaining(['README.md', 'docs/hocuspocus.md', 'docs/sdk.md']))
+  expect(snippets.map((s) => s.file)).toEqual(
+    expect.arrayContaining(['README.md', 'docs/hocuspocus.md', 'docs/sdk.md']),
+  )
 })
 
 describe.each(snippets)('$file:$line', (s) => {

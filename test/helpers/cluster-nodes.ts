@@ -32,7 +32,12 @@ export async function startClusterNodes(
   }
   try {
     for (let i = 0; i < count; i++) {
-      nodes.push(await startTandem({ postgresUrl: pg.url, postgresSchema: schema, redisUrl: redis.url, ...o.settings }, { ...o.options, cluster: FAST_HEARTBEATS }))
+      nodes.push(
+        await startTandem(
+          { postgresUrl: pg.url, postgresSchema: schema, redisUrl: redis.url, ...o.settings },
+          { ...o.options, cluster: FAST_HEARTBEATS },
+        ),
+      )
     }
   } catch (err) {
     await close()
@@ -45,6 +50,7 @@ export async function startClusterNodes(
 export async function storedDoc(node: Harness, docId: string): Promise<Y.Doc> {
   const state = await node.server.store.load(docId)
   const doc = new Y.Doc()
-  for (const u of [...(state.snapshot ? [state.snapshot.state] : []), ...state.updates.map((x) => x.update)]) Y.applyUpdate(doc, u)
+  for (const u of [...(state.snapshot ? [state.snapshot.state] : []), ...state.updates.map((x) => x.update)])
+    Y.applyUpdate(doc, u)
   return doc
 }

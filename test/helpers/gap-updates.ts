@@ -2,7 +2,10 @@
 // the first, and whether a document keeps structs pending.
 import * as Y from 'yjs'
 
-/** Two updates of one fresh client (`client`, or a random one): U1 types "first ", U2 "second" after it (so U2 needs U1). */
+/**
+ * Two updates of one fresh client (`client`, or a random one): U1 types "first ", U2 "second" after it (so U2 needs
+ * U1).
+ */
 export function gapPair(client?: number): { u1: Uint8Array; u2: Uint8Array } {
   const doc = new Y.Doc()
   if (client !== undefined) doc.clientID = client

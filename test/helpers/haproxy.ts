@@ -73,7 +73,12 @@ function haproxyConfig(port: number, o: HaproxyOptions): string {
     // HTTP/1.1 with a Host header: uWS does not answer HAProxy's default HTTP/1.0 check request,
     // which would mark every node down.
     ...(o.check
-      ? ['  option httpchk', `  http-check send meth GET uri ${o.check} ver HTTP/1.1 hdr Host tandem`, '  http-check expect status 200', '  default-server inter 500ms fall 1 rise 1']
+      ? [
+          '  option httpchk',
+          `  http-check send meth GET uri ${o.check} ver HTTP/1.1 hdr Host tandem`,
+          '  http-check expect status 200',
+          '  default-server inter 500ms fall 1 rise 1',
+        ]
       : []),
     // A connection refused by a dead backend is retried once on another one.
     '  retries 2',
@@ -90,7 +95,15 @@ export async function startHaproxy(o: HaproxyOptions): Promise<Haproxy> {
 
 const SHIPPED_CONFIG = 'docs/cluster/haproxy.cfg'
 /** The ports of docs/cluster/haproxy.cfg: the two frontends, then each node's collab and api. */
-const SHIPPED_PORTS = { collab: 1230, api: 8080, nodes: [[1231, 8081], [1232, 8082], [1233, 8083]] as const }
+const SHIPPED_PORTS = {
+  collab: 1230,
+  api: 8080,
+  nodes: [
+    [1231, 8081],
+    [1232, 8082],
+    [1233, 8083],
+  ] as const,
+}
 
 export interface ShippedHaproxy extends Haproxy {
   /** the api frontend (the `port`/`url` of Haproxy are the collab one) */
@@ -101,9 +114,15 @@ export interface ShippedHaproxy extends Haproxy {
  * docs/cluster/haproxy.cfg (or `file` written for the same ports) unchanged but for its ports: the
  * frontends on free ports, node i's collab and api ports as given (three nodes, as the file has).
  */
-export async function startShippedHaproxy(nodes: readonly (readonly [collab: number, api: number])[], file = SHIPPED_CONFIG): Promise<ShippedHaproxy> {
+export async function startShippedHaproxy(
+  nodes: readonly (readonly [collab: number, api: number])[],
+  file = SHIPPED_CONFIG,
+): Promise<ShippedHaproxy> {
   const [collab, api] = [await freePort(), await freePort()]
-  const map = new Map<number, number>([[SHIPPED_PORTS.collab, collab], [SHIPPED_PORTS.api, api]])
+  const map = new Map<number, number>([
+    [SHIPPED_PORTS.collab, collab],
+    [SHIPPED_PORTS.api, api],
+  ])
   SHIPPED_PORTS.nodes.forEach(([c, a], i) => {
     map.set(c, nodes[i]![0])
     map.set(a, nodes[i]![1])
@@ -126,13 +145,23 @@ function showStat(socket: string): Promise<ServerState[]> {
     c.on('data', (d: Buffer) => (csv += d.toString()))
     c.once('error', reject)
     c.once('end', () => {
-      const [header, ...rows] = csv.trim().split('\n').map((l) => l.split(','))
+      const [header, ...rows] = csv
+        .trim()
+        .split('\n')
+        .map((l) => l.split(','))
       const col = (name: string) => header!.indexOf(name === 'pxname' ? '# pxname' : name)
       const [px, sv, st, cs, cf, cd] = ['pxname', 'svname', 'status', 'check_status', 'chkfail', 'chkdown'].map(col)
       resolve(
         rows
           .filter((r) => r[sv!] !== 'FRONTEND' && r[sv!] !== 'BACKEND')
-          .map((r) => ({ backend: r[px!]!, server: r[sv!]!, status: r[st!]!, check: r[cs!]!, checksFailed: Number(r[cf!]), wentDown: Number(r[cd!]) })),
+          .map((r) => ({
+            backend: r[px!]!,
+            server: r[sv!]!,
+            status: r[st!]!,
+            check: r[cs!]!,
+            checksFailed: Number(r[cf!]),
+            wentDown: Number(r[cd!]),
+          })),
       )
     })
   })
@@ -171,8 +200,13 @@ async function run(port: number, text: string, hardFdLimit?: number): Promise<Ha
       const deadline = Date.now() + timeoutMs
       for (;;) {
         const states = await showStat(socket).catch(() => [])
-        if (states.length && states.every((s) => s.status === 'no check' || (s.status === 'UP' && /^L\dOK$/.test(s.check)))) return
-        if (Date.now() > deadline) throw new Error(`haproxy: not every server checked UP after ${timeoutMs} ms: ${JSON.stringify(states)}`)
+        if (
+          states.length &&
+          states.every((s) => s.status === 'no check' || (s.status === 'UP' && /^L\dOK$/.test(s.check)))
+        )
+          return
+        if (Date.now() > deadline)
+          throw new Error(`haproxy: not every server checked UP after ${timeoutMs} ms: ${JSON.stringify(states)}`)
         await new Promise((r) => setTimeout(r, 50))
       }
     },

@@ -10,7 +10,13 @@ export interface HocusClients {
    * A provider for `name` on `socket`, attached; `token` may be a function (called on every auth).
    * `sessionAwareness`: the provider's option (several providers of one document on one socket).
    */
-  provider(socket: HocuspocusProviderWebsocket, name: string, token: string | (() => Promise<string>), doc?: Y.Doc, o?: { sessionAwareness?: boolean }): HocuspocusProvider
+  provider(
+    socket: HocuspocusProviderWebsocket,
+    name: string,
+    token: string | (() => Promise<string>),
+    doc?: Y.Doc,
+    o?: { sessionAwareness?: boolean },
+  ): HocuspocusProvider
   destroy(): void
 }
 
@@ -19,12 +25,25 @@ export function hocusClients(): HocusClients {
   const providers: HocuspocusProvider[] = []
   return {
     socket(url) {
-      const s = new HocuspocusProviderWebsocket({ url, WebSocketPolyfill: WebSocket, delay: 100, minDelay: 100, maxDelay: 500, factor: 1 })
+      const s = new HocuspocusProviderWebsocket({
+        url,
+        WebSocketPolyfill: WebSocket,
+        delay: 100,
+        minDelay: 100,
+        maxDelay: 500,
+        factor: 1,
+      })
       sockets.push(s)
       return s
     },
     provider(socket, name, token, doc = new Y.Doc(), o = {}) {
-      const p = new HocuspocusProvider({ websocketProvider: socket, name, token, document: doc, sessionAwareness: o.sessionAwareness ?? false })
+      const p = new HocuspocusProvider({
+        websocketProvider: socket,
+        name,
+        token,
+        document: doc,
+        sessionAwareness: o.sessionAwareness ?? false,
+      })
       p.attach()
       providers.push(p)
       return p

@@ -18,7 +18,7 @@ export async function freePort(): Promise<number> {
   for (let i = 0; below > LOWEST + 1000 && i < 100; i++) {
     const port = LOWEST + Math.floor(Math.random() * (below - LOWEST))
     if (handedOut.has(port)) continue
-    if (await listensOn(port)) return handedOut.add(port), port
+    if (await listensOn(port)) return (handedOut.add(port), port)
   }
   return kernelPort()
 }

@@ -30,12 +30,18 @@ export function content(d: Y.Doc): unknown {
 export function edit(d: Y.Doc, rand: () => number): void {
   const t = d.getText('t')
   const r = rand()
-  if (r < 0.3) t.insert(Math.floor(rand() * (t.length + 1)), 'abcdefgh'.slice(0, 1 + Math.floor(rand() * 6)), rand() < 0.3 ? { bold: true } : undefined)
+  if (r < 0.3)
+    t.insert(
+      Math.floor(rand() * (t.length + 1)),
+      'abcdefgh'.slice(0, 1 + Math.floor(rand() * 6)),
+      rand() < 0.3 ? { bold: true } : undefined,
+    )
   else if (r < 0.45 && t.length > 0) {
     const at = Math.floor(rand() * t.length)
     t.delete(at, Math.min(t.length - at, 1 + Math.floor(rand() * 4)))
   } else if (r < 0.5 && t.length > 2) t.format(0, 2, { italic: rand() < 0.5 ? true : null })
-  else if (r < 0.6) d.getMap('m').set(`k${Math.floor(rand() * 8)}`, rand() < 0.5 ? Math.floor(rand() * 100) : new Y.Map([['n', 1]]))
+  else if (r < 0.6)
+    d.getMap('m').set(`k${Math.floor(rand() * 8)}`, rand() < 0.5 ? Math.floor(rand() * 100) : new Y.Map([['n', 1]]))
   else if (r < 0.65) d.getMap('m').delete(`k${Math.floor(rand() * 8)}`)
   else if (r < 0.75) {
     const a = d.getArray<unknown>('a')
@@ -56,4 +62,3 @@ export function edit(d: Y.Doc, rand: () => number): void {
     }
   }
 }
-

@@ -38,7 +38,20 @@ export async function startRedis(opts: RedisOptions = {}): Promise<RedisServer> 
   let output = ''
 
   const start = async () => {
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--daemonize', 'no', '--loglevel', 'warning']
+    const args = [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--daemonize',
+      'no',
+      '--loglevel',
+      'warning',
+    ]
     args.push(...(opts.persist ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']))
     const c = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] })
     c.stdout!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4000)))

@@ -20,11 +20,15 @@ export interface TandemProcess {
 }
 
 export async function spawnTandem(args: string[], env: NodeJS.ProcessEnv = {}): Promise<TandemProcess> {
-  const child = spawn(process.execPath, ['bin/tandem.js', 'serve', '--collab-port', '0', '--api-port', '0', ...transportArgs(), ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // the search engine's first open (PGlite initdb, ~10 s of a core here) is left to the suites that search
-    env: { ...process.env, TANDEM_SEARCH_INDEX: 'off', ...env },
-  })
+  const child = spawn(
+    process.execPath,
+    ['bin/tandem.js', 'serve', '--collab-port', '0', '--api-port', '0', ...transportArgs(), ...args],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // the search engine's first open (PGlite initdb, ~10 s of a core here) is left to the suites that search
+      env: { ...process.env, TANDEM_SEARCH_INDEX: 'off', ...env },
+    },
+  )
   let out = ''
   child.stdout!.on('data', (c: Buffer) => (out += c))
   child.stderr!.on('data', (c: Buffer) => (out += c))

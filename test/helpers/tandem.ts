@@ -16,7 +16,11 @@ export interface Harness {
   dataDir: string
   httpUrl: string
   wsUrl: string
-  token(org: string, doc: string, opts?: { acc?: Access; sub?: string; ttlSec?: number; branch?: string }): Promise<string>
+  token(
+    org: string,
+    doc: string,
+    opts?: { acc?: Access; sub?: string; ttlSec?: number; branch?: string },
+  ): Promise<string>
   provider(org: string, doc: string, token: string, ydoc?: Y.Doc): WebsocketProvider
   restart(): Promise<void>
   close(): Promise<void>
@@ -29,7 +33,8 @@ export interface Harness {
 export function testTransport(): Partial<Pick<Config, 'transport'>> {
   const t = process.env.TANDEM_TEST_TRANSPORT
   if (!t) return {}
-  if (t !== 'auto' && t !== 'uws' && t !== 'ws') throw new Error(`TANDEM_TEST_TRANSPORT: expected auto, uws or ws, got ${JSON.stringify(t)}`)
+  if (t !== 'auto' && t !== 'uws' && t !== 'ws')
+    throw new Error(`TANDEM_TEST_TRANSPORT: expected auto, uws or ws, got ${JSON.stringify(t)}`)
   return { transport: t }
 }
 
@@ -39,11 +44,28 @@ export const transportArgs = (): string[] => {
   return t ? ['--transport', t] : []
 }
 
-export async function startTandem(overrides: Partial<Config> = {}, opts: ServerOptions = {}, dataDir?: string): Promise<Harness> {
+export async function startTandem(
+  overrides: Partial<Config> = {},
+  opts: ServerOptions = {},
+  dataDir?: string,
+): Promise<Harness> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'tandem-test-')))
   // Search is off unless a suite turns it on: its embedded engine's first open (PGlite initdb) takes
   // ~10 s of a core on this machine, which every other suite's servers would pay for nothing.
-  const config = loadConfig([], {}, { dataDir: dir, collabPort: 0, apiPort: 0, logLevel: 'silent', roomUnloadDelayMs: 200, searchIndex: 'off', ...testTransport(), ...overrides })
+  const config = loadConfig(
+    [],
+    {},
+    {
+      dataDir: dir,
+      collabPort: 0,
+      apiPort: 0,
+      logLevel: 'silent',
+      roomUnloadDelayMs: 200,
+      searchIndex: 'off',
+      ...testTransport(),
+      ...overrides,
+    },
+  )
   const providers: WebsocketProvider[] = []
   const h: Harness = {
     server: await createServer(config, opts),

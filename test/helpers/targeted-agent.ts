@@ -12,7 +12,20 @@ const SLOTS = 8
 export const FILLER = 'ipsum'
 
 const DIGITS = 'jkqvwxyz' // base-8 digits of codes; no stem, label or filler has these letters
-const STEMS = ['amber', 'cedar', 'ochre', 'slate', 'umber', 'coral', 'linen', 'peach', 'sable', 'taupe', 'lemon', 'melon']
+const STEMS = [
+  'amber',
+  'cedar',
+  'ochre',
+  'slate',
+  'umber',
+  'coral',
+  'linen',
+  'peach',
+  'sable',
+  'taupe',
+  'lemon',
+  'melon',
+]
 
 function code(n: number, width: number): string {
   let s = ''
@@ -21,7 +34,8 @@ function code(n: number, width: number): string {
 }
 
 /** Fixed-width codes after a stem of fixed width: no word is a substring of another, or of a label. */
-const wordOf = (para: number, slot: number, ver: number, stem: number) => `${STEMS[stem % STEMS.length]}${code(para, 5)}${code(slot, 1)}${code(ver, 2)}`
+const wordOf = (para: number, slot: number, ver: number, stem: number) =>
+  `${STEMS[stem % STEMS.length]}${code(para, 5)}${code(slot, 1)}${code(ver, 2)}`
 export const labelOf = (para: number) => `para${code(para, 5)}`
 /** The agent's part of a line: the person's capitals taken out. */
 export const lower = (line: string) => line.replace(/[A-Z]/g, '')
@@ -49,7 +63,12 @@ export class Model {
   constructor(paragraphs: number, headingEvery: number) {
     for (let n = 0; n < paragraphs; n++) {
       if (n % headingEvery === 0) this.blocks.push({ heading: `## Part ${n / headingEvery}` })
-      this.blocks.push({ label: labelOf(n), words: Array.from({ length: SLOTS }, (_, s) => wordOf(n, s, 0, n + s)), id: '', agents: false })
+      this.blocks.push({
+        label: labelOf(n),
+        words: Array.from({ length: SLOTS }, (_, s) => wordOf(n, s, 0, n + s)),
+        id: '',
+        agents: false,
+      })
     }
   }
 
@@ -72,7 +91,8 @@ export class Model {
     for (let k = 0; k < lines.length; k++) {
       const want = this.blocks[at + k]
       const got = lines[k]!.startsWith('#') ? lines[k]! : lower(lines[k]!)
-      if (at < 0 || !want || got !== ('heading' in want ? want.heading : lineOf(want))) return `line ${k} of the region reads ${JSON.stringify(lines[k])}, the model ${want ? JSON.stringify('heading' in want ? want.heading : lineOf(want)) : 'nothing'}`
+      if (at < 0 || !want || got !== ('heading' in want ? want.heading : lineOf(want)))
+        return `line ${k} of the region reads ${JSON.stringify(lines[k])}, the model ${want ? JSON.stringify('heading' in want ? want.heading : lineOf(want)) : 'nothing'}`
     }
     return null
   }
@@ -89,7 +109,12 @@ export class Model {
 
   newPara(): Para {
     const n = 30_000 + this.inserted++
-    return { label: labelOf(n), words: Array.from({ length: SLOTS }, (_, s) => wordOf(n, s, 0, n + s)), id: '', agents: true }
+    return {
+      label: labelOf(n),
+      words: Array.from({ length: SLOTS }, (_, s) => wordOf(n, s, 0, n + s)),
+      id: '',
+      agents: true,
+    }
   }
 
   /** A word the document never held: old_text that matches nothing. */

@@ -39,7 +39,10 @@ async function call(method: string, name: string, doc: string, tok: string, quer
 async function annAndAgent(doc: string) {
   const ann = new Y.Doc()
   const agent = new Y.Doc()
-  const ps = [h.provider('acme', doc, await token(doc, 'ann'), ann), h.provider('acme', doc, await token(doc, 'ann', AI), agent)]
+  const ps = [
+    h.provider('acme', doc, await token(doc, 'ann'), ann),
+    h.provider('acme', doc, await token(doc, 'ann', AI), agent),
+  ]
   await Promise.all(ps.map(synced))
   const edit = async (ms: number, who: Y.Doc, change: (t: Y.Text) => void) => {
     clock = t0 + ms
@@ -66,7 +69,11 @@ describe.each(BACKENDS)('custom attributions on $name', (b) => {
     await s.edit(200, s.ann, (t) => t.insert(11, '!'))
     const log: Json[] = []
     for await (const e of h.server.store.readLog(docIdOf('acme', 'story'))) log.push({ user: e.user, attrs: e.attrs })
-    expect(log).toEqual([{ user: 'ann', attrs: undefined }, { user: 'ann', attrs: AI }, { user: 'ann', attrs: undefined }])
+    expect(log).toEqual([
+      { user: 'ann', attrs: undefined },
+      { user: 'ann', attrs: AI },
+      { user: 'ann', attrs: undefined },
+    ])
 
     const r = await token('story', 'carl', undefined, 'r')
     const act = await call('GET', 'activity', 'story', r, 'order=asc')
@@ -75,7 +82,9 @@ describe.each(BACKENDS)('custom attributions on $name', (b) => {
       { from: t0 + 100, to: t0 + 100, by: 'ann', attributes: AI, inserted: 6, deleted: 0 },
     ])
     const onlyAi = await call('GET', 'activity', 'story', r, 'attr=source:ai&attr=model:m1&by=ann')
-    expect(onlyAi.body.entries).toEqual([{ from: t0 + 100, to: t0 + 100, by: 'ann', attributes: AI, inserted: 6, deleted: 0 }])
+    expect(onlyAi.body.entries).toEqual([
+      { from: t0 + 100, to: t0 + 100, by: 'ann', attributes: AI, inserted: 6, deleted: 0 },
+    ])
     expect((await call('GET', 'activity', 'story', r, 'attr=source:ai&attr=model:m2')).body.entries).toEqual([])
     expect((await call('GET', 'activity', 'story', r, 'attr=Source')).status).toBe(400)
 
@@ -97,22 +106,30 @@ describe.each(BACKENDS)('custom attributions on $name', (b) => {
     expect(again.body.entries).toEqual(act.body.entries)
   })
 
-  it('rollback {from, to, attr} undoes exactly what the agent did; the person\'s later edit stays', async () => {
+  it("rollback {from, to, attr} undoes exactly what the agent did; the person's later edit stays", async () => {
     await open()
     const s = await annAndAgent('undo')
     await s.edit(0, s.ann, (t) => t.insert(0, 'The plan is simple.'))
     await s.edit(1000, s.agent, (t) => t.insert(19, ' It has three steps.'))
     await s.edit(1100, s.agent, (t) => t.delete(9, 3)) // "is " -> "The plan simple."
     await s.edit(2000, s.ann, (t) => t.insert(0, '# '))
-    const rb = await call('POST', 'rollback', 'undo', await token('undo', 'ann'), '', { from: t0 + 500, to: t0 + 5000, attr: { source: 'ai' } })
+    const rb = await call('POST', 'rollback', 'undo', await token('undo', 'ann'), '', {
+      from: t0 + 500,
+      to: t0 + 5000,
+      attr: { source: 'ai' },
+    })
     expect(rb.status).toBe(200)
     expect(rb.body).toMatchObject({ applied: true, removed: 20, restored: 3 })
     await eventually(() => expect(s.ann.getText('t').toString()).toBe('# The plan is simple.'))
-    const bad = await call('POST', 'rollback', 'undo', await token('undo', 'ann'), '', { from: t0, to: t0 + 5000, attr: { source: 5 } })
+    const bad = await call('POST', 'rollback', 'undo', await token('undo', 'ann'), '', {
+      from: t0,
+      to: t0 + 5000,
+      attr: { source: 5 },
+    })
     expect(bad.status).toBe(400)
   })
 
-  it('PATCH /ydoc attributions merge over the token\'s; maps over the limits are 422 and change nothing', async () => {
+  it("PATCH /ydoc attributions merge over the token's; maps over the limits are 422 and change nothing", async () => {
     await open()
     const tok = await token('patch', 'ann', AI)
     const update = (s: string) => {
@@ -120,7 +137,10 @@ describe.each(BACKENDS)('custom attributions on $name', (b) => {
       d.getText('t').insert(0, s)
       return Buffer.from(Y.encodeStateAsUpdate(d)).toString('base64')
     }
-    const ok = await call('PATCH', 'ydoc', 'patch', tok, '', { update: update('a'), attributions: { model: 'm2', run: '7' } })
+    const ok = await call('PATCH', 'ydoc', 'patch', tok, '', {
+      update: update('a'),
+      attributions: { model: 'm2', run: '7' },
+    })
     expect(ok.status).toBe(200)
     const refusals = [
       { k0: '1', k1: '1', k2: '1', k3: '1', k4: '1', k5: '1', k6: '1', k7: '1', k8: '1' },
@@ -135,7 +155,10 @@ describe.each(BACKENDS)('custom attributions on $name', (b) => {
       expect(res.body.code).toBe('validation')
     }
     // eight of the body's own plus the token's two keys: nine together
-    const merged = await call('PATCH', 'ydoc', 'patch', tok, '', { update: update('c'), attributions: { k0: '1', k1: '1', k2: '1', k3: '1', k4: '1', k5: '1', k6: '1' } })
+    const merged = await call('PATCH', 'ydoc', 'patch', tok, '', {
+      update: update('c'),
+      attributions: { k0: '1', k1: '1', k2: '1', k3: '1', k4: '1', k5: '1', k6: '1' },
+    })
     expect(merged.status).toBe(422)
     const log: Json[] = []
     for await (const e of h.server.store.readLog(docIdOf('acme', 'patch'))) log.push({ user: e.user, attrs: e.attrs })

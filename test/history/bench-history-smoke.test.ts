@@ -11,7 +11,17 @@ describe('bench:history', () => {
   it('a 2000-edit run writes a report with sizes, times and memory', async () => {
     const out = mkdtempSync(join(tmpdir(), 'tandem-history-bench-out-'))
     try {
-      await promisify(execFile)(process.execPath, ['--import', 'tsx', 'bench/history.ts', '--edits', '2000', '--users', '3', '--out', out])
+      await promisify(execFile)(process.execPath, [
+        '--import',
+        'tsx',
+        'bench/history.ts',
+        '--edits',
+        '2000',
+        '--users',
+        '3',
+        '--out',
+        out,
+      ])
       const report = JSON.parse(readFileSync(join(out, 'history-latest.json'), 'utf8'))
       expect(report.document).toMatchObject({ edits: 2000, users: 3, indexEntries: 2000 })
       expect(report.sizes.attributionIndexBytes).toBeGreaterThan(0)

@@ -96,7 +96,14 @@ describe.each(BACKENDS)('history on $name', (b) => {
       expect(asc.body.more).toBe(true)
       const bob = await call('GET', 'activity', 'activity', r, `by=bob&delta=true&from=${t0 + 1}`)
       expect(bob.body.entries).toEqual([
-        { from: t0 + 5000, to: t0 + 5400, by: 'bob', inserted: 6, deleted: 5, delta: [{ insert: ' brave' }, { delete: 'world' }] },
+        {
+          from: t0 + 5000,
+          to: t0 + 5400,
+          by: 'bob',
+          inserted: 6,
+          deleted: 5,
+          delta: [{ insert: ' brave' }, { delete: 'world' }],
+        },
       ])
     })
 
@@ -144,7 +151,11 @@ describe.each(BACKENDS)('history on $name', (b) => {
     it('rollback of one user’s window keeps everyone else’s later edits', async () => {
       const s = await story('rollback-window')
       const rw = await s.token('carl')
-      const res = await call('POST', 'rollback', 'rollback-window', rw, '', { from: t0 + 1000, to: t0 + 8000, by: ['bob'] })
+      const res = await call('POST', 'rollback', 'rollback-window', rw, '', {
+        from: t0 + 1000,
+        to: t0 + 8000,
+        by: ['bob'],
+      })
       expect(res.body).toEqual({ applied: true, removed: 6, restored: 5, reformatted: 0 })
       await eventually(() => expect(s.ann.getText('t').toString()).toBe('>> Hello world!'))
     })
@@ -177,7 +188,10 @@ describe.each(BACKENDS)('history on $name', (b) => {
         expect(res.status, `${name}?${query}`).toBe(400)
         expect(res.body.code).toBe('bad_request')
       }
-      expect((await call('POST', 'rollback', 'bad', token, '', { from: 5 })).body).toEqual({ error: 'to must be a non-negative integer (ms)', code: 'bad_request' })
+      expect((await call('POST', 'rollback', 'bad', token, '', { from: 5 })).body).toEqual({
+        error: 'to must be a non-negative integer (ms)',
+        code: 'bad_request',
+      })
     })
   })
 
@@ -209,7 +223,9 @@ describe.each(BACKENDS)('history on $name', (b) => {
       const r = await s.token('carl', 'r')
       const act = await call('GET', 'activity', 'retention', r)
       expect(act.body).toMatchObject({ retainedFrom: t0 + 2000, truncated: true })
-      expect(act.body.entries).toEqual([{ from: t0 + 31 * DAY, to: t0 + 31 * DAY + 10, by: 'bob', inserted: 5, deleted: 5 }])
+      expect(act.body.entries).toEqual([
+        { from: t0 + 31 * DAY, to: t0 + 31 * DAY + 10, by: 'bob', inserted: 5, deleted: 5 },
+      ])
       const cs = await call('GET', 'changeset', 'retention', r, `from=${t0 + 30 * DAY}`)
       expect(cs.body).toMatchObject({ truncated: false, retainedFrom: t0 + 2000 })
       expect(cs.body.roots.t.delta).toEqual([
@@ -263,7 +279,10 @@ describe.each(BACKENDS)('history on $name', (b) => {
         type: 'xml',
         delta: [
           { element: 'paragraph', attribution: del, children: [{ insert: 'one', attribution: del }] },
-          { element: 'paragraph', children: [{ insert: 'two' }, { insert: '!', attribution: { insert: ['bob'], insertAt: t0 + 6000 } }] },
+          {
+            element: 'paragraph',
+            children: [{ insert: 'two' }, { insert: '!', attribution: { insert: ['bob'], insertAt: t0 + 6000 } }],
+          },
         ],
       })
       const res = await call('POST', 'rollback', doc, rw, '', { to: t0 + 1000 })

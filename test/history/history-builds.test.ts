@@ -42,7 +42,11 @@ describe('history calls and the process builds', () => {
       const before = Y.encodeStateVector(doc)
       change(doc.getText('t'))
       const update = Y.encodeStateAsUpdate(doc, before)
-      const res = await fetch(url('ydoc'), { method: 'PATCH', body: JSON.stringify({ update: Buffer.from(update).toString('base64') }), headers: { 'content-type': 'application/json' } })
+      const res = await fetch(url('ydoc'), {
+        method: 'PATCH',
+        body: JSON.stringify({ update: Buffer.from(update).toString('base64') }),
+        headers: { 'content-type': 'application/json' },
+      })
       expect(res.status).toBe(200)
     }
     const t0 = clock
@@ -53,8 +57,15 @@ describe('history calls and the process builds', () => {
     // the changeset ends before the rollback's own change, so the two may run in either order
     const builds = h.server.registry.docBuilds
     const release = await holdAll(builds)
-    const changeset = fetch(url('changeset', `&from=${t0 + 1500}&to=${t0 + 2500}`)).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, any> }))
-    const rollback = fetch(url('rollback'), { method: 'POST', body: JSON.stringify({ to: t0 + 1500 }), headers: { 'content-type': 'application/json' } }).then(async (r) => ({ status: r.status, body: await r.json() }))
+    const changeset = fetch(url('changeset', `&from=${t0 + 1500}&to=${t0 + 2500}`)).then(async (r) => ({
+      status: r.status,
+      body: (await r.json()) as Record<string, any>,
+    }))
+    const rollback = fetch(url('rollback'), {
+      method: 'POST',
+      body: JSON.stringify({ to: t0 + 1500 }),
+      headers: { 'content-type': 'application/json' },
+    }).then(async (r) => ({ status: r.status, body: await r.json() }))
     expect(await pendingAfter(changeset, 300)).toBe(true)
     expect(await pendingAfter(rollback, 0)).toBe(true)
     expect(builds.bytesInUse).toBe(0) // waiting, nothing built
@@ -63,9 +74,14 @@ describe('history calls and the process builds', () => {
     const cs = await changeset
     expect(cs.status).toBe(200)
     expect(cs.body).toMatchObject({ inserted: 6, deleted: 0, by: ['ann'], truncated: false })
-    expect(cs.body.roots.t.delta).toEqual([{ insert: 'Hello' }, { insert: ' world', attribution: { insert: ['ann'], insertAt: t0 + 2000 } }])
+    expect(cs.body.roots.t.delta).toEqual([
+      { insert: 'Hello' },
+      { insert: ' world', attribution: { insert: ['ann'], insertAt: t0 + 2000 } },
+    ])
     expect(await rollback).toEqual({ status: 200, body: { applied: true, removed: 6, restored: 0, reformatted: 0 } })
-    const state = new Uint8Array(await (await fetch(url('ydoc'), { headers: { accept: 'application/octet-stream' } })).arrayBuffer())
+    const state = new Uint8Array(
+      await (await fetch(url('ydoc'), { headers: { accept: 'application/octet-stream' } })).arrayBuffer(),
+    )
     const now = new Y.Doc()
     Y.applyUpdate(now, state)
     expect(now.getText('t').toString()).toBe('Hello')

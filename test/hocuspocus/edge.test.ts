@@ -17,7 +17,10 @@ describe('the Hocuspocus root URL at the edge', () => {
   })
 
   it('counts upgrades per client address, the one a trusted proxy names', async () => {
-    h = await startTandem({ upgradeBurstPerIp: 2, upgradesPerSecPerIp: 1, trustedProxies: ['127.0.0.1'] }, { api: false })
+    h = await startTandem(
+      { upgradeBurstPerIp: 2, upgradesPerSecPerIp: 1, trustedProxies: ['127.0.0.1'] },
+      { api: false },
+    )
     const from = (ip: string) => ({ 'x-forwarded-for': ip })
     expect(await upgradeStatus(`${h.wsUrl}/`, from('203.0.113.7'))).toBe(101)
     expect(await upgradeStatus(`${h.wsUrl}/`, from('203.0.113.7'))).toBe(101)

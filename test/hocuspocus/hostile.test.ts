@@ -30,7 +30,9 @@ async function raw(url: string): Promise<Raw> {
     const rest = d.subarray(1 + len)
     frames.push({ name, type: rest[0]!, sub: rest[1]!, text: Buffer.from(rest.subarray(3)).toString() })
   })
-  const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r({ code, reason: String(reason) })))
+  const closed = new Promise<{ code: number; reason: string }>((r) =>
+    ws.on('close', (code, reason) => r({ code, reason: String(reason) })),
+  )
   await new Promise((r, j) => {
     ws.once('open', r)
     ws.once('error', j)
@@ -50,7 +52,8 @@ function frame(name: string, ...parts: (number | string | Uint8Array)[]): Uint8A
 }
 
 const AUTH = 2
-const denied = (r: Raw, name: string) => r.frames.filter((f) => f.name === name && f.type === AUTH && f.sub === 1).map((f) => f.text)
+const denied = (r: Raw, name: string) =>
+  r.frames.filter((f) => f.name === name && f.type === AUTH && f.sub === 1).map((f) => f.text)
 
 describe('Hocuspocus root URL: bad input and unauthenticated traffic', () => {
   let h: Harness
@@ -61,7 +64,9 @@ describe('Hocuspocus root URL: bad input and unauthenticated traffic', () => {
     const r = await raw(h.wsUrl)
     const t = await h.token('acme', 'hp-bad')
     r.ws.send(frame('acme/hp-bad', AUTH, 0, t))
-    await eventually(() => expect(r.frames.some((f) => f.name === 'acme/hp-bad' && f.type === AUTH && f.sub === 2)).toBe(true))
+    await eventually(() =>
+      expect(r.frames.some((f) => f.name === 'acme/hp-bad' && f.type === AUTH && f.sub === 2)).toBe(true),
+    )
     r.ws.send(frame('acme/hp-other', 1, new Uint8Array([0]))) // awareness for a document never authenticated
     r.ws.send(frame('org only', AUTH, 0, t)) // not {org}/{doc_id}
     r.ws.send(frame('acme/hp-odd', 6)) // an unknown type
@@ -74,7 +79,9 @@ describe('Hocuspocus root URL: bad input and unauthenticated traffic', () => {
     const d = new Y.Doc()
     d.getText('t').insert(0, 'ok')
     r.ws.send(frame('acme/hp-bad', 0, 2, Y.encodeStateAsUpdate(d)))
-    await eventually(() => expect(r.frames.some((f) => f.name === 'acme/hp-bad' && f.type === 8 && f.sub === 1)).toBe(true))
+    await eventually(() =>
+      expect(r.frames.some((f) => f.name === 'acme/hp-bad' && f.type === 8 && f.sub === 1)).toBe(true),
+    )
     // a malformed body for a joined document ends that document only
     r.ws.send(frame('acme/hp-bad', 0, 2, new Uint8Array([1, 2, 3])))
     await eventually(() => expect(denied(r, 'acme/hp-bad')).toEqual(['malformed Yjs update']))
@@ -91,10 +98,16 @@ describe('Hocuspocus root URL: bad input and unauthenticated traffic', () => {
   })
 
   it('bounds messages, bytes and documents before the first admission', async () => {
-    h = await startTandem({ hocuspocusUnauthMessages: 5, hocuspocusUnauthBytes: 4096, hocuspocusMaxDocs: 3 }, { api: false })
+    h = await startTandem(
+      { hocuspocusUnauthMessages: 5, hocuspocusUnauthBytes: 4096, hocuspocusMaxDocs: 3 },
+      { api: false },
+    )
     const byMessages = await raw(h.wsUrl)
     for (let i = 0; i < 6; i++) byMessages.ws.send(frame('acme/x', 3))
-    expect(await byMessages.closed).toEqual({ code: 1008, reason: 'over 5 messages before a document was authenticated' })
+    expect(await byMessages.closed).toEqual({
+      code: 1008,
+      reason: 'over 5 messages before a document was authenticated',
+    })
     const byBytes = await raw(h.wsUrl)
     byBytes.ws.send(frame('acme/x', 5, 'x'.repeat(5000)))
     expect(await byBytes.closed).toEqual({ code: 1008, reason: 'over 4096 bytes before a document was authenticated' })
@@ -125,7 +138,9 @@ describe('Hocuspocus lifecycle per document', () => {
     h.server.registry.closeDocument('acme', 'hp-del', 4404, 'document deleted')
     await eventually(() => expect(denied(r, 'acme/hp-del')).toEqual(['document deleted']))
     r.ws.send(frame('acme/hp-keep', 0, 0, new Uint8Array([0])))
-    await eventually(() => expect(r.frames.some((f) => f.name === 'acme/hp-keep' && f.type === 0 && f.sub === 1)).toBe(true))
+    await eventually(() =>
+      expect(r.frames.some((f) => f.name === 'acme/hp-keep' && f.type === 0 && f.sub === 1)).toBe(true),
+    )
     r.ws.send(frame('acme/hp-del', 0, 0, new Uint8Array([0])))
     await eventually(() => expect(denied(r, 'acme/hp-del')).toHaveLength(2))
     h.server.registry.closeDocument('acme', 'hp-keep', 1012, 'node draining: reconnect')
@@ -175,7 +190,15 @@ describe('Hocuspocus token expiry', () => {
     let minted = 0
     const token = async () => {
       minted++
-      return (await mintToken(h.server.deps.keys, { org: 'acme', doc: 'hp-exp', sub: 'ann@example.com', acc: 'rw', ttlSec: 2 })).token
+      return (
+        await mintToken(h.server.deps.keys, {
+          org: 'acme',
+          doc: 'hp-exp',
+          sub: 'ann@example.com',
+          acc: 'rw',
+          ttlSec: 2,
+        })
+      ).token
     }
     const doc = new Y.Doc()
     const socket = c.socket(h.wsUrl)
@@ -200,7 +223,13 @@ describe('Hocuspocus token expiry', () => {
     c = hocusClients()
     const mints: { at: number; expMs: number }[] = []
     const token = async () => {
-      const { token, expiresAtMs } = await mintToken(h.server.deps.keys, { org: 'acme', doc: 'hp-renew', sub: 'ann@example.com', acc: 'rw', ttlSec: 4 })
+      const { token, expiresAtMs } = await mintToken(h.server.deps.keys, {
+        org: 'acme',
+        doc: 'hp-renew',
+        sub: 'ann@example.com',
+        acc: 'rw',
+        ttlSec: 4,
+      })
       mints.push({ at: Date.now(), expMs: expiresAtMs })
       return token
     }
@@ -239,12 +268,23 @@ describe('Hocuspocus revocation', () => {
     const socket = c.socket(h.wsUrl)
     const revoked = c.provider(socket, 'acme/hp-rev', await h.token('acme', 'hp-rev', { sub: 'rita@example.com' }))
     const keptDoc = new Y.Doc()
-    const kept = c.provider(socket, 'acme/hp-rev-2', await h.token('acme', 'hp-rev-2', { sub: 'rita@example.com' }), keptDoc)
+    const kept = c.provider(
+      socket,
+      'acme/hp-rev-2',
+      await h.token('acme', 'hp-rev-2', { sub: 'rita@example.com' }),
+      keptDoc,
+    )
     await Promise.all([authenticated(revoked), authenticated(kept)])
     let closes = 0
     socket.on('close', () => closes++)
-    const reason = new Promise<string>((r) => revoked.on('authenticationFailed', ({ reason }: { reason: string }) => r(reason)))
-    const code = await runAdmin(['tokens', 'revoke', '--sub', 'rita@example.com', '--doc', 'hp-rev', '--json'], h.config, () => {})
+    const reason = new Promise<string>((r) =>
+      revoked.on('authenticationFailed', ({ reason }: { reason: string }) => r(reason)),
+    )
+    const code = await runAdmin(
+      ['tokens', 'revoke', '--sub', 'rita@example.com', '--doc', 'hp-rev', '--json'],
+      h.config,
+      () => {},
+    )
     expect(code).toBe(0)
     // asked for a fresh token, the provider sends the same (revoked) one: refused
     expect(await reason).toBe('token invalid')
@@ -269,7 +309,9 @@ describe('Hocuspocus SyncStatus is durable', () => {
     const { file, keys } = await sharedSigningKeys(dir)
     const args = ['--data-dir', dir, '--signing-keys', file, '--log-level', 'silent']
     server = await spawnTandem(args)
-    const token = (await mintToken(keys, { org: 'acme', doc: 'hp-durable', sub: 'ann@example.com', acc: 'rw', ttlSec: 600 })).token
+    const token = (
+      await mintToken(keys, { org: 'acme', doc: 'hp-durable', sub: 'ann@example.com', acc: 'rw', ttlSec: 600 })
+    ).token
     const c = hocusClients()
     clients.push(c)
     const doc = new Y.Doc()

@@ -96,7 +96,13 @@ describe('Hocuspocus providers on the root URL', () => {
     const socket = c.socket(h.wsUrl)
     const good = await h.token('acme', 'hp-good')
     const other = await h.token('acme', 'hp-other')
-    const { token: forged } = await mintToken(h.server.deps.keys, { org: 'acme', doc: 'hp-forged', sub: 'x', acc: 'rw', ttlSec: 60 })
+    const { token: forged } = await mintToken(h.server.deps.keys, {
+      org: 'acme',
+      doc: 'hp-forged',
+      sub: 'x',
+      acc: 'rw',
+      ttlSec: 60,
+    })
     const expired = await h.token('acme', 'hp-expired', { ttlSec: -120 })
     const pForged = c.provider(socket, 'acme/hp-forged', forged.slice(0, -4) + 'AAAA')
     const pWrong = c.provider(socket, 'acme/hp-wrong', other)
@@ -130,7 +136,7 @@ describe('Hocuspocus providers on the root URL', () => {
     })
   })
 
-  it('stateless messages reach the document\'s other Hocuspocus peers, not read-only senders\'', async () => {
+  it("stateless messages reach the document's other Hocuspocus peers, not read-only senders'", async () => {
     const t = await h.token('acme', 'hp-stateless')
     const ro = await h.token('acme', 'hp-stateless', { acc: 'r' })
     const pa = c.provider(c.socket(h.wsUrl), 'acme/hp-stateless', t)
@@ -178,7 +184,11 @@ describe('Hocuspocus providers on the root URL', () => {
     // presence: each session is its own awareness client, seen by the other session and by y-websocket
     pa.setAwarenessField('user', 'Ann')
     pb.setAwarenessField('user', 'Bob')
-    const users = (states: Map<number, Record<string, unknown>>) => [...states.values()].map((s) => s.user).filter(Boolean).sort()
+    const users = (states: Map<number, Record<string, unknown>>) =>
+      [...states.values()]
+        .map((s) => s.user)
+        .filter(Boolean)
+        .sort()
     await eventually(() => {
       expect(users(py.awareness.getStates())).toEqual(['Ann', 'Bob'])
       expect(users(pa.awareness!.getStates())).toEqual(['Ann', 'Bob'])

@@ -26,7 +26,14 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'tandem-tiptap-'))
   h = await startTandem({}, {}, dir)
   demoKey = (await seedDemo(h.server.deps)).apiKey
-  const out = await build({ entryPoints: [join(import.meta.dirname, 'tiptap-page.ts')], bundle: true, format: 'iife', platform: 'browser', write: false, logLevel: 'silent' })
+  const out = await build({
+    entryPoints: [join(import.meta.dirname, 'tiptap-page.ts')],
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    write: false,
+    logLevel: 'silent',
+  })
   bundle = out.outputFiles[0]!.text
   browser = await launchChromium()
 })
@@ -39,7 +46,10 @@ afterAll(async () => {
 
 describe.skipIf(!hasChromium())('Tiptap on Hocuspocus beside the console editor', () => {
   it('both editors type into one document and show the same text', async () => {
-    const minted = await call(h, 'POST', `/api/v0/assets/${DOC}/collab-token`, { key: demoKey, body: { access: 'edit' } })
+    const minted = await call(h, 'POST', `/api/v0/assets/${DOC}/collab-token`, {
+      key: demoKey,
+      body: { access: 'edit' },
+    })
     expect(minted.status).toBe(200)
     const { token, org, doc_id } = minted.body as { token: string; org: string; doc_id: string }
 
@@ -51,7 +61,9 @@ describe.skipIf(!hasChromium())('Tiptap on Hocuspocus beside the console editor'
     const tiptap = await newTab(browser)
     await tiptap.page.setContent('<div id="editor"></div>')
     await tiptap.page.addScriptTag({ content: bundle })
-    const scope = await tiptap.page.evaluate(`startTiptap(${JSON.stringify(h.wsUrl)}, ${JSON.stringify(`${org}/${doc_id}`)}, ${JSON.stringify(token)})`)
+    const scope = await tiptap.page.evaluate(
+      `startTiptap(${JSON.stringify(h.wsUrl)}, ${JSON.stringify(`${org}/${doc_id}`)}, ${JSON.stringify(token)})`,
+    )
     expect(scope).toBe('read-write')
     const seed = await textOf(consoleTab.page)
     await eventually(async () => expect(await textOf(tiptap.page)).toBe(seed))

@@ -58,7 +58,9 @@ describe('the worker pool', () => {
         const out = await foldParts({ parts, collect: false })
         console.log('folded', out.length > 300 * 1024)
       })`
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
     let out = ''
     child.stdout.on('data', (d: Buffer) => (out += d.toString()))
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))

@@ -30,7 +30,10 @@ describe.each(BACKENDS)('asset delete and restore on $name', (backend) => {
   async function editedWorld(text: string): Promise<{ w: World; token: string; url: string }> {
     const w = await makeWorld(h, `${backend.name}-${++tags}`)
     await grant(h, w.doc.id, w.users.owner, 'edit')
-    const minted = await call(h, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, { key: w.keys.owner, body: { access: 'edit' } })
+    const minted = await call(h, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, {
+      key: w.keys.owner,
+      body: { access: 'edit' },
+    })
     expect(minted.status).toBe(200)
     const token = minted.body.token as string
     const ydoc = new Y.Doc()
@@ -90,8 +93,12 @@ describe.each(BACKENDS)('asset delete and restore on $name', (backend) => {
       expect([name, method, r.status]).toEqual([name, method, 404])
       expect(await r.json()).toEqual({ error: 'document deleted', code: 'doc_deleted' })
     }
-    expect((await call(h, 'GET', `/api/v0/tools/asset/content?asset_id=${w.doc.id}`, { key: w.keys.owner })).status).toBe(404)
-    expect((await call(h, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, { key: w.keys.owner, body: {} })).status).toBe(404)
+    expect(
+      (await call(h, 'GET', `/api/v0/tools/asset/content?asset_id=${w.doc.id}`, { key: w.keys.owner })).status,
+    ).toBe(404)
+    expect(
+      (await call(h, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, { key: w.keys.owner, body: {} })).status,
+    ).toBe(404)
     const listed = await call(h, 'GET', `/api/v0/workspaces/${w.workspaceId}/assets`, { key: w.keys.owner })
     expect(listed.body.assets.map((a: { id: string }) => a.id)).not.toContain(w.doc.id)
 
@@ -111,7 +118,10 @@ describe.each(BACKENDS)('asset delete and restore on $name', (backend) => {
     // the same token opens it again, and a repeated restore changes nothing
     const back = await rawClient(url)
     back.ws.close()
-    expect((await call(h, 'POST', `/api/v0/assets/${w.doc.id}/restore`, { key: w.keys.owner })).body).toEqual({ asset_id: w.doc.id, restored: false })
+    expect((await call(h, 'POST', `/api/v0/assets/${w.doc.id}/restore`, { key: w.keys.owner })).body).toEqual({
+      asset_id: w.doc.id,
+      restored: false,
+    })
   }, 60_000)
 
   it('only owners and admins may delete or restore; unknown ids are 404; a refusal changes nothing', async () => {
@@ -148,7 +158,9 @@ describe.each(BACKENDS)('asset delete and restore on $name', (backend) => {
     await eventually(async () => expect(await h.server.store.readMeta(docId, 'history')).not.toBeNull())
     const draft = await h.token(w.workspaceId, w.doc.id, { branch: 'draft' })
     const onDraft = await rawClient(`${h.wsUrl}/${w.workspaceId}/${w.doc.id}?yauth=${draft}`)
-    await eventually(async () => expect(await collect(h.server.store.listDocs(`${w.workspaceId}/${w.doc.id}/`))).toHaveLength(2))
+    await eventually(async () =>
+      expect(await collect(h.server.store.listDocs(`${w.workspaceId}/${w.doc.id}/`))).toHaveLength(2),
+    )
     const live = await rawClient(url)
 
     const del = await call(h, 'DELETE', `/api/v0/assets/${w.doc.id}?hard=true`, { key: w.keys.owner })
@@ -176,7 +188,9 @@ describe.each(BACKENDS)('asset delete and restore on $name', (backend) => {
     expect(deletion).toMatchObject({ hard: true, erasedAtMs: expect.any(Number) })
     expect((await call(h, 'POST', `/api/v0/assets/${w.doc.id}/restore`, { key: w.keys.owner })).status).toBe(404)
     expect((await call(h, 'DELETE', `/api/v0/assets/${w.doc.id}`, { key: w.keys.owner })).status).toBe(404)
-    expect((await call(h, 'GET', `/api/v0/tools/asset/content?asset_id=${w.doc.id}`, { key: w.keys.owner })).status).toBe(404)
+    expect(
+      (await call(h, 'GET', `/api/v0/tools/asset/content?asset_id=${w.doc.id}`, { key: w.keys.owner })).status,
+    ).toBe(404)
     expect(await upgradeStatus(url)).toBe(404)
     const r = await rest('GET', 'ydoc', w, token)
     expect(r.status).toBe(404)
@@ -190,7 +204,12 @@ describe.each(BACKENDS)('asset delete and restore on $name', (backend) => {
     const doc = (await call(h, 'GET', '/api/v0/openapi.json')).body
     const del = doc.paths['/api/v0/assets/{asset_id}'].delete
     expect(del.operationId).toBe('delete_asset')
-    expect(del.parameters).toContainEqual({ name: 'hard', in: 'query', required: false, schema: expect.objectContaining({ type: 'boolean', default: false }) })
+    expect(del.parameters).toContainEqual({
+      name: 'hard',
+      in: 'query',
+      required: false,
+      schema: expect.objectContaining({ type: 'boolean', default: false }),
+    })
     expect(Object.keys(del.responses).sort()).toEqual(['200', '401', '403', '404', '422'])
     expect(doc.components.schemas.AssetDeleted.required.sort()).toEqual(['by', 'deleted_at_ms', 'hard'])
     expect(doc.paths['/api/v0/assets/{asset_id}/restore'].post.operationId).toBe('restore_asset')
@@ -198,7 +217,13 @@ describe.each(BACKENDS)('asset delete and restore on $name', (backend) => {
 
   it('a file asset deletes and restores by the same rules', async () => {
     const w = await makeWorld(h, `${backend.name}-file-${++tags}`)
-    const file = await asset(h, { workspaceId: w.workspaceId, type: 'file', title: 'notes.txt', text: 'file body', defaultAccess: 'view' })
+    const file = await asset(h, {
+      workspaceId: w.workspaceId,
+      type: 'file',
+      title: 'notes.txt',
+      text: 'file body',
+      defaultAccess: 'view',
+    })
     const content = () => call(h, 'GET', `/api/v0/tools/asset/content?asset_id=${file.id}`, { key: w.keys.member })
     expect((await content()).body.content).toBe('file body')
     expect((await call(h, 'DELETE', `/api/v0/assets/${file.id}`, { key: w.keys.member })).status).toBe(403)
@@ -208,7 +233,9 @@ describe.each(BACKENDS)('asset delete and restore on $name', (backend) => {
     expect((await content()).body.content).toBe('file body')
     // a soft-deleted asset may still be hard deleted
     expect((await call(h, 'DELETE', `/api/v0/assets/${file.id}`, { key: w.keys.owner })).status).toBe(200)
-    expect((await call(h, 'DELETE', `/api/v0/assets/${file.id}?hard=true`, { key: w.keys.owner })).body).toMatchObject({ hard: true })
+    expect((await call(h, 'DELETE', `/api/v0/assets/${file.id}?hard=true`, { key: w.keys.owner })).body).toMatchObject({
+      hard: true,
+    })
     expect((await content()).status).toBe(404)
     expect((await getAssetRecord(h.server.deps.control.store, file.id)).asset).toBeUndefined()
   }, 60_000)

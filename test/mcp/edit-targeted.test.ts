@@ -17,7 +17,12 @@ beforeAll(async () => {
   w = await makeWorld(h, 'mcp-edit')
   await grant(h, w.doc.id, w.users.owner, 'edit')
   client = new Client({ name: 'editor', version: '1.0.0' })
-  await client.connect(new StreamableHTTPClientTransport(new URL(`/mcp?workspace=${w.workspaceId}`, `http://127.0.0.1:${h.server.apiPort}`), { requestInit: { headers: { 'x-api-key': w.keys.owner } } }))
+  await client.connect(
+    new StreamableHTTPClientTransport(
+      new URL(`/mcp?workspace=${w.workspaceId}`, `http://127.0.0.1:${h.server.apiPort}`),
+      { requestInit: { headers: { 'x-api-key': w.keys.owner } } },
+    ),
+  )
 })
 afterAll(async () => {
   await client?.close()
@@ -42,11 +47,19 @@ describe('targeted edits over MCP', () => {
     expect((await call('edit_document', { content: MD })).ok).toBe(true)
     const outline = (await call('read_document', { mode: 'outline' })).json!
     const open = outline.entries.find((e: Json) => e.text === 'Open')
-    const r = await call('edit_document', { base: outline.base, edits: [{ old_text: 'on Friday', new_text: 'on Monday' }, { insert: 'Decide by **Thursday**.', after: open.id }] })
+    const r = await call('edit_document', {
+      base: outline.base,
+      edits: [
+        { old_text: 'on Friday', new_text: 'on Monday' },
+        { insert: 'Decide by **Thursday**.', after: open.id },
+      ],
+    })
     expect(r.ok).toBe(true)
     expect(r.json).toMatchObject({ applied: true })
     expect(r.json!.changes.map((c: Json) => c.content).join('')).toContain('The launch is on Monday.')
-    expect((await call('read_document', {})).json!.content).toBe('# Notes\n\nThe launch is on Monday.\n\n## Open\n\nDecide by **Thursday**.\n\n- pricing\n')
+    expect((await call('read_document', {})).json!.content).toBe(
+      '# Notes\n\nThe launch is on Monday.\n\n## Open\n\nDecide by **Thursday**.\n\n- pricing\n',
+    )
   })
 
   it('old_text that is not there is a tool error naming the closest line; edits with content is refused', async () => {
@@ -59,7 +72,10 @@ describe('targeted edits over MCP', () => {
 
   it('suggest_edit holds targeted edits as a suggestion; the document is unchanged', async () => {
     const before = (await call('read_document', {})).json!
-    const r = await call('suggest_edit', { base: before.base, edits: [{ old_text: '- pricing', new_text: '- pricing\n- hiring' }] })
+    const r = await call('suggest_edit', {
+      base: before.base,
+      edits: [{ old_text: '- pricing', new_text: '- pricing\n- hiring' }],
+    })
     expect(r.ok).toBe(true)
     expect(r.json).toMatchObject({ applied: false, suggestion: { status: 'open' } })
     expect((await call('read_document', {})).json!.content).toBe(before.content)

@@ -19,7 +19,12 @@ const clients: Client[] = []
 
 async function connect(key: string): Promise<Client> {
   const client = new Client({ name: 'db-agent', version: '1.0.0' })
-  await client.connect(new StreamableHTTPClientTransport(new URL(`/mcp?workspace=${w.workspaceId}`, `http://127.0.0.1:${h.server.apiPort}`), { requestInit: { headers: { 'x-api-key': key } } }))
+  await client.connect(
+    new StreamableHTTPClientTransport(
+      new URL(`/mcp?workspace=${w.workspaceId}`, `http://127.0.0.1:${h.server.apiPort}`),
+      { requestInit: { headers: { 'x-api-key': key } } },
+    ),
+  )
   clients.push(client)
   return client
 }
@@ -88,7 +93,9 @@ describe('list_databases over MCP', () => {
       expect(second.databases[0].error).toBeUndefined()
     }, 30_000)
     expect([first.total, first.next_offset, second.next_offset]).toEqual([2, 1, undefined])
-    expect([...first.databases, ...second.databases].map((d: Json) => [d.title, d.access, d.tables?.length]).sort()).toEqual([
+    expect(
+      [...first.databases, ...second.databases].map((d: Json) => [d.title, d.access, d.tables?.length]).sort(),
+    ).toEqual([
       ['Orders', 'edit', 2],
       ['Payroll', 'view', 0],
     ])

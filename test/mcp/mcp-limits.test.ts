@@ -22,7 +22,12 @@ async function start(overrides: Partial<Config> = {}): Promise<{ h: Harness; w: 
   const w = await makeWorld(h, 'limits')
   await grant(h, w.doc.id, w.users.owner, 'edit')
   client = new Client({ name: 'limits-agent', version: '1.0.0' })
-  await client.connect(new StreamableHTTPClientTransport(new URL(`/mcp?workspace=${w.workspaceId}`, `http://127.0.0.1:${h.server.apiPort}`), { requestInit: { headers: { 'x-api-key': w.keys.owner } } }))
+  await client.connect(
+    new StreamableHTTPClientTransport(
+      new URL(`/mcp?workspace=${w.workspaceId}`, `http://127.0.0.1:${h.server.apiPort}`),
+      { requestInit: { headers: { 'x-api-key': w.keys.owner } } },
+    ),
+  )
   return { h, w, client }
 }
 
@@ -43,7 +48,10 @@ const markdown = (bytes: number) => {
 describe('MCP limits', () => {
   it('a 1.06 MB document read through read_document is written back through edit_document', async () => {
     const { h, w, client } = await start()
-    const seed = await call(h, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, { key: w.keys.owner, body: { access: 'edit' } })
+    const seed = await call(h, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, {
+      key: w.keys.owner,
+      body: { access: 'edit' },
+    })
     const t = seed.body as { token: string; rest_url: string; org: string; doc_id: string }
     const seeded = await fetch(`${t.rest_url}/content/v1/${t.org}/${t.doc_id}?yauth=${t.token}`, {
       method: 'PATCH',
@@ -52,27 +60,42 @@ describe('MCP limits', () => {
     })
     expect(seeded.status).toBe(200)
 
-    const read = JSON.parse(said(await client.callTool({ name: 'read_document', arguments: { asset_id: w.doc.id } })).text) as { content: string; base: string }
+    const read = JSON.parse(
+      said(await client.callTool({ name: 'read_document', arguments: { asset_id: w.doc.id } })).text,
+    ) as { content: string; base: string }
     expect(read.content.length).toBeGreaterThan(1_050_000)
     const changed = read.content.replace('Paragraph 0:', 'Paragraph zero:')
-    const written = said(await client.callTool({ name: 'edit_document', arguments: { asset_id: w.doc.id, content: changed, base: read.base } }))
+    const written = said(
+      await client.callTool({
+        name: 'edit_document',
+        arguments: { asset_id: w.doc.id, content: changed, base: read.base },
+      }),
+    )
     expect(written.isError).toBe(false)
     expect(JSON.parse(written.text)).toMatchObject({ applied: true })
-    const again = JSON.parse(said(await client.callTool({ name: 'read_document', arguments: { asset_id: w.doc.id } })).text) as { content: string }
+    const again = JSON.parse(
+      said(await client.callTool({ name: 'read_document', arguments: { asset_id: w.doc.id } })).text,
+    ) as { content: string }
     expect(again.content).toBe(changed)
   }, 60_000)
 
   it('content over --max-doc-bytes, and a request over what /mcp reads, are tool errors naming the limit', async () => {
     const { w, client } = await start({ maxDocBytes: 200_000 })
-    const over = said(await client.callTool({ name: 'edit_document', arguments: { asset_id: w.doc.id, content: markdown(250_000) } }))
+    const over = said(
+      await client.callTool({ name: 'edit_document', arguments: { asset_id: w.doc.id, content: markdown(250_000) } }),
+    )
     expect(over.isError).toBe(true)
     expect(over.text).toMatch(/^413: .*--max-doc-bytes \(200000 bytes\)/)
     // far past it: /mcp does not read the request, and still answers the call as a tool error
-    const huge = said(await client.callTool({ name: 'edit_document', arguments: { asset_id: w.doc.id, content: markdown(2_000_000) } }))
+    const huge = said(
+      await client.callTool({ name: 'edit_document', arguments: { asset_id: w.doc.id, content: markdown(2_000_000) } }),
+    )
     expect(huge.isError).toBe(true)
     expect(huge.text).toMatch(/^413: .*--max-doc-bytes \(200000 bytes\)/)
     // the session goes on
-    expect(said(await client.callTool({ name: 'read_document', arguments: { asset_id: w.doc.id } })).isError).toBe(false)
+    expect(said(await client.callTool({ name: 'read_document', arguments: { asset_id: w.doc.id } })).isError).toBe(
+      false,
+    )
   })
 
   it('a ProseMirror document as deep as the content limit allows is written; JSON nested past what /mcp reads is named: a tool error for a tool call, the reason otherwise', async () => {
@@ -83,16 +106,31 @@ describe('MCP limits', () => {
       return { type: 'doc', content: [deep] }
     }
     // 100 quotes: 200 JSON levels, past --max-json-depth (128) but within the content depth limit
-    const ok = said(await client.callTool({ name: 'edit_document', arguments: { asset_id: w.doc.id, content: quotes(100), format: 'prosemirror' } }))
+    const ok = said(
+      await client.callTool({
+        name: 'edit_document',
+        arguments: { asset_id: w.doc.id, content: quotes(100), format: 'prosemirror' },
+      }),
+    )
     expect(ok.isError).toBeFalsy()
-    const r = said(await client.callTool({ name: 'edit_document', arguments: { asset_id: w.doc.id, content: quotes(300), format: 'prosemirror' } }))
+    const r = said(
+      await client.callTool({
+        name: 'edit_document',
+        arguments: { asset_id: w.doc.id, content: quotes(300), format: 'prosemirror' },
+      }),
+    )
     expect(r.isError).toBe(true)
     expect(r.text).toMatch(/^400: .*nested deeper than \d+ levels \(the larger of --max-json-depth/)
 
     const sid = (client.transport as StreamableHTTPClientTransport).sessionId!
     const res = await fetch(`http://127.0.0.1:${h.server.apiPort}/mcp?workspace=${w.workspaceId}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': w.keys.owner, 'mcp-session-id': sid },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-api-key': w.keys.owner,
+        'mcp-session-id': sid,
+      },
       body: '{"jsonrpc":"2.0","id":7,"method":"ping","params":' + '['.repeat(700) + ']'.repeat(700) + '}',
     })
     const body = (await res.json()) as { error: { message: string }; id: unknown }

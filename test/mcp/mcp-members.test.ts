@@ -16,7 +16,10 @@ beforeAll(async () => {
   w = await makeWorld(h, 'members')
   member = new Client({ name: 'member-agent', version: '1.0.0' })
   await member.connect(
-    new StreamableHTTPClientTransport(new URL(`/mcp?workspace=${w.workspaceId}`, `http://127.0.0.1:${h.server.apiPort}`), { requestInit: { headers: { 'x-api-key': w.keys.member } } }),
+    new StreamableHTTPClientTransport(
+      new URL(`/mcp?workspace=${w.workspaceId}`, `http://127.0.0.1:${h.server.apiPort}`),
+      { requestInit: { headers: { 'x-api-key': w.keys.member } } },
+    ),
   )
 })
 afterAll(async () => {
@@ -27,14 +30,18 @@ afterAll(async () => {
 type Called = Awaited<ReturnType<Client['callTool']>>
 const said = (r: Called) => ({ isError: r.isError === true, text: (r.content as { text: string }[])[0]!.text })
 const read = async () => said(await member.callTool({ name: 'read_document', arguments: { asset_id: w.doc.id } }))
-const edit = async (content: string) => said(await member.callTool({ name: 'edit_document', arguments: { asset_id: w.doc.id, content } }))
+const edit = async (content: string) =>
+  said(await member.callTool({ name: 'edit_document', arguments: { asset_id: w.doc.id, content } }))
 
 describe('a workspace member through MCP', () => {
   it('with view permission reads the document and is told plainly it may not edit it', async () => {
     await grant(h, w.doc.id, w.users.member, 'view')
     expect(await read()).toMatchObject({ isError: false })
     const refused = await edit('By a viewer.\n')
-    expect(refused).toEqual({ isError: true, text: '403: you may only view this document: editing needs edit permission on it' })
+    expect(refused).toEqual({
+      isError: true,
+      text: '403: you may only view this document: editing needs edit permission on it',
+    })
     expect(JSON.parse((await read()).text).content).toBe('')
   })
 
@@ -50,7 +57,10 @@ describe('a workspace member through MCP', () => {
     await grant(h, w.doc.id, w.users.member, 'none')
     expect(await read()).toEqual({ isError: true, text: '404: Asset not found' })
     await grant(h, w.doc.id, w.users.member, 'edit')
-    const rest = await call(h, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, { key: w.keys.member, body: { access: 'edit' } })
+    const rest = await call(h, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, {
+      key: w.keys.member,
+      body: { access: 'edit' },
+    })
     expect(rest).toMatchObject({ status: 403, body: { detail: 'Workspace owner or admin permission required' } })
   })
 })

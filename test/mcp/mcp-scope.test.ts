@@ -23,7 +23,12 @@ beforeAll(async () => {
   await setMember(h.server.deps.control.store, there.workspaceId, here.users.owner, 'admin')
   await grant(h, there.doc.id, here.users.owner, 'edit')
   await grant(h, here.doc.id, here.users.owner, 'edit')
-  const elsewhere = await asset(h, { workspaceId: there.workspaceId, type: 'database', title: 'elsewhere', database: { provider: 'pglite' } })
+  const elsewhere = await asset(h, {
+    workspaceId: there.workspaceId,
+    type: 'database',
+    title: 'elsewhere',
+    database: { provider: 'pglite' },
+  })
   await grant(h, elsewhere.id, here.users.owner, 'view')
 })
 afterAll(async () => {
@@ -58,14 +63,21 @@ async function expectSameAsMissing(client: Client): Promise<void> {
     expect({ name, ...missing }).toEqual({ name, ...elsewhere })
   }
   // the other workspace's database is not listed, and its own workspace's document still reads
-  expect(JSON.parse(said(await client.callTool({ name: 'list_databases', arguments: {} })).text)).toEqual({ databases: [], total: 0 })
+  expect(JSON.parse(said(await client.callTool({ name: 'list_databases', arguments: {} })).text)).toEqual({
+    databases: [],
+    total: 0,
+  })
   expect((await client.callTool({ name: 'read_document', arguments: { asset_id: here.doc.id } })).isError).toBeFalsy()
 }
 
 describe('an MCP session sees its workspace only', () => {
   it("over Streamable HTTP: another workspace's document answers every tool as a missing one (404)", async () => {
     const client = new Client({ name: 'scoped-agent', version: '1.0.0' })
-    await client.connect(new StreamableHTTPClientTransport(new URL(`/mcp?workspace=${here.workspaceId}`, apiUrl()), { requestInit: { headers: { 'x-api-key': here.keys.owner } } }))
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`/mcp?workspace=${here.workspaceId}`, apiUrl()), {
+        requestInit: { headers: { 'x-api-key': here.keys.owner } },
+      }),
+    )
     clients.push(client)
     await expectSameAsMissing(client)
   })

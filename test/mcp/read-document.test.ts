@@ -16,7 +16,12 @@ beforeAll(async () => {
   w = await makeWorld(h, 'mcp-read')
   await grant(h, w.doc.id, w.users.owner, 'edit')
   client = new Client({ name: 'reader', version: '1.0.0' })
-  await client.connect(new StreamableHTTPClientTransport(new URL(`/mcp?workspace=${w.workspaceId}`, `http://127.0.0.1:${h.server.apiPort}`), { requestInit: { headers: { 'x-api-key': w.keys.owner } } }))
+  await client.connect(
+    new StreamableHTTPClientTransport(
+      new URL(`/mcp?workspace=${w.workspaceId}`, `http://127.0.0.1:${h.server.apiPort}`),
+      { requestInit: { headers: { 'x-api-key': w.keys.owner } } },
+    ),
+  )
 })
 afterAll(async () => {
   await client?.close()
@@ -32,7 +37,15 @@ async function read(args: Json): Promise<Json> {
   return r.structuredContent as Json
 }
 
-const MD = ['# Report', 'Opening words.', '## Costs', ...Array.from({ length: 60 }, (_, i) => `Cost line ${i} of the report.`), '## Summary', 'All told, fine.'].join('\n\n') + '\n'
+const MD =
+  [
+    '# Report',
+    'Opening words.',
+    '## Costs',
+    ...Array.from({ length: 60 }, (_, i) => `Cost line ${i} of the report.`),
+    '## Summary',
+    'All told, fine.',
+  ].join('\n\n') + '\n'
 
 describe('read_document over MCP', () => {
   it('is announced read-only with every parameter described and an output schema', async () => {
@@ -52,7 +65,11 @@ describe('read_document over MCP', () => {
     expect(outline).toMatchObject({ view: 'outline', base: whole.base, block_count: 65 })
     const summary = outline.entries.find((e: Json) => e.text === 'Summary')
     expect(summary).toBeDefined()
-    expect(await read({ mode: 'section', heading: summary.id })).toMatchObject({ content: '## Summary\n\nAll told, fine.\n', base: whole.base, truncated: false })
+    expect(await read({ mode: 'section', heading: summary.id })).toMatchObject({
+      content: '## Summary\n\nAll told, fine.\n',
+      base: whole.base,
+      truncated: false,
+    })
     const lines = MD.split('\n')
     expect((await read({ mode: 'range', lines: '3-7' })).content).toBe(lines.slice(2, 7).join('\n') + '\n')
     // The Costs section is past the bound: its pages, followed by cursor, are the section once.
@@ -67,7 +84,10 @@ describe('read_document over MCP', () => {
   })
 
   it('answers a bad parameter as a tool error naming it', async () => {
-    const r = await client.callTool({ name: 'read_document', arguments: { asset_id: w.doc.id, mode: 'range', lines: '9-2' } })
+    const r = await client.callTool({
+      name: 'read_document',
+      arguments: { asset_id: w.doc.id, mode: 'range', lines: '9-2' },
+    })
     expect(r.isError).toBe(true)
     expect((r.content as { text: string }[])[0]!.text).toMatch(/^400: lines:/)
   })

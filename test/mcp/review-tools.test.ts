@@ -27,7 +27,12 @@ let nobody: Client
 
 async function connect(key: string, name: string): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' })
-  await client.connect(new StreamableHTTPClientTransport(new URL(`/mcp?workspace=${w.workspaceId}`, `http://127.0.0.1:${h.server.apiPort}`), { requestInit: { headers: { 'x-api-key': key } } }))
+  await client.connect(
+    new StreamableHTTPClientTransport(
+      new URL(`/mcp?workspace=${w.workspaceId}`, `http://127.0.0.1:${h.server.apiPort}`),
+      { requestInit: { headers: { 'x-api-key': key } } },
+    ),
+  )
   return client
 }
 
@@ -67,7 +72,10 @@ async function use(client: Client, name: string, args: Json): Promise<Json> {
   expect(r.structuredContent).toEqual(JSON.parse(text))
   return r.structuredContent as Json
 }
-const edit = async (content: string) => JSON.parse(said(await owner.callTool({ name: 'edit_document', arguments: { asset_id: w.doc.id, content } })).text) as Json
+const edit = async (content: string) =>
+  JSON.parse(
+    said(await owner.callTool({ name: 'edit_document', arguments: { asset_id: w.doc.id, content } })).text,
+  ) as Json
 
 describe('read_comments over MCP', () => {
   it("reads a document's threads oldest first: state, the anchor's quote and whether it still resolves, comments; paged and filtered by state", async () => {
@@ -83,8 +91,18 @@ describe('read_comments over MCP', () => {
     const all = await use(viewer, 'read_comments', {})
     expect(all.total).toBe(3)
     expect(all.next_offset).toBeUndefined()
-    expect(all.threads.map((t: Json) => [t.thread_id, t.state, t.anchor, t.comments.map((c: Json) => [c.user_id, c.text])])).toEqual([
-      [first.thread_id, 'open', { quote: null, resolves: false }, [[w.users.member, 'Which world?'], [w.users.owner, 'This one.']]],
+    expect(
+      all.threads.map((t: Json) => [t.thread_id, t.state, t.anchor, t.comments.map((c: Json) => [c.user_id, c.text])]),
+    ).toEqual([
+      [
+        first.thread_id,
+        'open',
+        { quote: null, resolves: false },
+        [
+          [w.users.member, 'Which world?'],
+          [w.users.owner, 'This one.'],
+        ],
+      ],
       [general.thread_id, 'open', null, [[w.users.owner, 'A remark on the whole document.']]],
       [third.thread_id, 'resolved', { quote: 'Second', resolves: true }, [[w.users.member, 'Fine now.']]],
     ])
@@ -92,8 +110,13 @@ describe('read_comments over MCP', () => {
 
     const page = await use(viewer, 'read_comments', { limit: 2 })
     expect([page.threads.length, page.next_offset]).toEqual([2, 2])
-    expect((await use(viewer, 'read_comments', { offset: page.next_offset })).threads.map((t: Json) => t.thread_id)).toEqual([third.thread_id])
-    expect(await use(viewer, 'read_comments', { state: 'resolved' })).toMatchObject({ total: 1, threads: [{ thread_id: third.thread_id }] })
+    expect(
+      (await use(viewer, 'read_comments', { offset: page.next_offset })).threads.map((t: Json) => t.thread_id),
+    ).toEqual([third.thread_id])
+    expect(await use(viewer, 'read_comments', { state: 'resolved' })).toMatchObject({
+      total: 1,
+      threads: [{ thread_id: third.thread_id }],
+    })
   })
 
   it('a caller with no permission on the document sees it as missing', async () => {
@@ -107,19 +130,47 @@ describe('read_suggestion and withdraw_suggestion over MCP', () => {
 
   it("reads a suggestion's hunks with their before and after in Markdown, as a viewer may", async () => {
     const now = await use(owner, 'read_document', {})
-    const held = JSON.parse(said(await owner.callTool({ name: 'suggest_edit', arguments: { asset_id: w.doc.id, content: 'Second paragraph, revised.\n', base: now.base } })).text) as Json
+    const held = JSON.parse(
+      said(
+        await owner.callTool({
+          name: 'suggest_edit',
+          arguments: { asset_id: w.doc.id, content: 'Second paragraph, revised.\n', base: now.base },
+        }),
+      ).text,
+    ) as Json
     suggestionId = held.suggestion.id
     const shown = await use(viewer, 'read_suggestion', { suggestion_id: suggestionId })
     expect(shown.suggestion).toMatchObject({ id: suggestionId, status: 'open', by: w.users.owner })
     expect(shown.hunk_count).toBe(1)
-    expect(shown.hunks).toEqual([{ id: held.hunks[0], status: 'open', before: 'Second paragraph.\n', after: 'Second paragraph, revised.\n' }])
-    expect(said(await viewer.callTool({ name: 'read_suggestion', arguments: { asset_id: w.doc.id, suggestion_id: 'no-such-suggestion' } }))).toEqual({ isError: true, text: '404: no such suggestion' })
+    expect(shown.hunks).toEqual([
+      { id: held.hunks[0], status: 'open', before: 'Second paragraph.\n', after: 'Second paragraph, revised.\n' },
+    ])
+    expect(
+      said(
+        await viewer.callTool({
+          name: 'read_suggestion',
+          arguments: { asset_id: w.doc.id, suggestion_id: 'no-such-suggestion' },
+        }),
+      ),
+    ).toEqual({ isError: true, text: '404: no such suggestion' })
   })
 
   it("refuses to withdraw someone else's suggestion (it stays open), and a viewer's or a stranger's call", async () => {
-    const withdraw = async (c: Client) => said(await c.callTool({ name: 'withdraw_suggestion', arguments: { asset_id: w.doc.id, suggestion_id: suggestionId } }))
-    expect(await withdraw(editor)).toEqual({ isError: true, text: `403: only its author may withdraw a suggestion; this one is by ${w.users.owner}: a person reviews it` })
-    expect(await withdraw(viewer)).toEqual({ isError: true, text: '403: you may only view this document: editing needs edit permission on it' })
+    const withdraw = async (c: Client) =>
+      said(
+        await c.callTool({
+          name: 'withdraw_suggestion',
+          arguments: { asset_id: w.doc.id, suggestion_id: suggestionId },
+        }),
+      )
+    expect(await withdraw(editor)).toEqual({
+      isError: true,
+      text: `403: only its author may withdraw a suggestion; this one is by ${w.users.owner}: a person reviews it`,
+    })
+    expect(await withdraw(viewer)).toEqual({
+      isError: true,
+      text: '403: you may only view this document: editing needs edit permission on it',
+    })
     expect(await withdraw(nobody)).toEqual({ isError: true, text: '404: Asset not found' })
     expect((await use(viewer, 'read_suggestion', { suggestion_id: suggestionId })).suggestion.status).toBe('open')
   })
@@ -129,8 +180,17 @@ describe('read_suggestion and withdraw_suggestion over MCP', () => {
     const done = await use(owner, 'withdraw_suggestion', { suggestion_id: suggestionId })
     expect(done.suggestion).toMatchObject({ id: suggestionId, status: 'withdrawn', decided_by: w.users.owner })
     expect((await use(owner, 'read_document', {})).content).toBe(before)
-    expect((await use(viewer, 'list_suggestions', { status: 'withdrawn' })).suggestions.map((s: Json) => s.id)).toEqual([suggestionId])
-    expect(said(await owner.callTool({ name: 'withdraw_suggestion', arguments: { asset_id: w.doc.id, suggestion_id: suggestionId } }))).toEqual({
+    expect((await use(viewer, 'list_suggestions', { status: 'withdrawn' })).suggestions.map((s: Json) => s.id)).toEqual(
+      [suggestionId],
+    )
+    expect(
+      said(
+        await owner.callTool({
+          name: 'withdraw_suggestion',
+          arguments: { asset_id: w.doc.id, suggestion_id: suggestionId },
+        }),
+      ),
+    ).toEqual({
       isError: true,
       text: '409: the suggestion is already withdrawn',
     })

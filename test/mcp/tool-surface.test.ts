@@ -26,7 +26,10 @@ afterAll(async () => {
 const apiUrl = () => `http://127.0.0.1:${h.server.apiPort}`
 
 const TRANSPORTS = {
-  http: () => new StreamableHTTPClientTransport(new URL(`/mcp?workspace=${w.workspaceId}`, apiUrl()), { requestInit: { headers: { 'x-api-key': w.keys.owner } } }),
+  http: () =>
+    new StreamableHTTPClientTransport(new URL(`/mcp?workspace=${w.workspaceId}`, apiUrl()), {
+      requestInit: { headers: { 'x-api-key': w.keys.owner } },
+    }),
   stdio: () =>
     new StdioClientTransport({
       command: process.execPath,
@@ -62,7 +65,8 @@ const HINTS: Record<string, [boolean, boolean, boolean]> = {
 describe.each(['http', 'stdio'] as const)('what the model is told, over %s', (over) => {
   it('initialize gives instructions: outline first, targeted edits, always send base, approval makes suggestions', async () => {
     const instructions = (await connect(over)).getInstructions() ?? ''
-    for (const says of ['search_documents', 'mode=outline', 'edits: [{old_text, new_text}]', '`base`', 'suggestion']) expect(instructions).toContain(says)
+    for (const says of ['search_documents', 'mode=outline', 'edits: [{old_text, new_text}]', '`base`', 'suggestion'])
+      expect(instructions).toContain(says)
     expect(instructions.length).toBeLessThan(1500)
   })
 
@@ -72,10 +76,15 @@ describe.each(['http', 'stdio'] as const)('what the model is told, over %s', (ov
     expect(tools.map((t) => t.name).sort()).toEqual([...MCP_TOOLS].sort())
     for (const t of tools) {
       const a = t.annotations ?? {}
-      expect([t.name, a.readOnlyHint, a.destructiveHint, a.idempotentHint, a.openWorldHint]).toEqual([t.name, ...HINTS[t.name]!, false])
+      expect([t.name, a.readOnlyHint, a.destructiveHint, a.idempotentHint, a.openWorldHint]).toEqual([
+        t.name,
+        ...HINTS[t.name]!,
+        false,
+      ])
       expect([t.name, typeof a.title, typeof t.description]).toEqual([t.name, 'string', 'string'])
       const props = (t.inputSchema.properties ?? {}) as Record<string, { description?: string }>
-      for (const [param, p] of Object.entries(props)) expect([t.name, param, typeof p.description]).toEqual([t.name, param, 'string'])
+      for (const [param, p] of Object.entries(props))
+        expect([t.name, param, typeof p.description]).toEqual([t.name, param, 'string'])
     }
     // a stable answer is declared: structured content to match
     const declared = tools.filter((t) => t.outputSchema).map((t) => t.name)
@@ -86,7 +95,10 @@ describe.each(['http', 'stdio'] as const)('what the model is told, over %s', (ov
 describe("the workspace's tool registry", () => {
   it('disabling read_comments hides it from sessions started afterwards, over both transports; a call to it is refused', async () => {
     const before = await connect('http')
-    const patch = await call(h, 'PATCH', `/api/v0/workspaces/${w.workspaceId}/tool-registry`, { key: w.keys.owner, body: { tool: { tool_id: 'read_comments', enabled: false } } })
+    const patch = await call(h, 'PATCH', `/api/v0/workspaces/${w.workspaceId}/tool-registry`, {
+      key: w.keys.owner,
+      body: { tool: { tool_id: 'read_comments', enabled: false } },
+    })
     expect(patch.status).toBe(200)
     for (const over of ['http', 'stdio'] as const) {
       const names = (await (await connect(over)).listTools()).tools.map((t) => t.name)

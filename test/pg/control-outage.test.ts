@@ -20,7 +20,10 @@ describe('control plane on PostgreSQL, server lost', () => {
   it('answers 503 with Retry-After while PostgreSQL is down, and serves again when it is back', async () => {
     const w = await makeWorld(h, 'outage')
     const path = `/api/v0/workspaces/${w.workspaceId}/tool-registry`
-    expect((await call(h, 'PATCH', path, { key: w.keys.owner, body: { tool: { tool_id: 'web_browse', enabled: false } } })).status).toBe(200)
+    expect(
+      (await call(h, 'PATCH', path, { key: w.keys.owner, body: { tool: { tool_id: 'web_browse', enabled: false } } }))
+        .status,
+    ).toBe(200)
     await pgs.stop()
     try {
       const patch = await call(h, 'PATCH', path, { key: w.keys.owner, body: { default_visibility: 'hidden' } })
@@ -33,7 +36,11 @@ describe('control plane on PostgreSQL, server lost', () => {
     }
     await eventually(async () => expect((await call(h, 'GET', path, { key: w.keys.owner })).status).toBe(200), 20_000)
     const after = await call(h, 'PATCH', path, { key: w.keys.owner, body: { default_visibility: 'hidden' } })
-    expect(after.body).toEqual({ workspace_id: w.workspaceId, default_visibility: 'hidden', tools: [{ tool_id: 'web_browse', enabled: false, approval_mode: 'no_approval' }] })
+    expect(after.body).toEqual({
+      workspace_id: w.workspaceId,
+      default_visibility: 'hidden',
+      tools: [{ tool_id: 'web_browse', enabled: false, approval_mode: 'no_approval' }],
+    })
   }, 60_000)
 
   it('a serial update holding its connection while PostgreSQL goes away fails with 503, and the process lives on', async () => {
@@ -78,7 +85,20 @@ describe('control plane on PostgreSQL, server lost', () => {
     } finally {
       await pgs.thaw()
     }
-    await eventually(async () => expect((await call(h, 'PATCH', path, { key: w.keys.owner, body: { tool: { tool_id: 'web_browse', enabled: false } } })).status).toBe(200), 20_000)
-    expect((await call(h, 'GET', path, { key: w.keys.owner })).body.tools).toEqual([{ tool_id: 'web_browse', enabled: false, approval_mode: 'no_approval' }])
+    await eventually(
+      async () =>
+        expect(
+          (
+            await call(h, 'PATCH', path, {
+              key: w.keys.owner,
+              body: { tool: { tool_id: 'web_browse', enabled: false } },
+            })
+          ).status,
+        ).toBe(200),
+      20_000,
+    )
+    expect((await call(h, 'GET', path, { key: w.keys.owner })).body.tools).toEqual([
+      { tool_id: 'web_browse', enabled: false, approval_mode: 'no_approval' },
+    ])
   }, 60_000)
 })

@@ -62,14 +62,18 @@ function deployment() {
       harnesses.push(h)
       return h
     },
-    config: (name: string): Config => loadConfig([], {}, { dataDir: dataDir(name), postgresUrl: pgs.url, postgresSchema: schema, logLevel: 'silent' }),
+    config: (name: string): Config =>
+      loadConfig([], {}, { dataDir: dataDir(name), postgresUrl: pgs.url, postgresSchema: schema, logLevel: 'silent' }),
   }
 }
 
 async function api(port: number, method: string, path: string, o: { key?: string; body?: unknown } = {}) {
   const res = await fetch(`http://127.0.0.1:${port}${path}`, {
     method,
-    headers: { ...(o.key ? { 'x-api-key': o.key } : {}), ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(o.key ? { 'x-api-key': o.key } : {}),
+      ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     ...(o.body !== undefined ? { body: JSON.stringify(o.body) } : {}),
   })
   const text = await res.text()
@@ -111,13 +115,24 @@ describe('control plane on PostgreSQL across processes', () => {
     for (let round = 0; round < 3; round++) {
       const results = await Promise.all(
         tools.flatMap((tool_id, i) => [
-          api((i + round) % 2 ? a.apiPort : b.apiPort, 'PATCH', path, { key: ownerKey, body: { tool: { tool_id, enabled: round % 2 === 1 } } }),
-          api((i + round) % 2 ? b.apiPort : a.apiPort, 'PATCH', path, { key: adminKey, body: { tool: { tool_id, approval_mode: modes[(i + round) % 3] } } }),
+          api((i + round) % 2 ? a.apiPort : b.apiPort, 'PATCH', path, {
+            key: ownerKey,
+            body: { tool: { tool_id, enabled: round % 2 === 1 } },
+          }),
+          api((i + round) % 2 ? b.apiPort : a.apiPort, 'PATCH', path, {
+            key: adminKey,
+            body: { tool: { tool_id, approval_mode: modes[(i + round) % 3] } },
+          }),
         ]),
       )
       expect(results.map((r) => r.status)).toEqual(results.map(() => 200))
-      const expected = tools.map((tool_id, i) => ({ tool_id, enabled: round % 2 === 1, approval_mode: modes[(i + round) % 3] }))
-      for (const p of [a, b]) expect((await api(p.apiPort, 'GET', path, { key: ownerKey })).body.tools).toEqual(expected)
+      const expected = tools.map((tool_id, i) => ({
+        tool_id,
+        enabled: round % 2 === 1,
+        approval_mode: modes[(i + round) % 3],
+      }))
+      for (const p of [a, b])
+        expect((await api(p.apiPort, 'GET', path, { key: ownerKey })).body.tools).toEqual(expected)
     }
   }, 90_000)
 
@@ -129,11 +144,16 @@ describe('control plane on PostgreSQL across processes', () => {
     // the key was written through process a's control plane: process b authenticates it
     const mine = await api(b.apiPort, 'GET', '/api/v0/me/sources', { key: w.keys.member })
     expect(mine.status).toBe(200)
-    expect((await api(b.apiPort, 'GET', '/api/v0/me/sources', { key: w.keys.member.slice(0, -1) + 'x' })).status).toBe(401)
+    expect((await api(b.apiPort, 'GET', '/api/v0/me/sources', { key: w.keys.member.slice(0, -1) + 'x' })).status).toBe(
+      401,
+    )
 
     // a grant made through a; a token minted by process b (its API) opens the document on process a
     await grant(h, w.doc.id, w.users.owner, 'edit')
-    const minted = await api(b.apiPort, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, { key: w.keys.owner, body: { access: 'edit' } })
+    const minted = await api(b.apiPort, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, {
+      key: w.keys.owner,
+      body: { access: 'edit' },
+    })
     expect(minted).toMatchObject({ status: 200, body: { access_type: 'rw' } })
     const ydoc = new Y.Doc()
     const p = provider(`ws://127.0.0.1:${h.server.collabPort}`, w.workspaceId, w.doc.id, minted.body.token, ydoc)
@@ -141,7 +161,10 @@ describe('control plane on PostgreSQL across processes', () => {
     ydoc.getText('default').insert(0, 'written on a with a token from b')
     // ... and once a has stored it, it reads back through b's API (b had not loaded the document:
     // keeping loaded copies of one document in step across processes is the cluster's job)
-    await eventually(async () => expect((await h.server.store.load(`${w.workspaceId}/${w.doc.id}/main`)).lastSeq).toBeGreaterThan(0), 20_000)
+    await eventually(
+      async () => expect((await h.server.store.load(`${w.workspaceId}/${w.doc.id}/main`)).lastSeq).toBeGreaterThan(0),
+      20_000,
+    )
     const r = await api(b.apiPort, 'GET', `/api/v0/tools/asset/content?asset_id=${w.doc.id}`, { key: w.keys.owner })
     expect(r.body).toEqual({ content: 'written on a with a token from b', comments: null })
   }, 90_000)
@@ -154,12 +177,19 @@ describe('control plane on PostgreSQL across processes', () => {
     try {
       const before = await loadPgKeyRing(pool)
       expect(h.server.deps.keys.signingKid).toBe(before.signingKid) // one key, generated once for both
-      const oldToken = (await mintToken(before, { org: 'acme', doc: 'rot', sub: 'ann@x', acc: 'rw', ttlSec: 600 })).token
+      const oldToken = (await mintToken(before, { org: 'acme', doc: 'rot', sub: 'ann@x', acc: 'rw', ttlSec: 600 }))
+        .token
 
-      const { stdout } = await exec(process.execPath, ['bin/tandem.js', 'keys', 'rotate'], { env: { ...process.env, ...d.env, TANDEM_DATA_DIR: join(dir, 'keys-cli') } })
+      const { stdout } = await exec(process.execPath, ['bin/tandem.js', 'keys', 'rotate'], {
+        env: { ...process.env, ...d.env, TANDEM_DATA_DIR: join(dir, 'keys-cli') },
+      })
       const newKid = stdout.trim()
       expect(newKid).not.toBe(before.signingKid)
-      const listed = (await exec(process.execPath, ['bin/tandem.js', 'keys', 'list'], { env: { ...process.env, ...d.env } })).stdout.trim().split('\n')
+      const listed = (
+        await exec(process.execPath, ['bin/tandem.js', 'keys', 'list'], { env: { ...process.env, ...d.env } })
+      ).stdout
+        .trim()
+        .split('\n')
       expect(listed).toEqual([`${newKid} (signing)`, before.signingKid])
 
       const after = await loadPgKeyRing(pool)
@@ -172,7 +202,11 @@ describe('control plane on PostgreSQL across processes', () => {
       // the unknown kid made a reload: a now signs with the new key too
       expect(h.server.deps.keys.signingKid).toBe(newKid)
       // tandem token signs with the database's current key, and the servers take its tokens
-      const cli = await exec(process.execPath, ['bin/tandem.js', 'token', '--org', 'acme', '--doc', 'rot', '--access', 'r', '--sub', 'cli@x'], { env: { ...process.env, ...d.env } })
+      const cli = await exec(
+        process.execPath,
+        ['bin/tandem.js', 'token', '--org', 'acme', '--doc', 'rot', '--access', 'r', '--sub', 'cli@x'],
+        { env: { ...process.env, ...d.env } },
+      )
       const cliToken = cli.stdout.trim()
       expect(JSON.parse(Buffer.from(cliToken.split('.')[0]!, 'base64url').toString()).kid).toBe(newKid)
       await synced(provider(b.wsUrl, 'acme', 'rot', cliToken))
@@ -188,13 +222,42 @@ describe('control plane on PostgreSQL across processes', () => {
     await admin(cfg, 'users', 'create', '--email', 'olga@example.com')
     const key = await admin(cfg, 'keys', 'create', '--user', 'olga@example.com', '--label', 'laptop')
     const ws = await admin(cfg, 'workspaces', 'create', '--name', 'Offline', '--owner', 'olga@example.com')
-    const doc = await admin(cfg, 'assets', 'create', '--workspace', ws.id, '--type', 'generic_doc', '--title', 'Doc', '--text', 'written offline')
+    const doc = await admin(
+      cfg,
+      'assets',
+      'create',
+      '--workspace',
+      ws.id,
+      '--type',
+      'generic_doc',
+      '--title',
+      'Doc',
+      '--text',
+      'written offline',
+    )
     await admin(cfg, 'grants', 'set', '--asset', doc.id, '--user', 'olga@example.com', '--access', 'edit')
-    const thread = await admin(cfg, 'comments', 'create-thread', '--asset', doc.id, '--anchor-text', 'offline', '--user', 'olga@example.com', '--text', 'why offline?')
+    const thread = await admin(
+      cfg,
+      'comments',
+      'create-thread',
+      '--asset',
+      doc.id,
+      '--anchor-text',
+      'offline',
+      '--user',
+      'olga@example.com',
+      '--text',
+      'why offline?',
+    )
     expect(JSON.stringify(await admin(cfg, 'keys', 'list'))).not.toContain(key.key)
 
     const s = await d.serve('server')
-    const content = await api(s.apiPort, 'GET', `/api/v0/tools/asset/content?asset_id=${doc.id}&include_comments=true`, { key: key.key })
+    const content = await api(
+      s.apiPort,
+      'GET',
+      `/api/v0/tools/asset/content?asset_id=${doc.id}&include_comments=true`,
+      { key: key.key },
+    )
     expect(content.status).toBe(200)
     expect(content.body.content).toBe('written offline')
     expect(JSON.stringify(content.body.comments)).toContain('why offline?')
@@ -207,17 +270,38 @@ describe('control plane on PostgreSQL across processes', () => {
     await admin(running, 'keys', 'revoke', '--id', key.id)
     expect((await api(s.apiPort, 'GET', '/api/v0/me/sources', { key: key.key })).status).toBe(401)
     // the command line reads the settings too (flags, and the environment for the URL)
-    const { stdout } = await exec(process.execPath, ['bin/tandem.js', 'admin', 'users', 'list', '--postgres-schema', d.schema, '--json'], {
-      env: { ...process.env, TANDEM_POSTGRES_URL: pgs.url, TANDEM_DATA_DIR: join(dir, 'cli-admin') },
-    })
+    const { stdout } = await exec(
+      process.execPath,
+      ['bin/tandem.js', 'admin', 'users', 'list', '--postgres-schema', d.schema, '--json'],
+      {
+        env: { ...process.env, TANDEM_POSTGRES_URL: pgs.url, TANDEM_DATA_DIR: join(dir, 'cli-admin') },
+      },
+    )
     expect(JSON.parse(stdout)).toEqual([expect.objectContaining({ id: 'olga@example.com' })])
     const listed = await admin(running, 'comments', 'list', '--thread', thread.id)
     expect(listed[0].comments.map((c: { text: string }) => c.text)).toEqual(['why offline?', 'because'])
 
     // a sweep made by the admin process is picked up and finished by the running server
     const sitesFile = join(dir, `${d.schema}-sites.json`)
-    await writeFile(sitesFile, JSON.stringify({ sites: [1, 2, 3].map((i) => ({ id: `site-${i}`, name: `Site ${i}` })) }))
-    await admin(running, 'sources', 'connect', '--user', 'olga@example.com', '--group', 'sites', '--connector', 'json-file', '--sites-file', sitesFile, '--page-size', '2')
+    await writeFile(
+      sitesFile,
+      JSON.stringify({ sites: [1, 2, 3].map((i) => ({ id: `site-${i}`, name: `Site ${i}` })) }),
+    )
+    await admin(
+      running,
+      'sources',
+      'connect',
+      '--user',
+      'olga@example.com',
+      '--group',
+      'sites',
+      '--connector',
+      'json-file',
+      '--sites-file',
+      sitesFile,
+      '--page-size',
+      '2',
+    )
     await eventually(async () => {
       const r = await api(s.apiPort, 'GET', '/api/v0/me/sources', { key: second.key })
       expect(r.body.siteProvisioning).toEqual({ provisionedSites: 3, totalSites: 3, status: 'complete' })

@@ -21,7 +21,24 @@ import { eventually, startTandem, synced, type Harness } from '../helpers/tandem
 
 const exec = promisify(execFile)
 const DAY = 24 * 60 * 60 * 1000
-const KINDS = ['apikey', 'asset', 'comment', 'demo', 'grant', 'member', 'site', 'source', 'sweep', 'thread', 'threadid', 'toolreg', 'user', 'userws', 'ws', 'wsasset']
+const KINDS = [
+  'apikey',
+  'asset',
+  'comment',
+  'demo',
+  'grant',
+  'member',
+  'site',
+  'source',
+  'sweep',
+  'thread',
+  'threadid',
+  'toolreg',
+  'user',
+  'userws',
+  'ws',
+  'wsasset',
+]
 
 let pgs: PgServer
 let dataDir: string
@@ -54,23 +71,40 @@ async function activity(h: Harness, org: string, doc: string): Promise<unknown> 
 
 /** The data dir: demo world, a workspace with roles and grants, tool registry, 50 documents with history. */
 async function buildDataDir(dir: string): Promise<Expected> {
-  const h = await startTandem({ compactThreshold: 5, siteSweepDelayMs: 0, roomUnloadDelayMs: 0 }, { now: () => clock }, dir)
+  const h = await startTandem(
+    { compactThreshold: 5, siteSweepDelayMs: 0, roomUnloadDelayMs: 0 },
+    { now: () => clock },
+    dir,
+  )
   try {
     const demo = await seedDemo(h.server.deps)
     const w = await makeWorld(h, 'mig')
     await grant(h, w.doc.id, w.users.member, 'edit')
-    const reg = await call(h, 'PATCH', `/api/v0/workspaces/${w.workspaceId}/tool-registry`, { key: w.keys.owner, body: { default_visibility: 'hidden', tool: { tool_id: 'web_browse', enabled: false } } })
+    const reg = await call(h, 'PATCH', `/api/v0/workspaces/${w.workspaceId}/tool-registry`, {
+      key: w.keys.owner,
+      body: { default_visibility: 'hidden', tool: { tool_id: 'web_browse', enabled: false } },
+    })
     expect(reg.status).toBe(200)
     const { store } = h.server.deps.control
-    await eventually(async () => expect((await listSweeps(store)).every((s) => s.phase === 'complete' || s.phase === 'failed')).toBe(true), 30_000)
+    await eventually(
+      async () =>
+        expect((await listSweeps(store)).every((s) => s.phase === 'complete' || s.phase === 'failed')).toBe(true),
+      30_000,
+    )
 
     // 50 documents: the world's doc, the demo's, and generic_doc assets; 4-13 attributed updates
     // each. The first ten are edited 40 days back, so reading their history later folds it and
     // prunes their logs.
     const docs: { org: string; doc: string; text: string }[] = [{ org: w.workspaceId, doc: w.doc.id, text: '' }]
-    for (const a of demo.assets.filter((x) => x.type === 'generic_doc')) docs.push({ org: demo.workspaceId, doc: a.id, text: '' })
+    for (const a of demo.assets.filter((x) => x.type === 'generic_doc'))
+      docs.push({ org: demo.workspaceId, doc: a.id, text: '' })
     while (docs.length < 50) {
-      const a = await asset(h, { workspaceId: w.workspaceId, type: 'generic_doc', title: `doc ${docs.length}`, defaultAccess: 'view' })
+      const a = await asset(h, {
+        workspaceId: w.workspaceId,
+        type: 'generic_doc',
+        title: `doc ${docs.length}`,
+        defaultAccess: 'view',
+      })
       docs.push({ org: w.workspaceId, doc: a.id, text: '' })
     }
     const users = Object.values(w.users)
@@ -86,21 +120,39 @@ async function buildDataDir(dir: string): Promise<Expected> {
         clock += 1000
         const before = Y.encodeStateVector(mirror)
         mirror.getText('t').insert(0, `${i}.${n} `)
-        await h.server.deps.docs.applyUpdate({ org: d.org, doc: d.doc }, Y.encodeStateAsUpdate(mirror, before), users[n % users.length]!)
+        await h.server.deps.docs.applyUpdate(
+          { org: d.org, doc: d.doc },
+          Y.encodeStateAsUpdate(mirror, before),
+          users[n % users.length]!,
+        )
       }
       d.text = mirror.getText('t').toString()
     }
     // one document edited live through a provider too, by an agent (custom attributions), then saved as a named version
     clock = t0 + 5000
     const live = new Y.Doc()
-    const agentToken = (await mintToken(h.server.deps.keys, { org: w.workspaceId, doc: w.doc.id, sub: w.users.owner, acc: 'rw', ttlSec: 600, attr: { source: 'ai' } }, clock)).token
+    const agentToken = (
+      await mintToken(
+        h.server.deps.keys,
+        { org: w.workspaceId, doc: w.doc.id, sub: w.users.owner, acc: 'rw', ttlSec: 600, attr: { source: 'ai' } },
+        clock,
+      )
+    ).token
     const p = h.provider(w.workspaceId, w.doc.id, agentToken, live)
     await synced(p)
     live.getText('t').insert(0, 'live ')
     docs[0]!.text = 'live ' + docs[0]!.text
-    await eventually(async () => expect(await h.server.deps.docs.withDoc({ org: w.workspaceId, doc: w.doc.id }, (d) => d.getText('t').toString())).toBe(docs[0]!.text))
+    await eventually(async () =>
+      expect(
+        await h.server.deps.docs.withDoc({ org: w.workspaceId, doc: w.doc.id }, (d) => d.getText('t').toString()),
+      ).toBe(docs[0]!.text),
+    )
     p.destroy()
-    const saved = await fetch(`${h.httpUrl}/versions/v1/${w.workspaceId}/${w.doc.id}?yauth=${agentToken}`, { method: 'POST', body: JSON.stringify({ name: 'before migration' }), headers: { 'content-type': 'application/json' } })
+    const saved = await fetch(`${h.httpUrl}/versions/v1/${w.workspaceId}/${w.doc.id}?yauth=${agentToken}`, {
+      method: 'POST',
+      body: JSON.stringify({ name: 'before migration' }),
+      headers: { 'content-type': 'application/json' },
+    })
     expect(saved.status).toBe(201)
     const version = { record: (await saved.json()) as Record<string, unknown>, text: docs[0]!.text }
     const suggested = await fetch(`${h.httpUrl}/suggestions/v1/${w.workspaceId}/${w.doc.id}?yauth=${agentToken}`, {
@@ -110,7 +162,9 @@ async function buildDataDir(dir: string): Promise<Expected> {
     })
     expect(suggested.status).toBe(201)
     const suggestion = ((await suggested.json()) as { suggestion: Record<string, unknown> }).suggestion
-    const contentRead = await fetch(`${h.httpUrl}/content/v1/${w.workspaceId}/${w.doc.id}?yauth=${agentToken}&format=text&root=t`)
+    const contentRead = await fetch(
+      `${h.httpUrl}/content/v1/${w.workspaceId}/${w.doc.id}?yauth=${agentToken}&format=text&root=t`,
+    )
     const contentBase = ((await contentRead.json()) as { base: string }).base
 
     // reading history writes the checkpoints (side records) and folds the old documents' logs
@@ -125,13 +179,34 @@ async function buildDataDir(dir: string): Promise<Expected> {
     }
     expect(await firstLogged(docs[3]!)).not.toBe(1) // pruned
 
-    const contentWithComments = (await call(h, 'GET', `/api/v0/tools/asset/content?asset_id=demo-welcome&include_comments=true`, { key: demo.apiKey })).body
+    const contentWithComments = (
+      await call(h, 'GET', `/api/v0/tools/asset/content?asset_id=demo-welcome&include_comments=true`, {
+        key: demo.apiKey,
+      })
+    ).body
     // tokens carry the server's (simulated) time: a token issued in its future is refused
-    const oldToken = (await mintToken(h.server.deps.keys, { org: w.workspaceId, doc: w.doc.id, sub: w.users.owner, acc: 'rw', ttlSec: 3600 }, clock)).token
+    const oldToken = (
+      await mintToken(
+        h.server.deps.keys,
+        { org: w.workspaceId, doc: w.doc.id, sub: w.users.owner, acc: 'rw', ttlSec: 3600 },
+        clock,
+      )
+    ).token
     const kinds = new Set((await store.scan('', 100_000)).map((r) => r.key.split('/')[0]))
     expect([...kinds].sort()).toEqual(KINDS)
     expect(JSON.stringify(act[w.doc.id])).toContain('"attributes":{"source":"ai"}')
-    return { apiKey: demo.apiKey, workspaceId: w.workspaceId, docs, activity: act, contentWithComments, oldToken, logEntries, version, suggestion, contentBase }
+    return {
+      apiKey: demo.apiKey,
+      workspaceId: w.workspaceId,
+      docs,
+      activity: act,
+      contentWithComments,
+      oldToken,
+      logEntries,
+      version,
+      suggestion,
+      contentBase,
+    }
   } finally {
     await h.close()
   }
@@ -140,7 +215,11 @@ async function buildDataDir(dir: string): Promise<Expected> {
 async function migrate(schema: string, copy?: MigrateIo['copy']) {
   const lines: string[] = []
   const started = Date.now()
-  const code = await runMigrate(['--from-data-dir', dataDir, '--postgres-url', pgs.url, '--postgres-schema', schema], {}, { out: (l) => lines.push(l), err: () => undefined, ...(copy ? { copy } : {}) })
+  const code = await runMigrate(
+    ['--from-data-dir', dataDir, '--postgres-url', pgs.url, '--postgres-schema', schema],
+    {},
+    { out: (l) => lines.push(l), err: () => undefined, ...(copy ? { copy } : {}) },
+  )
   return { code, out: lines.join('\n'), ms: Date.now() - started }
 }
 
@@ -200,7 +279,9 @@ describe('tandem migrate', () => {
     const again = await migrate('resumed', { chunkEntries: 3 })
     expect(again.out).toMatch(/already complete/)
     expect(again.code).toBe(0)
-    expect(again.out).toMatch(/^verified: 50 documents \(state vectors, text, \d+ log entries and history records equal\), \d+ control records equal, 1 signing keys present/m)
+    expect(again.out).toMatch(
+      /^verified: 50 documents \(state vectors, text, \d+ log entries and history records equal\), \d+ control records equal, 1 signing keys present/m,
+    )
     const rows = await pgs.sql('SELECT count(*)::int AS n FROM resumed.doc_updates')
     expect(rows.rows[0].n).toBe(expected.logEntries)
     // a third run finds everything there
@@ -213,10 +294,14 @@ describe('tandem migrate', () => {
     const h = await startTandem({ postgresUrl: pgs.url, postgresSchema: 'resumed' }, { now: () => clock })
     try {
       for (const d of expected.docs) {
-        expect(await h.server.deps.docs.withDoc({ org: d.org, doc: d.doc }, (doc) => doc.getText('t').toString())).toBe(d.text)
+        expect(await h.server.deps.docs.withDoc({ org: d.org, doc: d.doc }, (doc) => doc.getText('t').toString())).toBe(
+          d.text,
+        )
         expect(await activity(h, d.org, d.doc)).toEqual(expected.activity[d.doc])
       }
-      const content = await call(h, 'GET', `/api/v0/tools/asset/content?asset_id=demo-welcome&include_comments=true`, { key: expected.apiKey })
+      const content = await call(h, 'GET', `/api/v0/tools/asset/content?asset_id=demo-welcome&include_comments=true`, {
+        key: expected.apiKey,
+      })
       expect(content.body).toEqual(expected.contentWithComments)
       const first = expected.docs[0]!
       const p = h.provider(first.org, first.doc, expected.oldToken)
@@ -224,12 +309,17 @@ describe('tandem migrate', () => {
       // named versions come along (and a resumed run did not copy them twice)
       const listed = await fetch(`${h.httpUrl}/versions/v1/${first.org}/${first.doc}?yauth=${expected.oldToken}`)
       expect(((await listed.json()) as { versions: unknown[] }).versions).toEqual([expected.version.record])
-      const read = await fetch(`${h.httpUrl}/versions/v1/${first.org}/${first.doc}/${String(expected.version.record.id)}?yauth=${expected.oldToken}`, { headers: { accept: 'application/octet-stream' } })
+      const read = await fetch(
+        `${h.httpUrl}/versions/v1/${first.org}/${first.doc}/${String(expected.version.record.id)}?yauth=${expected.oldToken}`,
+        { headers: { accept: 'application/octet-stream' } },
+      )
       const versionDoc = new Y.Doc()
       Y.applyUpdate(versionDoc, new Uint8Array(await read.arrayBuffer()))
       expect(versionDoc.getText('t').toString()).toBe(expected.version.text)
       // suggestions come along
-      const suggestions = await fetch(`${h.httpUrl}/suggestions/v1/${first.org}/${first.doc}?yauth=${expected.oldToken}`)
+      const suggestions = await fetch(
+        `${h.httpUrl}/suggestions/v1/${first.org}/${first.doc}?yauth=${expected.oldToken}`,
+      )
       expect(((await suggestions.json()) as { suggestions: unknown[] }).suggestions).toEqual([expected.suggestion])
       // a content base the data dir gave out is of the old storage: refused, read again
       const stale = await fetch(`${h.httpUrl}/content/v1/${first.org}/${first.doc}?yauth=${expected.oldToken}`, {
@@ -238,8 +328,12 @@ describe('tandem migrate', () => {
         headers: { 'content-type': 'application/json' },
       })
       expect(stale.status).toBe(400)
-      expect(await stale.json()).toMatchObject({ error: expect.stringMatching(/storage migrated.*read the document again/) })
-      expect(await h.server.deps.docs.withDoc({ org: first.org, doc: first.doc }, (doc) => doc.getText('t').toString())).toBe(first.text)
+      expect(await stale.json()).toMatchObject({
+        error: expect.stringMatching(/storage migrated.*read the document again/),
+      })
+      expect(
+        await h.server.deps.docs.withDoc({ org: first.org, doc: first.doc }, (doc) => doc.getText('t').toString()),
+      ).toBe(first.text)
     } finally {
       await h.close()
     }
@@ -247,12 +341,18 @@ describe('tandem migrate', () => {
 
   it('the command line copies and verifies, never printing the URL; a database that differs fails the verification', async () => {
     const url = `postgres://postgres:pw-hidden-4471@127.0.0.1:${pgs.port}/postgres` // trust auth: any password passes
-    const cli = await exec(process.execPath, ['bin/tandem.js', 'migrate', '--from-data-dir', dataDir, '--postgres-schema', 'differs'], { env: { ...process.env, TANDEM_POSTGRES_URL: url } })
+    const cli = await exec(
+      process.execPath,
+      ['bin/tandem.js', 'migrate', '--from-data-dir', dataDir, '--postgres-schema', 'differs'],
+      { env: { ...process.env, TANDEM_POSTGRES_URL: url } },
+    )
     expect(cli.stdout).toMatch(/^verified: 50 documents/m)
     expect(cli.stdout + cli.stderr).not.toContain('pw-hidden-4471')
     await pgs.sql(`INSERT INTO differs.control_records (key, value) VALUES ('user/intruder@example.com', '{}')`)
     const r = await migrate('differs')
     expect(r.code).toBe(1)
-    expect(r.out).toMatch(/verification FAILED: 1 differences\n {2}control record user\/intruder@example.com: only in the database/)
+    expect(r.out).toMatch(
+      /verification FAILED: 1 differences\n {2}control record user\/intruder@example.com: only in the database/,
+    )
   }, 120_000)
 })

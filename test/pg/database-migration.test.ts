@@ -77,8 +77,13 @@ beforeAll(async () => {
       return a.id
     }
     ids.rich = await make('Rich', RICH)
-    ids.odd = await make('Odd', [`CREATE TABLE t (id integer)`, `CREATE FUNCTION twice(integer) RETURNS integer LANGUAGE sql AS 'SELECT $1 * 2'`])
-    ids.unopened = (await createDatabaseAsset(store, registry, { workspaceId: world.workspaceId, title: 'Never opened' }, Date.now())).id
+    ids.odd = await make('Odd', [
+      `CREATE TABLE t (id integer)`,
+      `CREATE FUNCTION twice(integer) RETURNS integer LANGUAGE sql AS 'SELECT $1 * 2'`,
+    ])
+    ids.unopened = (
+      await createDatabaseAsset(store, registry, { workspaceId: world.workspaceId, title: 'Never opened' }, Date.now())
+    ).id
     await grant(h, ids.unopened, world.users.member, 'edit')
   } finally {
     await h.close()
@@ -92,7 +97,11 @@ afterAll(async () => {
 
 async function migrate(): Promise<{ code: number; out: string }> {
   const lines: string[] = []
-  const code = await runMigrate(['--from-data-dir', dataDir, '--postgres-url', pgs.url, '--postgres-schema', SCHEMA], {}, { out: (l) => lines.push(l), err: (l) => lines.push(l) })
+  const code = await runMigrate(
+    ['--from-data-dir', dataDir, '--postgres-url', pgs.url, '--postgres-schema', SCHEMA],
+    {},
+    { out: (l) => lines.push(l), err: (l) => lines.push(l) },
+  )
   return { code, out: lines.join('\n') }
 }
 
@@ -140,15 +149,39 @@ describe('tandem migrate with PGlite database assets', () => {
         const r = await rows(h, id(), table, `&order=${order}`, id() === DEMO_DATABASE_ID ? demoKey : world.keys.member)
         expect(r.body, table).toEqual(before[`${id()}/${table}`])
       }
-      expect((await call(h, 'GET', `/api/v0/databases/${ids.rich}/data`, { key: world.keys.member })).body).toEqual(before.tables)
-      const added = await call(h, 'POST', `/api/v0/databases/${ids.rich}/data/books`, { key: world.keys.member, body: { data: { title: 'New', author_id: 2 }, return_representation: true } })
+      expect((await call(h, 'GET', `/api/v0/databases/${ids.rich}/data`, { key: world.keys.member })).body).toEqual(
+        before.tables,
+      )
+      const added = await call(h, 'POST', `/api/v0/databases/${ids.rich}/data/books`, {
+        key: world.keys.member,
+        body: { data: { title: 'New', author_id: 2 }, return_representation: true },
+      })
       expect(added.body.data).toEqual([expect.objectContaining({ id: 1201, code: 1300, title_len: 3 })])
-      const secret = await call(h, 'POST', `/api/v0/databases/${ids.rich}/data/hidden.secrets`, { key: world.keys.member, body: { data: { secret: 'c' }, return_representation: true } })
+      const secret = await call(h, 'POST', `/api/v0/databases/${ids.rich}/data/hidden.secrets`, {
+        key: world.keys.member,
+        body: { data: { secret: 'c' }, return_representation: true },
+      })
       expect(secret.body.data).toEqual([{ id: 13, secret: 'c' }])
       // constraints came along
-      expect((await call(h, 'POST', `/api/v0/databases/${ids.rich}/data/books`, { key: world.keys.member, body: { data: { title: 'x', author_id: 99 } } })).status).toBe(409)
-      expect((await call(h, 'POST', `/api/v0/databases/${ids.rich}/data/authors`, { key: world.keys.member, body: { data: { id: 4, name: 'Ann' } } })).status).toBe(409)
-      expect((await call(h, 'GET', `/api/v0/databases/${ids.unopened}/data`, { key: world.keys.member })).body).toEqual({ tables: [] })
+      expect(
+        (
+          await call(h, 'POST', `/api/v0/databases/${ids.rich}/data/books`, {
+            key: world.keys.member,
+            body: { data: { title: 'x', author_id: 99 } },
+          })
+        ).status,
+      ).toBe(409)
+      expect(
+        (
+          await call(h, 'POST', `/api/v0/databases/${ids.rich}/data/authors`, {
+            key: world.keys.member,
+            body: { data: { id: 4, name: 'Ann' } },
+          })
+        ).status,
+      ).toBe(409)
+      expect((await call(h, 'GET', `/api/v0/databases/${ids.unopened}/data`, { key: world.keys.member })).body).toEqual(
+        { tables: [] },
+      )
     } finally {
       await h.close()
     }
@@ -166,11 +199,15 @@ describe('tandem migrate with PGlite database assets', () => {
     const again = await migrate()
     expect(again.code, again.out).toBe(1)
     expect(again.out).toMatch(/database assets: 1 moved .*2 already moved, 0 left as PGlite/)
-    expect(again.out).toContain(`database asset ${ids.rich}: table public.books differs (moved by an earlier run and not overwritten`)
+    expect(again.out).toContain(
+      `database asset ${ids.rich}: table public.books differs (moved by an earlier run and not overwritten`,
+    )
     const pgServer = await startTandem({ postgresUrl: pgs.url, postgresSchema: SCHEMA, dbSchemas: SCHEMAS })
     try {
       expect((await rows(pgServer, ids.odd, 't')).body).toEqual({ data: [] })
-      expect((await rows(pgServer, ids.rich, 'books', '&id=eq.1201&select=title')).body).toEqual({ data: [{ title: 'New' }] })
+      expect((await rows(pgServer, ids.rich, 'books', '&id=eq.1201&select=title')).body).toEqual({
+        data: [{ title: 'New' }],
+      })
     } finally {
       await pgServer.close()
     }
@@ -188,22 +225,38 @@ describe('tandem migrate with PGlite database assets', () => {
         w = await makeWorld(h, 'inplace')
         const { store } = h.server.deps.control
         const registry = h.server.deps.databases
-        const a = await createDatabaseAsset(store, registry, { workspaceId: w.workspaceId, title: 'Old', provider: 'pglite' }, Date.now())
+        const a = await createDatabaseAsset(
+          store,
+          registry,
+          { workspaceId: w.workspaceId, title: 'Old', provider: 'pglite' },
+          Date.now(),
+        )
         id = a.id
         await grant(h, id, w.users.member, 'edit')
-        await (await assetDatabase(store, registry, a)).script(`CREATE TABLE notes (id serial PRIMARY KEY, body text); INSERT INTO notes (body) VALUES ('kept')`)
+        await (
+          await assetDatabase(store, registry, a)
+        ).script(`CREATE TABLE notes (id serial PRIMARY KEY, body text); INSERT INTO notes (body) VALUES ('kept')`)
       } finally {
         await h.close()
       }
       const lines: string[] = []
-      const code = await runMigrate(['--from-data-dir', dir, '--postgres-url', pgs.url, '--postgres-schema', 'tandem_inplace'], {}, { out: (l) => lines.push(l), err: (l) => lines.push(l) })
+      const code = await runMigrate(
+        ['--from-data-dir', dir, '--postgres-url', pgs.url, '--postgres-schema', 'tandem_inplace'],
+        {},
+        { out: (l) => lines.push(l), err: (l) => lines.push(l) },
+      )
       expect(code, lines.join('\n')).toBe(0)
       expect(lines.join('\n')).toMatch(/database assets: 1 moved .*0 left as PGlite/)
       const other = await startTandem(settings)
       try {
-        const r = await call(other, 'POST', `/api/v0/databases/${id}/data/notes`, { key: w.keys.member, body: { data: { body: 'new' }, return_representation: true } })
+        const r = await call(other, 'POST', `/api/v0/databases/${id}/data/notes`, {
+          key: w.keys.member,
+          body: { data: { body: 'new' }, return_representation: true },
+        })
         expect(r.body).toEqual({ data: [{ id: 2, body: 'new' }] })
-        expect((await rows(other, id, 'notes', '&order=id&select=body', w.keys.member)).body).toEqual({ data: [{ body: 'kept' }, { body: 'new' }] })
+        expect((await rows(other, id, 'notes', '&order=id&select=body', w.keys.member)).body).toEqual({
+          data: [{ body: 'kept' }, { body: 'new' }],
+        })
       } finally {
         await other.close()
       }

@@ -30,10 +30,14 @@ const PASSWORD = 'pw-s3cret-92871'
 
 describe('tandem serve on PostgreSQL', () => {
   it('an unreachable PostgreSQL at start exits non-zero naming the setting, never the URL', async () => {
-    const child = spawn(process.execPath, ['bin/tandem.js', 'serve', '--data-dir', join(dir, 'unreachable'), '--collab-port', '0', '--api-port', '0'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, TANDEM_POSTGRES_URL: `postgres://secret-user:${PASSWORD}@127.0.0.1:1/nowhere` },
-    })
+    const child = spawn(
+      process.execPath,
+      ['bin/tandem.js', 'serve', '--data-dir', join(dir, 'unreachable'), '--collab-port', '0', '--api-port', '0'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, TANDEM_POSTGRES_URL: `postgres://secret-user:${PASSWORD}@127.0.0.1:1/nowhere` },
+      },
+    )
     let out = ''
     child.stdout.on('data', (c: Buffer) => (out += c))
     child.stderr.on('data', (c: Buffer) => (out += c))
@@ -51,7 +55,8 @@ describe('tandem serve on PostgreSQL', () => {
     const env = { TANDEM_POSTGRES_URL: url, TANDEM_SIGNING_KEYS: file, TANDEM_LOG_LEVEL: 'debug' }
     const [a, b] = await Promise.all(['a', 'b'].map((n) => spawnTandem(['--data-dir', join(dir, `proc-${n}`)], env)))
     running.push(a!, b!)
-    const token = async (doc: string) => (await mintToken(keys, { org: 'acme', doc, sub: 'ann@x', acc: 'rw', ttlSec: 600 })).token
+    const token = async (doc: string) =>
+      (await mintToken(keys, { org: 'acme', doc, sub: 'ann@x', acc: 'rw', ttlSec: 600 })).token
     const patch = async (p: TandemProcess, doc: string, text: string) => {
       const d = new Y.Doc()
       d.getText('t').insert(0, text)
@@ -63,7 +68,9 @@ describe('tandem serve on PostgreSQL', () => {
       expect(res.status).toBe(200)
     }
     const read = async (p: TandemProcess, doc: string) => {
-      const res = await fetch(`${p.httpUrl}/ydoc/v1/acme/${doc}?yauth=${await token(doc)}`, { headers: { accept: 'application/octet-stream' } })
+      const res = await fetch(`${p.httpUrl}/ydoc/v1/acme/${doc}?yauth=${await token(doc)}`, {
+        headers: { accept: 'application/octet-stream' },
+      })
       expect(res.status).toBe(200)
       const d = new Y.Doc()
       Y.applyUpdate(d, new Uint8Array(await res.arrayBuffer()))

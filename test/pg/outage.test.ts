@@ -1,7 +1,7 @@
 // PostgreSQL stopped for a few seconds under live y-websocket editors and REST PATCH callers,
 // then started again. While it is down nothing is acknowledged (no broadcast, PATCH answers 503
-// with Retry-After, /readyz 503, the failure metric counts, an unloaded document answers 503); once it is back every held update is
-// written: a fresh process on the same database holds exactly what the editor typed.
+// with Retry-After, /readyz 503, the failure metric counts, an unloaded document answers 503); once it is back every
+// held update is written: a fresh process on the same database holds exactly what the editor typed.
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -38,7 +38,10 @@ async function readyz(p: TandemProcess): Promise<number> {
 
 async function failuresCounted(p: TandemProcess): Promise<number> {
   const text = await (await fetch(`${p.httpUrl}/metrics`)).text()
-  return [...text.matchAll(/^tandem_storage_write_failures_total\{[^}]*\} (\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0)
+  return [...text.matchAll(/^tandem_storage_write_failures_total\{[^}]*\} (\d+)/gm)].reduce(
+    (n, m) => n + Number(m[1]),
+    0,
+  )
 }
 
 /** PATCHes distinct map entries one after another; a 503 is retried with the same update until 200. */
@@ -53,7 +56,11 @@ function patchCaller(p: TandemProcess, keys: KeyRing, name: string, stop: { now:
       d.getMap('rest').set(`${name}-${i}`, i)
       const body = Y.encodeStateAsUpdate(d)
       for (;;) {
-        const res = await fetch(`${p.httpUrl}/ydoc/v1/acme/outage?yauth=${token}`, { method: 'PATCH', headers: { 'content-type': 'application/octet-stream' }, body })
+        const res = await fetch(`${p.httpUrl}/ydoc/v1/acme/outage?yauth=${token}`, {
+          method: 'PATCH',
+          headers: { 'content-type': 'application/octet-stream' },
+          body,
+        })
         await res.arrayBuffer()
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1)
         if (res.status === 200) break
@@ -112,7 +119,8 @@ describe('PostgreSQL lost while running', () => {
       expect(Y.encodeStateVector(observer)).toEqual(seen)
       expect(await failuresCounted(server)).toBeGreaterThan(0)
       // a document not loaded yet cannot be read meanwhile: 503 with Retry-After, not 500
-      const other = (await mintToken(keys, { org: 'acme', doc: 'not-loaded', sub: 'ann@x', acc: 'r', ttlSec: 600 })).token
+      const other = (await mintToken(keys, { org: 'acme', doc: 'not-loaded', sub: 'ann@x', acc: 'r', ttlSec: 600 }))
+        .token
       const cold = await fetch(`${server.httpUrl}/ydoc/v1/acme/not-loaded?yauth=${other}`)
       expect(cold.status).toBe(503)
       expect(cold.headers.get('retry-after')).toBe('1')
@@ -140,7 +148,9 @@ describe('PostgreSQL lost while running', () => {
     // A fresh process with its own data dir, loading from PostgreSQL only.
     const fresh = await spawnTandem(['--data-dir', join(dir, 'second')], env)
     cleanups.push(() => fresh.stop('SIGKILL'))
-    const res = await fetch(`${fresh.httpUrl}/ydoc/v1/acme/outage?yauth=${token}`, { headers: { accept: 'application/octet-stream' } })
+    const res = await fetch(`${fresh.httpUrl}/ydoc/v1/acme/outage?yauth=${token}`, {
+      headers: { accept: 'application/octet-stream' },
+    })
     expect(res.status).toBe(200)
     const stored = new Y.Doc()
     Y.applyUpdate(stored, new Uint8Array(await res.arrayBuffer()))

@@ -22,7 +22,11 @@ describe('postgres migrations', () => {
       const results = await Promise.all(pools.map((p) => applySchemaMigrations(p, 'tandem')))
       expect(results.filter((r) => r.applied.length > 0)).toHaveLength(1)
       expect(results.every((r) => r.to === latest)).toBe(true)
-      const { rows } = await pgs.sql('SELECT version FROM tandem.schema_migrations ORDER BY version', [], 'migrate_race')
+      const { rows } = await pgs.sql(
+        'SELECT version FROM tandem.schema_migrations ORDER BY version',
+        [],
+        'migrate_race',
+      )
       expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version))
       expect((await applySchemaMigrations(pools[0]!, 'tandem')).applied).toEqual([])
     } finally {
@@ -37,7 +41,11 @@ describe('postgres migrations', () => {
       await applySchemaMigrations(pool, 'collab_x')
       const { rows } = await pool.query('SELECT count(*)::int AS n FROM doc_updates')
       expect(rows[0].n).toBe(0)
-      const t = await pgs.sql("SELECT table_schema FROM information_schema.tables WHERE table_name = 'doc_updates'", [], 'migrate_schema')
+      const t = await pgs.sql(
+        "SELECT table_schema FROM information_schema.tables WHERE table_name = 'doc_updates'",
+        [],
+        'migrate_schema',
+      )
       expect(t.rows.map((r) => r.table_schema)).toEqual(['collab_x'])
     } finally {
       await pool.end()
@@ -52,14 +60,21 @@ describe('postgres migrations', () => {
       await pool.query("INSERT INTO schema_migrations (version, name) VALUES ($1, 'from-the-future')", [latest + 1])
       const err = await applySchemaMigrations(pool, 'tandem').catch((e: unknown) => e)
       expect(err).toBeInstanceOf(SchemaTooNewError)
-      expect((err as Error).message).toMatch(new RegExp(`version ${latest + 1}, newer than this tandem knows \\(${latest}\\)`))
+      expect((err as Error).message).toMatch(
+        new RegExp(`version ${latest + 1}, newer than this tandem knows \\(${latest}\\)`),
+      )
     } finally {
       await pool.end()
     }
   })
 
   it('an unreachable server is reported naming the setting, never the URL', async () => {
-    const pool = createPgPool({ url: 'postgres://secret-user:hunter2@127.0.0.1:1/none', schema: 'tandem', poolSize: 2, connectTimeoutMs: 1000 })
+    const pool = createPgPool({
+      url: 'postgres://secret-user:hunter2@127.0.0.1:1/none',
+      schema: 'tandem',
+      poolSize: 2,
+      connectTimeoutMs: 1000,
+    })
     try {
       const err = (await checkReachable(pool).catch((e: unknown) => e)) as Error
       expect(err.message).toMatch(/^postgres-url: cannot reach PostgreSQL/)

@@ -47,11 +47,32 @@ describe('production bundle', () => {
   it('loads on a plain start neither the cluster (Redis), PostgreSQL, the API listener, history nor the default metrics, only the collab path', () => {
     const loaded = new Set<string>()
     for (const entry of ['src/main.ts', 'src/cli/serve.ts']) {
-      for (const o of staticallyLoaded(bundle, entry)) for (const input of Object.keys(bundle.metafile.outputs[o]!.inputs)) loaded.add(input)
+      for (const o of staticallyLoaded(bundle, entry))
+        for (const input of Object.keys(bundle.metafile.outputs[o]!.inputs)) loaded.add(input)
     }
     const has = (prefix: string) => [...loaded].some((i) => i.startsWith(prefix))
-    for (const needed of ['src/compose/server.ts', 'src/collab/uws/app.ts', 'src/collab/room/room.ts', 'node_modules/classic-level/', 'node_modules/yjs/']) expect(has(needed), needed).toBe(true)
-    for (const lazy of ['node_modules/@redis/', 'node_modules/pg/', 'src/cluster/node.ts', 'src/pg/open.ts', 'src/pg/schema.ts', 'src/api/listener.ts', 'node_modules/koa/', 'src/history/service.ts', 'src/database-assets/', 'node_modules/prom-client/lib/pushgateway.js', 'node_modules/prom-client/lib/defaultMetrics.js', 'node_modules/@opentelemetry/']) {
+    for (const needed of [
+      'src/compose/server.ts',
+      'src/collab/uws/app.ts',
+      'src/collab/room/room.ts',
+      'node_modules/classic-level/',
+      'node_modules/yjs/',
+    ])
+      expect(has(needed), needed).toBe(true)
+    for (const lazy of [
+      'node_modules/@redis/',
+      'node_modules/pg/',
+      'src/cluster/node.ts',
+      'src/pg/open.ts',
+      'src/pg/schema.ts',
+      'src/api/listener.ts',
+      'node_modules/koa/',
+      'src/history/service.ts',
+      'src/database-assets/',
+      'node_modules/prom-client/lib/pushgateway.js',
+      'node_modules/prom-client/lib/defaultMetrics.js',
+      'node_modules/@opentelemetry/',
+    ]) {
       expect(has(lazy), lazy).toBe(false)
     }
     expect(bundle.files).toContain('tandem.mjs')
@@ -70,11 +91,22 @@ describe('production bundle', () => {
     const providers: WebsocketProvider[] = []
     try {
       const apiKey = /demo api key: (\S+)/.exec(first.output())![1]!
-      const tables = await fetch(`http://127.0.0.1:${first.apiPort}/api/v0/databases/${DEMO_DATABASE_ID}/data`, { headers: { 'x-api-key': apiKey } })
+      const tables = await fetch(`http://127.0.0.1:${first.apiPort}/api/v0/databases/${DEMO_DATABASE_ID}/data`, {
+        headers: { 'x-api-key': apiKey },
+      })
       expect(tables.status).toBe(200)
-      expect(((await tables.json()) as { tables: { name: string }[] }).tables.map((t) => t.name)).toEqual(['customers', 'orders'])
+      expect(((await tables.json()) as { tables: { name: string }[] }).tables.map((t) => t.name)).toEqual([
+        'customers',
+        'orders',
+      ])
 
-      const { token } = await mintToken(await loadKeyRing(dataDir, ''), { org: 'o', doc: 'bundled', sub: 'ann@example.com', acc: 'rw', ttlSec: 600 })
+      const { token } = await mintToken(await loadKeyRing(dataDir, ''), {
+        org: 'o',
+        doc: 'bundled',
+        sub: 'ann@example.com',
+        acc: 'rw',
+        ttlSec: 600,
+      })
       const connect = (port: number, d: Y.Doc) => {
         const p = new WebsocketProvider(`ws://127.0.0.1:${port}/o`, 'bundled', d, {
           params: { yauth: token },
@@ -107,10 +139,18 @@ describe('production bundle', () => {
   it('runs a history job in the bundled history worker, as a server does for a large history', async () => {
     const doc = new Y.Doc()
     const log = new LogPacker()
-    doc.on('update', (update: Uint8Array) => log.add({ seq: log.lastSeq + 1, user: 'ann', at: 1000 * (log.lastSeq + 1), update }))
+    doc.on('update', (update: Uint8Array) =>
+      log.add({ seq: log.lastSeq + 1, user: 'ann', at: 1000 * (log.lastSeq + 1), update }),
+    )
     doc.getText('t').insert(0, 'bundled ')
     doc.getText('t').insert(8, 'history')
-    const job: HistoryJob = { from: { base: null }, log: log.finish(), fold: null, encode: true, task: { kind: 'changeset', window: { from: 1500, to: 5000, by: null }, delta: true, ydoc: false } }
+    const job: HistoryJob = {
+      from: { base: null },
+      log: log.finish(),
+      fold: null,
+      encode: true,
+      task: { kind: 'changeset', window: { from: 1500, to: 5000, by: null }, delta: true, ydoc: false },
+    }
     const result = await new Promise<JobResult>((resolve, reject) => {
       // a pooled worker (src/infra/worker-thread.ts): it serves each job sent as a message
       const worker = new Worker(join(dir, 'dist', 'history-worker.mjs'))
@@ -129,36 +169,42 @@ describe('production bundle', () => {
   // out the heap differently and do not show it).
   it.each([
     ['one room', (_i: number) => 'grade'],
-    ['1,000 new rooms (every socket its room\'s first visitor)', (i: number) => `first-${i}`],
-  ])('keeps 1,000 sockets opened one after another into %s open', async (_name, docOf) => {
-    const dataDir = join(dir, `upgrades-${docOf(0)}`)
-    const server = await serve(dataDir, '--upgrades-per-sec-per-ip', '0')
-    const sockets: WebSocket[] = []
-    const dropped: string[] = []
-    let done = false
-    try {
-      const keys = await loadKeyRing(dataDir, '')
-      for (let i = 0; i < 1_000; i++) {
-        const doc = docOf(i)
-        const { token } = await mintToken(keys, { org: 'up', doc, sub: `u${i}@example.com`, acc: 'rw', ttlSec: 600 })
-        const ws = new WebSocket(`ws://127.0.0.1:${server.collabPort}/up/${doc}?yauth=${token}`, { perMessageDeflate: false })
-        sockets.push(ws)
-        ws.on('close', (code) => done || dropped.push(`socket ${i}: ${code}`))
-        await new Promise<void>((resolve, reject) => {
-          ws.once('open', () => resolve())
-          ws.once('error', reject)
-        })
+    ["1,000 new rooms (every socket its room's first visitor)", (i: number) => `first-${i}`],
+  ])(
+    'keeps 1,000 sockets opened one after another into %s open',
+    async (_name, docOf) => {
+      const dataDir = join(dir, `upgrades-${docOf(0)}`)
+      const server = await serve(dataDir, '--upgrades-per-sec-per-ip', '0')
+      const sockets: WebSocket[] = []
+      const dropped: string[] = []
+      let done = false
+      try {
+        const keys = await loadKeyRing(dataDir, '')
+        for (let i = 0; i < 1_000; i++) {
+          const doc = docOf(i)
+          const { token } = await mintToken(keys, { org: 'up', doc, sub: `u${i}@example.com`, acc: 'rw', ttlSec: 600 })
+          const ws = new WebSocket(`ws://127.0.0.1:${server.collabPort}/up/${doc}?yauth=${token}`, {
+            perMessageDeflate: false,
+          })
+          sockets.push(ws)
+          ws.on('close', (code) => done || dropped.push(`socket ${i}: ${code}`))
+          await new Promise<void>((resolve, reject) => {
+            ws.once('open', () => resolve())
+            ws.once('error', reject)
+          })
+        }
+        await new Promise((r) => setTimeout(r, 1_000))
+        expect(dropped).toEqual([])
+        const metrics = await (await fetch(`http://127.0.0.1:${server.collabPort}/metrics`)).text()
+        expect(metrics.split('\n').filter((l) => l.startsWith('tandem_ws_closes_total'))).toEqual([])
+      } finally {
+        done = true
+        for (const ws of sockets) ws.terminate()
+        await server.stop()
       }
-      await new Promise((r) => setTimeout(r, 1_000))
-      expect(dropped).toEqual([])
-      const metrics = await (await fetch(`http://127.0.0.1:${server.collabPort}/metrics`)).text()
-      expect(metrics.split('\n').filter((l) => l.startsWith('tandem_ws_closes_total'))).toEqual([])
-    } finally {
-      done = true
-      for (const ws of sockets) ws.terminate()
-      await server.stop()
-    }
-  }, 120_000)
+    },
+    120_000,
+  )
 })
 
 interface Serving {
@@ -171,9 +217,26 @@ interface Serving {
 
 /** `node dist/tandem.mjs serve` on port 0; resolves once both listeners (and `--demo`) are up. */
 async function serve(dataDir: string, ...args: string[]): Promise<Serving> {
-  const child = spawn(process.execPath, [bundle.entry, 'serve', '--data-dir', dataDir, '--collab-port', '0', '--api-port', '0', '--log-level', 'warn', ...transportArgs(), ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = spawn(
+    process.execPath,
+    [
+      bundle.entry,
+      'serve',
+      '--data-dir',
+      dataDir,
+      '--collab-port',
+      '0',
+      '--api-port',
+      '0',
+      '--log-level',
+      'warn',
+      ...transportArgs(),
+      ...args,
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   let out = ''
   child.stdout!.on('data', (d) => (out += d))
   child.stderr!.on('data', (d) => (out += d))
@@ -181,7 +244,9 @@ async function serve(dataDir: string, ...args: string[]): Promise<Serving> {
   const ready = args.includes('--demo') ? /demo asset: database/ : /api listening/
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', () => ready.test(out) && resolve())
-    void exited.then(() => reject(new Error(`bundled tandem exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${out}`)))
+    void exited.then(() =>
+      reject(new Error(`bundled tandem exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${out}`)),
+    )
   })
   const port = (name: string) => Number(new RegExp(`${name} listening on http://[^:]+:(\\d+)`).exec(out)![1])
   return {

@@ -25,7 +25,8 @@ beforeAll(async () => {
 afterAll(async () => rm(dir, { recursive: true, force: true }))
 
 const entry = () => run(process.execPath, [join(dir, 'bin', 'tandem.js')])
-const age = (path: string, secondsAgo: number) => utimes(path, new Date(Date.now() - secondsAgo * 1000), new Date(Date.now() - secondsAgo * 1000))
+const age = (path: string, secondsAgo: number) =>
+  utimes(path, new Date(Date.now() - secondsAgo * 1000), new Date(Date.now() - secondsAgo * 1000))
 
 describe('bin/tandem.js', () => {
   it('runs the bundle when it is newer than every source file', async () => {

@@ -33,9 +33,27 @@ it('SIGTERM to the npm start PID stops the server: both ports are free within 5 
   const dataDir = await mkdtemp(join(tmpdir(), 'tandem-npm-start-'))
   dirs.push(dataDir)
   const [collabPort, apiPort] = [await freePort(), await freePort()]
-  const child = spawn('npm', ['start', '--silent', '--', '--data-dir', dataDir, '--collab-port', String(collabPort), '--api-port', String(apiPort), '--host', '127.0.0.1', '--log-level', 'warn'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = spawn(
+    'npm',
+    [
+      'start',
+      '--silent',
+      '--',
+      '--data-dir',
+      dataDir,
+      '--collab-port',
+      String(collabPort),
+      '--api-port',
+      String(apiPort),
+      '--host',
+      '127.0.0.1',
+      '--log-level',
+      'warn',
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   let out = ''
   child.stdout.on('data', (c: Buffer) => (out += c))
   child.stderr.on('data', (c: Buffer) => (out += c))

@@ -22,7 +22,9 @@ async function halfOpenPeer(port: number, token: string): Promise<net.Socket> {
   const c = net.connect({ host: '127.0.0.1', port, allowHalfOpen: true })
   c.on('error', () => undefined)
   await new Promise((r) => c.once('connect', r))
-  c.write(`GET /o/d?yauth=${token} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`)
+  c.write(
+    `GET /o/d?yauth=${token} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+  )
   await new Promise((r) => c.once('data', r))
   c.pause()
   return c
@@ -42,7 +44,16 @@ describe('restart on the port a port-0 start was given', () => {
       await first.stop('SIGTERM')
       expect(first.child.exitCode).toBe(0)
       // No retrying: a port the old connections still held would fail this start outright.
-      second = await spawnTandem(['--data-dir', dataDir, '--log-level', 'warn', '--collab-port', String(port), '--listen-retry-sec', '0'])
+      second = await spawnTandem([
+        '--data-dir',
+        dataDir,
+        '--log-level',
+        'warn',
+        '--collab-port',
+        String(port),
+        '--listen-retry-sec',
+        '0',
+      ])
       expect(second.collabPort).toBe(port)
       expect(second.output()).not.toMatch(/could not bind|port busy/)
       expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200)

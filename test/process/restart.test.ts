@@ -46,7 +46,9 @@ async function portHeldByConnection(uWS: UwsModule): Promise<{ port: number; rel
   const client = net.connect(port, '127.0.0.1')
   client.on('error', () => undefined)
   await new Promise((r) => client.once('connect', r))
-  client.write(`GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`)
+  client.write(
+    `GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+  )
   await new Promise((r) => client.once('data', r))
   uWS.us_listen_socket_close(listener)
   return {
@@ -68,16 +70,35 @@ interface Serve {
 
 /** Port 0 for a first start: a port probed free and bound later could be taken in between. */
 function serve(dataDir: string, collabPort = 0, apiPort = 0): Serve {
-  const child = spawn(process.execPath, ['bin/tandem.js', 'serve', '--data-dir', dataDir, '--collab-port', String(collabPort), '--api-port', String(apiPort), '--log-level', 'warn', ...transportArgs()], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = spawn(
+    process.execPath,
+    [
+      'bin/tandem.js',
+      'serve',
+      '--data-dir',
+      dataDir,
+      '--collab-port',
+      String(collabPort),
+      '--api-port',
+      String(apiPort),
+      '--log-level',
+      'warn',
+      ...transportArgs(),
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   let out = ''
   child.stdout!.on('data', (d) => (out += d))
   child.stderr!.on('data', (d) => (out += d))
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
   const listening = new Promise<{ collabPort: number; apiPort: number }>((resolve, reject) => {
     const poll = setInterval(() => {
-      const [collab, api] = [/collab listening on http:\/\/[^:]+:(\d+)/.exec(out), /api listening on http:\/\/[^:]+:(\d+)/.exec(out)]
+      const [collab, api] = [
+        /collab listening on http:\/\/[^:]+:(\d+)/.exec(out),
+        /api listening on http:\/\/[^:]+:(\d+)/.exec(out),
+      ]
       if (collab && api) {
         clearInterval(poll)
         resolve({ collabPort: Number(collab[1]), apiPort: Number(api[1]) })
@@ -126,7 +147,10 @@ describe('restart on the same ports', () => {
         await second.listening
         expect(second.output()).not.toMatch(/could not bind|EADDRINUSE|port busy/)
         docs[1]!.getText('t').insert(0, 'after ')
-        await eventually(() => expect(docs.every((d) => d.getText('t').toString() === 'after before restart')).toBe(true), 20_000)
+        await eventually(
+          () => expect(docs.every((d) => d.getText('t').toString() === 'after before restart')).toBe(true),
+          20_000,
+        )
         const health = await fetch(`http://127.0.0.1:${apiPort}/healthz`)
         expect(health.status).toBeLessThan(500)
       } finally {
@@ -153,7 +177,9 @@ describe('restart on the same ports', () => {
         const c = net.connect({ host: '127.0.0.1', port: collabPort, allowHalfOpen: true })
         c.on('error', () => undefined)
         await new Promise((r) => c.once('connect', r))
-        c.write(`GET /o/d?yauth=${token} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`)
+        c.write(
+          `GET /o/d?yauth=${token} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+        )
         await new Promise((r) => c.once('data', r))
         peers.push(c)
       }
@@ -173,7 +199,11 @@ describe('restart on the same ports', () => {
     const lines: string[] = []
     const log = pino({ level: 'warn' }, { write: (l: string) => void lines.push(l) })
     const ports = which === 'collab' ? { collabPort: held.port, apiPort: 0 } : { collabPort: 0, apiPort: held.port }
-    const config = loadConfig([], {}, { dataDir: join(dir, `held-${which}`), ...ports, logLevel: 'warn', listenRetrySec: 30, ...testTransport() })
+    const config = loadConfig(
+      [],
+      {},
+      { dataDir: join(dir, `held-${which}`), ...ports, logLevel: 'warn', listenRetrySec: 30, ...testTransport() },
+    )
     let server: TandemServer | undefined
     let starting: Promise<TandemServer> | undefined
     try {
@@ -188,7 +218,10 @@ describe('restart on the same ports', () => {
       expect(lines.join('\n')).toMatch(/listener bound after the port was busy/)
     } finally {
       await held.release()
-      await starting?.then((s) => s.close(), () => undefined)
+      await starting?.then(
+        (s) => s.close(),
+        () => undefined,
+      )
     }
   }
 
@@ -196,19 +229,44 @@ describe('restart on the same ports', () => {
   // transport: where no uWS binary loads (Node 22 and 24 off glibc 2.38) these two do not run.
   const uws = loadUws()
   const native = 'native' in uws ? uws.native : null
-  it.runIf(native)('waits (and logs) while a connection without SO_REUSEADDR holds the collab port, and binds once it is gone (fixture: uWS)', async () => {
-    await bindsOnceReleased('collab', /port busy.*retrying the bind/)
-  }, 60_000)
+  it.runIf(native)(
+    'waits (and logs) while a connection without SO_REUSEADDR holds the collab port, and binds once it is gone (fixture: uWS)',
+    async () => {
+      await bindsOnceReleased('collab', /port busy.*retrying the bind/)
+    },
+    60_000,
+  )
 
-  it.runIf(native)('waits the same way for the api port (fixture: uWS)', async () => {
-    await bindsOnceReleased('api', /"listener":"api [^"]*".*port busy/)
-  }, 60_000)
+  it.runIf(native)(
+    'waits the same way for the api port (fixture: uWS)',
+    async () => {
+      await bindsOnceReleased('api', /"listener":"api [^"]*".*port busy/)
+    },
+    60_000,
+  )
 
   it('refuses to share the collab port with another running server (no SO_REUSEPORT load-splitting)', async () => {
     // Port 0 too is bound by number with the exclusive option (src/collab/uws/listen.ts).
-    const a = await createServer(loadConfig([], {}, { dataDir: join(dir, 'a'), collabPort: 0, apiPort: 0, logLevel: 'silent', ...testTransport() }))
+    const a = await createServer(
+      loadConfig(
+        [],
+        {},
+        { dataDir: join(dir, 'a'), collabPort: 0, apiPort: 0, logLevel: 'silent', ...testTransport() },
+      ),
+    )
     try {
-      const config = loadConfig([], {}, { dataDir: join(dir, 'b'), collabPort: a.collabPort, apiPort: 0, logLevel: 'silent', listenRetrySec: 0, ...testTransport() })
+      const config = loadConfig(
+        [],
+        {},
+        {
+          dataDir: join(dir, 'b'),
+          collabPort: a.collabPort,
+          apiPort: 0,
+          logLevel: 'silent',
+          listenRetrySec: 0,
+          ...testTransport(),
+        },
+      )
       await expect(createServer(config)).rejects.toThrow(/collab listener could not bind/)
     } finally {
       await a.close()

@@ -16,7 +16,8 @@ function structsOf(update: Uint8Array | null): string[] {
     .sort()
 }
 
-const deletesOf = (update: Uint8Array | null) => (update ? JSON.stringify([...Y.decodeUpdate(update).ds.clients]) : '[]')
+const deletesOf = (update: Uint8Array | null) =>
+  update ? JSON.stringify([...Y.decodeUpdate(update).ds.clients]) : '[]'
 
 describe('splitUpdate', () => {
   it('cuts random multi-client updates (merged, with gaps and deletions) into the structs below and above each cut, losing and adding nothing', () => {
@@ -45,8 +46,10 @@ describe('splitUpdate', () => {
       expect([...structsOf(below), ...structsOf(above)].sort()).toEqual(structsOf(update))
       expect(deletesOf(below)).toEqual(deletesOf(update))
       if (above) expect(Y.decodeUpdate(above).ds.clients.size).toBe(0)
-      for (const s of Y.decodeUpdate(below ?? Uint8Array.of(0, 0)).structs) expect(s.id.clock).toBeLessThan(cuts.get(s.id.client)!)
-      for (const s of Y.decodeUpdate(above ?? Uint8Array.of(0, 0)).structs) expect(s.id.clock + s.length).toBeGreaterThan(cuts.get(s.id.client)!)
+      for (const s of Y.decodeUpdate(below ?? Uint8Array.of(0, 0)).structs)
+        expect(s.id.clock).toBeLessThan(cuts.get(s.id.client)!)
+      for (const s of Y.decodeUpdate(above ?? Uint8Array.of(0, 0)).structs)
+        expect(s.id.clock + s.length).toBeGreaterThan(cuts.get(s.id.client)!)
       // both parts are well-formed updates, and together they build what the update builds
       if (below) scanUpdate(below)
       if (above) scanUpdate(above)

@@ -7,18 +7,38 @@ const cited = (text: string, doc = 'docs/perf/x.md') => citationsIn(doc, text, [
 
 describe('doc paths', () => {
   it('reads links from the doc folder, top-level paths from the root, `folder/file.ts` from src/', () => {
-    expect(cited('see [the bench](../../bench/README.md#run) and [web](https://example.com/src/x.ts)')).toEqual(['bench/README.md'])
-    expect(cited('run `node --import tsx bench/ablate.ts --rooms 10`, then src/server.ts.')).toEqual(['bench/ablate.ts', 'src/server.ts'])
+    expect(cited('see [the bench](../../bench/README.md#run) and [web](https://example.com/src/x.ts)')).toEqual([
+      'bench/README.md',
+    ])
+    expect(cited('run `node --import tsx bench/ablate.ts --rooms 10`, then src/server.ts.')).toEqual([
+      'bench/ablate.ts',
+      'src/server.ts',
+    ])
     expect(cited('the reference server, `node_modules/y-websocket-server-legacy/bin/server.js`')).toEqual([])
-    expect(cited('the room (`collab/room/room.ts`), not collab/registry.ts outside code')).toEqual(['src/collab/room/room.ts'])
+    expect(cited('the room (`collab/room/room.ts`), not collab/registry.ts outside code')).toEqual([
+      'src/collab/room/room.ts',
+    ])
   })
 
   it('skips words with a slash, build outputs and package paths', () => {
-    expect(cited('cold docs/s 1.05; bench/.build/dist/tandem.mjs; dist/tandem.mjs; `@hocuspocus/server`; `prom-client/lib/counter.js`')).toEqual([])
+    expect(
+      cited(
+        'cold docs/s 1.05; bench/.build/dist/tandem.mjs; dist/tandem.mjs; `@hocuspocus/server`; `prom-client/lib/counter.js`',
+      ),
+    ).toEqual([])
   })
 
   it('matches wildcards, placeholders, braces, folders and result stems', () => {
-    const tree = new Set(['bench', 'bench/results', 'bench/results/restart-2026-11-23T01-53-49Z.json', 'bench/results/2026-11-22T21-39-08Z.md', 'src', 'src/collab', 'src/collab/room', 'src/collab/room/room.ts'])
+    const tree = new Set([
+      'bench',
+      'bench/results',
+      'bench/results/restart-2026-11-23T01-53-49Z.json',
+      'bench/results/2026-11-22T21-39-08Z.md',
+      'src',
+      'src/collab',
+      'src/collab/room',
+      'src/collab/room/room.ts',
+    ])
     expect(exists('bench/results/restart-2026-11-23T01-5*.json', tree)).toBe(true)
     expect(exists('bench/results/restart-<stamp>.json', tree)).toBe(true)
     expect(exists('bench/results/2026-11-22T21-39-08Z.{json,md}', tree)).toBe(true)

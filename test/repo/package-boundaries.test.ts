@@ -34,7 +34,7 @@ beforeAll(async () => {
 afterAll(() => rm(root, { recursive: true, force: true }))
 
 describe('package boundaries', () => {
-  it('lists every relative import out of a package, or into a package\'s sources, and nothing else', async () => {
+  it("lists every relative import out of a package, or into a package's sources, and nothing else", async () => {
     const found = (await packageBoundaryOffences(root)).map((o) => `${o.file}:${o.line} ${o.target} (${o.why})`).sort()
     expect(found).toEqual([
       'bench/run.js:1 packages/b/src/c.js (reaches into packages/b/src: import the package by name)',

@@ -17,7 +17,9 @@ it('close() waits for a first open of the embedded search engine, and the next o
   // ("database directory is already open") and the directory was still being written.
   const again = await PgliteInstance.open({ dataDir: dir, deadlineMs: 30_000, sharedBuffersMb: 16 })
   try {
-    expect((await again.query("SELECT to_regclass('search_blocks_v1') IS NOT NULL AS ready", [])).rows).toEqual([[true]])
+    expect((await again.query("SELECT to_regclass('search_blocks_v1') IS NOT NULL AS ready", [])).rows).toEqual([
+      [true],
+    ])
   } finally {
     await again.close()
   }

@@ -14,17 +14,41 @@ const CORPUS: [title: string, text: string][] = [
   ['Travel policy', 'Book trains before planes\nReceipts within a week'],
   ['Glossary', 'Price: what a customer pays\nPricing: how we set it\nQ3: July to September'],
 ]
-const QUERIES = ['pricing', '"q3 pricing"', 'pric*', 'q3 -hiring', 'september or receipts', 'engineers join', 'search box', 'nothing-like-this']
+const QUERIES = [
+  'pricing',
+  '"q3 pricing"',
+  'pric*',
+  'q3 -hiring',
+  'september or receipts',
+  'engineers join',
+  'search box',
+  'nothing-like-this',
+]
 
 const servers: { h: Harness; workspaceId: string; key: string }[] = []
 beforeAll(async () => {
   for (const backend of BACKENDS) {
     const h = await startTandem({ ...(await backend.overrides()), searchIndex: 'on' })
     const w = await makeWorld(h, `engines-${backend.name}`)
-    for (const [i, [title, text]] of CORPUS.entries()) await write(h, await asset(h, { id: `as-corpus-${i}`, workspaceId: w.workspaceId, type: 'generic_doc', title, defaultAccess: 'view' }), text)
+    for (const [i, [title, text]] of CORPUS.entries())
+      await write(
+        h,
+        await asset(h, {
+          id: `as-corpus-${i}`,
+          workspaceId: w.workspaceId,
+          type: 'generic_doc',
+          title,
+          defaultAccess: 'view',
+        }),
+        text,
+      )
     servers.push({ h, workspaceId: w.workspaceId, key: w.keys.member })
   }
-  for (const s of servers) await eventually(async () => expect(await found(s.h, s.key, s.workspaceId, 'receipts')).toEqual(['as-corpus-3']), 60_000)
+  for (const s of servers)
+    await eventually(
+      async () => expect(await found(s.h, s.key, s.workspaceId, 'receipts')).toEqual(['as-corpus-3']),
+      60_000,
+    )
 }, 180_000)
 afterAll(async () => {
   for (const s of servers) await s.h.close()
@@ -37,7 +61,10 @@ it('PGlite and PostgreSQL give the same results for the same corpus and queries'
       for (const q of QUERIES) {
         const r = await search(s.h, s.key, s.workspaceId, q)
         expect(r.status).toBe(200)
-        out[q] = (r.body.results as { block: string | null }[]).map(({ block, ...rest }) => ({ ...rest, block: block === null ? null : 'a block' }))
+        out[q] = (r.body.results as { block: string | null }[]).map(({ block, ...rest }) => ({
+          ...rest,
+          block: block === null ? null : 'a block',
+        }))
       }
       return out
     }),

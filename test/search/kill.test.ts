@@ -28,7 +28,9 @@ it('indexes at the next start a commit whose index pass a kill -9 cut off', asyn
   const ws = /demo workspace: (\S+)/.exec(proc.output())![1]!
   const doc = /demo asset: generic_doc (\S+)/.exec(proc.output())![1]!
   const find = async (p: TandemProcess, q: string): Promise<string[]> => {
-    const res = await fetch(`http://127.0.0.1:${p.apiPort}/api/v0/workspaces/${ws}/search?q=${q}`, { headers: { 'x-api-key': apiKey } })
+    const res = await fetch(`http://127.0.0.1:${p.apiPort}/api/v0/workspaces/${ws}/search?q=${q}`, {
+      headers: { 'x-api-key': apiKey },
+    })
     expect(res.status).toBe(200)
     return ((await res.json()) as { results: { doc_id: string }[] }).results.map((r) => r.doc_id)
   }

@@ -18,24 +18,36 @@ describe.each(BACKENDS)('search on $name', (backend) => {
   }, 120_000)
   afterAll(() => h?.close())
 
-  const doc = (title: string, defaultAccess: 'view' | 'edit' | 'none' = 'view') => asset(h, { workspaceId: w.workspaceId, type: 'generic_doc', title, defaultAccess })
+  const doc = (title: string, defaultAccess: 'view' | 'edit' | 'none' = 'view') =>
+    asset(h, { workspaceId: w.workspaceId, type: 'generic_doc', title, defaultAccess })
 
   it('finds words, phrases and prefixes with the matching block, whose id a section read takes', async () => {
     const plan = await doc('Quarterly plan')
     await write(h, plan, 'Introduction to the year\nThe Q3 pricing goes up by ten percent\nClosing words')
     const notes = await doc('Meeting notes')
     await write(h, notes, 'We talked about pricing and Q3 separately\nNothing else')
-    await eventually(async () => expect(await found(h, w.keys.member, w.workspaceId, 'closing')).toEqual([plan.id]), 30_000)
+    await eventually(
+      async () => expect(await found(h, w.keys.member, w.workspaceId, 'closing')).toEqual([plan.id]),
+      30_000,
+    )
 
     const r = await search(h, w.keys.member, w.workspaceId, '"q3 pricing"')
     expect(r.status).toBe(200)
     expect(r.body.results).toHaveLength(1)
     const hit = r.body.results[0]
-    expect(hit).toMatchObject({ doc_id: plan.id, title: 'Quarterly plan', type: 'generic_doc', match: 'text', snippet: 'The «Q3» «pricing» goes up by ten percent' })
+    expect(hit).toMatchObject({
+      doc_id: plan.id,
+      title: 'Quarterly plan',
+      type: 'generic_doc',
+      match: 'text',
+      snippet: 'The «Q3» «pricing» goes up by ten percent',
+    })
     expect(hit.block).toMatch(/^b-[0-9a-z]+-[0-9a-z]+$/)
     // the block id names that paragraph in a part read
     const tok = await h.token(w.workspaceId, plan.id)
-    const section = (await (await fetch(`${h.httpUrl}/content/v1/${w.workspaceId}/${plan.id}?yauth=${tok}&view=section&blocks=${hit.block}`)).json()) as { content: string }
+    const section = (await (
+      await fetch(`${h.httpUrl}/content/v1/${w.workspaceId}/${plan.id}?yauth=${tok}&view=section&blocks=${hit.block}`)
+    ).json()) as { content: string }
     expect(section.content).toBe('The Q3 pricing goes up by ten percent\n')
 
     // words (stemmed: "prices" finds "pricing") match both; a prefix too; a negation leaves one
@@ -56,12 +68,17 @@ describe.each(BACKENDS)('search on $name', (backend) => {
       await write(h, d, `zebracorn number ${i}`)
       docs.push(d.id)
     }
-    await eventually(async () => expect(await found(h, w.keys.member, w.workspaceId, 'zebracorn')).toHaveLength(5), 30_000)
+    await eventually(
+      async () => expect(await found(h, w.keys.member, w.workspaceId, 'zebracorn')).toHaveLength(5),
+      30_000,
+    )
     const p1 = (await search(h, w.keys.member, w.workspaceId, 'zebracorn', '&limit=2')).body
     const p2 = (await search(h, w.keys.member, w.workspaceId, 'zebracorn', `&limit=2&offset=${p1.next}`)).body
     const p3 = (await search(h, w.keys.member, w.workspaceId, 'zebracorn', `&limit=2&offset=${p2.next}`)).body
     expect([p1.next, p2.next, p3.next]).toEqual([2, 4, undefined])
-    expect([...p1.results, ...p2.results, ...p3.results].map((x: { doc_id: string }) => x.doc_id).sort()).toEqual(docs.sort())
+    expect([...p1.results, ...p2.results, ...p3.results].map((x: { doc_id: string }) => x.doc_id).sort()).toEqual(
+      docs.sort(),
+    )
   })
 
   it('answers only what the caller may view, cut before the page: no count, no snippet of another', async () => {
@@ -74,7 +91,10 @@ describe.each(BACKENDS)('search on $name', (backend) => {
     for (const d of [open, closed, granted, shut]) await write(h, d, 'the harbour is full of ships')
     // the owner has no implicit grant either: only what the workspace default and grants give
     await grant(h, closed.id, w.users.owner, 'view')
-    await eventually(async () => expect(await found(h, w.keys.owner, w.workspaceId, 'harbour ships')).toHaveLength(4 - 1), 30_000)
+    await eventually(
+      async () => expect(await found(h, w.keys.owner, w.workspaceId, 'harbour ships')).toHaveLength(4 - 1),
+      30_000,
+    )
     expect((await found(h, w.keys.member, w.workspaceId, 'harbour ships')).sort()).toEqual([open.id, granted.id].sort())
     // a page of one: the hidden documents take no place in it and leave no `next` behind
     const one = (await search(h, w.keys.member, w.workspaceId, 'harbour ships', '&limit=1&offset=1')).body
@@ -84,8 +104,15 @@ describe.each(BACKENDS)('search on $name', (backend) => {
     // a stranger to the workspace, and a member of another one
     expect((await search(h, w.keys.stranger, w.workspaceId, 'harbour')).status).toBe(403)
     const other = await makeWorld(h, `search-other-${backend.name}`)
-    const theirs = await asset(h, { workspaceId: other.workspaceId, type: 'generic_doc', title: 'Their harbour', defaultAccess: 'view' })
-    await eventually(async () => expect(await found(h, other.keys.member, other.workspaceId, 'harbour')).toEqual([theirs.id]))
+    const theirs = await asset(h, {
+      workspaceId: other.workspaceId,
+      type: 'generic_doc',
+      title: 'Their harbour',
+      defaultAccess: 'view',
+    })
+    await eventually(async () =>
+      expect(await found(h, other.keys.member, other.workspaceId, 'harbour')).toEqual([theirs.id]),
+    )
     expect(await found(h, w.keys.member, w.workspaceId, 'their')).toEqual([])
     expect((await search(h, other.keys.member, w.workspaceId, 'harbour')).status).toBe(403)
     expect((await search(h, w.keys.member, 'ws-does-not-exist', 'harbour')).status).toBe(404)
@@ -100,7 +127,10 @@ describe.each(BACKENDS)('search on $name', (backend) => {
     para.insert(0, [new Y.XmlText('the aardvark waltz')])
     ydoc.getXmlFragment('default').insert(0, [para])
     const typed = Date.now()
-    await eventually(async () => expect(await found(h, w.keys.member, w.workspaceId, 'aardvark')).toEqual([d.id]), 30_000)
+    await eventually(
+      async () => expect(await found(h, w.keys.member, w.workspaceId, 'aardvark')).toEqual([d.id]),
+      30_000,
+    )
     // the first pass may wait for the engine to open; once open the index follows within 2 s
     ;(para.get(0) as Y.XmlText).insert(0, 'quokka ')
     const again = Date.now()
@@ -127,7 +157,10 @@ describe.each(BACKENDS)('search on $name', (backend) => {
   it('drops a deleted document from the index and brings it back on restore', async () => {
     const d = await doc('Ephemeral')
     await write(h, d, 'the platypus sleeps')
-    await eventually(async () => expect(await found(h, w.keys.member, w.workspaceId, 'platypus')).toEqual([d.id]), 30_000)
+    await eventually(
+      async () => expect(await found(h, w.keys.member, w.workspaceId, 'platypus')).toEqual([d.id]),
+      30_000,
+    )
     expect((await call(h, 'DELETE', `/api/v0/assets/${d.id}`, { key: w.keys.owner })).status).toBe(200)
     expect(await found(h, w.keys.member, w.workspaceId, 'platypus')).toEqual([])
     const indexed = () => h.server.deps.search.indexer!.index.indexed()
@@ -139,7 +172,10 @@ describe.each(BACKENDS)('search on $name', (backend) => {
   it('keeps the index across a restart, and rebuilds it from the documents on command', async () => {
     const d = await doc('Durable')
     await write(h, d, 'the axolotl remains')
-    await eventually(async () => expect(await found(h, w.keys.member, w.workspaceId, 'axolotl')).toEqual([d.id]), 30_000)
+    await eventually(
+      async () => expect(await found(h, w.keys.member, w.workspaceId, 'axolotl')).toEqual([d.id]),
+      30_000,
+    )
     await h.restart()
     expect(await found(h, w.keys.member, w.workspaceId, 'axolotl')).toEqual([d.id])
     // entries lost (dropped behind the server's back): the rebuild brings them back
@@ -155,14 +191,38 @@ describe.each(BACKENDS)('search on $name', (backend) => {
   it('answers syntax-heavy queries 200 and empty or huge ones 400 naming the problem, never 500', async () => {
     const d = await doc('Punctuation')
     await write(h, d, "drop table students; it's fine")
-    await eventually(async () => expect(await found(h, w.keys.member, w.workspaceId, 'students')).toEqual([d.id]), 30_000)
-    for (const q of ['"', '(', ':', '&', '|', '!', "'; drop table", 'a:*', '(( "unclosed', '\\', '%', '*', '-', 'or', '<->', 'x'.repeat(500)]) {
+    await eventually(
+      async () => expect(await found(h, w.keys.member, w.workspaceId, 'students')).toEqual([d.id]),
+      30_000,
+    )
+    for (const q of [
+      '"',
+      '(',
+      ':',
+      '&',
+      '|',
+      '!',
+      "'; drop table",
+      'a:*',
+      '(( "unclosed',
+      '\\',
+      '%',
+      '*',
+      '-',
+      'or',
+      '<->',
+      'x'.repeat(500),
+    ]) {
       const r = await search(h, w.keys.member, w.workspaceId, q)
       expect({ q, status: r.status }).toEqual({ q, status: 200 })
       expect(Array.isArray(r.body.results)).toBe(true)
     }
     expect(await found(h, w.keys.member, w.workspaceId, "'; drop table")).toEqual([d.id])
-    for (const [q, msg] of [['', /empty/], ['   ', /empty/], ['x'.repeat(10 * 1024), /at most 500/]] as const) {
+    for (const [q, msg] of [
+      ['', /empty/],
+      ['   ', /empty/],
+      ['x'.repeat(10 * 1024), /at most 500/],
+    ] as const) {
       const r = await search(h, w.keys.member, w.workspaceId, q)
       expect(r.status).toBe(400)
       expect(r.body.detail).toMatch(msg)

@@ -17,7 +17,12 @@ beforeAll(async () => {
   h = await startTandem({ searchIndex: 'on' })
   w = await makeWorld(h, 'search-surfaces')
   mcp = new Client({ name: 'search-test', version: '1.0.0' })
-  await mcp.connect(new StreamableHTTPClientTransport(new URL(`/mcp?workspace=${w.workspaceId}`, `http://127.0.0.1:${h.server.apiPort}`), { requestInit: { headers: { 'x-api-key': w.keys.member } } }))
+  await mcp.connect(
+    new StreamableHTTPClientTransport(
+      new URL(`/mcp?workspace=${w.workspaceId}`, `http://127.0.0.1:${h.server.apiPort}`),
+      { requestInit: { headers: { 'x-api-key': w.keys.member } } },
+    ),
+  )
 }, 120_000)
 afterAll(async () => {
   await mcp?.close()
@@ -33,13 +38,26 @@ const call = async (args: Record<string, unknown>): Promise<Json> => {
 
 it('search_documents lists the documents without a query and finds the block with one, which read_document reads', async () => {
   await grant(h, w.doc.id, w.users.member, 'view')
-  const budget = await asset(h, { workspaceId: w.workspaceId, type: 'generic_doc', title: 'Budget 2027', defaultAccess: 'view' })
+  const budget = await asset(h, {
+    workspaceId: w.workspaceId,
+    type: 'generic_doc',
+    title: 'Budget 2027',
+    defaultAccess: 'view',
+  })
   await write(h, budget, 'Travel costs stay flat\nHeadcount grows by four engineers')
   expect((await call({})).documents.map((d: Json) => d.asset_id).sort()).toEqual([w.doc.id, budget.id].sort())
   await eventually(async () => expect((await call({ query: 'engineer*' })).documents).toHaveLength(1), 30_000)
   const [hit] = (await call({ query: 'headcount engineers' })).documents
-  expect(hit).toMatchObject({ asset_id: budget.id, title: 'Budget 2027', type: 'generic_doc', snippet: '«Headcount» grows by four «engineers»' })
-  const read = await mcp.callTool({ name: 'read_document', arguments: { asset_id: budget.id, mode: 'section', blocks: hit.block } })
+  expect(hit).toMatchObject({
+    asset_id: budget.id,
+    title: 'Budget 2027',
+    type: 'generic_doc',
+    snippet: '«Headcount» grows by four «engineers»',
+  })
+  const read = await mcp.callTool({
+    name: 'read_document',
+    arguments: { asset_id: budget.id, mode: 'section', blocks: hit.block },
+  })
   expect(JSON.parse((read.content as { text: string }[])[0]!.text).content).toBe('Headcount grows by four engineers\n')
   // a refusal reads as the endpoint's status and reason
   const bad = await mcp.callTool({ name: 'search_documents', arguments: { query: '"' } })
@@ -48,7 +66,12 @@ it('search_documents lists the documents without a query and finds the block wit
 
 it("the SDK's search() answers the REST shape, and a page's next reaches the rest", async () => {
   const client = new TandemClient({ baseUrl: `http://127.0.0.1:${h.server.apiPort}`, apiKey: w.keys.owner }) // document() mints tokens: owners and admins
-  for (let i = 0; i < 3; i++) await write(h, await asset(h, { workspaceId: w.workspaceId, type: 'generic_doc', title: `Minutes ${i}`, defaultAccess: 'view' }), 'the gazebo was painted')
+  for (let i = 0; i < 3; i++)
+    await write(
+      h,
+      await asset(h, { workspaceId: w.workspaceId, type: 'generic_doc', title: `Minutes ${i}`, defaultAccess: 'view' }),
+      'the gazebo was painted',
+    )
   await eventually(async () => expect(await found(h, w.keys.member, w.workspaceId, 'gazebo')).toHaveLength(3), 30_000)
   const first = await client.search(w.workspaceId, 'gazebo', { limit: 2 })
   expect(first.results).toHaveLength(2)
@@ -72,7 +95,17 @@ it('finds a database asset by the name of one of its tables', async () => {
 it("a workspace's stored list_documents override now applies to search_documents (the registry stays readable)", async () => {
   const world = await makeWorld(h, 'search-renamed')
   const override = { enabled: false, approval_mode: 'no_approval' }
-  await h.server.deps.control.store.batch([{ type: 'put', key: `toolreg/${world.workspaceId}`, value: { default_visibility: 'visible', tools: { list_documents: override } } }])
-  const reg = await (await fetch(`http://127.0.0.1:${h.server.apiPort}/api/v0/workspaces/${world.workspaceId}/tool-registry`, { headers: { 'x-api-key': world.keys.owner } })).json()
+  await h.server.deps.control.store.batch([
+    {
+      type: 'put',
+      key: `toolreg/${world.workspaceId}`,
+      value: { default_visibility: 'visible', tools: { list_documents: override } },
+    },
+  ])
+  const reg = await (
+    await fetch(`http://127.0.0.1:${h.server.apiPort}/api/v0/workspaces/${world.workspaceId}/tool-registry`, {
+      headers: { 'x-api-key': world.keys.owner },
+    })
+  ).json()
   expect((reg as { tools: unknown }).tools).toEqual([{ tool_id: 'search_documents', ...override }])
 })

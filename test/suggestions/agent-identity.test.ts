@@ -41,7 +41,10 @@ async function content(t: Minted, method: string, body?: unknown): Promise<{ sta
 }
 
 async function requireApproval(h: Harness, w: World): Promise<void> {
-  const r = await call(h, 'PATCH', `/api/v0/workspaces/${w.workspaceId}/tool-registry`, { key: w.keys.owner, body: { tool: { tool_id: 'edit_document', approval_mode: 'required_no_override' } } })
+  const r = await call(h, 'PATCH', `/api/v0/workspaces/${w.workspaceId}/tool-registry`, {
+    key: w.keys.owner,
+    body: { tool: { tool_id: 'edit_document', approval_mode: 'required_no_override' } },
+  })
   expect(r.status).toBe(200)
 }
 
@@ -63,14 +66,24 @@ describe.each(BACKENDS)('approval by identity ($name)', (backend) => {
     await requireApproval(h, w)
 
     for (const attributions of [undefined, { source: 'person' }]) {
-      const held = await content(agent, 'PATCH', { format: 'markdown', content: 'Start, agent.\n', ...(attributions ? { attributions } : {}) })
+      const held = await content(agent, 'PATCH', {
+        format: 'markdown',
+        content: 'Start, agent.\n',
+        ...(attributions ? { attributions } : {}),
+      })
       expect(held.status).toBe(202)
       expect(held.body).toMatchObject({ applied: false, suggestion: { status: 'open', by: w.users.owner } })
     }
-    expect((await content(agent, 'PATCH', { format: 'markdown', content: 'Forced.\n', override: true })).status).toBe(403)
+    expect((await content(agent, 'PATCH', { format: 'markdown', content: 'Forced.\n', override: true })).status).toBe(
+      403,
+    )
     expect((await content(person, 'GET')).body.content).toBe('Start.\n')
     // the person's own key applies, whatever its body claims to be
-    const own = await content(person, 'PATCH', { format: 'markdown', content: 'Start, person.\n', attributions: { source: 'ai' } })
+    const own = await content(person, 'PATCH', {
+      format: 'markdown',
+      content: 'Start, person.\n',
+      attributions: { source: 'ai' },
+    })
     expect(own).toMatchObject({ status: 200, body: { applied: true } })
   })
 
@@ -80,18 +93,30 @@ describe.each(BACKENDS)('approval by identity ($name)', (backend) => {
     for (const u of [w.users.owner, w.users.admin]) await grant(h, w.doc.id, u, 'edit')
     expect((await admin(h.config, 'users', 'set', '--email', w.users.admin, '--agent')).code).toBe(0)
     await requireApproval(h, w)
-    const marked = await content(await mint(h, w.keys.admin, w.doc.id), 'PATCH', { format: 'markdown', content: 'By the marked user.\n' })
+    const marked = await content(await mint(h, w.keys.admin, w.doc.id), 'PATCH', {
+      format: 'markdown',
+      content: 'By the marked user.\n',
+    })
     expect(marked).toMatchObject({ status: 202, body: { applied: false } })
 
     // the owner's own (person's) key, through MCP: held all the same
     const client = new Client({ name: 'identity-agent', version: '1.0.0' })
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`/mcp?workspace=${w.workspaceId}`, `http://127.0.0.1:${h.server.apiPort}`), { requestInit: { headers: { 'x-api-key': w.keys.owner } } }),
+      new StreamableHTTPClientTransport(
+        new URL(`/mcp?workspace=${w.workspaceId}`, `http://127.0.0.1:${h.server.apiPort}`),
+        { requestInit: { headers: { 'x-api-key': w.keys.owner } } },
+      ),
     )
     closing.push(() => client.close())
-    const r = await client.callTool({ name: 'edit_document', arguments: { asset_id: w.doc.id, content: 'By MCP.\n', format: 'markdown' } })
+    const r = await client.callTool({
+      name: 'edit_document',
+      arguments: { asset_id: w.doc.id, content: 'By MCP.\n', format: 'markdown' },
+    })
     expect(r.isError).toBeFalsy()
-    expect(JSON.parse((r.content as { text: string }[])[0]!.text)).toMatchObject({ applied: false, suggestion: { status: 'open' } })
+    expect(JSON.parse((r.content as { text: string }[])[0]!.text)).toMatchObject({
+      applied: false,
+      suggestion: { status: 'open' },
+    })
     expect((await content(await mint(h, w.keys.owner, w.doc.id), 'GET')).body.content).toBe('')
   })
 
@@ -104,7 +129,11 @@ describe.each(BACKENDS)('approval by identity ($name)', (backend) => {
     const agent = await mint(h, await agentKey(h, w.users.owner), w.doc.id)
     await requireApproval(h, w)
     const rollback = async (t: Minted) =>
-      fetch(`${t.rest_url}/rollback/v1/${t.org}/${t.doc_id}?yauth=${t.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ to: 0 }) })
+      fetch(`${t.rest_url}/rollback/v1/${t.org}/${t.doc_id}?yauth=${t.token}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ to: 0 }),
+      })
     const refused = await rollback(agent)
     expect(refused.status).toBe(403)
     expect(((await refused.json()) as Json).error).toMatch(/requires approval for agents' edits/)
@@ -118,7 +147,12 @@ describe.each(BACKENDS)('approval by identity ($name)', (backend) => {
     await grant(h, w.doc.id, w.users.owner, 'edit')
     const person = await mint(h, w.keys.owner, w.doc.id)
     const read = await content(person, 'PATCH', { format: 'markdown', content: 'One.\n' })
-    const personal = await content(person, 'PATCH', { format: 'markdown', content: 'One. Two.\n', base: read.body.base, mode: 'suggest' })
+    const personal = await content(person, 'PATCH', {
+      format: 'markdown',
+      content: 'One. Two.\n',
+      base: read.body.base,
+      mode: 'suggest',
+    })
     expect(personal.status).toBe(202)
     await grant(h, w.doc.id, w.users.admin, 'edit')
     const agent = await mint(h, await agentKey(h, w.users.admin), w.doc.id)
@@ -126,7 +160,11 @@ describe.each(BACKENDS)('approval by identity ($name)', (backend) => {
     const held = await content(agent, 'PATCH', { edits: [{ old_text: 'One.', new_text: 'Uno.' }] })
     expect(held.status).toBe(202)
     const decide = async (t: Minted, id: string, action: string) => {
-      const res = await fetch(`${t.rest_url}/suggestions/v1/${t.org}/${t.doc_id}/${id}/${action}?yauth=${t.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+      const res = await fetch(`${t.rest_url}/suggestions/v1/${t.org}/${t.doc_id}/${id}/${action}?yauth=${t.token}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      })
       return { status: res.status, body: (await res.json()) as Json }
     }
     for (const action of ['reject', 'accept']) {
@@ -149,11 +187,17 @@ describe.each(BACKENDS)('approval by identity ($name)', (backend) => {
     const provider = h.provider(agent.org, agent.doc_id, agent.token, doc)
     await synced(provider)
     const frames: string[] = []
-    provider.ws!.addEventListener('message', (e: MessageEvent) => frames.push(Buffer.from(e.data as ArrayBuffer).toString('latin1')))
+    provider.ws!.addEventListener('message', (e: MessageEvent) =>
+      frames.push(Buffer.from(e.data as ArrayBuffer).toString('latin1')),
+    )
     doc.getText('t').insert(0, 'typed by the agent')
-    await eventually(() => expect(frames.some((f) => f.includes('read-only: this token does not allow changes'))).toBe(true))
+    await eventually(() =>
+      expect(frames.some((f) => f.includes('read-only: this token does not allow changes'))).toBe(true),
+    )
     const stored = new Y.Doc()
-    const res = await fetch(`${agent.rest_url}/ydoc/v1/${agent.org}/${agent.doc_id}?yauth=${agent.token}`, { headers: { accept: 'application/octet-stream' } })
+    const res = await fetch(`${agent.rest_url}/ydoc/v1/${agent.org}/${agent.doc_id}?yauth=${agent.token}`, {
+      headers: { accept: 'application/octet-stream' },
+    })
     Y.applyUpdate(stored, new Uint8Array(await res.arrayBuffer()))
     expect(stored.getText('t').toString()).toBe('')
   })

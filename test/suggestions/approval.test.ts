@@ -28,13 +28,22 @@ afterAll(async () => {
 
 type Json = Record<string, any>
 
-async function tokenFor(attributions?: Record<string, string>): Promise<{ token: string; rest_url: string; org: string; doc_id: string }> {
-  const r = await call(h, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, { key: w.keys.owner, body: { access: 'edit', ...(attributions ? { attributions } : {}) } })
+async function tokenFor(
+  attributions?: Record<string, string>,
+): Promise<{ token: string; rest_url: string; org: string; doc_id: string }> {
+  const r = await call(h, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, {
+    key: w.keys.owner,
+    body: { access: 'edit', ...(attributions ? { attributions } : {}) },
+  })
   expect(r.status).toBe(200)
   return r.body as never
 }
 
-async function content(t: { token: string; rest_url: string; org: string; doc_id: string }, method: string, body?: unknown): Promise<{ status: number; body: Json }> {
+async function content(
+  t: { token: string; rest_url: string; org: string; doc_id: string },
+  method: string,
+  body?: unknown,
+): Promise<{ status: number; body: Json }> {
   const res = await fetch(`${t.rest_url}/content/v1/${t.org}/${t.doc_id}?yauth=${t.token}`, {
     method,
     ...(body ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
@@ -43,7 +52,14 @@ async function content(t: { token: string; rest_url: string; org: string; doc_id
 }
 
 const setMode = async (approval_mode: string) =>
-  expect((await call(h, 'PATCH', `/api/v0/workspaces/${w.workspaceId}/tool-registry`, { key: w.keys.owner, body: { tool: { tool_id: 'edit_document', approval_mode } } })).status).toBe(200)
+  expect(
+    (
+      await call(h, 'PATCH', `/api/v0/workspaces/${w.workspaceId}/tool-registry`, {
+        key: w.keys.owner,
+        body: { tool: { tool_id: 'edit_document', approval_mode } },
+      })
+    ).status,
+  ).toBe(200)
 
 describe("the registry's approval mode for agents' content writes", () => {
   it('holds, refuses an override, or applies as the mode says', async () => {
@@ -55,24 +71,39 @@ describe("the registry's approval mode for agents' content writes", () => {
     const read = await content(agent, 'GET')
     const held = await content(agent, 'PATCH', { format: 'markdown', content: 'Start, agent.\n', base: read.body.base })
     expect(held.status).toBe(202)
-    expect(held.body).toMatchObject({ applied: false, suggestion: { status: 'open', by: w.users.owner, attributions: { source: 'ai', model: 'm1' } } })
+    expect(held.body).toMatchObject({
+      applied: false,
+      suggestion: { status: 'open', by: w.users.owner, attributions: { source: 'ai', model: 'm1' } },
+    })
     expect((await content(person, 'GET')).body.content).toBe('Start.\n')
     const refused = await content(agent, 'PATCH', { format: 'markdown', content: 'Start, agent.\n', override: true })
     expect(refused.status).toBe(403)
     // a person's own write is theirs to make
-    expect((await content(person, 'PATCH', { format: 'markdown', content: 'Start, person.\n' })).body.applied).toBe(true)
+    expect((await content(person, 'PATCH', { format: 'markdown', content: 'Start, person.\n' })).body.applied).toBe(
+      true,
+    )
     // the agent cannot go around the rule with a raw update
     const d = new Y.Doc()
     d.getText('side').insert(0, 'raw')
     const raw = async (t: Json) =>
-      (await fetch(`${t.rest_url}/ydoc/v1/${t.org}/${t.doc_id}?yauth=${t.token}`, { method: 'PATCH', body: Y.encodeStateAsUpdate(d), headers: { 'content-type': 'application/octet-stream' } })).status
+      (
+        await fetch(`${t.rest_url}/ydoc/v1/${t.org}/${t.doc_id}?yauth=${t.token}`, {
+          method: 'PATCH',
+          body: Y.encodeStateAsUpdate(d),
+          headers: { 'content-type': 'application/octet-stream' },
+        })
+      ).status
     expect(await raw(agent)).toBe(403)
     expect(await raw(person)).toBe(200)
     // nor over a socket: a Hocuspocus provider with the agent's token is read-only there
     const clients = hocusClients()
     try {
-      expect(await authenticated(clients.provider(clients.socket(h.wsUrl), `${agent.org}/${agent.doc_id}`, agent.token))).toBe('readonly')
-      expect(await authenticated(clients.provider(clients.socket(h.wsUrl), `${person.org}/${person.doc_id}`, person.token))).toBe('read-write')
+      expect(
+        await authenticated(clients.provider(clients.socket(h.wsUrl), `${agent.org}/${agent.doc_id}`, agent.token)),
+      ).toBe('readonly')
+      expect(
+        await authenticated(clients.provider(clients.socket(h.wsUrl), `${person.org}/${person.doc_id}`, person.token)),
+      ).toBe('read-write')
     } finally {
       clients.destroy()
     }
@@ -81,7 +112,9 @@ describe("the registry's approval mode for agents' content writes", () => {
     expect((await content(agent, 'PATCH', { format: 'markdown', content: 'Held.\n' })).status).toBe(202)
     const forced = await content(agent, 'PATCH', { format: 'markdown', content: 'Overridden.\n', override: true })
     expect(forced.body.applied).toBe(true)
-    const act = (await (await fetch(`${agent.rest_url}/activity/v1/${agent.org}/${agent.doc_id}?yauth=${agent.token}&group=false`)).json()) as Json
+    const act = (await (
+      await fetch(`${agent.rest_url}/activity/v1/${agent.org}/${agent.doc_id}?yauth=${agent.token}&group=false`)
+    ).json()) as Json
     expect(act.entries[0].attributes).toEqual({ source: 'ai', model: 'm1', override: 'true' })
 
     await setMode('no_approval')
@@ -90,7 +123,9 @@ describe("the registry's approval mode for agents' content writes", () => {
     const asked = await content(person, 'PATCH', { format: 'markdown', content: 'Asked.\n', mode: 'suggest' })
     expect(asked.status).toBe(202)
     expect((await content(person, 'GET')).body.content).toBe('Applied.\n')
-    const list = (await (await fetch(`${agent.rest_url}/suggestions/v1/${agent.org}/${agent.doc_id}?yauth=${agent.token}&status=open`)).json()) as Json
+    const list = (await (
+      await fetch(`${agent.rest_url}/suggestions/v1/${agent.org}/${agent.doc_id}?yauth=${agent.token}&status=open`)
+    ).json()) as Json
     expect(list.suggestions).toHaveLength(3)
   })
 
@@ -125,7 +160,9 @@ describe("the registry's approval mode for agents' content writes", () => {
       await roundTrip()
       expect(raw.messages.some((m) => said(m, 'read-only: this token does not allow changes'))).toBe(true)
       const stored = new Y.Doc()
-      const state = await fetch(`${agent.rest_url}/ydoc/v1/${agent.org}/${agent.doc_id}?yauth=${agent.token}`, { headers: { accept: 'application/octet-stream' } })
+      const state = await fetch(`${agent.rest_url}/ydoc/v1/${agent.org}/${agent.doc_id}?yauth=${agent.token}`, {
+        headers: { accept: 'application/octet-stream' },
+      })
       Y.applyUpdate(stored, new Uint8Array(await state.arrayBuffer()))
       expect(stored.getText('narrowed').toString()).toBe('')
     } finally {
@@ -136,15 +173,27 @@ describe("the registry's approval mode for agents' content writes", () => {
   })
 
   it('suggestion.created and suggestion.accepted reach the workspace webhooks', async () => {
-    const reg = await call(h, 'POST', `/api/v0/workspaces/${w.workspaceId}/webhooks`, { key: w.keys.owner, body: { url: hooks.url, events: ['suggestion.created', 'suggestion.accepted', 'suggestion.rejected'] } })
+    const reg = await call(h, 'POST', `/api/v0/workspaces/${w.workspaceId}/webhooks`, {
+      key: w.keys.owner,
+      body: { url: hooks.url, events: ['suggestion.created', 'suggestion.accepted', 'suggestion.rejected'] },
+    })
     expect(reg.status).toBe(201)
     const agent = await tokenFor({ source: 'ai' })
-    const held = await content(agent, 'PATCH', { format: 'markdown', content: 'From the webhook test.\n', mode: 'suggest' })
+    const held = await content(agent, 'PATCH', {
+      format: 'markdown',
+      content: 'From the webhook test.\n',
+      mode: 'suggest',
+    })
     const id = held.body.suggestion.id as string
     // the reviewer is another user: the admin
     await grant(h, w.doc.id, w.users.admin, 'edit')
-    const adminToken = (await call(h, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, { key: w.keys.admin, body: { access: 'edit' } })).body as Json
-    const accepted = await fetch(`${adminToken.rest_url}/suggestions/v1/${adminToken.org}/${adminToken.doc_id}/${id}/accept?yauth=${adminToken.token}`, { method: 'POST' })
+    const adminToken = (
+      await call(h, 'POST', `/api/v0/assets/${w.doc.id}/collab-token`, { key: w.keys.admin, body: { access: 'edit' } })
+    ).body as Json
+    const accepted = await fetch(
+      `${adminToken.rest_url}/suggestions/v1/${adminToken.org}/${adminToken.doc_id}/${id}/accept?yauth=${adminToken.token}`,
+      { method: 'POST' },
+    )
     expect(accepted.status).toBe(200)
     await eventually(() => {
       const events = hooks.accepted.map((r) => [r.json.type, r.json.data.suggestion_id, r.json.data.status])
@@ -153,6 +202,11 @@ describe("the registry's approval mode for agents' content writes", () => {
         ['suggestion.accepted', id, 'accepted'],
       ])
     })
-    expect(hooks.accepted[1]!.json.data).toMatchObject({ by: w.users.owner, decided_by: w.users.admin, asset_id: w.doc.id, workspace_id: w.workspaceId })
+    expect(hooks.accepted[1]!.json.data).toMatchObject({
+      by: w.users.owner,
+      decided_by: w.users.admin,
+      asset_id: w.doc.id,
+      workspace_id: w.workspaceId,
+    })
   })
 })

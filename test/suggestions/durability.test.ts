@@ -19,7 +19,8 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
 
-const mint = async (keys: KeyRing, doc: string, sub: string) => (await mintToken(keys, { org: 'acme', doc, sub, acc: 'rw', ttlSec: 600 })).token
+const mint = async (keys: KeyRing, doc: string, sub: string) =>
+  (await mintToken(keys, { org: 'acme', doc, sub, acc: 'rw', ttlSec: 600 })).token
 
 async function call(base: string, method: string, path: string, tok: string, body?: unknown) {
   const res = await fetch(`${base}/${path}${path.includes('?') ? '&' : '?'}yauth=${tok}`, {
@@ -30,7 +31,8 @@ async function call(base: string, method: string, path: string, tok: string, bod
 }
 
 const md = (ps: string[]) => ps.join('\n\n') + '\n'
-const texts = (d: Y.Doc) => (fragmentToPm(d.getXmlFragment('default')).content ?? []).map((p) => (p.content ?? []).map((t) => t.text).join(''))
+const texts = (d: Y.Doc) =>
+  (fragmentToPm(d.getXmlFragment('default')).content ?? []).map((p) => (p.content ?? []).map((t) => t.text).join(''))
 
 describe('suggestions and failures', () => {
   it('a kill -9 between suggest and accept: the suggestion is there after the restart, and accepting it works', async () => {
@@ -41,8 +43,14 @@ describe('suggestions and failures', () => {
     let server: TandemProcess = await spawnTandem(args)
     cleanups.push(() => server.stop('SIGKILL'))
     const ann = await mint(keys, 'k', 'ann')
-    await call(server.httpUrl, 'PATCH', 'content/v1/acme/k', ann, { format: 'markdown', content: md(['Alpha.', 'Beta.']) })
-    const made = await call(server.httpUrl, 'POST', 'suggestions/v1/acme/k', await mint(keys, 'k', 'bot'), { format: 'markdown', content: md(['Alpha.', 'Beta, suggested.']) })
+    await call(server.httpUrl, 'PATCH', 'content/v1/acme/k', ann, {
+      format: 'markdown',
+      content: md(['Alpha.', 'Beta.']),
+    })
+    const made = await call(server.httpUrl, 'POST', 'suggestions/v1/acme/k', await mint(keys, 'k', 'bot'), {
+      format: 'markdown',
+      content: md(['Alpha.', 'Beta, suggested.']),
+    })
     expect(made.status).toBe(201)
     await server.stop('SIGKILL')
     server = await spawnTandem(args)
@@ -50,7 +58,9 @@ describe('suggestions and failures', () => {
     expect(listed.body.suggestions.map((s: Json) => s.id)).toEqual([made.body.suggestion.id])
     const ok = await call(server.httpUrl, 'POST', `suggestions/v1/acme/k/${made.body.suggestion.id}/accept`, ann)
     expect(ok.body).toMatchObject({ applied: true, suggestion: { status: 'accepted' } })
-    expect((await call(server.httpUrl, 'GET', 'content/v1/acme/k', ann)).body.content).toBe(md(['Alpha.', 'Beta, suggested.']))
+    expect((await call(server.httpUrl, 'GET', 'content/v1/acme/k', ann)).body.content).toBe(
+      md(['Alpha.', 'Beta, suggested.']),
+    )
   }, 60_000)
 
   it('two cluster nodes: suggested on one, a person typing on it, accepted hunk by hunk on the other; both agree', async () => {
@@ -59,10 +69,17 @@ describe('suggestions and failures', () => {
     const [a, b] = c.nodes as [NonNullable<ClusterNodes['nodes'][0]>, NonNullable<ClusterNodes['nodes'][0]>]
     const doc = 'clustered'
     const ann = await a.token('acme', doc, { sub: 'ann' })
-    await call(a.httpUrl, 'PATCH', `content/v1/acme/${doc}`, ann, { format: 'markdown', content: md(['One.', 'Two.', 'Three.']) })
+    await call(a.httpUrl, 'PATCH', `content/v1/acme/${doc}`, ann, {
+      format: 'markdown',
+      content: md(['One.', 'Two.', 'Three.']),
+    })
     const read = (await call(a.httpUrl, 'GET', `content/v1/acme/${doc}`, ann)).body
     const bot = await a.token('acme', doc, { sub: 'bot' })
-    const made = await call(a.httpUrl, 'POST', `suggestions/v1/acme/${doc}`, bot, { format: 'markdown', content: md(['One, bot.', 'Two.', 'Three, bot.']), base: read.base })
+    const made = await call(a.httpUrl, 'POST', `suggestions/v1/acme/${doc}`, bot, {
+      format: 'markdown',
+      content: md(['One, bot.', 'Two.', 'Three, bot.']),
+      base: read.base,
+    })
     expect(made.body.hunks).toHaveLength(2)
 
     const onA = new Y.Doc()
@@ -73,7 +90,9 @@ describe('suggestions and failures', () => {
     await eventually(() => expect(texts(onB)).toEqual(['One.', 'Ann: Two.', 'Three.']))
 
     const rita = await b.token('acme', doc, { sub: 'rita' })
-    const acc = await call(b.httpUrl, 'POST', `suggestions/v1/acme/${doc}/${made.body.suggestion.id}/accept`, rita, { hunks: [made.body.hunks[1]] })
+    const acc = await call(b.httpUrl, 'POST', `suggestions/v1/acme/${doc}/${made.body.suggestion.id}/accept`, rita, {
+      hunks: [made.body.hunks[1]],
+    })
     expect(acc.status).toBe(200)
     const want = ['One.', 'Ann: Two.', 'Three, bot.']
     await eventually(() => {
@@ -82,6 +101,9 @@ describe('suggestions and failures', () => {
     })
     const rej = await call(a.httpUrl, 'POST', `suggestions/v1/acme/${doc}/${made.body.suggestion.id}/reject`, ann)
     expect(rej.body.suggestion.status).toBe('partially_accepted')
-    expect((await call(b.httpUrl, 'GET', `suggestions/v1/acme/${doc}/${made.body.suggestion.id}`, rita)).body.suggestion.status).toBe('partially_accepted')
+    expect(
+      (await call(b.httpUrl, 'GET', `suggestions/v1/acme/${doc}/${made.body.suggestion.id}`, rita)).body.suggestion
+        .status,
+    ).toBe('partially_accepted')
   }, 60_000)
 })

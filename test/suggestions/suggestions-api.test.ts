@@ -26,12 +26,18 @@ async function call(method: string, path: string, tok: string, body?: unknown) {
   const sep = path.includes('?') ? '&' : '?'
   const res = await fetch(`${h.httpUrl}/${path}${sep}yauth=${tok}`, {
     method,
-    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+    ...(body === undefined
+      ? {}
+      : {
+          body: typeof body === 'string' ? body : JSON.stringify(body),
+          headers: { 'content-type': 'application/json' },
+        }),
   })
   return { status: res.status, body: (await res.json()) as Json }
 }
 
-const texts = (d: Y.Doc) => (fragmentToPm(d.getXmlFragment('default')).content ?? []).map((p) => (p.content ?? []).map((t) => t.text).join(''))
+const texts = (d: Y.Doc) =>
+  (fragmentToPm(d.getXmlFragment('default')).content ?? []).map((p) => (p.content ?? []).map((t) => t.text).join(''))
 const ORIGINAL = ['One.', 'Two.', 'Three.', 'Four.', 'Five.', 'Six.', 'Seven.']
 const md = (ps: string[]) => ps.join('\n\n') + '\n'
 
@@ -40,15 +46,27 @@ describe.each(BACKENDS)('suggestions on $name', (b) => {
     backend = b
   })
 
-  it('a reviewer accepts hunk 2 of 3: exactly that lands, beside what a person typed meanwhile; rejecting the rest leaves the person\'s document', async () => {
+  it("a reviewer accepts hunk 2 of 3: exactly that lands, beside what a person typed meanwhile; rejecting the rest leaves the person's document", async () => {
     await open()
     const doc = 'plan'
     const agent = await token(doc, 'agent', 'rw', { source: 'ai' })
     const reviewer = await token(doc, 'rita')
     await call('PATCH', `content/v1/acme/${doc}`, reviewer, { format: 'markdown', content: md(ORIGINAL) })
     const read = (await call('GET', `content/v1/acme/${doc}`, agent)).body
-    const wanted = ['One, by the agent.', 'Two.', 'Three.', 'Four, by the agent.', 'Five.', 'Six.', 'Seven, by the agent.']
-    const made = await call('POST', `suggestions/v1/acme/${doc}`, agent, { format: 'markdown', content: md(wanted), base: read.base })
+    const wanted = [
+      'One, by the agent.',
+      'Two.',
+      'Three.',
+      'Four, by the agent.',
+      'Five.',
+      'Six.',
+      'Seven, by the agent.',
+    ]
+    const made = await call('POST', `suggestions/v1/acme/${doc}`, agent, {
+      format: 'markdown',
+      content: md(wanted),
+      base: read.base,
+    })
     expect(made.status).toBe(201)
     expect(made.body.suggestion).toMatchObject({ status: 'open', by: 'agent', attributions: { source: 'ai' } })
     expect(made.body.hunks).toHaveLength(3)
@@ -59,7 +77,9 @@ describe.each(BACKENDS)('suggestions on $name', (b) => {
     await synced(h.provider('acme', doc, await token(doc, 'pat'), person))
     expect(texts(person)).toEqual(ORIGINAL)
     ;((person.getXmlFragment('default').get(2) as Y.XmlElement).get(0) as Y.XmlText).insert(0, 'Pat: ')
-    await eventually(async () => expect((await call('GET', `content/v1/acme/${doc}`, reviewer)).body.content).toContain('Pat: Three.'))
+    await eventually(async () =>
+      expect((await call('GET', `content/v1/acme/${doc}`, reviewer)).body.content).toContain('Pat: Three.'),
+    )
 
     const shown = await call('GET', `suggestions/v1/acme/${doc}/${id}`, reviewer)
     expect(shown.body.hunks.map((x: Json) => [x.before, x.after, x.status])).toEqual([
@@ -67,7 +87,9 @@ describe.each(BACKENDS)('suggestions on $name', (b) => {
       ['Four.\n', 'Four, by the agent.\n', 'open'],
       ['Seven.\n', 'Seven, by the agent.\n', 'open'],
     ])
-    expect(shown.body.preview).toBe(md(['One, by the agent.', 'Two.', 'Pat: Three.', 'Four, by the agent.', 'Five.', 'Six.', 'Seven, by the agent.']))
+    expect(shown.body.preview).toBe(
+      md(['One, by the agent.', 'Two.', 'Pat: Three.', 'Four, by the agent.', 'Five.', 'Six.', 'Seven, by the agent.']),
+    )
     // marked like a changeset: what the suggestion deletes stays in place, marked, beside what it inserts
     const marked = await call('GET', `suggestions/v1/acme/${doc}/${id}?format=delta`, reviewer)
     const para = (t: string) => ({ type: 'paragraph', content: [{ type: 'text', text: t }] })
@@ -96,7 +118,9 @@ describe.each(BACKENDS)('suggestions on $name', (b) => {
     const afterAccept = ['One.', 'Two.', 'Pat: Three.', 'Four, by the agent.', 'Five.', 'Six.', 'Seven.']
     await eventually(() => expect(texts(person)).toEqual(afterAccept))
     // accepting the same hunk again changes nothing
-    expect((await call('POST', `suggestions/v1/acme/${doc}/${id}/accept`, reviewer, { hunks: [hunk2] })).body.applied).toBe(false)
+    expect(
+      (await call('POST', `suggestions/v1/acme/${doc}/${id}/accept`, reviewer, { hunks: [hunk2] })).body.applied,
+    ).toBe(false)
 
     const rej = await call('POST', `suggestions/v1/acme/${doc}/${id}/reject`, reviewer)
     expect(rej.body.suggestion).toMatchObject({ status: 'partially_accepted', decided_by: 'rita' })
@@ -104,7 +128,11 @@ describe.each(BACKENDS)('suggestions on $name', (b) => {
     expect(texts(person)).toEqual(afterAccept)
     const again = await call('POST', `suggestions/v1/acme/${doc}/${id}/accept`, reviewer)
     expect([again.status, again.body.status]).toEqual([409, 'partially_accepted'])
-    expect((await call('GET', `suggestions/v1/acme/${doc}?status=partially_accepted`, reviewer)).body.suggestions.map((s: Json) => s.id)).toEqual([id])
+    expect(
+      (await call('GET', `suggestions/v1/acme/${doc}?status=partially_accepted`, reviewer)).body.suggestions.map(
+        (s: Json) => s.id,
+      ),
+    ).toEqual([id])
 
     // the accept is the reviewer's update, attributed to the suggestion and its author
     const act = await call('GET', `activity/v1/acme/${doc}?order=asc&group=false`, reviewer)
@@ -142,7 +170,10 @@ describe.each(BACKENDS)('suggestions on $name', (b) => {
     expect([twice.status, twice.body.status]).toEqual([409, 'accepted'])
     expect((await call('GET', `content/v1/acme/${doc}?format=text`, ann)).body.content).toBe('hello brave world')
 
-    const second = await call('POST', `suggestions/v1/acme/${doc}`, bot, { format: 'text', content: 'hello brave new world' })
+    const second = await call('POST', `suggestions/v1/acme/${doc}`, bot, {
+      format: 'text',
+      content: 'hello brave new world',
+    })
     const withdrawn = await call('POST', `suggestions/v1/acme/${doc}/${second.body.suggestion.id}/reject`, bot)
     expect(withdrawn.body.suggestion.status).toBe('withdrawn')
     expect((await call('GET', `content/v1/acme/${doc}?format=text`, ann)).body.content).toBe('hello brave world')
@@ -153,13 +184,22 @@ describe.each(BACKENDS)('suggestions on $name', (b) => {
     const doc = 'branchy'
     const ann = await token(doc, 'ann')
     await call('PATCH', `content/v1/acme/${doc}`, ann, { format: 'markdown', content: md(['One.', 'Two.', 'Three.']) })
-    const draft = (await mintToken(h.server.deps.keys, { org: 'acme', doc, sub: 'bob', acc: 'rw', ttlSec: 600, branch: 'draft' })).token
+    const draft = (
+      await mintToken(h.server.deps.keys, { org: 'acme', doc, sub: 'bob', acc: 'rw', ttlSec: 600, branch: 'draft' })
+    ).token
     const forked = (await call('GET', `content/v1/acme/${doc}`, draft)).body // the first open forks main
     expect(forked.content).toBe(md(['One.', 'Two.', 'Three.']))
-    const onDraft = await call('PATCH', `content/v1/acme/${doc}`, draft, { format: 'markdown', content: md(['One, draft.', 'Two.', 'Three, draft.']), base: forked.base })
+    const onDraft = await call('PATCH', `content/v1/acme/${doc}`, draft, {
+      format: 'markdown',
+      content: md(['One, draft.', 'Two.', 'Three, draft.']),
+      base: forked.base,
+    })
     expect(onDraft.body.applied).toBe(true)
     // main moves on meanwhile, in a paragraph the branch left alone
-    await call('PATCH', `content/v1/acme/${doc}`, ann, { format: 'markdown', content: md(['One.', 'Two, main.', 'Three.']) })
+    await call('PATCH', `content/v1/acme/${doc}`, ann, {
+      format: 'markdown',
+      content: md(['One.', 'Two, main.', 'Three.']),
+    })
     expect((await call('GET', `content/v1/acme/${doc}`, ann)).body.content).toBe(md(['One.', 'Two, main.', 'Three.']))
 
     const made = await call('POST', `suggestions/v1/acme/${doc}`, await token(doc, 'bob'), { branch: 'draft' })
@@ -172,9 +212,13 @@ describe.each(BACKENDS)('suggestions on $name', (b) => {
     ])
     const acc = await call('POST', `suggestions/v1/acme/${doc}/${made.body.suggestion.id}/accept`, ann)
     expect(acc.body).toMatchObject({ applied: true, suggestion: { status: 'accepted' } })
-    expect((await call('GET', `content/v1/acme/${doc}`, ann)).body.content).toBe(md(['One, draft.', 'Two, main.', 'Three, draft.']))
+    expect((await call('GET', `content/v1/acme/${doc}`, ann)).body.content).toBe(
+      md(['One, draft.', 'Two, main.', 'Three, draft.']),
+    )
     // a branch with nothing of its own, and one that does not exist
-    const fresh = (await mintToken(h.server.deps.keys, { org: 'acme', doc, sub: 'bob', acc: 'rw', ttlSec: 600, branch: 'idle' })).token
+    const fresh = (
+      await mintToken(h.server.deps.keys, { org: 'acme', doc, sub: 'bob', acc: 'rw', ttlSec: 600, branch: 'idle' })
+    ).token
     await call('GET', `content/v1/acme/${doc}`, fresh)
     expect((await call('POST', `suggestions/v1/acme/${doc}`, ann, { branch: 'idle' })).status).toBe(422)
     expect((await call('POST', `suggestions/v1/acme/${doc}`, ann, { branch: 'nope' })).status).toBe(404)
@@ -186,7 +230,10 @@ describe.each(BACKENDS)('suggestions on $name', (b) => {
     const ann = await token(doc, 'ann')
     await call('PATCH', `content/v1/acme/${doc}`, ann, { format: 'text', content: 'x' })
     const bot = await token(doc, 'bot')
-    const made = [await call('POST', `suggestions/v1/acme/${doc}`, bot, { format: 'text', content: 'x1' }), await call('POST', `suggestions/v1/acme/${doc}`, bot, { format: 'text', content: 'x2' })]
+    const made = [
+      await call('POST', `suggestions/v1/acme/${doc}`, bot, { format: 'text', content: 'x1' }),
+      await call('POST', `suggestions/v1/acme/${doc}`, bot, { format: 'text', content: 'x2' }),
+    ]
     expect(made.map((m) => m.status)).toEqual([201, 201])
     const third = await call('POST', `suggestions/v1/acme/${doc}`, bot, { format: 'text', content: 'x3' })
     expect([third.status, third.body.error]).toEqual([409, expect.stringMatching(/at most 2 open suggestions/)])
@@ -199,7 +246,10 @@ describe.each(BACKENDS)('suggestions on $name', (b) => {
     const doc = 'bad'
     const ann = await token(doc, 'ann')
     await call('PATCH', `content/v1/acme/${doc}`, ann, { format: 'markdown', content: md(['A.', 'B.']) })
-    const made = await call('POST', `suggestions/v1/acme/${doc}`, await token(doc, 'bot'), { format: 'markdown', content: md(['A!', 'B.']) })
+    const made = await call('POST', `suggestions/v1/acme/${doc}`, await token(doc, 'bot'), {
+      format: 'markdown',
+      content: md(['A!', 'B.']),
+    })
     const id = made.body.suggestion.id
     const reader = await token(doc, 'rob', 'r')
     const cases: [string, string, string, unknown, number][] = [
@@ -214,7 +264,8 @@ describe.each(BACKENDS)('suggestions on $name', (b) => {
       ['GET', `suggestions/v1/acme/${doc}?status=maybe`, ann, undefined, 400],
       ['GET', `suggestions/v1/acme/${doc}/nope`, ann, undefined, 404],
     ]
-    for (const [method, path, tok, body, status] of cases) expect([path, (await call(method, path, tok, body)).status]).toEqual([path, status])
+    for (const [method, path, tok, body, status] of cases)
+      expect([path, (await call(method, path, tok, body)).status]).toEqual([path, status])
     expect((await call('GET', `content/v1/acme/${doc}`, ann)).body.content).toBe(md(['A.', 'B.']))
     expect((await call('GET', `suggestions/v1/acme/${doc}/${id}`, ann)).body.suggestion.status).toBe('open')
   })

@@ -88,7 +88,9 @@ describe.each(BACKENDS)('named versions on $name', (b) => {
     const one = await call('GET', `versions/v1/acme/saved/${v1.body.id}`, r)
     expect(one.body.version).toEqual(v1.body)
     expect(textOf(Buffer.from(one.body.doc, 'base64'))).toBe('first draft')
-    const raw = await fetch(`${h.httpUrl}/versions/v1/acme/saved/${v2.body.id}?yauth=${r}`, { headers: { accept: 'application/octet-stream' } })
+    const raw = await fetch(`${h.httpUrl}/versions/v1/acme/saved/${v2.body.id}?yauth=${r}`, {
+      headers: { accept: 'application/octet-stream' },
+    })
     expect(raw.headers.get('content-type')).toBe('application/octet-stream')
     expect(textOf(new Uint8Array(await raw.arrayBuffer()))).toBe('first draft, then more')
     expect(await e.serverText()).toBe('draft, then more') // the document itself moved on
@@ -111,12 +113,17 @@ describe.each(BACKENDS)('named versions on $name', (b) => {
     expect(first.body).toMatchObject({ id: v.id, name: 'Ann named it', created_at_ms: v.created_at_ms })
     expect(first.body.updated_at_ms).toBeGreaterThan(v.updated_at_ms) // same clock, still moves
     // Bob renames from the record he read before Ann's rename
-    const stale = await call('PATCH', path, await e.token('bob'), { name: 'Bob named it', updated_at_ms: v.updated_at_ms })
+    const stale = await call('PATCH', path, await e.token('bob'), {
+      name: 'Bob named it',
+      updated_at_ms: v.updated_at_ms,
+    })
     expect(stale.status).toBe(409)
     expect(stale.body).toMatchObject({ code: 'conflict', version: first.body })
     expect((await call('GET', path, rw)).body.version).toEqual(first.body)
     // two renames racing from the same record: exactly one wins
-    const race = await Promise.all(['a', 'b'].map((name) => call('PATCH', path, rw, { name, updated_at_ms: first.body.updated_at_ms })))
+    const race = await Promise.all(
+      ['a', 'b'].map((name) => call('PATCH', path, rw, { name, updated_at_ms: first.body.updated_at_ms })),
+    )
     expect(race.map((x) => x.status).sort()).toEqual([200, 409])
   })
 
@@ -155,9 +162,19 @@ describe.each(BACKENDS)('named versions on $name', (b) => {
     expect((await call('POST', 'versions/v1/acme/refused', rw, { name: 5 })).status).toBe(400)
     expect((await call('POST', 'versions/v1/acme/refused', rw, '{not json')).status).toBe(400)
     expect((await call('POST', 'versions/v1/acme/refused', r, { name: 'reader' })).status).toBe(403)
-    expect((await call('PATCH', `versions/v1/acme/refused/${v.id}`, rw, { name: 'n'.repeat(201), updated_at_ms: v.updated_at_ms })).status).toBe(422)
+    expect(
+      (
+        await call('PATCH', `versions/v1/acme/refused/${v.id}`, rw, {
+          name: 'n'.repeat(201),
+          updated_at_ms: v.updated_at_ms,
+        })
+      ).status,
+    ).toBe(422)
     expect((await call('PATCH', `versions/v1/acme/refused/${v.id}`, rw, { name: 'no check' })).status).toBe(400)
-    expect((await call('PATCH', `versions/v1/acme/refused/${v.id}`, r, { name: 'x', updated_at_ms: v.updated_at_ms })).status).toBe(403)
+    expect(
+      (await call('PATCH', `versions/v1/acme/refused/${v.id}`, r, { name: 'x', updated_at_ms: v.updated_at_ms }))
+        .status,
+    ).toBe(403)
     expect((await call('DELETE', `versions/v1/acme/refused/${v.id}`, r)).status).toBe(403)
     expect((await call('GET', `ydoc/v1/acme/refused/${v.id}`, rw)).status).toBe(404)
     expect((await call('PATCH', 'versions/v1/acme/refused', rw, { name: 'x', updated_at_ms: 1 })).status).toBe(404)
@@ -170,7 +187,8 @@ describe.each(BACKENDS)('named versions on $name', (b) => {
     await open()
     const rw = await h.token('acme', 'capped')
     const made: Json[] = []
-    for (let i = 0; i < MAX_VERSIONS_PER_DOC; i++) made.push((await call('POST', 'versions/v1/acme/capped', rw, { name: `v${i}` })).body)
+    for (let i = 0; i < MAX_VERSIONS_PER_DOC; i++)
+      made.push((await call('POST', 'versions/v1/acme/capped', rw, { name: `v${i}` })).body)
     const over = await call('POST', 'versions/v1/acme/capped', rw, { name: 'one too many' })
     expect(over).toMatchObject({ status: 409, body: { code: 'conflict' } })
     expect((await call('GET', 'versions/v1/acme/capped', rw)).body.versions).toHaveLength(MAX_VERSIONS_PER_DOC)

@@ -22,14 +22,49 @@ describe('tandem admin webhooks', () => {
     dir = await mkdtemp(join(tmpdir(), 'tandem-admin-webhooks-'))
     const config = loadConfig([], {}, { dataDir: dir, logLevel: 'silent' })
     await admin(config, 'users', 'create', '--email', 'olga@example.com')
-    const key = JSON.parse((await admin(config, 'keys', 'create', '--user', 'olga@example.com', '--json')).out).key as string
+    const key = JSON.parse((await admin(config, 'keys', 'create', '--user', 'olga@example.com', '--json')).out)
+      .key as string
     await admin(config, 'workspaces', 'create', '--name', 'w', '--owner', 'olga@example.com', '--id', 'ws-admin')
 
-    const refused = await admin(config, 'webhooks', 'create', '--workspace', 'ws-admin', '--url', 'http://127.0.0.1:9/x', '--events', 'rows.inserted')
+    const refused = await admin(
+      config,
+      'webhooks',
+      'create',
+      '--workspace',
+      'ws-admin',
+      '--url',
+      'http://127.0.0.1:9/x',
+      '--events',
+      'rows.inserted',
+    )
     expect(refused.code).not.toBe(0)
-    expect((await admin(config, 'webhooks', 'create', '--workspace', 'ws-admin', '--url', 'https://93.184.215.14/x', '--events', 'nope')).code).not.toBe(0)
+    expect(
+      (
+        await admin(
+          config,
+          'webhooks',
+          'create',
+          '--workspace',
+          'ws-admin',
+          '--url',
+          'https://93.184.215.14/x',
+          '--events',
+          'nope',
+        )
+      ).code,
+    ).not.toBe(0)
 
-    const created = await admin(config, 'webhooks', 'create', '--workspace', 'ws-admin', '--url', 'https://93.184.215.14/x', '--events', 'document.updated,rows.inserted')
+    const created = await admin(
+      config,
+      'webhooks',
+      'create',
+      '--workspace',
+      'ws-admin',
+      '--url',
+      'https://93.184.215.14/x',
+      '--events',
+      'document.updated,rows.inserted',
+    )
     expect(created.code).toBe(0)
     expect(created.out).toMatch(/\nwhsec_\S+$/)
     const listed = await admin(config, 'webhooks', 'list', '--workspace', 'ws-admin', '--json')
@@ -41,7 +76,21 @@ describe('tandem admin webhooks', () => {
     h = await startTandem({ dataDir: dir, webhookAllowPrivate: true }, {}, dir)
     const viaApi = await call(h, 'GET', '/api/v0/workspaces/ws-admin/webhooks', { key })
     expect(viaApi.body.webhooks.map((w: { id: string }) => w.id)).toEqual([hook!.id])
-    expect((await admin(h.config, 'webhooks', 'create', '--workspace', 'ws-admin', '--url', 'http://127.0.0.1:9/x', '--events', 'rows.inserted')).code).toBe(0)
+    expect(
+      (
+        await admin(
+          h.config,
+          'webhooks',
+          'create',
+          '--workspace',
+          'ws-admin',
+          '--url',
+          'http://127.0.0.1:9/x',
+          '--events',
+          'rows.inserted',
+        )
+      ).code,
+    ).toBe(0)
     expect((await admin(h.config, 'webhooks', 'delete', '--workspace', 'ws-admin', '--id', hook!.id)).code).toBe(0)
     const after = await call(h, 'GET', '/api/v0/workspaces/ws-admin/webhooks', { key })
     expect(after.body.webhooks.map((w: { url: string }) => w.url)).toEqual(['http://127.0.0.1:9/x'])

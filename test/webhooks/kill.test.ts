@@ -26,15 +26,32 @@ describe('webhooks across kill -9', () => {
     const { file, keys } = await sharedSigningKeys(dir)
     const receiver = await startReceiver()
     cleanup.push(() => receiver.close())
-    const args = ['--data-dir', join(dir, 'data'), '--signing-keys', file, '--demo', '--webhook-allow-private', '--webhook-debounce-ms', '3000', '--log-level', 'warn']
+    const args = [
+      '--data-dir',
+      join(dir, 'data'),
+      '--signing-keys',
+      file,
+      '--demo',
+      '--webhook-allow-private',
+      '--webhook-debounce-ms',
+      '3000',
+      '--log-level',
+      'warn',
+    ]
     let proc: TandemProcess = await spawnTandem(args)
     cleanup.push(() => proc.stop('SIGKILL'))
     await eventually(() => expect(proc.output()).toMatch(/demo workspace: /), 45_000) // the demo world is seeded first: slow on a loaded machine
     const apiKey = /demo api key: (\S+)/.exec(proc.output())![1]!
     const ws = /demo workspace: (\S+)/.exec(proc.output())![1]!
     const api = (p: TandemProcess, path: string, init: RequestInit = {}) =>
-      fetch(`http://127.0.0.1:${p.apiPort}/api/v0${path}`, { ...init, headers: { 'x-api-key': apiKey, 'content-type': 'application/json' } })
-    const created = await api(proc, `/workspaces/${ws}/webhooks`, { method: 'POST', body: JSON.stringify({ url: receiver.url, events: ['document.updated'] }) })
+      fetch(`http://127.0.0.1:${p.apiPort}/api/v0${path}`, {
+        ...init,
+        headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+      })
+    const created = await api(proc, `/workspaces/${ws}/webhooks`, {
+      method: 'POST',
+      body: JSON.stringify({ url: receiver.url, events: ['document.updated'] }),
+    })
     expect(created.status).toBe(201)
     const hook = (await created.json()) as { id: string; secret: string }
 
@@ -42,7 +59,11 @@ describe('webhooks across kill -9', () => {
       const { token } = await mintToken(keys, { org: ws, doc, sub: 'kim@example.com', acc: 'rw', ttlSec: 600 })
       const y = new Y.Doc()
       y.getText('t').insert(0, text)
-      const res = await fetch(`${p.httpUrl}/ydoc/v1/${ws}/${doc}?yauth=${token}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ update: b64(Y.encodeStateAsUpdate(y)) }) })
+      const res = await fetch(`${p.httpUrl}/ydoc/v1/${ws}/${doc}?yauth=${token}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ update: b64(Y.encodeStateAsUpdate(y)) }),
+      })
       expect(res.status).toBe(200)
     }
 
@@ -61,7 +82,10 @@ describe('webhooks across kill -9', () => {
 
     await receiver.up()
     proc = await spawnTandem(args)
-    await eventually(() => expect(new Set(receiver.accepted.map((e) => e.json.data.doc_id))).toEqual(new Set(['kill-a', 'kill-b'])), 30_000)
+    await eventually(
+      () => expect(new Set(receiver.accepted.map((e) => e.json.data.doc_id))).toEqual(new Set(['kill-a', 'kill-b'])),
+      30_000,
+    )
     const verifier = new Webhook(hook.secret)
     for (const e of receiver.accepted) {
       expect(verifier.verify(e.body, e.headers as Record<string, string>)).toEqual(e.json)

@@ -26,8 +26,17 @@ const EXPLAIN: Record<number, string> = {
 }
 
 function sentence(e: TandemError): ApiError {
-  if (e.status === 0) return new ApiError(`Cannot reach the server (${location.host}). Check that Tandem is running and the network is up.`, 0)
-  const detail = typeof e.detail === 'string' ? e.detail : e.detail ? e.detail.map((x) => `${x.loc.join('.')}: ${x.msg}`).join('; ') : null
+  if (e.status === 0)
+    return new ApiError(
+      `Cannot reach the server (${location.host}). Check that Tandem is running and the network is up.`,
+      0,
+    )
+  const detail =
+    typeof e.detail === 'string'
+      ? e.detail
+      : e.detail
+        ? e.detail.map((x) => `${x.loc.join('.')}: ${x.msg}`).join('; ')
+        : null
   const lead = EXPLAIN[e.status] ?? `The server answered ${e.status}`
   const tail = detail ? `: ${detail}${/[.!?]$/.test(detail) ? '' : '.'}` : '.'
   return new ApiError(`${lead} (${e.status})${tail}`, e.status, e.retryAfterSec, e.body)
@@ -46,4 +55,5 @@ export const apiClient = (key: string) => new TandemClient({ baseUrl: location.o
 export type Api = TandemClient
 
 /** Owners and admins administer a workspace: collab tokens, deleting and restoring its assets. */
-export const administers = (me: Me, workspaceId: string) => me.workspaces.some((w) => w.id === workspaceId && (w.role === 'owner' || w.role === 'admin'))
+export const administers = (me: Me, workspaceId: string) =>
+  me.workspaces.some((w) => w.id === workspaceId && (w.role === 'owner' || w.role === 'admin'))

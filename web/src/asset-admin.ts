@@ -6,15 +6,35 @@ import { confirmDialog } from './confirm.js'
 import { fill, h, uid, when } from './dom.js'
 
 /** The Delete button of an open asset; `done` gets what was deleted once the server answered. */
-export function deleteButton(api: Api, asset: AssetSummary, done: (msg: string) => void, failed: (msg: string) => void): HTMLElement {
-  const button = h('button', { type: 'button', class: 'small danger-outline', 'aria-label': `Delete “${asset.title}”` }, 'Delete…')
+export function deleteButton(
+  api: Api,
+  asset: AssetSummary,
+  done: (msg: string) => void,
+  failed: (msg: string) => void,
+): HTMLElement {
+  const button = h(
+    'button',
+    { type: 'button', class: 'small danger-outline', 'aria-label': `Delete “${asset.title}”` },
+    'Delete…',
+  )
   button.addEventListener('click', async () => {
     const hardId = uid('hard')
     const hard = h('input', { type: 'checkbox', id: hardId })
-    const extra = h('p', { class: 'hard-choice' }, hard, ' ', h('label', { for: hardId }, 'Erase for good: its content, history and versions, in every store. This cannot be undone.'))
+    const extra = h(
+      'p',
+      { class: 'hard-choice' },
+      hard,
+      ' ',
+      h(
+        'label',
+        { for: hardId },
+        'Erase for good: its content, history and versions, in every store. This cannot be undone.',
+      ),
+    )
     const ok = await confirmDialog({
       title: `Delete “${asset.title}”?`,
-      message: 'Open editors are closed and nobody can open it until an owner or admin restores it from Deleted assets. Its content is kept.',
+      message:
+        'Open editors are closed and nobody can open it until an owner or admin restores it from Deleted assets. Its content is kept.',
       confirm: 'Delete',
       extra,
     })
@@ -22,7 +42,11 @@ export function deleteButton(api: Api, asset: AssetSummary, done: (msg: string) 
     button.disabled = true
     try {
       await said(api.deleteAsset(asset.id, { hard: hard.checked }))
-      done(hard.checked ? `Erased “${asset.title}” for good.` : `Deleted “${asset.title}”. Restore it from Deleted assets.`)
+      done(
+        hard.checked
+          ? `Erased “${asset.title}” for good.`
+          : `Deleted “${asset.title}”. Restore it from Deleted assets.`,
+      )
     } catch (err) {
       button.disabled = false
       failed(`Could not delete “${asset.title}”: ${(err as Error).message}`)
@@ -32,10 +56,19 @@ export function deleteButton(api: Api, asset: AssetSummary, done: (msg: string) 
 }
 
 /** The side bar's list of soft-deleted assets with Restore; reload() fetches it again. */
-export function deletedList(api: Api, restored: (a: DeletedAsset) => void): { el: HTMLElement; reload(workspaceId: string): Promise<void> } {
+export function deletedList(
+  api: Api,
+  restored: (a: DeletedAsset) => void,
+): { el: HTMLElement; reload(workspaceId: string): Promise<void> } {
   const list = h('ul', { class: 'deleted-assets', 'aria-labelledby': 'deleted-title' })
   const status = h('p', { class: 'nav-status', role: 'status' })
-  const el = h('section', { class: 'bin', 'aria-labelledby': 'deleted-title' }, h('h2', { id: 'deleted-title' }, 'Deleted assets'), status, list)
+  const el = h(
+    'section',
+    { class: 'bin', 'aria-labelledby': 'deleted-title' },
+    h('h2', { id: 'deleted-title' }, 'Deleted assets'),
+    status,
+    list,
+  )
   let shown = ''
 
   const reload = async (workspaceId: string) => {
@@ -64,7 +97,13 @@ export function deletedList(api: Api, restored: (a: DeletedAsset) => void): { el
         status.textContent = `Could not restore “${a.title}”: ${(err as Error).message}`
       }
     })
-    return h('li', { 'data-id': a.id }, h('span', { class: 'deleted-title' }, a.title), h('span', { class: 'hint' }, ` deleted by ${a.deleted_by}, ${when(a.deleted_at_ms)} `), restore)
+    return h(
+      'li',
+      { 'data-id': a.id },
+      h('span', { class: 'deleted-title' }, a.title),
+      h('span', { class: 'hint' }, ` deleted by ${a.deleted_by}, ${when(a.deleted_at_ms)} `),
+      restore,
+    )
   }
   return { el, reload }
 }

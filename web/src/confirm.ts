@@ -2,7 +2,12 @@
 // back to the button that asked). Resolves true only when the confirming button is pressed.
 import { h, uid } from './dom.js'
 
-export function confirmDialog(opts: { title: string; message: string; confirm: string; extra?: HTMLElement }): Promise<boolean> {
+export function confirmDialog(opts: {
+  title: string
+  message: string
+  confirm: string
+  extra?: HTMLElement
+}): Promise<boolean> {
   const titleId = uid('confirm-title')
   const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null
   const cancel = h('button', { type: 'button' }, 'Cancel')

@@ -6,7 +6,13 @@ import type { View, ViewContext } from './view.js'
 export function contentView({ api, asset }: ViewContext): View {
   const status = h('p', { role: 'status' }, 'Loading…')
   const body = h('pre', { class: 'asset-text', tabindex: '0', 'aria-label': `Content of ${asset.title}` })
-  const el = h('section', { class: 'asset', 'aria-labelledby': 'asset-title' }, h('h2', { id: 'asset-title' }, asset.title, ' ', h('span', { class: 'type' }, asset.type)), status, body)
+  const el = h(
+    'section',
+    { class: 'asset', 'aria-labelledby': 'asset-title' },
+    h('h2', { id: 'asset-title' }, asset.title, ' ', h('span', { class: 'type' }, asset.type)),
+    status,
+    body,
+  )
   said(api.assetContent(asset.id))
     .then((r) => {
       status.textContent = r.content ? '' : 'This asset has no content.'

@@ -2,7 +2,11 @@
 type Child = Node | string | null | undefined | false
 type Props = Record<string, string | number | boolean | EventListener | null | undefined>
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: (Child | Child[])[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props = {},
+  ...children: (Child | Child[])[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag)
   for (const [k, v] of Object.entries(props)) {
     if (v === null || v === undefined || v === false) continue

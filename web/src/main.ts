@@ -28,10 +28,14 @@ function showSignIn(notice?: string): void {
   fill(
     root,
     h('header', { class: 'top' }, h('h1', {}, 'Tandem console')),
-    h('main', { class: 'center', id: 'main' }, signInView((key, me) => {
-      session.set(key)
-      showApp(apiClient(key), me)
-    }, notice)),
+    h(
+      'main',
+      { class: 'center', id: 'main' },
+      signInView((key, me) => {
+        session.set(key)
+        showApp(apiClient(key), me)
+      }, notice),
+    ),
   )
 }
 
@@ -45,8 +49,13 @@ function showApp(api: Api, me: Me): void {
   const wsSelect = h('select', { id: 'workspace' })
   const assetList = h('ul', { class: 'assets', 'aria-labelledby': 'assets-title' })
   const navStatus = h('p', { class: 'nav-status', role: 'status' })
-  const assetHref = (wsId: string, assetId: string) => `#/w/${encodeURIComponent(wsId)}/a/${encodeURIComponent(assetId)}`
-  const search = searchBox(api, () => wsSelect.value, (r) => assetHref(wsSelect.value, r.doc_id))
+  const assetHref = (wsId: string, assetId: string) =>
+    `#/w/${encodeURIComponent(wsId)}/a/${encodeURIComponent(assetId)}`
+  const search = searchBox(
+    api,
+    () => wsSelect.value,
+    (r) => assetHref(wsSelect.value, r.doc_id),
+  )
   // Owners and admins see the deleted assets of their workspace and may restore them.
   const bin = deletedList(api, (a) => {
     if (parseHash().asset === a.id) void loadWorkspace(wsSelect.value, a.id)
@@ -61,16 +70,39 @@ function showApp(api: Api, me: Me): void {
   fill(
     root,
     h('a', { class: 'skip', href: '#main' }, 'Skip to content'),
-    h('header', { class: 'top' }, h('h1', {}, 'Tandem console'), h('span', { class: 'who' }, 'Signed in as ', h('strong', {}, me.user_id)), signOut),
+    h(
+      'header',
+      { class: 'top' },
+      h('h1', {}, 'Tandem console'),
+      h('span', { class: 'who' }, 'Signed in as ', h('strong', {}, me.user_id)),
+      signOut,
+    ),
     h(
       'div',
       { class: 'layout' },
-      h('nav', { class: 'side', 'aria-label': 'Workspaces and assets' }, h('label', { for: 'workspace' }, 'Workspace'), wsSelect, search.el, h('h2', { id: 'assets-title' }, 'Assets'), navStatus, assetList, bin.el),
+      h(
+        'nav',
+        { class: 'side', 'aria-label': 'Workspaces and assets' },
+        h('label', { for: 'workspace' }, 'Workspace'),
+        wsSelect,
+        search.el,
+        h('h2', { id: 'assets-title' }, 'Assets'),
+        navStatus,
+        assetList,
+        bin.el,
+      ),
       main,
     ),
   )
   if (me.workspaces.length === 0) {
-    fill(main, h('p', {}, `${me.user_id} is not a member of any workspace yet. An operator adds members with \`tandem admin members set\`.`))
+    fill(
+      main,
+      h(
+        'p',
+        {},
+        `${me.user_id} is not a member of any workspace yet. An operator adds members with \`tandem admin members set\`.`,
+      ),
+    )
     return
   }
   for (const w of me.workspaces) wsSelect.append(h('option', { value: w.id }, `${w.name} (${w.role})`))
@@ -81,13 +113,26 @@ function showApp(api: Api, me: Me): void {
     for (const b of assetList.querySelectorAll('a')) b.removeAttribute('aria-current')
     const a = assets.find((x) => x.id === assetId)
     if (!a) {
-      fill(main, h('p', { class: 'hint' }, assets.length ? 'Choose an asset on the left.' : 'This workspace has no asset you can open.'))
+      fill(
+        main,
+        h(
+          'p',
+          { class: 'hint' },
+          assets.length ? 'Choose an asset on the left.' : 'This workspace has no asset you can open.',
+        ),
+      )
       return
     }
     assetList.querySelector(`a[data-id="${CSS.escape(a.id)}"]`)?.setAttribute('aria-current', 'page')
     const ctx = { api, me, asset: a, workspaceId: wsSelect.value }
     current = a.type === 'generic_doc' ? docView(ctx) : a.type === 'database' ? databaseView(ctx) : contentView(ctx)
-    const tools = administers(me, ctx.workspaceId) ? h('div', { class: 'asset-tools' }, deleteButton(api, a, deleted, (msg) => (navStatus.textContent = msg))) : null
+    const tools = administers(me, ctx.workspaceId)
+      ? h(
+          'div',
+          { class: 'asset-tools' },
+          deleteButton(api, a, deleted, (msg) => (navStatus.textContent = msg)),
+        )
+      : null
     fill(main, tools, current.el)
   }
   // The open view stays: a document shows by itself that it was deleted (its socket closed 4404).
@@ -115,7 +160,13 @@ function showApp(api: Api, me: Me): void {
     const open = parseHash().asset
     for (const a of assets) {
       const href = assetHref(wsId, a.id)
-      const link = h('a', { href, 'data-id': a.id }, h('span', { class: `badge t-${a.type}` }, label(a.type)), ' ', a.title)
+      const link = h(
+        'a',
+        { href, 'data-id': a.id },
+        h('span', { class: `badge t-${a.type}` }, label(a.type)),
+        ' ',
+        a.title,
+      )
       if (a.id === open && current) link.setAttribute('aria-current', 'page')
       assetList.append(h('li', {}, link))
     }

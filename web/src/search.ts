@@ -24,7 +24,14 @@ export interface SearchBox {
 
 /** `href(result)`: where a result leads (the console's hash of its asset). */
 export function searchBox(api: Api, workspaceId: () => string, href: (r: Result) => string): SearchBox {
-  const input = h('input', { type: 'search', id: 'search', name: 'q', maxlength: 500, autocomplete: 'off', placeholder: 'Words, "a phrase", -word' })
+  const input = h('input', {
+    type: 'search',
+    id: 'search',
+    name: 'q',
+    maxlength: 500,
+    autocomplete: 'off',
+    placeholder: 'Words, "a phrase", -word',
+  })
   const status = h('p', { class: 'search-status', role: 'status' })
   const list = h('ul', { class: 'search-results', 'aria-label': 'Search results' })
   const more = h('button', { type: 'button', class: 'link', hidden: true }, 'More results')
@@ -53,14 +60,23 @@ export function searchBox(api: Api, workspaceId: () => string, href: (r: Result)
       next = page.next
       more.hidden = next === undefined
       const shown = list.children.length
-      status.textContent = shown === 0 ? `Nothing found for ${query}.` : `${shown} ${shown === 1 ? 'result' : 'results'}${next === undefined ? '' : ' so far'}.`
+      status.textContent =
+        shown === 0
+          ? `Nothing found for ${query}.`
+          : `${shown} ${shown === 1 ? 'result' : 'results'}${next === undefined ? '' : ' so far'}.`
     } catch (err) {
       if (mine !== asked) return
       status.textContent = (err as Error).message
     }
   }
 
-  const form = h('form', { class: 'search', role: 'search' }, h('label', { for: 'search' }, 'Search'), input, h('button', { type: 'submit' }, 'Search'))
+  const form = h(
+    'form',
+    { class: 'search', role: 'search' },
+    h('label', { for: 'search' }, 'Search'),
+    input,
+    h('button', { type: 'submit' }, 'Search'),
+  )
   form.addEventListener('submit', (e) => {
     e.preventDefault()
     query = input.value.trim()

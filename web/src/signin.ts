@@ -3,7 +3,15 @@ import { apiClient, said, type Me } from './api.js'
 import { h } from './dom.js'
 
 export function signInView(onSignedIn: (key: string, me: Me) => void, notice?: string): HTMLElement {
-  const input = h('input', { id: 'api-key', type: 'password', name: 'api-key', autocomplete: 'off', spellcheck: 'false', required: true, 'aria-describedby': 'api-key-help' })
+  const input = h('input', {
+    id: 'api-key',
+    type: 'password',
+    name: 'api-key',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    required: true,
+    'aria-describedby': 'api-key-help',
+  })
   const error = h('p', { class: 'error', role: 'alert', id: 'signin-error' }, notice ?? '')
   const button = h('button', { type: 'submit' }, 'Sign in')
   const form = h(
@@ -12,7 +20,11 @@ export function signInView(onSignedIn: (key: string, me: Me) => void, notice?: s
     h('h2', { id: 'signin-title' }, 'Sign in'),
     h('label', { for: 'api-key' }, 'API key'),
     input,
-    h('p', { id: 'api-key-help', class: 'hint' }, 'A key from `tandem admin keys create`, or the `demo api key` line printed by `tandem serve --demo`. It is kept in this tab only and forgotten when the tab closes.'),
+    h(
+      'p',
+      { id: 'api-key-help', class: 'hint' },
+      'A key from `tandem admin keys create`, or the `demo api key` line printed by `tandem serve --demo`. It is kept in this tab only and forgotten when the tab closes.',
+    ),
     button,
     error,
   )

@@ -55,7 +55,10 @@ export interface ContentEdits extends Pick<ContentWrite, 'base' | 'root' | 'attr
 /** A targeted edit's 409: the edits were not applied; read that part again (at `base`) and edit from there. */
 export interface EditRefusal {
   error: string
-  /** no_match: old_text is not in the view; several_matches: it is more than once; changed_since_base: what the edit touches changed since */
+  /**
+   * no_match: old_text is not in the view; several_matches: it is more than once; changed_since_base: what the edit
+   * touches changed since
+   */
   code: 'no_match' | 'several_matches' | 'changed_since_base'
   /** the index of the edit refused */
   edit?: number
@@ -176,7 +179,9 @@ export interface OutlineRead extends PartHead {
 }
 
 /** GET /content?view=section|range: one run of lines, or `parts` when the blocks named lie apart. */
-export type SectionRead = PartHead & { view: 'section' | 'range'; blocks: BlockRef[] } & ((ContentPiece & { parts?: never }) | { parts: ContentPiece[]; line?: never; end?: never; content?: never })
+export type SectionRead = PartHead & { view: 'section' | 'range'; blocks: BlockRef[] } & (
+    (ContentPiece & { parts?: never }) | { parts: ContentPiece[]; line?: never; end?: never; content?: never }
+  )
 
 /** GET /content?view=find. */
 export interface FindRead extends PartHead {

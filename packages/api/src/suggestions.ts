@@ -35,7 +35,13 @@ export interface SuggestionShown {
   /** delta: the preview is marked like a changeset (insert/delete attributions), hunks as ProseMirror JSON */
   format: 'markdown' | 'prosemirror' | 'text' | 'delta'
   /** `words`: before to after word by word (Markdown when that is the format, else the blocks' text) */
-  hunks: { id: string; status: 'open' | 'accepted' | 'rejected'; before: unknown; after: unknown; words: WordChange[] }[]
+  hunks: {
+    id: string
+    status: 'open' | 'accepted' | 'rejected'
+    before: unknown
+    after: unknown
+    words: WordChange[]
+  }[]
   /** null once decided */
   preview: unknown
 }

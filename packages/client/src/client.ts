@@ -52,7 +52,10 @@ export class TandemClient {
   }
 
   private call<T>(path: string, call: Call = {}): Promise<T> {
-    return exchange<T>(this.fetchFn, `${this.base}${path}`, { ...call, headers: { 'x-api-key': this.options.apiKey, ...call.headers } })
+    return exchange<T>(this.fetchFn, `${this.base}${path}`, {
+      ...call,
+      headers: { 'x-api-key': this.options.apiKey, ...call.headers },
+    })
   }
 
   /** The caller and the workspaces they are a member of. */
@@ -107,12 +110,21 @@ export class TandemClient {
   /** Rows of a table: `rows(id, 'people', { where: { age: { gte: 30 } }, order: [{ column: 'name' }], limit: 10 })`. */
   async rows(assetId: string, table: string, query: RowsQuery = {}): Promise<TableRow[]> {
     const q = rowsSearchParams(query).toString()
-    return (await this.call<{ data: TableRow[] }>(`/databases/${seg(assetId)}/data/${seg(table)}${q ? `?${q}` : ''}`)).data
+    return (await this.call<{ data: TableRow[] }>(`/databases/${seg(assetId)}/data/${seg(table)}${q ? `?${q}` : ''}`))
+      .data
   }
 
   /** Inserts one row or several; the inserted rows come back with `{ return_representation: true }`. */
-  insertRows(assetId: string, table: string, rows: TableRow | TableRow[], options: InsertOptions = {}): Promise<InsertResult> {
-    return this.call(`/databases/${seg(assetId)}/data/${seg(table)}`, { method: 'POST', json: { data: rows, ...options } })
+  insertRows(
+    assetId: string,
+    table: string,
+    rows: TableRow | TableRow[],
+    options: InsertOptions = {},
+  ): Promise<InsertResult> {
+    return this.call(`/databases/${seg(assetId)}/data/${seg(table)}`, {
+      method: 'POST',
+      json: { data: rows, ...options },
+    })
   }
 
   toolRegistry(workspaceId: string): Promise<ToolRegistry> {
@@ -171,7 +183,12 @@ export class TandemClient {
 
   /** Opens a document live (stock y-websocket provider) with its token renewed in band. */
   openDocument(assetId: string, options: DocumentOptions = {}): Promise<LiveDocument> {
-    return openDocument((access) => this.collabToken(assetId, { access, ...(options.attributions ? { attributions: options.attributions } : {}) }), this.fetchFn, options)
+    return openDocument(
+      (access) =>
+        this.collabToken(assetId, { access, ...(options.attributions ? { attributions: options.attributions } : {}) }),
+      this.fetchFn,
+      options,
+    )
   }
 
   /** A token for REST calls, shared by calls of one asset and access until it nears expiry. */

@@ -4,7 +4,13 @@
 // (a live document's, or one minted for the call).
 import type { paths } from './collab-rest-types.js'
 import { exchange, seg, type Fetch } from './http.js'
-import { partQuery, type FindOptions, type OutlineOptions, type RangeOptions, type SectionOptions } from './part-query.js'
+import {
+  partQuery,
+  type FindOptions,
+  type OutlineOptions,
+  type RangeOptions,
+  type SectionOptions,
+} from './part-query.js'
 import type {
   CollabToken,
   ContentEdit,
@@ -52,12 +58,17 @@ export class DocumentRest {
 
   /** The URL of a route with the token (for an `<a href>` or an EventSource). */
   url(t: CollabToken, name: string, query: RestCall['query'] = {}, id?: string, action?: string): string {
-    const q = new URLSearchParams({ ...Object.fromEntries(Object.entries(query).map(([k, v]) => [k, String(v)])), yauth: t.token })
+    const q = new URLSearchParams({
+      ...Object.fromEntries(Object.entries(query).map(([k, v]) => [k, String(v)])),
+      yauth: t.token,
+    })
     const tail = `${id === undefined ? '' : `/${seg(id)}`}${action === undefined ? '' : `/${seg(action)}`}`
     return `${t.rest_url}/${name}/v1/${seg(t.org)}/${seg(t.doc_id)}${tail}?${q}`
   }
 
-  /** Any collab REST route (`activity`, `changeset`, `rollback`, ...); reads with a view token, writes with an edit one. */
+  /**
+   * Any collab REST route (`activity`, `changeset`, `rollback`, ...); reads with a view token, writes with an edit one.
+   */
   async call<T>(name: string, c: RestCall = {}): Promise<T> {
     const method = c.method ?? 'GET'
     const t = await this.token(method === 'GET' ? 'view' : 'edit')
@@ -79,7 +90,10 @@ export class DocumentRest {
     return { version: r.version, doc: fromBase64(r.doc) }
   }
 
-  /** Renames; `updatedAtMs` is the record's as last read (a stale one is a 409 whose `body.version` is the current record). */
+  /**
+   * Renames; `updatedAtMs` is the record's as last read (a stale one is a 409 whose `body.version` is the current
+   * record).
+   */
   renameVersion(id: string, name: string, updatedAtMs: number): Promise<VersionRecord> {
     const json: VersionRename = { name, updated_at_ms: updatedAtMs }
     return this.call<VersionRenamed>('versions', { method: 'PATCH', id, json })
@@ -94,17 +108,24 @@ export class DocumentRest {
     return this.call('content', { query: { format, ...(root ? { root } : {}) } })
   }
 
-  /** Writes content as the smallest change from `base`, merged with what others wrote since (or held as a suggestion). */
+  /**
+   * Writes content as the smallest change from `base`, merged with what others wrote since (or held as a suggestion).
+   */
   writeContent(write: ContentWrite): Promise<ContentWritten> {
     return this.call('content', { method: 'PATCH', json: write })
   }
 
-  /** The headings and blocks (ids, kinds, lines, sizes) of the document or of a part; at most 20 KB for any document. */
+  /**
+   * The headings and blocks (ids, kinds, lines, sizes) of the document or of a part; at most 20 KB for any document.
+   */
   outline(options: OutlineOptions = {}): Promise<OutlineRead> {
     return this.call('content', { query: partQuery('outline', options) })
   }
 
-  /** A heading's section (`{ heading }`: its text or block id) or blocks (`{ blocks }`), as Markdown lines of the whole view. */
+  /**
+   * A heading's section (`{ heading }`: its text or block id) or blocks (`{ blocks }`), as Markdown lines of the whole
+   * view.
+   */
   section(options: SectionOptions): Promise<SectionRead> {
     return this.call('content', { query: partQuery('section', options) })
   }
@@ -135,7 +156,8 @@ export class DocumentRest {
   }
 
   async suggestions(status?: SuggestionStatus): Promise<Suggestion[]> {
-    return (await this.call<{ suggestions: Suggestion[] }>('suggestions', { query: status ? { status } : {} })).suggestions
+    return (await this.call<{ suggestions: Suggestion[] }>('suggestions', { query: status ? { status } : {} }))
+      .suggestions
   }
 
   /** A suggestion with its hunks (before/after in `format`) and the document as it would read if accepted now. */
@@ -144,7 +166,11 @@ export class DocumentRest {
   }
 
   /** Holds a change for review: content against a base (as writeContent), or `{update}` (base64 Yjs update). */
-  suggest(change: Omit<ContentWrite, 'mode' | 'override'> | { update: string; base?: string; attributions?: Record<string, string> }): Promise<{ suggestion: Suggestion; hunks: string[] }> {
+  suggest(
+    change:
+      | Omit<ContentWrite, 'mode' | 'override'>
+      | { update: string; base?: string; attributions?: Record<string, string> },
+  ): Promise<{ suggestion: Suggestion; hunks: string[] }> {
     return this.call('suggestions', { method: 'POST', json: change })
   }
 

@@ -60,7 +60,10 @@ export interface LiveDocument {
   destroy(): void
 }
 
-/** When to renew a token (ms from `now`): when a fifth of its lifetime is left, at most a minute early, at least five seconds. */
+/**
+ * When to renew a token (ms from `now`): when a fifth of its lifetime is left, at most a minute early, at least five
+ * seconds.
+ */
 export function renewDelayMs(expiresAtMs: number, now: number): number {
   const left = expiresAtMs - now
   return Math.max(0, left - Math.min(60_000, Math.max(5_000, left / 5)))
@@ -69,7 +72,11 @@ export function renewDelayMs(expiresAtMs: number, now: number): number {
 const RETRY_MS = 3_000
 const OPEN = 1 // WebSocket.OPEN, without naming a global Node 20 lacks
 
-export async function openDocument(mint: (access: 'view' | 'edit') => Promise<CollabToken>, fetchFn: Fetch, o: DocumentOptions = {}): Promise<LiveDocument> {
+export async function openDocument(
+  mint: (access: 'view' | 'edit') => Promise<CollabToken>,
+  fetchFn: Fetch,
+  o: DocumentOptions = {},
+): Promise<LiveDocument> {
   // Node 20 has no global WebSocket; say so before minting rather than fail inside the provider.
   if (!o.WebSocketPolyfill && typeof (globalThis as { WebSocket?: unknown }).WebSocket !== 'function') {
     throw new TypeError("no WebSocket here: pass { WebSocketPolyfill } (Node 20: import WebSocket from 'ws')")
@@ -158,7 +165,8 @@ export async function openDocument(mint: (access: 'view' | 'edit') => Promise<Co
     if (stopped) return
     if (code === CLOSE.docDeleted) return deleted()
     if (code === CLOSE.tokenExpired) {
-      if (remintedAfter4401) return unauthorized(new TandemError(401, 'token_refused', reason || 'token refused after a re-mint'))
+      if (remintedAfter4401)
+        return unauthorized(new TandemError(401, 'token_refused', reason || 'token refused after a re-mint'))
       remintedAfter4401 = true
       void renew()
       return
@@ -171,7 +179,8 @@ export async function openDocument(mint: (access: 'view' | 'edit') => Promise<Co
   provider.on('connection-close', (event: { code: number } | null) => {
     if (stopped || event?.code === CLOSE.tokenExpired || event?.code === CLOSE.docDeleted) return
     // The connection after a re-mint failed before it synced: the new token is refused too.
-    if (remintedAfter4401 && !renewing) return unauthorized(new TandemError(401, 'token_refused', 'the re-minted token was refused'))
+    if (remintedAfter4401 && !renewing)
+      return unauthorized(new TandemError(401, 'token_refused', 'the re-minted token was refused'))
     // A reconnect with an expired token is refused before the upgrade: renew first.
     if (Date.now() >= token.expires_at_ms - 1_000) void renew()
   })

@@ -17,7 +17,10 @@ const CODES: Record<number, string> = {
   503: 'unavailable',
 }
 
-export type ErrorDetail = string | { loc: (string | number)[]; msg: string; type: string; input?: unknown; ctx?: Record<string, unknown> }[] | null
+export type ErrorDetail =
+  | string
+  | { loc: (string | number)[]; msg: string; type: string; input?: unknown; ctx?: Record<string, unknown> }[]
+  | null
 
 export class TandemError extends Error {
   override readonly name = 'TandemError'
@@ -33,19 +36,29 @@ export class TandemError extends Error {
     /** the parsed body (a 409 carries the current record) */
     readonly body: unknown = null,
   ) {
-    super(`${status ? `${status} ${code}` : code}${detail === null ? '' : `: ${typeof detail === 'string' ? detail : detail.map((e) => `${e.loc.join('.')}: ${e.msg}`).join('; ')}`}`)
+    super(
+      `${status ? `${status} ${code}` : code}${detail === null ? '' : `: ${typeof detail === 'string' ? detail : detail.map((e) => `${e.loc.join('.')}: ${e.msg}`).join('; ')}`}`,
+    )
   }
 }
 
 /** A TandemError from a non-2xx response and its body text. */
-export function errorOf(res: { status: number; headers: { get(name: string): string | null } }, text: string): TandemError {
+export function errorOf(
+  res: { status: number; headers: { get(name: string): string | null } },
+  text: string,
+): TandemError {
   let body: unknown = text
   try {
     body = text ? JSON.parse(text) : null
   } catch {
     // not JSON: the text itself is the detail
   }
-  const b = (body && typeof body === 'object' ? body : {}) as { detail?: unknown; message?: unknown; error?: unknown; code?: unknown }
+  const b = (body && typeof body === 'object' ? body : {}) as {
+    detail?: unknown
+    message?: unknown
+    error?: unknown
+    code?: unknown
+  }
   const detail: ErrorDetail =
     typeof b.detail === 'string' || Array.isArray(b.detail)
       ? (b.detail as ErrorDetail)
@@ -61,9 +74,17 @@ export function errorOf(res: { status: number; headers: { get(name: string): str
   return new TandemError(res.status, code, detail, retry !== null && /^\d+$/.test(retry) ? Number(retry) : null, body)
 }
 
-const EDIT_REFUSALS: ReadonlySet<string> = new Set<EditRefusal['code']>(['no_match', 'several_matches', 'changed_since_base'])
+const EDIT_REFUSALS: ReadonlySet<string> = new Set<EditRefusal['code']>([
+  'no_match',
+  'several_matches',
+  'changed_since_base',
+])
 
-/** The body of a targeted edit's 409 (`DocumentRest.edit`): why the edits were not applied; null for any other error. */
+/**
+ * The body of a targeted edit's 409 (`DocumentRest.edit`): why the edits were not applied; null for any other error.
+ */
 export function editRefusal(error: unknown): EditRefusal | null {
-  return error instanceof TandemError && error.status === 409 && EDIT_REFUSALS.has(error.code) ? (error.body as EditRefusal) : null
+  return error instanceof TandemError && error.status === 409 && EDIT_REFUSALS.has(error.code)
+    ? (error.body as EditRefusal)
+    : null
 }

@@ -13,11 +13,18 @@ export interface Call {
 }
 
 export async function exchange<T>(fetchFn: Fetch, url: string, call: Call = {}): Promise<T> {
-  const headers: Record<string, string> = { accept: call.bytes ? 'application/octet-stream' : 'application/json', ...call.headers }
+  const headers: Record<string, string> = {
+    accept: call.bytes ? 'application/octet-stream' : 'application/json',
+    ...call.headers,
+  }
   if (call.json !== undefined) headers['content-type'] = 'application/json'
   let res: Response
   try {
-    res = await fetchFn(url, { method: call.method ?? 'GET', headers, ...(call.json !== undefined ? { body: JSON.stringify(call.json) } : {}) })
+    res = await fetchFn(url, {
+      method: call.method ?? 'GET',
+      headers,
+      ...(call.json !== undefined ? { body: JSON.stringify(call.json) } : {}),
+    })
   } catch (err) {
     throw new TandemError(0, 'network', `cannot reach ${new URL(url).origin}: ${(err as Error).message}`)
   }

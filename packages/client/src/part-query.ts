@@ -38,9 +38,15 @@ export interface FindOptions extends PartAt, Scope {
 type PartOptions = OutlineOptions | SectionOptions | RangeOptions | (FindOptions & { query: string })
 
 /** The query string's parameters of a part read. */
-export function partQuery(view: 'outline' | 'section' | 'range' | 'find', options: PartOptions): Record<string, string | number | boolean> {
+export function partQuery(
+  view: 'outline' | 'section' | 'range' | 'find',
+  options: PartOptions,
+): Record<string, string | number | boolean> {
   const q: Record<string, string | number | boolean> = { view }
-  for (const [k, v] of Object.entries(options) as [string, string | number | boolean | readonly string[] | undefined][]) {
+  for (const [k, v] of Object.entries(options) as [
+    string,
+    string | number | boolean | readonly string[] | undefined,
+  ][]) {
     if (v !== undefined) q[k] = typeof v === 'object' ? v.join(',') : v
   }
   return q

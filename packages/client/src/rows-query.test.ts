@@ -9,7 +9,12 @@ describe('rowsSearchParams', () => {
       order: [{ column: 'id', direction: 'desc', nulls: 'last' }, { column: 'name' }],
       limit: 5,
       offset: 10,
-      where: { id: [{ gt: 3 }, { not: { in: [7, 'a,b', 'say "hi"', ''] } }], name: { ilike: '*ann*' }, gone: { is: null }, ok: { is: true } },
+      where: {
+        id: [{ gt: 3 }, { not: { in: [7, 'a,b', 'say "hi"', ''] } }],
+        name: { ilike: '*ann*' },
+        gone: { is: null },
+        ok: { is: true },
+      },
     })
     expect(p.toString()).toBe(
       'select=id%2Cwho%3Aname&order=id.desc.nullslast%2Cname&limit=5&offset=10&id=gt.3&id=not.in.%287%2C%22a%2Cb%22%2C%22say+%5C%22hi%5C%22%22%2C%22%22%29&name=ilike.*ann*&gone=is.null&ok=is.true',

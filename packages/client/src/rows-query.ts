@@ -5,7 +5,9 @@ import type { CompareOp, IsValue, OrderTerm } from './types.js'
 
 type Scalar = string | number | boolean
 
-/** One condition on a column: `{ gt: 5 }`, `{ ilike: '*ann*' }`, `{ in: [1, 2] }`, `{ is: null }`, `{ not: { eq: 3 } }`. */
+/**
+ * One condition on a column: `{ gt: 5 }`, `{ ilike: '*ann*' }`, `{ in: [1, 2] }`, `{ is: null }`, `{ not: { eq: 3 } }`.
+ */
 export type ColumnFilter =
   | { [K in CompareOp]: { [P in K]: Scalar } }[CompareOp]
   | { in: Scalar[] }
@@ -42,12 +44,17 @@ function expr(f: ColumnFilter): string {
 export function rowsSearchParams(q: RowsQuery = {}): URLSearchParams {
   const p = new URLSearchParams()
   if (q.select) p.set('select', q.select.join(','))
-  if (q.order) p.set('order', q.order.map((t) => [t.column, t.direction, t.nulls && `nulls${t.nulls}`].filter(Boolean).join('.')).join(','))
+  if (q.order)
+    p.set(
+      'order',
+      q.order.map((t) => [t.column, t.direction, t.nulls && `nulls${t.nulls}`].filter(Boolean).join('.')).join(','),
+    )
   if (q.limit !== undefined) p.set('limit', String(q.limit))
   if (q.offset !== undefined) p.set('offset', String(q.offset))
   for (const [column, filters] of Object.entries(q.where ?? {})) {
     // A column named like a reserved parameter cannot be filtered by name; the server would read it as that parameter.
-    if (RESERVED.has(column)) throw new TypeError(`cannot filter column ${JSON.stringify(column)}: the name is a reserved query parameter`)
+    if (RESERVED.has(column))
+      throw new TypeError(`cannot filter column ${JSON.stringify(column)}: the name is a reserved query parameter`)
     for (const f of Array.isArray(filters) ? filters : [filters]) p.append(column, expr(f))
   }
   return p

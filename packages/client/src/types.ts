@@ -8,7 +8,13 @@ import type { z } from 'zod'
 import type { AssetContentResponse } from '@tandem/api/v0/asset-content'
 import type { AssetDeletedOut, AssetRestoredOut } from '@tandem/api/v0/assets'
 import type { CollabTokenRequest, CollabTokenResponse } from '@tandem/api/v0/collab-token'
-import type { InsertDataRequest, InsertDataResponse, ListTablesResponse, ReadRowsResponse, Row } from '@tandem/api/v0/databases'
+import type {
+  InsertDataRequest,
+  InsertDataResponse,
+  ListTablesResponse,
+  ReadRowsResponse,
+  Row,
+} from '@tandem/api/v0/databases'
 import type { MeOut, WorkspaceAssetsOut, WorkspaceDeletedAssetsOut } from '@tandem/api/v0/directory'
 import type { SearchOut, SearchQueryParams } from '@tandem/api/v0/search'
 import type { SourceReadiness } from '@tandem/api/v0/sources'

@@ -15,14 +15,19 @@ function twoClients() {
 }
 
 describe('awareness entries', () => {
-  it('reads ids and clocks, and joining the entries gives back y-protocols\' bytes exactly', () => {
+  it("reads ids and clocks, and joining the entries gives back y-protocols' bytes exactly", () => {
     const { a, b, update } = twoClients()
     const entries = readAwarenessEntries(update)
     expect(entries.map((e) => [e.clientId, e.clock, e.removed])).toEqual([
       [a.clientID, 1, false],
       [b.clientID, 1, false],
     ])
-    expect(joinEntries(entries.map((e) => e.bytes), 2)).toEqual(update)
+    expect(
+      joinEntries(
+        entries.map((e) => e.bytes),
+        2,
+      ),
+    ).toEqual(update)
     for (const e of entries) expect(() => checkState(e)).not.toThrow()
   })
 
@@ -31,7 +36,11 @@ describe('awareness entries', () => {
     awarenessProtocol.removeAwarenessStates(a, [b.clientID], 'test')
     const removal = removalEntry(b.clientID, 1) // the last clock seen: a null state at it removes
     expect(joinEntries([removal.bytes], 1)).toEqual(awarenessProtocol.encodeAwarenessUpdate(a, [b.clientID]))
-    expect(readAwarenessEntries(joinEntries([removal.bytes], 1)!)[0]).toMatchObject({ clientId: b.clientID, clock: 1, removed: true })
+    expect(readAwarenessEntries(joinEntries([removal.bytes], 1)!)[0]).toMatchObject({
+      clientId: b.clientID,
+      clock: 1,
+      removed: true,
+    })
   })
 
   it('refuses truncated updates, trailing bytes, states over the bound, and (checked) states that are not JSON', () => {

@@ -41,7 +41,8 @@ export function readAwarenessEntries(update: Uint8Array, maxStateBytes = Infinit
     const clock = r.varUint()
     const state = r.bytes()
     if (state.length > maxStateBytes) throw new StateTooLarge(`awareness state over ${maxStateBytes} bytes`)
-    const removed = state.length === 4 && state[0] === 0x6e && state[1] === 0x75 && state[2] === 0x6c && state[3] === 0x6c
+    const removed =
+      state.length === 4 && state[0] === 0x6e && state[1] === 0x75 && state[2] === 0x6c && state[3] === 0x6c
     out.push({ clientId, clock, removed, bytes: update.subarray(start, r.pos), stateAt: r.pos - state.length - start })
   }
   r.end()

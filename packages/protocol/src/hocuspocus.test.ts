@@ -38,7 +38,8 @@ describe('decodeHocusFrame', () => {
       encoding.writeVarUint(e, 0)
       encoding.writeVarString(e, 'tok.en')
     })
-    for (const f of [v4, v2]) expect(decodeHocusFrame(f)).toEqual({ kind: 'message', name: NAME, message: { type: 'auth', token: 'tok.en' } })
+    for (const f of [v4, v2])
+      expect(decodeHocusFrame(f)).toEqual({ kind: 'message', name: NAME, message: { type: 'auth', token: 'tok.en' } })
   })
 
   it('reads sync step 1, step 2, update, and SyncReply as sync', () => {
@@ -48,7 +49,11 @@ describe('decodeHocusFrame', () => {
       encoding.writeVarUint(e, 0)
       syncProtocol.writeSyncStep1(e, doc)
     })
-    expect(decodeHocusFrame(step1)).toEqual({ kind: 'message', name: NAME, message: { type: 'sync-step1', stateVector: Y.encodeStateVector(doc) } })
+    expect(decodeHocusFrame(step1)).toEqual({
+      kind: 'message',
+      name: NAME,
+      message: { type: 'sync-step1', stateVector: Y.encodeStateVector(doc) },
+    })
     const update = Y.encodeStateAsUpdate(doc)
     const upd = providerFrame(NAME, (e) => {
       encoding.writeVarUint(e, 0)
@@ -67,14 +72,22 @@ describe('decodeHocusFrame', () => {
       encoding.writeVarUint(e, 1)
       encoding.writeVarUint8Array(e, new Uint8Array([1, 2, 3]))
     })
-    expect(decodeHocusFrame(aw)).toEqual({ kind: 'message', name: NAME, message: { type: 'awareness', update: new Uint8Array([1, 2, 3]) } })
-    expect(decodeHocusFrame(providerFrame(NAME, (e) => encoding.writeVarUint(e, 3)))).toMatchObject({ message: { type: 'query-awareness' } })
+    expect(decodeHocusFrame(aw)).toEqual({
+      kind: 'message',
+      name: NAME,
+      message: { type: 'awareness', update: new Uint8Array([1, 2, 3]) },
+    })
+    expect(decodeHocusFrame(providerFrame(NAME, (e) => encoding.writeVarUint(e, 3)))).toMatchObject({
+      message: { type: 'query-awareness' },
+    })
     const st = providerFrame(NAME, (e) => {
       encoding.writeVarUint(e, 5)
       encoding.writeVarString(e, '{"x":1}')
     })
     expect(decodeHocusFrame(st)).toMatchObject({ message: { type: 'stateless', payload: '{"x":1}' } })
-    expect(decodeHocusFrame(providerFrame(NAME, (e) => encoding.writeVarUint(e, 7)))).toMatchObject({ message: { type: 'close' } })
+    expect(decodeHocusFrame(providerFrame(NAME, (e) => encoding.writeVarUint(e, 7)))).toMatchObject({
+      message: { type: 'close' },
+    })
   })
 
   it('takes the one-byte Ping and Pong as keepalive', () => {
@@ -115,7 +128,7 @@ describe('server frames', () => {
   it('encodes the name as a varString', () => {
     expect([...encodeName('a/b')]).toEqual([3, 97, 47, 98])
     const long = 'o/' + 'd'.repeat(200)
-    expect([...encodeName(long).subarray(0, 2)]).toEqual([202 & 0x7f | 0x80, 1])
+    expect([...encodeName(long).subarray(0, 2)]).toEqual([(202 & 0x7f) | 0x80, 1])
   })
 
   it('Authenticated, PermissionDenied and the token request as the provider reads them', () => {
@@ -132,7 +145,7 @@ describe('server frames', () => {
     expect([...encodeStateless(p, 'hi')]).toEqual([3, 97, 47, 98, 5, 2, 104, 105])
   })
 
-  it('a y-websocket sync frame behind the name is the provider\'s Sync message', () => {
+  it("a y-websocket sync frame behind the name is the provider's Sync message", () => {
     const doc = new Y.Doc()
     doc.getText('t').insert(0, 'x')
     const expected = providerFrame(NAME, (e) => {

@@ -121,8 +121,10 @@ function frame(prefix: Uint8Array, nums: number[], text?: string): Uint8Array {
   return out
 }
 
-export const encodeAuthenticated = (prefix: Uint8Array, scope: HocusScope) => frame(prefix, [MSG_AUTH, AUTH_AUTHENTICATED], scope)
-export const encodeHocusPermissionDenied = (prefix: Uint8Array, reason: string) => frame(prefix, [MSG_AUTH, AUTH_PERMISSION_DENIED], reason)
+export const encodeAuthenticated = (prefix: Uint8Array, scope: HocusScope) =>
+  frame(prefix, [MSG_AUTH, AUTH_AUTHENTICATED], scope)
+export const encodeHocusPermissionDenied = (prefix: Uint8Array, reason: string) =>
+  frame(prefix, [MSG_AUTH, AUTH_PERMISSION_DENIED], reason)
 /** Asks the provider for a fresh token (it calls its token function and sends Auth again). */
 export const encodeTokenRequest = (prefix: Uint8Array) => frame(prefix, [MSG_AUTH, AUTH_TOKEN])
 /** `saved`: the update is durable (the provider then counts one unsynced change less). */

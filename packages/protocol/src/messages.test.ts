@@ -54,7 +54,10 @@ describe('protocol messages', () => {
     const update = Y.encodeStateAsUpdate(docWithText('x'))
     expect(decodeMessage(encodeUpdate(update))).toEqual({ type: 'sync-update', update })
     expect(decodeMessage(encodeSyncStep2(update))).toEqual({ type: 'sync-step2', update })
-    expect(decodeMessage(encodeSyncStep1(Uint8Array.of(0)))).toEqual({ type: 'sync-step1', stateVector: Uint8Array.of(0) })
+    expect(decodeMessage(encodeSyncStep1(Uint8Array.of(0)))).toEqual({
+      type: 'sync-step1',
+      stateVector: Uint8Array.of(0),
+    })
     expect(decodeMessage(encodeAuthRefresh('abc.def.ghi'))).toEqual({ type: 'auth-refresh', token: 'abc.def.ghi' })
     expect(decodeMessage(Uint8Array.of(3))).toEqual({ type: 'query-awareness' })
   })
@@ -84,7 +87,10 @@ describe('syncHead', () => {
   it('is exactly the bytes a sync step 2 or update frame puts before its payload, across varint sizes', () => {
     for (const n of [0, 1, 127, 128, 16_383, 16_384, 2_097_152]) {
       const payload = new Uint8Array(n).fill(7)
-      for (const [kind, encode] of [['sync-step2', encodeSyncStep2], ['sync-update', encodeUpdate]] as const) {
+      for (const [kind, encode] of [
+        ['sync-step2', encodeSyncStep2],
+        ['sync-update', encodeUpdate],
+      ] as const) {
         const head = syncHead(kind, n)
         const whole = new Uint8Array(head.length + n)
         whole.set(head)

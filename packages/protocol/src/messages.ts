@@ -72,7 +72,9 @@ export class Reader {
 }
 
 /** A y-protocols sync message after its type: step 1, step 2 or update (both framings share it). */
-export function readSyncMessage(r: Reader): Extract<ClientMessage, { type: 'sync-step1' | 'sync-step2' | 'sync-update' }> {
+export function readSyncMessage(
+  r: Reader,
+): Extract<ClientMessage, { type: 'sync-step1' | 'sync-step2' | 'sync-update' }> {
   const sub = r.varUint()
   const payload = r.bytes()
   if (sub === SYNC_STEP1) return { type: 'sync-step1', stateVector: payload }

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { scanUpdate, STRUCT_STRIDE, UpdateShape } from './update-scan.js'
 
-/** Updates with every kind of content Yjs encodes: strings, formats, embeds, any, JSON, binary, types, subdocs, deletions, GC. */
+/**
+ * Updates with every kind of content Yjs encodes: strings, formats, embeds, any, JSON, binary, types, subdocs,
+ * deletions, GC.
+ */
 function corpus(): Uint8Array[] {
   const out: Uint8Array[] = []
   const d = new Y.Doc()
@@ -16,7 +19,9 @@ function corpus(): Uint8Array[] {
   capture(() => d.getText('t').format(0, 5, { bold: true, link: { href: 'x' } }))
   capture(() => d.getText('t').insertEmbed(3, { image: 'a.png' }))
   capture(() => d.getMap('m').set('n', 1.5))
-  capture(() => d.getMap('m').set('o', { a: [1, 'two', null, true, { deep: [new Uint8Array([1, 2])] }], b: -7, c: 2n ** 40n }))
+  capture(() =>
+    d.getMap('m').set('o', { a: [1, 'two', null, true, { deep: [new Uint8Array([1, 2])] }], b: -7, c: 2n ** 40n }),
+  )
   capture(() => d.getMap('m').set('bin', new Uint8Array([9, 8, 7])))
   capture(() => d.getArray('a').insert(0, [1, 'x', { y: 2 }]))
   capture(() => d.getMap('m').set('nested', new Y.Map()))
@@ -102,7 +107,7 @@ describe('scanUpdate', () => {
     expect(() => scanUpdate(nullOpts)).toThrow()
   })
 
-  it('reports each client\'s clock range exactly as Y.decodeUpdate reads it', () => {
+  it("reports each client's clock range exactly as Y.decodeUpdate reads it", () => {
     const shape = new UpdateShape()
     for (const u of corpus()) {
       scanUpdate(u, shape)
@@ -117,7 +122,7 @@ describe('scanUpdate', () => {
     }
   })
 
-  it('calls integrable the edits editors make: typing, map sets, inserts between other clients\' items', () => {
+  it("calls integrable the edits editors make: typing, map sets, inserts between other clients' items", () => {
     const shape = new UpdateShape()
     const a = new Y.Doc()
     a.clientID = 1
@@ -195,14 +200,16 @@ describe('scanUpdate', () => {
     const rand = prng(Number(process.env.FUZZ_SEED ?? 7))
     const base = corpus()
     const shape = new UpdateShape()
-    const seed = Y.encodeStateAsUpdate((() => {
-      const d = new Y.Doc()
-      d.clientID = 1
-      for (const u of base) Y.applyUpdate(d, u)
-      d.clientID = 2
-      d.getText('t').insert(2, 'other client')
-      return d
-    })())
+    const seed = Y.encodeStateAsUpdate(
+      (() => {
+        const d = new Y.Doc()
+        d.clientID = 1
+        for (const u of base) Y.applyUpdate(d, u)
+        d.clientID = 2
+        d.getText('t').insert(2, 'other client')
+        return d
+      })(),
+    )
     const innocent = (d: Y.Doc) => {
       const e = new Y.Doc()
       e.clientID = 3
@@ -232,9 +239,11 @@ describe('scanUpdate', () => {
       if (batch.length === 5) {
         const b = batch
         batch = []
-        if (!accepts(() => Y.transact(d, () => b.forEach((x) => Y.applyUpdate(d, x))))) throw new Error(`integrable batch throws: ${JSON.stringify(b.map((x) => Array.from(x)))}`)
+        if (!accepts(() => Y.transact(d, () => b.forEach((x) => Y.applyUpdate(d, x)))))
+          throw new Error(`integrable batch throws: ${JSON.stringify(b.map((x) => Array.from(x)))}`)
         // what the document keeps pending afterwards must not break the next client's update
-        if (!accepts(() => Y.applyUpdate(d, innocent(d)))) throw new Error(`a later update throws after ${JSON.stringify(b.map((x) => Array.from(x)))}`)
+        if (!accepts(() => Y.applyUpdate(d, innocent(d))))
+          throw new Error(`a later update throws after ${JSON.stringify(b.map((x) => Array.from(x)))}`)
       }
     }
     expect(tried).toBeGreaterThan(1000)

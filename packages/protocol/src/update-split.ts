@@ -20,7 +20,7 @@ export function splitUpdate(update: Uint8Array, cut: (client: number) => number)
   const deleteSetAt = scanUpdate(update, undefined, spans)
   const low: Run[] = []
   const high: Run[] = []
-  for (let i = 0; i < spans.length; ) {
+  for (let i = 0; i < spans.length;) {
     let end = i
     while (end < spans.length && spans[end] === spans[i]) end += SPAN_STRIDE
     const at = cut(spans[i + 1]!)

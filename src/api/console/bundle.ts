@@ -29,7 +29,10 @@ export interface ConsolePaths {
   out: string
 }
 
-export const defaultPaths = (root = PACKAGE_ROOT): ConsolePaths => ({ web: join(root, 'web'), out: join(root, 'dist', 'console') })
+export const defaultPaths = (root = PACKAGE_ROOT): ConsolePaths => ({
+  web: join(root, 'web'),
+  out: join(root, 'dist', 'console'),
+})
 
 interface Manifest {
   version: number
@@ -75,7 +78,9 @@ const staticInputs = (p: ConsolePaths) => [relative(join(p.web, '..'), join(p.we
 export async function buildConsole(p: ConsolePaths): Promise<void> {
   // esbuild is a dev dependency: a production install serves the bundle it was built with.
   const { build } = await import('esbuild').catch((err: Error) => {
-    throw new Error(`web/ changed since dist/console was built, and esbuild (a dev dependency) is not installed: run npm run build where it is (${err.message})`)
+    throw new Error(
+      `web/ changed since dist/console was built, and esbuild (a dev dependency) is not installed: run npm run build where it is (${err.message})`,
+    )
   })
   const root = join(p.web, '..')
   const tmp = `${p.out}.tmp-${process.pid}-${Date.now()}`
@@ -99,7 +104,12 @@ export async function buildConsole(p: ConsolePaths): Promise<void> {
     await writeFile(join(tmp, 'index.html'), await readFile(join(p.web, 'index.html')))
     const inputs = Object.keys(result.metafile.inputs).sort()
     const all = [...inputs, ...staticInputs(p)]
-    const manifest: Manifest = { version: BUILD_VERSION, hash: (await hashInputs(root, all))!, inputs, builtAtMs: Date.now() }
+    const manifest: Manifest = {
+      version: BUILD_VERSION,
+      hash: (await hashInputs(root, all))!,
+      inputs,
+      builtAtMs: Date.now(),
+    }
     await writeFile(join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 1))
     const old = `${p.out}.old-${process.pid}-${Date.now()}`
     await rename(p.out, old).catch(() => undefined)
@@ -120,7 +130,11 @@ export interface ConsoleFile {
   type: string
 }
 
-const TYPES: Record<string, string> = { html: 'text/html; charset=utf-8', js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' }
+const TYPES: Record<string, string> = {
+  html: 'text/html; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+}
 
 async function loadFiles(out: string): Promise<Map<string, ConsoleFile>> {
   const { gzipSync } = await import('node:zlib')

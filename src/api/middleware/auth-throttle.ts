@@ -19,7 +19,9 @@ export function throttleAuthFailures<Caller>(
     const wait = failures.waitMs(ip, clock())
     if (wait > 0) {
       metrics.rateLimited.inc({ listener: 'api', limit: 'auth_failures' })
-      throw new AppError('rate_limited', 'too many failed authentications from this address', { retryAfterSec: Math.max(1, Math.ceil(wait / 1000)) })
+      throw new AppError('rate_limited', 'too many failed authentications from this address', {
+        retryAfterSec: Math.max(1, Math.ceil(wait / 1000)),
+      })
     }
     try {
       return await authenticate(ctx)

@@ -7,7 +7,8 @@ import { tooDeepAt, tooDeepMessage } from '../../infra/json-depth.js'
 import { mayHoldInexactNumber, parseExactNumbers } from '../exact-json.js'
 import { pythonJsonError } from '../validation/python-json.js'
 
-export type RawBody = { kind: 'empty' } | { kind: 'json'; value: unknown } | { kind: 'invalid'; pos: number; msg: string }
+export type RawBody =
+  { kind: 'empty' } | { kind: 'json'; value: unknown } | { kind: 'invalid'; pos: number; msg: string }
 
 // An oversized body is drained (not buffered) up to this many times the limit, so the client gets
 // to read its 413; beyond that the connection is closed after the response.
@@ -88,12 +89,18 @@ function parseJson(bytes: Uint8Array, text: string, maxDepth: number, exactNumbe
       value = undefined // described below
     }
     // valid JSON: parsed again, keeping its digits, only when a number may have been rounded
-    if (value !== undefined) return { kind: 'json', value: exactNumbers && mayHoldInexactNumber(text) ? parseExactNumbers(text) : value }
+    if (value !== undefined)
+      return { kind: 'json', value: exactNumbers && mayHoldInexactNumber(text) ? parseExactNumbers(text) : value }
   }
   // The first problem reading left to right: a syntax error, or the bracket that is one level too
   // deep (the depth bound also bounds the describing scanner's recursion).
   const problem = pythonJsonError(text, maxDepth)
   if (problem) return { kind: 'invalid', ...problem }
-  if (deepAt >= 0) return { kind: 'invalid', pos: [...new TextDecoder().decode(bytes.subarray(0, deepAt))].length, msg: tooDeepMessage(maxDepth) }
+  if (deepAt >= 0)
+    return {
+      kind: 'invalid',
+      pos: [...new TextDecoder().decode(bytes.subarray(0, deepAt))].length,
+      msg: tooDeepMessage(maxDepth),
+    }
   return { kind: 'invalid', pos: 0, msg: 'Expecting value' }
 }

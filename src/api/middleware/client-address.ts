@@ -8,7 +8,11 @@ import { TrustedProxies } from '../../infra/client-address.js'
 export function clientAddress(trusted: readonly string[]) {
   const proxies = TrustedProxies.parse(trusted)
   return async function setClientAddress(ctx: Context, next: Next): Promise<void> {
-    ctx.request.ip = proxies.clientOf(ctx.req.socket.remoteAddress ?? '', ctx.get('x-forwarded-for'), ctx.get('forwarded'))
+    ctx.request.ip = proxies.clientOf(
+      ctx.req.socket.remoteAddress ?? '',
+      ctx.get('x-forwarded-for'),
+      ctx.get('forwarded'),
+    )
     await next()
   }
 }

@@ -41,7 +41,8 @@ function mapError(ctx: Context, err: unknown, log: Logger): void {
 /** Bodies Koa would JSON.stringify itself; everything else (text, bytes, streams) it sends as is. */
 function isJsonBody(body: unknown): body is object {
   if (body === null || typeof body !== 'object') return false
-  if (body instanceof Uint8Array || body instanceof Blob || body instanceof ReadableStream || body instanceof Response) return false
+  if (body instanceof Uint8Array || body instanceof Blob || body instanceof ReadableStream || body instanceof Response)
+    return false
   return typeof (body as { pipe?: unknown }).pipe !== 'function'
 }
 

@@ -29,7 +29,17 @@ export function observe(log: Logger, metrics: Metrics) {
         metrics.httpRequests.inc({ listener: 'api', route, method: ctx.method, status: String(status) })
         metrics.httpDuration.observe({ listener: 'api', route }, seconds)
         log.info(
-          { reqId, ip: ctx.ip, method: ctx.method, route, path: ctx.path, status, ...(aborted ? { aborted } : {}), ms: Math.round(seconds * 1e4) / 10, user: ctx.state.user ?? null },
+          {
+            reqId,
+            ip: ctx.ip,
+            method: ctx.method,
+            route,
+            path: ctx.path,
+            status,
+            ...(aborted ? { aborted } : {}),
+            ms: Math.round(seconds * 1e4) / 10,
+            user: ctx.state.user ?? null,
+          },
           'api request',
         )
       })

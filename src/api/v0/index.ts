@@ -14,4 +14,15 @@ import { webhookRoutes } from './webhooks/routes.js'
 
 export type RouteModule = (api: ApiContext) => RouteDef[]
 
-export const V0_ROUTES: RouteModule[] = [toolRegistryRoutes, collabTokenRoutes, assetContentRoutes, commentRoutes, sourcesRoutes, databaseRoutes, directoryRoutes, assetLifecycleRoutes, webhookRoutes, searchRoutes]
+export const V0_ROUTES: RouteModule[] = [
+  toolRegistryRoutes,
+  collabTokenRoutes,
+  assetContentRoutes,
+  commentRoutes,
+  sourcesRoutes,
+  databaseRoutes,
+  directoryRoutes,
+  assetLifecycleRoutes,
+  webhookRoutes,
+  searchRoutes,
+]

@@ -30,7 +30,8 @@ const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._z
 const err = (type: string, loc: Loc, msg: string, input: unknown, ctx?: Record<string, unknown>): PydanticError =>
   ctx ? { type, loc, msg, input, ctx } : { type, loc, msg, input }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** "'a', 'b' or 'c'", the way pydantic lists expected values. */
 export function expectedList(values: unknown[]): string {
@@ -52,15 +53,19 @@ function bounds(d: Def, n: number, loc: Loc, input: unknown, out: PydanticError[
     const { check, value, inclusive } = c._zod.def
     if (value === undefined) continue
     if (check === 'greater_than' && (inclusive ? n < value : n <= value)) {
-      out.push(inclusive
-        ? err('greater_than_equal', loc, `Input should be greater than or equal to ${value}`, input, { ge: value })
-        : err('greater_than', loc, `Input should be greater than ${value}`, input, { gt: value }))
+      out.push(
+        inclusive
+          ? err('greater_than_equal', loc, `Input should be greater than or equal to ${value}`, input, { ge: value })
+          : err('greater_than', loc, `Input should be greater than ${value}`, input, { gt: value }),
+      )
       return false
     }
     if (check === 'less_than' && (inclusive ? n > value : n >= value)) {
-      out.push(inclusive
-        ? err('less_than_equal', loc, `Input should be less than or equal to ${value}`, input, { le: value })
-        : err('less_than', loc, `Input should be less than ${value}`, input, { lt: value }))
+      out.push(
+        inclusive
+          ? err('less_than_equal', loc, `Input should be less than or equal to ${value}`, input, { le: value })
+          : err('less_than', loc, `Input should be less than ${value}`, input, { lt: value }),
+      )
       return false
     }
   }
@@ -70,16 +75,26 @@ function bounds(d: Def, n: number, loc: Loc, input: unknown, out: PydanticError[
 function int(d: Def, input: unknown, loc: Loc, out: PydanticError[]): number | undefined {
   let n: number
   if (typeof input === 'number') {
-    if (!Number.isFinite(input)) return void out.push(err('finite_number', loc, 'Input should be a finite number', input))
-    if (!Number.isInteger(input)) return void out.push(err('int_from_float', loc, 'Input should be a valid integer, got a number with a fractional part', input))
+    if (!Number.isFinite(input))
+      return void out.push(err('finite_number', loc, 'Input should be a finite number', input))
+    if (!Number.isInteger(input))
+      return void out.push(
+        err('int_from_float', loc, 'Input should be a valid integer, got a number with a fractional part', input),
+      )
     n = input
   } else if (typeof input === 'string') {
     const s = input.trim().replace(/(\d)_(?=\d)/g, '$1')
     const m = /^([+-]?\d+)(?:\.0*)?$/.exec(s)
     // pydantic-core accepts "12" and "12.000" from a string; "12.5" is int_parsing (not int_from_float).
-    if (!m) return void out.push(err('int_parsing', loc, 'Input should be a valid integer, unable to parse string as an integer', input))
+    if (!m)
+      return void out.push(
+        err('int_parsing', loc, 'Input should be a valid integer, unable to parse string as an integer', input),
+      )
     n = Number(m[1])
-    if (!Number.isSafeInteger(n)) return void out.push(err('int_parsing_size', loc, 'Unable to parse input string as an integer, exceeded maximum size', input))
+    if (!Number.isSafeInteger(n))
+      return void out.push(
+        err('int_parsing_size', loc, 'Unable to parse input string as an integer, exceeded maximum size', input),
+      )
   } else if (typeof input === 'boolean') {
     n = input ? 1 : 0
   } else return void out.push(err('int_type', loc, 'Input should be a valid integer', input))
@@ -89,8 +104,12 @@ function int(d: Def, input: unknown, loc: Loc, out: PydanticError[]): number | u
 function num(d: Def, input: unknown, loc: Loc, out: PydanticError[]): number | undefined {
   let n: number
   if (typeof input === 'number') n = input
-  else if (typeof input === 'string' && input.trim() !== '' && !Number.isNaN(Number(input.trim()))) n = Number(input.trim())
-  else if (typeof input === 'string') return void out.push(err('float_parsing', loc, 'Input should be a valid number, unable to parse string as a number', input))
+  else if (typeof input === 'string' && input.trim() !== '' && !Number.isNaN(Number(input.trim())))
+    n = Number(input.trim())
+  else if (typeof input === 'string')
+    return void out.push(
+      err('float_parsing', loc, 'Input should be a valid number, unable to parse string as a number', input),
+    )
   else return void out.push(err('float_type', loc, 'Input should be a valid number', input))
   return bounds(d, n, loc, input, out) ? n : undefined
 }
@@ -103,7 +122,8 @@ function bool(input: unknown, loc: Loc, out: PydanticError[]): boolean | undefin
     if (TRUE.has(s)) return true
     if (FALSE.has(s)) return false
   }
-  if (typeof input === 'string' || typeof input === 'number') return void out.push(err('bool_parsing', loc, 'Input should be a valid boolean, unable to interpret input', input))
+  if (typeof input === 'string' || typeof input === 'number')
+    return void out.push(err('bool_parsing', loc, 'Input should be a valid boolean, unable to interpret input', input))
   return void out.push(err('bool_type', loc, 'Input should be a valid boolean', input))
 }
 
@@ -118,16 +138,25 @@ export function check(schema: z.ZodType, input: unknown, loc: Loc, out: Pydantic
     case 'nullable':
       return input === null ? null : check(d.innerType!, input, loc, out)
     case 'string': {
-      if (typeof input !== 'string') return void out.push(err('string_type', loc, 'Input should be a valid string', input))
+      if (typeof input !== 'string')
+        return void out.push(err('string_type', loc, 'Input should be a valid string', input))
       const length = [...input].length
-      for (const c of (d.checks ?? []) as unknown as { _zod: { def: { check: string; minimum?: number; maximum?: number } } }[]) {
+      for (const c of (d.checks ?? []) as unknown as {
+        _zod: { def: { check: string; minimum?: number; maximum?: number } }
+      }[]) {
         const { check: kind, minimum, maximum } = c._zod.def
         const chars = (n: number) => `${n} character${n === 1 ? '' : 's'}`
         if (kind === 'min_length' && minimum !== undefined && length < minimum) {
-          return void out.push(err('string_too_short', loc, `String should have at least ${chars(minimum)}`, input, { min_length: minimum }))
+          return void out.push(
+            err('string_too_short', loc, `String should have at least ${chars(minimum)}`, input, {
+              min_length: minimum,
+            }),
+          )
         }
         if (kind === 'max_length' && maximum !== undefined && length > maximum) {
-          return void out.push(err('string_too_long', loc, `String should have at most ${chars(maximum)}`, input, { max_length: maximum }))
+          return void out.push(
+            err('string_too_long', loc, `String should have at most ${chars(maximum)}`, input, { max_length: maximum }),
+          )
         }
       }
       return input
@@ -144,7 +173,15 @@ export function check(schema: z.ZodType, input: unknown, loc: Loc, out: Pydantic
     }
     case 'object': {
       // FastAPI validates bodies with from_attributes, hence this type rather than `model_type`.
-      if (!isPlainObject(input)) return void out.push(err('model_attributes_type', loc, 'Input should be a valid dictionary or object to extract fields from', input))
+      if (!isPlainObject(input))
+        return void out.push(
+          err(
+            'model_attributes_type',
+            loc,
+            'Input should be a valid dictionary or object to extract fields from',
+            input,
+          ),
+        )
       const value: Record<string, unknown> = {}
       for (const [k, field] of Object.entries(d.shape!)) {
         if (input[k] === undefined && !isOptional(field)) {
@@ -161,7 +198,8 @@ export function check(schema: z.ZodType, input: unknown, loc: Loc, out: Pydantic
       return input.map((v, i) => check(d.element!, v, [...loc, i], out))
     }
     case 'record': {
-      if (!isPlainObject(input)) return void out.push(err('dict_type', loc, 'Input should be a valid dictionary', input))
+      if (!isPlainObject(input))
+        return void out.push(err('dict_type', loc, 'Input should be a valid dictionary', input))
       return Object.fromEntries(Object.entries(input).map(([k, v]) => [k, check(d.valueType!, v, [...loc, k], out)]))
     }
     case 'union': {
@@ -185,7 +223,12 @@ export function check(schema: z.ZodType, input: unknown, loc: Loc, out: Pydantic
  * Validates request parameters (query, path, header) one by one, the way FastAPI does: a missing
  * required parameter reports `input: null`.
  */
-export function checkParams(shape: z.ZodObject, values: Record<string, unknown>, where: 'query' | 'path' | 'header', out: PydanticError[]): Record<string, unknown> {
+export function checkParams(
+  shape: z.ZodObject,
+  values: Record<string, unknown>,
+  where: 'query' | 'path' | 'header',
+  out: PydanticError[],
+): Record<string, unknown> {
   const result: Record<string, unknown> = {}
   for (const [k, field] of Object.entries(shape.shape as Record<string, z.ZodType>)) {
     const raw = values[k]

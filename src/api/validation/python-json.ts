@@ -12,7 +12,10 @@ export interface JsonProblem {
 }
 
 class Fail {
-  constructor(readonly pos: number, readonly msg: string) {}
+  constructor(
+    readonly pos: number,
+    readonly msg: string,
+  ) {}
 }
 
 const WS = new Set([' ', '\t', '\n', '\r'])

@@ -35,13 +35,24 @@ export async function ensurePgKeys(pool: PgPool): Promise<StoredKey[]> {
   const keys = await readPgKeys(pool)
   if (keys.length > 0) return keys
   const jwk = await generateSigningJwk()
-  await pool.query('INSERT INTO signing_keys (kid, position, jwk, created_ms) VALUES ($1, 1, $2, $3) ON CONFLICT DO NOTHING', [jwk.kid, JSON.stringify(jwk), Date.now()])
+  await pool.query(
+    'INSERT INTO signing_keys (kid, position, jwk, created_ms) VALUES ($1, 1, $2, $3) ON CONFLICT DO NOTHING',
+    [jwk.kid, JSON.stringify(jwk), Date.now()],
+  )
   return readPgKeys(pool)
 }
 
 export async function loadPgKeyRing(pool: PgPool): Promise<KeyRing> {
-  const ring = await keyRingFromJwks((await ensurePgKeys(pool)).map((k) => k.jwk), WHERE)
-  ring.refresh = refresher(ring, async () => keyRingFromJwks((await readPgKeys(pool)).map((k) => k.jwk), WHERE))
+  const ring = await keyRingFromJwks(
+    (await ensurePgKeys(pool)).map((k) => k.jwk),
+    WHERE,
+  )
+  ring.refresh = refresher(ring, async () =>
+    keyRingFromJwks(
+      (await readPgKeys(pool)).map((k) => k.jwk),
+      WHERE,
+    ),
+  )
   return ring
 }
 
@@ -100,7 +111,12 @@ export async function rotatePgKeys(pool: PgPool, schema: string, keepOld = 2): P
     await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${schema}/signing-keys`])
     const { rows } = await client.query<{ p: string }>('SELECT coalesce(max(position), 0) AS p FROM signing_keys')
     const position = Number(rows[0]!.p) + 1
-    await client.query('INSERT INTO signing_keys (kid, position, jwk, created_ms) VALUES ($1, $2, $3, $4)', [fresh.kid, position, JSON.stringify(fresh), Date.now()])
+    await client.query('INSERT INTO signing_keys (kid, position, jwk, created_ms) VALUES ($1, $2, $3, $4)', [
+      fresh.kid,
+      position,
+      JSON.stringify(fresh),
+      Date.now(),
+    ])
     await client.query('DELETE FROM signing_keys WHERE position < $1', [position - keepOld])
     await client.query('COMMIT')
     return fresh.kid!

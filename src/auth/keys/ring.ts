@@ -24,7 +24,6 @@ export interface KeyRing {
   refresh?: () => Promise<void>
 }
 
-
 export async function generateSigningJwk(): Promise<JWK> {
   const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true })
   const jwk = await exportJWK(privateKey)

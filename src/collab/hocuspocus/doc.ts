@@ -75,7 +75,10 @@ export class HocusDoc implements SessionCodec {
   ) {
     this.prefix = encodeName(name)
     this.session = new DocSession(this, d, org, doc)
-    this.renewal = { ask: () => this.s.base.send(encodeTokenRequest(this.prefix)), waitSec: d.config.hocuspocusReauthSec }
+    this.renewal = {
+      ask: () => this.s.base.send(encodeTokenRequest(this.prefix)),
+      waitSec: d.config.hocuspocusReauthSec,
+    }
   }
 
   label(m: Meaning): string {
@@ -108,7 +111,10 @@ export class HocusDoc implements SessionCodec {
   admissionRefused(err: unknown): void {
     if (err instanceof TokenRefused) {
       this.d.metrics.authRefusals.inc({ where: 'hocuspocus', reason: refusalKind(err) })
-      this.d.log.info({ ip: this.s.ip, protocol: 'hocuspocus', doc: this.name, reason: err.reason }, 'document refused: token')
+      this.d.log.info(
+        { ip: this.s.ip, protocol: 'hocuspocus', doc: this.name, reason: err.reason },
+        'document refused: token',
+      )
       this.s.authFailed()
     } else if (!isAppError(err)) this.d.log.error({ err, doc: this.name }, 'hocuspocus admission failed')
   }
@@ -128,7 +134,9 @@ export class HocusDoc implements SessionCodec {
   /** Relayed as it came to the document's other Hocuspocus peers (y-websocket has no such message). */
   stateless(room: Room, peer: Peer, payload: string): void {
     if (!peer.canWrite) {
-      this.s.base.send(encodeHocusPermissionDenied(this.prefix, 'read-only: stateless messages need a read-write token'))
+      this.s.base.send(
+        encodeHocusPermissionDenied(this.prefix, 'read-only: stateless messages need a read-write token'),
+      )
       return
     }
     const max = this.d.config.hocuspocusStatelessMaxBytes

@@ -38,7 +38,10 @@ export class HocusSocket implements SocketSide {
     private readonly onAuthFailed: () => void,
   ) {
     const sec = d.config.hocuspocusUnauthSec
-    this.timer = setTimeout(() => this.closeSocket(CLOSE.policyViolation, `no document authenticated within ${sec} s`), sec * 1000)
+    this.timer = setTimeout(
+      () => this.closeSocket(CLOSE.policyViolation, `no document authenticated within ${sec} s`),
+      sec * 1000,
+    )
     this.timer.unref()
   }
 
@@ -47,8 +50,16 @@ export class HocusSocket implements SocketSide {
     if (!this.authenticated) {
       const c = this.d.config
       this.unauthBytes += bytes.length
-      if (++this.unauthMessages > c.hocuspocusUnauthMessages) return this.closeSocket(CLOSE.policyViolation, `over ${c.hocuspocusUnauthMessages} messages before a document was authenticated`)
-      if (this.unauthBytes > c.hocuspocusUnauthBytes) return this.closeSocket(CLOSE.policyViolation, `over ${c.hocuspocusUnauthBytes} bytes before a document was authenticated`)
+      if (++this.unauthMessages > c.hocuspocusUnauthMessages)
+        return this.closeSocket(
+          CLOSE.policyViolation,
+          `over ${c.hocuspocusUnauthMessages} messages before a document was authenticated`,
+        )
+      if (this.unauthBytes > c.hocuspocusUnauthBytes)
+        return this.closeSocket(
+          CLOSE.policyViolation,
+          `over ${c.hocuspocusUnauthBytes} bytes before a document was authenticated`,
+        )
     }
     let frame
     try {
@@ -72,7 +83,8 @@ export class HocusSocket implements SocketSide {
     }
     // The provider says CLOSE when it detaches, also after a refusal: nothing to answer.
     if (message.type === 'close') return
-    if (message.type !== 'auth') return this.deny(name, 'not authenticated: send Auth with a token for this document first')
+    if (message.type !== 'auth')
+      return this.deny(name, 'not authenticated: send Auth with a token for this document first')
     this.open(name, message.token)
   }
 
@@ -80,7 +92,8 @@ export class HocusSocket implements SocketSide {
     const path = splitHocusName(name)
     if (!path) return this.deny(name, 'bad document name: expected {org}/{doc_id}')
     const max = this.d.config.hocuspocusMaxDocs
-    if (!this.authenticated && ++this.unauthDocs > max) return this.closeSocket(CLOSE.policyViolation, `over ${max} documents before one was authenticated`)
+    if (!this.authenticated && ++this.unauthDocs > max)
+      return this.closeSocket(CLOSE.policyViolation, `over ${max} documents before one was authenticated`)
     if (this.docs.size >= max) return this.deny(name, `too many documents on this socket (at most ${max})`)
     const doc = new HocusDoc(name, path.org, path.doc, this, this.d)
     this.docs.set(name, doc)
@@ -109,7 +122,8 @@ export class HocusSocket implements SocketSide {
 
   closeSocket(code: CloseCode, reason: string): void {
     if (this.closed) return
-    if (code === CLOSE.policyViolation || code === CLOSE.malformed) this.d.log.info({ ip: this.ip, protocol: 'hocuspocus', code, reason }, 'hocuspocus socket closed')
+    if (code === CLOSE.policyViolation || code === CLOSE.malformed)
+      this.d.log.info({ ip: this.ip, protocol: 'hocuspocus', code, reason }, 'hocuspocus socket closed')
     this.base.close(code, reason)
     this.close()
   }

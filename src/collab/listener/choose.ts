@@ -15,11 +15,20 @@ export async function createCollabApp(config: Pick<Config, 'transport'>, log: Lo
   if (config.transport !== 'ws') {
     const loaded = loadUws()
     if ('native' in loaded) {
-      log.info({ transport: 'uws', setting: config.transport, build: loaded.build }, `collab transport: uws (${loaded.build})`)
+      log.info(
+        { transport: 'uws', setting: config.transport, build: loaded.build },
+        `collab transport: uws (${loaded.build})`,
+      )
       return createUwsApp(loaded.native)
     }
-    if (config.transport === 'uws') throw new ConfigError(`--transport uws: uWebSockets.js cannot run here: ${loaded.missing}; use --transport ws or auto`)
-    log.info({ transport: 'ws', setting: 'auto', uws: loaded.missing }, 'collab transport: ws (uWebSockets.js cannot run here)')
+    if (config.transport === 'uws')
+      throw new ConfigError(
+        `--transport uws: uWebSockets.js cannot run here: ${loaded.missing}; use --transport ws or auto`,
+      )
+    log.info(
+      { transport: 'ws', setting: 'auto', uws: loaded.missing },
+      'collab transport: ws (uWebSockets.js cannot run here)',
+    )
   } else log.info({ transport: 'ws', setting: 'ws' }, 'collab transport: ws')
   return (await import('../ws/app.js')).createWsApp()
 }

@@ -84,10 +84,14 @@ export function serveRest(copied: RestCall, reply: HttpReply, d: ListenerContext
       if (!d.restRoutes[name]) throw new AppError('not_found', `no collab REST API named ${JSON.stringify(name)}`)
       if (!route) throw new AppError('method_not_allowed', `${method} is not supported on ${name}`)
       const { org, doc } = decodeDocPath(rawOrg, rawDoc)
-      if (rawId !== null ? !route.id : route.id === 'required') throw new AppError('not_found', `no such path on ${name}`)
-      if (action !== null && !route.actions?.includes(action)) throw new AppError('not_found', `no such path on ${name}`)
+      if (rawId !== null ? !route.id : route.id === 'required')
+        throw new AppError('not_found', `no such path on ${name}`)
+      if (action !== null && !route.actions?.includes(action))
+        throw new AppError('not_found', `no such path on ${name}`)
       // The body is read (or refused) before any await, so uWS never drops its chunks.
-      const body = route.body ? copied.readBody(d.config.maxRestBodyBytes, Number(copied.headers.get('content-length') ?? 0)) : null
+      const body = route.body
+        ? copied.readBody(d.config.maxRestBodyBytes, Number(copied.headers.get('content-length') ?? 0))
+        : null
       body?.catch(() => {}) // observed below; avoid an unhandled rejection if auth fails first
       const refused = d.throttle.admitAuth(ip)
       if (refused) throw refused
@@ -95,9 +99,16 @@ export function serveRest(copied: RestCall, reply: HttpReply, d: ListenerContext
       // One check for every collab REST route: a deleted document is 404 doc_deleted.
       const cap = admitToDocument(d, verified, org, doc)
       if (route.access === 'rw' && cap.acc !== 'rw') throw new AppError('read_only', 'this token is read-only')
-      const agentHeld = route.access === 'rw' && !route.agentsHeld && d.agents !== undefined && (await d.agents.ruled(cap, org)).acc !== 'rw'
+      const agentHeld =
+        route.access === 'rw' &&
+        !route.agentsHeld &&
+        d.agents !== undefined &&
+        (await d.agents.ruled(cap, org)).acc !== 'rw'
       if (agentHeld && !(route.agentsWithdraw && action === 'reject')) {
-        throw new AppError('forbidden', "this workspace requires approval for agents' edits: an agent writes through /content, where its edit is held as a suggestion")
+        throw new AppError(
+          'forbidden',
+          "this workspace requires approval for agents' edits: an agent writes through /content, where its edit is held as a suggestion",
+        )
       }
       const contentType = copied.headers.get('content-type') ?? ''
       const bytes = body ? await body : null
@@ -121,10 +132,18 @@ export function serveRest(copied: RestCall, reply: HttpReply, d: ListenerContext
           body: bytes,
           agentHeld,
         },
-        { registry: d.registry, store: d.store, storageHealth: d.storageHealth, config: d.config, now: d.now, versionState: d.versionState },
+        {
+          registry: d.registry,
+          store: d.store,
+          storageHealth: d.storageHealth,
+          config: d.config,
+          now: d.now,
+          versionState: d.versionState,
+        },
       )
       if (result.bytes) reply.send(result.status, result.bytes, 'application/octet-stream', result.headers)
-      else if (result.jsonText !== undefined) reply.send(result.status, result.jsonText, 'application/json', result.headers)
+      else if (result.jsonText !== undefined)
+        reply.send(result.status, result.jsonText, 'application/json', result.headers)
       else if (result.status === 204) reply.send(204, '', 'text/plain', result.headers)
       else reply.json(result.status, result.json ?? null, result.headers)
       finish(result.status)

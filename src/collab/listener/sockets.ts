@@ -83,8 +83,13 @@ export function socketLifecycle<S extends ListenerSocket>(d: ListenerContext, so
       metrics.authRefusals.inc({ where: 'upgrade', reason: refusalKind(err) })
       d.log.info({ ip, path: url, reason: err.reason }, 'upgrade refused: token')
     } else if (!isAppError(err)) d.log.error({ err, path: url }, 'upgrade failed')
-    else if (err.status === 403) d.log.info({ ip, path: url, protocol: url === '/' ? 'hocuspocus' : 'y-websocket', origin, reason: err.message }, 'upgrade refused')
-    else if (err.status >= 500) d.log.warn({ err, path: url }, 'socket closed before joining: the document could not be loaded')
+    else if (err.status === 403)
+      d.log.info(
+        { ip, path: url, protocol: url === '/' ? 'hocuspocus' : 'y-websocket', origin, reason: err.message },
+        'upgrade refused',
+      )
+    else if (err.status >= 500)
+      d.log.warn({ err, path: url }, 'socket closed before joining: the document could not be loaded')
     if (isAppError(err) && err.status === 401) throttle.authFailed(ip)
   }
 
@@ -100,7 +105,8 @@ export function socketLifecycle<S extends ListenerSocket>(d: ListenerContext, so
         protocol = decision.protocol
         if (decision.kind === 'close') start = decision
         else if (decision.kind === 'hocuspocus') start = { hocuspocus: ip }
-        else if (decision.kind === 'verify') start = { org: decision.org, doc: decision.doc, ip, url, admit: decision.decided }
+        else if (decision.kind === 'verify')
+          start = { org: decision.org, doc: decision.doc, ip, url, admit: decision.decided }
         else {
           // A loaded room is held at once (no await before the upgrade); a full one is refused by the session.
           const { org, doc, cap } = decision
@@ -113,7 +119,11 @@ export function socketLifecycle<S extends ListenerSocket>(d: ListenerContext, so
         metrics.httpRequests.inc({ listener: 'collab', route: 'upgrade', method: 'GET', status: String(status) })
         return { upgrade: false, status, body, headers: headers ?? {} }
       }
-      return { upgrade: true, protocol, data: { start, socket: null, session: null, protocol: 'y-websocket', budget: null } }
+      return {
+        upgrade: true,
+        protocol,
+        data: { start, socket: null, session: null, protocol: 'y-websocket', budget: null },
+      }
     },
 
     open(data, wrap) {

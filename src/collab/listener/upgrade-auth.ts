@@ -1,11 +1,10 @@
-// Who may upgrade, decided before the 101: the Origin allow-list (403, for the Hocuspocus root URL too), the token (401), its
-// document (403), whether the document was deleted (404) and the deny-list. One exception a browser needs: it cannot read a 401 on an
-// upgrade (the provider sees 1006 and retries forever), so a token whose only fault is expiry is
-// accepted and the socket closed at once with 4401 and a reason, a bounded number of times per
-// client per minute; past that budget it is a 401 like every other refusal. A token naming a
-// signing key this process has not read yet is the other exception: its key is re-read after the
-// upgrade (an upgrade after an await meets the uWS cork() bug), and a refusal then closes the socket
-// with 4401 (4403 for another document) and a reason.
+// Who may upgrade, decided before the 101: the Origin allow-list (403, for the Hocuspocus root URL too), the token
+// (401), its document (403), whether the document was deleted (404) and the deny-list. One exception a browser needs:
+// it cannot read a 401 on an upgrade (the provider sees 1006 and retries forever), so a token whose only fault is
+// expiry is accepted and the socket closed at once with 4401 and a reason, a bounded number of times per client per
+// minute; past that budget it is a 401 like every other refusal. A token naming a signing key this process has not read
+// yet is the other exception: its key is re-read after the upgrade (an upgrade after an await meets the uWS cork()
+// bug), and a refusal then closes the socket with 4401 (4403 for another document) and a reason.
 import { admitToDocument } from '../../auth/document-admission.js'
 import { TokenRefused, verifyToken, verifyTokenNow, type Capability } from '../../auth/capability.js'
 import { AppError } from '../../infra/errors.js'
@@ -31,7 +30,10 @@ export type Decided =
  * A decision, or (for a token naming a key not read yet) the protocol to answer and the decision to
  * come, or a Hocuspocus socket (the root URL), whose documents are authenticated one by one after the open.
  */
-export type UpgradeDecision = Decided | { kind: 'verify'; org: string; doc: string; protocol: string; decided: Promise<Decided> } | { kind: 'hocuspocus'; protocol: string }
+export type UpgradeDecision =
+  | Decided
+  | { kind: 'verify'; org: string; doc: string; protocol: string; decided: Promise<Decided> }
+  | { kind: 'hocuspocus'; protocol: string }
 
 /** The token from `?yauth=` or from a `yauth-<token>` entry of Sec-WebSocket-Protocol. */
 function tokenOf(query: URLSearchParams, protocols: string): { token: string | null; protocol: string } {
@@ -68,7 +70,8 @@ export function upgradeAuthorizer(d: CollabListenerDeps): (req: UpgradeRequest) 
     const expired = err instanceof TokenRefused ? err.expiredCap : undefined
     if (!expired || expired.org !== org || expired.doc !== doc || d.revocations.effectFor(expired) === 'deny') throw err
     d.deleted.check(org, doc)
-    if (!expiredBudget.take(req.ip)) throw new TokenRefused('token_expired', 'token expired (accept-and-close budget of this client used up)')
+    if (!expiredBudget.take(req.ip))
+      throw new TokenRefused('token_expired', 'token expired (accept-and-close budget of this client used up)')
     d.metrics.authRefusals.inc({ where: 'upgrade', reason: 'expired_accepted_closed' })
     d.log.info({ ip: req.ip, path: req.url }, 'upgrade accepted to close it with 4401: token expired')
     return { kind: 'close', code: CLOSE.tokenExpired, reason: 'token expired: mint a new one and reconnect', protocol }

@@ -22,14 +22,20 @@ const BUILDS = ['uWebSockets.js', '@btc-vision/uwebsockets.js'] as const
 
 type Loaded = { native: typeof uWS; build: string } | { missing: string }
 
-/** The uWS binary for this process's platform, architecture and ABI from the first build that has one that loads, or why none does. */
+/**
+ * The uWS binary for this process's platform, architecture and ABI from the first build that has one that loads, or why
+ * none does.
+ */
 export function loadUws(): Loaded {
   const require = createRequire(import.meta.url)
   const name = `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`
   const why: string[] = []
   for (const pkg of BUILDS) {
     // found by folder, not require.resolve: @btc-vision's `exports` hides its package.json
-    const dir = require.resolve.paths(pkg)?.map((p) => join(p, pkg)).find((d) => existsSync(join(d, 'package.json')))
+    const dir = require.resolve
+      .paths(pkg)
+      ?.map((p) => join(p, pkg))
+      .find((d) => existsSync(join(d, 'package.json')))
     if (!dir) {
       why.push(`${pkg}: not installed`)
       continue
@@ -49,4 +55,3 @@ export function loadUws(): Loaded {
   }
   return { missing: `Node.js ${process.version} (ABI ${process.versions.modules}): ${why.join('; ')}` }
 }
-

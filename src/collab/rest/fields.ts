@@ -1,6 +1,11 @@
 // Fields several collab REST routes take, as zod schemas with the messages callers have always
 // seen: base64 bytes, true/false query flags, non-negative integers, custom attributions.
-import { ATTRIBUTION_KEY, MAX_ATTRIBUTION_KEYS, MAX_ATTRIBUTION_VALUE_CHARS, type Attributes } from '@tandem/api/attributions'
+import {
+  ATTRIBUTION_KEY,
+  MAX_ATTRIBUTION_KEYS,
+  MAX_ATTRIBUTION_VALUE_CHARS,
+  type Attributes,
+} from '@tandem/api/attributions'
 import { z } from 'zod'
 import { attributionProblem, normalizeAttributions } from '../../auth/attributions.js'
 import { unprocessable } from './route-input.js'

@@ -31,7 +31,8 @@ export const unprocessable =
 function inner(schema: z.ZodType): z.ZodType {
   let s = schema
   for (;;) {
-    if (s instanceof z.ZodOptional || s instanceof z.ZodDefault || s instanceof z.ZodNullable) s = s.unwrap() as z.ZodType
+    if (s instanceof z.ZodOptional || s instanceof z.ZodDefault || s instanceof z.ZodNullable)
+      s = s.unwrap() as z.ZodType
     else if (s instanceof z.ZodPipe) s = s.in as z.ZodType
     else return s
   }

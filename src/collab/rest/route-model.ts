@@ -127,7 +127,10 @@ export type RestRoutes = Record<string, Partial<Record<RestMethod, RestRoute>>>
 /** Keeps the literal types of a declaration table (its zod schemas type the handlers' input). */
 export const declareRoutes = <const S extends RestDecls>(decls: S): S => decls
 
-function routesOf<S extends RestDecls>(decls: S, handlers: () => Promise<RestHandlers<S>> | RestHandlers<S>): RestRoutes {
+function routesOf<S extends RestDecls>(
+  decls: S,
+  handlers: () => Promise<RestHandlers<S>> | RestHandlers<S>,
+): RestRoutes {
   const routes: RestRoutes = {}
   for (const [name, methods] of Object.entries(decls)) {
     const entry: RestRoutes[string] = {}
@@ -137,7 +140,9 @@ function routesOf<S extends RestDecls>(decls: S, handlers: () => Promise<RestHan
         async handle(req, ctx) {
           // checked before the handler's module is even loaded: a malformed call costs no import
           const input = routeInput(decl, req)
-          const handler = ((await handlers()) as Record<string, Record<string, RestHandler<RestRouteDecl>>>)[name]![method]!
+          const handler = ((await handlers()) as Record<string, Record<string, RestHandler<RestRouteDecl>>>)[name]![
+            method
+          ]!
           return handler(req, ctx, input as RestInput<RestRouteDecl>)
         },
       }
@@ -148,7 +153,8 @@ function routesOf<S extends RestDecls>(decls: S, handlers: () => Promise<RestHan
 }
 
 /** Routes whose handlers are at hand. */
-export const bindRoutes = <S extends RestDecls>(decls: S, handlers: RestHandlers<S>): RestRoutes => routesOf(decls, () => handlers)
+export const bindRoutes = <S extends RestDecls>(decls: S, handlers: RestHandlers<S>): RestRoutes =>
+  routesOf(decls, () => handlers)
 
 /**
  * Routes whose handlers' module is imported on their first request, so a start does not load it:

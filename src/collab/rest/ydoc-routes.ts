@@ -27,7 +27,8 @@ export const ydocRoutes = (agents?: Pick<AgentPolicy, 'ruled'>): RestRoutes =>
             update = await room.readState(sv)
           } catch (err) {
             // a state vector the diff cannot use; any other failure (storage, budget) is its own
-            if (sv && !(err instanceof AppError && err.code !== 'bad_request')) throw new AppError('bad_request', 'sv is not a valid Yjs state vector')
+            if (sv && !(err instanceof AppError && err.code !== 'bad_request'))
+              throw new AppError('bad_request', 'sv is not a valid Yjs state vector')
             throw err
           }
           if (withAwareness) awareness = room.encodeAwarenessStates()
@@ -40,23 +41,29 @@ export const ydocRoutes = (agents?: Pick<AgentPolicy, 'ruled'>): RestRoutes =>
         return { status: 200, json }
       },
       async PATCH(req, { registry, storageHealth }, { body }) {
-        const change = body instanceof Uint8Array ? { update: body, awareness: undefined, attributions: undefined } : body
+        const change =
+          body instanceof Uint8Array ? { update: body, awareness: undefined, attributions: undefined } : body
         if (change.update && req.cap.acc !== 'rw') throw new AppError('read_only', 'this token is read-only') // it may send awareness, not updates
         if (change.update?.length === 0) throw new AppError('bad_request', 'empty update')
         if (change.update && agents && (await agents.ruled(req.cap, req.org)).acc !== 'rw') {
-          throw new AppError('forbidden', "this workspace requires approval for agents' edits: write through /content, where the edit is held as a suggestion")
+          throw new AppError(
+            'forbidden',
+            "this workspace requires approval for agents' edits: write through /content, where the edit is held as a suggestion",
+          )
         }
         const ref = { org: req.org, doc: req.doc, branch: req.cap.branch }
         // Everything is checked before anything is applied: a refusal changes nothing.
         if (change.awareness) checkAwarenessUpdate(change.awareness)
         const attrs = mergeAttributions(req.cap.attr, change.attributions)
-        const problem = change.attributions && attrs ? attributionProblem(attrs) : null // the merge may pass the key limit
+        // the merge may pass the key limit
+        const problem = change.attributions && attrs ? attributionProblem(attrs) : null
         if (problem) throw new AppError('validation', `token and body attributions together: ${problem}`)
         if (change.update) {
           try {
             await storageHealth.untilDurable(registry.docs.applyUpdate(ref, change.update, req.cap.sub, attrs))
           } catch (err) {
-            if (err instanceof AppError && err.code === 'malformed_message') throw new AppError('bad_request', err.message)
+            if (err instanceof AppError && err.code === 'malformed_message')
+              throw new AppError('bad_request', err.message)
             throw err
           }
         }

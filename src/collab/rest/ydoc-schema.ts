@@ -28,14 +28,22 @@ export const YDOC_ROUTES = declareRoutes({
         awareness: flag('awareness').optional(),
       }),
       answers: {
-        200: { description: 'the update (and awareness) in base64, or raw bytes', json: z.object({ doc: z.string(), awareness: z.string().optional() }).meta({ id: 'YdocState' }), bytes: true },
+        200: {
+          description: 'the update (and awareness) in base64, or raw bytes',
+          json: z.object({ doc: z.string(), awareness: z.string().optional() }).meta({ id: 'YdocState' }),
+          bytes: true,
+        },
       },
     },
     PATCH: {
       summary: 'Apply a Yjs update (rw) and/or an awareness update (r is enough)',
       // an r token may send awareness; an update needs rw (the handler checks)
       access: 'r',
-      body: { json: YdocChange, bytes: true, media: 'send application/json {"update": base64} or application/octet-stream' },
+      body: {
+        json: YdocChange,
+        bytes: true,
+        media: 'send application/json {"update": base64} or application/octet-stream',
+      },
       answers: { 200: { description: 'applied, durable and broadcast', json: z.object({ ok: z.literal(true) }) } },
     },
   },

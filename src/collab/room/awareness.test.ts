@@ -6,7 +6,8 @@ import type { PeerSocket } from '../transport.js'
 import { RoomAwareness } from './awareness.js'
 
 const socket: PeerSocket = { send: () => true, close: () => undefined, bufferedAmount: () => 0 }
-const peerOf = (sub: string) => new Peer(socket, { sub, org: 'o', doc: 'd', branch: 'main', acc: 'rw', exp: 9e9, jti: '' })
+const peerOf = (sub: string) =>
+  new Peer(socket, { sub, org: 'o', doc: 'd', branch: 'main', acc: 'rw', exp: 9e9, jti: '' })
 const state = (id: number, clock: number, s: unknown) => encodeAwarenessState(id, clock, s)
 
 /** A room's awareness whose frames are recorded, decoded: one array of entries per frame. */
@@ -28,7 +29,7 @@ beforeEach(() => void vi.useFakeTimers())
 afterEach(() => void vi.useRealTimers())
 
 describe('RoomAwareness', () => {
-  it('states from a burst go out as one frame holding each client\'s latest, built from the entries as received', () => {
+  it("states from a burst go out as one frame holding each client's latest, built from the entries as received", () => {
     const { aw, frames } = setup()
     const ann = peerOf('ann')
     for (let c = 1; c <= 10; c++) aw.receive(ann, state(7, c, { cursor: c }))
@@ -61,7 +62,7 @@ describe('RoomAwareness', () => {
     expect(vi.getTimerCount()).toBe(0)
   })
 
-  it('a leave removes the peer\'s states for everyone; an echo of a state the room holds is dropped, not relayed', () => {
+  it("a leave removes the peer's states for everyone; an echo of a state the room holds is dropped, not relayed", () => {
     const { aw, frames } = setup()
     const ann = peerOf('ann')
     const bob = peerOf('bob')
@@ -76,16 +77,22 @@ describe('RoomAwareness', () => {
     expect(aw.encodeAll()).toBeNull()
   })
 
-  it('refuses whole, relaying nothing: another user\'s client id, a state over the bound, a non-JSON state, a socket over its budget; the same user may take its id over', () => {
+  it("refuses whole, relaying nothing: another user's client id, a state over the bound, a non-JSON state, a socket over its budget; the same user may take its id over", () => {
     const { aw, frames } = setup()
     const ann = peerOf('ann')
     aw.receive(ann, state(7, 1, { u: 'ann' }))
     const mallory = peerOf('mallory')
-    expect(() => aw.receive(mallory, Uint8Array.from([...joinTwo(state(9, 1, { u: 'm' }), state(7, 2, { u: 'not ann' }))]))).toThrow(
+    expect(() =>
+      aw.receive(mallory, Uint8Array.from([...joinTwo(state(9, 1, { u: 'm' }), state(7, 2, { u: 'not ann' }))])),
+    ).toThrow(
       expect.objectContaining({ code: 'malformed_message', message: expect.stringMatching(/belongs to another user/) }),
     )
-    expect(() => aw.receive(mallory, state(9, 1, { big: 'x'.repeat(2000) }))).toThrow(expect.objectContaining({ code: 'malformed_message' }))
-    expect(() => aw.receive(mallory, Uint8Array.from([1, 9, 1, 1, 0x7b]))).toThrow(expect.objectContaining({ code: 'malformed_message' }))
+    expect(() => aw.receive(mallory, state(9, 1, { big: 'x'.repeat(2000) }))).toThrow(
+      expect.objectContaining({ code: 'malformed_message' }),
+    )
+    expect(() => aw.receive(mallory, Uint8Array.from([1, 9, 1, 1, 0x7b]))).toThrow(
+      expect.objectContaining({ code: 'malformed_message' }),
+    )
     for (let c = 1; c <= 20; c++) aw.receive(mallory, state(9, c, {}))
     expect(() => aw.receive(mallory, state(9, 21, {}))).toThrow(expect.objectContaining({ code: 'rate_limited' }))
     const annAgain = peerOf('ann') // a reconnect before the old socket's close was seen
@@ -99,7 +106,7 @@ describe('RoomAwareness', () => {
     expect(decodeAwareness(aw.encodeAll()!).find((e) => e.clientId === 7)!.state).toEqual({ u: 'ann again' })
   })
 
-  it('in a cluster, this node\'s changes go to the bus once per window; another node\'s only to local sockets', () => {
+  it("in a cluster, this node's changes go to the bus once per window; another node's only to local sockets", () => {
     const { aw, frames, bus } = setup()
     aw.relayTo((u) => bus.push(u))
     const ann = peerOf('ann')

@@ -8,7 +8,14 @@
 // stay within its budget; otherwise it is refused and nothing of it is relayed.
 import type { Config } from '../../infra/config.js'
 import { AppError } from '../../infra/errors.js'
-import { checkState, joinEntries, kept, readAwarenessEntries, StateTooLarge, type AwarenessEntry } from '@tandem/protocol/awareness-entries'
+import {
+  checkState,
+  joinEntries,
+  kept,
+  readAwarenessEntries,
+  StateTooLarge,
+  type AwarenessEntry,
+} from '@tandem/protocol/awareness-entries'
 import { encodeAwareness } from '@tandem/protocol/messages'
 import { Peer } from '../peer.js'
 import { PresenceStates, type Owner } from './presence-states.js'
@@ -25,11 +32,23 @@ export interface PresenceSettings {
   burst: number
 }
 
-const PRESENCE_DEFAULTS: PresenceSettings = { windowMinMs: 5, windowMaxMs: 50, maxStateBytes: 64 * 1024, perSec: 60, burst: 300 }
+const PRESENCE_DEFAULTS: PresenceSettings = {
+  windowMinMs: 5,
+  windowMaxMs: 50,
+  maxStateBytes: 64 * 1024,
+  perSec: 60,
+  burst: 300,
+}
 
 /** What the settings (awareness-*) say of every room's awareness. */
 export function presenceSettings(c: Config): PresenceSettings {
-  return { windowMinMs: c.awarenessWindowMinMs, windowMaxMs: c.awarenessWindowMs, maxStateBytes: c.awarenessMaxStateBytes, perSec: c.awarenessPerSec, burst: c.awarenessBurst }
+  return {
+    windowMinMs: c.awarenessWindowMinMs,
+    windowMaxMs: c.awarenessWindowMs,
+    maxStateBytes: c.awarenessMaxStateBytes,
+    perSec: c.awarenessPerSec,
+    burst: c.awarenessBurst,
+  }
 }
 
 /** y-protocols' outdated timeout: a state not renewed within it is removed, here as in every client */
@@ -91,7 +110,8 @@ export class RoomAwareness {
   receiveRest(update: Uint8Array): void {
     const entries = this.newer(this.read(update, 'bad_request'), 'bad_request')
     for (const e of entries) {
-      if (this.states.ownerOf(e.clientId) instanceof Peer) throw new AppError('forbidden', `awareness client ${e.clientId} belongs to a connected client`)
+      if (this.states.ownerOf(e.clientId) instanceof Peer)
+        throw new AppError('forbidden', `awareness client ${e.clientId} belongs to a connected client`)
     }
     for (const e of entries) this.take(kept(e), 'rest')
   }
@@ -99,7 +119,8 @@ export class RoomAwareness {
   /** The peer left: the states it introduced go, for everyone. */
   forget(peer: Peer): void {
     if (!peer.hasAwareness) return
-    for (const id of peer.awarenessIds) if (this.states.ownerOf(id) === peer) this.changed(this.states.remove(id)!, true)
+    for (const id of peer.awarenessIds)
+      if (this.states.ownerOf(id) === peer) this.changed(this.states.remove(id)!, true)
     peer.awarenessIds.clear()
   }
 

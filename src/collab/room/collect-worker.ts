@@ -3,4 +3,7 @@
 import { serveJobs } from '../../infra/worker-jobs.js'
 import { fold, type FoldJob } from './collect.js'
 
-serveJobs((job: FoldJob) => fold(job), (folded) => [folded.buffer as ArrayBuffer])
+serveJobs(
+  (job: FoldJob) => fold(job),
+  (folded) => [folded.buffer as ArrayBuffer],
+)

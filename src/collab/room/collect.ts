@@ -9,7 +9,6 @@ import { IN_LOOP_MAX_BYTES, runWorker } from '../../infra/worker-thread.js'
 /** Set by the production bundle (scripts/bundle.ts): the worker's own entry next to the bundle. */
 declare const TANDEM_BUNDLED_COLLECT_WORKER: string | undefined
 
-
 const fromSources = import.meta.url.endsWith('.ts')
 
 /** What the worker is given: the parts in the order they integrate, and whether to collect. */
@@ -24,8 +23,14 @@ export function foldParts(job: FoldJob): Promise<Uint8Array> {
   let bytes = 0
   for (const p of job.parts) bytes += p.length
   if (bytes <= IN_LOOP_MAX_BYTES) return Promise.resolve(fold(job))
-  const compiled = typeof TANDEM_BUNDLED_COLLECT_WORKER === 'string' ? TANDEM_BUNDLED_COLLECT_WORKER : './collect-worker.js'
-  return runWorker<Uint8Array>(fromSources, new URL('./collect-worker.ts', import.meta.url), new URL(compiled, import.meta.url), job)
+  const compiled =
+    typeof TANDEM_BUNDLED_COLLECT_WORKER === 'string' ? TANDEM_BUNDLED_COLLECT_WORKER : './collect-worker.js'
+  return runWorker<Uint8Array>(
+    fromSources,
+    new URL('./collect-worker.ts', import.meta.url),
+    new URL(compiled, import.meta.url),
+    job,
+  )
 }
 
 export function fold({ parts, collect, stateVector }: FoldJob): Uint8Array {

@@ -68,7 +68,8 @@ export class DocBuilds {
 
   private done(): void {
     const next = this.waiting.shift()
-    if (next) next() // the slot passes on
+    if (next)
+      next() // the slot passes on
     else this.running--
   }
 }

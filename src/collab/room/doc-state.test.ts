@@ -58,7 +58,8 @@ describe('DocState', () => {
           const before = Y.encodeStateVector(eager)
           Y.applyUpdate(eager, u)
           if (verdict === 'unchanged') expect(Y.encodeStateVector(eager)).toEqual(before)
-          if (rand() < 0.1 && sent.length > 1) expect(feed(state, sent[Math.floor(rand() * sent.length)]!)).not.toBe('ready')
+          if (rand() < 0.1 && sent.length > 1)
+            expect(feed(state, sent[Math.floor(rand() * sent.length)]!)).not.toBe('ready')
         }
         // the state vector announced never claims what an eager document keeps pending
         expect(Y.decodeStateVector(state.stateVector())).toEqual(Y.decodeStateVector(Y.encodeStateVector(eager)))

@@ -19,7 +19,10 @@ import { integrates, reachOf } from './integration.js'
 import { HeldUpdates, MAX_HELD_BYTES, MAX_HELD_STRUCTS } from './held-updates.js'
 import { LeveledUpdates } from './leveled-updates.js'
 
-/** What a room does with an update: nothing new in it, serve it (or its integrable part), or hold it for its dependencies. */
+/**
+ * What a room does with an update: nothing new in it, serve it (or its integrable part), or hold it for its
+ * dependencies.
+ */
 export type Verdict = 'unchanged' | 'ready' | 'held'
 
 /** what a Uint8Array costs beyond its bytes (object, backing store header), roughly */
@@ -72,7 +75,13 @@ export class DocState {
   /** encoded bytes held (served and held back), plus what the indexes cost */
   get bytes(): number {
     const arrays = this.served.arrays + this.held.count
-    return this.served.bytes + this.held.bytes + arrays * ARRAY_OVERHEAD + (this.deletedIndex?.size ?? 0) * 16 + this.clocks.size * 40
+    return (
+      this.served.bytes +
+      this.held.bytes +
+      arrays * ARRAY_OVERHEAD +
+      (this.deletedIndex?.size ?? 0) * 16 +
+      this.clocks.size * 40
+    )
   }
 
   /** updates (or parts of them) held back for a missing dependency */
@@ -109,7 +118,10 @@ export class DocState {
     const serve = below !== null && this.adds(belowShape)
     const hold = above !== null && !this.held.covers(aboveShape, (c) => this.clock(c))
     if (hold && bounded && !this.held.fits(aboveShape, above.length)) {
-      throw new AppError('held_full', `the document holds ${MAX_HELD_STRUCTS} structs or ${MAX_HELD_BYTES} bytes waiting for what they build on; send that first`)
+      throw new AppError(
+        'held_full',
+        `the document holds ${MAX_HELD_STRUCTS} structs or ${MAX_HELD_BYTES} bytes waiting for what they build on; send that first`,
+      )
     }
     if (serve) this.take(below, belowShape)
     if (hold) {
@@ -183,7 +195,7 @@ export class DocState {
 
   /** Held updates whose dependencies arrived are served (their integrable parts), until none moves. */
   private releaseHeld(): void {
-    for (let moved = true; moved && this.held.count > 0; ) {
+    for (let moved = true; moved && this.held.count > 0;) {
       moved = false
       for (const u of this.held.takeAll()) {
         scanUpdate(u, againShape)
@@ -193,7 +205,10 @@ export class DocState {
     this.version++
   }
 
-  /** The served state as it is held, in the order it was taken (each part integrates after the ones before); held updates are not in it. */
+  /**
+   * The served state as it is held, in the order it was taken (each part integrates after the ones before); held
+   * updates are not in it.
+   */
   parts(): Uint8Array[] {
     return this.served.parts()
   }
@@ -203,7 +218,10 @@ export class DocState {
     return this.served.bytes
   }
 
-  /** The document as one update: the served state (merged into one level) and what is held, as Yjs's encodeStateAsUpdate gives it. */
+  /**
+   * The document as one update: the served state (merged into one level) and what is held, as Yjs's encodeStateAsUpdate
+   * gives it.
+   */
   full(): Uint8Array {
     return this.withHeld(this.served.full())
   }

@@ -34,7 +34,9 @@ export class HeldUpdates {
 
   /** Whether one more update whose scan filled `shape`, of `bytes`, stays within the bounds. */
   fits(shape: UpdateShape, bytes: number): boolean {
-    return this.structs + shape.structs.length / STRUCT_STRIDE <= MAX_HELD_STRUCTS && this.bytes + bytes <= MAX_HELD_BYTES
+    return (
+      this.structs + shape.structs.length / STRUCT_STRIDE <= MAX_HELD_STRUCTS && this.bytes + bytes <= MAX_HELD_BYTES
+    )
   }
 
   /** Holds an update whose scan filled `shape` (it has structs, and no deletions: see DocState). */
@@ -66,7 +68,7 @@ export class HeldUpdates {
 
   /** Whether [from, to) of `client` lies within the held structs (several may cover it in turn). */
   private holdsRange(client: number, from: number, to: number): boolean {
-    for (let at = from, moved = true; moved; ) {
+    for (let at = from, moved = true; moved;) {
       moved = false
       for (const h of this.entries) {
         const sp = h.spans
@@ -95,7 +97,8 @@ export class HeldUpdates {
   /** The held updates as one update, merged once per change; null when none is held. */
   pending(): Uint8Array | null {
     if (this.entries.length === 0) return null
-    this.merged ??= this.entries.length === 1 ? this.entries[0]!.update : Y.mergeUpdates(this.entries.map((h) => h.update))
+    this.merged ??=
+      this.entries.length === 1 ? this.entries[0]!.update : Y.mergeUpdates(this.entries.map((h) => h.update))
     return this.merged
   }
 }

@@ -33,7 +33,7 @@ function walk(s: readonly number[], clocks: ReadonlyMap<number, number>, local: 
   for (let i = 0; i < s.length; i += STRUCT_STRIDE) if (i === 0 || s[i] !== s[i - STRUCT_STRIDE]) runs.push(i)
   const ends = runs.slice(1).concat(s.length)
   let left = runs.length
-  for (let progress = true; progress && left > 0; ) {
+  for (let progress = true; progress && left > 0;) {
     progress = false
     for (let k = 0; k < runs.length; k++) {
       let i = runs[k]!

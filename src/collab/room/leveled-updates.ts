@@ -58,7 +58,8 @@ export class LeveledUpdates {
     if (this.tail.length === 0) return
     this.tailCap = drawTailCap()
     let n = 0
-    for (let bytes = 0; n < this.tail.length && (n === 0 || bytes + this.tail[n]!.length <= LEVEL_MAX_BYTES); n++) bytes += this.tail[n]!.length
+    for (let bytes = 0; n < this.tail.length && (n === 0 || bytes + this.tail[n]!.length <= LEVEL_MAX_BYTES); n++)
+      bytes += this.tail[n]!.length
     const taken = this.tail.splice(0, n)
     const merged = taken.length === 1 ? taken[0]! : Y.mergeUpdates(taken)
     for (const u of taken) this.tailBytes -= u.length

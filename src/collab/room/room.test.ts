@@ -68,14 +68,16 @@ async function writeLargeText(room: Room): Promise<{ d: Y.Doc; updates: Uint8Arr
   d.clientID = 1
   const updates: Uint8Array[] = []
   d.on('update', (u: Uint8Array) => updates.push(u))
-  for (let i = 0; i < 20; i++) d.getText('t').insert(d.getText('t').length, String.fromCharCode(97 + i).repeat(20 * 1024))
+  for (let i = 0; i < 20; i++)
+    d.getText('t').insert(d.getText('t').length, String.fromCharCode(97 + i).repeat(20 * 1024))
   await Promise.all(updates.splice(0).map((u) => room.applyUpdate(u, 'ann', null)))
   await room.flushed()
   return { d, updates }
 }
 
 /** The served state's parts as the room holds them. */
-const partsOf = (room: Room) => (room as unknown as { writes: { state: { parts(): Uint8Array[] } } }).writes.state.parts()
+const partsOf = (room: Room) =>
+  (room as unknown as { writes: { state: { parts(): Uint8Array[] } } }).writes.state.parts()
 
 /** The room's document as a Y.Doc would show it. */
 const textOf = (room: Room, name = 't') => room.withDoc((d) => d.getText(name).toString())
@@ -169,7 +171,9 @@ describe('Room', () => {
     const again = setup(store).room
     await again.load()
     expect(again.encodeState()).toEqual(room.encodeState())
-    expect(await again.withDoc((d) => Y.encodeStateVector(d))).toEqual(await room.withDoc((d) => Y.encodeStateVector(d)))
+    expect(await again.withDoc((d) => Y.encodeStateVector(d))).toEqual(
+      await room.withDoc((d) => Y.encodeStateVector(d)),
+    )
   })
 
   it('compaction collects garbage: deleted text leaves the snapshot and the room, small documents in the loop and large ones in a worker', async () => {
@@ -367,7 +371,7 @@ describe('Deferred apply', () => {
   /** Edits of three clients, each an update, as editors make them (typing, deleting, map sets, nested types). */
   function editStream(seed: number, count: number): Uint8Array[] {
     let x = seed
-    const rand = () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+    const rand = () => (x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
     const docs = [1, 2, 3].map((id) => {
       const d = new Y.Doc()
       d.clientID = id
@@ -399,7 +403,7 @@ describe('Deferred apply', () => {
       const watcher = peer()
       const eager = new Y.Doc()
       let x = seed * 7919
-      const rand = () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+      const rand = () => (x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
       const stream = editStream(seed, 300)
       const sent: Uint8Array[] = []
       const waits: Promise<unknown>[] = []
@@ -407,7 +411,14 @@ describe('Deferred apply', () => {
         // now and then a later update first (a hole), a re-send, or a read of the document
         if (rand() < 0.1 && i + 1 < stream.length) [stream[i], stream[i + 1]] = [stream[i + 1]!, stream[i]!]
         const batch = [stream[i]!]
-        if (rand() < 0.1) batch.push(sent[rand() < 0.5 ? sent.length - 1 - Math.floor(rand() * Math.min(3, sent.length)) : Math.floor(rand() * sent.length)] ?? stream[i]!)
+        if (rand() < 0.1)
+          batch.push(
+            sent[
+              rand() < 0.5
+                ? sent.length - 1 - Math.floor(rand() * Math.min(3, sent.length))
+                : Math.floor(rand() * sent.length)
+            ] ?? stream[i]!,
+          )
         for (const u of batch) {
           sent.push(u)
           Y.applyUpdate(eager, u)
@@ -436,7 +447,8 @@ describe('Deferred apply', () => {
   it('a room nobody reads merges what it holds in batches: fewer than 96 updates unmerged, however many arrive', async () => {
     const { room, peer } = setup()
     const a = peer()
-    const held = () => (room as unknown as { writes: { state: { served: { tail: unknown[] } } } }).writes.state.served.tail.length
+    const held = () =>
+      (room as unknown as { writes: { state: { served: { tail: unknown[] } } } }).writes.state.served.tail.length
     let most = 0
     const d = new Y.Doc()
     d.clientID = 5
@@ -545,7 +557,9 @@ describe('Group commit across rooms', () => {
     const wa = a.peer()
     const wb = b.peer()
     let acknowledged = 0
-    const done = [a.room.applyUpdate(insert('1', 1), 'ann', null), b.room.applyUpdate(insert('2', 2), 'bob', null)].map((p) => p.then(() => acknowledged++))
+    const done = [a.room.applyUpdate(insert('1', 1), 'ann', null), b.room.applyUpdate(insert('2', 2), 'bob', null)].map(
+      (p) => p.then(() => acknowledged++),
+    )
     await failedOnce
     expect(failed).toHaveLength(1)
     expect(acknowledged).toBe(0)
@@ -560,7 +574,12 @@ describe('Group commit across rooms', () => {
 
   it('with a commit interval, the first update after a quiet spell goes at once and what follows within the interval shares one cycle and one frame', async () => {
     const store = new MemoryDocStore()
-    const committer = new GroupCommitter({ store, log: createLogger('silent'), metrics: createMetrics(), minIntervalMs: 1000 })
+    const committer = new GroupCommitter({
+      store,
+      log: createLogger('silent'),
+      metrics: createMetrics(),
+      minIntervalMs: 1000,
+    })
     const entries: number[] = []
     const realAppendMany = store.appendMany.bind(store)
     store.appendMany = async (writes) => {
@@ -592,13 +611,17 @@ describe('Group commit across rooms', () => {
     expect(log).toEqual(['ann', 'ann', 'bob'])
   })
 
-  it("one room failing after the write does not hold back the other rooms of the cycle", async () => {
+  it('one room failing after the write does not hold back the other rooms of the cycle', async () => {
     const store = new MemoryDocStore()
     const committer = new GroupCommitter({ store, log: createLogger('silent'), metrics: createMetrics() })
     let taken = false
     committer.enqueue({
       docId: 'o/broken/main',
-      takeBatch: () => (taken ? null : ((taken = true), { docId: 'o/broken/main', firstSeq: 1, entries: [{ user: 'x', at: 1, update: insert('x', 5) }] })),
+      takeBatch: () =>
+        taken
+          ? null
+          : ((taken = true),
+            { docId: 'o/broken/main', firstSeq: 1, entries: [{ user: 'x', at: 1, update: insert('x', 5) }] }),
       committed: () => {
         throw new Error('broadcast failed')
       },

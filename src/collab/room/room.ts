@@ -57,7 +57,13 @@ export class Room {
   private readonly sync: RoomSync
 
   constructor(private readonly o: RoomOptions) {
-    this.fanout = new Fanout(o.transport, o.docId, o.maxBackpressureBytes, () => this.peers, (p) => this.leave(p))
+    this.fanout = new Fanout(
+      o.transport,
+      o.docId,
+      o.maxBackpressureBytes,
+      () => this.peers,
+      (p) => this.leave(p),
+    )
     this.presence = new RoomAwareness((frame) => o.transport.publish(o.docId, frame), o.presence)
     this.writes = new RoomWrites({
       ...o,
@@ -209,7 +215,9 @@ export class Room {
     return encodeState(this.writes.state, stateVector)
   }
 
-  /** encodeState for reads that may wait (REST, versions): a large document is merged beside the loop (read-state.ts). */
+  /**
+   * encodeState for reads that may wait (REST, versions): a large document is merged beside the loop (read-state.ts).
+   */
   readState(stateVector?: Uint8Array): Promise<Uint8Array> {
     return readState(this.writes.state, this.o.docBuilds, stateVector)
   }

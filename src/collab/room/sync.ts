@@ -71,7 +71,11 @@ export class RoomSync {
       // A large document goes out as it is held, part by part: nothing merged, nothing copied.
       // Every answer carries what is held, as a Y.Doc's carries its pending structs: a peer that
       // joins during a gap has them when it fills.
-      parts = empty ? state.answerParts() : large ? state.answerParts(stateVector).filter(hasContent) : [state.diff(stateVector)]
+      parts = empty
+        ? state.answerParts()
+        : large
+          ? state.answerParts(stateVector).filter(hasContent)
+          : [state.diff(stateVector)]
     } catch {
       throw new AppError('malformed_message', 'invalid state vector')
     }
@@ -79,7 +83,9 @@ export class RoomSync {
     for (const p of parts) bytes += p.length
     if (large && bytes > PACED_SYNC_BYTES) return this.sendPaced(peer, parts)
     // (behind a paced answer still going out, the socket queues it)
-    peer.send(encodeSyncStep2(parts.length === 0 ? EMPTY_UPDATE : parts.length === 1 ? parts[0]! : Y.mergeUpdates(parts)))
+    peer.send(
+      encodeSyncStep2(parts.length === 0 ? EMPTY_UPDATE : parts.length === 1 ? parts[0]! : Y.mergeUpdates(parts)),
+    )
   }
 
   /**
@@ -94,7 +100,10 @@ export class RoomSync {
     this.pacing.add(peer)
     this.o.transport.leave(peer.socket, this.o.docId)
     try {
-      const messages = parts.map((body, i) => ({ head: syncHead(i === parts.length - 1 ? 'sync-step2' : 'sync-update', body.length), body }))
+      const messages = parts.map((body, i) => ({
+        head: syncHead(i === parts.length - 1 ? 'sync-step2' : 'sync-update', body.length),
+        body,
+      }))
       if (!(await peer.socket.sendPaced!(messages))) return
       await this.o.flushed()
     } finally {

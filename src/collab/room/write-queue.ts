@@ -40,7 +40,14 @@ export class WriteQueue {
     return n
   }
 
-  push(update: Uint8Array, user: string, at: number, origin: Peer | null, attrs: Attributes | undefined, receivedAt: number): Queued {
+  push(
+    update: Uint8Array,
+    user: string,
+    at: number,
+    origin: Peer | null,
+    attrs: Attributes | undefined,
+    receivedAt: number,
+  ): Queued {
     const q = new Queued(user, at, update, origin, receivedAt, attrs)
     this.pending.push(q)
     return q
@@ -51,7 +58,9 @@ export class WriteQueue {
     if (this.inFlight || this.pending.length === 0) return null
     const batch = (this.inFlight = this.pending)
     this.pending = []
-    const entries = batch.map(({ user, at, update, attrs }): UpdateEntry => (attrs ? { user, at, update, attrs } : { user, at, update }))
+    const entries = batch.map(({ user, at, update, attrs }): UpdateEntry =>
+      attrs ? { user, at, update, attrs } : { user, at, update },
+    )
     return firstSeq === undefined ? { docId, entries } : { docId, firstSeq, entries }
   }
 

@@ -71,7 +71,15 @@ class Recorder implements SessionCodec {
   }
 }
 
-const cap = (sub = 'u'): Capability => ({ sub, org: 'o', doc: 'd', branch: 'main', acc: 'rw', exp: Math.floor(Date.now() / 1000) + 600, jti: '' })
+const cap = (sub = 'u'): Capability => ({
+  sub,
+  org: 'o',
+  doc: 'd',
+  branch: 'main',
+  acc: 'rw',
+  exp: Math.floor(Date.now() / 1000) + 600,
+  jti: '',
+})
 
 let registry: RoomRegistry
 afterEach(async () => registry?.close())
@@ -79,7 +87,17 @@ afterEach(async () => registry?.close())
 function deps(o: { maxConnectionsPerRoom?: number; maxMessageBytes?: number; deleted?: boolean } = {}): SessionDeps {
   const metrics = createMetrics()
   const log = createLogger('silent')
-  registry = new RoomRegistry({ store: new MemoryDocStore(), transport: new LoopTransport(), log, metrics, now: Date.now, maxDocBytes: 1 << 20, compactThreshold: 100, maxBackpressureBytes: 1 << 20, unloadDelayMs: 0 })
+  registry = new RoomRegistry({
+    store: new MemoryDocStore(),
+    transport: new LoopTransport(),
+    log,
+    metrics,
+    now: Date.now,
+    maxDocBytes: 1 << 20,
+    compactThreshold: 100,
+    maxBackpressureBytes: 1 << 20,
+    unloadDelayMs: 0,
+  })
   const deleted = {
     check: () => {
       if (o.deleted) throw new AppError('doc_deleted', 'document deleted')
@@ -89,7 +107,11 @@ function deps(o: { maxConnectionsPerRoom?: number; maxMessageBytes?: number; del
     keys: {} as KeyRing,
     revocations: { effectFor: () => null, apply: (c: Capability) => c } as unknown as RevocationList,
     deleted: deleted as unknown as DeletedDocs,
-    config: { tokenClockSkewSec: 60, maxConnectionsPerRoom: o.maxConnectionsPerRoom ?? 10, maxMessageBytes: o.maxMessageBytes ?? 1024 },
+    config: {
+      tokenClockSkewSec: 60,
+      maxConnectionsPerRoom: o.maxConnectionsPerRoom ?? 10,
+      maxMessageBytes: o.maxMessageBytes ?? 1024,
+    },
     registry,
     metrics,
     log,
@@ -144,7 +166,9 @@ describe('DocSession', () => {
     s.message(awareness(1), 100) // 164 counted
     expect(codec.ends).toEqual([])
     s.message(awareness(2), 100) // 328 > 200
-    expect(codec.ends).toEqual([{ kind: 'refused', code: CLOSE.policyViolation, reason: 'too many messages before the document was loaded' }])
+    expect(codec.ends).toEqual([
+      { kind: 'refused', code: CLOSE.policyViolation, reason: 'too many messages before the document was loaded' },
+    ])
     admit({ cap: cap() })
     // once the microtasks of this turn ran, the admission found itself superseded: no room loaded for it
     await new Promise<void>((r) => setImmediate(r))
@@ -162,7 +186,9 @@ describe('DocSession', () => {
     const t = new DocSession(other, deps(), 'o', 'd')
     t.admit(Promise.resolve({ code: CLOSE.tokenExpired, reason: 'token expired: mint a new one and reconnect' }))
     await other.ended$
-    expect(other.ends).toEqual([{ kind: 'refused', code: CLOSE.tokenExpired, reason: 'token expired: mint a new one and reconnect' }])
+    expect(other.ends).toEqual([
+      { kind: 'refused', code: CLOSE.tokenExpired, reason: 'token expired: mint a new one and reconnect' },
+    ])
   })
 
   it('a protocol that can ask waits for a fresh token at expiry (reauth), then gives up with 4401', async () => {
@@ -175,7 +201,9 @@ describe('DocSession', () => {
     expect(codec.asked).toBe(1)
     expect(registry.loaded('o/d/main')!.peers.size).toBe(0)
     await codec.ended$
-    expect(codec.ends).toEqual([{ kind: 'refused', code: CLOSE.tokenExpired, reason: 'token expired: refresh it or reconnect with a new one' }])
+    expect(codec.ends).toEqual([
+      { kind: 'refused', code: CLOSE.tokenExpired, reason: 'token expired: refresh it or reconnect with a new one' },
+    ])
   })
 
   it('without a way to ask, a closed peer ends the session as the room said', async () => {

@@ -29,7 +29,10 @@ import { Renewal } from './renewal.js'
 export type SessionState = 'admitting' | 'joined' | 'reauth' | 'ended'
 
 const RESOLVED = Promise.resolve()
-const TOO_MANY_EARLY: Refusal = { code: CLOSE.policyViolation, reason: 'too many messages before the document was loaded' }
+const TOO_MANY_EARLY: Refusal = {
+  code: CLOSE.policyViolation,
+  reason: 'too many messages before the document was loaded',
+}
 
 export class DocSession implements SocketOwner {
   state: SessionState = 'admitting'
@@ -70,7 +73,11 @@ export class DocSession implements SocketOwner {
   /** A token in band: admits a session not joined (a newer one supersedes), refreshes a joined one. */
   auth(token: string): void {
     if (this.state === 'joined') void this.refresh(token, this.peer!)
-    else if (this.state !== 'ended') void this.run(++this.attempt, verifyFor(this.d, token, this.org, this.doc).then((cap) => ({ cap })))
+    else if (this.state !== 'ended')
+      void this.run(
+        ++this.attempt,
+        verifyFor(this.d, token, this.org, this.doc).then((cap) => ({ cap })),
+      )
   }
 
   private async run(attempt: number, checked: Promise<{ cap: Capability } | Refusal>): Promise<void> {
@@ -101,7 +108,8 @@ export class DocSession implements SocketOwner {
     if (!mayBeRuled(this.d, ready.cap)) return this.enter(ready.hold, ready.cap)
     const attempt = this.attempt
     ruled(this.d, this.org, ready.cap).then(
-      (cap) => (attempt === this.attempt && this.state !== 'ended' ? this.enter(ready.hold, cap) : ready.hold.release()),
+      (cap) =>
+        attempt === this.attempt && this.state !== 'ended' ? this.enter(ready.hold, cap) : ready.hold.release(),
       (err: unknown) => {
         ready.hold.release()
         this.codec.admissionRefused(err)
@@ -199,7 +207,10 @@ export class DocSession implements SocketOwner {
     if (!this.held.push(m, size)) this.refuse(TOO_MANY_EARLY)
   }
 
-  /** An acknowledged update: `synced(true)` once durable; a read-only peer hears true only for what the document already holds. */
+  /**
+   * An acknowledged update: `synced(true)` once durable; a read-only peer hears true only for what the document already
+   * holds.
+   */
   private acked(room: Room, peer: Peer, update: Uint8Array): void {
     const status = (saved: boolean) =>
       void this.answered.then(() => {
@@ -207,13 +218,19 @@ export class DocSession implements SocketOwner {
       })
     if (!peer.canWrite) {
       if (!room.contains(update)) return status(false)
-      room.flushed().then(() => status(true), (e: unknown) => this.fail(e))
+      room.flushed().then(
+        () => status(true),
+        (e: unknown) => this.fail(e),
+      )
       return
     }
     room.receiveAcked(peer, update, { resolve: () => status(true), reject: (e: unknown) => this.fail(e) })
   }
 
-  /** A fresh token for the same document (and branch) replaces the capability; a refused one leaves the current in place. */
+  /**
+   * A fresh token for the same document (and branch) replaces the capability; a refused one leaves the current in
+   * place.
+   */
   private async refresh(token: string, peer: Peer): Promise<void> {
     try {
       const cap = await verifyFor(this.d, token, this.org, this.doc)
@@ -253,14 +270,19 @@ export class DocSession implements SocketOwner {
 
   private renewals(): Renewal {
     // the client answers an early request with a token, which refresh() takes while the document stays joined
-    return (this.renewal ??= new Renewal(this.d.expiry, this.d.now, () => this.state === 'joined' && this.codec.renewal!.ask()))
+    return (this.renewal ??= new Renewal(
+      this.d.expiry,
+      this.d.now,
+      () => this.state === 'joined' && this.codec.renewal!.ask(),
+    ))
   }
 
   // ---- ending --------------------------------------------------------------------------------
 
   private fail(err: unknown): void {
     if (this.state === 'ended' || (this.state === 'joined' && this.peer!.closed)) return
-    if (!isAppError(err)) this.d.log.error({ err, docId: this.room?.docId, protocol: this.codec.protocol }, 'collab message failed')
+    if (!isAppError(err))
+      this.d.log.error({ err, docId: this.room?.docId, protocol: this.codec.protocol }, 'collab message failed')
     this.refuse(refusalOf(err))
   }
 

@@ -7,9 +7,18 @@ import { refusalOf } from './refusal.js'
 
 describe('refusalOf', () => {
   it('maps through the error table: a token as tersely as its 401, a full room 1013, anything else 1011', () => {
-    expect(refusalOf(new TokenRefused('invalid_token', 'bad signature'))).toEqual({ code: CLOSE.tokenExpired, reason: 'token invalid' })
-    expect(refusalOf(new AppError('room_full', 'room is full'))).toEqual({ code: CLOSE.tryAgainLater, reason: 'room is full' })
-    expect(refusalOf(new AppError('doc_deleted', 'document deleted'))).toEqual({ code: CLOSE.docDeleted, reason: 'document deleted' })
+    expect(refusalOf(new TokenRefused('invalid_token', 'bad signature'))).toEqual({
+      code: CLOSE.tokenExpired,
+      reason: 'token invalid',
+    })
+    expect(refusalOf(new AppError('room_full', 'room is full'))).toEqual({
+      code: CLOSE.tryAgainLater,
+      reason: 'room is full',
+    })
+    expect(refusalOf(new AppError('doc_deleted', 'document deleted'))).toEqual({
+      code: CLOSE.docDeleted,
+      reason: 'document deleted',
+    })
     expect(refusalOf(new Error('secret detail'))).toEqual({ code: CLOSE.internalError, reason: 'internal error' })
   })
 

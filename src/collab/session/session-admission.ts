@@ -34,12 +34,16 @@ export interface SessionDeps {
   now: () => number
   /** the listener's one clock for token expiries (one timer for every socket) */
   expiry: ExpiryClock
-  /** the agents' policy (src/agents/): an agent's socket reads only where approval is required; absent: agents write as their token says */
+  /**
+   * the agents' policy (src/agents/): an agent's socket reads only where approval is required; absent: agents write as
+   * their token says
+   */
   agents?: AgentPolicy
 }
 
 /** A capability as the agents' policy leaves it (a person's, or no policy: as it says). */
-export const ruled = async (d: SessionDeps, org: string, cap: Capability): Promise<Capability> => (d.agents ? d.agents.ruled(cap, org) : cap)
+export const ruled = async (d: SessionDeps, org: string, cap: Capability): Promise<Capability> =>
+  d.agents ? d.agents.ruled(cap, org) : cap
 
 /** Whether a capability may need the agents' policy (an await) before it is used; most never do. */
 export const mayBeRuled = (d: SessionDeps, cap: Capability): boolean => d.agents !== undefined && agentMayBeRuled(cap)

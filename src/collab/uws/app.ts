@@ -41,7 +41,11 @@ async function listen(
 ): Promise<CollabListener> {
   let ready = true
   // The listener's own parts: built once here, so its WebSocket and REST paths share them.
-  const d: ListenerContext = { ...deps, throttle: new CollabThrottle(deps.config, deps.metrics), expiry: new ExpiryClock(deps.now) }
+  const d: ListenerContext = {
+    ...deps,
+    throttle: new CollabThrottle(deps.config, deps.metrics),
+    expiry: new ExpiryClock(deps.now),
+  }
   const routes = listenerRoutes(d, () => ready)
   const cors = (req: uWS.HttpRequest) => {
     const origin = req.getHeader('origin') || undefined

@@ -11,13 +11,24 @@ import { createServer } from 'node:net'
 import type uWS from 'uWebSockets.js'
 
 // The native listen takes (host, port, options, cb); the bundled typings only list (port, options, cb).
-type ListenWithOptions = (host: string, port: number, options: number, cb: (s: uWS.us_listen_socket | false) => void) => unknown
+type ListenWithOptions = (
+  host: string,
+  port: number,
+  options: number,
+  cb: (s: uWS.us_listen_socket | false) => void,
+) => unknown
 
-const exclusivePort = (native: typeof uWS) => (native as unknown as { LIBUS_LISTEN_EXCLUSIVE_PORT?: number }).LIBUS_LISTEN_EXCLUSIVE_PORT ?? 1
+const exclusivePort = (native: typeof uWS) =>
+  (native as unknown as { LIBUS_LISTEN_EXCLUSIVE_PORT?: number }).LIBUS_LISTEN_EXCLUSIVE_PORT ?? 1
 /** a port picked for port 0 can be taken by someone else before uWS binds it: pick again */
 const PICK_ATTEMPTS = 5
 
-export async function listenExclusive(native: typeof uWS, app: uWS.TemplatedApp, host: string, port: number): Promise<uWS.us_listen_socket> {
+export async function listenExclusive(
+  native: typeof uWS,
+  app: uWS.TemplatedApp,
+  host: string,
+  port: number,
+): Promise<uWS.us_listen_socket> {
   const bind = (p: number) => bindPort(app, host, p, exclusivePort(native))
   if (port !== 0) return bind(port)
   for (let attempt = 1; ; attempt++) {
@@ -32,7 +43,9 @@ export async function listenExclusive(native: typeof uWS, app: uWS.TemplatedApp,
 function bindPort(app: uWS.TemplatedApp, host: string, port: number, options: number): Promise<uWS.us_listen_socket> {
   return new Promise((resolve, reject) => {
     const listen = app.listen.bind(app) as unknown as ListenWithOptions
-    listen(host, port, options, (s) => (s ? resolve(s) : reject(new Error(`collab listener could not bind ${host}:${port}`))))
+    listen(host, port, options, (s) =>
+      s ? resolve(s) : reject(new Error(`collab listener could not bind ${host}:${port}`)),
+    )
   })
 }
 

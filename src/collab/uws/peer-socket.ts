@@ -95,7 +95,11 @@ export class UwsTransport implements Transport {
     let twins = this.named.get(topic)
     if (!twins) this.named.set(topic, (twins = new Map()))
     let twin = twins.get(socket.name)
-    if (!twin) twins.set(socket.name, (twin = { topic: `${NAMED}${topic}\u0000${socket.name}`, prefix: socket.prefix, count: 0 }))
+    if (!twin)
+      twins.set(
+        socket.name,
+        (twin = { topic: `${NAMED}${topic}\u0000${socket.name}`, prefix: socket.prefix, count: 0 }),
+      )
     twin.count++
     this.subscribe(socket.base as UwsSocket, twin.topic)
   }

@@ -10,7 +10,11 @@ import { UwsSocket, type UwsTransport } from './peer-socket.js'
 
 export type UwsSocketData = SocketData<UwsSocket>
 
-export function webSocketBehavior(d: ListenerContext, transport: UwsTransport, sockets: Set<UwsSocket>): uWS.WebSocketBehavior<UwsSocketData> {
+export function webSocketBehavior(
+  d: ListenerContext,
+  transport: UwsTransport,
+  sockets: Set<UwsSocket>,
+): uWS.WebSocketBehavior<UwsSocketData> {
   const { config, metrics } = d
   const life = socketLifecycle<UwsSocket>(d, sockets)
 
@@ -30,12 +34,24 @@ export function webSocketBehavior(d: ListenerContext, transport: UwsTransport, s
       const url = req.getUrl()
       const origin = req.getHeader('origin')
       const ip = d.throttle.clientIp(peerOf(res), headerLines(req))
-      const out = life.upgrade({ url, query: new URLSearchParams(req.getQuery() ?? ''), protocols: req.getHeader('sec-websocket-protocol'), origin, ip })
+      const out = life.upgrade({
+        url,
+        query: new URLSearchParams(req.getQuery() ?? ''),
+        protocols: req.getHeader('sec-websocket-protocol'),
+        origin,
+        ip,
+      })
       if (!out.upgrade) {
         new Reply(res).json(out.status, out.body, out.headers)
         return
       }
-      res.upgrade(out.data, req.getHeader('sec-websocket-key'), out.protocol, req.getHeader('sec-websocket-extensions'), context)
+      res.upgrade(
+        out.data,
+        req.getHeader('sec-websocket-key'),
+        out.protocol,
+        req.getHeader('sec-websocket-extensions'),
+        context,
+      )
     },
 
     open(ws) {
@@ -46,7 +62,8 @@ export function webSocketBehavior(d: ListenerContext, transport: UwsTransport, s
     message(ws, message) {
       // The ArrayBuffer is only valid during this call; handlers may keep slices past an await.
       // A message over the limit is refused by its length, not copied.
-      const bytes = message.byteLength > config.maxMessageBytes ? new Uint8Array(message) : new Uint8Array(message.slice(0))
+      const bytes =
+        message.byteLength > config.maxMessageBytes ? new Uint8Array(message) : new Uint8Array(message.slice(0))
       life.message(ws.getUserData(), bytes)
     },
 

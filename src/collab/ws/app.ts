@@ -47,9 +47,16 @@ export function createWsApp(): CollabApp {
   }
 }
 
-async function listen(sockets: SweptSockets<WsSocket>, deps: CollabListenerDeps): Promise<CollabListener & { server: Server }> {
+async function listen(
+  sockets: SweptSockets<WsSocket>,
+  deps: CollabListenerDeps,
+): Promise<CollabListener & { server: Server }> {
   let ready = true
-  const d: ListenerContext = { ...deps, throttle: new CollabThrottle(deps.config, deps.metrics), expiry: new ExpiryClock(deps.now) }
+  const d: ListenerContext = {
+    ...deps,
+    throttle: new CollabThrottle(deps.config, deps.metrics),
+    expiry: new ExpiryClock(deps.now),
+  }
   const { config, metrics } = d
   const routes = listenerRoutes(d, () => ready)
   const life = socketLifecycle<WsSocket>(d, sockets)
@@ -84,7 +91,10 @@ async function listen(sockets: SweptSockets<WsSocket>, deps: CollabListenerDeps)
   const opened = (ws: WebSocket, data: SocketData<WsSocket>) => {
     ws.on('error', (err) => d.log.debug({ err }, 'collab socket error'))
     ws.on('close', (code) => life.closed(data, code))
-    const refused = life.open(data, () => new WsSocket(ws, metrics, config.maxBackpressureBytes * 4, performance.now.bind(performance)))
+    const refused = life.open(
+      data,
+      () => new WsSocket(ws, metrics, config.maxBackpressureBytes * 4, performance.now.bind(performance)),
+    )
     if (refused) return ws.close(refused.code, clipReason(refused.reason))
     ws.on('message', (bytes: Buffer | ArrayBuffer | Buffer[]) => {
       data.socket?.seen()
@@ -99,7 +109,8 @@ async function listen(sockets: SweptSockets<WsSocket>, deps: CollabListenerDeps)
     const method = (req.method ?? 'GET').toUpperCase()
     const origin = req.headers.origin
     const withCors = () => corsHeaders(origin, config)
-    if (method === 'GET' && routes.publicPaths.includes(path as PublicPath)) return routes.servePublic(path as PublicPath, new NodeReply(res))
+    if (method === 'GET' && routes.publicPaths.includes(path as PublicPath))
+      return routes.servePublic(path as PublicPath, new NodeReply(res))
     if (method === 'GET' && path === '/readyz') return routes.readyz(new NodeReply(res))
     const m = REST_PATH.exec(path)
     if (!m) return notFound(new NodeReply(res, withCors))

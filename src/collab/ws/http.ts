@@ -29,7 +29,8 @@ export class NodeReply implements HttpReply {
 /** Method, query and headers (the last value of a repeated one), as the shared routes read them. */
 export function copyRequest(req: IncomingMessage, query: URLSearchParams): CopiedRequest {
   const headers = new Map<string, string>()
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v)
+  for (const [k, v] of Object.entries(req.headers))
+    if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v)
   return { method: (req.method ?? 'GET').toUpperCase(), query, headers }
 }
 
@@ -37,7 +38,8 @@ export function copyRequest(req: IncomingMessage, query: URLSearchParams): Copie
 export function headerLines(req: IncomingMessage): () => Array<[string, string]> {
   return () => {
     const lines: Array<[string, string]> = []
-    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) lines.push([req.rawHeaders[i]!.toLowerCase(), req.rawHeaders[i + 1]!])
+    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2)
+      lines.push([req.rawHeaders[i]!.toLowerCase(), req.rawHeaders[i + 1]!])
     return lines
   }
 }

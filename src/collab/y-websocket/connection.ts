@@ -7,7 +7,13 @@ import type { Capability } from '../../auth/capability.js'
 import { TokenRefused, refusalKind } from '../../auth/capability.js'
 import type { Metrics } from '../../infra/metrics.js'
 import { CLOSE } from '@tandem/protocol/close-codes'
-import { ProtocolError, decodeMessage, encodeAuthGranted, encodePermissionDenied, type ClientMessage } from '@tandem/protocol/messages'
+import {
+  ProtocolError,
+  decodeMessage,
+  encodeAuthGranted,
+  encodePermissionDenied,
+  type ClientMessage,
+} from '@tandem/protocol/messages'
 import type { SessionCodec, SessionEnd } from '../session/codec.js'
 import type { SessionDeps } from '../session/session-admission.js'
 import { DocSession } from '../session/doc-session.js'
@@ -42,7 +48,10 @@ export class YwsConnection implements SessionCodec {
     try {
       m = decodeMessage(bytes)
     } catch (err) {
-      const r = err instanceof ProtocolError ? { code: CLOSE.malformed, reason: cut(`malformed message: ${err.message}`) } : refusalOf(err)
+      const r =
+        err instanceof ProtocolError
+          ? { code: CLOSE.malformed, reason: cut(`malformed message: ${err.message}`) }
+          : refusalOf(err)
       this.socket.close(r.code, r.reason)
       return
     }

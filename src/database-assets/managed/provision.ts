@@ -41,7 +41,11 @@ export class ManagedPostgres {
   async provision(assetId: string, o: { fresh?: boolean } = {}): Promise<ManagedLogin> {
     const name = managedName(this.o.schema, assetId)
     const password = randomBytes(24).toString('base64url')
-    const client = new pg.Client({ connectionString: this.o.url, connectionTimeoutMillis: this.o.connectTimeoutMs, application_name: 'tandem-provision' })
+    const client = new pg.Client({
+      connectionString: this.o.url,
+      connectionTimeoutMillis: this.o.connectTimeoutMs,
+      application_name: 'tandem-provision',
+    })
     client.on('error', () => undefined)
     try {
       await client.connect()
@@ -52,10 +56,13 @@ export class ManagedPostgres {
         `${verb} ROLE ${role} WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD ${client.escapeLiteral(scramVerifier(password))}`,
       )
       // CREATE DATABASE ... OWNER needs membership in the owner unless Tandem's user is a superuser.
-      const { rows } = await client.query<{ rolsuper: boolean }>('SELECT rolsuper FROM pg_roles WHERE rolname = current_user')
+      const { rows } = await client.query<{ rolsuper: boolean }>(
+        'SELECT rolsuper FROM pg_roles WHERE rolname = current_user',
+      )
       if (!rows[0]?.rolsuper) await client.query(`GRANT ${role} TO CURRENT_USER`)
       if (o.fresh) await client.query(`DROP DATABASE IF EXISTS ${ident(name)} WITH (FORCE)`)
-      if (!(await has('SELECT 1 FROM pg_database WHERE datname = $1'))) await client.query(`CREATE DATABASE ${ident(name)} OWNER ${role}`)
+      if (!(await has('SELECT 1 FROM pg_database WHERE datname = $1')))
+        await client.query(`CREATE DATABASE ${ident(name)} OWNER ${role}`)
       await client.query(`REVOKE ALL ON DATABASE ${ident(name)} FROM PUBLIC`)
       return { database: name, role: name, password }
     } catch (e) {
@@ -72,7 +79,11 @@ export class ManagedPostgres {
    */
   async drop(assetId: string): Promise<void> {
     const name = managedName(this.o.schema, assetId)
-    const client = new pg.Client({ connectionString: this.o.url, connectionTimeoutMillis: this.o.connectTimeoutMs, application_name: 'tandem-provision' })
+    const client = new pg.Client({
+      connectionString: this.o.url,
+      connectionTimeoutMillis: this.o.connectTimeoutMs,
+      application_name: 'tandem-provision',
+    })
     client.on('error', () => undefined)
     const gone = (e: unknown) => {
       // 3D000 database, 42704 role: already dropped by another node between its check and ours

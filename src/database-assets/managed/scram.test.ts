@@ -7,7 +7,9 @@ describe('scramVerifier', () => {
     // SELECT rolpassword FROM pg_authid WHERE rolname = 'probe'
     const fromPostgres =
       'SCRAM-SHA-256$4096:AEHr9q4tS3W0iKQEhOLQ6Q==$K8ODw5v4JPLt6aPDOAnO2e3qJBxX+wnPQarZGeMjKso=:s0CIOyA1Afm6BD5z/eKM2cGxKuwk2UNPyyTXVpOu+po='
-    expect(scramVerifier('correct horse battery staple', Buffer.from('AEHr9q4tS3W0iKQEhOLQ6Q==', 'base64'))).toBe(fromPostgres)
+    expect(scramVerifier('correct horse battery staple', Buffer.from('AEHr9q4tS3W0iKQEhOLQ6Q==', 'base64'))).toBe(
+      fromPostgres,
+    )
   })
 
   it('salts every verifier afresh', () => {

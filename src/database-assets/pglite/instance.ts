@@ -54,7 +54,11 @@ export class PgliteInstance implements DbInstance {
     let worker: Worker
     try {
       const wasmModule = await sharedWasmModule()
-      worker = spawnWorker({ dataDir: opts.dataDir, conf: [`shared_buffers=${opts.sharedBuffersMb}MB`], ...(wasmModule ? { wasmModule } : {}) })
+      worker = spawnWorker({
+        dataDir: opts.dataDir,
+        conf: [`shared_buffers=${opts.sharedBuffersMb}MB`],
+        ...(wasmModule ? { wasmModule } : {}),
+      })
     } catch (e) {
       openDirs.delete(opts.dataDir)
       throw new DbError('crashed', `embedded database failed to start: ${(e as Error).message}`)

@@ -16,14 +16,22 @@ const asText = new Proxy({}, { get: () => (x: unknown) => x })
 
 function errorFields(e: unknown): SqlErrorFields {
   const err = (e ?? {}) as Record<string, unknown>
-  const out: SqlErrorFields = { code: typeof err.code === 'string' ? err.code : 'XX000', message: typeof err.message === 'string' ? err.message : String(e) }
-  for (const k of ['detail', 'hint', 'constraint', 'table', 'column'] as const) if (typeof err[k] === 'string' && err[k]) out[k] = err[k] as string
+  const out: SqlErrorFields = {
+    code: typeof err.code === 'string' ? err.code : 'XX000',
+    message: typeof err.message === 'string' ? err.message : String(e),
+  }
+  for (const k of ['detail', 'hint', 'constraint', 'table', 'column'] as const)
+    if (typeof err[k] === 'string' && err[k]) out[k] = err[k] as string
   return out
 }
 
 let db: PGlite
 try {
-  db = new PGlite({ dataDir: init.dataDir, ...(init.wasmModule ? { pgliteWasmModule: init.wasmModule as NonNullable<PGliteOptions['pgliteWasmModule']> } : {}), postgresqlconf: init.conf })
+  db = new PGlite({
+    dataDir: init.dataDir,
+    ...(init.wasmModule ? { pgliteWasmModule: init.wasmModule as NonNullable<PGliteOptions['pgliteWasmModule']> } : {}),
+    postgresqlconf: init.conf,
+  })
   await db.waitReady
   post({ type: 'ready' })
 } catch (e) {
@@ -49,6 +57,13 @@ port.on('message', (m: ToWorker) => {
     return
   }
   db.query(m.sql, m.params, { rowMode: 'array', serializers: asText })
-    .then((r) => post({ type: 'result', id: m.id, rows: r.rows as unknown[][], rowCount: r.rows.length > 0 ? r.rows.length : (r.affectedRows ?? 0) }))
+    .then((r) =>
+      post({
+        type: 'result',
+        id: m.id,
+        rows: r.rows as unknown[][],
+        rowCount: r.rows.length > 0 ? r.rows.length : (r.affectedRows ?? 0),
+      }),
+    )
     .catch((e: unknown) => post({ type: 'error', id: m.id, error: errorFields(e) }))
 })

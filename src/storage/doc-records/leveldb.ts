@@ -39,7 +39,11 @@ export class LevelDocRecords<R extends DocRecord> implements DocRecords<R> {
   private bodyKey = (docId: string, id: string) => `${docId}!${this.layout.bodyTag}!${id}`
 
   async create(docId: string, record: R, body: Uint8Array): Promise<void> {
-    await this.db.batch().put(this.bodyKey(docId, record.id), body).put(this.recordKey(docId, record.id), encode(record)).write(this.durable)
+    await this.db
+      .batch()
+      .put(this.bodyKey(docId, record.id), body)
+      .put(this.recordKey(docId, record.id), encode(record))
+      .write(this.durable)
   }
 
   async list(docId: string): Promise<R[]> {

@@ -44,7 +44,10 @@ export class PgDocRecords<R extends DocRecord> implements DocRecords<R> {
     const written = this.t.write(record)
     const columns = ['doc_id', 'id', ...Object.keys(written), this.t.body]
     const values = [docId, record.id, ...Object.values(written), bytea(body)]
-    await this.query(`INSERT INTO ${this.t.table} (${columns.join(', ')}) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})`, values)
+    await this.query(
+      `INSERT INTO ${this.t.table} (${columns.join(', ')}) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})`,
+      values,
+    )
   }
 
   async list(docId: string): Promise<R[]> {
@@ -53,12 +56,18 @@ export class PgDocRecords<R extends DocRecord> implements DocRecords<R> {
   }
 
   async get(docId: string, id: string): Promise<R | null> {
-    const [row] = await this.query(`SELECT ${this.t.columns} FROM ${this.t.table} WHERE doc_id = $1 AND id = $2`, [docId, id])
+    const [row] = await this.query(`SELECT ${this.t.columns} FROM ${this.t.table} WHERE doc_id = $1 AND id = $2`, [
+      docId,
+      id,
+    ])
     return row ? this.t.read(row) : null
   }
 
   async body(docId: string, id: string): Promise<Uint8Array | null> {
-    const [row] = await this.query(`SELECT ${this.t.body} AS body FROM ${this.t.table} WHERE doc_id = $1 AND id = $2`, [docId, id])
+    const [row] = await this.query(`SELECT ${this.t.body} AS body FROM ${this.t.table} WHERE doc_id = $1 AND id = $2`, [
+      docId,
+      id,
+    ])
     const b = row?.body as Buffer | undefined
     return b ? new Uint8Array(b.buffer, b.byteOffset, b.byteLength) : null
   }

@@ -65,7 +65,13 @@ const engines: [string, () => Promise<{ store: DocRecords<Note>; done: () => Pro
   ],
 ]
 
-const note = (id: string, at: number, rev = 0): Note => ({ id, created_at_ms: at, text: `note ${id}`, tags: ['x'], rev })
+const note = (id: string, at: number, rev = 0): Note => ({
+  id,
+  created_at_ms: at,
+  text: `note ${id}`,
+  tags: ['x'],
+  rev,
+})
 
 describe.each(engines)('DocRecords contract: %s', (_name, make) => {
   let ctx: Awaited<ReturnType<typeof make>>

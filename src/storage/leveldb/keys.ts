@@ -88,7 +88,12 @@ function writeBytes(out: Uint8Array, pos: number, bytes: Uint8Array): number {
   return pos + bytes.length
 }
 
-export function decodeUpdateValue(value: Uint8Array): { user: string; at: number; update: Uint8Array; attrs?: Attributes } {
+export function decodeUpdateValue(value: Uint8Array): {
+  user: string
+  at: number
+  update: Uint8Array
+  attrs?: Attributes
+} {
   const d = decoding.createDecoder(value)
   const withAttrs = value[0] === WITH_ATTRS
   if (withAttrs) decoding.readVarUint(d)

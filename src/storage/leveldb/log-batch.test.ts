@@ -28,7 +28,15 @@ describe('the log batch', () => {
 
   const write = (store: LevelDocStore) =>
     store.appendMany([
-      { docId: 'o/a', firstSeq: 1, entries: [{ user: 'u', at: 5, update: bytes(1, 2) }, { user: 'v', at: 6, update: bytes(3), attrs: { k: 'x' } }], marks: [{ key: 'hooks!o/a!1', value: '1' }] },
+      {
+        docId: 'o/a',
+        firstSeq: 1,
+        entries: [
+          { user: 'u', at: 5, update: bytes(1, 2) },
+          { user: 'v', at: 6, update: bytes(3), attrs: { k: 'x' } },
+        ],
+        marks: [{ key: 'hooks!o/a!1', value: '1' }],
+      },
       { docId: 'o/b', firstSeq: 1, entries: [{ user: 'w', at: 7, update: bytes(4) }] },
     ])
 

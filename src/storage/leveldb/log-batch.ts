@@ -33,11 +33,22 @@ export class LogBatch {
   write(sync: boolean): Promise<void> {
     if (this.ops.length === 0) return Promise.resolve()
     const db = this.root as unknown as NativeBatch
-    if (typeof db._batch === 'function' && db.status === 'open' && db.hooks.prewrite.noop && db.listenerCount('write') === 0) {
+    if (
+      typeof db._batch === 'function' &&
+      db.status === 'open' &&
+      db.hooks.prewrite.noop &&
+      db.listenerCount('write') === 0
+    ) {
       return db._batch(this.ops, { sync })
     }
     return this.root.batch(
-      this.ops.map((op) => ({ type: 'put' as const, key: op.key, value: op.value, keyEncoding: 'utf8', valueEncoding: typeof op.value === 'string' ? 'utf8' : 'view' })),
+      this.ops.map((op) => ({
+        type: 'put' as const,
+        key: op.key,
+        value: op.value,
+        keyEncoding: 'utf8',
+        valueEncoding: typeof op.value === 'string' ? 'utf8' : 'view',
+      })),
       { sync },
     )
   }

@@ -3,7 +3,17 @@
 // snapshot is fsynced before it resolves (survives power loss and kernel crashes); without, it is
 // in the OS page cache when it resolves (survives the process being killed, not the host).
 import type { RootDb } from '../../infra/data-dir.js'
-import { numberWrites, type AppendedSeqs, type AppendWrite, type DocState, type DocStore, type Snapshot, type StoredUpdate, type StoreMark, type UpdateEntry } from '../doc-store.js'
+import {
+  numberWrites,
+  type AppendedSeqs,
+  type AppendWrite,
+  type DocState,
+  type DocStore,
+  type Snapshot,
+  type StoredUpdate,
+  type StoreMark,
+  type UpdateEntry,
+} from '../doc-store.js'
 import { LogBatch } from './log-batch.js'
 import {
   MARKS_SUBLEVEL,
@@ -102,7 +112,11 @@ export class LevelDocStore implements DocStore {
   }
 
   async writeSnapshot(docId: string, snapshot: Snapshot): Promise<void> {
-    await this.db.put(snapshotKey(docId), encodeSnapshotValue(snapshot.seq, snapshot.at, snapshot.state), this.durable as object)
+    await this.db.put(
+      snapshotKey(docId),
+      encodeSnapshotValue(snapshot.seq, snapshot.at, snapshot.state),
+      this.durable as object,
+    )
   }
 
   async *readLog(docId: string, from = 1, to = Number.MAX_SAFE_INTEGER): AsyncIterable<StoredUpdate> {
@@ -152,7 +166,11 @@ export class LevelDocStore implements DocStore {
   }
 
   async deleteMarks(keys: string[]): Promise<void> {
-    if (keys.length > 0) await this.marks.batch(keys.map((key) => ({ type: 'del' as const, key })), this.durable as object)
+    if (keys.length > 0)
+      await this.marks.batch(
+        keys.map((key) => ({ type: 'del' as const, key })),
+        this.durable as object,
+      )
   }
 
   async exists(docId: string): Promise<boolean> {

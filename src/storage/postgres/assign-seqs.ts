@@ -60,7 +60,12 @@ const buf = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)
  * statement and returns the seqs assigned per document, in doc_id order. `cycleId` must be unique in the cluster
  * (node id + counter): a caller that lost the answer asks findCycle before retrying.
  */
-export async function appendAssigningSeqs(pool: Queryable, writes: AssignWrite[], cycleId: string, marks: readonly StoreMark[] = []): Promise<Assigned[]> {
+export async function appendAssigningSeqs(
+  pool: Queryable,
+  writes: AssignWrite[],
+  cycleId: string,
+  marks: readonly StoreMark[] = [],
+): Promise<Assigned[]> {
   const perDoc = new Map<string, UpdateEntry[]>()
   for (const w of writes) {
     if (w.entries.length === 0) continue
@@ -92,7 +97,11 @@ export async function appendAssigningSeqs(pool: Queryable, writes: AssignWrite[]
   }
   // The statement of every write cycle in cluster mode: prepared once per connection.
   const [text, values] = withMarks(APPEND_SQL, [docs, counts, eDoc, eIdx, eUser, eAt, eBody, cycleId, eAttrs], marks)
-  const { rows } = await pool.query<{ doc_id: string; last_seq: string; n: string }>({ name: statementName(text), text, values })
+  const { rows } = await pool.query<{ doc_id: string; last_seq: string; n: string }>({
+    name: statementName(text),
+    text,
+    values,
+  })
   const byDoc = new Map(rows.map((r) => [r.doc_id, r]))
   return docs.map((docId) => {
     const r = byDoc.get(docId)!
@@ -103,7 +112,10 @@ export async function appendAssigningSeqs(pool: Queryable, writes: AssignWrite[]
 
 /** The seqs a cycle got if it committed (its answer was lost), or null if it did not. */
 export async function findCycle(pool: Queryable, cycleId: string): Promise<Assigned[] | null> {
-  const { rows } = await pool.query<{ doc_id: string; first_seq: string; last_seq: string }>({ text: FIND_SQL, values: [cycleId] })
+  const { rows } = await pool.query<{ doc_id: string; first_seq: string; last_seq: string }>({
+    text: FIND_SQL,
+    values: [cycleId],
+  })
   if (rows.length === 0) return null
   return rows.map((r) => ({ docId: r.doc_id, firstSeq: Number(r.first_seq), lastSeq: Number(r.last_seq) }))
 }

@@ -9,7 +9,8 @@ const RETRY_AFTER_SEC = 1
 // SQLSTATE classes 08 (connection exception), 53 (insufficient resources), 57P0x (shutdown, crash recovery)
 const UNAVAILABLE_STATE = /^(08|53|57P0)/
 const UNAVAILABLE_NODE = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN)$/
-const UNAVAILABLE_TEXT = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is closed/i
+const UNAVAILABLE_TEXT =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is closed/i
 
 /** A statement that outlived postgres-query-timeout-ms: its connection is treated as lost. */
 export class QueryTimeoutError extends Error {

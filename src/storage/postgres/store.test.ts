@@ -20,7 +20,10 @@ beforeAll(async () => {
 afterAll(async () => pgs?.close())
 
 /** A store over a fresh schema and a count of the statements its pool ran. */
-async function fresh(queryTimeoutMs = 30_000, poolSize = 3): Promise<{ store: PgDocStore; pool: PgPool; statements: () => number; done: () => Promise<void> }> {
+async function fresh(
+  queryTimeoutMs = 30_000,
+  poolSize = 3,
+): Promise<{ store: PgDocStore; pool: PgPool; statements: () => number; done: () => Promise<void> }> {
   const schema = `pgstore_${++schemas}`
   const pool = createPgPool({ url: pgs.url, schema, poolSize, connectTimeoutMs: 1000 })
   await applySchemaMigrations(pool, schema)
@@ -36,7 +39,11 @@ describe('PgDocStore', () => {
     try {
       const before = t.statements()
       await t.store.appendMany(
-        Array.from({ length: 20 }, (_, d) => ({ docId: `o/d${d}/main`, firstSeq: 1, entries: Array.from({ length: 30 }, (_, i) => entry(i + 1)) })),
+        Array.from({ length: 20 }, (_, d) => ({
+          docId: `o/d${d}/main`,
+          firstSeq: 1,
+          entries: Array.from({ length: 30 }, (_, i) => entry(i + 1)),
+        })),
       )
       expect(t.statements() - before).toBe(1)
       await t.store.writeSnapshot('o/d0/main', { seq: 10, at: 1, state: bytes(7) })
@@ -56,7 +63,10 @@ describe('PgDocStore', () => {
     try {
       for (let i = 1; i <= 3; i++) await t.store.appendMany([{ docId: 'o/p/main', firstSeq: i, entries: [entry(i)] }])
       for (let i = 1; i <= 3; i++) await t.store.appendMany([{ docId: 'o/q/main', entries: [entry(i)] }], `c${i}`) // store-assigned seqs (cluster)
-      await t.store.appendMany([{ docId: 'o/q/main', entries: [entry(4)], marks: [{ key: 'webhooks!o/q/main!1', value: '1' }] }], 'c4')
+      await t.store.appendMany(
+        [{ docId: 'o/q/main', entries: [entry(4)], marks: [{ key: 'webhooks!o/q/main!1', value: '1' }] }],
+        'c4',
+      )
       const { rows } = await t.pool.query<{ name: string; calls: string }>(
         `SELECT name, generic_plans + custom_plans AS calls FROM pg_prepared_statements WHERE name LIKE 'tandem_%' ORDER BY name`,
       )

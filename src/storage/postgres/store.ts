@@ -4,9 +4,34 @@
 // read in keyset pages so a long history never sits in memory at once.
 import type { PgPool } from '../../pg/pool.js'
 import { randomUUID } from 'node:crypto'
-import { assignsSeqs, type AppendedSeqs, type AppendWrite, type DocState, type DocStore, type Snapshot, type StoredUpdate, type StoreMark, type UpdateEntry } from '../doc-store.js'
+import {
+  assignsSeqs,
+  type AppendedSeqs,
+  type AppendWrite,
+  type DocState,
+  type DocStore,
+  type Snapshot,
+  type StoredUpdate,
+  type StoreMark,
+  type UpdateEntry,
+} from '../doc-store.js'
 import { appendAssigningSeqs, findCycle, type Queryable, type Statement } from './assign-seqs.js'
-import { APPEND_SQL, buf, bytes, columns, ERASE_SQL, LIST_SQL, LOAD_SQL, prefixUpperBound, PRUNE_SQL, sameAttrs, seqsPerWrite, storedOf, type PendingRow, type Row } from './log-sql.js'
+import {
+  APPEND_SQL,
+  buf,
+  bytes,
+  columns,
+  ERASE_SQL,
+  LIST_SQL,
+  LOAD_SQL,
+  prefixUpperBound,
+  PRUNE_SQL,
+  sameAttrs,
+  seqsPerWrite,
+  storedOf,
+  type PendingRow,
+  type Row,
+} from './log-sql.js'
 import { withMarks } from './marks-sql.js'
 import { statementName } from './prepared.js'
 import { QueryTimeoutError, isUnavailable, storageError } from './errors.js'
@@ -86,8 +111,14 @@ export class PgDocStore implements DocStore {
   async appendMany(writes: AppendWrite[], cycleId?: string): Promise<AppendedSeqs[]> {
     const marks = writes.flatMap((w) => w.marks ?? [])
     if (assignsSeqs(writes)) return this.appendAssigning(writes, cycleId ?? `${randomUUID()}`, marks)
-    const seqs = writes.map(({ docId, firstSeq, entries }) => ({ docId, firstSeq: firstSeq!, lastSeq: firstSeq! + entries.length - 1 }))
-    const rows = writes.flatMap(({ docId, firstSeq, entries }) => entries.map((e, i) => ({ docId, seq: firstSeq! + i, ...e })))
+    const seqs = writes.map(({ docId, firstSeq, entries }) => ({
+      docId,
+      firstSeq: firstSeq!,
+      lastSeq: firstSeq! + entries.length - 1,
+    }))
+    const rows = writes.flatMap(({ docId, firstSeq, entries }) =>
+      entries.map((e, i) => ({ docId, seq: firstSeq! + i, ...e })),
+    )
     if (rows.length === 0) return seqs
     try {
       const [text, params] = withMarks(APPEND_SQL, columns(rows), marks)
@@ -107,7 +138,9 @@ export class PgDocStore implements DocStore {
    * up by its id, so a retry never appends it a second time under new seqs.
    */
   private async appendAssigning(writes: AppendWrite[], cycleId: string, marks: StoreMark[]): Promise<AppendedSeqs[]> {
-    const db: Queryable = { query: async <R extends object>(q: Statement) => ({ rows: await this.run<R>(q.text, q.values, q.name) }) }
+    const db: Queryable = {
+      query: async <R extends object>(q: Statement) => ({ rows: await this.run<R>(q.text, q.values, q.name) }),
+    }
     let assigned
     try {
       assigned = await appendAssigningSeqs(db, writes, cycleId, marks)
@@ -131,7 +164,12 @@ export class PgDocStore implements DocStore {
     for (const r of rows) {
       const s = stored.get(`${r.docId}\n${r.seq}`)
       if (!s) missing.push(r)
-      else if (s.user_id !== r.user || Number(s.at_ms) !== r.at || !buf(r.update).equals(s.body) || !sameAttrs(s.attrs, r.attrs)) {
+      else if (
+        s.user_id !== r.user ||
+        Number(s.at_ms) !== r.at ||
+        !buf(r.update).equals(s.body) ||
+        !sameAttrs(s.attrs, r.attrs)
+      ) {
         throw new Error(`append conflict: ${r.docId} already has a different update at seq ${r.seq}`)
       }
     }
@@ -167,7 +205,10 @@ export class PgDocStore implements DocStore {
   }
 
   async readMeta(docId: string, name: string): Promise<Uint8Array | null> {
-    const [row] = await this.query<{ value: Buffer }>('SELECT value FROM doc_meta WHERE doc_id = $1 AND name = $2', [docId, name])
+    const [row] = await this.query<{ value: Buffer }>('SELECT value FROM doc_meta WHERE doc_id = $1 AND name = $2', [
+      docId,
+      name,
+    ])
     return row ? bytes(row.value) : null
   }
 
@@ -181,7 +222,10 @@ export class PgDocStore implements DocStore {
   async claimMeta(docId: string, name: string, value: Uint8Array): Promise<Uint8Array> {
     // The insert wins or waits for the one that did; its row is then read by a later statement
     // (this one's snapshot may predate a concurrent winner's commit).
-    const [won] = await this.query<{ value: Buffer }>('INSERT INTO doc_meta (doc_id, name, value) VALUES ($1, $2, $3) ON CONFLICT (doc_id, name) DO NOTHING RETURNING value', [docId, name, buf(value)])
+    const [won] = await this.query<{ value: Buffer }>(
+      'INSERT INTO doc_meta (doc_id, name, value) VALUES ($1, $2, $3) ON CONFLICT (doc_id, name) DO NOTHING RETURNING value',
+      [docId, name, buf(value)],
+    )
     if (won) return bytes(won.value)
     const stands = await this.readMeta(docId, name)
     if (!stands) throw new Error(`side record ${name} of ${docId} neither claimed nor standing`)
@@ -189,7 +233,10 @@ export class PgDocStore implements DocStore {
   }
 
   async *readMarks(prefix: string): AsyncIterable<StoreMark> {
-    const rows = await this.query<{ key: string; value: string }>('SELECT key, value FROM doc_marks WHERE starts_with(key, $1) ORDER BY key', [prefix])
+    const rows = await this.query<{ key: string; value: string }>(
+      'SELECT key, value FROM doc_marks WHERE starts_with(key, $1) ORDER BY key',
+      [prefix],
+    )
     yield* rows
   }
 

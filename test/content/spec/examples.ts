@@ -8,7 +8,10 @@ import type { Example } from './figures.js'
 const require = createRequire(import.meta.url)
 const commonmark = require('commonmark-spec') as { tests: { markdown: string; number: number; section: string }[] }
 
-export const COMMONMARK: Example[] = commonmark.tests.map((t) => ({ name: `commonmark ${t.number} (${t.section})`, markdown: t.markdown }))
+export const COMMONMARK: Example[] = commonmark.tests.map((t) => ({
+  name: `commonmark ${t.number} (${t.section})`,
+  markdown: t.markdown,
+}))
 
 export const GFM_EXTENSIONS: Example[] = gfm.testCases
   .filter((t) => t.section.includes('(extension)'))

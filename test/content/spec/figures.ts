@@ -21,7 +21,8 @@ function seen(markdown: string): { text: string; urls: string[]; html: boolean }
   const walk = (tokens: Token[]) => {
     for (const t of tokens) {
       if (t.type === 'html_block' || t.type === 'html_inline') html = true
-      if (['text', 'text_special', 'code_inline', 'code_block', 'fence', 'html_block', 'html_inline'].includes(t.type)) text.push(t.content)
+      if (['text', 'text_special', 'code_inline', 'code_block', 'fence', 'html_block', 'html_inline'].includes(t.type))
+        text.push(t.content)
       else if (t.type === 'softbreak' || t.type === 'hardbreak') text.push(' ')
       else if (t.type === 'link_open') urls.push(t.attrGet('href') ?? '')
       if (t.type === 'image') {
@@ -39,7 +40,11 @@ function seen(markdown: string): { text: string; urls: string[]; html: boolean }
 /** The characters a text references (`&#10;` and `&#xA;` are the same one). */
 /** An image's description as plain text, as CommonMark defines it (escapes and code included). */
 function alt(tokens: readonly Token[]): string {
-  return tokens.map((t) => (t.type === 'image' ? alt(t.children ?? []) : ['softbreak', 'hardbreak'].includes(t.type) ? ' ' : t.content)).join('')
+  return tokens
+    .map((t) =>
+      t.type === 'image' ? alt(t.children ?? []) : ['softbreak', 'hardbreak'].includes(t.type) ? ' ' : t.content,
+    )
+    .join('')
 }
 
 const REF = /&(?:#[xX][0-9a-fA-F]+|#[0-9]+|[A-Za-z][A-Za-z0-9]*);/g
@@ -89,7 +94,8 @@ export interface Figures {
 }
 
 export function figures(verdicts: readonly Verdict[]): Figures {
-  const share = (vs: readonly Verdict[], f: (v: Verdict) => boolean) => (vs.length ? vs.filter(f).length / vs.length : 1)
+  const share = (vs: readonly Verdict[], f: (v: Verdict) => boolean) =>
+    vs.length ? vs.filter(f).length / vs.length : 1
   const markdownOnly = verdicts.filter((v) => !v.rawHtml)
   return {
     examples: verdicts.length,

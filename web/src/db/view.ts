@@ -34,8 +34,17 @@ export function databaseView({ api, asset }: ViewContext): View {
   const filtersBox = h('div', { class: 'filters' })
   const columnsList = h('datalist', { id: 'db-columns' })
   const orderColumn = h('input', { id: 'db-order', list: 'db-columns', placeholder: 'column', autocomplete: 'off' })
-  const orderDir = h('select', { id: 'db-dir', 'aria-label': 'Direction' }, h('option', { value: 'asc' }, 'ascending'), h('option', { value: 'desc' }, 'descending'))
-  const pageSize = h('select', { id: 'db-page-size' }, ...PAGE_SIZES.map((n) => h('option', { value: String(n) }, String(n))))
+  const orderDir = h(
+    'select',
+    { id: 'db-dir', 'aria-label': 'Direction' },
+    h('option', { value: 'asc' }, 'ascending'),
+    h('option', { value: 'desc' }, 'descending'),
+  )
+  const pageSize = h(
+    'select',
+    { id: 'db-page-size' },
+    ...PAGE_SIZES.map((n) => h('option', { value: String(n) }, String(n))),
+  )
   pageSize.value = '25'
   const addFilter = h('button', { type: 'button', class: 'small' }, 'Add filter')
   const apply = h('button', { type: 'submit' }, 'Apply')
@@ -50,7 +59,16 @@ export function databaseView({ api, asset }: ViewContext): View {
     'form',
     { class: 'query', 'aria-label': 'Row query' },
     h('fieldset', {}, h('legend', {}, 'Filters'), filtersBox, addFilter),
-    h('div', { class: 'row' }, h('label', { for: 'db-order' }, 'Order by'), orderColumn, orderDir, h('label', { for: 'db-page-size' }, 'Rows per page'), pageSize, apply),
+    h(
+      'div',
+      { class: 'row' },
+      h('label', { for: 'db-order' }, 'Order by'),
+      orderColumn,
+      orderDir,
+      h('label', { for: 'db-page-size' }, 'Rows per page'),
+      pageSize,
+      apply,
+    ),
     columnsList,
   )
   const el = h(
@@ -87,7 +105,8 @@ export function databaseView({ api, asset }: ViewContext): View {
       if (destroyed) return undefined
       if (err instanceof ApiError && err.status === 503 && attempt < MAX_RETRIES) {
         let left = err.retryAfterSec ?? 1
-        const say = () => (status.textContent = `${err.message} Retry-After: ${err.retryAfterSec ?? 1} s; retrying ${what} in ${left} s (attempt ${attempt + 1} of ${MAX_RETRIES}).`)
+        const say = () =>
+          (status.textContent = `${err.message} Retry-After: ${err.retryAfterSec ?? 1} s; retrying ${what} in ${left} s (attempt ${attempt + 1} of ${MAX_RETRIES}).`)
         say()
         status.className = 'db-status warn'
         retryNow.hidden = false
@@ -162,7 +181,9 @@ export function databaseView({ api, asset }: ViewContext): View {
       limit: Number(pageSize.value) + 1, // one more tells whether a next page exists
       offset,
       where,
-      ...(orderColumn.value.trim() ? { order: [{ column: orderColumn.value.trim(), direction: orderDir.value as 'asc' | 'desc' }] } : {}),
+      ...(orderColumn.value.trim()
+        ? { order: [{ column: orderColumn.value.trim(), direction: orderDir.value as 'asc' | 'desc' }] }
+        : {}),
     }
   }
 
@@ -177,16 +198,28 @@ export function databaseView({ api, asset }: ViewContext): View {
     table.append(h('thead', {}, h('tr', {}, ...cols.map((c) => h('th', { scope: 'col' }, c)))))
     const body = h('tbody')
     for (const r of shown) {
-      body.append(h('tr', {}, ...cols.map((c) => {
-        const v = r[c]
-        return h('td', { class: v === null ? 'null' : typeof v === 'number' ? 'num' : '' }, v === null ? 'null' : typeof v === 'object' ? JSON.stringify(v) : String(v))
-      })))
+      body.append(
+        h(
+          'tr',
+          {},
+          ...cols.map((c) => {
+            const v = r[c]
+            return h(
+              'td',
+              { class: v === null ? 'null' : typeof v === 'number' ? 'num' : '' },
+              v === null ? 'null' : typeof v === 'object' ? JSON.stringify(v) : String(v),
+            )
+          }),
+        ),
+      )
     }
     table.append(body)
     fill(grid, shown.length ? table : h('p', { class: 'hint' }, offset ? 'No more rows.' : 'No rows match.'))
     prev.disabled = offset === 0
     next.disabled = rows.length <= size
-    pageInfo.textContent = shown.length ? `Page ${Math.floor(offset / size) + 1} · rows ${first}–${offset + shown.length}` : ''
+    pageInfo.textContent = shown.length
+      ? `Page ${Math.floor(offset / size) + 1} · rows ${first}–${offset + shown.length}`
+      : ''
   }
 
   const loadRows = async () => {
@@ -206,7 +239,16 @@ export function databaseView({ api, asset }: ViewContext): View {
     status.textContent = 'Loading tables…'
     const r = await withRetry('the table list', () => said(api.tables(asset.id)))
     if (!r || destroyed) return
-    fill(tableSelect, ...r.tables.map((t) => h('option', { value: t.name }, `${t.schema && t.schema !== 'public' ? `${t.schema}.` : ''}${t.name}${t.row_count != null ? ` (~${t.row_count} rows)` : ''}`)))
+    fill(
+      tableSelect,
+      ...r.tables.map((t) =>
+        h(
+          'option',
+          { value: t.name },
+          `${t.schema && t.schema !== 'public' ? `${t.schema}.` : ''}${t.name}${t.row_count != null ? ` (~${t.row_count} rows)` : ''}`,
+        ),
+      ),
+    )
     if (!r.tables.length) {
       status.textContent = 'This database has no tables.'
       return

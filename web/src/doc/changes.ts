@@ -24,17 +24,43 @@ export interface RootChange {
   delta: ChangeNode[]
 }
 
-const BLOCKS: Record<string, keyof HTMLElementTagNameMap> = { paragraph: 'p', heading: 'h4', blockquote: 'blockquote', code_block: 'pre', codeBlock: 'pre', list_item: 'li', listItem: 'li', bullet_list: 'ul', bulletList: 'ul', ordered_list: 'ol', orderedList: 'ol' }
+const BLOCKS: Record<string, keyof HTMLElementTagNameMap> = {
+  paragraph: 'p',
+  heading: 'h4',
+  blockquote: 'blockquote',
+  code_block: 'pre',
+  codeBlock: 'pre',
+  list_item: 'li',
+  listItem: 'li',
+  bullet_list: 'ul',
+  bulletList: 'ul',
+  ordered_list: 'ol',
+  orderedList: 'ol',
+}
 
 function mark(a: Attribution | undefined, content: Node): Node {
   if (!a) return content
   if (a.delete?.length) {
     const who = a.delete[0]!
-    return h('del', { style: `text-decoration-color: ${colorOf(who)}; color: ${colorOf(who)}`, title: `deleted by ${who}${a.deleteAt ? ` at ${when(a.deleteAt)}` : ''}` }, content)
+    return h(
+      'del',
+      {
+        style: `text-decoration-color: ${colorOf(who)}; color: ${colorOf(who)}`,
+        title: `deleted by ${who}${a.deleteAt ? ` at ${when(a.deleteAt)}` : ''}`,
+      },
+      content,
+    )
   }
   if (a.insert?.length) {
     const who = a.insert[0]!
-    return h('ins', { style: `background-color: ${colorOf(who)}33; border-bottom-color: ${colorOf(who)}`, title: `inserted by ${who}${a.insertAt ? ` at ${when(a.insertAt)}` : ''}` }, content)
+    return h(
+      'ins',
+      {
+        style: `background-color: ${colorOf(who)}33; border-bottom-color: ${colorOf(who)}`,
+        title: `inserted by ${who}${a.insertAt ? ` at ${when(a.insertAt)}` : ''}`,
+      },
+      content,
+    )
   }
   return content
 }

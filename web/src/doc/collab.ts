@@ -30,7 +30,12 @@ export interface CollabSession {
 const why = (e: TandemError) => (typeof e.detail === 'string' ? e.detail : e.message)
 
 /** Mints a token (the requested access is a ceiling) and connects; resolves once the first token is in hand. */
-export async function openSession(api: Api, assetId: string, access: 'edit' | 'view', user: string): Promise<CollabSession> {
+export async function openSession(
+  api: Api,
+  assetId: string,
+  access: 'edit' | 'view',
+  user: string,
+): Promise<CollabSession> {
   const live = await said(api.openDocument(assetId, { access }))
   const { provider } = live
   provider.awareness.setLocalStateField('user', { name: user, color: colorOf(user) })
@@ -46,17 +51,26 @@ export async function openSession(api: Api, assetId: string, access: 'edit' | 'v
 
   provider.on('status', ({ status: s }: { status: string }) => {
     if (s === 'connecting') setStatus({ kind: 'connecting' })
-    else if (s === 'disconnected') setStatus({ kind: 'offline', reason: navigator.onLine ? 'the connection to the server was lost; reconnecting' : 'this browser is offline' })
+    else if (s === 'disconnected')
+      setStatus({
+        kind: 'offline',
+        reason: navigator.onLine ? 'the connection to the server was lost; reconnecting' : 'this browser is offline',
+      })
   })
   provider.on('sync', (isSynced: boolean) => {
     if (isSynced) synced()
   })
   provider.on('closed', ({ code }: { code: number }) => {
-    if (code === CLOSE_TOKEN_EXPIRED) setStatus({ kind: 'offline', reason: 'the collaboration token expired; renewing it' })
+    if (code === CLOSE_TOKEN_EXPIRED)
+      setStatus({ kind: 'offline', reason: 'the collaboration token expired; renewing it' })
   })
   live.on('deleted', () => setStatus({ kind: 'deleted' }))
-  live.on('unauthorized', (e) => setStatus({ kind: 'error', message: `The collaboration token was refused (${why(e)}); reload to try again.` }))
-  live.on('closed', ({ code, reason }) => setStatus({ kind: 'error', message: `The server closed the connection (${code}${reason ? `: ${reason}` : ''}).` }))
+  live.on('unauthorized', (e) =>
+    setStatus({ kind: 'error', message: `The collaboration token was refused (${why(e)}); reload to try again.` }),
+  )
+  live.on('closed', ({ code, reason }) =>
+    setStatus({ kind: 'error', message: `The server closed the connection (${code}${reason ? `: ${reason}` : ''}).` }),
+  )
   live.on('renewal-error', (e) =>
     setStatus({
       kind: 'error',

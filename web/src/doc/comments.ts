@@ -12,16 +12,32 @@ interface Thread {
   archived_at?: string | null
   created_at?: string | null
   data?: { anchor?: { start: string; end: string; text: string | null } }
-  comments?: { id: string; text: string; user_id?: string | null; created_at?: string | null; reactions?: Record<string, string[]> }[]
+  comments?: {
+    id: string
+    text: string
+    user_id?: string | null
+    created_at?: string | null
+    reactions?: Record<string, string[]>
+  }[]
 }
 
 const decodeB64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0))
 
-export function commentsPanel(api: Api, assetId: string, hooks: { setAnchors(a: Anchor[]): void; showAnchor(id: string): boolean; noEditor?: boolean }) {
+export function commentsPanel(
+  api: Api,
+  assetId: string,
+  hooks: { setAnchors(a: Anchor[]): void; showAnchor(id: string): boolean; noEditor?: boolean },
+) {
   const status = h('p', { class: 'panel-status', role: 'status' }, 'Loading comments…')
   const list = h('div', { class: 'threads' })
   const reload = h('button', { type: 'button', class: 'small' }, 'Reload')
-  const el = h('section', { class: 'panel comments', 'aria-labelledby': 'comments-title' }, h('div', { class: 'panel-head' }, h('h3', { id: 'comments-title' }, 'Comments'), reload), status, list)
+  const el = h(
+    'section',
+    { class: 'panel comments', 'aria-labelledby': 'comments-title' },
+    h('div', { class: 'panel-head' }, h('h3', { id: 'comments-title' }, 'Comments'), reload),
+    status,
+    list,
+  )
 
   const load = async () => {
     try {
@@ -40,7 +56,11 @@ export function commentsPanel(api: Api, assetId: string, hooks: { setAnchors(a: 
         const anchor = t.data?.anchor
         if (anchor) {
           try {
-            anchors.push({ threadId: t.id, start: Y.decodeRelativePosition(decodeB64(anchor.start)), end: Y.decodeRelativePosition(decodeB64(anchor.end)) })
+            anchors.push({
+              threadId: t.id,
+              start: Y.decodeRelativePosition(decodeB64(anchor.start)),
+              end: Y.decodeRelativePosition(decodeB64(anchor.end)),
+            })
           } catch {
             // an anchor that cannot be decoded is shown without a highlight
           }
@@ -64,10 +84,21 @@ export function commentsPanel(api: Api, assetId: string, hooks: { setAnchors(a: 
                 h(
                   'li',
                   {},
-                  h('p', { class: 'meta' }, h('strong', {}, c.user_id ?? 'unknown'), c.created_at ? ` · ${when(Date.parse(c.created_at))}` : ''),
+                  h(
+                    'p',
+                    { class: 'meta' },
+                    h('strong', {}, c.user_id ?? 'unknown'),
+                    c.created_at ? ` · ${when(Date.parse(c.created_at))}` : '',
+                  ),
                   h('p', {}, c.text),
                   Object.keys(c.reactions ?? {}).length
-                    ? h('p', { class: 'reactions' }, ...Object.entries(c.reactions!).map(([emoji, users]) => h('span', { class: 'reaction', title: users.join(', ') }, `${emoji} ${users.length}`)))
+                    ? h(
+                        'p',
+                        { class: 'reactions' },
+                        ...Object.entries(c.reactions!).map(([emoji, users]) =>
+                          h('span', { class: 'reaction', title: users.join(', ') }, `${emoji} ${users.length}`),
+                        ),
+                      )
                     : null,
                 ),
               ),

@@ -5,7 +5,15 @@ import { baseKeymap, toggleMark } from 'prosemirror-commands'
 import { keymap } from 'prosemirror-keymap'
 import { EditorState, Plugin, PluginKey, TextSelection } from 'prosemirror-state'
 import { Decoration, DecorationSet, EditorView } from 'prosemirror-view'
-import { redo, relativePositionToAbsolutePosition, undo, yCursorPlugin, ySyncPlugin, ySyncPluginKey, yUndoPlugin } from 'y-prosemirror'
+import {
+  redo,
+  relativePositionToAbsolutePosition,
+  undo,
+  yCursorPlugin,
+  ySyncPlugin,
+  ySyncPluginKey,
+  yUndoPlugin,
+} from 'y-prosemirror'
 import type { Awareness } from 'y-protocols/awareness'
 import * as Y from 'yjs'
 import { h } from '../dom.js'
@@ -23,7 +31,8 @@ const anchorsKey = new PluginKey<Anchor[]>('anchors')
 
 /** Where an anchor lies in the editor now, or null when its text is gone. */
 function anchorRange(state: EditorState, ydoc: Y.Doc, a: Anchor): { from: number; to: number } | null {
-  const sync = ySyncPluginKey.getState(state) as { binding?: { mapping: Map<unknown, unknown> }; type: Y.XmlFragment } | undefined
+  const sync = ySyncPluginKey.getState(state) as
+    { binding?: { mapping: Map<unknown, unknown> }; type: Y.XmlFragment } | undefined
   if (!sync?.binding) return null
   const from = relativePositionToAbsolutePosition(ydoc, sync.type, a.start, sync.binding.mapping as never)
   const to = relativePositionToAbsolutePosition(ydoc, sync.type, a.end, sync.binding.mapping as never)
@@ -59,7 +68,13 @@ export interface Editor {
   destroy(): void
 }
 
-export function createEditor(mount: HTMLElement, ydoc: Y.Doc, awareness: Awareness, readOnly: boolean, label: string): Editor {
+export function createEditor(
+  mount: HTMLElement,
+  ydoc: Y.Doc,
+  awareness: Awareness,
+  readOnly: boolean,
+  label: string,
+): Editor {
   const fragment = ydoc.getXmlFragment(ROOT)
   const marks = schema.marks
   const state = EditorState.create({

@@ -27,7 +27,8 @@ const attributesText = (a: Record<string, string>) =>
     .sort((x, y) => rank(x) - rank(y) || (x < y ? -1 : x > y ? 1 : 0))
     .map((k) => `${k}: ${a[k]}`)
     .join(' · ')
-const hasAttributes = (e: Entry): e is Entry & { attributes: Record<string, string> } => e.attributes !== undefined && Object.keys(e.attributes).length > 0
+const hasAttributes = (e: Entry): e is Entry & { attributes: Record<string, string> } =>
+  e.attributes !== undefined && Object.keys(e.attributes).length > 0
 
 const REFRESH_DEBOUNCE_MS = 700
 
@@ -35,7 +36,14 @@ export function historyPanel(session: CollabSession): { el: HTMLElement; destroy
   const status = h('p', { class: 'panel-status', role: 'status' })
   const list = h('ol', { class: 'activity', 'aria-label': 'Changes, newest first' })
   const detail = h('div', { class: 'changeset', 'aria-live': 'polite' })
-  const el = h('section', { class: 'panel history', 'aria-labelledby': 'history-title' }, h('h3', { id: 'history-title' }, 'History'), status, list, detail)
+  const el = h(
+    'section',
+    { class: 'panel history', 'aria-labelledby': 'history-title' },
+    h('h3', { id: 'history-title' }, 'History'),
+    status,
+    list,
+    detail,
+  )
 
   let entries: Entry[] = []
   let selected: string | null = null
@@ -53,10 +61,19 @@ export function historyPanel(session: CollabSession): { el: HTMLElement; destroy
         h('span', { class: 'by' }, e.by || 'unknown'),
         hasAttributes(e) ? h('span', { class: 'agent-badge' }, attributesText(e.attributes)) : null,
         h('time', { datetime: new Date(e.to).toISOString() }, when(e.to)),
-        h('span', { class: 'counts' }, h('span', { class: 'ins-count' }, `+${e.inserted}`), ' ', h('span', { class: 'del-count' }, `−${e.deleted}`)),
+        h(
+          'span',
+          { class: 'counts' },
+          h('span', { class: 'ins-count' }, `+${e.inserted}`),
+          ' ',
+          h('span', { class: 'del-count' }, `−${e.deleted}`),
+        ),
       )
       const agent = hasAttributes(e) ? ` (${attributesText(e.attributes)})` : ''
-      button.setAttribute('aria-label', `${e.by || 'unknown'}${agent}, ${when(e.to)}: ${e.inserted} inserted, ${e.deleted} deleted`)
+      button.setAttribute(
+        'aria-label',
+        `${e.by || 'unknown'}${agent}, ${when(e.to)}: ${e.inserted} inserted, ${e.deleted} deleted`,
+      )
       button.addEventListener('click', () => void choose(e))
       list.append(h('li', {}, button))
     }
@@ -64,7 +81,11 @@ export function historyPanel(session: CollabSession): { el: HTMLElement; destroy
 
   const refresh = async () => {
     try {
-      const r = await said(session.rest.call<{ entries: Entry[]; more: boolean; truncated: boolean }>('activity', { query: { limit: 50 } }))
+      const r = await said(
+        session.rest.call<{ entries: Entry[]; more: boolean; truncated: boolean }>('activity', {
+          query: { limit: 50 },
+        }),
+      )
       if (destroyed) return
       entries = r.entries
       status.textContent = entries.length ? (r.more ? 'The 50 latest changes.' : '') : 'No changes yet.'
@@ -79,7 +100,11 @@ export function historyPanel(session: CollabSession): { el: HTMLElement; destroy
     drawList()
     fill(detail, h('p', {}, 'Loading the change…'))
     try {
-      const cs = await said(session.rest.call<{ inserted: number; deleted: number; roots: Record<string, RootChange> }>('changeset', { query: { from: e.from, to: e.to } }))
+      const cs = await said(
+        session.rest.call<{ inserted: number; deleted: number; roots: Record<string, RootChange> }>('changeset', {
+          query: { from: e.from, to: e.to },
+        }),
+      )
       if (destroyed || selected !== keyOf(e)) return
       const authors = authorsOf(cs.roots)
       const restore = h('button', { type: 'button', class: 'restore' }, 'Restore this version')
@@ -92,8 +117,15 @@ export function historyPanel(session: CollabSession): { el: HTMLElement; destroy
         restore.disabled = true
         result.textContent = 'Restoring…'
         try {
-          const r = await said(session.rest.call<{ applied: boolean; removed: number; restored: number }>('rollback', { method: 'POST', json: { to: e.to } }))
-          result.textContent = r.applied ? `Restored: ${r.removed} removed, ${r.restored} brought back. Every open editor shows it.` : 'Nothing to restore: the document already reads like this.'
+          const r = await said(
+            session.rest.call<{ applied: boolean; removed: number; restored: number }>('rollback', {
+              method: 'POST',
+              json: { to: e.to },
+            }),
+          )
+          result.textContent = r.applied
+            ? `Restored: ${r.removed} removed, ${r.restored} brought back. Every open editor shows it.`
+            : 'Nothing to restore: the document already reads like this.'
         } catch (err) {
           result.textContent = `Restore failed: ${(err as Error).message}`
         } finally {
@@ -102,10 +134,30 @@ export function historyPanel(session: CollabSession): { el: HTMLElement; destroy
       })
       fill(
         detail,
-        h('h4', {}, `Change by ${e.by}${hasAttributes(e) ? ` (${attributesText(e.attributes)})` : ''}, ${when(e.from)}${e.to !== e.from ? ` – ${when(e.to)}` : ''}`),
-        h('p', { class: 'legend' }, `${cs.inserted} inserted, ${cs.deleted} deleted. `, ...authors.map((a) => h('span', { class: 'who-chip', style: `border-color: ${colorOf(a)}` }, a))),
+        h(
+          'h4',
+          {},
+          `Change by ${e.by}${hasAttributes(e) ? ` (${attributesText(e.attributes)})` : ''}, ${when(e.from)}${e.to !== e.from ? ` – ${when(e.to)}` : ''}`,
+        ),
+        h(
+          'p',
+          { class: 'legend' },
+          `${cs.inserted} inserted, ${cs.deleted} deleted. `,
+          ...authors.map((a) => h('span', { class: 'who-chip', style: `border-color: ${colorOf(a)}` }, a)),
+        ),
         renderChanges(cs.roots),
-        h('div', { class: 'restore-row' }, restore, h('span', { class: 'hint' }, session.readOnly ? ' Restoring needs edit access.' : ' Makes the document read as it did right after this change.')),
+        h(
+          'div',
+          { class: 'restore-row' },
+          restore,
+          h(
+            'span',
+            { class: 'hint' },
+            session.readOnly
+              ? ' Restoring needs edit access.'
+              : ' Makes the document read as it did right after this change.',
+          ),
+        ),
         hasAttributes(e) ? undoAgentRow(e, result) : null,
         result,
       )
@@ -121,15 +173,24 @@ export function historyPanel(session: CollabSession): { el: HTMLElement; destroy
       undo.disabled = true
       result.textContent = 'Undoing…'
       try {
-        const r = await said(session.rest.call<{ applied: boolean; removed: number; restored: number }>('rollback', { method: 'POST', json: { from: e.from, to: e.to, attr: e.attributes } }))
-        result.textContent = r.applied ? `Undone: ${r.removed} removed, ${r.restored} brought back. Other people's edits stay.` : 'Nothing to undo: this change is already gone.'
+        const r = await said(
+          session.rest.call<{ applied: boolean; removed: number; restored: number }>('rollback', {
+            method: 'POST',
+            json: { from: e.from, to: e.to, attr: e.attributes },
+          }),
+        )
+        result.textContent = r.applied
+          ? `Undone: ${r.removed} removed, ${r.restored} brought back. Other people's edits stay.`
+          : 'Nothing to undo: this change is already gone.'
       } catch (err) {
         result.textContent = `Undo failed: ${(err as Error).message}`
       } finally {
         undo.disabled = session.readOnly
       }
     })
-    const hint = session.readOnly ? ' Undoing needs edit access.' : ` Removes what ${attributesText(e.attributes)} did in this change; everyone else's edits stay.`
+    const hint = session.readOnly
+      ? ' Undoing needs edit access.'
+      : ` Removes what ${attributesText(e.attributes)} did in this change; everyone else's edits stay.`
     return h('div', { class: 'restore-row' }, undo, h('span', { class: 'hint' }, hint))
   }
 

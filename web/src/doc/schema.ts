@@ -20,14 +20,30 @@ const heading: NodeSpec = {
   parseDOM: [1, 2, 3, 4, 5, 6].map((level) => ({ tag: `h${level}`, attrs: { level } })),
   toDOM: (n) => [`h${Math.min(6, Math.max(1, Number(n.attrs.level) || 1))}`, 0],
 }
-const codeBlock = block('pre', 'text*', { code: true, marks: '', attrs: { language: { default: null } }, toDOM: () => ['pre', ['code', 0]] })
+const codeBlock = block('pre', 'text*', {
+  code: true,
+  marks: '',
+  attrs: { language: { default: null } },
+  toDOM: () => ['pre', ['code', 0]],
+})
 const rule: NodeSpec = { group: 'block', parseDOM: [{ tag: 'hr' }], toDOM: () => ['hr'] }
-const hardBreak: NodeSpec = { inline: true, group: 'inline', selectable: false, parseDOM: [{ tag: 'br' }], toDOM: () => ['br'] }
+const hardBreak: NodeSpec = {
+  inline: true,
+  group: 'inline',
+  selectable: false,
+  parseDOM: [{ tag: 'br' }],
+  toDOM: () => ['br'],
+}
 const image: NodeSpec = {
   inline: true,
   group: 'inline',
   attrs: { src: { default: '' }, alt: { default: null }, title: { default: null } },
-  parseDOM: [{ tag: 'img[src]', getAttrs: (d) => ({ src: (d as HTMLElement).getAttribute('src'), alt: (d as HTMLElement).getAttribute('alt') }) }],
+  parseDOM: [
+    {
+      tag: 'img[src]',
+      getAttrs: (d) => ({ src: (d as HTMLElement).getAttribute('src'), alt: (d as HTMLElement).getAttribute('alt') }),
+    },
+  ],
   toDOM: (n) => ['img', { src: String(n.attrs.src), alt: n.attrs.alt ?? '' }],
 }
 const bulletList = block('ul', 'listItem+', {})
@@ -86,7 +102,8 @@ export function unknownElements(fragment: Y.XmlFragment): string[] {
         walk(child)
       } else if (child instanceof Y.XmlText) {
         for (const op of child.toDelta() as { attributes?: Record<string, unknown> }[]) {
-          for (const m of Object.keys(op.attributes ?? {})) if (!schema.marks[m] && !m.startsWith('ychange')) unknown.add(`mark ${m}`)
+          for (const m of Object.keys(op.attributes ?? {}))
+            if (!schema.marks[m] && !m.startsWith('ychange')) unknown.add(`mark ${m}`)
         }
       }
     }

@@ -11,7 +11,11 @@ const POLL_MS = 5000
 
 type Hunk = SuggestionShown['hunks'][number]
 
-export function suggestionsPanel(session: CollabSession): { el: HTMLElement; refresh(): Promise<void>; destroy(): void } {
+export function suggestionsPanel(session: CollabSession): {
+  el: HTMLElement
+  refresh(): Promise<void>
+  destroy(): void
+} {
   const status = h('p', { class: 'panel-status suggestions-status', role: 'status' })
   const list = h('ol', { class: 'suggestions', 'aria-label': 'Open suggestions, newest first' })
   const reload = h('button', { type: 'button' }, 'Refresh')
@@ -47,8 +51,12 @@ export function suggestionsPanel(session: CollabSession): { el: HTMLElement; ref
   const decide = async (s: Suggestion, action: 'accept' | 'reject', hunks?: string[]) => {
     const what = hunks ? `hunk ${hunks.join(', ')}` : 'the suggestion'
     try {
-      const r = await said(action === 'accept' ? rest.acceptSuggestion(s.id, hunks) : rest.rejectSuggestion(s.id, hunks))
-      say(`${action === 'accept' ? 'Accepted' : 'Rejected'} ${what}${r.suggestion.status === 'open' ? '' : `: the suggestion is ${r.suggestion.status.replace('_', ' ')}`}.`)
+      const r = await said(
+        action === 'accept' ? rest.acceptSuggestion(s.id, hunks) : rest.rejectSuggestion(s.id, hunks),
+      )
+      say(
+        `${action === 'accept' ? 'Accepted' : 'Rejected'} ${what}${r.suggestion.status === 'open' ? '' : `: the suggestion is ${r.suggestion.status.replace('_', ' ')}`}.`,
+      )
     } catch (err) {
       say(`Could not ${action} ${what}: ${(err as Error).message}`, true)
     }
@@ -62,14 +70,18 @@ export function suggestionsPanel(session: CollabSession): { el: HTMLElement; ref
   const change = (hunk: Hunk): HTMLElement[] => {
     const before = String(hunk.before ?? '')
     const after = String(hunk.after ?? '')
-    if (!before || !after) return [before ? h('del', { class: 'hunk-before' }, before) : h('ins', { class: 'hunk-after' }, after)]
+    if (!before || !after)
+      return [before ? h('del', { class: 'hunk-before' }, before) : h('ins', { class: 'hunk-after' }, after)]
     const kept = hunk.words.reduce((n, w) => n + (w.op === 'equal' ? w.text.length : 0), 0)
-    if (kept < Math.min(before.length, after.length) / 3) return [h('del', { class: 'hunk-before' }, before), h('ins', { class: 'hunk-after' }, after)]
+    if (kept < Math.min(before.length, after.length) / 3)
+      return [h('del', { class: 'hunk-before' }, before), h('ins', { class: 'hunk-after' }, after)]
     return [
       h(
         'span',
         { class: 'hunk-inline' },
-        hunk.words.map((w) => (w.op === 'equal' ? w.text : w.op === 'delete' ? h('del', {}, w.text) : h('ins', {}, w.text))),
+        hunk.words.map((w) =>
+          w.op === 'equal' ? w.text : w.op === 'delete' ? h('del', {}, w.text) : h('ins', {}, w.text),
+        ),
       ),
     ]
   }
@@ -96,8 +108,16 @@ export function suggestionsPanel(session: CollabSession): { el: HTMLElement; ref
             ? h(
                 'span',
                 { class: 'hunk-actions' },
-                button('Accept', `Accept ${label} of the suggestion by ${s.by}`, () => void decide(s, 'accept', [hunk.id])),
-                button('Reject', `Reject ${label} of the suggestion by ${s.by}`, () => void decide(s, 'reject', [hunk.id])),
+                button(
+                  'Accept',
+                  `Accept ${label} of the suggestion by ${s.by}`,
+                  () => void decide(s, 'accept', [hunk.id]),
+                ),
+                button(
+                  'Reject',
+                  `Reject ${label} of the suggestion by ${s.by}`,
+                  () => void decide(s, 'reject', [hunk.id]),
+                ),
               )
             : '',
         ),
@@ -106,7 +126,12 @@ export function suggestionsPanel(session: CollabSession): { el: HTMLElement; ref
     return h(
       'li',
       { class: 'suggestion', 'data-id': s.id },
-      h('span', { class: 'suggestion-meta' }, `${s.by}${via}, `, h('time', { datetime: new Date(s.created_at_ms).toISOString() }, when(s.created_at_ms))),
+      h(
+        'span',
+        { class: 'suggestion-meta' },
+        `${s.by}${via}, `,
+        h('time', { datetime: new Date(s.created_at_ms).toISOString() }, when(s.created_at_ms)),
+      ),
       shown.hunks.length ? hunks : h('p', { class: 'hint' }, 'A change to text that is not split into hunks.'),
       h(
         'span',

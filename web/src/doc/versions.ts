@@ -27,7 +27,9 @@ export function versionsPanel(session: CollabSession): { el: HTMLElement; destro
     'section',
     { class: 'panel versions-panel', 'aria-labelledby': 'versions-title' },
     h('h3', { id: 'versions-title' }, 'Versions'),
-    session.readOnly ? h('p', { class: 'hint' }, 'Saving, renaming, deleting and restoring versions need edit access.') : form,
+    session.readOnly
+      ? h('p', { class: 'hint' }, 'Saving, renaming, deleting and restoring versions need edit access.')
+      : form,
     status,
     list,
     preview,
@@ -80,7 +82,12 @@ export function versionsPanel(session: CollabSession): { el: HTMLElement; destro
     fill(
       li,
       h('span', { class: 'version-name' }, v.name),
-      h('span', { class: 'version-meta' }, `${v.by}, `, h('time', { datetime: new Date(v.created_at_ms).toISOString() }, when(v.created_at_ms))),
+      h(
+        'span',
+        { class: 'version-meta' },
+        `${v.by}, `,
+        h('time', { datetime: new Date(v.created_at_ms).toISOString() }, when(v.created_at_ms)),
+      ),
       h(
         'span',
         { class: 'version-actions' },
@@ -117,7 +124,13 @@ export function versionsPanel(session: CollabSession): { el: HTMLElement; destro
       )
       previewDoc = doc
       previewId = v.id
-      previewEditor = createEditor(mount, doc, new Awareness(doc), true, `Text of version “${r.version.name}” (read-only)`)
+      previewEditor = createEditor(
+        mount,
+        doc,
+        new Awareness(doc),
+        true,
+        `Text of version “${r.version.name}” (read-only)`,
+      )
       close.focus()
     } catch (err) {
       fill(preview, h('p', { class: 'error' }, `Could not open “${v.name}”: ${(err as Error).message}`))
@@ -126,11 +139,26 @@ export function versionsPanel(session: CollabSession): { el: HTMLElement; destro
 
   const rename = (li: HTMLElement, v: Version) => {
     const inputId = uid('rename')
-    const input = h('input', { id: inputId, type: 'text', maxlength: '200', required: true, value: v.name, autocomplete: 'off' })
+    const input = h('input', {
+      id: inputId,
+      type: 'text',
+      maxlength: '200',
+      required: true,
+      value: v.name,
+      autocomplete: 'off',
+    })
     const note = h('p', { class: 'rename-note', role: 'status' })
     const ok = h('button', { type: 'submit' }, 'Save name')
     const cancel = h('button', { type: 'button' }, 'Cancel')
-    const form = h('form', { class: 'rename' }, h('label', { for: inputId }, `New name for “${v.name}”`), input, ok, cancel, note)
+    const form = h(
+      'form',
+      { class: 'rename' },
+      h('label', { for: inputId }, `New name for “${v.name}”`),
+      input,
+      ok,
+      cancel,
+      note,
+    )
     let current = v
     cancel.addEventListener('click', () => {
       draw()
@@ -150,7 +178,12 @@ export function versionsPanel(session: CollabSession): { el: HTMLElement; destro
           current = body.version
           const keep = h('button', { type: 'button' }, `Keep “${current.name}”`)
           keep.addEventListener('click', () => void refresh())
-          fill(note, `Not renamed: someone else renamed this version to “${current.name}” meanwhile (${when(current.updated_at_ms)}). Save again to rename it from “${current.name}”, or `, keep, '.')
+          fill(
+            note,
+            `Not renamed: someone else renamed this version to “${current.name}” meanwhile (${when(current.updated_at_ms)}). Save again to rename it from “${current.name}”, or `,
+            keep,
+            '.',
+          )
         } else fill(note, `Not renamed: ${(err as Error).message}`)
         ok.disabled = false
       }
@@ -163,15 +196,31 @@ export function versionsPanel(session: CollabSession): { el: HTMLElement; destro
   const restore = async (v: Version) => {
     say(`Restoring “${v.name}”…`)
     try {
-      const r = await said(session.rest.call<{ applied: boolean; removed: number; restored: number }>('rollback', { method: 'POST', json: { version: v.id } }))
-      say(r.applied ? `Restored “${v.name}”: ${r.removed} removed, ${r.restored} brought back. Every open editor shows it.` : `Nothing to restore: the document already reads like “${v.name}”.`)
+      const r = await said(
+        session.rest.call<{ applied: boolean; removed: number; restored: number }>('rollback', {
+          method: 'POST',
+          json: { version: v.id },
+        }),
+      )
+      say(
+        r.applied
+          ? `Restored “${v.name}”: ${r.removed} removed, ${r.restored} brought back. Every open editor shows it.`
+          : `Nothing to restore: the document already reads like “${v.name}”.`,
+      )
     } catch (err) {
       say(`Restore failed: ${(err as Error).message}`, true)
     }
   }
 
   const remove = async (v: Version) => {
-    if (!(await confirmDialog({ title: 'Delete version', message: `Delete the version “${v.name}”? This cannot be undone; the document itself is not changed.`, confirm: 'Delete version' }))) return
+    if (
+      !(await confirmDialog({
+        title: 'Delete version',
+        message: `Delete the version “${v.name}”? This cannot be undone; the document itself is not changed.`,
+        confirm: 'Delete version',
+      }))
+    )
+      return
     try {
       await said(rest.deleteVersion(v.id))
       say(`Deleted “${v.name}”.`)

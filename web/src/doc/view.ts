@@ -18,7 +18,9 @@ function statusText(s: Status, session: CollabSession | null, forcedReadOnly: st
       return 'Connecting…'
     case 'synced':
       if (forcedReadOnly) return `Read-only: ${forcedReadOnly}`
-      return s.readOnly || session?.readOnly ? 'Read-only · synced (you can read and follow along, not edit)' : 'Synced · changes are saved as you type'
+      return s.readOnly || session?.readOnly
+        ? 'Read-only · synced (you can read and follow along, not edit)'
+        : 'Synced · changes are saved as you type'
     case 'offline':
       return `Offline: ${s.reason}. Edits made now are sent when the connection returns.`
     case 'error':
@@ -33,7 +35,11 @@ export function docView({ api, me, asset }: ViewContext): View {
   const mode = new URLSearchParams(location.hash.split('?')[1] ?? '').get('mode')
   let access: 'edit' | 'view' = canEdit && mode !== 'view' ? 'edit' : 'view'
 
-  const statusLine = h('p', { class: 'status-line', role: 'status', 'aria-live': 'polite', 'data-state': 'connecting' }, 'Connecting…')
+  const statusLine = h(
+    'p',
+    { class: 'status-line', role: 'status', 'aria-live': 'polite', 'data-state': 'connecting' },
+    'Connecting…',
+  )
   const people = h('ul', { class: 'people', 'aria-label': 'People in this document' })
   const editorMount = h('div', { class: 'editor-mount' })
   const modeEdit = h('input', { type: 'radio', name: 'mode', id: 'mode-edit', value: 'edit', disabled: !canEdit })
@@ -77,7 +83,14 @@ export function docView({ api, me, asset }: ViewContext): View {
       const user = (st as { user?: { name: string; color: string } }).user
       if (!user) continue
       const self = clientId === session.ydoc.clientID
-      people.append(h('li', { class: 'person' }, h('span', { class: 'dot', style: `background-color: ${colorOf(user.name)}`, 'aria-hidden': 'true' }), self ? `${user.name} (you)` : user.name))
+      people.append(
+        h(
+          'li',
+          { class: 'person' },
+          h('span', { class: 'dot', style: `background-color: ${colorOf(user.name)}`, 'aria-hidden': 'true' }),
+          self ? `${user.name} (you)` : user.name,
+        ),
+      )
     }
   }
 
@@ -115,8 +128,15 @@ export function docView({ api, me, asset }: ViewContext): View {
     // The editor is created after the first sync, once the content is known to fit the schema.
     const mountEditor = () => {
       const unknown = unknownElements(s.ydoc.getXmlFragment(ROOT))
-      if (unknown.length && !s.readOnly) forcedReadOnly = `this document uses content the console cannot edit (${unknown.join(', ')})`
-      editor = createEditor(editorMount, s.ydoc, s.provider.awareness, s.readOnly || forcedReadOnly !== null, `Text of ${asset.title}`)
+      if (unknown.length && !s.readOnly)
+        forcedReadOnly = `this document uses content the console cannot edit (${unknown.join(', ')})`
+      editor = createEditor(
+        editorMount,
+        s.ydoc,
+        s.provider.awareness,
+        s.readOnly || forcedReadOnly !== null,
+        `Text of ${asset.title}`,
+      )
       editor.setAnchors(anchors)
     }
 
@@ -152,9 +172,16 @@ export function docView({ api, me, asset }: ViewContext): View {
     modeEdit.disabled = true
     try {
       const r = await said(api.assetContent(asset.id))
-      fill(editorMount, h('pre', { class: 'doc-text', tabindex: '0', 'aria-label': `Text of ${asset.title}` }, r.content))
+      fill(
+        editorMount,
+        h('pre', { class: 'doc-text', tabindex: '0', 'aria-label': `Text of ${asset.title}` }, r.content),
+      )
       // Threads still list beside the text; their anchors have no editor to point into.
-      const comments = commentsPanel(api, asset.id, { setAnchors: () => undefined, showAnchor: () => false, noEditor: true })
+      const comments = commentsPanel(api, asset.id, {
+        setAnchors: () => undefined,
+        showAnchor: () => false,
+        noEditor: true,
+      })
       fill(panels, comments.el)
       void comments.load()
     } catch (err) {

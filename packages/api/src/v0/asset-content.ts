@@ -5,7 +5,12 @@ import { Id } from '../ids.js'
 export const AssetContentQuery = z.object({
   asset_id: Id,
   include_comments: z.boolean().default(false),
-  format: z.enum(['text', 'markdown']).default('text').describe('beyond the spec: markdown renders a generic_doc as CommonMark (GFM tables and task lists); other assets answer their text either way'),
+  format: z
+    .enum(['text', 'markdown'])
+    .default('text')
+    .describe(
+      'beyond the spec: markdown renders a generic_doc as CommonMark (GFM tables and task lists); other assets answer their text either way',
+    ),
 })
 
 const AssetComment = z
@@ -28,7 +33,10 @@ const AssetCommentThread = z
     created_at: z.string().nullable().optional(),
     updated_at: z.string().nullable().optional(),
     comments: z.array(AssetComment).optional(),
-    data: z.record(z.string(), z.unknown()).optional().describe('thread metadata; anchored threads carry `anchor`: Yjs relative positions and the text between them'),
+    data: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('thread metadata; anchored threads carry `anchor`: Yjs relative positions and the text between them'),
     level: z.enum(['asset', 'anchor']).default('asset'),
   })
   .meta({ id: 'AssetCommentThread' })
@@ -36,4 +44,3 @@ const AssetCommentThread = z
 export const AssetContentResponse = z
   .object({ content: z.string(), comments: z.array(AssetCommentThread).nullable().optional() })
   .meta({ id: 'AssetContentResponse' })
-

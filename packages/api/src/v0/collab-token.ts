@@ -12,7 +12,9 @@ export const CollabTokenRequest = z
       .record(z.string().regex(ATTRIBUTION_KEY), z.string().max(MAX_ATTRIBUTION_VALUE_CHARS))
       .meta({ maxProperties: MAX_ATTRIBUTION_KEYS })
       .optional()
-      .describe(`custom attributions the token carries, stored with every update it sends: at most ${MAX_ATTRIBUTION_KEYS} keys [a-z0-9_]{1,32}, string values`),
+      .describe(
+        `custom attributions the token carries, stored with every update it sends: at most ${MAX_ATTRIBUTION_KEYS} keys [a-z0-9_]{1,32}, string values`,
+      ),
   })
   .meta({ id: 'CollabTokenRequest' })
 

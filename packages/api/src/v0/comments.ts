@@ -8,7 +8,12 @@ export const CommentRequest = z
   .object({
     text: z.string().min(1).max(10_000).describe('the comment, plain text'),
     thread_id: Id.optional().describe('add to this thread of the asset instead of starting one'),
-    quote: z.string().min(1).max(1_000).optional().describe('a new thread anchored to the first occurrence of this text in the document'),
+    quote: z
+      .string()
+      .min(1)
+      .max(1_000)
+      .optional()
+      .describe('a new thread anchored to the first occurrence of this text in the document'),
   })
   .meta({ id: 'CommentRequest' })
 

@@ -23,7 +23,9 @@ const DatabaseTableInfo = z
   })
   .meta({ id: 'DatabaseTableInfo' })
 
-export const ListTablesResponse = z.object({ tables: z.array(DatabaseTableInfo) }).meta({ id: 'DatabaseTablesResponse' })
+export const ListTablesResponse = z
+  .object({ tables: z.array(DatabaseTableInfo) })
+  .meta({ id: 'DatabaseTablesResponse' })
 export const ReadRowsResponse = z.object({ data: z.array(Row) }).meta({ id: 'DatabaseRowsResponse' })
 
 export const InsertDataRequest = z

@@ -6,7 +6,10 @@ import { Id } from '../ids.js'
 export const WorkspaceParams = z.object({ workspace_id: Id })
 
 export const WorkspaceAssetsQuery = z.object({
-  deleted: z.boolean().default(false).describe('list the soft-deleted assets instead (workspace owners and admins only), the ones restore brings back'),
+  deleted: z
+    .boolean()
+    .default(false)
+    .describe('list the soft-deleted assets instead (workspace owners and admins only), the ones restore brings back'),
 })
 
 const WorkspaceSummary = z
@@ -14,7 +17,10 @@ const WorkspaceSummary = z
   .meta({ id: 'WorkspaceSummary' })
 
 export const MeOut = z
-  .object({ user_id: z.string().describe("the caller's user id (an e-mail)"), workspaces: z.array(WorkspaceSummary).describe('sorted by name, ignoring case') })
+  .object({
+    user_id: z.string().describe("the caller's user id (an e-mail)"),
+    workspaces: z.array(WorkspaceSummary).describe('sorted by name, ignoring case'),
+  })
   .meta({ id: 'MeOut' })
 
 const AssetSummary = z
@@ -27,7 +33,10 @@ const AssetSummary = z
   .meta({ id: 'AssetSummary' })
 
 export const WorkspaceAssetsOut = z
-  .object({ workspace_id: z.string(), assets: z.array(AssetSummary).describe('only assets the caller may view, sorted by title, ignoring case') })
+  .object({
+    workspace_id: z.string(),
+    assets: z.array(AssetSummary).describe('only assets the caller may view, sorted by title, ignoring case'),
+  })
   .meta({ id: 'WorkspaceAssetsOut' })
 
 const DeletedAssetSummary = z
@@ -41,5 +50,8 @@ const DeletedAssetSummary = z
   .meta({ id: 'DeletedAssetSummary' })
 
 export const WorkspaceDeletedAssetsOut = z
-  .object({ workspace_id: z.string(), assets: z.array(DeletedAssetSummary).describe('soft-deleted assets, most recently deleted first') })
+  .object({
+    workspace_id: z.string(),
+    assets: z.array(DeletedAssetSummary).describe('soft-deleted assets, most recently deleted first'),
+  })
   .meta({ id: 'WorkspaceDeletedAssetsOut' })

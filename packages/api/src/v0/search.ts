@@ -23,7 +23,12 @@ const SearchResultOut = z
     title: z.string(),
     type: z.string().describe('generic_doc, database, ...'),
     match: z.enum(['title', 'text', 'table']).describe('where the words were found'),
-    block: z.string().nullable().describe('the matching top-level block id (read_document section, edit_document insert/delete at it); null for a title or table match and a plain-text document'),
+    block: z
+      .string()
+      .nullable()
+      .describe(
+        'the matching top-level block id (read_document section, edit_document insert/delete at it); null for a title or table match and a plain-text document',
+      ),
     table: z.string().optional().describe('a database asset: the matching table'),
     snippet: z.string().describe('the matching text, the words found between « and »'),
     rank: z.number().describe('ts_rank of the best match: higher first'),

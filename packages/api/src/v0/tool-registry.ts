@@ -10,7 +10,11 @@ const WorkspaceToolRegistryToolOut = z
   .meta({ id: 'WorkspaceToolRegistryToolOut' })
 
 export const WorkspaceToolRegistryOut = z
-  .object({ workspace_id: z.string(), default_visibility: z.enum(VISIBILITIES), tools: z.array(WorkspaceToolRegistryToolOut) })
+  .object({
+    workspace_id: z.string(),
+    default_visibility: z.enum(VISIBILITIES),
+    tools: z.array(WorkspaceToolRegistryToolOut),
+  })
   .meta({ id: 'WorkspaceToolRegistryOut' })
 
 const UpdateWorkspaceToolRegistryToolIn = z

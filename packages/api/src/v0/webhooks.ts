@@ -15,10 +15,18 @@ export const CreateWebhookRequest = z
   .meta({ id: 'CreateWebhookRequest' })
 
 const WebhookOut = z
-  .object({ id: z.string(), url: z.string(), events: z.array(z.enum(EVENT_TYPES)), description: z.string().nullable(), created_at: z.string() })
+  .object({
+    id: z.string(),
+    url: z.string(),
+    events: z.array(z.enum(EVENT_TYPES)),
+    description: z.string().nullable(),
+    created_at: z.string(),
+  })
   .meta({ id: 'WebhookOut' })
 
-export const CreatedWebhookOut = WebhookOut.extend({ secret: z.string().describe('whsec_...: shown only in this answer') }).meta({ id: 'CreatedWebhookOut' })
+export const CreatedWebhookOut = WebhookOut.extend({
+  secret: z.string().describe('whsec_...: shown only in this answer'),
+}).meta({ id: 'CreatedWebhookOut' })
 
 export const WebhookListOut = z.object({ webhooks: z.array(WebhookOut) }).meta({ id: 'WebhookListOut' })
 

@@ -31,7 +31,10 @@ export function assetContentRoutes({ deps, control }: ApiContext): RouteDef[] {
           try {
             threads = await loadThreads(store, asset.id)
           } catch (err) {
-            deps.log.warn({ reqId: ctx.state.reqId, asset: asset.id, err: (err as Error).message }, 'comment data unreadable')
+            deps.log.warn(
+              { reqId: ctx.state.reqId, asset: asset.id, err: (err as Error).message },
+              'comment data unreadable',
+            )
           }
         }
         if (asset.type !== 'generic_doc') {
@@ -39,7 +42,9 @@ export function assetContentRoutes({ deps, control }: ApiContext): RouteDef[] {
         }
         // Large documents are read in a worker thread: the rooms of the process go on meanwhile.
         const anchors = (threads ?? []).flatMap((t) => (t.thread.anchor ? [t.thread.anchor] : []))
-        const read = await deps.docs.withState({ org: asset.workspaceId, doc: asset.id }, (state) => readDocContentOffLoop(state, anchors, query.format))
+        const read = await deps.docs.withState({ org: asset.workspaceId, doc: asset.id }, (state) =>
+          readDocContentOffLoop(state, anchors, query.format),
+        )
         let next = 0
         return {
           content: read.text,

@@ -12,7 +12,8 @@ export interface ThreadsWithComments {
 export async function loadThreads(store: ControlStore, assetId: string): Promise<ThreadsWithComments[]> {
   const threads = await listThreads(store, assetId)
   // A record that is not a thread means the comment data cannot be trusted: the caller answers null.
-  for (const t of threads) if (typeof t?.id !== 'string' || typeof t.createdAtMs !== 'number') throw new Error('corrupt comment thread record')
+  for (const t of threads)
+    if (typeof t?.id !== 'string' || typeof t.createdAtMs !== 'number') throw new Error('corrupt comment thread record')
   return Promise.all(threads.map(async (thread) => ({ thread, comments: await listComments(store, thread.id) })))
 }
 

@@ -9,13 +9,17 @@ import type { ApiContext } from '../../context.js'
 import { defineRoute, type RouteDef } from '../../route.js'
 import { AssetDeletedOut, AssetParams, AssetRestoredOut, DeleteAssetQuery } from '@tandem/api/v0/assets'
 
-const ERRORS = { 403: 'caller is not an owner or admin of the asset’s workspace', 404: 'asset not found (or hard deleted)' }
+const ERRORS = {
+  403: 'caller is not an owner or admin of the asset’s workspace',
+  404: 'asset not found (or hard deleted)',
+}
 
 async function requireAssetAdmin(store: ControlStore, assetId: string, user: string): Promise<void> {
   const { asset, deletion } = await getAssetRecord(store, assetId)
   if (!asset || deletion?.hard) throw new AppError('not_found', 'Asset not found')
   const role = await roleOf(store, asset.workspaceId, user)
-  if (role !== 'owner' && role !== 'admin') throw new AppError('forbidden', 'Workspace owner or admin permission required')
+  if (role !== 'owner' && role !== 'admin')
+    throw new AppError('forbidden', 'Workspace owner or admin permission required')
 }
 
 export function assetLifecycleRoutes({ deps, control }: ApiContext): RouteDef[] {

@@ -14,7 +14,13 @@ export function attributionErrors(attributions: Record<string, string> | undefin
   const pattern = ATTRIBUTION_KEY.source
   for (const key of Object.keys(attributions)) {
     if (!ATTRIBUTION_KEY.test(key)) {
-      errors.push({ type: 'string_pattern_mismatch', loc: [...loc, key, '[key]'], msg: `String should match pattern '${pattern}'`, input: key, ctx: { pattern } })
+      errors.push({
+        type: 'string_pattern_mismatch',
+        loc: [...loc, key, '[key]'],
+        msg: `String should match pattern '${pattern}'`,
+        input: key,
+        ctx: { pattern },
+      })
     }
   }
   const n = Object.keys(attributions).length

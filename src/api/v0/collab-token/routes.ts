@@ -27,24 +27,47 @@ export function collabTokenRoutes({ deps, control }: ApiContext): RouteDef[] {
       body: CollabTokenRequest,
       bodyOptional: true,
       response: CollabTokenResponse,
-      errors: { 403: 'caller is not an owner or admin of the workspace, or has no permission on the asset', 404: 'no generic_doc asset with this id' },
+      errors: {
+        403: 'caller is not an owner or admin of the workspace, or has no permission on the asset',
+        404: 'no generic_doc asset with this id',
+      },
       async handler(_ctx, { params, body, user, agent }) {
         const invalid = attributionErrors(body.attributions)
         if (invalid.length) throw new ValidationFailed(invalid)
         const asset = await getAsset(store, params.asset_id)
         if (!asset || asset.type !== 'generic_doc') throw new AppError('not_found', 'Asset not found')
         const role = await roleOf(store, asset.workspaceId, user)
-        if (role !== 'owner' && role !== 'admin') throw new AppError('forbidden', 'Workspace owner or admin permission required')
+        if (role !== 'owner' && role !== 'admin')
+          throw new AppError('forbidden', 'Workspace owner or admin permission required')
         const permission = await permissionOf(store, user, asset)
         if (!permission) throw new AppError('forbidden', 'No permission on this asset')
         const acc = body.access === 'edit' && permission === 'edit' ? 'rw' : 'r'
         const { token, expiresAtMs } = await mintToken(
           deps.keys,
-          { sub: user, org: asset.workspaceId, doc: asset.id, branch: BRANCH, acc, asset: asset.id, attr: body.attributions, agent, ttlSec: deps.config.tokenTtlSec },
+          {
+            sub: user,
+            org: asset.workspaceId,
+            doc: asset.id,
+            branch: BRANCH,
+            acc,
+            asset: asset.id,
+            attr: body.attributions,
+            agent,
+            ttlSec: deps.config.tokenTtlSec,
+          },
           deps.now(),
         )
         const { restUrl, wsUrl } = deps.publicUrls()
-        return { token, access_type: acc, doc_id: asset.id, org: asset.workspaceId, rest_url: restUrl, ws_url: wsUrl, expires_at_ms: expiresAtMs, branch: BRANCH }
+        return {
+          token,
+          access_type: acc,
+          doc_id: asset.id,
+          org: asset.workspaceId,
+          rest_url: restUrl,
+          ws_url: wsUrl,
+          expires_at_ms: expiresAtMs,
+          branch: BRANCH,
+        }
       },
     }),
   ]

@@ -23,11 +23,15 @@ export function commentRoutes({ deps, control }: ApiContext): RouteDef[] {
       body: CommentRequest,
       response: CommentResponse,
       successStatus: 201,
-      errors: { 400: 'quote not found in the document, or given with thread_id', 404: 'asset (or thread of it) not found' },
+      errors: {
+        400: 'quote not found in the document, or given with thread_id',
+        404: 'asset (or thread of it) not found',
+      },
       async handler(_ctx, { params, body, user }) {
         const asset = await getAsset(store, params.asset_id)
         if (!asset || !(await permissionOf(store, user, asset))) throw new AppError('not_found', 'Asset not found')
-        if (body.thread_id && body.quote) throw new AppError('bad_request', 'quote starts a thread: give either thread_id or quote')
+        if (body.thread_id && body.quote)
+          throw new AppError('bad_request', 'quote starts a thread: give either thread_id or quote')
         let threadId = body.thread_id
         let anchored = false
         if (threadId) {
@@ -37,9 +41,12 @@ export function commentRoutes({ deps, control }: ApiContext): RouteDef[] {
         } else {
           let anchor: TextAnchor | undefined
           if (body.quote) {
-            if (asset.type !== 'generic_doc') throw new AppError('bad_request', 'only generic_doc threads can be anchored to text')
+            if (asset.type !== 'generic_doc')
+              throw new AppError('bad_request', 'only generic_doc threads can be anchored to text')
             const quote = body.quote
-            anchor = (await deps.docs.withDoc({ org: asset.workspaceId, doc: asset.id }, (doc) => anchorQuote(doc, quote))) ?? undefined
+            anchor =
+              (await deps.docs.withDoc({ org: asset.workspaceId, doc: asset.id }, (doc) => anchorQuote(doc, quote))) ??
+              undefined
             if (!anchor) throw new AppError('bad_request', `text ${JSON.stringify(quote)} not found in the document`)
           }
           threadId = (await createThread(store, newThread(asset.id, anchor ? { anchor } : {}, deps.now()))).id

@@ -8,11 +8,18 @@ import type { Database, DatabaseRegistry } from '../../../database-assets/regist
 import { assetDatabase } from '../../../database-assets/resolve.js'
 import { AppError } from '../../../infra/errors.js'
 
-export async function openDatabase(store: ControlStore, registry: DatabaseRegistry, user: string, assetId: string, need: Permission): Promise<Database> {
+export async function openDatabase(
+  store: ControlStore,
+  registry: DatabaseRegistry,
+  user: string,
+  assetId: string,
+  need: Permission,
+): Promise<Database> {
   const asset = await getAsset(store, assetId)
   if (!asset) throw new AppError('not_found', 'Database asset not found')
   const permission = await permissionOf(store, user, asset)
-  if (!permission || (need === 'edit' && permission !== 'edit')) throw new AppError('forbidden', 'Access denied to database')
+  if (!permission || (need === 'edit' && permission !== 'edit'))
+    throw new AppError('forbidden', 'Access denied to database')
   if (asset.type !== 'database') throw new AppError('bad_request', 'Asset is not a database asset')
   return assetDatabase(store, registry, asset)
 }

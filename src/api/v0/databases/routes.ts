@@ -18,7 +18,15 @@ import { compileRead } from './query/compile-read.js'
 import { parseReadParams } from './query/params.js'
 import type { Statement } from './query/sql.js'
 import { rowsInserted } from '../../../webhooks/emit.js'
-import { DatabaseParams, InsertDataRequest, InsertDataResponse, ListTablesResponse, ReadRowsQuery, ReadRowsResponse, TableParams } from '@tandem/api/v0/databases'
+import {
+  DatabaseParams,
+  InsertDataRequest,
+  InsertDataResponse,
+  ListTablesResponse,
+  ReadRowsQuery,
+  ReadRowsResponse,
+  TableParams,
+} from '@tandem/api/v0/databases'
 
 const ERRORS = {
   400: 'invalid request (e.g. the asset is not a database asset, bad filter)',
@@ -106,7 +114,12 @@ export function databaseRoutes({ deps, control }: ApiContext): RouteDef[] {
       errors: ERRORS,
       async handler(ctx, { params, query, user }) {
         const db = await openDatabase(store, registry, user, params.asset_id, 'view')
-        const q = parseReadParams(new URLSearchParams(ctx.querystring), { maxLimit: config.maxLimit, maxLogicDepth: config.maxFilterDepth, limit: query.limit, offset: query.offset })
+        const q = parseReadParams(new URLSearchParams(ctx.querystring), {
+          maxLimit: config.maxLimit,
+          maxLogicDepth: config.maxFilterDepth,
+          limit: query.limit,
+          offset: query.offset,
+        })
         const stmt = await compile(db, params.table_name, (t) => compileRead(t, q))
         sendRows(ctx, await runJson(db, params.table_name, stmt))
       },
@@ -122,7 +135,11 @@ export function databaseRoutes({ deps, control }: ApiContext): RouteDef[] {
       // a bigint or numeric past what a double holds is stored with every digit
       exactNumbers: true,
       response: InsertDataResponse,
-      errors: { ...ERRORS, 409: 'constraint violation reported by the database; the detail carries its message', 413: 'request body too large' },
+      errors: {
+        ...ERRORS,
+        409: 'constraint violation reported by the database; the detail carries its message',
+        413: 'request body too large',
+      },
       async handler(ctx, { params, body, user }) {
         const rows: Row[] = Array.isArray(body.data) ? body.data : [body.data]
         if (rows.length > config.maxInsertRows) {
@@ -139,7 +156,8 @@ export function databaseRoutes({ deps, control }: ApiContext): RouteDef[] {
         const db = await openDatabase(store, registry, user, params.asset_id, 'edit')
         const stmt = await compile(db, params.table_name, (t) => compileInsert(t, rows, body.return_representation))
         if (!stmt) return { data: body.return_representation ? [] : null }
-        const inserted = () => rowsInserted({ store, log: deps.log, now: deps.now }, params.asset_id, params.table_name, rows.length)
+        const inserted = () =>
+          rowsInserted({ store, log: deps.log, now: deps.now }, params.asset_id, params.table_name, rows.length)
         if (body.return_representation) {
           const json = await runJson(db, params.table_name, stmt)
           await inserted()

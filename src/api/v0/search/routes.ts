@@ -16,8 +16,19 @@ export function searchRoutes({ deps }: ApiContext): RouteDef[] {
       params: SearchParams,
       query: SearchQueryParams,
       response: SearchOut,
-      errors: { 400: 'q is empty or longer than 500 characters', 403: 'caller is not a member of the workspace', 404: 'workspace not found' },
-      handler: (_ctx, { params, query, user }) => deps.search.query({ user, workspaceId: params.workspace_id, q: query.q, limit: query.limit, offset: query.offset }),
+      errors: {
+        400: 'q is empty or longer than 500 characters',
+        403: 'caller is not a member of the workspace',
+        404: 'workspace not found',
+      },
+      handler: (_ctx, { params, query, user }) =>
+        deps.search.query({
+          user,
+          workspaceId: params.workspace_id,
+          q: query.q,
+          limit: query.limit,
+          offset: query.offset,
+        }),
     }),
   ]
 }

@@ -21,7 +21,11 @@ export function sourcesRoutes({ deps, control }: ApiContext): RouteDef[] {
         return {
           groupCounts,
           totalSources: sources.length,
-          siteProvisioning: provisioningView(await listSweeps(store, user), deps.now(), deps.config.siteProvisioningWindowSec * 1000),
+          siteProvisioning: provisioningView(
+            await listSweeps(store, user),
+            deps.now(),
+            deps.config.siteProvisioningWindowSec * 1000,
+          ),
         }
       },
     }),

@@ -3,7 +3,11 @@ import { getRegistry, updateRegistry } from '../../../control/tool-registry.js'
 import { requireWorkspaceAdmin } from '../../../control/workspaces.js'
 import type { ApiContext } from '../../context.js'
 import { defineRoute, type RouteDef } from '../../route.js'
-import { UpdateWorkspaceToolRegistryRequestIn, WorkspaceParams, WorkspaceToolRegistryOut } from '@tandem/api/v0/tool-registry'
+import {
+  UpdateWorkspaceToolRegistryRequestIn,
+  WorkspaceParams,
+  WorkspaceToolRegistryOut,
+} from '@tandem/api/v0/tool-registry'
 
 const ERRORS = {
   400: 'the persisted or requested policy is invalid',

@@ -6,13 +6,32 @@ import type { ApiContext } from '../../context.js'
 import { defineRoute, ValidationFailed, type RouteDef } from '../../route.js'
 import { AppError } from '../../../infra/errors.js'
 import { Outbox, type Delivery } from '../../../webhooks/outbox.js'
-import { createWebhook, deleteWebhook, getWebhook, listWebhooks, publicWebhook, type WebhookRecord } from '../../../webhooks/records.js'
-import { CreatedWebhookOut, CreateWebhookRequest, DeliveryListOut, NoContent, WebhookListOut, WebhookParams, WebhooksParams } from '@tandem/api/v0/webhooks'
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listWebhooks,
+  publicWebhook,
+  type WebhookRecord,
+} from '../../../webhooks/records.js'
+import {
+  CreatedWebhookOut,
+  CreateWebhookRequest,
+  DeliveryListOut,
+  NoContent,
+  WebhookListOut,
+  WebhookParams,
+  WebhooksParams,
+} from '@tandem/api/v0/webhooks'
 import { urlProblem } from '../../../webhooks/url-guard.js'
 
 const LATEST_DELIVERIES = 100
 
-const ERRORS = { 400: 'too many webhooks in the workspace', 403: 'caller is not a workspace owner or admin', 404: 'workspace (or webhook) not found' }
+const ERRORS = {
+  400: 'too many webhooks in the workspace',
+  403: 'caller is not a workspace owner or admin',
+  404: 'workspace (or webhook) not found',
+}
 
 const webhookOut = (w: WebhookRecord) => {
   const p = publicWebhook(w)
@@ -31,7 +50,16 @@ const deliveryOut = (d: Delivery) => ({
 /** 422 for a URL that may not be a webhook (scheme, private address), shaped like pydantic's value_error. */
 async function checkUrl(url: string, allowPrivate: boolean): Promise<void> {
   const problem = await urlProblem(url, allowPrivate)
-  if (problem) throw new ValidationFailed([{ type: 'value_error', loc: ['body', 'url'], msg: `Value error, ${problem}`, input: url, ctx: { error: problem } }])
+  if (problem)
+    throw new ValidationFailed([
+      {
+        type: 'value_error',
+        loc: ['body', 'url'],
+        msg: `Value error, ${problem}`,
+        input: url,
+        ctx: { error: problem },
+      },
+    ])
 }
 
 export function webhookRoutes({ deps, control }: ApiContext): RouteDef[] {
@@ -52,7 +80,11 @@ export function webhookRoutes({ deps, control }: ApiContext): RouteDef[] {
       async handler(ctx, { params, body, user }) {
         await requireWorkspaceAdmin(store, params.workspace_id, user)
         await checkUrl(body.url, deps.config.webhookAllowPrivate)
-        const w = await createWebhook(store, { workspaceId: params.workspace_id, url: body.url, events: body.events, description: body.description }, deps.now())
+        const w = await createWebhook(
+          store,
+          { workspaceId: params.workspace_id, url: body.url, events: body.events, description: body.description },
+          deps.now(),
+        )
         ctx.status = 201
         return { ...webhookOut(w), secret: w.secret }
       },
@@ -99,7 +131,8 @@ export function webhookRoutes({ deps, control }: ApiContext): RouteDef[] {
       errors: ERRORS,
       async handler(_ctx, { params, user }) {
         await requireWorkspaceAdmin(store, params.workspace_id, user)
-        if (!(await getWebhook(store, params.workspace_id, params.webhook_id))) throw new AppError('not_found', 'Webhook not found')
+        if (!(await getWebhook(store, params.workspace_id, params.webhook_id)))
+          throw new AppError('not_found', 'Webhook not found')
         return { deliveries: (await outbox.latest(params.webhook_id, LATEST_DELIVERIES)).map(deliveryOut) }
       },
     }),

@@ -18,13 +18,20 @@ export function compileInsert(table: TableInfo, rows: readonly Row[], returning:
   for (const row of rows) {
     for (const key of Object.keys(row)) {
       if (seen.has(key)) continue
-      if (!table.columns.has(key)) throw new AppError('bad_request', `column ${JSON.stringify(key)} of ${JSON.stringify(table.name)} does not exist (in body data)`)
+      if (!table.columns.has(key))
+        throw new AppError(
+          'bad_request',
+          `column ${JSON.stringify(key)} of ${JSON.stringify(table.name)} does not exist (in body data)`,
+        )
       seen.add(key)
       names.push(key)
     }
   }
   if (names.length * rows.length > MAX_PARAMS) {
-    throw new AppError('bad_request', `an insert may carry at most ${MAX_PARAMS} values (rows x columns); this one has ${names.length * rows.length}`)
+    throw new AppError(
+      'bad_request',
+      `an insert may carry at most ${MAX_PARAMS} values (rows x columns); this one has ${names.length * rows.length}`,
+    )
   }
   if (names.length === 0) {
     // Every row is `{}`: all defaults. Naming one column with DEFAULT works for any row count.
@@ -35,7 +42,9 @@ export function compileInsert(table: TableInfo, rows: readonly Row[], returning:
 
   const p = new Params()
   const tuples = rows.map((row) => {
-    const cells = names.map((name) => (Object.hasOwn(row, name) ? p.add(toParam(row[name], table.columns.get(name)!)) : 'DEFAULT'))
+    const cells = names.map((name) =>
+      Object.hasOwn(row, name) ? p.add(toParam(row[name], table.columns.get(name)!)) : 'DEFAULT',
+    )
     return '(' + cells.join(', ') + ')'
   })
   const insert = `INSERT INTO ${qualified(table.schema, table.name)} (${names.map(ident).join(', ')}) VALUES ${tuples.join(', ')}`

@@ -6,13 +6,29 @@ import type { Condition, ReadQuery } from '@tandem/api/query'
 import { QueryError } from './errors.js'
 import { ident, jsonRows, Params, qualified, type Statement } from './sql.js'
 
-const COMPARE_SQL = { eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=', like: 'LIKE', ilike: 'ILIKE' } as const
-const IS_SQL = { null: 'IS NULL', not_null: 'IS NOT NULL', true: 'IS TRUE', false: 'IS FALSE', unknown: 'IS UNKNOWN' } as const
+const COMPARE_SQL = {
+  eq: '=',
+  neq: '<>',
+  gt: '>',
+  gte: '>=',
+  lt: '<',
+  lte: '<=',
+  like: 'LIKE',
+  ilike: 'ILIKE',
+} as const
+const IS_SQL = {
+  null: 'IS NULL',
+  not_null: 'IS NOT NULL',
+  true: 'IS TRUE',
+  false: 'IS FALSE',
+  unknown: 'IS UNKNOWN',
+} as const
 
 export function compileRead(table: TableInfo, q: ReadQuery): Statement {
   const p = new Params()
   const column = (name: string, param: string): string => {
-    if (!table.columns.has(name)) throw new QueryError(param, `column ${JSON.stringify(name)} does not exist in ${JSON.stringify(table.name)}`)
+    if (!table.columns.has(name))
+      throw new QueryError(param, `column ${JSON.stringify(name)} does not exist in ${JSON.stringify(table.name)}`)
     return ident(name)
   }
 
@@ -29,7 +45,10 @@ export function compileRead(table: TableInfo, q: ReadQuery): Statement {
         sql = `${column(c.column, c.param)} ${COMPARE_SQL[c.op]} ${p.add(c.value)}`
         break
       case 'in':
-        sql = c.values.length === 0 ? 'false' : `${column(c.column, c.param)} IN (${c.values.map((v) => p.add(v)).join(', ')})`
+        sql =
+          c.values.length === 0
+            ? 'false'
+            : `${column(c.column, c.param)} IN (${c.values.map((v) => p.add(v)).join(', ')})`
         break
       case 'is':
         sql = `${column(c.column, c.param)} ${IS_SQL[c.value]}`

@@ -7,16 +7,32 @@ import { parseReadParams } from './params.js'
 
 const col = (name: string, type = 'text', extra: Partial<ColumnInfo> = {}): [string, ColumnInfo] => [
   name,
-  { name, type, category: type.endsWith('[]') ? 'A' : 'S', json: type === 'jsonb' || type === 'json', hasDefault: false, notNull: false, ...extra },
+  {
+    name,
+    type,
+    category: type.endsWith('[]') ? 'A' : 'S',
+    json: type === 'jsonb' || type === 'json',
+    hasDefault: false,
+    notNull: false,
+    ...extra,
+  },
 ]
 const table: TableInfo = {
   schema: 'public',
   name: 'items',
   kind: 'r',
-  columns: new Map([col('id', 'integer', { hasDefault: true }), col('name'), col('tags', 'text[]'), col('meta', 'jsonb'), col('we"ird')]),
+  columns: new Map([
+    col('id', 'integer', { hasDefault: true }),
+    col('name'),
+    col('tags', 'text[]'),
+    col('meta', 'jsonb'),
+    col('we"ird'),
+  ]),
 }
-const read = (qs: string) => compileRead(table, parseReadParams(new URLSearchParams(qs), { maxLimit: 1000, maxLogicDepth: 64 }))
-const WRAP = (inner: string) => `SELECT coalesce('[' || string_agg(row_to_json(_rows.*)::text, ',') || ']', '[]') FROM (${inner}) _rows`
+const read = (qs: string) =>
+  compileRead(table, parseReadParams(new URLSearchParams(qs), { maxLimit: 1000, maxLogicDepth: 64 }))
+const WRAP = (inner: string) =>
+  `SELECT coalesce('[' || string_agg(row_to_json(_rows.*)::text, ',') || ']', '[]') FROM (${inner}) _rows`
 
 describe('compileRead', () => {
   it('expands * to quoted columns and binds limit and offset', () => {
@@ -26,7 +42,9 @@ describe('compileRead', () => {
     })
   })
   it('binds every filter value and quotes every column', () => {
-    const s = read('select=n:name&name=like.a*&id=in.(1,2)&or=(id.eq.3,and(name.is.null,id.not.gt.4))&order=id.desc.nullslast,name')
+    const s = read(
+      'select=n:name&name=like.a*&id=in.(1,2)&or=(id.eq.3,and(name.is.null,id.not.gt.4))&order=id.desc.nullslast,name',
+    )
     expect(s.text).toBe(
       WRAP(
         'SELECT "name" AS "n" FROM "public"."items" WHERE "name" LIKE $1 AND "id" IN ($2, $3) AND ("id" = $4 OR ("name" IS NULL AND NOT ("id" > $5)))' +
@@ -61,7 +79,11 @@ describe('compileRead', () => {
 
 describe('compileInsert', () => {
   it('uses the union of keys and DEFAULT for a missing one', () => {
-    const s = compileInsert(table, [{ name: 'a' }, { id: 7, tags: ['x', 'y"z', null], meta: { k: [1] } }, { name: null, meta: 'str' }], false)
+    const s = compileInsert(
+      table,
+      [{ name: 'a' }, { id: 7, tags: ['x', 'y"z', null], meta: { k: [1] } }, { name: null, meta: 'str' }],
+      false,
+    )
     expect(s).toEqual({
       text: 'INSERT INTO "public"."items" ("name", "id", "tags", "meta") VALUES ($1, DEFAULT, DEFAULT, DEFAULT), (DEFAULT, $2, $3, $4), ($5, DEFAULT, DEFAULT, $6)',
       values: ['a', '7', '{"x","y\\"z",NULL}', '{"k":[1]}', null, '"str"'],
@@ -73,7 +95,9 @@ describe('compileInsert', () => {
     )
   })
   it('inserts all-default rows through the first column', () => {
-    expect(compileInsert(table, [{}, {}], false)?.text).toBe('INSERT INTO "public"."items" ("id") VALUES (DEFAULT), (DEFAULT)')
+    expect(compileInsert(table, [{}, {}], false)?.text).toBe(
+      'INSERT INTO "public"."items" ("id") VALUES (DEFAULT), (DEFAULT)',
+    )
   })
   it('does nothing for no rows and refuses unknown columns', () => {
     expect(compileInsert(table, [], true)).toBeNull()

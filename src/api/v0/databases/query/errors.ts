@@ -10,4 +10,3 @@ export class QueryError extends AppError {
     super('bad_request', `invalid query parameter "${param}": ${reason}`)
   }
 }
-

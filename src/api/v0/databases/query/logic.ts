@@ -40,7 +40,13 @@ function parseNode(s: Scanner, depth: number, maxDepth: number): Condition {
   if (m) {
     if (depth >= maxDepth) s.fail(`logic trees nest at most ${maxDepth} levels`)
     s.pos += m[0].length
-    return { kind: 'logic', param: s.param, negate: Boolean(m[1]), op: m[2] as 'and' | 'or', children: parseChildren(s, depth + 1, maxDepth) }
+    return {
+      kind: 'logic',
+      param: s.param,
+      negate: Boolean(m[1]),
+      op: m[2] as 'and' | 'or',
+      children: parseChildren(s, depth + 1, maxDepth),
+    }
   }
   const column = s.name('.,()', 'a column name')
   s.expect('.', "'.' after the column name")

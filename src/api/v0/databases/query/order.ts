@@ -11,10 +11,13 @@ export function parseOrder(value: string, param = 'order'): OrderTerm[] {
       const at = s.pos
       const word = s.until(',.').trim()
       if ((word === 'asc' || word === 'desc') && !term.direction && !term.nulls) term.direction = word
-      else if ((word === 'nullsfirst' || word === 'nullslast') && !term.nulls) term.nulls = word === 'nullsfirst' ? 'first' : 'last'
+      else if ((word === 'nullsfirst' || word === 'nullslast') && !term.nulls)
+        term.nulls = word === 'nullsfirst' ? 'first' : 'last'
       else {
         s.pos = at
-        s.fail(`unexpected order modifier ${JSON.stringify(word)} (expected asc, desc, nullsfirst or nullslast, in that order)`)
+        s.fail(
+          `unexpected order modifier ${JSON.stringify(word)} (expected asc, desc, nullsfirst or nullslast, in that order)`,
+        )
       }
     }
     terms.push(term)

@@ -101,7 +101,10 @@ describe('filters', () => {
     expect(values('in.("a\\")')).toEqual(['"a\\"'])
     expect(values('in.("ok",")')).toEqual(['ok', '"'])
     const t = logic('or', '(a.in.("),b.in.("x"y,"z"))')
-    expect(t.kind === 'logic' && t.children.map((c) => (c.kind === 'in' ? c.values : null))).toEqual([['"'], ['"x"y', 'z']])
+    expect(t.kind === 'logic' && t.children.map((c) => (c.kind === 'in' ? c.values : null))).toEqual([
+      ['"'],
+      ['"x"y', 'z'],
+    ])
   })
   // PostgREST: spaces after `(` are skipped, the others belong to the element they touch.
   it('keeps spaces inside in-list elements except those right after the opening parenthesis', () => {
@@ -220,7 +223,15 @@ describe('logic trees', () => {
     })
     const n = logic('or', ' (\tnot.and\t( a.eq. x ,b.is.null ),not.or (c.eq."q" ) ) ')
     expect(n.kind === 'logic' && n.children).toMatchObject([
-      { kind: 'logic', negate: true, op: 'and', children: [{ column: 'a', value: ' x ' }, { column: 'b', value: 'null' }] },
+      {
+        kind: 'logic',
+        negate: true,
+        op: 'and',
+        children: [
+          { column: 'a', value: ' x ' },
+          { column: 'b', value: 'null' },
+        ],
+      },
       { kind: 'logic', negate: true, op: 'or', children: [{ column: 'c', value: '"q" ' }] },
     ])
     // a space inside `not.and` or between a name and its dot is not a separator
@@ -256,7 +267,9 @@ describe('limit and offset', () => {
     expect(read('')).toMatchObject({ limit: 100, offset: 0 })
   })
   it('caps limit at the configured maximum and ignores the raw parameters', () => {
-    expect(parseReadParams(new URLSearchParams('limit=x'), { maxLimit: 1000, maxLogicDepth: 64, limit: 5000, offset: 3 })).toMatchObject({ limit: 1000, offset: 3 })
+    expect(
+      parseReadParams(new URLSearchParams('limit=x'), { maxLimit: 1000, maxLogicDepth: 64, limit: 5000, offset: 3 }),
+    ).toMatchObject({ limit: 1000, offset: 3 })
     expect(read('', 50).limit).toBe(50)
   })
 })
