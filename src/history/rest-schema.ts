@@ -172,7 +172,7 @@ export const HISTORY_ROUTES = declareRoutes({
     POST: {
       summary: 'Restore the document at a time or a named version, or undo a window of changes',
       access: 'rw',
-      body: { json: RollbackBody },
+      body: { json: RollbackBody, anyMedia: true },
       answers: {
         200: {
           description: 'what the rollback changed',

@@ -31,7 +31,7 @@ export const VERSION_ROUTES = declareRoutes({
     POST: {
       summary: 'Name the document as it is now (durable before the 201)',
       access: 'rw',
-      body: { json: z.object({ name }, object) },
+      body: { json: z.object({ name }, object), anyMedia: true },
       answers: { 201: { description: 'the version, durable', json: VersionRecord } },
       errors: { 409: 'the document keeps its most versions already', 422: 'a name too long or empty' },
     },
@@ -66,6 +66,7 @@ export const VERSION_ROUTES = declareRoutes({
           },
           object,
         ),
+        anyMedia: true,
       },
       answers: { 200: { description: 'the renamed record', json: VersionRecord } },
       errors: {

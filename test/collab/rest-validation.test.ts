@@ -119,4 +119,19 @@ describe('collab REST validation', () => {
       },
     })
   })
+
+  it("versions and rollback read their body as JSON whatever its type, as they always did (fetch's text/plain)", async () => {
+    const created = await call('POST', 'versions', '', JSON.stringify({ name: 'plain' }), 'text/plain;charset=UTF-8')
+    expect(created.status).toBe(201)
+    const form = await call(
+      'POST',
+      'versions',
+      '',
+      JSON.stringify({ name: 'form' }),
+      'application/x-www-form-urlencoded',
+    )
+    expect(form.status).toBe(201)
+    expect((await call('POST', 'versions', '', '{"name": 5}', 'text/plain')).status).toBe(400)
+    expect(await call('POST', 'rollback', '', '{not json', 'text/plain')).toEqual(bad('body is not valid JSON'))
+  })
 })

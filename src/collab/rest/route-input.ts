@@ -7,7 +7,11 @@ import { AppError } from '../../infra/errors.js'
 
 interface InputDecl {
   query?: z.ZodObject
-  body?: { json: z.ZodType; bytes?: boolean; optional?: boolean; media?: string }
+  /**
+   * `anyMedia`: the body is read as JSON whatever its content type says (versions and rollback
+   * always took `fetch(url, {body: string})`'s text/plain and curl -d's form type)
+   */
+  body?: { json: z.ZodType; bytes?: boolean; optional?: boolean; media?: string; anyMedia?: boolean }
 }
 
 interface RawRequest {
@@ -65,7 +69,7 @@ function bodyOf(decl: NonNullable<InputDecl['body']>, req: RawRequest): unknown 
   if (decl.bytes && req.contentType.startsWith('application/octet-stream')) return bytes
   if (bytes.length === 0 && decl.optional) return checked(decl.json, {})
   // no content type is read as JSON; any other but JSON (and bytes, where taken) is refused
-  if (req.contentType !== '' && !req.contentType.startsWith('application/json')) {
+  if (!decl.anyMedia && req.contentType !== '' && !req.contentType.startsWith('application/json')) {
     throw new AppError('unsupported_media_type', decl.media ?? 'send application/json')
   }
   let parsed: unknown
