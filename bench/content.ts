@@ -1,4 +1,4 @@
-// `node --import tsx bench/content.ts [--storage leveldb|postgres] [--mb 1] [--runs 7] [--no-build]`
+// `node --import tsx bench/content.ts [--storage leveldb|postgres] [--mb 1] [--runs 7] [--no-build] [--search]`
 // What an agent's content calls cost the server on a document of about `mb` MB (paragraphs,
 // headings and bold typed by three clients into the `default` XML fragment): GET /content as
 // Markdown, ProseMirror JSON and text, and PATCH /content with a one-word change, from the current
@@ -6,7 +6,9 @@
 // The server is the production bundle (as the image runs it) in its own process, pinned to CPU 0
 // when taskset is there; each figure is the median of `runs` calls over real HTTP: wall ms, and
 // server CPU ms read from /proc (every thread: the content and history workers included), also as
-// a ratio against GET /ydoc (octet-stream) of the same document.
+// a ratio against GET /ydoc (octet-stream) of the same document. The search index is off unless
+// `--search`: it indexes the 1 MB document again 2 s after each write (debounced), in its own
+// worker, and that CPU lands in whichever call is running then (bench/search.ts measures it).
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -56,6 +58,7 @@ async function main(): Promise<void> {
     persistent: true,
     cpus: '0',
     tandemEntry,
+    env: { TANDEM_SEARCH_INDEX: flags.has('search') ? 'on' : 'off' },
   })
   const measured = async (fn: () => Promise<unknown>): Promise<{ ms: number; cpu: number }> => {
     const cpu = cpuSeconds(peer.pid)

@@ -9,9 +9,7 @@ import type { TextAnchor } from '../control/comments.js'
 import { anchoredText, blockTexts, renderDocText, type BlockText } from './doc-text.js'
 import { fragmentToPm } from './fragment-read.js'
 import { pmToMarkdown } from './markdown-out.js'
-import { buildParts, type PartsModel } from './parts-model.js'
 import { contentRoot } from './roots.js'
-import { computeTargeted, type TargetedInput, type TargetedResult } from './edit-apply.js'
 import { computeEdit, readContent, type ContentRead, type EditInput, type EditResult, type Format } from './formats.js'
 
 /** Set by the production bundle (scripts/bundle.ts): the worker's own entry next to the bundle. */
@@ -29,16 +27,12 @@ export type ContentJob =
   | { kind: 'asset'; state: Uint8Array; anchors: readonly TextAnchor[]; format: 'text' | 'markdown' }
   | { kind: 'read'; state: Uint8Array; format: Format; root: string | null }
   | { kind: 'edit'; state: Uint8Array; input: EditInput; now?: Uint8Array }
-  | { kind: 'parts'; state: Uint8Array; root: string | null }
-  | { kind: 'targeted'; state: Uint8Array; input: TargetedInput }
   | { kind: 'blocks'; state: Uint8Array }
 
 interface Answers {
   asset: DocContent
   read: ContentRead
   edit: EditResult
-  parts: PartsModel
-  targeted: TargetedResult
   blocks: BlockText[]
 }
 
@@ -79,10 +73,6 @@ export function runContentJob(job: ContentJob): Answers[ContentJob['kind']] {
       return readContent(job.state, job.format, job.root)
     case 'edit':
       return computeEdit(job.state, job.input, job.now)
-    case 'parts':
-      return buildParts(job.state, job.root)
-    case 'targeted':
-      return computeTargeted(job.state, job.input)
     case 'blocks':
       return withDoc(job.state, blockTexts)
   }

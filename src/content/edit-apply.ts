@@ -15,7 +15,7 @@ import { countY, nextLive, updateChildren } from './fragment-update.js'
 import { namesOf } from './formats.js'
 import { MARKDOWN } from './lens.js'
 import { markdownToPm } from './markdown-in.js'
-import { sliceOf, withLines, type Lined } from './parts-lines.js'
+import { sliceOf, sliceText, withLines, type Lined } from './parts-lines.js'
 import { notXml, partsOf, type PartsModel } from './parts-model.js'
 import { vocabularyOf, type PmNode, type Vocabulary } from './pm-json.js'
 import { liveItems } from '../ydoc/roots.js'
@@ -131,8 +131,8 @@ export function targetedOn(
     const fragment = doc.getXmlFragment(name)
     const vocabulary = vocabularyOf(namesOf(fragment))
     const byId = new Map<string, Y.Item>()
-    for (const item of liveItems(fragment))
-      if (item.content instanceof Y.ContentType) byId.set(blockIdOf(item.id), item)
+    for (let item = fragment._start; item !== null; item = item.right)
+      if (!item.deleted && item.content instanceof Y.ContentType) byId.set(blockIdOf(item.id), item)
 
     const plans: Plan[] = []
     for (const run of input.runs) {
@@ -245,5 +245,5 @@ function changeOf(
   while (end - bottom < context && end < view.lines && size(bottom + 1, end + 1) <= CONTEXT_MAX_CHARS) end++
   end = Math.max(line, end)
   const [from, to] = sliceOf(view, line, end)
-  return { line, end, content: view.markdown.slice(from, to), blocks: ids }
+  return { line, end, content: sliceText(view, from, to), blocks: ids }
 }

@@ -7,7 +7,7 @@
 import { AppError } from '../infra/errors.js'
 import type { EditRefusal } from '@tandem/api/content'
 import type { EditOp } from './edit-ops.js'
-import { charsOf, lineAt, type Lined } from './parts-lines.js'
+import { charsOf, lineAt, occurrencesIn, sliceText, type Lined } from './parts-lines.js'
 import { addressed, sectionEnd } from './parts-select.js'
 
 /** A replacement inside a run's text: characters `from`..`to` become `text`. */
@@ -66,15 +66,8 @@ const LINE_TEXT_MAX = 200
 const blockFrom = (m: Lined, i: number) => m.starts[m.blocks[i]!.line - 1]!
 const blockTo = (m: Lined, i: number) => blockFrom(m, i) + charsOf(m, m.blocks[i]!.line, m.blocks[i]!.end)
 
-/** Start offsets of the non-overlapping occurrences of `s`, at most `max` (one past it tells there are more). */
-function occurrences(text: string, s: string, max: number): number[] {
-  const out: number[] = []
-  for (let at = text.indexOf(s); at >= 0 && out.length < max; at = text.indexOf(s, at + s.length)) out.push(at)
-  return out
-}
-
 const lineText = (m: Lined, line: number) => {
-  const t = m.markdown.slice(m.starts[line - 1]!, m.starts[line]!).replace(/\n$/, '')
+  const t = sliceText(m, m.starts[line - 1]!, m.starts[line]!).replace(/\n$/, '')
   return t.length > LINE_TEXT_MAX ? `${t.slice(0, LINE_TEXT_MAX)}…` : t
 }
 
@@ -111,7 +104,7 @@ function spansOf(m: Lined, op: EditOp, i: number): Span[] {
   const n = m.blocks.length
   switch (op.kind) {
     case 'replace': {
-      const found = occurrences(m.markdown, op.old, op.all ? Infinity : 2)
+      const found = occurrencesIn(m, op.old, op.all ? Infinity : 2)
       if (found.length === 0) {
         const near = closest(m, op.old)
         const where = near
@@ -125,7 +118,7 @@ function spansOf(m: Lined, op: EditOp, i: number): Span[] {
         })
       }
       if (found.length > 1 && !op.all) {
-        const all = occurrences(m.markdown, op.old, 10_000)
+        const all = occurrencesIn(m, op.old, 10_000)
         const lines = all.slice(0, MAX_LINES_LISTED).map((at) => lineAt(m, at))
         throw new EditRefused(409, {
           error: `${param}.old_text occurs ${all.length === 10_000 ? 'at least 10000' : all.length} times (lines ${lines.join(', ')}${all.length > lines.length ? ', ...' : ''}): add surrounding text until it is unique, or set replace_all`,
@@ -162,7 +155,7 @@ function spansOf(m: Lined, op: EditOp, i: number): Span[] {
       const last = op.section ? sectionEnd(m, b) : b
       const drops = Array.from({ length: last - b + 1 }, (_, k) => ({
         id: m.blocks[b + k]!.id,
-        text: m.markdown.slice(blockFrom(m, b + k), blockTo(m, b + k)),
+        text: sliceText(m, blockFrom(m, b + k), blockTo(m, b + k)),
       }))
       return [{ from: blockFrom(m, b), to: blockTo(m, last), text: '', op: i, drops }]
     }
@@ -213,7 +206,7 @@ export function locate(m: Lined, ops: readonly EditOp[]): Run[] {
     const end = blockTo(m, z)
     // Past the last block there is only the view's final newline: it means nothing in Markdown.
     if (s.to > end) {
-      const excess = m.markdown.slice(end, s.to)
+      const excess = sliceText(m, end, s.to)
       s.text = s.text.endsWith(excess) ? s.text.slice(0, s.text.length - excess.length) : s.text
       s.to = end
       s.from = Math.min(s.from, end)
@@ -224,7 +217,7 @@ export function locate(m: Lined, ops: readonly EditOp[]): Run[] {
       if (z > last.z) {
         last.z = z
         last.last = m.blocks[z]!.id
-        last.text = m.markdown.slice(last.from, end)
+        last.text = sliceText(m, last.from, end)
       }
       last.reps.push({ from: s.from - last.from, to: s.to - last.from, text: s.text })
       last.drops.push(...(s.drops ?? []))
@@ -237,7 +230,7 @@ export function locate(m: Lined, ops: readonly EditOp[]): Run[] {
       from,
       first: m.blocks[a]!.id,
       last: m.blocks[z]!.id,
-      text: m.markdown.slice(from, end),
+      text: sliceText(m, from, end),
       reps: [{ from: s.from - from, to: s.to - from, text: s.text }],
       line: m.blocks[a]!.line,
       drops: [...(s.drops ?? [])],

@@ -7,13 +7,12 @@
 import type { RestContext, RestRequest, RestResponse } from '../collab/rest/route-model.js'
 import { docIdOf, type Attributes } from '../storage/doc-store.js'
 import type { ContentWritten } from '@tandem/api/content'
-import { advance, type Base } from './base.js'
+import { advance, formatBase, type Base } from './base.js'
 import { baseSealOf } from './base-token.js'
-import { EditRefused, locate } from './edit-locate.js'
 import type { EditOp } from './edit-ops.js'
-import { withLines } from './parts-lines.js'
-import type { PartViews } from './parts-route.js'
+import { onView } from './parts-route.js'
 import { commit } from './commit.js'
+import type { OpenHistory } from './state.js'
 import type { WarmClient } from './warm-client.js'
 
 /** Lines shown around each changed region in the answer. */
@@ -28,25 +27,27 @@ export interface TargetedWrite {
   hold: ((update: Uint8Array, base: string) => Promise<RestResponse>) | null
 }
 
-/** Applies (or holds) targeted edits; `views` is the server's cache of Markdown views. */
+/**
+ * Applies (or holds) targeted edits. The warm worker locates them in the view of the base and
+ * applies them to its copy of the document now; the view after the edit stays there, named by the
+ * base this answers, for the agent's next read or edit.
+ */
 export async function writeTargeted(
   req: RestRequest,
   ctx: RestContext,
-  views: PartViews,
   warm: WarmClient,
+  open: OpenHistory,
   w: TargetedWrite,
 ): Promise<RestResponse> {
-  const at = await views.at(req, ctx, w.base, w.root)
-  if (!('view' in at)) return at
-  let runs
-  try {
-    runs = locate(at.view, w.ops)
-  } catch (err) {
-    if (err instanceof EditRefused) return { status: err.status, json: { ...err.json, base: at.base } }
-    throw err
-  }
-  const input = { root: at.view.root, runs, context: CONTEXT_LINES }
-  const call = await warm.run(req, ctx, { kind: 'targeted', input })
+  const ran = await onView(req, ctx, warm, open, w.base, (at) => ({
+    kind: 'targeted',
+    at,
+    root: w.root,
+    ops: w.ops,
+    context: CONTEXT_LINES,
+  }))
+  if (!('call' in ran)) return ran
+  const { call, at } = ran
   const done = call.answer
   if ('refused' in done) {
     call.release()
@@ -65,15 +66,13 @@ export async function writeTargeted(
     call.release(false)
     throw err
   }
-  call.release()
-  // The answer's base names exactly the state the model shows: the document the edit saw, plus it.
-  const sealed = seal.seal(base)
-  views.keep(req, sealed, w.root, withLines(done.model))
+  // The answer's base names exactly the state the view after the edit shows: the document the edit saw, plus it.
+  call.release(true, { form: formatBase(base), root: w.root })
   const json: ContentWritten = {
     applied: done.update !== null,
     inserted: done.inserted,
     deleted: done.deleted,
-    base: sealed,
+    base: seal.seal(base),
     root: done.root,
     changes: done.changes,
   }

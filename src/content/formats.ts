@@ -121,8 +121,10 @@ export function* namesOf(t: AnyType, depth = 1): Generator<string> {
       yield child.nodeName
       yield* namesOf(child, depth + 1)
     } else if (child instanceof Y.XmlText) {
-      for (const op of child.toDelta() as { attributes?: Record<string, unknown> }[])
-        for (const k of Object.keys(op.attributes ?? {})) yield markTypeOf(k)
+      // a mark is a format item in the text: read off the items, not a delta built of every run
+      for (let i = child._start; i !== null; i = i.right)
+        if (!i.deleted && i.content instanceof Y.ContentFormat && i.content.value !== null)
+          yield markTypeOf(i.content.key)
     }
   }
 }

@@ -1,22 +1,17 @@
 // Find in one document's Markdown view: text or a regular expression, matched line by line, each
 // match with its block id, line, column and a few lines of context. Regular expressions run on
 // RE2JS (a port of RE2: linear time in the text, no backtracking, repeat counts capped), so no
-// pattern can take the server hostage the way a backtracking engine's `(a+)+$` can.
-import { setImmediate as yieldToLoop } from 'node:timers/promises'
+// pattern can take the server hostage the way a backtracking engine's `(a+)+$` can. It runs in the
+// warm content worker beside the view (1 MB takes RE2 up to ~0.4 s), never on the rooms' loop.
 import { RE2JS } from 're2js'
 import { AppError } from '../infra/errors.js'
 import type { FindMatch } from '@tandem/api/content'
-import { blockAt, type Lined } from './parts-lines.js'
+import { blockAt, sliceText, type Lined } from './parts-lines.js'
 import type { Span } from './parts-select.js'
 
 export const MAX_QUERY_CHARS = 500
 const MAX_MATCH_CHARS = 200
 const MAX_CONTEXT_LINE_CHARS = 400
-/**
- * Characters scanned between two turns of the event loop: RE2 is linear, but 1 MB takes up to ~0.4 s, and the rooms of
- * the process go on meanwhile.
- */
-const SCAN_SLICE_CHARS = 32 * 1024
 
 export interface FindQuery {
   query: string
@@ -59,35 +54,28 @@ const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s
  * Matches in the lines of `scope` (every line when null), from the `skip`-th on, until `limit`
  * matches or `budget` characters of answer; `next` is the index of the first match not answered.
  */
-export async function find(
+export function find(
   m: Lined,
   q: FindQuery,
   scope: readonly Span[] | null,
   skip: number,
   limit: number,
   budget: number,
-): Promise<{ matches: FindMatch[]; next: number | null }> {
+): { matches: FindMatch[]; next: number | null } {
   const finder = finderOf(q)
   const spans = scope ?? (m.lines ? [[1, m.lines] as Span] : [])
   const matches: FindMatch[] = []
   let index = 0
   let used = 2
-  let scanned = 0
   for (const [a, z] of spans) {
     for (let line = a; line <= z; line++) {
-      const text = m.markdown.slice(m.starts[line - 1], m.starts[line]).replace(/\n$/, '')
-      scanned += text.length + 1
-      if (scanned > SCAN_SLICE_CHARS) {
-        scanned = 0
-        await yieldToLoop()
-      }
+      const text = sliceText(m, m.starts[line - 1]!, m.starts[line]!).replace(/\n$/, '')
       for (const [s, e] of finder(text)) {
         if (index++ < skip) continue
         if (matches.length === limit) return { matches, next: index - 1 }
         const first = Math.max(1, line - q.context)
         const last = Math.min(m.lines, line + q.context)
-        const context = m.markdown
-          .slice(m.starts[first - 1], m.starts[last])
+        const context = sliceText(m, m.starts[first - 1]!, m.starts[last]!)
           .replace(/\n$/, '')
           .split('\n')
           .map((l) => clip(l, MAX_CONTEXT_LINE_CHARS))

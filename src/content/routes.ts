@@ -16,13 +16,10 @@ import { baseState, seqNow, type OpenHistory } from './state.js'
 import { runContentJobOffLoop } from './doc-content.js'
 import { CONTENT_ROUTES, type WriteBody } from './rest-schema.js'
 import { isPartRead } from './parts-params.js'
-import { PartViews, partsReader } from './parts-route.js'
+import { partsReader } from './parts-route.js'
 import { commit } from './commit.js'
-import { WarmClient, type ColdRun } from './warm-client.js'
-import type { WarmJob } from './warm-jobs.js'
+import { WarmClient, type ColdJob, type ColdRun } from './warm-client.js'
 import { computeEdit, readContent } from './formats.js'
-import { buildParts } from './parts-model.js'
-import { computeTargeted } from './edit-apply.js'
 import { writeTargeted } from './edit-route.js'
 
 /** What the server composes in: suggestions (src/suggestions/) and the agents' policy (src/agents/). */
@@ -45,14 +42,10 @@ function heldRequest(req: RestRequest, update: Uint8Array, base: string, body: W
 }
 
 /** A job the warm worker would run, run here on a small document's state instead. */
-const cold = ((job: WarmJob, state: Uint8Array) => {
+const cold = ((job: ColdJob, state: Uint8Array) => {
   switch (job.kind) {
     case 'read':
       return readContent(state, job.format, job.root)
-    case 'parts':
-      return buildParts(state, job.root)
-    case 'targeted':
-      return computeTargeted(state, job.input)
     case 'edit':
       return computeEdit(state, job.input)
   }
@@ -63,8 +56,7 @@ export const contentHandlers = (
   open: OpenHistory,
   hooks?: ContentHooks,
   warm = new WarmClient(cold),
-  views = new PartViews(open, warm),
-  readPart = partsReader(views),
+  readPart = partsReader(warm, open),
 ): RestHandlers<typeof CONTENT_ROUTES> => ({
   content: {
     async GET(req, ctx, { query }) {
@@ -110,7 +102,7 @@ export const contentHandlers = (
       }
       if ('ops' in body.change) {
         const holdAs = held ? (update: Uint8Array, base: string) => hold(heldRequest(req, update, base, body)) : null
-        return writeTargeted(req, ctx, views, warm, {
+        return writeTargeted(req, ctx, warm, open, {
           ops: body.change.ops,
           base: body.base as string | null,
           root: body.root,

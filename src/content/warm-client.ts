@@ -2,7 +2,8 @@
 // reached, the catch-up it needs (the log entries since, or the whole document when the copy is
 // new, gone or past a gap), and one call at a time per document. A call that changes the copy
 // (an edit) keeps the document to itself until its update is durable, so no other call reads an
-// update that is not; if the write fails, the copy is dropped.
+// update that is not; if the write fails, the copy is dropped. Part reads and targeted edits always
+// run there, whatever the document's size: the views of their bases are kept there (view-shelf.ts).
 import type { Worker } from 'node:worker_threads'
 import type { RestContext, RestRequest } from '../collab/rest/route-model.js'
 import { AppError, type ErrorCode } from '../infra/errors.js'
@@ -10,7 +11,7 @@ import { IN_LOOP_MAX_BYTES, startWorker } from '../infra/worker-thread.js'
 import { docIdOf } from '../storage/doc-store.js'
 import { baseSealOf } from './base-token.js'
 import { current, seqNow } from './state.js'
-import type { Feed, WarmAnswers, WarmJob, WarmReply, WarmRequest } from './warm-jobs.js'
+import type { Feed, ViewLabel, WarmAnswers, WarmJob, WarmReply, WarmRequest } from './warm-jobs.js'
 
 /** Set by the production bundle (scripts/bundle.ts): the worker's own entry next to the bundle. */
 declare const TANDEM_BUNDLED_WARM_WORKER: string | undefined
@@ -24,12 +25,21 @@ export interface WarmCall<T> {
   answer: T
   /** the log seq of the state the call ran on */
   seq: number
-  /** ends the call's hold on the document: `ok` false drops the copy (its write failed) */
-  release(ok?: boolean): void
+  /**
+   * ends the call's hold on the document: `ok` false drops the copy (its write failed); `label`
+   * names the view a targeted edit left by the base the write answers
+   */
+  release(ok?: boolean, label?: ViewLabel): void
 }
 
+/** The jobs a small document not warm yet may run in the loop instead. */
+export type ColdJob = Extract<WarmJob, { kind: 'read' | 'edit' }>
+
 /** A job that ran where the document is: warm, or (a small document not warm yet) in the loop. */
-export type ColdRun = <J extends WarmJob>(job: J, state: Uint8Array) => WarmAnswers[J['kind']]
+export type ColdRun = <J extends ColdJob>(job: J, state: Uint8Array) => WarmAnswers[J['kind']]
+
+/** A job, or one made once the seq the call reads at is known (a view job names its base by it). */
+type JobAt<J extends WarmJob> = J | ((seq: number) => J)
 
 export class WarmClient {
   private worker: Worker | null = null
@@ -43,23 +53,28 @@ export class WarmClient {
   constructor(private readonly cold: ColdRun) {}
 
   /** Runs `job` on the document as it is now; an edit keeps the document until `release`. */
-  async run<J extends WarmJob>(req: RestRequest, ctx: RestContext, job: J): Promise<WarmCall<WarmAnswers[J['kind']]>> {
+  async run<J extends WarmJob>(
+    req: RestRequest,
+    ctx: RestContext,
+    job: JobAt<J>,
+  ): Promise<WarmCall<WarmAnswers[J['kind']]>> {
     const docId = docIdOf(req.org, req.doc, req.cap.branch)
     // The seal of seq 0 names the document's storage epoch: an erased and rewritten document is another copy.
     const key = `${docId}\n${(await baseSealOf(ctx.store, docId)).seal({ seq: 0, own: [] })}`
     const release = await this.lock(key)
     try {
       const ran = await this.runLocked(req, ctx, key, docId, job)
-      const held = job.kind === 'targeted' || job.kind === 'edit'
+      const held = ran.kind === 'targeted' || ran.kind === 'edit'
       let released = false
-      const end = (ok = true) => {
+      const end = (ok = true, label?: ViewLabel) => {
         if (released) return
         released = true
         if (!ok) this.evict(key)
+        else if (label && this.worker) void this.post({ id: this.nextId++, key, label }).catch(() => {})
         release()
       }
       if (!held) end()
-      return { ...ran, release: end }
+      return { answer: ran.answer, seq: ran.seq, release: end }
     } catch (err) {
       release()
       throw err
@@ -71,8 +86,9 @@ export class WarmClient {
     ctx: RestContext,
     key: string,
     docId: string,
-    job: J,
-  ): Promise<{ answer: WarmAnswers[J['kind']]; seq: number }> {
+    jobAt: JobAt<J>,
+  ): Promise<{ answer: WarmAnswers[J['kind']]; seq: number; kind: J['kind'] }> {
+    const jobOf = (seq: number) => (typeof jobAt === 'function' ? jobAt(seq) : jobAt)
     const seq = await seqNow(req, ctx)
     let known = this.known.get(key)
     let feed: Feed | null = null
@@ -89,16 +105,19 @@ export class WarmClient {
     }
     if (!feed) {
       const now = await current(req, ctx)
-      if (now.state.length <= IN_LOOP_MAX_BYTES && !this.known.has(key))
-        return { answer: this.cold(job, now.state), seq: now.seq }
+      const job = jobOf(now.seq)
+      if (now.state.length <= IN_LOOP_MAX_BYTES && !this.known.has(key) && (job.kind === 'read' || job.kind === 'edit'))
+        return { answer: this.cold(job, now.state) as WarmAnswers[J['kind']], seq: now.seq, kind: job.kind }
       feed = { full: now.state }
       known = now.seq
     }
+    let job = jobOf(known!)
     let reply = await this.post({ id: this.nextId++, key, feed, job })
     if ('missing' in reply) {
       // the worker let the copy go (its bound, or it restarted): catch up whole
       const now = await current(req, ctx)
       known = now.seq
+      job = jobOf(known)
       reply = await this.post({ id: this.nextId++, key, feed: { full: now.state }, job })
     }
     if ('refused' in reply) {
@@ -107,7 +126,7 @@ export class WarmClient {
     }
     if (!('ok' in reply)) throw new Error('the warm content worker lost a document')
     this.known.set(key, known!)
-    return { answer: reply.ok as WarmAnswers[J['kind']], seq: known! }
+    return { answer: reply.ok as WarmAnswers[J['kind']], seq: known!, kind: job.kind }
   }
 
   private evict(key: string): void {

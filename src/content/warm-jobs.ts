@@ -3,24 +3,45 @@
 // the log entries committed since (applying an update twice changes nothing, so a catch-up never
 // has to be exact about what the copy already holds). A read, an outline or a targeted edit of a
 // 1 MB document then costs what it touches, not a Y.Doc build and a whole printing.
+//
+// The views of recent bases stay here too (views.ts), and a part read or a targeted edit is
+// answered here from them: only the answer crosses back, never the 1 MB view (each copy of which
+// costs more than the edit itself).
 import * as Y from 'yjs'
+import type { PartRead } from '@tandem/api/content'
 import { AppError } from '../infra/errors.js'
 import type { ContentRead } from './formats.js'
 import { readContentOf, editOf, type EditInput, type EditResult, type Format } from './formats.js'
-import { targetedOn, type TargetedInput, type TargetedResult } from './edit-apply.js'
-import { partsIn, type PartsModel } from './parts-model.js'
+import { targetedOn, type TargetedResult } from './edit-apply.js'
+import { EditRefused, locate } from './edit-locate.js'
+import type { EditOp } from './edit-ops.js'
+import { answerPart, type PartAsk } from './parts-answer.js'
+import { withLines, type Lined } from './parts-lines.js'
+import { buildParts, partsIn } from './parts-model.js'
 import { WarmView } from './warm-view.js'
+import { ViewShelf, type ViewAt, type ViewLabel } from './view-shelf.js'
+
+export type { ViewAt, ViewLabel } from './view-shelf.js'
 
 export type WarmJob =
   | { kind: 'read'; format: Format; root: string | null }
-  | { kind: 'parts'; root: string | null }
-  | { kind: 'targeted'; input: TargetedInput }
+  | { kind: 'part'; at: ViewAt; root: string | null; ask: PartAsk; budget: number }
+  | { kind: 'targeted'; at: ViewAt; root: string | null; ops: EditOp[]; context: number }
   | { kind: 'edit'; input: EditInput }
+
+/** The worker holds no view of the base and the server sent no state to build it from. */
+export interface NeedsState {
+  needsState: true
+}
+
+/** A targeted edit's answer: what changed, without the view after it (kept here, see `label`). */
+type TargetedAnswer =
+  Exclude<TargetedResult, { model: unknown }> | Omit<Extract<TargetedResult, { model: unknown }>, 'model'>
 
 export interface WarmAnswers {
   read: ContentRead
-  parts: PartsModel
-  targeted: TargetedResult
+  part: PartRead | NeedsState
+  targeted: TargetedAnswer | NeedsState
   edit: EditResult
 }
 
@@ -28,7 +49,9 @@ export interface WarmAnswers {
 export type Feed = { full: Uint8Array } | { updates: Uint8Array[] }
 
 export type WarmRequest =
-  { id: number; key: string; feed: Feed; job: WarmJob } | { id: number; key: string; evict: true }
+  | { id: number; key: string; feed: Feed; job: WarmJob }
+  | { id: number; key: string; evict: true }
+  | { id: number; key: string; label: ViewLabel }
 
 export type WarmReply =
   | { id: number; ok: unknown }
@@ -45,13 +68,18 @@ interface Warm {
   bytes: number
 }
 
-/** The warm documents of one worker, least recently used first. */
+/** The warm documents of one worker, least recently used first, and the views of their recent bases. */
 export class WarmDocs {
   private readonly docs = new Map<string, Warm>()
+  private readonly shelf = new ViewShelf()
 
   run(req: WarmRequest): WarmReply {
     if ('evict' in req) {
       this.drop(req.key)
+      return { id: req.id, ok: null }
+    }
+    if ('label' in req) {
+      this.shelf.label(req.key, req.label)
       return { id: req.id, ok: null }
     }
     let warm = this.docs.get(req.key)
@@ -70,17 +98,18 @@ export class WarmDocs {
     this.docs.delete(req.key)
     this.docs.set(req.key, warm!)
     this.trim()
+    const changing = { now: false }
     try {
-      return { id: req.id, ok: this.answer(warm!, req.job) }
+      return { id: req.id, ok: this.answer(req.key, warm!, req.job, changing) }
     } catch (err) {
-      // a job that failed half-way may have changed the copy: it is built again next time
-      this.drop(req.key)
+      // a job that failed half-way through a change may have changed the copy: built again next time
+      if (changing.now) this.drop(req.key)
       if (err instanceof AppError) return { id: req.id, refused: { code: err.code, message: err.message } }
       throw err
     }
   }
 
-  private answer(w: Warm, job: WarmJob): unknown {
+  private answer(key: string, w: Warm, job: WarmJob, changing: { now: boolean }): unknown {
     // The view watches the root as the document's own XmlFragment: a root read from the item
     // lists is a bare type, which getXmlFragment (an edit) replaces, and it would hear nothing.
     const viewOf = (name: string) => {
@@ -88,19 +117,49 @@ export class WarmDocs {
       if (!v) w.views.set(name, (v = new WarmView(name, w.doc.getXmlFragment(name))))
       return v.view()
     }
+    /** The view of the job's base: kept, the document now, or built from the state the server sent. */
+    const viewAt = (at: ViewAt, root: string | null): Lined | null => {
+      const kept = this.shelf.get(key, at.form, root)
+      if (kept) return kept
+      if (!at.now && !at.state) return null
+      const view = withLines(at.now ? partsIn(w.doc, root, viewOf) : buildParts(at.state!, root))
+      this.shelf.set(key, at.form, root, view)
+      return view
+    }
     switch (job.kind) {
       case 'read':
         return readContentOf(w.doc, job.format, job.root, (name) => viewOf(name).markdown)
-      case 'parts':
-        return partsIn(w.doc, job.root, viewOf)
-      case 'targeted':
-        return targetedOn(w.doc, job.input, viewOf)
+      case 'part': {
+        const view = viewAt(job.at, job.root)
+        if (!view) return { needsState: true } satisfies NeedsState
+        return answerPart({ view, base: job.at.base }, job.ask, job.budget)
+      }
+      case 'targeted': {
+        const view = viewAt(job.at, job.root)
+        if (!view) return { needsState: true } satisfies NeedsState
+        let runs
+        try {
+          runs = locate(view, job.ops)
+        } catch (err) {
+          if (err instanceof EditRefused) return { refused: { status: err.status, json: err.json } }
+          throw err
+        }
+        changing.now = true
+        const done = targetedOn(w.doc, { root: view.root, runs, context: job.context }, viewOf)
+        if ('refused' in done) return done
+        const { model, ...answer } = done
+        // the document as the edit leaves it: named once the server knows the update's seq
+        this.shelf.hold(key, job.root, withLines(model))
+        return answer
+      }
       case 'edit':
+        changing.now = true
         return editOf(w.doc, job.input)
     }
   }
 
   private drop(key: string): void {
+    this.shelf.drop(key)
     const w = this.docs.get(key)
     if (!w) return
     for (const v of w.views.values()) v.destroy()

@@ -1,10 +1,11 @@
 // The warm view against the whole printer: after every random change (typing in a block, a block
 // inserted, deleted or turned into a list beside other lists, an attribute set), the view kept
-// warm reads byte for byte as the document printed whole, with the same blocks and lines.
+// warm reads byte for byte as the document printed whole, with the same blocks and lines, and
+// parts cut from its pieces (and text found in them) without joining them are the whole text's.
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { computeEdit } from './formats.js'
-import { withLines } from './parts-lines.js'
+import { lengthOf, occurrencesIn, sliceText, withLines, type Lined } from './parts-lines.js'
 import { partsOf } from './parts-model.js'
 import { WarmView } from './warm-view.js'
 
@@ -58,7 +59,8 @@ describe('the warm view', () => {
       const frag = doc.getXmlFragment('default')
       frag.insert(0, blocksOf(Array.from({ length: 6 }, pick).join('\n\n')))
       const warm = new WarmView('default', frag)
-      expect(warm.view()).toEqual(withLines(partsOf('default', frag)))
+      let last = warm.view()
+      expect(last).toEqual(withLines(partsOf('default', frag)))
       for (let step = 0; step < 40; step++) {
         // every fifth check sees several changes at once (a catch-up of several updates)
         const changes = step % 5 === 0 ? 4 : 1
@@ -75,9 +77,32 @@ describe('the warm view', () => {
             else frag.insert(at, blocksOf(pick()))
           })
         }
-        expect({ seed, step, view: warm.view() }).toEqual({ seed, step, view: withLines(partsOf('default', frag)) })
+        const cold = withLines(partsOf('default', frag))
+        const view = warm.view()
+        if (view !== last) piecesReadAsWhole(view, cold.markdown, r) // a view made new by the change
+        last = view
+        expect({ seed, step, view: warm.view() }).toEqual({ seed, step, view: cold })
       }
       warm.destroy()
     }
   })
 })
+
+/** Parts cut from the view's pieces, and text found in them, are those of the whole text. */
+function piecesReadAsWhole(view: Lined, whole: string, r: () => number): void {
+  expect(view.pieces?.joined).toBeNull() // read in pieces: nothing joined the text yet
+  expect(lengthOf(view)).toBe(whole.length)
+  for (let k = 0; k < 20; k++) {
+    const a = Math.floor(r() * (whole.length + 1))
+    const z = a + Math.floor(r() * (whole.length - a + 1))
+    expect(sliceText(view, a, z)).toBe(whole.slice(a, z))
+    // a needle taken from anywhere, across blocks and the blank lines between them included
+    const needle = whole.slice(a, Math.min(z, a + 1 + Math.floor(r() * 12)))
+    if (!needle) continue
+    const found: number[] = []
+    for (let i = whole.indexOf(needle); i >= 0; i = whole.indexOf(needle, i + needle.length)) found.push(i)
+    expect(occurrencesIn(view, needle, Infinity)).toEqual(found)
+    expect(occurrencesIn(view, needle, 2)).toEqual(found.slice(0, 2))
+  }
+  expect(view.pieces?.joined).toBeNull()
+}

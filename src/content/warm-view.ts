@@ -9,8 +9,8 @@ import { blockIdOf } from './block-id.js'
 import { elementNode } from './fragment-read.js'
 import { block } from './markdown-out.js'
 import { printWithSpans } from './markdown-spans.js'
-import type { Lined } from './parts-lines.js'
-import { infoOf, type BlockInfo } from './parts-model.js'
+import { pieced, type Lined } from './parts-lines.js'
+import { infoOf, placed, type BlockInfo } from './parts-model.js'
 import type { PmNode } from './pm-json.js'
 import { liveItems } from '../ydoc/roots.js'
 
@@ -163,21 +163,24 @@ export class WarmView {
 
   /**
    * The view now: the blocks' Markdown, printed again where something changed, with its line
-   * starts counted from the blocks' own (never a scan of the whole text).
+   * starts counted from the blocks' own (never a scan of the whole text). Its text stays in
+   * pieces, the blocks' own strings, until something reads it whole (parts-lines.ts).
    */
   view(): Lined {
     if (this.model && !this.dirty.size) return this.model
     this.printChanged()
     const texts: string[] = []
+    const at: number[] = []
     const blocks: BlockInfo[] = []
     let line = 1
     let prev: Y.Item | null = null
     let prevText: string | null = null
     const live = new Set<Y.Item>()
     const starts = [0]
-    let at = 0
-    for (const item of liveItems(this.fragment)) {
-      if (!elementOf(item)) continue
+    let offset = 0
+    // a plain walk of the items: a generator's step allocates, and this runs on every change
+    for (let item = this.fragment._start; item !== null; item = item.right) {
+      if (item.deleted || !elementOf(item)) continue
       live.add(item)
       let p = this.printed.get(item)
       const stale = !p || this.dirty.has(item) || (p.isList && (p.after !== prev || p.afterText !== prevText))
@@ -186,23 +189,27 @@ export class WarmView {
       if (p!.text === null) continue
       if (texts.length) {
         line += 1 // the blank line between blocks
-        starts.push(at + 1, at + 2)
-        at += 2
+        starts.push(offset + 1, offset + 2)
+        at.push(offset)
+        texts.push('\n\n')
+        offset += 2
       }
-      for (const b of p!.breaks) starts.push(at + b)
-      at += p!.text.length
+      for (const b of p!.breaks) starts.push(offset + b)
+      at.push(offset)
       texts.push(p!.text)
-      blocks.push({ ...p!.info!, line, end: line + p!.lines - 1 })
+      offset += p!.text.length
+      blocks.push(placed(p!.info!, line, line + p!.lines - 1))
       line += p!.lines
       ;[prev, prevText] = [item, p!.text]
     }
     for (const item of this.printed.keys()) if (!live.has(item)) this.printed.delete(item)
     this.dirty.clear()
     if (texts.length) {
-      starts.push(at + 1) // after the final newline
-      texts[texts.length - 1] += '\n' // so the join is one flat string, not a join and a newline
+      at.push(offset)
+      texts.push('\n') // the final newline
+      starts.push(offset + 1)
     }
-    this.model = { root: this.name, markdown: texts.join('\n\n'), blocks, starts, lines: starts.length - 1 }
+    this.model = pieced({ root: this.name, blocks, starts, lines: starts.length - 1 }, texts, at)
     return this.model
   }
 }
