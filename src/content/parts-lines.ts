@@ -34,6 +34,18 @@ export function pieced(m: Omit<Lined, 'markdown' | 'pieces'>, texts: string[], a
   return view
 }
 
+/** The index of the last entry of `sorted` (ascending, `sorted[0] <= x`) that is at most `x`. */
+function lastAtOrBefore(sorted: readonly number[], x: number): number {
+  let lo = 0
+  let hi = sorted.length - 1
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1
+    if (sorted[mid]! <= x) lo = mid
+    else hi = mid - 1
+  }
+  return lo
+}
+
 /** The length of the view's text. */
 export const lengthOf = (m: Lined) => m.starts[m.starts.length - 1]!
 
@@ -41,15 +53,8 @@ export const lengthOf = (m: Lined) => m.starts[m.starts.length - 1]!
 export function sliceText(m: Lined, from: number, to: number): string {
   const p = m.pieces
   if (!p || p.joined !== null) return m.markdown.slice(from, to)
-  let lo = 0
-  let hi = p.at.length - 1
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1
-    if (p.at[mid]! <= from) lo = mid
-    else hi = mid - 1
-  }
   let out = ''
-  for (let k = lo; k < p.texts.length && p.at[k]! < to; k++) {
+  for (let k = lastAtOrBefore(p.at, from); k < p.texts.length && p.at[k]! < to; k++) {
     const text = p.texts[k]!
     const a = Math.max(from - p.at[k]!, 0)
     const z = Math.min(to - p.at[k]!, text.length)
@@ -127,14 +132,7 @@ export function withLines(m: PartsModel | Lined): Lined {
 
 /** The line (1-based) holding character `at`. */
 export function lineAt(m: Lined, at: number): number {
-  let lo = 0
-  let hi = m.starts.length - 1
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1
-    if (m.starts[mid]! <= at) lo = mid
-    else hi = mid - 1
-  }
-  return Math.min(lo + 1, m.lines)
+  return Math.min(lastAtOrBefore(m.starts, at) + 1, m.lines)
 }
 
 /** The block printed on `line`, or null for a line between blocks. */
