@@ -5,10 +5,9 @@
 // write, or held as a suggestion under the approval mode. The answer is the new base and each
 // changed region as it now reads, so the agent need not read again.
 import type { RestContext, RestRequest, RestResponse } from '../collab/rest/route-model.js'
-import { docIdOf, type Attributes } from '../storage/doc-store.js'
+import type { Attributes } from '../storage/doc-store.js'
 import type { ContentWritten } from '@tandem/api/content'
 import { advance, formatBase, type Base } from './base.js'
-import { baseSealOf } from './base-token.js'
 import type { EditOp } from './edit-ops.js'
 import { onView } from './parts-route.js'
 import { commit } from './commit.js'
@@ -47,13 +46,12 @@ export async function writeTargeted(
     context: CONTEXT_LINES,
   }))
   if (!('call' in ran)) return ran
-  const { call, at } = ran
+  const { call, at, seal } = ran
   const done = call.answer
   if ('refused' in done) {
     call.release()
     return { status: done.refused.status, json: { ...done.refused.json, base: at.base } }
   }
-  const seal = await baseSealOf(ctx.store, docIdOf(req.org, req.doc, req.cap.branch))
   const nowBase: Base = { seq: call.seq, own: [] }
   let base: Base = nowBase
   try {

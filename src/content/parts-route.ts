@@ -6,7 +6,7 @@
 import type { RestContext, RestRequest, RestResponse } from '../collab/rest/route-model.js'
 import { docIdOf } from '../storage/doc-store.js'
 import { formatBase } from './base.js'
-import { baseSealOf } from './base-token.js'
+import { baseSealOf, type BaseSeal } from './base-token.js'
 import { parsePartQuery } from './parts-params.js'
 import { baseState, type OpenHistory } from './state.js'
 import type { WarmCall, WarmClient } from './warm-client.js'
@@ -27,7 +27,7 @@ export async function onView<J extends ViewJob>(
   open: OpenHistory,
   token: string | null,
   job: (at: ViewAt) => J,
-): Promise<{ call: WarmCall<Exclude<WarmAnswers[J['kind']], NeedsState>>; at: ViewAt } | RestResponse> {
+): Promise<{ call: WarmCall<Exclude<WarmAnswers[J['kind']], NeedsState>>; at: ViewAt; seal: BaseSeal } | RestResponse> {
   const seal = await baseSealOf(ctx.store, docIdOf(req.org, req.doc, req.cap.branch))
   const given = token === null ? null : seal.open(token) // 400 for a base this document did not give out
   let at: ViewAt | null = null
@@ -49,7 +49,7 @@ export async function onView<J extends ViewJob>(
     )
     if ('needsState' in call.answer) throw new Error('the warm content worker kept no view of a state it was sent')
   }
-  return { call: call as WarmCall<Exclude<WarmAnswers[J['kind']], NeedsState>>, at: at! }
+  return { call: call as WarmCall<Exclude<WarmAnswers[J['kind']], NeedsState>>, at: at!, seal }
 }
 
 /** Serves part reads from the views the warm worker keeps. */
