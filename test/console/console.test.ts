@@ -100,6 +100,9 @@ describe.skipIf(!hasChromium())('web console', () => {
     await a.page.locator('.ProseMirror').click()
     await a.page.keyboard.press('Control+End')
     await a.page.keyboard.type(' Typed in tab A.')
+    // B moves its caret once A's text is in: a remote change between a native Control+Home and
+    // ProseMirror reading the DOM selection would put B's caret back where it clicked.
+    await eventually(async () => expect(await editorText(b.page)).toContain('Typed in tab A.'))
     await b.page.locator('.ProseMirror').click()
     await b.page.keyboard.press('Control+Home')
     await b.page.keyboard.type('Tab B was here. ')
