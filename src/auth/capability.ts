@@ -25,6 +25,8 @@ export interface Capability {
   attr?: Attributes
   /** minted for an agent (claim `agent`): an agent key or user, or an MCP session (src/agents/) */
   agent?: true
+  /** the agent session the token was minted for (claim `ses`): one presence in a room per session */
+  session?: AgentSession
   /** expiry, epoch seconds */
   exp: number
   /** Issued at, epoch seconds: revocations refuse tokens issued before a time. Always set by
@@ -60,6 +62,30 @@ export function refusalKind(err: TokenRefused): 'invalid' | 'expired' | 'revoked
   return err.reason === TOKEN_REVOKED ? 'revoked' : err.code === 'token_expired' ? 'expired' : 'invalid'
 }
 
+/** An agent session (an MCP session, say): its id and how people see it named in the room. */
+export interface AgentSession {
+  id: string
+  name?: string
+  model?: string
+}
+
+const SESSION_ID = /^[A-Za-z0-9._~:-]{1,128}$/
+const LABEL_MAX = 100
+
+/** The claim's shape, or null: an id, and a name and model of at most 100 characters. */
+function sessionOf(raw: unknown): AgentSession | null {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null
+  const { id, name, model, ...rest } = raw as Record<string, unknown>
+  if (Object.keys(rest).length || typeof id !== 'string' || !SESSION_ID.test(id)) return null
+  const label = (v: unknown) => v === undefined || (typeof v === 'string' && v.length > 0 && v.length <= LABEL_MAX)
+  if (!label(name) || !label(model)) return null
+  return {
+    id,
+    ...(typeof name === 'string' ? { name } : {}),
+    ...(typeof model === 'string' ? { model } : {}),
+  }
+}
+
 export interface MintRequest {
   sub: string
   org: string
@@ -71,6 +97,8 @@ export interface MintRequest {
   attr?: Readonly<Record<string, string>>
   /** the caller is an agent: the token says so whatever its attributions (src/agents/) */
   agent?: boolean
+  /** the agent session it is minted for (claim `ses`) */
+  session?: AgentSession
   ttlSec: number
 }
 
@@ -89,6 +117,12 @@ export async function mintToken(
   }
   if (req.asset) claims.asset = req.asset
   if (req.agent) claims.agent = true
+  if (req.session) {
+    const session = sessionOf(req.session)
+    if (!session)
+      throw new AppError('validation', 'agent session: an id of 1-128 URL-safe characters, name and model of 1-100')
+    claims.ses = session
+  }
   const attr = req.attr && normalizeAttributions(req.attr)
   if (attr) {
     const problem = attributionProblem(attr)
@@ -163,7 +197,7 @@ export async function verifyToken(
 }
 
 function claimsOf(payload: Record<string, unknown>, nowMs: number, clockSkewSec: number): Capability {
-  const { sub, org, doc, acc, asset, exp, iat, jti, attr, agent } = payload
+  const { sub, org, doc, acc, asset, exp, iat, jti, attr, agent, ses } = payload
   const branch = payload.branch ?? 'main'
   // NUL never: PostgreSQL text refuses it, and the history joins user and attributions with it
   if (typeof sub !== 'string' || !sub || sub.includes('\u0000')) throw invalid('token claim "sub" invalid')
@@ -177,6 +211,8 @@ function claimsOf(payload: Record<string, unknown>, nowMs: number, clockSkewSec:
   if (iat > nowMs / 1000 + clockSkewSec) throw invalid('token issued in the future')
   if (attr !== undefined && attributionProblem(attr) !== null) throw invalid('token claim "attr" invalid')
   if (agent !== undefined && agent !== true) throw invalid('token claim "agent" invalid')
+  const session = ses === undefined ? undefined : sessionOf(ses)
+  if (session === null) throw invalid('token claim "ses" invalid')
   const attributes = attr === undefined ? undefined : normalizeAttributions(attr as Record<string, string>)
   return {
     sub,
@@ -190,6 +226,7 @@ function claimsOf(payload: Record<string, unknown>, nowMs: number, clockSkewSec:
     ...(typeof asset === 'string' ? { asset } : {}),
     ...(attributes ? { attr: attributes } : {}),
     ...(agent === true ? { agent } : {}),
+    ...(session ? { session } : {}),
   }
 }
 

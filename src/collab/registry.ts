@@ -15,6 +15,7 @@ import { flushWithin } from './flush-within.js'
 import { GroupCommitter, type GroupCommitOptions } from './group-commit.js'
 import { MemoryBudget, memoryBudgetBytes } from './memory-budget.js'
 import { DocBuilds } from './room/doc-builds.js'
+import { AgentPresence } from './room/agent-presence.js'
 import { Room, presenceSettings, type RoomOptions } from './room/room.js'
 
 const SHUTDOWN_FLUSH_MS = 15_000
@@ -30,6 +31,8 @@ const NO_LEASE = { release: async () => undefined }
  */
 export type RegistryOptions = Omit<RoomOptions, 'docId' | 'committer' | 'cluster' | 'docBuilds'> & {
   unloadDelayMs: number
+  /** ms an agent stays in a room's awareness after its last call (AgentPresence) */
+  agentPresenceTtlMs?: number
   /** bytes of rooms and transient documents past which idle rooms unload and new ones are refused (0: none) */
   memoryBudgetBytes?: number
   committer?: GroupCommitter
@@ -52,6 +55,7 @@ export function roomSettings(config: Config) {
     fullStateKeepMs: config.syncCacheMs,
     presence: presenceSettings(config),
     unloadDelayMs: config.roomUnloadDelayMs,
+    agentPresenceTtlMs: config.agentPresenceTtl * 1000,
     memoryBudgetBytes: memoryBudgetBytes(config.memoryBudgetMb),
     commitIntervalMs: config.commitIntervalMs,
   } satisfies Partial<RegistryOptions>
@@ -79,6 +83,8 @@ export class RoomRegistry {
   private readonly budget: MemoryBudget
   /** documents for the rest of the process (the /api/v0 app, admin, collab REST writes) */
   readonly docs = new RoomDocs(this)
+  /** agents shown in rooms' awareness (their names and carets), each until its TTL */
+  readonly agents: AgentPresence
 
   constructor(private readonly o: RegistryOptions) {
     const cluster = o.cluster && {
@@ -105,6 +111,11 @@ export class RoomRegistry {
       },
       this.docBuilds,
       o.metrics,
+    )
+    this.agents = new AgentPresence(
+      { acquire: (ref, user) => this.acquire(ref, user), isLoaded: (room) => this.rooms.get(room.docId) === room },
+      o.agentPresenceTtlMs ?? 30_000,
+      o.log,
     )
   }
 
@@ -293,6 +304,7 @@ export class RoomRegistry {
    */
   async close(code: CloseCode = CLOSE.goingAway, reason = 'server shutting down'): Promise<void> {
     this.closing = true
+    this.agents.close()
     for (const t of this.unloadTimers.values()) clearTimeout(t)
     this.unloadTimers.clear()
     await Promise.allSettled([...this.loading.values()])

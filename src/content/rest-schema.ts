@@ -138,7 +138,53 @@ const ContentWritten = z
   })
   .meta({ id: 'ContentWritten' })
 
+const PresenceShow = z
+  .strictObject(
+    {
+      at: z
+        .string({ error: 'at must be a block id or a heading’s text' })
+        .min(1, { error: 'at must be a block id or a heading’s text' })
+        .max(500, { error: 'at must be a block id or a heading’s text (at most 500 characters)' })
+        .optional()
+        .meta({ description: 'a block id, or a heading’s text: the caret goes over that block' }),
+      quote: z
+        .string({ error: 'quote must be text of the document' })
+        .min(1, { error: 'quote must be text of the document' })
+        .max(500, { error: 'quote must be at most 500 characters' })
+        .optional()
+        .meta({ description: 'text to select: in the block `at` names, or the first block that holds it' }),
+      root: rootName.nullish(),
+    },
+    { error: 'body must be a JSON object {"at"?, "quote"?, "root"?}' },
+  )
+  .refine((o) => o.at !== undefined || o.quote !== undefined, {
+    error: 'give at (a block id or heading), quote, or both',
+  })
+  .meta({ id: 'PresenceShow' })
+
+const RelativePosition = z.looseObject({}).meta({ description: 'a Yjs relative position (Y.relativePositionToJSON)' })
+const PresenceShown = z
+  .looseObject({
+    block: z.string(),
+    cursor: z.looseObject({ anchor: RelativePosition, head: RelativePosition }),
+  })
+  .meta({ id: 'PresenceShown' })
+
 export const CONTENT_ROUTES = declareRoutes({
+  presence: {
+    POST: {
+      summary: 'Show the agent where it is looking: its caret over a block, a heading or a quote, without editing',
+      access: 'r',
+      body: { json: PresenceShow, media: 'send application/json {"at"?, "quote"?, "root"?}' },
+      answers: { 200: { description: 'shown to everyone in the document', json: PresenceShown } },
+      errors: { 409: 'no block has that id, heading or quote now' },
+    },
+    DELETE: {
+      summary: 'The agent is done here: its name and caret leave the document at once',
+      access: 'r',
+      answers: { 204: { description: 'gone (or it was not there)' } },
+    },
+  },
   content: {
     GET: {
       summary: 'The document as Markdown, ProseMirror JSON or text with its base, or one part of it (view=)',

@@ -5,11 +5,12 @@
 // the change merges with everything written since instead of erasing it.
 import { attributionProblem, mergeAttributions } from '../auth/attributions.js'
 import type { AgentPolicy } from '../agents/approval.js'
-import { holds } from '../agents/policy.js'
+import { holds, isAgent } from '../agents/policy.js'
 import type { RestContext, RestHandlers, RestRequest, RestResponse } from '../collab/rest/route-model.js'
 import { AppError } from '../infra/errors.js'
 import { docIdOf } from '../storage/doc-store.js'
-import type { ContentRead, ContentWritten } from '@tandem/api/content'
+import type { ContentRead, ContentWritten, PresenceShown } from '@tandem/api/content'
+import { agentWho, refOf, showAgent } from './presence.js'
 import { advance, MAX_OWN, type Base } from './base.js'
 import { baseSealOf } from './base-token.js'
 import { baseState, seqNow, type OpenHistory } from './state.js'
@@ -29,6 +30,10 @@ export interface ContentHooks {
   /** whether a write is held as a suggestion: asked for, or an agent's under the workspace's approval mode */
   agents: Pick<AgentPolicy, 'holds'>
 }
+
+/** Presence is an agent's: a person is seen through their editor. */
+const NOT_AN_AGENT = () =>
+  new AppError('forbidden', "presence over REST is an agent's: a person appears through their editor's awareness")
 
 /** The request a held targeted edit becomes: the suggestions route's `{update, base}` form. */
 function heldRequest(req: RestRequest, update: Uint8Array, base: string, body: WriteBody): RestRequest {
@@ -58,6 +63,21 @@ export const contentHandlers = (
   warm = new WarmClient(cold),
   readPart = partsReader(warm, open),
 ): RestHandlers<typeof CONTENT_ROUTES> => ({
+  presence: {
+    async POST(req, ctx, { body }) {
+      if (!isAgent(req.cap)) throw NOT_AN_AGENT()
+      const job = { kind: 'caret', root: body.root ?? null, at: body.at ?? null, quote: body.quote ?? null } as const
+      const { answer } = await warm.run(req, ctx, job)
+      await showAgent(req, ctx, answer.cursor)
+      const json: PresenceShown = answer
+      return { status: 200, json }
+    },
+    async DELETE(req, ctx) {
+      if (!isAgent(req.cap)) throw NOT_AN_AGENT()
+      await ctx.registry.agents.done(refOf(req), agentWho(req.cap))
+      return { status: 204 }
+    },
+  },
   content: {
     async GET(req, ctx, { query }) {
       if (isPartRead(req.query)) return readPart(req, ctx) // view=outline|section|range|find (parts-route.ts)
@@ -88,6 +108,7 @@ export const contentHandlers = (
       const hold = async (made: RestRequest): Promise<RestResponse> => {
         const r = await hooks!.suggest(made, ctx)
         if (r.status !== 201) return r
+        await showAgent(req, ctx) // seen in the room, its caret where it was: nothing of it is written
         const { suggestion, hunks } = r.json as { suggestion: unknown; hunks: string[] }
         // nothing applied: the agent's base is what it was (the suggestion checked it)
         const json: ContentWritten = {

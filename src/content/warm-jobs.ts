@@ -19,6 +19,7 @@ import { answerPart, type PartAsk } from './parts-answer.js'
 import { withLines, type Lined } from './parts-lines.js'
 import { buildParts, partsIn } from './parts-model.js'
 import { WarmView } from './warm-view.js'
+import { caretAt, type AgentCaret } from './caret.js'
 import { ViewShelf, type ViewAt, type ViewLabel } from './view-shelf.js'
 
 export type { ViewAt, ViewLabel } from './view-shelf.js'
@@ -28,6 +29,7 @@ export type WarmJob =
   | { kind: 'part'; at: ViewAt; root: string | null; ask: PartAsk; budget: number }
   | { kind: 'targeted'; at: ViewAt; root: string | null; ops: EditOp[]; context: number }
   | { kind: 'edit'; input: EditInput }
+  | { kind: 'caret'; root: string | null; at: string | null; quote: string | null }
 
 /** The worker holds no view of the base and the server sent no state to build it from. */
 export interface NeedsState {
@@ -43,6 +45,7 @@ export interface WarmAnswers {
   part: PartRead | NeedsState
   targeted: TargetedAnswer | NeedsState
   edit: EditResult
+  caret: { block: string; cursor: AgentCaret }
 }
 
 /** How the copy catches up: the whole document, or the log entries since the copy's seq. */
@@ -155,6 +158,8 @@ export class WarmDocs {
       case 'edit':
         changing.now = true
         return editOf(w.doc, job.input)
+      case 'caret':
+        return caretAt(w.doc, withLines(partsIn(w.doc, job.root, viewOf)), job.at, job.quote)
     }
   }
 

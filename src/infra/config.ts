@@ -270,6 +270,13 @@ const SETTINGS = {
     0,
   ),
   roomUnloadDelayMs: s('int', 'room-unload-delay-ms', 10_000, 'ms a room stays loaded after its last client leaves', 0),
+  agentPresenceTtl: s(
+    'int',
+    'agent-presence-ttl',
+    30,
+    "seconds an agent stays in a document's awareness (its name and caret) after its last call there, unless it says it is done",
+    1,
+  ),
   syncCacheMs: s(
     'int',
     'sync-cache-ms',

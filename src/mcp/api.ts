@@ -2,6 +2,7 @@
 // routes, and the document's collab REST with an agent's token minted for the call. Every asset id
 // is first checked to be in the session's workspace (session-assets.ts). A refusal becomes an Error
 // whose message is the endpoint's status and reason, for the agent to read.
+import type { PresenceShow } from '@tandem/api/content'
 import type { DocToken, SessionAssets } from './session-assets.js'
 
 const seg = encodeURIComponent
@@ -172,6 +173,31 @@ export class TandemApi {
         ...(suggest ? { mode: 'suggest' } : {}),
       },
     })
+  }
+
+  /** Shows the people in the document where the agent looks: its caret over a block, heading or quote. */
+  async show(assetId: string, at: PresenceShow): Promise<unknown> {
+    const t = await this.scope.docToken(assetId, 'r')
+    return this.request(`${t.rest_url}/presence/v1/${seg(t.org)}/${seg(t.doc_id)}`, {
+      method: 'POST',
+      json: at,
+      headers: { authorization: `Bearer ${t.token}` },
+    })
+  }
+
+  /** The session ended: its agent leaves every document it was shown in, at once rather than a TTL later. */
+  async leave(): Promise<void> {
+    const ids = [...this.scope.touched]
+    await Promise.allSettled(
+      ids.map(async (id) => {
+        const t = await this.scope.docToken(id, 'r')
+        await this.request(`${t.rest_url}/presence/v1/${seg(t.org)}/${seg(t.doc_id)}`, {
+          method: 'DELETE',
+          headers: { authorization: `Bearer ${t.token}` },
+        })
+      }),
+    )
+    this.scope.touched.clear()
   }
 
   /** The document's suggestions route: `path` after the document ("", "/{id}", "/{id}/reject"). */

@@ -67,6 +67,12 @@ const INPUT = {
     .optional()
     .describe('whole mode only: markdown (default), prosemirror JSON or text. Parts are always Markdown.'),
   root: z.string().optional().describe("The root type to read; default: the editor's."),
+  show_people: z
+    .boolean()
+    .optional()
+    .describe(
+      'section, range, find: also show the people in the document where you are reading (your caret over the heading, the first block, or the first match), so they see where you are about to work.',
+    ),
 }
 
 const OUTPUT = {
@@ -114,6 +120,18 @@ const OUTPUT = {
 
 type Input = z.infer<z.ZodObject<typeof INPUT>>
 
+/** Where a part read puts the agent's caret when it shows people (null: the read names no place). */
+function placeOf(a: Input, read: Record<string, unknown>): { at?: string; quote?: string } | null {
+  const matches = read.matches as { id?: string }[] | undefined
+  if (read.view === 'find') {
+    const first = matches?.[0]?.id
+    return first ? { at: first, ...(a.query && !a.regex && !a.ignore_case ? { quote: a.query } : {}) } : null
+  }
+  if (read.view === 'section' && a.heading && !a.cursor) return { at: a.heading }
+  const first = (read.blocks as { id?: string }[] | undefined)?.[0]?.id
+  return first ? { at: first } : null
+}
+
 /** The content route's query for a part read. */
 function partQuery(a: Input): Record<string, string> {
   if (a.cursor) return { cursor: a.cursor }
@@ -138,11 +156,14 @@ export function registerReadDocument(server: McpServer, api: TandemApi): void {
     (args) =>
       structured(async () => {
         const whole = !args.cursor && (args.mode === undefined || args.mode === 'whole')
-        return (
-          whole
-            ? await api.readContent(args.asset_id, args.format ?? 'markdown', args.root)
-            : await api.readPart(args.asset_id, partQuery(args))
-        ) as Record<string, unknown>
+        if (whole)
+          return (await api.readContent(args.asset_id, args.format ?? 'markdown', args.root)) as Record<string, unknown>
+        const read = (await api.readPart(args.asset_id, partQuery(args))) as Record<string, unknown>
+        const place = args.show_people ? placeOf(args, read) : null
+        // showing is a courtesy to the people there: the read stands whether or not it could be shown
+        if (place)
+          await api.show(args.asset_id, { ...place, ...(args.root ? { root: args.root } : {}) }).catch(() => {})
+        return read
       }),
   )
 }

@@ -6,7 +6,7 @@
 // endpoint stays for owners and admins (its rule is not widened: those tokens never leave here).
 // Every one says `agent`: an MCP session is an agent whatever key opened it, so the workspace's
 // approval mode rules its edits (src/agents/).
-import { mintToken, type Access } from '../auth/capability.js'
+import { mintToken, type Access, type AgentSession } from '../auth/capability.js'
 import type { KeyRing } from '../auth/keys/ring.js'
 import { getAsset, permissionOf, type Asset } from '../control/assets.js'
 import type { ControlStore } from '../control/store.js'
@@ -35,12 +35,22 @@ const refusal = (status: number, reason: string) => new Error(`${status}: ${reas
 const NOT_FOUND = () => refusal(404, 'Asset not found')
 
 export class SessionAssets {
+  /** the MCP session the tokens are minted for: people see one agent per session in a document */
+  private session: (() => AgentSession) | null = null
+  /** the documents a token was minted for: the session leaves their rooms when it ends */
+  readonly touched = new Set<string>()
+
   constructor(
     private readonly d: SessionAssetDeps,
     /** the caller: the `sub` of every token minted here, a suggestion's `by` when it made one */
     readonly user: string,
     private readonly workspace: string,
   ) {}
+
+  /** Names the session every token from now on is minted for. */
+  forSession(session: () => AgentSession): void {
+    this.session = session
+  }
 
   /** The asset when it is in the session's workspace; otherwise the same 404 as a missing one. */
   async inWorkspace(assetId: string): Promise<Asset> {
@@ -65,9 +75,11 @@ export class SessionAssets {
       acc,
       asset: asset.id,
       agent: true,
+      ...(this.session ? { session: this.session() } : {}),
       ttlSec: this.d.ttlSec,
     }
     const { token } = await mintToken(this.d.keys, claims, this.d.now())
+    this.touched.add(asset.id)
     return { token, access_type: acc, org: asset.workspaceId, doc_id: asset.id, rest_url: this.d.restUrl() }
   }
 }

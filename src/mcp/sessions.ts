@@ -30,6 +30,7 @@ export interface McpCaller {
 interface Session {
   transport: StreamableHTTPServerTransport
   server: McpServer
+  api: TandemApi
   user: string
   keyDigest: Buffer
   workspace: string
@@ -92,13 +93,19 @@ export class McpSessions {
       return rpcError(res, 400, 'no mcp-session-id: send an initialize request first')
     if (this.sessions.size >= this.o.maxSessions) this.closeIdlest()
     const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS })
+    const clientName = () => server.server.getClientVersion()?.name ?? ''
+    const api = new TandemApi(caller.origin, caller.apiKey, caller.workspace, caller.assets)
+    // the id is chosen here so the tokens minted for the session can name it: one agent per session in a room
+    const sessionId = randomUUID()
+    caller.assets.forSession(() => ({ id: sessionId, name: clientName().slice(0, 100) || 'agent' }))
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: () => sessionId,
       enableJsonResponse: true,
       onsessioninitialized: (id) => {
         this.sessions.set(id, {
           transport,
           server,
+          api,
           user: caller.user,
           keyDigest: digest(caller.apiKey),
           workspace: caller.workspace,
@@ -107,14 +114,10 @@ export class McpSessions {
       },
     })
     transport.onclose = () => {
-      if (transport.sessionId) this.sessions.delete(transport.sessionId)
+      const s = transport.sessionId ? this.sessions.get(transport.sessionId) : undefined
+      if (s) this.end(transport.sessionId!, s)
     }
-    registerTools(
-      server,
-      new TandemApi(caller.origin, caller.apiKey, caller.workspace, caller.assets),
-      caller.tools,
-      () => server.server.getClientVersion()?.name ?? '',
-    )
+    registerTools(server, api, caller.tools, clientName)
     await server.connect(transport)
     await transport.handleRequest(req, res, body)
   }
@@ -150,14 +153,17 @@ export class McpSessions {
   }
 
   private end(id: string, s: Session): void {
+    if (this.sessions.get(id) !== s) return
     this.sessions.delete(id)
     s.server.close().catch((err: unknown) => this.o.log.warn({ err }, 'closing an MCP session failed'))
+    // its agent leaves the documents it was in now, not a TTL later
+    s.api.leave().catch((err: unknown) => this.o.log.warn({ err }, 'an MCP session did not leave its documents'))
   }
 
   async close(): Promise<void> {
     clearInterval(this.sweeper)
     const all = [...this.sessions]
     this.sessions.clear()
-    await Promise.allSettled(all.map(([, s]) => s.server.close()))
+    await Promise.allSettled(all.map(([, s]) => Promise.all([s.server.close(), s.api.leave()])))
   }
 }

@@ -192,3 +192,39 @@ export interface FindRead extends PartHead {
 
 /** Any part read: what a `cursor` continues. */
 export type PartRead = OutlineRead | SectionRead | FindRead
+
+/** A Yjs relative position as `Y.relativePositionToJSON` writes it (y-prosemirror's cursor reads it back). */
+export interface RelativePositionJson {
+  type?: { client: number; clock: number } | null
+  tname?: string | null
+  item?: { client: number; clock: number } | null
+  assoc?: number
+}
+
+/** An agent's caret in awareness, in the shape y-prosemirror's cursor plugin reads (`state.cursor`). */
+export interface AgentCaret {
+  anchor: RelativePositionJson
+  head: RelativePositionJson
+}
+
+/** The awareness state of an agent in a document's room. */
+export interface AgentState {
+  user: { name: string; color: string; kind: 'agent'; model?: string }
+  cursor: AgentCaret | null
+}
+
+/** `POST /presence/v1/{org}/{doc_id}`: show the agent where it is looking, without editing. */
+export interface PresenceShow {
+  /** a block id, or a heading's text */
+  at?: string
+  /** text to select: in the block `at` names, or the first block whose Markdown holds it */
+  quote?: string
+  /** the root type; default: the editor's */
+  root?: string
+}
+
+/** The presence route's answer: the caret as the room now shows it. */
+export interface PresenceShown {
+  block: string
+  cursor: AgentCaret
+}

@@ -69,6 +69,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/presence/v1/{org}/{doc_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Show the agent where it is looking: its caret over a block, a heading or a quote, without editing */
+        post: operations["post_presence"];
+        /** The agent is done here: its name and caret leave the document at once */
+        delete: operations["delete_presence"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/content/v1/{org}/{doc_id}": {
         parameters: {
             query?: never;
@@ -234,6 +252,30 @@ export interface components {
             attr?: {
                 [key: string]: string;
             };
+        };
+        PresenceShown: {
+            block: string;
+            cursor: {
+                /** @description a Yjs relative position (Y.relativePositionToJSON) */
+                anchor: {
+                    [key: string]: unknown;
+                };
+                /** @description a Yjs relative position (Y.relativePositionToJSON) */
+                head: {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        PresenceShow: {
+            /** @description a block id, or a heading’s text: the caret goes over that block */
+            at?: string;
+            /** @description text to select: in the block `at` names, or the first block that holds it */
+            quote?: string;
+            root?: string | null;
         };
         /** @description a whole read; a part read (view=) answers its part, `truncated` and `next` */
         ContentRead: {
@@ -614,6 +656,139 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RollbackResult"];
                 };
+            };
+            /** @description a malformed query or body (the message names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollabError"];
+                };
+            };
+            /** @description a missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollabError"];
+                };
+            };
+            /** @description a read-only token on a write, another document’s token, or an agent held for approval */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollabError"];
+                };
+            };
+            /** @description no such document, id or path */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollabError"];
+                };
+            };
+        };
+    };
+    post_presence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organisation */
+                org: string;
+                /** @description the document */
+                doc_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PresenceShow"];
+            };
+        };
+        responses: {
+            /** @description shown to everyone in the document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PresenceShown"];
+                };
+            };
+            /** @description a malformed query or body (the message names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollabError"];
+                };
+            };
+            /** @description a missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollabError"];
+                };
+            };
+            /** @description a read-only token on a write, another document’s token, or an agent held for approval */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollabError"];
+                };
+            };
+            /** @description no such document, id or path */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollabError"];
+                };
+            };
+            /** @description no block has that id, heading or quote now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollabError"];
+                };
+            };
+        };
+    };
+    delete_presence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organisation */
+                org: string;
+                /** @description the document */
+                doc_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description gone (or it was not there) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a malformed query or body (the message names it) */
             400: {

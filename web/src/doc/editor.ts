@@ -82,9 +82,16 @@ export function createEditor(
     plugins: [
       ySyncPlugin(fragment),
       yCursorPlugin(awareness, {
-        cursorBuilder: (user: { name: string; color: string }) => {
-          const caret = h('span', { class: 'remote-caret', style: `border-color: ${user.color}` })
-          caret.append(h('span', { class: 'remote-name', style: `background-color: ${user.color}` }, user.name))
+        // an agent's caret (kind "agent", shown by the server for REST and MCP writes) is marked as one
+        cursorBuilder: (user: { name: string; color: string; kind?: string }) => {
+          const agent = user.kind === 'agent'
+          const caret = h('span', {
+            class: agent ? 'remote-caret agent-caret' : 'remote-caret',
+            style: `border-color: ${user.color}`,
+          })
+          const label = h('span', { class: 'remote-name', style: `background-color: ${user.color}` }, user.name)
+          if (agent) label.append(h('span', { class: 'agent-badge' }, 'agent'))
+          caret.append(label)
           return caret
         },
       }),

@@ -80,15 +80,22 @@ export function docView({ api, me, asset }: ViewContext): View {
     fill(people)
     const states = [...session.provider.awareness.getStates().entries()].sort(([a], [b]) => a - b)
     for (const [clientId, st] of states) {
-      const user = (st as { user?: { name: string; color: string } }).user
+      const user = (st as { user?: { name: string; color: string; kind?: string; model?: string } }).user
       if (!user) continue
       const self = clientId === session.ydoc.clientID
+      // an agent (over REST or MCP) is listed as one, with the color its caret has
+      const agent = user.kind === 'agent'
       people.append(
         h(
           'li',
-          { class: 'person' },
-          h('span', { class: 'dot', style: `background-color: ${colorOf(user.name)}`, 'aria-hidden': 'true' }),
+          { class: agent ? 'person agent' : 'person', ...(agent && user.model ? { title: user.model } : {}) },
+          h('span', {
+            class: 'dot',
+            style: `background-color: ${agent ? user.color : colorOf(user.name)}`,
+            'aria-hidden': 'true',
+          }),
           self ? `${user.name} (you)` : user.name,
+          ...(agent ? [h('span', { class: 'agent-badge' }, 'agent')] : []),
         ),
       )
     }
