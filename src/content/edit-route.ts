@@ -12,6 +12,7 @@ import type { EditOp } from './edit-ops.js'
 import { onView } from './parts-route.js'
 import { commit } from './commit.js'
 import type { OpenHistory } from './state.js'
+import type { StreamStep } from './stream-step.js'
 import type { WarmClient } from './warm-client.js'
 
 /** Lines shown around each changed region in the answer. */
@@ -19,6 +20,8 @@ const CONTEXT_LINES = 2
 
 export interface TargetedWrite {
   ops: EditOp[]
+  /** a stream's step instead of edits (streams.ts) */
+  step?: StreamStep
   base: string | null
   root: string | null
   attrs: Attributes | undefined
@@ -44,6 +47,7 @@ export async function writeTargeted(
     root: w.root,
     ops: w.ops,
     context: CONTEXT_LINES,
+    ...(w.step ? { step: w.step } : {}),
   }))
   if (!('call' in ran)) return ran
   const { call, at, seal } = ran
@@ -73,6 +77,8 @@ export async function writeTargeted(
     base: seal.seal(base),
     root: done.root,
     changes: done.changes,
+    // a stream's step: the anchor's Markdown it wrote beside (the stream keeps the first)
+    ...('lead' in done && done.lead !== undefined ? { lead: done.lead } : {}),
   }
   return { status: 200, json }
 }

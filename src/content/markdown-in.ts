@@ -34,6 +34,22 @@ parser.core.ruler.at('inline', (state: StateCore) => {
     if (t.type === 'inline') inlineParser.inline.parse(t.content, inlineParser, state.env, (t.children ??= []))
 })
 
+/** Where the last top-level block of `markdown` starts (0 when it has one block or none). */
+export function lastBlockStart(markdown: string): number {
+  let line = 0
+  // block rules alone: where blocks start does not depend on their inline content
+  for (const t of blockTokens(markdown)) if (t.level === 0 && t.nesting >= 0 && t.map) line = t.map[0]
+  let at = 0
+  for (let i = 0; i < line; i++) at = markdown.indexOf('\n', at) + 1
+  return at
+}
+
+function blockTokens(markdown: string): Token[] {
+  const tokens: Token[] = []
+  parser.block.parse(markdown, parser, {}, tokens)
+  return tokens
+}
+
 export function markdownToPm(markdown: string, vocabulary: Vocabulary): PmNode {
   return { type: 'doc', content: new Builder(NODE_NAMES[vocabulary]).blocks(parser.parse(markdown, {})) }
 }

@@ -170,7 +170,78 @@ const PresenceShown = z
   })
   .meta({ id: 'PresenceShown' })
 
+const address = (what: string) =>
+  z
+    .string({ error: `${what} must be a block id or a heading’s text` })
+    .min(1, { error: `${what} must be a block id or a heading’s text` })
+    .max(1000, { error: `${what} must be at most 1000 characters` })
+    .optional()
+
+const StreamCall = z
+  .strictObject(
+    {
+      after: address('after').meta({ description: 'start: write after this block (id) or heading (text)' }),
+      before: address('before').meta({ description: 'start: write before this block or heading' }),
+      at: z
+        .enum(['start', 'end'], { error: 'at must be start or end' })
+        .optional()
+        .meta({ description: 'start: write at the start or the end of the document' }),
+      atomic: z
+        .boolean({ error: 'atomic must be true or false' })
+        .optional()
+        .meta({ description: 'start: a cancelled stream removes what it wrote, in one update' }),
+      root: rootName.nullish(),
+      text: z
+        .string({ error: 'text must be a string of Markdown' })
+        .max(1024 * 1024, { error: 'a chunk is at most 1 MiB of text' })
+        .optional()
+        .meta({ description: '/{stream}: the next chunk of Markdown, cut anywhere' }),
+    },
+    { error: 'body must be a JSON object: {after | before | at, atomic?, root?} to start, {text} to send a chunk' },
+  )
+  .meta({ id: 'StreamCall' })
+
+export type StreamCallBody = z.output<typeof StreamCall>
+
+const StreamState = z
+  .looseObject({
+    stream: z.string(),
+    base: z.string(),
+    shown: z.int(),
+    held: z.int(),
+    changes: z.array(z.unknown()).optional(),
+  })
+  .meta({ id: 'StreamState' })
+
 export const CONTENT_ROUTES = declareRoutes({
+  stream: {
+    POST: {
+      summary:
+        'Stream Markdown into the document: start at an address, then /{stream} takes each chunk and /{stream}/end shows the rest',
+      access: 'rw',
+      id: 'optional',
+      actions: ['end'],
+      body: {
+        json: StreamCall,
+        optional: true,
+        media: 'send application/json {"after" | "before" | "at"} or {"text"}',
+      },
+      answers: {
+        200: {
+          description: 'the chunk (or the end) is shown as far as it is settled: durable and sent',
+          json: StreamState,
+        },
+        201: { description: 'the stream is open', json: StreamState },
+      },
+      errors: { 409: 'the blocks the stream writes in changed under it, or the address is gone' },
+    },
+    DELETE: {
+      summary: 'Cancel a stream: what it showed stays, or with atomic goes in one update',
+      access: 'rw',
+      id: 'required',
+      answers: { 200: { description: 'cancelled', json: StreamState } },
+    },
+  },
   presence: {
     POST: {
       summary: 'Show the agent where it is looking: its caret over a block, a heading or a quote, without editing',

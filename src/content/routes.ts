@@ -15,13 +15,15 @@ import { advance, MAX_OWN, type Base } from './base.js'
 import { baseSealOf } from './base-token.js'
 import { baseState, seqNow, type OpenHistory } from './state.js'
 import { runContentJobOffLoop } from './doc-content.js'
-import { CONTENT_ROUTES, type WriteBody } from './rest-schema.js'
+import { CONTENT_ROUTES, type StreamCallBody, type WriteBody } from './rest-schema.js'
 import { isPartRead } from './parts-params.js'
 import { partsReader } from './parts-route.js'
 import { commit } from './commit.js'
 import { WarmClient, type ColdJob, type ColdRun } from './warm-client.js'
 import { computeEdit, readContent } from './formats.js'
 import { writeTargeted } from './edit-route.js'
+import { Streams, type StepWriter } from './streams.js'
+import type { StreamWhere } from './stream-step.js'
 
 /** What the server composes in: suggestions (src/suggestions/) and the agents' policy (src/agents/). */
 export interface ContentHooks {
@@ -30,6 +32,31 @@ export interface ContentHooks {
   /** whether a write is held as a suggestion: asked for, or an agent's under the workspace's approval mode */
   agents: Pick<AgentPolicy, 'holds'>
 }
+
+/** Where a stream's start says it writes: exactly one of after, before and at. */
+function whereOf(b: StreamCallBody): StreamWhere {
+  const given = (['after', 'before', 'at'] as const).filter((k) => b[k] !== undefined)
+  if (given.length !== 1 || b.text !== undefined)
+    throw new AppError(
+      'bad_request',
+      'start a stream with one of after, before or at (and no text: chunks go to /{stream})',
+    )
+  if (b.after !== undefined) return { after: b.after }
+  if (b.before !== undefined) return { before: b.before }
+  return { at: b.at! }
+}
+
+/** A stream's step as a targeted write (edit-route.ts); a refusal is the chunk's answer. */
+const stepWriter =
+  (warm: WarmClient, open: OpenHistory): StepWriter =>
+  async (req, ctx, step, base, attrs, root) => {
+    const r = await writeTargeted(req, ctx, warm, open, { ops: [], step, base, root, attrs, hold: null })
+    if (r.status !== 200) {
+      const why = (r.json as { error?: string } | undefined)?.error ?? 'the stream could not be written'
+      throw new AppError(r.status === 409 ? 'conflict' : 'bad_request', why)
+    }
+    return r.json as ContentWritten & { lead?: string }
+  }
 
 /** Presence is an agent's: a person is seen through their editor. */
 const NOT_AN_AGENT = () =>
@@ -62,7 +89,28 @@ export const contentHandlers = (
   hooks?: ContentHooks,
   warm = new WarmClient(cold),
   readPart = partsReader(warm, open),
+  streams = new Streams(stepWriter(warm, open), (ctx) => ctx.config.agentPresenceTtl * 1000),
 ): RestHandlers<typeof CONTENT_ROUTES> => ({
+  stream: {
+    async POST(req, ctx, { body }) {
+      const b = body ?? {}
+      if (req.id === null) {
+        const where = whereOf(b)
+        const { answer, seq } = await warm.run(req, ctx, { kind: 'anchor', root: b.root ?? null, where })
+        const seal = await baseSealOf(ctx.store, docIdOf(req.org, req.doc, req.cap.branch))
+        const start = { where, atomic: b.atomic === true, root: b.root ?? null }
+        const json = streams.start(req, ctx, start, { ...answer, base: seal.seal({ seq, own: [] }) })
+        await showAgent(req, ctx) // in the room from the start, its caret where it was
+        return { status: 201, json }
+      }
+      if (req.action === 'end') return { status: 200, json: await streams.end(req, ctx, req.id) }
+      if (typeof b.text !== 'string') throw new AppError('bad_request', 'send the chunk as {"text": "..."}')
+      return { status: 200, json: await streams.chunk(req, ctx, req.id, b.text) }
+    },
+    async DELETE(req, ctx) {
+      return { status: 200, json: await streams.cancel(req, ctx, req.id!) }
+    },
+  },
   presence: {
     async POST(req, ctx, { body }) {
       if (!isAgent(req.cap)) throw NOT_AN_AGENT()

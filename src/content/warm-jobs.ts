@@ -11,7 +11,7 @@ import * as Y from 'yjs'
 import type { PartRead } from '@tandem/api/content'
 import { AppError } from '../infra/errors.js'
 import type { ContentRead } from './formats.js'
-import { readContentOf, editOf, type EditInput, type EditResult, type Format } from './formats.js'
+import { readContentOf, editOf, namesOf, type EditInput, type EditResult, type Format } from './formats.js'
 import { targetedOn, type TargetedResult } from './edit-apply.js'
 import { EditRefused, locate } from './edit-locate.js'
 import type { EditOp } from './edit-ops.js'
@@ -20,6 +20,8 @@ import { withLines, type Lined } from './parts-lines.js'
 import { buildParts, partsIn } from './parts-model.js'
 import { WarmView } from './warm-view.js'
 import { caretAt, type AgentCaret } from './caret.js'
+import { vocabularyOf } from './pm-json.js'
+import { anchorOf, streamRun, type StreamStep, type StreamWhere } from './stream-step.js'
 import { ViewShelf, type ViewAt, type ViewLabel } from './view-shelf.js'
 
 export type { ViewAt, ViewLabel } from './view-shelf.js'
@@ -27,9 +29,10 @@ export type { ViewAt, ViewLabel } from './view-shelf.js'
 export type WarmJob =
   | { kind: 'read'; format: Format; root: string | null }
   | { kind: 'part'; at: ViewAt; root: string | null; ask: PartAsk; budget: number }
-  | { kind: 'targeted'; at: ViewAt; root: string | null; ops: EditOp[]; context: number }
+  | { kind: 'targeted'; at: ViewAt; root: string | null; ops: EditOp[]; context: number; step?: StreamStep }
   | { kind: 'edit'; input: EditInput }
   | { kind: 'caret'; root: string | null; at: string | null; quote: string | null }
+  | { kind: 'anchor'; root: string | null; where: StreamWhere }
 
 /** The worker holds no view of the base and the server sent no state to build it from. */
 export interface NeedsState {
@@ -38,7 +41,8 @@ export interface NeedsState {
 
 /** A targeted edit's answer: what changed, without the view after it (kept here, see `label`). */
 type TargetedAnswer =
-  Exclude<TargetedResult, { model: unknown }> | Omit<Extract<TargetedResult, { model: unknown }>, 'model'>
+  | Exclude<TargetedResult, { model: unknown }>
+  | (Omit<Extract<TargetedResult, { model: unknown }>, 'model'> & { lead?: string })
 
 export interface WarmAnswers {
   read: ContentRead
@@ -46,6 +50,7 @@ export interface WarmAnswers {
   targeted: TargetedAnswer | NeedsState
   edit: EditResult
   caret: { block: string; cursor: AgentCaret }
+  anchor: { anchor: string | null; side: 'after' | 'before' }
 }
 
 /** How the copy catches up: the whole document, or the log entries since the copy's seq. */
@@ -141,8 +146,14 @@ export class WarmDocs {
         const view = viewAt(job.at, job.root)
         if (!view) return { needsState: true } satisfies NeedsState
         let runs
+        let lead: string | undefined
         try {
-          runs = locate(view, job.ops)
+          if (job.step) {
+            const vocabulary = vocabularyOf(namesOf(w.doc.getXmlFragment(view.root)))
+            const stepped = streamRun(view, job.step, vocabulary)
+            runs = stepped ? [stepped.run] : []
+            lead = stepped?.lead
+          } else runs = locate(view, job.ops)
         } catch (err) {
           if (err instanceof EditRefused) return { refused: { status: err.status, json: err.json } }
           throw err
@@ -153,11 +164,13 @@ export class WarmDocs {
         const { model, ...answer } = done
         // the document as the edit leaves it: named once the server knows the update's seq
         this.shelf.hold(key, job.root, withLines(model))
-        return answer
+        return lead === undefined ? answer : { ...answer, lead }
       }
       case 'edit':
         changing.now = true
         return editOf(w.doc, job.input)
+      case 'anchor':
+        return anchorOf(withLines(partsIn(w.doc, job.root, viewOf)), job.where)
       case 'caret':
         return caretAt(w.doc, withLines(partsIn(w.doc, job.root, viewOf)), job.at, job.quote)
     }

@@ -69,6 +69,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/stream/v1/{org}/{doc_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stream Markdown into the document: start at an address, then /{stream} takes each chunk and /{stream}/end shows the rest */
+        post: operations["post_stream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/stream/v1/{org}/{doc_id}/{id}/{action}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stream Markdown into the document: start at an address, then /{stream} takes each chunk and /{stream}/end shows the rest */
+        post: operations["post_stream_action"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/stream/v1/{org}/{doc_id}/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Cancel a stream: what it showed stays, or with atomic goes in one update */
+        delete: operations["delete_stream_by_id"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/presence/v1/{org}/{doc_id}": {
         parameters: {
             query?: never;
@@ -252,6 +303,31 @@ export interface components {
             attr?: {
                 [key: string]: string;
             };
+        };
+        StreamState: {
+            stream: string;
+            base: string;
+            shown: number;
+            held: number;
+            changes?: unknown[];
+        } & {
+            [key: string]: unknown;
+        };
+        StreamCall: {
+            /** @description start: write after this block (id) or heading (text) */
+            after?: string;
+            /** @description start: write before this block or heading */
+            before?: string;
+            /**
+             * @description start: write at the start or the end of the document
+             * @enum {string}
+             */
+            at?: "start" | "end";
+            /** @description start: a cancelled stream removes what it wrote, in one update */
+            atomic?: boolean;
+            root?: string | null;
+            /** @description /{stream}: the next chunk of Markdown, cut anywhere */
+            text?: string;
         };
         PresenceShown: {
             block: string;
@@ -655,6 +731,239 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RollbackResult"];
+                };
+            };
+            /** @description a malformed query or body (the message names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollabError"];
+                };
+            };
+            /** @description a missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollabError"];
+                };
+            };
+            /** @description a read-only token on a write, another document’s token, or an agent held for approval */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollabError"];
+                };
+            };
+            /** @description no such document, id or path */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollabError"];
+                };
+            };
+        };
+    };
+    post_stream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organisation */
+                org: string;
+                /** @description the document */
+                doc_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["StreamCall"];
+            };
+        };
+        responses: {
+            /** @description the chunk (or the end) is shown as far as it is settled: durable and sent */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StreamState"];
+                };
+            };
+            /** @description the stream is open */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StreamState"];
+                };
+            };
+            /** @description a malformed query or body (the message names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollabError"];
+                };
+            };
+            /** @description a missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollabError"];
+                };
+            };
+            /** @description a read-only token on a write, another document’s token, or an agent held for approval */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollabError"];
+                };
+            };
+            /** @description no such document, id or path */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollabError"];
+                };
+            };
+            /** @description the blocks the stream writes in changed under it, or the address is gone */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollabError"];
+                };
+            };
+        };
+    };
+    post_stream_action: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organisation */
+                org: string;
+                /** @description the document */
+                doc_id: string;
+                /** @description the stream record’s id */
+                id: string;
+                /** @description what to do with it */
+                action: "end";
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["StreamCall"];
+            };
+        };
+        responses: {
+            /** @description the chunk (or the end) is shown as far as it is settled: durable and sent */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StreamState"];
+                };
+            };
+            /** @description the stream is open */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StreamState"];
+                };
+            };
+            /** @description a malformed query or body (the message names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollabError"];
+                };
+            };
+            /** @description a missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollabError"];
+                };
+            };
+            /** @description a read-only token on a write, another document’s token, or an agent held for approval */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollabError"];
+                };
+            };
+            /** @description no such document, id or path */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollabError"];
+                };
+            };
+            /** @description the blocks the stream writes in changed under it, or the address is gone */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollabError"];
+                };
+            };
+        };
+    };
+    delete_stream_by_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organisation */
+                org: string;
+                /** @description the document */
+                doc_id: string;
+                /** @description the stream record’s id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description cancelled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StreamState"];
                 };
             };
             /** @description a malformed query or body (the message names it) */

@@ -1,0 +1,219 @@
+// Markdown streamed into a live document: an agent starts a stream at an address (after or before
+// a block or heading, at the start or the end), sends its text in chunks as a model writes it,
+// and ends it. Each chunk shows what of the text so far is settled (stream-render.ts) as real
+// blocks, one targeted step from the last (stream-step.ts): a paragraph grows in place, a heading
+// appears as a heading, never a raw `#`. Every step is durable before anyone sees it, attributed to
+// the agent and to the stream (`stream` attribution: history and rollback take a run whole), and
+// moves the agent's caret to the end of its text. The end shows all of it, so the document is
+// the one a single write of the same Markdown makes. A stream left idle for the agent presence TTL,
+// or cancelled, keeps what it showed, or with `atomic` removes it in one update.
+//
+// Streams live in the process that serves their document's room (a cluster routes a document to one node).
+import { randomUUID } from 'node:crypto'
+import { mergeAttributions } from '../auth/attributions.js'
+import type { RestContext, RestRequest } from '../collab/rest/route-model.js'
+import { AppError } from '../infra/errors.js'
+import type { ContentWritten } from '@tandem/api/content'
+import { agentWho } from './presence.js'
+import { lastBlockStart } from './markdown-in.js'
+import { renderable } from './stream-render.js'
+import type { StreamStep, StreamWhere } from './stream-step.js'
+
+/** Streams open at once in one process; past it a start is refused until one ends. */
+const MAX_STREAMS = 1000
+/** The most Markdown one stream may carry (characters). */
+const MAX_STREAM_CHARS = 4 * 1024 * 1024
+
+export interface StreamStart {
+  where: StreamWhere
+  atomic: boolean
+  root: string | null
+}
+
+/** What a stream's step writes with: a targeted write from `base` (edit-route.ts). */
+export type StepWriter = (
+  req: RestRequest,
+  ctx: RestContext,
+  step: StreamStep,
+  base: string,
+  attrs: Record<string, string>,
+  root: string | null,
+) => Promise<ContentWritten & { lead?: string }>
+
+/** What the stream calls answer. */
+export interface StreamState {
+  stream: string
+  base: string
+  /** characters of the text received so far that the document shows, and that wait for what follows */
+  shown: number
+  held: number
+  changes?: ContentWritten['changes']
+}
+
+interface Stream {
+  id: string
+  docKey: string
+  agent: string
+  anchor: string | null
+  side: 'after' | 'before'
+  own: string[]
+  lead0: string | null
+  root: string | null
+  atomic: boolean
+  base: string
+  received: string
+  shown: string
+  /** the last call's request and context: what an idle stream's cancel writes with */
+  last: { req: RestRequest; ctx: RestContext }
+  chain: Promise<unknown>
+  timer: NodeJS.Timeout | null
+  done: boolean
+}
+
+const docKeyOf = (req: RestRequest) => `${req.org}/${req.doc}/${req.cap.branch}`
+
+export class Streams {
+  private readonly open = new Map<string, Stream>()
+
+  constructor(
+    private readonly write: StepWriter,
+    private readonly idleMs: (ctx: RestContext) => number,
+  ) {}
+
+  get size(): number {
+    return this.open.size
+  }
+
+  /** Opens a stream beside `anchor` (resolved by the caller), from the document at `base`. */
+  start(
+    req: RestRequest,
+    ctx: RestContext,
+    s: StreamStart,
+    at: { anchor: string | null; side: 'after' | 'before'; base: string },
+  ): StreamState {
+    if (this.open.size >= MAX_STREAMS) throw new AppError('unavailable', 'too many open streams: end one first')
+    const stream: Stream = {
+      id: randomUUID(),
+      docKey: docKeyOf(req),
+      agent: agentWho(req.cap).key,
+      anchor: at.anchor,
+      side: at.side,
+      own: [],
+      lead0: null,
+      root: s.root,
+      atomic: s.atomic,
+      base: at.base,
+      received: '',
+      shown: '',
+      last: { req, ctx },
+      chain: Promise.resolve(),
+      timer: null,
+      done: false,
+    }
+    this.open.set(stream.id, stream)
+    this.touch(stream)
+    return this.stateOf(stream)
+  }
+
+  /** Takes a chunk; answers once what of it can be shown is durable and sent. */
+  chunk(req: RestRequest, ctx: RestContext, id: string, text: string): Promise<StreamState> {
+    const s = this.mine(req, id)
+    if (s.received.length + text.length > MAX_STREAM_CHARS)
+      throw new AppError('payload_too_large', `a stream carries at most ${MAX_STREAM_CHARS} characters`)
+    s.received += text
+    s.last = { req, ctx }
+    this.touch(s)
+    return this.queue(s, () => this.show(s, renderable(s.received, false)))
+  }
+
+  /** Shows all of the text and closes the stream. */
+  end(req: RestRequest, ctx: RestContext, id: string): Promise<StreamState> {
+    const s = this.mine(req, id)
+    s.last = { req, ctx }
+    return this.queue(s, async () => {
+      const state = await this.show(s, s.received)
+      this.close(s)
+      return state
+    })
+  }
+
+  /** Stops the stream: what it showed stays, or (atomic) goes in one update. */
+  cancel(req: RestRequest, ctx: RestContext, id: string): Promise<StreamState> {
+    const s = this.mine(req, id)
+    s.last = { req, ctx }
+    return this.stop(s)
+  }
+
+  private stop(s: Stream): Promise<StreamState> {
+    return this.queue(s, async () => {
+      const state = s.atomic ? await this.show(s, '') : this.stateOf(s)
+      this.close(s)
+      return state
+    })
+  }
+
+  /** The caller's open stream `id` of this document; any other is as missing. */
+  private mine(req: RestRequest, id: string): Stream {
+    const s = this.open.get(id)
+    if (!s || s.done || s.docKey !== docKeyOf(req) || s.agent !== agentWho(req.cap).key)
+      throw new AppError('not_found', 'no such open stream in this document')
+    return s
+  }
+
+  /** Runs `fn` after the stream's earlier calls: one step at a time, in the order they came. */
+  private queue<T>(s: Stream, fn: () => Promise<T>): Promise<T> {
+    const run = s.chain.then(fn)
+    s.chain = run.catch(() => {})
+    return run
+  }
+
+  /** One step from what the document shows of the stream to `render`. */
+  private async show(s: Stream, render: string): Promise<StreamState> {
+    if (render === s.shown) return this.stateOf(s)
+    const { req, ctx } = s.last
+    // What grows is the last block and what follows it: every block before it is settled
+    // (stream-render.ts), so a step reads and writes only that block, whatever the stream's length.
+    // The first step, one whose text joined the anchor's block, and an atomic removal take the whole.
+    const from = s.own.length && render.startsWith(s.shown) && !render.includes('\r') ? lastBlockStart(s.shown) : -1
+    const tail = from >= 0
+    const step: StreamStep = tail
+      ? {
+          anchor: null,
+          side: s.side,
+          own: [s.own[s.own.length - 1]!],
+          lead0: null,
+          prev: s.shown.slice(from),
+          render: render.slice(from),
+        }
+      : { anchor: s.anchor, side: s.side, own: s.own, lead0: s.lead0, prev: s.shown, render }
+    const attrs = mergeAttributions(req.cap.attr, { stream: s.id }) ?? { stream: s.id }
+    const written = await this.write(req, ctx, step, s.base, attrs, s.root)
+    if (written.base) s.base = written.base
+    if (written.lead !== undefined && s.lead0 === null) s.lead0 = written.lead
+    const blocks = written.changes?.[0]?.blocks
+    if (blocks) s.own = tail ? [...s.own.slice(0, -1), ...blocks] : blocks.filter((b) => b !== s.anchor)
+    s.shown = render
+    return { ...this.stateOf(s), ...(written.changes ? { changes: written.changes } : {}) }
+  }
+
+  private stateOf(s: Stream): StreamState {
+    return { stream: s.id, base: s.base, shown: s.shown.length, held: s.received.length - s.shown.length }
+  }
+
+  /** An idle stream is cancelled a TTL after its last call, as if the agent had. */
+  private touch(s: Stream): void {
+    if (s.timer) clearTimeout(s.timer)
+    s.timer = setTimeout(() => {
+      s.timer = null
+      if (!s.done) this.stop(s).catch(() => this.close(s))
+    }, this.idleMs(s.last.ctx))
+    s.timer.unref()
+  }
+
+  private close(s: Stream): void {
+    s.done = true
+    if (s.timer) clearTimeout(s.timer)
+    s.timer = null
+    this.open.delete(s.id)
+  }
+}

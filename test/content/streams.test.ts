@@ -1,0 +1,213 @@
+// Markdown streamed into a live document on a real server, a person on the stock provider in the
+// room: every chunk reaches the editor as real blocks (never a raw `#`, `**` or table row as
+// text), the agent's caret follows the end of the text, and the end leaves the document exactly
+// as one write of the same Markdown does, wherever the chunks were cut. Cancel keeps what was
+// shown, or with atomic removes it in one update; a person typing beside the stream keeps every
+// keystroke.
+import { afterEach, describe, expect, it } from 'vitest'
+import type { WebsocketProvider } from 'y-websocket'
+import * as Y from 'yjs'
+import { mintToken } from '../../src/auth/capability.js'
+import { eventually, startTandem, synced, type Harness } from '../helpers/tandem.js'
+
+let h: Harness
+afterEach(async () => h?.close())
+
+type Json = Record<string, any>
+
+const SEED = '# Plan\n\nShip on Friday, after the review.\n\n## Risks\n\nNone known.\n'
+const STREAMED =
+  '## Launch notes\n\nWe ship on **Monday**, after the _review_ and a `dry run`.\n\n- the build\n- the [docs](https://example.com)\n\n| step | owner |\n| --- | --- |\n| build | ann |\n| docs | bob |\n\n```js\nconst a = 1 * 2\n```\n\nThat is all.'
+
+async function agent(doc: string) {
+  const { token } = await mintToken(h.server.deps.keys, {
+    org: 'acme',
+    doc,
+    sub: 'bot@example.com',
+    acc: 'rw',
+    agent: true,
+    session: { id: 's-1', name: 'Writer' },
+    ttlSec: 600,
+  })
+  return async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${h.httpUrl}/${path}/v1/acme/${doc}?yauth=${token}`, {
+      method,
+      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    })
+    return { status: res.status, body: (await res.json()) as Json }
+  }
+}
+
+async function streamCall(doc: string) {
+  const { token } = await mintToken(h.server.deps.keys, {
+    org: 'acme',
+    doc,
+    sub: 'bot@example.com',
+    acc: 'rw',
+    agent: true,
+    session: { id: 's-1', name: 'Writer' },
+    ttlSec: 600,
+  })
+  return async (method: string, tail: string, body?: unknown) => {
+    const res = await fetch(`${h.httpUrl}/stream/v1/acme/${doc}${tail}?yauth=${token}`, {
+      method,
+      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    })
+    return { status: res.status, body: (await res.json()) as Json }
+  }
+}
+
+async function markdownOf(doc: string): Promise<string> {
+  const t = await h.token('acme', doc)
+  return ((await (await fetch(`${h.httpUrl}/content/v1/acme/${doc}?yauth=${t}`)).json()) as Json).content as string
+}
+
+async function seed(doc: string, md = SEED): Promise<void> {
+  const t = await h.token('acme', doc)
+  const r = await fetch(`${h.httpUrl}/content/v1/acme/${doc}?yauth=${t}`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ format: 'markdown', content: md }),
+  })
+  expect(r.status).toBe(200)
+}
+
+/** Raw Markdown a person would see as text: a marker outside code. */
+function rawMarkers(fragment: Y.XmlFragment): string[] {
+  const out: string[] = []
+  const walk = (el: Y.XmlElement | Y.XmlFragment, code: boolean) => {
+    for (const c of el.toArray()) {
+      if (c instanceof Y.XmlText) {
+        const text = (c.toDelta() as { insert: unknown; attributes?: Json }[])
+          .filter((d) => !d.attributes?.code)
+          .map((d) => (typeof d.insert === 'string' ? d.insert : ''))
+          .join('')
+        if (!code && /^#|\*\*|^\||^- |\]\(|```/.test(text)) out.push(text)
+      } else if (c instanceof Y.XmlElement) walk(c, code || c.nodeName === 'codeBlock' || c.nodeName === 'code_block')
+    }
+  }
+  walk(fragment, false)
+  return out
+}
+
+function cuts(text: string, seed: number): string[] {
+  let x = seed
+  const rand = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648
+  const out: string[] = []
+  for (let i = 0; i < text.length;) {
+    const n = 1 + Math.floor(rand() * 12)
+    out.push(text.slice(i, i + n))
+    i += n
+  }
+  return out
+}
+
+async function person(doc: string): Promise<{ p: WebsocketProvider; ydoc: Y.Doc }> {
+  const ydoc = new Y.Doc()
+  const p = h.provider('acme', doc, await h.token('acme', doc, { sub: 'pat@example.com' }), ydoc)
+  await synced(p)
+  return { p, ydoc }
+}
+
+describe('a Markdown stream into a live document', () => {
+  it('shows each chunk as real blocks and ends as one write of the same Markdown, wherever the cuts fall', async () => {
+    h = await startTandem()
+    await seed('once')
+    const once = await agent('once')
+    const read = await once('GET', 'content')
+    expect(
+      (await once('PATCH', 'content', { base: read.body.base, edits: [{ insert: STREAMED, after: 'Risks' }] })).status,
+    ).toBe(200)
+    const expected = await markdownOf('once')
+
+    for (const seedNo of [1, 2, 3]) {
+      const doc = `streamed-${seedNo}`
+      await seed(doc)
+      const { p, ydoc } = await person(doc)
+      const call = await streamCall(doc)
+      const started = await call('POST', '', { after: 'Risks' })
+      expect(started.status).toBe(201)
+      const id = started.body.stream as string
+      let seen = 0
+      for (const chunk of cuts(STREAMED, seedNo)) {
+        const r = await call('POST', `/${id}`, { text: chunk })
+        expect(r.status).toBe(200)
+        expect(r.body.shown + r.body.held).toBe((seen += chunk.length))
+        // what the person's editor holds once this step arrived: structure, never raw markers
+        await eventually(() => expect(rawMarkers(ydoc.getXmlFragment('default'))).toEqual([]))
+      }
+      const end = await call('POST', `/${id}/end`, {})
+      expect(end.status).toBe(200)
+      expect(end.body.held).toBe(0)
+      expect(await markdownOf(doc)).toBe(expected)
+      await eventually(() => {
+        const agents = [...p.awareness.getStates().values()].filter((s: Json) => s.user?.kind === 'agent')
+        expect(agents.map((s: Json) => s.user.name)).toEqual(['Writer'])
+        const head = Y.createAbsolutePositionFromRelativePosition(
+          Y.createRelativePositionFromJSON(agents[0]!.cursor.head),
+          ydoc,
+        )!
+        expect((head.type as Y.XmlText).toString().slice(0, head.index)).toBe('That is all.')
+      })
+      // every step is the agent's, tagged with the stream
+      const entries: Json[] = []
+      for await (const e of h.server.store.readLog(`acme/${doc}/main`)) entries.push(e)
+      const streamed = entries.filter((e) => e.attrs?.stream === id)
+      expect(streamed.length).toBeGreaterThan(5)
+      expect(new Set(streamed.map((e) => e.user))).toEqual(new Set(['bot@example.com']))
+    }
+  })
+
+  it('cancelled keeps what it showed; atomic, it removes all of it in one update', async () => {
+    h = await startTandem()
+    await seed('keep')
+    const keep = await streamCall('keep')
+    const k = (await keep('POST', '', { at: 'end' })).body.stream as string
+    await keep('POST', `/${k}`, { text: 'Kept paragraph.\n\nAnd half a **sen' })
+    const cancelled = await keep('DELETE', `/${k}`)
+    expect(cancelled.status).toBe(200)
+    expect(await markdownOf('keep')).toBe(`${SEED}\nKept paragraph.\n\nAnd half a\n`)
+    expect((await keep('POST', `/${k}`, { text: 'more' })).status).toBe(404)
+
+    await seed('atomic')
+    const atomic = await streamCall('atomic')
+    const a = (await atomic('POST', '', { after: 'Plan', atomic: true })).body.stream as string
+    for (const chunk of cuts(STREAMED, 7).slice(0, 20)) await atomic('POST', `/${a}`, { text: chunk })
+    expect(await markdownOf('atomic')).not.toBe(SEED)
+    let entries = 0
+    for await (const _ of h.server.store.readLog('acme/atomic/main')) entries++
+    expect((await atomic('DELETE', `/${a}`)).status).toBe(200)
+    expect(await markdownOf('atomic')).toBe(SEED)
+    let after = 0
+    for await (const _ of h.server.store.readLog('acme/atomic/main')) after++
+    expect(after).toBe(entries + 1)
+  })
+
+  it('a person typing in the paragraph after the stream keeps every keystroke, and the stream all its text', async () => {
+    h = await startTandem()
+    await seed('typing')
+    const { ydoc } = await person('typing')
+    const call = await streamCall('typing')
+    const id = (await call('POST', '', { after: 'Risks' })).body.stream as string
+    // "None known.", the paragraph the stream writes in front of
+    const risks = () =>
+      (ydoc.getXmlFragment('default').toArray() as Y.XmlElement[])
+        .find((c) => c.toString().includes('None known.'))!
+        .get(0) as Y.XmlText
+    const typed: string[] = []
+    let n = 0
+    for (const chunk of cuts('First streamed paragraph, written slowly.\n\nSecond one.', 5)) {
+      // the person types a character into the paragraph after the stream between chunks
+      const ch = String.fromCharCode(97 + (n++ % 26))
+      risks().insert(risks().length, ch)
+      typed.push(ch)
+      expect((await call('POST', `/${id}`, { text: chunk })).status).toBe(200)
+    }
+    expect((await call('POST', `/${id}/end`, {})).status).toBe(200)
+    await eventually(async () => {
+      const md = await markdownOf('typing')
+      expect(md).toContain(`None known.${typed.join('')}`)
+      expect(md).toContain('First streamed paragraph, written slowly.\n\nSecond one.')
+    })
+  })
+})
