@@ -9,7 +9,7 @@ import { holds, isAgent } from '../agents/policy.js'
 import type { RestContext, RestHandlers, RestRequest, RestResponse } from '../collab/rest/route-model.js'
 import { AppError } from '../infra/errors.js'
 import { docIdOf } from '../storage/doc-store.js'
-import type { ContentRead, ContentWritten, PresenceShown } from '@tandem/api/content'
+import type { ContentRead, ContentWritten, PresenceShown, StreamWhere } from '@tandem/api/content'
 import { agentWho, refOf, showAgent } from './presence.js'
 import { advance, MAX_OWN, type Base } from './base.js'
 import { baseSealOf } from './base-token.js'
@@ -23,7 +23,6 @@ import { WarmClient, type ColdJob, type ColdRun } from './warm-client.js'
 import { computeEdit, readContent } from './formats.js'
 import { writeTargeted } from './edit-route.js'
 import { Streams, type StepWriter } from './streams.js'
-import type { StreamWhere } from './stream-step.js'
 
 /** What the server composes in: suggestions (src/suggestions/) and the agents' policy (src/agents/). */
 export interface ContentHooks {

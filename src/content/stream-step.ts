@@ -3,6 +3,7 @@
 // now. The change is worked out between the two as the view would print them, then carried to the
 // blocks as they read now like any targeted edit's (edit-carry.ts): a person who typed into them
 // meanwhile keeps every keystroke, and the blocks around are never read.
+import type { StreamWhere } from '@tandem/api/content'
 import { AppError } from '../infra/errors.js'
 import type { Run } from './edit-locate.js'
 import { markdownToPm } from './markdown-in.js'
@@ -78,9 +79,6 @@ export function streamRun(view: Lined, s: StreamStep, vocabulary: Vocabulary): {
   }
   return { run, lead }
 }
-
-/** Where a stream writes, as its start names it. */
-export type StreamWhere = { after: string } | { before: string } | { at: 'start' | 'end' }
 
 /** The block a stream writes beside, and on which side of it; null in an empty document. */
 export function anchorOf(view: Lined, where: StreamWhere): { anchor: string | null; side: 'after' | 'before' } {

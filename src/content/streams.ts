@@ -13,11 +13,11 @@ import { randomUUID } from 'node:crypto'
 import { mergeAttributions } from '../auth/attributions.js'
 import type { RestContext, RestRequest } from '../collab/rest/route-model.js'
 import { AppError } from '../infra/errors.js'
-import type { ContentWritten } from '@tandem/api/content'
+import type { ContentWritten, StreamState, StreamWhere } from '@tandem/api/content'
 import { agentWho } from './presence.js'
 import { lastBlockStart } from './markdown-in.js'
 import { renderable } from './stream-render.js'
-import type { StreamStep, StreamWhere } from './stream-step.js'
+import type { StreamStep } from './stream-step.js'
 
 /** Streams open at once in one process; past it a start is refused until one ends. */
 const MAX_STREAMS = 1000
@@ -39,16 +39,6 @@ export type StepWriter = (
   attrs: Record<string, string>,
   root: string | null,
 ) => Promise<ContentWritten & { lead?: string }>
-
-/** What the stream calls answer. */
-export interface StreamState {
-  stream: string
-  base: string
-  /** characters of the text received so far that the document shows, and that wait for what follows */
-  shown: number
-  held: number
-  changes?: ContentWritten['changes']
-}
 
 interface Stream {
   id: string

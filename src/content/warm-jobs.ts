@@ -8,7 +8,7 @@
 // answered here from them: only the answer crosses back, never the 1 MB view (each copy of which
 // costs more than the edit itself).
 import * as Y from 'yjs'
-import type { PartRead } from '@tandem/api/content'
+import type { PartRead, StreamWhere } from '@tandem/api/content'
 import { AppError } from '../infra/errors.js'
 import type { ContentRead } from './formats.js'
 import { readContentOf, editOf, namesOf, type EditInput, type EditResult, type Format } from './formats.js'
@@ -21,7 +21,7 @@ import { buildParts, partsIn } from './parts-model.js'
 import { WarmView } from './warm-view.js'
 import { caretAt, type AgentCaret } from './caret.js'
 import { vocabularyOf } from './pm-json.js'
-import { anchorOf, streamRun, type StreamStep, type StreamWhere } from './stream-step.js'
+import { anchorOf, streamRun, type StreamStep } from './stream-step.js'
 import { ViewShelf, type ViewAt, type ViewLabel } from './view-shelf.js'
 
 export type { ViewAt, ViewLabel } from './view-shelf.js'

@@ -1,8 +1,10 @@
 // Presence across two real Tandem nodes (one PostgreSQL, one redis-server): a burst of cursor moves
 // on one node reaches the other node's y-websocket and Hocuspocus providers as its latest state,
 // in fewer bus messages than moves (one per window per room), and a leave on one node reaches the
-// other.
+// other. An agent writing through one node is seen, with its caret, on the other.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+import { mintToken } from '../../src/auth/capability.js'
 import { authenticated, hocusClients } from '../helpers/hocuspocus.js'
 import { startClusterNodes, type ClusterNodes } from '../helpers/cluster-nodes.js'
 import { eventually, synced, type Harness } from '../helpers/tandem.js'
@@ -63,4 +65,43 @@ describe('presence across cluster nodes', () => {
       c.destroy()
     }
   }, 60_000)
+})
+
+describe('an agent across cluster nodes', () => {
+  it('writing through one node, it is seen with its caret by a person on the other, and leaves there too', async () => {
+    const [a, b] = nodes as [Harness, Harness]
+    const doc = 'agent-nodes'
+    const person = b.provider('acme', doc, await b.token('acme', doc, { sub: 'bob' }))
+    await synced(person)
+    const { token } = await mintToken(a.server.deps.keys, {
+      org: 'acme',
+      doc,
+      sub: 'bot',
+      acc: 'rw',
+      agent: true,
+      session: { id: 'nodes', name: 'Node bot' },
+      ttlSec: 600,
+    })
+    const call = (path: string, method: string, body?: unknown) =>
+      fetch(`${a.httpUrl}/${path}/v1/acme/${doc}?yauth=${token}`, {
+        method,
+        ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      })
+    expect((await call('content', 'PATCH', { format: 'markdown', content: 'Written on node A.\n' })).status).toBe(200)
+    const agents = () =>
+      [...person.awareness.getStates().values()].filter(
+        (s) => (s as { user?: { kind?: string } }).user?.kind === 'agent',
+      )
+    await eventually(() => {
+      const [s] = agents() as [{ user: { name: string }; cursor: { head: object } }]
+      expect(s.user.name).toBe('Node bot')
+      const head = Y.createAbsolutePositionFromRelativePosition(
+        Y.createRelativePositionFromJSON(s.cursor.head),
+        person.doc,
+      )!
+      expect((head.type as Y.XmlText).toString().slice(0, head.index)).toBe('Written on node A.')
+    }, 20_000)
+    expect((await call('presence', 'DELETE')).status).toBe(204)
+    await eventually(() => expect(agents()).toEqual([]), 20_000)
+  })
 })

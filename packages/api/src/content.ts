@@ -228,3 +228,17 @@ export interface PresenceShown {
   block: string
   cursor: AgentCaret
 }
+
+/** Where a stream writes: after or before a block (id) or heading (text), or at the start or end. */
+export type StreamWhere = { after: string } | { before: string } | { at: 'start' | 'end' }
+
+/** A stream's answer (`/stream/v1/{org}/{doc_id}[/{stream}[/end]]`). */
+export interface StreamState {
+  stream: string
+  /** the base the document is at after this call */
+  base: string
+  /** characters of the text sent so far the document shows, and that wait for what settles them */
+  shown: number
+  held: number
+  changes?: ContentChange[]
+}

@@ -21,7 +21,11 @@ import type {
   FindRead,
   OutlineRead,
   PartRead,
+  PresenceShow,
+  PresenceShown,
   SectionRead,
+  StreamState,
+  StreamWhere,
   Suggestion,
   SuggestionShown,
   SuggestionStatus,
@@ -49,6 +53,26 @@ type VersionRename = Version['patch']['requestBody']['content']['application/jso
 type VersionRenamed = Version['patch']['responses'][200]['content']['application/json']
 
 const fromBase64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0))
+
+/** What `DocumentRest.agent()` does in the document. */
+export interface DocumentAgent {
+  /** its caret over a block (id), a heading (text) or a quote, without editing */
+  show(at: PresenceShow): Promise<PresenceShown>
+  /** leave the document's room now (otherwise it goes a TTL after its last call) */
+  done(): Promise<void>
+  stream(
+    where: StreamWhere,
+    chunks: AsyncIterable<string> | Iterable<string>,
+    options?: StreamOptions,
+  ): Promise<StreamState>
+}
+
+export interface StreamOptions {
+  /** cancelled, remove what the stream wrote (in one update) instead of keeping it */
+  atomic?: boolean
+  root?: string
+  signal?: AbortSignal
+}
 
 export class DocumentRest {
   constructor(
@@ -153,6 +177,49 @@ export class DocumentRest {
    */
   edit(edits: ContentEdit[], options: Omit<ContentEdits, 'edits'> = {}): Promise<ContentWritten> {
     return this.call('content', { method: 'PATCH', json: { edits, ...options } })
+  }
+
+  /**
+   * The agent's side of the document (its token must be an agent's: an agent key, or a user marked
+   * as one): show the people where it looks, stream what it writes, and leave.
+   */
+  agent(): DocumentAgent {
+    return {
+      show: (at) => this.call('presence', { method: 'POST', json: at }),
+      done: async () => {
+        await this.call('presence', { method: 'DELETE' })
+      },
+      stream: (where, chunks, options = {}) => this.stream(where, chunks, options),
+    }
+  }
+
+  /**
+   * Streams Markdown into the document as it arrives: each chunk reaches the editors as real blocks
+   * once what it holds is settled, the agent's caret at its end; the end shows all of it. Aborted
+   * (`signal`) or failing, the stream is cancelled: what it showed stays, or with `atomic` goes.
+   */
+  private async stream(
+    where: StreamWhere,
+    chunks: AsyncIterable<string> | Iterable<string>,
+    options: StreamOptions,
+  ): Promise<StreamState> {
+    const { atomic, root, signal } = options
+    const opened = await this.call<StreamState>('stream', {
+      method: 'POST',
+      json: { ...where, ...(atomic ? { atomic } : {}), ...(root ? { root } : {}) },
+    })
+    const id = opened.stream
+    try {
+      for await (const text of chunks) {
+        signal?.throwIfAborted()
+        if (text) await this.call<StreamState>('stream', { method: 'POST', id, json: { text } })
+      }
+      signal?.throwIfAborted()
+      return await this.call<StreamState>('stream', { method: 'POST', id, action: 'end', json: {} })
+    } catch (err) {
+      await this.call('stream', { method: 'DELETE', id }).catch(() => {})
+      throw err
+    }
   }
 
   async suggestions(status?: SuggestionStatus): Promise<Suggestion[]> {

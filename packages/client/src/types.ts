@@ -73,6 +73,11 @@ export type SectionRead = Content.SectionRead
 export type FindRead = Content.FindRead
 export type FindMatch = Content.FindMatch
 export type PartRead = Content.PartRead
+/** an agent's presence and streams (collab REST `presence`, `stream`) */
+export type PresenceShow = Content.PresenceShow
+export type PresenceShown = Content.PresenceShown
+export type StreamWhere = Content.StreamWhere
+export type StreamState = Content.StreamState
 /** a suggestion held for review (collab REST `suggestions`) */
 export type Suggestion = Suggestions.SuggestionView
 export type SuggestionStatus = Suggestions.SuggestionStatus
