@@ -1,12 +1,14 @@
 // The web console in a real browser (Debian's Chromium via playwright-core) against a real server
 // with the demo world: sign-in, two people editing one document, read-only viewers, restore from
 // the history panel, the database browser, plain assets, and token renewal without a reload.
-// Every view is captured under test-artifacts/screenshots/ for review.
+// An agent writing over REST shows as a named caret with an agent badge. Every view is captured
+// under test-artifacts/screenshots/ for review.
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mintToken } from '../../src/auth/capability.js'
 import { createApiKey } from '../../src/control/api-keys.js'
 import { seedDemo } from '../../src/demo/world.js'
 import { seedDemoDatabase } from '../../src/demo/database.js'
@@ -333,6 +335,61 @@ describe.skipIf(!hasChromium())('web console', () => {
     await screenshot(narrow.page, '16-narrow-panels')
     expect(narrow.errors).toEqual([])
     await narrow.context.close()
+  })
+
+  it("shows an agent's named caret at the text it wrote, lists it as an agent, and drops it when it is done", async () => {
+    const minted = await call(h, 'POST', `/api/v0/assets/${DOC}/collab-token`, {
+      key: demoKey,
+      body: { access: 'edit' },
+    })
+    const { org, doc_id } = minted.body as { org: string; doc_id: string }
+    const { token } = await mintToken(h.server.deps.keys, {
+      org,
+      doc: doc_id,
+      sub: 'demo@tandem.local',
+      acc: 'rw',
+      agent: true,
+      session: { id: 'console-test', name: 'Writer bot', model: 'test-model' },
+      ttlSec: 600,
+    })
+    const content = (method: string, body?: unknown, route = 'content') =>
+      fetch(`${h.httpUrl}/${route}/v1/${org}/${doc_id}?yauth=${token}`, {
+        method,
+        ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      })
+
+    const tab = await openDoc(demoKey)
+
+    const read = (await (await content('GET')).json()) as { base: string }
+    const wrote = await content('PATCH', {
+      base: read.base,
+      edits: [{ insert: 'An agent wrote this paragraph.', at: 'end' }],
+    })
+    expect(wrote.status).toBe(200)
+
+    const caret = tab.page.locator('.ProseMirror .remote-caret.agent-caret')
+    await caret.waitFor()
+    expect(await caret.locator('.remote-name').innerText()).toMatch(/Writer bot\s*agent/i)
+    // the caret sits at the end of the paragraph it wrote
+    const where = await tab.page.evaluate(`(() => {
+      const c = document.querySelector('.ProseMirror .agent-caret')
+      const block = c.closest('.ProseMirror > *')
+      const before = document.createRange()
+      before.setStart(block, 0)
+      before.setEndBefore(c)
+      const copy = block.cloneNode(true)
+      for (const r of copy.querySelectorAll('.remote-caret')) r.remove()
+      return { text: copy.textContent, before: before.toString() }
+    })()`)
+    expect(where).toEqual({ text: 'An agent wrote this paragraph.', before: 'An agent wrote this paragraph.' })
+    await tab.page.locator('.people .person.agent', { hasText: 'Writer bot' }).waitFor()
+    await screenshot(tab.page, 'agent-caret')
+
+    expect((await content('DELETE', undefined, 'presence')).status).toBe(204)
+    await tab.page.locator('.ProseMirror .agent-caret').waitFor({ state: 'detached' })
+    await tab.page.locator('.people .person.agent').waitFor({ state: 'detached' })
+    expect(tab.errors).toEqual([])
+    await tab.context.close()
   })
 })
 
