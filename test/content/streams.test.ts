@@ -19,6 +19,7 @@ const SEED = '# Plan\n\nShip on Friday, after the review.\n\n## Risks\n\nNone kn
 const STREAMED =
   '## Launch notes\n\nWe ship on **Monday**, after the _review_ and a `dry run`.\n\n- the build\n- the [docs](https://example.com)\n\n| step | owner |\n| --- | --- |\n| build | ann |\n| docs | bob |\n\n```js\nconst a = 1 * 2\n```\n\nThat is all.'
 
+/** The agent's calls on `doc`: `route` is `content`, or `stream` with what follows the document. */
 async function agent(doc: string) {
   const { token } = await mintToken(h.server.deps.keys, {
     org: 'acme',
@@ -29,8 +30,8 @@ async function agent(doc: string) {
     session: { id: 's-1', name: 'Writer' },
     ttlSec: 600,
   })
-  return async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${h.httpUrl}/${path}/v1/acme/${doc}?yauth=${token}`, {
+  return async (method: string, route: string, body?: unknown, tail = '') => {
+    const res = await fetch(`${h.httpUrl}/${route}/v1/acme/${doc}${tail}?yauth=${token}`, {
       method,
       ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
     })
@@ -38,23 +39,10 @@ async function agent(doc: string) {
   }
 }
 
+/** The stream route of `doc`, as the agent calls it. */
 async function streamCall(doc: string) {
-  const { token } = await mintToken(h.server.deps.keys, {
-    org: 'acme',
-    doc,
-    sub: 'bot@example.com',
-    acc: 'rw',
-    agent: true,
-    session: { id: 's-1', name: 'Writer' },
-    ttlSec: 600,
-  })
-  return async (method: string, tail: string, body?: unknown) => {
-    const res = await fetch(`${h.httpUrl}/stream/v1/acme/${doc}${tail}?yauth=${token}`, {
-      method,
-      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-    })
-    return { status: res.status, body: (await res.json()) as Json }
-  }
+  const call = await agent(doc)
+  return (method: string, tail: string, body?: unknown) => call(method, 'stream', body, tail)
 }
 
 async function markdownOf(doc: string): Promise<string> {
