@@ -146,7 +146,7 @@ describe('a Markdown stream into a live document', () => {
     }
   })
 
-  it('cancelled keeps what it showed; atomic, it removes all of it in one update', async () => {
+  it('cancelled keeps what it showed, which a rollback by its attribution takes back; atomic, it removes all of it in one update', async () => {
     h = await startTandem()
     await seed('keep')
     const keep = await streamCall('keep')
@@ -156,6 +156,15 @@ describe('a Markdown stream into a live document', () => {
     expect(cancelled.status).toBe(200)
     expect(await markdownOf('keep')).toBe(`${SEED}\nKept paragraph.\n\nAnd half a\n`)
     expect((await keep('POST', `/${k}`, { text: 'more' })).status).toBe(404)
+    // rollback by the stream's attribution takes the whole run back, in one update
+    const person = await h.token('acme', 'keep')
+    const rb = await fetch(`${h.httpUrl}/rollback/v1/acme/keep?yauth=${person}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ from: 0, to: Date.now() + 60_000, attr: { stream: k } }),
+    })
+    expect(rb.status).toBe(200)
+    expect(await markdownOf('keep')).toBe(SEED)
 
     await seed('atomic')
     const atomic = await streamCall('atomic')
