@@ -93,7 +93,9 @@ export class WarmDocs {
     let warm = this.docs.get(req.key)
     if (!warm && !('full' in req.feed)) return { id: req.id, missing: true }
     if ('full' in req.feed) {
-      this.drop(req.key)
+      // The same document (the key names its storage epoch) caught up whole, past a compacted
+      // log: the views of its earlier bases still read those bases, so they stay on the shelf.
+      this.dropCopy(req.key)
       const doc = new Y.Doc()
       Y.applyUpdate(doc, req.feed.full)
       warm = { doc, views: new Map(), bytes: req.feed.full.length }
@@ -178,6 +180,11 @@ export class WarmDocs {
 
   private drop(key: string): void {
     this.shelf.drop(key)
+    this.dropCopy(key)
+  }
+
+  /** The document's copy and its live views go; the shelf's views of its bases stay. */
+  private dropCopy(key: string): void {
     const w = this.docs.get(key)
     if (!w) return
     for (const v of w.views.values()) v.destroy()

@@ -33,7 +33,17 @@ describe('the OpenAPI document', () => {
   it('lists every collab REST route of the route table, and nothing else, served by the collab listener', () => {
     const expected = tableOperations()
     expect(new Set(Object.keys(h.server.deps.restRoutes))).toEqual(
-      new Set(['ydoc', 'content', 'activity', 'changeset', 'rollback', 'suggestions', 'versions']),
+      new Set([
+        'ydoc',
+        'content',
+        'presence',
+        'stream',
+        'activity',
+        'changeset',
+        'rollback',
+        'suggestions',
+        'versions',
+      ]),
     )
     const listed = collabPaths().flatMap((p) =>
       Object.keys(doc.paths[p])

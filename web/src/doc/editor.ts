@@ -90,7 +90,7 @@ export function createEditor(
             style: `border-color: ${user.color}`,
           })
           const label = h('span', { class: 'remote-name', style: `background-color: ${user.color}` }, user.name)
-          if (agent) label.append(h('span', { class: 'agent-badge' }, 'agent'))
+          if (agent) label.append(h('span', { class: 'agent-mark' }, 'agent'))
           caret.append(label)
           return caret
         },

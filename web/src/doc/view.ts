@@ -95,7 +95,7 @@ export function docView({ api, me, asset }: ViewContext): View {
             'aria-hidden': 'true',
           }),
           self ? `${user.name} (you)` : user.name,
-          ...(agent ? [h('span', { class: 'agent-badge' }, 'agent')] : []),
+          ...(agent ? [h('span', { class: 'agent-mark' }, 'agent')] : []),
         ),
       )
     }
