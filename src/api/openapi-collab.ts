@@ -79,6 +79,12 @@ function operation(name: string, method: RestMethod, route: RestRoute, path: str
             content: {
               'application/json': { schema: schemaOf(route.body.json, 'input') },
               ...(route.body.bytes ? BYTES : {}),
+              ...Object.fromEntries(
+                (route.body.pieces?.media ?? []).map((m) => [
+                  m,
+                  { schema: { type: 'string', description: 'read as it arrives, not whole' } },
+                ]),
+              ),
             },
           },
         }

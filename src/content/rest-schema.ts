@@ -7,6 +7,7 @@ import { UNPROCESSABLE } from '../collab/rest/route-input.js'
 import { declareRoutes } from '../collab/rest/route-model.js'
 import { AppError } from '../infra/errors.js'
 import { PM_JSON_DEPTH } from './depth.js'
+import { STREAM_BODY_MEDIA } from './stream-body.js'
 import { editOpsOf, type EditOp } from './edit-ops.js'
 import { FORMATS, type Format } from './format-names.js'
 
@@ -203,6 +204,21 @@ const StreamCall = z
 
 export type StreamCallBody = z.output<typeof StreamCall>
 
+/** A stream started and written in one request (stream-body.ts): its start in the query. */
+const StreamQuery = z.object({
+  after: address('after').meta({ description: 'one-request stream: write after this block or heading' }),
+  before: address('before').meta({ description: 'one-request stream: write before this block or heading' }),
+  at: z
+    .enum(['start', 'end'], { error: 'at must be start or end' })
+    .optional()
+    .meta({ description: 'one-request stream: write at the start or the end' }),
+  atomic: z
+    .enum(['true', 'false'], { error: 'atomic must be true or false' })
+    .optional()
+    .meta({ description: 'one-request stream: a cancelled or cut stream removes what it wrote' }),
+  root: rootName.optional(),
+})
+
 const StreamState = z
   .looseObject({
     stream: z.string(),
@@ -221,14 +237,19 @@ export const CONTENT_ROUTES = declareRoutes({
       access: 'rw',
       id: 'optional',
       actions: ['end'],
+      query: StreamQuery,
       body: {
         json: StreamCall,
         optional: true,
-        media: 'send application/json {"after" | "before" | "at"} or {"text"}',
+        media:
+          'send application/json {"after" | "before" | "at"} or {"text"}, or the whole stream as text/markdown or application/x-ndjson',
+        // the whole stream in one request: its text as it arrives, the start in the query
+        pieces: { media: STREAM_BODY_MEDIA, limit: 16 * 1024 * 1024 },
       },
       answers: {
         200: {
-          description: 'the chunk (or the end) is shown as far as it is settled: durable and sent',
+          description:
+            'the chunk (or the end) is shown as far as it is settled: durable and sent; for a one-request stream, all of it',
           json: StreamState,
         },
         201: { description: 'the stream is open', json: StreamState },

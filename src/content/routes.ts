@@ -23,6 +23,7 @@ import { WarmClient, type ColdJob, type ColdRun } from './warm-client.js'
 import { computeEdit, readContent } from './formats.js'
 import { writeTargeted } from './edit-route.js'
 import { Streams, type StepWriter } from './streams.js'
+import { bodyTexts } from './stream-body.js'
 
 /** What the server composes in: suggestions (src/suggestions/) and the agents' policy (src/agents/). */
 export interface ContentHooks {
@@ -33,7 +34,7 @@ export interface ContentHooks {
 }
 
 /** Where a stream's start says it writes: exactly one of after, before and at. */
-function whereOf(b: StreamCallBody): StreamWhere {
+function whereOf(b: Pick<StreamCallBody, 'after' | 'before' | 'at' | 'text'>): StreamWhere {
   const given = (['after', 'before', 'at'] as const).filter((k) => b[k] !== undefined)
   if (given.length !== 1 || b.text !== undefined)
     throw new AppError(
@@ -91,16 +92,21 @@ export const contentHandlers = (
   streams = new Streams(stepWriter(warm, open), (ctx) => ctx.config.agentPresenceTtl * 1000),
 ): RestHandlers<typeof CONTENT_ROUTES> => ({
   stream: {
-    async POST(req, ctx, { body }) {
+    async POST(req, ctx, { body, query }) {
       const b = body ?? {}
       if (req.id === null) {
-        const where = whereOf(b)
-        const { answer, seq } = await warm.run(req, ctx, { kind: 'anchor', root: b.root ?? null, where })
+        // the whole stream in this request's body (stream-body.ts): the start is in the query
+        const from = req.pieces ? { ...query, atomic: query.atomic === 'true' } : b
+        const where = whereOf(from)
+        const root = from.root ?? null
+        const { answer, seq } = await warm.run(req, ctx, { kind: 'anchor', root, where })
         const seal = await baseSealOf(ctx.store, docIdOf(req.org, req.doc, req.cap.branch))
-        const start = { where, atomic: b.atomic === true, root: b.root ?? null }
+        const start = { where, atomic: from.atomic === true, root }
         const json = streams.start(req, ctx, start, { ...answer, base: seal.seal({ seq, own: [] }) })
         await showAgent(req, ctx) // in the room from the start, its caret where it was
-        return { status: 201, json }
+        if (!req.pieces) return { status: 201, json }
+        const poured = await streams.pour(req, ctx, json.stream, bodyTexts(req.pieces, req.contentType))
+        return { status: 200, json: poured }
       }
       if (req.action === 'end') return { status: 200, json: await streams.end(req, ctx, req.id) }
       if (typeof b.text !== 'string') throw new AppError('bad_request', 'send the chunk as {"text": "..."}')

@@ -127,6 +127,30 @@ export class Streams {
     })
   }
 
+  /**
+   * Takes the whole text as it arrives (one request's body) and ends the stream with its end.
+   * Chunks that come while a step is written are shown together by the next one. A step refused,
+   * a bad body or a sender gone stops the stream as a cancel does, and the refusal is the answer.
+   */
+  async pour(req: RestRequest, ctx: RestContext, id: string, texts: AsyncIterable<string>): Promise<StreamState> {
+    const s = this.mine(req, id)
+    let refused: unknown = null
+    let last: Promise<unknown> = Promise.resolve()
+    try {
+      for await (const text of texts) {
+        last = this.chunk(req, ctx, id, text)
+        last.catch((err: unknown) => (refused ??= err))
+        if (refused) break
+      }
+      await last.catch(() => {}) // steps run one at a time: the last settled, all are
+      if (refused === null) return await this.end(req, ctx, id)
+    } catch (err) {
+      refused ??= err
+    }
+    if (!s.done) await this.stop(s).catch(() => this.close(s))
+    throw refused
+  }
+
   /** Stops the stream: what it showed stays, or (atomic) goes in one update. */
   cancel(req: RestRequest, ctx: RestContext, id: string): Promise<StreamState> {
     const s = this.mine(req, id)

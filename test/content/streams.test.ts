@@ -4,6 +4,7 @@
 // as one write of the same Markdown does, wherever the chunks were cut. Cancel keeps what was
 // shown, or with atomic removes it in one update; a person typing beside the stream keeps every
 // keystroke.
+import http from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { WebsocketProvider } from 'y-websocket'
 import * as Y from 'yjs'
@@ -206,5 +207,105 @@ describe('a Markdown stream into a live document', () => {
       expect(md).toContain(`None known.${typed.join('')}`)
       expect(md).toContain('First streamed paragraph, written slowly.\n\nSecond one.')
     })
+  })
+})
+
+/** A one-request stream into `doc`: the body is written piece by piece; `answer` settles with the reply. */
+async function pouring(doc: string, query: string, contentType: string) {
+  const { token } = await mintToken(h.server.deps.keys, {
+    org: 'acme',
+    doc,
+    sub: 'bot@example.com',
+    acc: 'rw',
+    agent: true,
+    ttlSec: 600,
+  })
+  const req = http.request(`${h.httpUrl}/stream/v1/acme/${doc}?${query}&yauth=${token}`, {
+    method: 'POST',
+    headers: { 'content-type': contentType },
+  })
+  req.on('error', () => {}) // a test that cuts the request sees it on the server's side
+  const answer = new Promise<{ status: number; body: Json }>((resolve, reject) => {
+    req.on('response', (res) => {
+      let text = ''
+      res.on('data', (d: Buffer) => (text += d))
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) as Json }))
+      res.on('error', reject)
+    })
+  })
+  answer.catch(() => {})
+  const write = (piece: string | Buffer) => new Promise<void>((r) => req.write(piece, () => r()))
+  return { req, write, answer }
+}
+
+describe('a Markdown stream in one request', () => {
+  it('shows the body as it arrives, raw or NDJSON, and ends as one write of the same Markdown', async () => {
+    h = await startTandem()
+    await seed('once')
+    const once = await agent('once')
+    const read = await once('GET', 'content')
+    await once('PATCH', 'content', { base: read.body.base, edits: [{ insert: STREAMED, after: 'Risks' }] })
+    const expected = await markdownOf('once')
+
+    // raw Markdown, chunked: each paragraph is in the person's editor before the next is sent,
+    // a character cut between two pieces waits for its other half
+    await seed('raw')
+    const { ydoc } = await person('raw')
+    const raw = await pouring('raw', 'after=Risks', 'text/markdown')
+    const text = () => ydoc.getXmlFragment('default').toString()
+    await raw.write('Café ')
+    await eventually(() => expect(text()).toContain('Café'))
+    const euro = Buffer.from('€')
+    await raw.write(Buffer.concat([Buffer.from('costs 5 '), euro.subarray(0, 1)]))
+    await raw.write(Buffer.concat([euro.subarray(1), Buffer.from('.\n\nThen ')]))
+    await eventually(() => expect(text()).toContain('costs 5 €.'))
+    expect(rawMarkers(ydoc.getXmlFragment('default'))).toEqual([])
+    await raw.write('**more**')
+    raw.req.end()
+    const ended = await raw.answer
+    expect(ended.status).toBe(200)
+    expect(ended.body.held).toBe(0)
+    expect(await markdownOf('raw')).toContain('## Risks\n\nCafé costs 5 €.\n\nThen **more**\n\nNone known.')
+
+    // NDJSON: the sender's own chunks, cut anywhere
+    await seed('lines')
+    const lines = await pouring('lines', 'after=Risks', 'application/x-ndjson')
+    const chunks = cuts(STREAMED, 4)
+    for (let i = 0; i < chunks.length; i += 5)
+      await lines.write(
+        chunks
+          .slice(i, i + 5)
+          .map((t) => `${JSON.stringify({ text: t })}\n`)
+          .join(''),
+      )
+    lines.req.end()
+    expect((await lines.answer).status).toBe(200)
+    expect(await markdownOf('lines')).toBe(expected)
+  })
+
+  it('a bad line answers 400 and a sender gone stops the stream: atomic, nothing of it stays', async () => {
+    h = await startTandem()
+    await seed('bad')
+    const bad = await pouring('bad', 'at=end&atomic=true', 'application/x-ndjson')
+    await bad.write(`${JSON.stringify({ text: 'A paragraph.\n\nAnother' })}\n`)
+    await eventually(async () => expect(await markdownOf('bad')).toContain('A paragraph.'))
+    await bad.write('{"txt": 1}\n')
+    bad.req.end()
+    const refused = await bad.answer
+    expect(refused.status).toBe(400)
+    expect(refused.body.error).toBe('line 2 is not {"text": "..."}')
+    expect(await markdownOf('bad')).toBe(SEED)
+
+    await seed('gone')
+    const gone = await pouring('gone', 'after=Plan&atomic=true', 'text/markdown')
+    await gone.write('Written, then the sender went away.\n\nHalf')
+    await eventually(async () => expect(await markdownOf('gone')).toContain('Written, then'))
+    gone.req.destroy()
+    await eventually(async () => expect(await markdownOf('gone')).toBe(SEED))
+
+    // no address, or two: refused before anything is written
+    const none = await pouring('gone', 'atomic=true', 'text/markdown')
+    none.req.end('text')
+    expect((await none.answer).status).toBe(400)
   })
 })

@@ -773,7 +773,13 @@ export interface operations {
     };
     post_stream: {
         parameters: {
-            query?: never;
+            query?: {
+                after?: string;
+                before?: string;
+                at?: "start" | "end";
+                atomic?: "true" | "false";
+                root?: string;
+            };
             header?: never;
             path: {
                 /** @description the organisation */
@@ -786,10 +792,13 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["StreamCall"];
+                "text/markdown": string;
+                "text/plain": string;
+                "application/x-ndjson": string;
             };
         };
         responses: {
-            /** @description the chunk (or the end) is shown as far as it is settled: durable and sent */
+            /** @description the chunk (or the end) is shown as far as it is settled: durable and sent; for a one-request stream, all of it */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -856,7 +865,13 @@ export interface operations {
     };
     post_stream_action: {
         parameters: {
-            query?: never;
+            query?: {
+                after?: string;
+                before?: string;
+                at?: "start" | "end";
+                atomic?: "true" | "false";
+                root?: string;
+            };
             header?: never;
             path: {
                 /** @description the organisation */
@@ -873,10 +888,13 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["StreamCall"];
+                "text/markdown": string;
+                "text/plain": string;
+                "application/x-ndjson": string;
             };
         };
         responses: {
-            /** @description the chunk (or the end) is shown as far as it is settled: durable and sent */
+            /** @description the chunk (or the end) is shown as far as it is settled: durable and sent; for a one-request stream, all of it */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -1,12 +1,14 @@
 // HTTP side of the collab REST API, whatever transport carries it: CORS, token and access checks,
 // body limits, and the `{error, code}` error shape. The handlers themselves live in collab/; each
 // transport copies its request into a RestCall and answers through an HttpReply.
+import { Readable } from 'node:stream'
 import { admitToDocument } from '../../auth/document-admission.js'
 import { TokenRefused, refusalKind, verifyToken } from '../../auth/capability.js'
 import type { Config } from '../../infra/config.js'
 import { AppError, collabErrorReply, isAppError } from '../../infra/errors.js'
 import { tooDeepAt } from '../../infra/json-depth.js'
 import { decodeDocPath } from '../doc-path.js'
+import { takesPieces } from '../rest/route-input.js'
 import type { RestMethod } from '../rest/route-model.js'
 import type { ListenerContext } from './deps.js'
 
@@ -32,8 +34,29 @@ export interface RestCall extends CopiedRequest {
   rawDoc: string
   rawId: string | null
   action: string | null
-  /** Reads the whole body, refusing (413) past `limit` bytes without buffering the rest; called before any await. */
-  readBody(limit: number, declaredLength: number): Promise<Uint8Array>
+  /**
+   * Hands each piece of the body to `onPiece` as it arrives, resolving at its end; refuses (413)
+   * past `limit` bytes without buffering the rest. Called before any await (uWS drops what nobody reads).
+   */
+  readPieces(limit: number, declaredLength: number, onPiece: (piece: Uint8Array) => void): Promise<void>
+}
+
+/** The whole body of `call`, within `limit` bytes. */
+function wholeBody(call: RestCall, limit: number, declaredLength: number): Promise<Uint8Array> {
+  const pieces: Uint8Array[] = []
+  return call.readPieces(limit, declaredLength, (p) => pieces.push(p)).then(() => new Uint8Array(Buffer.concat(pieces)))
+}
+
+/** The body of `call` as a stream of its pieces: what arrives before the handler reads is kept for it. */
+function bodyPieces(call: RestCall, limit: number, declaredLength: number): Readable {
+  const pieces = new Readable({ read() {} })
+  call
+    .readPieces(limit, declaredLength, (p) => pieces.push(p))
+    .then(
+      () => pieces.push(null),
+      (err: unknown) => pieces.destroy(err as Error),
+    )
+  return pieces
 }
 
 export function corsHeaders(origin: string | undefined, config: Config): Record<string, string> {
@@ -79,6 +102,7 @@ export function serveRest(copied: RestCall, reply: HttpReply, d: ListenerContext
     d.metrics.httpDuration.observe({ listener: 'collab', route: routeLabel }, (performance.now() - started) / 1000)
   }
 
+  let pieces: Readable | null = null
   void (async () => {
     try {
       if (!d.restRoutes[name]) throw new AppError('not_found', `no collab REST API named ${JSON.stringify(name)}`)
@@ -89,9 +113,12 @@ export function serveRest(copied: RestCall, reply: HttpReply, d: ListenerContext
       if (action !== null && !route.actions?.includes(action))
         throw new AppError('not_found', `no such path on ${name}`)
       // The body is read (or refused) before any await, so uWS never drops its chunks.
-      const body = route.body
-        ? copied.readBody(d.config.maxRestBodyBytes, Number(copied.headers.get('content-length') ?? 0))
-        : null
+      const contentType = copied.headers.get('content-type') ?? ''
+      const declared = Number(copied.headers.get('content-length') ?? 0)
+      const asPieces = takesPieces(route.body, contentType)
+      pieces = asPieces ? bodyPieces(copied, route.body!.pieces!.limit, declared) : null
+      pieces?.on('error', () => {}) // the handler sees it where it reads; nobody may if auth fails first
+      const body = route.body && !asPieces ? wholeBody(copied, d.config.maxRestBodyBytes, declared) : null
       body?.catch(() => {}) // observed below; avoid an unhandled rejection if auth fails first
       const refused = d.throttle.admitAuth(ip)
       if (refused) throw refused
@@ -110,7 +137,6 @@ export function serveRest(copied: RestCall, reply: HttpReply, d: ListenerContext
           "this workspace requires approval for agents' edits: an agent writes through /content, where its edit is held as a suggestion",
         )
       }
-      const contentType = copied.headers.get('content-type') ?? ''
       const bytes = body ? await body : null
       // Any body but raw bytes may reach JSON.parse: refuse a too-deep one before it can (it would
       // hold this event loop and build one array per bracket).
@@ -130,6 +156,7 @@ export function serveRest(copied: RestCall, reply: HttpReply, d: ListenerContext
           accept: copied.headers.get('accept') ?? '',
           contentType,
           body: bytes,
+          pieces,
           agentHeld,
         },
         {
@@ -153,6 +180,7 @@ export function serveRest(copied: RestCall, reply: HttpReply, d: ListenerContext
         d.metrics.authRefusals.inc({ where: 'rest', reason: refusalKind(err) })
         d.log.info({ route: name, reason: err.reason }, 'collab REST refused: token')
       }
+      pieces?.destroy() // an answer before the body's end: nothing more of it is read
       const { status, body, headers } = collabErrorReply(err)
       if (status === 401) d.throttle.authFailed(ip)
       reply.json(status, body, headers)

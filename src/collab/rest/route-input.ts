@@ -11,8 +11,19 @@ interface InputDecl {
    * `anyMedia`: the body is read as JSON whatever its content type says (versions and rollback
    * always took `fetch(url, {body: string})`'s text/plain and curl -d's form type)
    */
-  body?: { json: z.ZodType; bytes?: boolean; optional?: boolean; media?: string; anyMedia?: boolean }
+  body?: {
+    json: z.ZodType
+    bytes?: boolean
+    optional?: boolean
+    media?: string
+    anyMedia?: boolean
+    pieces?: { media: readonly string[] }
+  }
 }
+
+/** Whether a request of `contentType` is read as pieces by a route of this body declaration. */
+export const takesPieces = (decl: InputDecl['body'], contentType: string): boolean =>
+  decl?.pieces?.media.some((m) => contentType.startsWith(m)) ?? false
 
 interface RawRequest {
   query: URLSearchParams
@@ -84,6 +95,7 @@ function bodyOf(decl: NonNullable<InputDecl['body']>, req: RawRequest): unknown 
 /** The request's query and body, validated; throws the 400/415/422 the caller sees. */
 export function routeInput(decl: InputDecl, req: RawRequest): { query: unknown; body: unknown } {
   const query = decl.query ? checked(decl.query, queryObject(decl.query, req.query)) : {}
-  const body = decl.body ? bodyOf(decl.body, req) : undefined
+  // a body read as pieces reaches the handler as it arrives (req.pieces), not here
+  const body = decl.body && !takesPieces(decl.body, req.contentType) ? bodyOf(decl.body, req) : undefined
   return { query, body }
 }

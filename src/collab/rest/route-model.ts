@@ -4,6 +4,7 @@
 // against it before the handler runs, and the OpenAPI document describes it (rest/openapi.ts).
 // The declarations live in light modules, so a route whose handler module is loaded on first use
 // (`lazyRoutes`) is still checked and described at start.
+import type { Readable } from 'node:stream'
 import type { z } from 'zod'
 import type { Capability } from '../../auth/capability.js'
 import type { Config } from '../../infra/config.js'
@@ -25,6 +26,8 @@ export interface RestRequest {
   accept: string
   contentType: string
   body: Uint8Array | null
+  /** the body as it arrives, for a route that takes its media as pieces (`pieces` of its body) */
+  pieces: Readable | null
   /** the token is an agent's whose edits the workspace holds for approval (set on rw routes) */
   agentHeld?: boolean
 }
@@ -57,6 +60,11 @@ interface RestBodyDecl {
   optional?: boolean
   /** what a 415 tells the caller to send */
   media?: string
+  /**
+   * Media the route reads as the body arrives (`req.pieces`), not whole, up to `limit` bytes: the
+   * JSON schema is not applied to them (a stream's text in one request, say).
+   */
+  pieces?: { media: readonly string[]; limit: number }
 }
 
 /** One success answer: its description and its JSON schema, or `bytes` (application/octet-stream). */

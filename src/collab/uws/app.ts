@@ -11,7 +11,7 @@ import { closeIfSlow } from '../listener/sockets.js'
 import { SweptSockets } from '../listener/swept-sockets.js'
 import { CollabThrottle } from '../listener/throttle.js'
 import { bindWithRetry } from '../../infra/listen-retry.js'
-import { Reply, copyRequest, headerLines, peerOf, readBody } from './http.js'
+import { Reply, copyRequest, headerLines, peerOf, readPieces } from './http.js'
 import { listenExclusive } from './listen.js'
 import { UwsSocket, UwsTransport } from './peer-socket.js'
 import { webSocketBehavior, type UwsSocketData } from './ws-handlers.js'
@@ -69,7 +69,7 @@ async function listen(
         rawDoc: req.getParameter(2) ?? '',
         rawId: req.getParameter(3) || null, // `/{name}/v1/{org}/{doc}/{id}`
         action: req.getParameter(4) || null, // `/{name}/v1/{org}/{doc}/{id}/{action}`
-        readBody: (limit, declared) => readBody(res, reply, limit, declared),
+        readPieces: (limit, declared, onPiece) => readPieces(res, reply, limit, declared, onPiece),
       },
       reply,
       d,

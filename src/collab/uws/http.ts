@@ -101,11 +101,19 @@ export class Reply implements HttpReply {
   }
 }
 
-/** Reads the whole body, refusing (413) past `limit` bytes without buffering the rest. */
-export function readBody(res: HttpResponse, reply: Reply, limit: number, declaredLength: number): Promise<Uint8Array> {
+/**
+ * Hands each piece of the body to `onPiece` as it arrives (a copy: uWS neuters its own after the
+ * callback), resolving at the body's end; refuses (413) past `limit` bytes without buffering the rest.
+ */
+export function readPieces(
+  res: HttpResponse,
+  reply: Reply,
+  limit: number,
+  declaredLength: number,
+  onPiece: (piece: Uint8Array) => void,
+): Promise<void> {
   if (declaredLength > limit) return Promise.reject(new AppError('payload_too_large', `body over ${limit} bytes`))
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
     let size = 0
     let settled = false
     reply.onAbort = () => {
@@ -120,10 +128,10 @@ export function readBody(res: HttpResponse, reply: Reply, limit: number, declare
         reject(new AppError('payload_too_large', `body over ${limit} bytes`))
         return
       }
-      chunks.push(Buffer.from(chunk.slice(0))) // the chunk is neutered after this callback
+      if (chunk.byteLength > 0) onPiece(new Uint8Array(chunk.slice(0)))
       if (isLast) {
         settled = true
-        resolve(new Uint8Array(Buffer.concat(chunks)))
+        resolve()
       }
     })
   })

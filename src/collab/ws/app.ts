@@ -16,7 +16,7 @@ import { closeIfSlow, socketLifecycle, type SocketData } from '../listener/socke
 import { SweptSockets } from '../listener/swept-sockets.js'
 import { CollabThrottle } from '../listener/throttle.js'
 import { LoopTransport } from '../transport.js'
-import { NodeReply, copyRequest, headerLines, peerOf, readBody, refuseUpgrade } from './http.js'
+import { NodeReply, copyRequest, headerLines, peerOf, readPieces, refuseUpgrade } from './http.js'
 import { WsSocket, clipReason } from './peer-socket.js'
 
 /** `/{name}/v1/{org}/{doc}[/{id}[/{action}]]`, each segment as sent (decoded by the REST layer) */
@@ -124,7 +124,7 @@ async function listen(
         rawDoc: m[3]!,
         rawId: m[4] ?? null,
         action: m[5] ?? null,
-        readBody: (limit, declared) => readBody(req, limit, declared),
+        readPieces: (limit, declared, onPiece) => readPieces(req, limit, declared, onPiece),
       },
       new NodeReply(res, withCors),
       d,

@@ -50,11 +50,15 @@ export function peerOf(req: IncomingMessage): string {
   return addr.startsWith('::ffff:') && addr.includes('.') ? addr.slice(7) : addr
 }
 
-/** Reads the whole body, refusing (413) past `limit` bytes without buffering the rest. */
-export function readBody(req: IncomingMessage, limit: number, declaredLength: number): Promise<Uint8Array> {
+/** Hands each piece of the body to `onPiece` as it arrives, resolving at its end; refuses (413) past `limit` bytes. */
+export function readPieces(
+  req: IncomingMessage,
+  limit: number,
+  declaredLength: number,
+  onPiece: (piece: Uint8Array) => void,
+): Promise<void> {
   if (declaredLength > limit) return Promise.reject(new AppError('payload_too_large', `body over ${limit} bytes`))
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
     let size = 0
     const fail = (err: AppError) => {
       req.removeAllListeners('data')
@@ -64,10 +68,13 @@ export function readBody(req: IncomingMessage, limit: number, declaredLength: nu
     req.on('data', (chunk: Buffer) => {
       size += chunk.length
       if (size > limit) fail(new AppError('payload_too_large', `body over ${limit} bytes`))
-      else chunks.push(chunk)
+      else onPiece(chunk)
     })
-    req.once('end', () => resolve(new Uint8Array(Buffer.concat(chunks))))
-    req.once('aborted', () => fail(new AppError('bad_request', 'client went away')))
+    req.once('end', () => resolve())
+    // 'aborted' is deprecated; a request closed before its end is the same thing
+    req.once('close', () => {
+      if (!req.complete) fail(new AppError('bad_request', 'client went away'))
+    })
   })
 }
 
