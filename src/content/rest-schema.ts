@@ -226,6 +226,7 @@ const StreamState = z
     shown: z.int(),
     held: z.int(),
     changes: z.array(z.unknown()).optional(),
+    suggestion: z.string().optional(),
   })
   .meta({ id: 'StreamState' })
 
@@ -235,6 +236,8 @@ export const CONTENT_ROUTES = declareRoutes({
       summary:
         'Stream Markdown into the document: start at an address, then /{stream} takes each chunk and /{stream}/end shows the rest',
       access: 'rw',
+      // an agent's stream under an approval mode grows a suggestion (streams.ts)
+      agentsHeld: true,
       id: 'optional',
       actions: ['end'],
       query: StreamQuery,
@@ -259,6 +262,7 @@ export const CONTENT_ROUTES = declareRoutes({
     DELETE: {
       summary: 'Cancel a stream: what it showed stays, or with atomic goes in one update',
       access: 'rw',
+      agentsHeld: true,
       id: 'required',
       answers: { 200: { description: 'cancelled', json: StreamState } },
     },

@@ -10,6 +10,7 @@ import type { RestContext, RestHandlers, RestRequest, RestResponse } from '../co
 import { AppError } from '../infra/errors.js'
 import { docIdOf } from '../storage/doc-store.js'
 import type { ContentRead, ContentWritten, PresenceShown, StreamWhere } from '@tandem/api/content'
+import type { SuggestionView } from '@tandem/api/suggestions'
 import { agentWho, refOf, showAgent } from './presence.js'
 import { advance, MAX_OWN, type Base } from './base.js'
 import { baseSealOf } from './base-token.js'
@@ -29,6 +30,15 @@ import { bodyTexts } from './stream-body.js'
 export interface ContentHooks {
   /** makes a suggestion of the same body instead of applying it (the suggestions route's POST) */
   suggest(req: RestRequest, ctx: RestContext): Promise<RestResponse>
+  /** replaces the update and base of the caller's open suggestion `id` (a held stream growing it) */
+  revise(
+    req: RestRequest,
+    ctx: RestContext,
+    id: string,
+    change: { update: Uint8Array; base: string },
+  ): Promise<{ suggestion: SuggestionView; hunks: string[] }>
+  /** the caller withdraws its suggestion `id` (a held stream cancelled with atomic) */
+  withdraw(req: RestRequest, ctx: RestContext, id: string): Promise<RestResponse>
   /** whether a write is held as a suggestion: asked for, or an agent's under the workspace's approval mode */
   agents: Pick<AgentPolicy, 'holds'>
 }
@@ -46,11 +56,28 @@ function whereOf(b: Pick<StreamCallBody, 'after' | 'before' | 'at' | 'text'>): S
   return { at: b.at! }
 }
 
-/** A stream's step as a targeted write (edit-route.ts); a refusal is the chunk's answer. */
+/**
+ * A stream's step as a targeted write (edit-route.ts); a refusal is the chunk's answer. A held
+ * stream's step makes its suggestion, or revises it, from the same change instead.
+ */
 const stepWriter =
-  (warm: WarmClient, open: OpenHistory): StepWriter =>
-  async (req, ctx, step, base, attrs, root) => {
-    const r = await writeTargeted(req, ctx, warm, open, { ops: [], step, base, root, attrs, hold: null })
+  (warm: WarmClient, open: OpenHistory, hooks?: ContentHooks): StepWriter =>
+  async (req, ctx, step, base, attrs, root, held) => {
+    const hold = held
+      ? async (update: Uint8Array, now: string): Promise<RestResponse> => {
+          if (!hooks) throw new AppError('not_implemented', 'suggestions are not served here')
+          const { stream } = attrs
+          const made = held.suggestion
+            ? { status: 200, json: await hooks.revise(req, ctx, held.suggestion, { update, base: now }) }
+            : await hooks.suggest(heldRequest(req, update, now, { root, attributions: { stream: stream! } }), ctx)
+          if (made.status !== 200 && made.status !== 201) return made
+          await showAgent(req, ctx) // seen in the room, its caret where it was: nothing of it is written
+          const { suggestion, hunks } = made.json as { suggestion: { id: string }; hunks: string[] }
+          const json: ContentWritten = { applied: false, inserted: 0, deleted: 0, base, suggestion, hunks }
+          return { status: 200, json }
+        }
+      : null
+    const r = await writeTargeted(req, ctx, warm, open, { ops: [], step, base, root, attrs, hold })
     if (r.status !== 200) {
       const why = (r.json as { error?: string } | undefined)?.error ?? 'the stream could not be written'
       throw new AppError(r.status === 409 ? 'conflict' : 'bad_request', why)
@@ -63,7 +90,12 @@ const NOT_AN_AGENT = () =>
   new AppError('forbidden', "presence over REST is an agent's: a person appears through their editor's awareness")
 
 /** The request a held targeted edit becomes: the suggestions route's `{update, base}` form. */
-function heldRequest(req: RestRequest, update: Uint8Array, base: string, body: WriteBody): RestRequest {
+function heldRequest(
+  req: RestRequest,
+  update: Uint8Array,
+  base: string,
+  body: Pick<WriteBody, 'root' | 'attributions'>,
+): RestRequest {
   const json = {
     update: Buffer.from(update).toString('base64'),
     base,
@@ -89,7 +121,11 @@ export const contentHandlers = (
   hooks?: ContentHooks,
   warm = new WarmClient(cold),
   readPart = partsReader(warm, open),
-  streams = new Streams(stepWriter(warm, open), (ctx) => ctx.config.agentPresenceTtl * 1000),
+  streams = new Streams(
+    stepWriter(warm, open, hooks),
+    (ctx) => ctx.config.agentPresenceTtl * 1000,
+    async (req, ctx, id) => void (await hooks?.withdraw(req, ctx, id)),
+  ),
 ): RestHandlers<typeof CONTENT_ROUTES> => ({
   stream: {
     async POST(req, ctx, { body, query }) {
@@ -101,7 +137,9 @@ export const contentHandlers = (
         const root = from.root ?? null
         const { answer, seq } = await warm.run(req, ctx, { kind: 'anchor', root, where })
         const seal = await baseSealOf(ctx.store, docIdOf(req.org, req.doc, req.cap.branch))
-        const start = { where, atomic: from.atomic === true, root }
+        // held by the agents' approval mode: the stream grows a suggestion (streams.ts showHeld)
+        const held = hooks ? await hooks.agents.holds(req.cap, req.org, { suggest: false, override: false }) : false
+        const start = { where, atomic: from.atomic === true, root, held }
         const json = streams.start(req, ctx, start, { ...answer, base: seal.seal({ seq, own: [] }) })
         await showAgent(req, ctx) // in the room from the start, its caret where it was
         if (!req.pieces) return { status: 201, json }

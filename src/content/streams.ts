@@ -28,9 +28,14 @@ export interface StreamStart {
   where: StreamWhere
   atomic: boolean
   root: string | null
+  /** the agents' approval mode holds it: it grows a suggestion, the document is left as it is */
+  held: boolean
 }
 
-/** What a stream's step writes with: a targeted write from `base` (edit-route.ts). */
+/**
+ * What a stream's step writes with: a targeted write from `base` (edit-route.ts), or for a held
+ * stream the suggestion `held.suggestion` made or revised (null: the first step makes it).
+ */
 export type StepWriter = (
   req: RestRequest,
   ctx: RestContext,
@@ -38,7 +43,11 @@ export type StepWriter = (
   base: string,
   attrs: Record<string, string>,
   root: string | null,
+  held: { suggestion: string | null } | null,
 ) => Promise<ContentWritten & { lead?: string }>
+
+/** What a held stream does when it is cancelled with `atomic`: its suggestion withdrawn. */
+export type Withdraw = (req: RestRequest, ctx: RestContext, suggestion: string) => Promise<void>
 
 interface Stream {
   id: string
@@ -50,6 +59,9 @@ interface Stream {
   lead0: string | null
   root: string | null
   atomic: boolean
+  /** grows the suggestion `suggestion` (made by its first step) instead of writing the document */
+  held: boolean
+  suggestion: string | null
   base: string
   received: string
   shown: string
@@ -68,6 +80,7 @@ export class Streams {
   constructor(
     private readonly write: StepWriter,
     private readonly idleMs: (ctx: RestContext) => number,
+    private readonly withdraw: Withdraw = async () => {},
   ) {}
 
   get size(): number {
@@ -92,6 +105,8 @@ export class Streams {
       lead0: null,
       root: s.root,
       atomic: s.atomic,
+      held: s.held,
+      suggestion: null,
       base: at.base,
       received: '',
       shown: '',
@@ -160,7 +175,9 @@ export class Streams {
 
   private stop(s: Stream): Promise<StreamState> {
     return this.queue(s, async () => {
-      const state = s.atomic ? await this.show(s, '') : this.stateOf(s)
+      let state = this.stateOf(s)
+      if (s.atomic && s.held && s.suggestion) await this.withdraw(s.last.req, s.last.ctx, s.suggestion)
+      else if (s.atomic) state = await this.show(s, '')
       this.close(s)
       return state
     })
@@ -184,6 +201,7 @@ export class Streams {
   /** One step from what the document shows of the stream to `render`. */
   private async show(s: Stream, render: string): Promise<StreamState> {
     if (render === s.shown) return this.stateOf(s)
+    if (s.held) return this.showHeld(s, render)
     const { req, ctx } = s.last
     // What grows is the last block and what follows it: every block before it is settled
     // (stream-render.ts), so a step reads and writes only that block, whatever the stream's length.
@@ -201,7 +219,7 @@ export class Streams {
         }
       : { anchor: s.anchor, side: s.side, own: s.own, lead0: s.lead0, prev: s.shown, render }
     const attrs = mergeAttributions(req.cap.attr, { stream: s.id }) ?? { stream: s.id }
-    const written = await this.write(req, ctx, step, s.base, attrs, s.root)
+    const written = await this.write(req, ctx, step, s.base, attrs, s.root, null)
     if (written.base) s.base = written.base
     if (written.lead !== undefined && s.lead0 === null) s.lead0 = written.lead
     const blocks = written.changes?.[0]?.blocks
@@ -210,8 +228,29 @@ export class Streams {
     return { ...this.stateOf(s), ...(written.changes ? { changes: written.changes } : {}) }
   }
 
+  /**
+   * A held stream's step: its whole text so far, from the document at the stream's start, as the
+   * suggestion's change; the document itself is never written, so every step starts from nothing.
+   */
+  private async showHeld(s: Stream, render: string): Promise<StreamState> {
+    const { req, ctx } = s.last
+    const step: StreamStep = { anchor: s.anchor, side: s.side, own: [], lead0: null, prev: '', render }
+    const attrs = mergeAttributions(req.cap.attr, { stream: s.id }) ?? { stream: s.id }
+    const written = await this.write(req, ctx, step, s.base, attrs, s.root, { suggestion: s.suggestion })
+    const made = written.suggestion as { id: string } | undefined
+    if (made) s.suggestion = made.id // a step that changes nothing makes none
+    s.shown = render
+    return this.stateOf(s)
+  }
+
   private stateOf(s: Stream): StreamState {
-    return { stream: s.id, base: s.base, shown: s.shown.length, held: s.received.length - s.shown.length }
+    return {
+      stream: s.id,
+      base: s.base,
+      shown: s.shown.length,
+      held: s.received.length - s.shown.length,
+      ...(s.suggestion ? { suggestion: s.suggestion } : {}),
+    }
   }
 
   /** An idle stream is cancelled a TTL after its last call, as if the agent had. */

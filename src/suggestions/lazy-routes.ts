@@ -24,6 +24,11 @@ export function agentRoutes(o: {
   const hooks: ContentHooks = {
     // validated against the suggestions route's own declaration, as a request there would be
     suggest: (req, ctx) => suggestionRoutes.suggestions!.POST!.handle(req, ctx),
+    revise: async (req, ctx, id, change) =>
+      (await import('./revise.js')).reviseSuggestion(o.suggestions, o.openHistory, req, ctx, id, change),
+    // the author's reject is a withdrawal (routes.ts decide)
+    withdraw: (req, ctx, id) =>
+      suggestionRoutes.suggestions!.POST!.handle({ ...req, id, action: 'reject', body: null }, ctx),
     agents: o.agents,
   }
   return { ...lazyContentRoutes(o.openHistory, hooks), ...suggestionRoutes }

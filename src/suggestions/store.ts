@@ -16,6 +16,8 @@ export interface SuggestionStore {
   update(docId: string, id: string): Promise<Uint8Array | null>
   /** Replaces the record when its `rev` is still `next.rev - 1`; false when another change won (or it is gone). */
   replace(docId: string, next: SuggestionRecord): Promise<boolean>
+  /** Replaces the record and its update in one write, under the same compare-and-set as `replace`. */
+  revise(docId: string, next: SuggestionRecord, update: Uint8Array): Promise<boolean>
   /** Erases every suggestion of the document: the hard delete's share. */
   erase(docId: string): Promise<void>
 }
@@ -45,6 +47,10 @@ export class SuggestionRecords implements SuggestionStore {
 
   replace(docId: string, next: SuggestionRecord): Promise<boolean> {
     return this.records.replace(docId, next, next.rev - 1)
+  }
+
+  revise(docId: string, next: SuggestionRecord, update: Uint8Array): Promise<boolean> {
+    return this.records.replace(docId, next, next.rev - 1, update)
   }
 
   erase(docId: string): Promise<void> {

@@ -241,4 +241,9 @@ export interface StreamState {
   shown: number
   held: number
   changes?: ContentChange[]
+  /**
+   * Under an approval mode that holds the agent's writes: the suggestion the stream grows (made by
+   * its first step that shows text, revised by every later one); the document itself is unchanged
+   */
+  suggestion?: string
 }

@@ -310,6 +310,7 @@ export interface components {
             shown: number;
             held: number;
             changes?: unknown[];
+            suggestion?: string;
         } & {
             [key: string]: unknown;
         };

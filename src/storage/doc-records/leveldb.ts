@@ -63,11 +63,13 @@ export class LevelDocRecords<R extends DocRecord> implements DocRecords<R> {
     return v === undefined ? null : new Uint8Array(v.buffer, v.byteOffset, v.byteLength)
   }
 
-  replace(docId: string, next: R, expected: number): Promise<boolean> {
+  replace(docId: string, next: R, expected: number, body?: Uint8Array): Promise<boolean> {
     return this.writes.run(this.recordKey(docId, next.id), async () => {
       const current = await this.get(docId, next.id)
       if (!current || this.layout.revision(current) !== expected) return false
-      await this.db.put(this.recordKey(docId, next.id), encode(next), this.durable as object)
+      const batch = this.db.batch().put(this.recordKey(docId, next.id), encode(next))
+      if (body) batch.put(this.bodyKey(docId, next.id), body)
+      await batch.write(this.durable)
       return true
     })
   }

@@ -27,10 +27,11 @@ export class MemoryDocRecords<R extends DocRecord> implements DocRecords<R> {
     return this.docs.get(docId)?.get(id)?.body.slice() ?? null
   }
 
-  async replace(docId: string, next: R, expected: number): Promise<boolean> {
+  async replace(docId: string, next: R, expected: number, body?: Uint8Array): Promise<boolean> {
     const e = this.docs.get(docId)?.get(next.id)
     if (!e || this.revision(e.record) !== expected) return false
     e.record = structuredClone(next)
+    if (body) e.body = body.slice()
     return true
   }
 

@@ -72,8 +72,8 @@ export class PgDocRecords<R extends DocRecord> implements DocRecords<R> {
     return b ? new Uint8Array(b.buffer, b.byteOffset, b.byteLength) : null
   }
 
-  async replace(docId: string, next: R, expected: number): Promise<boolean> {
-    const written = Object.entries(this.t.write(next))
+  async replace(docId: string, next: R, expected: number, body?: Uint8Array): Promise<boolean> {
+    const written = Object.entries({ ...this.t.write(next), ...(body ? { [this.t.body]: bytea(body) } : {}) })
     const sets = written.map(([column], i) => `${column} = $${i + 4}`).join(', ')
     const rows = await this.query(
       `UPDATE ${this.t.table} SET ${sets} WHERE doc_id = $1 AND id = $2 AND ${this.t.revision} = $3 RETURNING id`,

@@ -123,6 +123,16 @@ describe.each(engines)('DocRecords contract: %s', (_name, make) => {
     expect(await s.replace('o/d/mainx', { ...mine, rev: 3 }, 2)).toBe(false) // another document's id
   })
 
+  it('replaces the body with the record when given one, under the same check; a stale one writes neither', async () => {
+    await s.create('o/d/main', note('a', 10), Uint8Array.of(1))
+    expect(await s.replace('o/d/main', { ...note('a', 10, 1), text: 'grown' }, 0, Uint8Array.of(1, 2))).toBe(true)
+    expect((await s.get('o/d/main', 'a'))!.text).toBe('grown')
+    expect(await s.body('o/d/main', 'a')).toEqual(Uint8Array.of(1, 2))
+    expect(await s.replace('o/d/main', { ...note('a', 10, 2), text: 'stale' }, 0, Uint8Array.of(9))).toBe(false)
+    expect(await s.body('o/d/main', 'a')).toEqual(Uint8Array.of(1, 2))
+    expect((await s.get('o/d/main', 'a'))!.text).toBe('grown')
+  })
+
   it('removes one record with its body, once; a replace racing the remove never brings it back', async () => {
     await s.create('o/d/main', note('a', 10), Uint8Array.of(1))
     await s.create('o/d/main', note('b', 20), Uint8Array.of(2))

@@ -21,9 +21,10 @@ export interface DocRecords<R extends DocRecord> {
   /**
    * Writes `next` over the record of its id when that record's revision (the number the layout
    * names) still is `expected`; false when another write won or the record is gone. Atomic: two
-   * replaces racing, in one process or several, never both win. The body stays as it was.
+   * replaces racing, in one process or several, never both win. The body stays as it was, or
+   * becomes `body` in the same write when one is given (a suggestion a stream still grows).
    */
-  replace(docId: string, next: R, expected: number): Promise<boolean>
+  replace(docId: string, next: R, expected: number, body?: Uint8Array): Promise<boolean>
   /** Whether a record (and its body) was removed. */
   remove(docId: string, id: string): Promise<boolean>
   /** Erases every record of the document and their bodies: the hard delete's share. */
