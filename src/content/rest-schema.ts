@@ -178,6 +178,12 @@ const address = (what: string) =>
     .max(1000, { error: `${what} must be at most 1000 characters` })
     .optional()
 
+const replaceText = z
+  .string({ error: 'replace must be the Markdown of the blocks to write in place of' })
+  .min(1, { error: 'replace must be the Markdown of the blocks to write in place of' })
+  .max(1024 * 1024, { error: 'replace must be at most 1 MiB of text' })
+  .optional()
+
 const StreamCall = z
   .strictObject(
     {
@@ -187,6 +193,9 @@ const StreamCall = z
         .enum(['start', 'end'], { error: 'at must be start or end' })
         .optional()
         .meta({ description: 'start: write at the start or the end of the document' }),
+      replace: replaceText.meta({
+        description: 'start: write in place of the whole blocks this text matches (exactly once)',
+      }),
       atomic: z
         .boolean({ error: 'atomic must be true or false' })
         .optional()
@@ -198,7 +207,10 @@ const StreamCall = z
         .optional()
         .meta({ description: '/{stream}: the next chunk of Markdown, cut anywhere' }),
     },
-    { error: 'body must be a JSON object: {after | before | at, atomic?, root?} to start, {text} to send a chunk' },
+    {
+      error:
+        'body must be a JSON object: {after | before | at | replace, atomic?, root?} to start, {text} to send a chunk',
+    },
   )
   .meta({ id: 'StreamCall' })
 
@@ -212,6 +224,7 @@ const StreamQuery = z.object({
     .enum(['start', 'end'], { error: 'at must be start or end' })
     .optional()
     .meta({ description: 'one-request stream: write at the start or the end' }),
+  replace: replaceText.meta({ description: 'one-request stream: write in place of the blocks this text matches' }),
   atomic: z
     .enum(['true', 'false'], { error: 'atomic must be true or false' })
     .optional()

@@ -43,16 +43,17 @@ export interface ContentHooks {
   agents: Pick<AgentPolicy, 'holds'>
 }
 
-/** Where a stream's start says it writes: exactly one of after, before and at. */
-function whereOf(b: Pick<StreamCallBody, 'after' | 'before' | 'at' | 'text'>): StreamWhere {
-  const given = (['after', 'before', 'at'] as const).filter((k) => b[k] !== undefined)
+/** Where a stream's start says it writes: exactly one of after, before, at and replace. */
+function whereOf(b: Pick<StreamCallBody, 'after' | 'before' | 'at' | 'replace' | 'text'>): StreamWhere {
+  const given = (['after', 'before', 'at', 'replace'] as const).filter((k) => b[k] !== undefined)
   if (given.length !== 1 || b.text !== undefined)
     throw new AppError(
       'bad_request',
-      'start a stream with one of after, before or at (and no text: chunks go to /{stream})',
+      'start a stream with one of after, before, at or replace (and no text: chunks go to /{stream})',
     )
   if (b.after !== undefined) return { after: b.after }
   if (b.before !== undefined) return { before: b.before }
+  if (b.replace !== undefined) return { replace: b.replace }
   return { at: b.at! }
 }
 

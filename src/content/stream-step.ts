@@ -5,7 +5,7 @@
 // meanwhile keeps every keystroke, and the blocks around are never read.
 import type { StreamWhere } from '@tandem/api/content'
 import { AppError } from '../infra/errors.js'
-import type { Run } from './edit-locate.js'
+import { EditRefused, locate, type Run } from './edit-locate.js'
 import { markdownToPm } from './markdown-in.js'
 import { printWithSpans } from './markdown-spans.js'
 import { sliceText, charsOf, type Lined } from './parts-lines.js'
@@ -80,12 +80,49 @@ export function streamRun(view: Lined, s: StreamStep, vocabulary: Vocabulary): {
   return { run, lead }
 }
 
-/** The block a stream writes beside, and on which side of it; null in an empty document. */
-export function anchorOf(view: Lined, where: StreamWhere): { anchor: string | null; side: 'after' | 'before' } {
+/**
+ * The block a stream writes beside and on which side (null: none is left); for a stream in place of
+ * blocks, those blocks and their Markdown, which its first step replaces.
+ */
+export interface StreamAnchor {
+  anchor: string | null
+  side: 'after' | 'before'
+  replaced?: { own: string[]; text: string }
+}
+
+/** Where a stream starts in the view: the anchor beside it, or the blocks it replaces. */
+export function anchorOf(view: Lined, where: StreamWhere): StreamAnchor {
+  if ('replace' in where) return replacing(view, where.replace)
   if ('at' in where) {
     const b = where.at === 'end' ? view.blocks[view.blocks.length - 1] : view.blocks[0]
     return { anchor: b?.id ?? null, side: where.at === 'end' ? 'after' : 'before' }
   }
   if ('after' in where) return { anchor: view.blocks[addressed(view, where.after, 'after')]!.id, side: 'after' }
   return { anchor: view.blocks[addressed(view, where.before, 'before')]!.id, side: 'before' }
+}
+
+/** The whole blocks `old` matches (once), and the block beside them the stream keeps its place by. */
+function replacing(view: Lined, old: string): StreamAnchor {
+  let runs: Run[]
+  try {
+    runs = locate(view, [{ kind: 'replace', old, new: '', all: false }])
+  } catch (err) {
+    if (err instanceof EditRefused)
+      throw new AppError('conflict', err.json.error.replace('edits[0].old_text', 'replace'))
+    throw err
+  }
+  const run = runs[0]!
+  const rep = run.reps[0]!
+  if (rep.from !== 0 || run.text.slice(rep.to).trim() !== '' || run.first === null)
+    throw new AppError(
+      'validation',
+      'replace must match whole blocks (a paragraph, a heading, a section, as the view prints them): a stream writes blocks of its own',
+    )
+  const a = view.blocks.findIndex((b) => b.id === run.first)
+  const z = view.blocks.findIndex((b) => b.id === run.last)
+  const own = view.blocks.slice(a, z + 1).map((b) => b.id)
+  const replaced = { own, text: run.text }
+  if (a > 0) return { anchor: view.blocks[a - 1]!.id, side: 'after', replaced }
+  if (z + 1 < view.blocks.length) return { anchor: view.blocks[z + 1]!.id, side: 'before', replaced }
+  return { anchor: null, side: 'after', replaced }
 }

@@ -17,7 +17,7 @@ import type { ContentWritten, StreamState, StreamWhere } from '@tandem/api/conte
 import { agentWho } from './presence.js'
 import { lastBlockStart } from './markdown-in.js'
 import { renderable } from './stream-render.js'
-import type { StreamStep } from './stream-step.js'
+import type { StreamAnchor, StreamStep } from './stream-step.js'
 
 /** Streams open at once in one process; past it a start is refused until one ends. */
 const MAX_STREAMS = 1000
@@ -57,6 +57,10 @@ interface Stream {
   side: 'after' | 'before'
   own: string[]
   lead0: string | null
+  /** a stream in place of blocks: their Markdown, which its first step replaces (then null) */
+  pending: string | null
+  /** and what an atomic cancel puts back */
+  replaced: string | null
   root: string | null
   atomic: boolean
   /** grows the suggestion `suggestion` (made by its first step) instead of writing the document */
@@ -88,12 +92,7 @@ export class Streams {
   }
 
   /** Opens a stream beside `anchor` (resolved by the caller), from the document at `base`. */
-  start(
-    req: RestRequest,
-    ctx: RestContext,
-    s: StreamStart,
-    at: { anchor: string | null; side: 'after' | 'before'; base: string },
-  ): StreamState {
+  start(req: RestRequest, ctx: RestContext, s: StreamStart, at: StreamAnchor & { base: string }): StreamState {
     if (this.open.size >= MAX_STREAMS) throw new AppError('unavailable', 'too many open streams: end one first')
     const stream: Stream = {
       id: randomUUID(),
@@ -101,8 +100,10 @@ export class Streams {
       agent: agentWho(req.cap).key,
       anchor: at.anchor,
       side: at.side,
-      own: [],
+      own: at.replaced?.own ?? [],
       lead0: null,
+      pending: at.replaced?.text ?? null,
+      replaced: at.replaced?.text ?? null,
       root: s.root,
       atomic: s.atomic,
       held: s.held,
@@ -177,7 +178,7 @@ export class Streams {
     return this.queue(s, async () => {
       let state = this.stateOf(s)
       if (s.atomic && s.held && s.suggestion) await this.withdraw(s.last.req, s.last.ctx, s.suggestion)
-      else if (s.atomic) state = await this.show(s, '')
+      else if (s.atomic) state = await this.show(s, s.replaced ?? '')
       this.close(s)
       return state
     })
@@ -207,7 +208,7 @@ export class Streams {
     // (stream-render.ts), so a step reads and writes only that block, whatever the stream's length.
     // The first step, one whose text joined the anchor's block, and an atomic removal take the whole.
     const from = s.own.length && render.startsWith(s.shown) && !render.includes('\r') ? lastBlockStart(s.shown) : -1
-    const tail = from >= 0
+    const tail = from >= 0 && s.pending === null
     const step: StreamStep = tail
       ? {
           anchor: null,
@@ -217,7 +218,7 @@ export class Streams {
           prev: s.shown.slice(from),
           render: render.slice(from),
         }
-      : { anchor: s.anchor, side: s.side, own: s.own, lead0: s.lead0, prev: s.shown, render }
+      : { anchor: s.anchor, side: s.side, own: s.own, lead0: s.lead0, prev: s.pending ?? s.shown, render }
     const attrs = mergeAttributions(req.cap.attr, { stream: s.id }) ?? { stream: s.id }
     const written = await this.write(req, ctx, step, s.base, attrs, s.root, null)
     if (written.base) s.base = written.base
@@ -225,6 +226,7 @@ export class Streams {
     const blocks = written.changes?.[0]?.blocks
     if (blocks) s.own = tail ? [...s.own.slice(0, -1), ...blocks] : blocks.filter((b) => b !== s.anchor)
     s.shown = render
+    s.pending = null
     return { ...this.stateOf(s), ...(written.changes ? { changes: written.changes } : {}) }
   }
 

@@ -21,7 +21,7 @@ import { buildParts, partsIn } from './parts-model.js'
 import { WarmView } from './warm-view.js'
 import { caretAt, type AgentCaret } from './caret.js'
 import { vocabularyOf } from './pm-json.js'
-import { anchorOf, streamRun, type StreamStep } from './stream-step.js'
+import { anchorOf, streamRun, type StreamAnchor, type StreamStep } from './stream-step.js'
 import { ViewShelf, type ViewAt, type ViewLabel } from './view-shelf.js'
 
 export type { ViewAt, ViewLabel } from './view-shelf.js'
@@ -50,7 +50,7 @@ export interface WarmAnswers {
   targeted: TargetedAnswer | NeedsState
   edit: EditResult
   caret: { block: string; cursor: AgentCaret }
-  anchor: { anchor: string | null; side: 'after' | 'before' }
+  anchor: StreamAnchor
 }
 
 /** How the copy catches up: the whole document, or the log entries since the copy's seq. */

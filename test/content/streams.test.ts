@@ -210,6 +210,48 @@ describe('a Markdown stream into a live document', () => {
   })
 })
 
+describe('a stream in place of blocks', () => {
+  it('replaces the blocks its text matched with its first step, ends as the same str_replace, and atomic puts them back', async () => {
+    h = await startTandem()
+    const OLD = 'Ship on Friday, after the review.'
+    await seed('once')
+    const once = await agent('once')
+    const read = await once('GET', 'content')
+    await once('PATCH', 'content', { base: read.body.base, edits: [{ old_text: OLD, new_text: STREAMED }] })
+    const expected = await markdownOf('once')
+
+    await seed('swap')
+    const { ydoc } = await person('swap')
+    const call = await streamCall('swap')
+    const started = await call('POST', '', { replace: OLD })
+    expect(started.status).toBe(201)
+    const id = started.body.stream as string
+    const chunks = cuts(STREAMED, 9)
+    expect((await call('POST', `/${id}`, { text: chunks[0]! + chunks[1]! + chunks[2]! })).status).toBe(200)
+    // the old paragraph went with the first step that showed text
+    await eventually(() => expect(ydoc.getXmlFragment('default').toString()).not.toContain('Ship on Friday'))
+    for (const chunk of chunks.slice(3)) expect((await call('POST', `/${id}`, { text: chunk })).status).toBe(200)
+    expect((await call('POST', `/${id}/end`, {})).status).toBe(200)
+    expect(await markdownOf('swap')).toBe(expected)
+
+    await seed('undo')
+    const undo = await streamCall('undo')
+    const u = (await undo('POST', '', { replace: `## Risks\n\nNone known.`, atomic: true })).body.stream as string
+    await undo('POST', `/${u}`, { text: 'Replaced risks.\n\nAnd more' })
+    expect(await markdownOf('undo')).toBe(
+      '# Plan\n\nShip on Friday, after the review.\n\nReplaced risks.\n\nAnd more\n',
+    )
+    expect((await undo('DELETE', `/${u}`)).status).toBe(200)
+    expect(await markdownOf('undo')).toBe(SEED)
+
+    // only whole blocks, matched once
+    expect((await undo('POST', '', { replace: 'on Friday' })).status).toBe(422)
+    const missing = await undo('POST', '', { replace: 'Ship on Monday.' })
+    expect(missing.status).toBe(409)
+    expect(missing.body.error).toMatch(/^replace does not occur in the document/)
+  })
+})
+
 /** A one-request stream into `doc`: the body is written piece by piece; `answer` settles with the reply. */
 async function pouring(doc: string, query: string, contentType: string) {
   const { token } = await mintToken(h.server.deps.keys, {

@@ -229,8 +229,11 @@ export interface PresenceShown {
   cursor: AgentCaret
 }
 
-/** Where a stream writes: after or before a block (id) or heading (text), or at the start or end. */
-export type StreamWhere = { after: string } | { before: string } | { at: 'start' | 'end' }
+/**
+ * Where a stream writes: after or before a block (id) or heading (text), at the start or end, or
+ * in place of the whole blocks `replace` matches (exactly once, as `old_text` of a targeted edit).
+ */
+export type StreamWhere = { after: string } | { before: string } | { at: 'start' | 'end' } | { replace: string }
 
 /** A stream's answer (`/stream/v1/{org}/{doc_id}[/{stream}[/end]]`). */
 export interface StreamState {

@@ -324,6 +324,8 @@ export interface components {
              * @enum {string}
              */
             at?: "start" | "end";
+            /** @description start: write in place of the whole blocks this text matches (exactly once) */
+            replace?: string;
             /** @description start: a cancelled stream removes what it wrote, in one update */
             atomic?: boolean;
             root?: string | null;
@@ -778,6 +780,7 @@ export interface operations {
                 after?: string;
                 before?: string;
                 at?: "start" | "end";
+                replace?: string;
                 atomic?: "true" | "false";
                 root?: string;
             };
@@ -870,6 +873,7 @@ export interface operations {
                 after?: string;
                 before?: string;
                 at?: "start" | "end";
+                replace?: string;
                 atomic?: "true" | "false";
                 root?: string;
             };
