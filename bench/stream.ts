@@ -1,4 +1,5 @@
-// `node --import tsx bench/stream.ts [--chunks 2000] [--rate 20] [--people 50] [--no-build] [--search]`
+// `node --import tsx bench/stream.ts [--chunks 2000] [--rate 20] [--people 50] [--no-build] [--search]
+//   [--one-request] [--raw-people] [--server-node-args ARGS]`
 // A streamed agent write against the same Markdown written at once (issue 49). The server is the
 // production bundle in its own process pinned to CPU 0; this process (the agent and `people`
 // stock y-websocket providers in the document) runs on CPU 1. An agent token streams `chunks`
@@ -7,8 +8,10 @@
 // ratio), each chunk's time from its request to the first update a person's provider receives
 // after it (p50, p99; chunks that only lengthened what is held back send none), and how often the
 // agent's caret moved in a person's awareness per second of streaming, and the server's CPU by thread.
-// The search index is off unless `--search`.
+// The search index is off unless `--search`. `--one-request` sends the stream as one NDJSON body,
+// a line per chunk at the same rate.
 import { readdirSync, readFileSync } from 'node:fs'
+import http from 'node:http'
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -27,6 +30,8 @@ const chunks = num(flags, 'chunks') ?? 2000
 const rate = num(flags, 'rate') ?? 20
 const people = num(flags, 'people') ?? 50
 const build = !flags.has('no-build')
+const oneRequest = flags.has('one-request')
+const rawPeople = flags.has('raw-people')
 
 /** About 4 characters a chunk, as a model's tokens come: headings, paragraphs with marks, lists. */
 function markdown(): string {
@@ -71,6 +76,10 @@ async function main(): Promise<void> {
     cpus: '0',
     tandemEntry,
     env: { TANDEM_SEARCH_INDEX: flags.has('search') ? 'on' : 'off' },
+    // e.g. `--server-node-args "--cpu-prof --cpu-prof-dir=/tmp/prof"` to see where a chunk's time goes
+    nodeArgs: String(flags.get('server-node-args') ?? '')
+      .split(' ')
+      .filter(Boolean),
   })
   try {
     await peer.target('bench', 'warm', 'bench') // signing keys exist once the server started
@@ -110,7 +119,22 @@ async function main(): Promise<void> {
     const onceMs = (cpuSeconds(peer.pid) - cpu) * 1000
 
     const token = await tokenFor('streamed')
-    const docs = Array.from({ length: people }, () => new Y.Doc())
+    // `--raw-people`: one provider observes, the others are bare sockets that drop what they get,
+    // so the observer's figures are the server's, not this process decoding 50 documents on one core
+    const docs = Array.from({ length: rawPeople ? 1 : people }, () => new Y.Doc())
+    const raw = rawPeople
+      ? await Promise.all(
+          Array.from(
+            { length: people - 1 },
+            () =>
+              new Promise<WebSocket>((resolve, reject) => {
+                const ws = new WebSocket(`ws://127.0.0.1:${peer.port}/bench/streamed?yauth=${token}`)
+                ws.once('open', () => resolve(ws))
+                ws.once('error', reject)
+              }),
+          ),
+        )
+      : []
     const providers = docs.map(
       (d) =>
         new WebsocketProvider(`ws://127.0.0.1:${peer.port}/bench`, 'streamed', d, {
@@ -129,27 +153,62 @@ async function main(): Promise<void> {
     })
 
     const latencies: number[] = []
-    const id = (await call('streamed', 'POST', 'stream/v1/bench/streamed', { at: 'end' })).stream as string
-    cpu = cpuSeconds(peer.pid)
-    const threads0 = threadCpu(peer.pid)
-    const t0 = performance.now()
-    for (let i = 0; i < pieces.length; i++) {
-      const due = t0 + (i * 1000) / rate
-      const wait = due - performance.now()
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait))
-      const before = updates
-      const sent = performance.now()
-      const seen = new Promise<number>((resolve) => {
-        const check = () => (updates > before ? resolve(performance.now()) : setTimeout(check, 0.5))
-        check()
-      })
-      const r = await call('streamed', 'POST', `stream/v1/bench/streamed/${id}`, { text: pieces[i] })
-      if (updates > before || (r.shown as number) > 0) {
-        const at = await Promise.race([seen, new Promise<number>((res) => setTimeout(() => res(-1), 200))])
-        if (at > 0) latencies.push(at - sent)
-      }
+    /** when the observer next receives an update after `before` updates (-1: none within 200 ms) */
+    const nextUpdate = (before: number) =>
+      Promise.race([
+        new Promise<number>((resolve) => {
+          const check = () => (updates > before ? resolve(performance.now()) : setTimeout(check, 0.5))
+          check()
+        }),
+        new Promise<number>((res) => setTimeout(() => res(-1), 200)),
+      ])
+    const due = (i: number) => t0 + (i * 1000) / rate - performance.now()
+    let t0 = 0
+    const cpuAt = () => {
+      cpu = cpuSeconds(peer.pid)
+      t0 = performance.now()
+      return threadCpu(peer.pid)
     }
-    await call('streamed', 'POST', `stream/v1/bench/streamed/${id}/end`, {})
+    let threads0: ReturnType<typeof threadCpu>
+    if (oneRequest) {
+      // the whole stream as one NDJSON body (a line per chunk): no per-chunk request, steps coalesce
+      const req = http.request(`${base}/stream/v1/bench/streamed?at=end&yauth=${token}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-ndjson' },
+      })
+      const answer = new Promise<number>((resolve, reject) => {
+        req.on('response', (res) => (res.resume(), res.on('end', () => resolve(res.statusCode!))))
+        req.on('error', reject)
+      })
+      threads0 = cpuAt()
+      for (let i = 0; i < pieces.length; i++) {
+        const wait = due(i)
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait))
+        const before = updates
+        const sent = performance.now()
+        req.write(`${JSON.stringify({ text: pieces[i] })}\n`)
+        void nextUpdate(before).then((at) => at > 0 && latencies.push(at - sent))
+      }
+      req.end()
+      const status = await answer
+      if (status !== 200) throw new Error(`the one-request stream answered ${status}`)
+    } else {
+      const id = (await call('streamed', 'POST', 'stream/v1/bench/streamed', { at: 'end' })).stream as string
+      threads0 = cpuAt()
+      for (let i = 0; i < pieces.length; i++) {
+        const wait = due(i)
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait))
+        const before = updates
+        const sent = performance.now()
+        const seen = nextUpdate(before)
+        const r = await call('streamed', 'POST', `stream/v1/bench/streamed/${id}`, { text: pieces[i] })
+        if (updates > before || (r.shown as number) > 0) {
+          const at = await seen
+          if (at > 0) latencies.push(at - sent)
+        }
+      }
+      await call('streamed', 'POST', `stream/v1/bench/streamed/${id}/end`, {})
+    }
     const seconds = (performance.now() - t0) / 1000
     const streamMs = (cpuSeconds(peer.pid) - cpu) * 1000
     const threads1 = threadCpu(peer.pid)
@@ -159,11 +218,14 @@ async function main(): Promise<void> {
       byThread[`${t.name}-${tid}`] = (byThread[`${t.name}-${tid}`] ?? 0) + Math.round((t.ns - was) / 1e6)
     }
     for (const p of providers) p.destroy()
+    for (const ws of raw) ws.close()
     const same =
       (await call('once', 'GET', 'content/v1/bench/once')).content ===
       (await call('streamed', 'GET', 'content/v1/bench/streamed')).content
     console.log(
       JSON.stringify({
+        mode: oneRequest ? 'one request (NDJSON)' : 'a request per chunk',
+        people_as: rawPeople ? '1 provider + bare sockets' : 'providers',
         chars: md.length,
         chunks: pieces.length,
         rate,

@@ -1,7 +1,9 @@
 // Presence across two real Tandem nodes (one PostgreSQL, one redis-server): a burst of cursor moves
 // on one node reaches the other node's y-websocket and Hocuspocus providers as its latest state,
 // in fewer bus messages than moves (one per window per room), and a leave on one node reaches the
-// other. An agent writing through one node is seen, with its caret, on the other.
+// other. An agent writing through one node is seen, with its caret, on the other, and its stream
+// written through one node grows in a person's editor on the other as it arrives.
+import http from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { mintToken } from '../../src/auth/capability.js'
@@ -103,5 +105,43 @@ describe('an agent across cluster nodes', () => {
     }, 20_000)
     expect((await call('presence', 'DELETE')).status).toBe(204)
     await eventually(() => expect(agents()).toEqual([]), 20_000)
+  })
+})
+
+describe('a stream across cluster nodes', () => {
+  it('a stream in one request through one node grows in the editor of a person on the other, which reads what it wrote', async () => {
+    const [a, b] = nodes as [Harness, Harness]
+    const doc = 'stream-nodes'
+    const person = b.provider('acme', doc, await b.token('acme', doc, { sub: 'bob' }))
+    await synced(person)
+    const { token } = await mintToken(a.server.deps.keys, {
+      org: 'acme',
+      doc,
+      sub: 'bot',
+      acc: 'rw',
+      agent: true,
+      ttlSec: 600,
+    })
+    const req = http.request(`${a.httpUrl}/stream/v1/acme/${doc}?at=end&yauth=${token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson' },
+    })
+    const answer = new Promise<number>((resolve, reject) => {
+      req.on('response', (res) => (res.resume(), res.on('end', () => resolve(res.statusCode!))))
+      req.on('error', reject)
+    })
+    const line = (text: string) => new Promise<void>((r) => req.write(`${JSON.stringify({ text })}\n`, () => r()))
+    const text = () => person.doc.getXmlFragment('default').toString()
+    await line('## From node A\n\nThe first para')
+    await eventually(() => expect(text()).toContain('The first para'), 20_000)
+    expect(text()).not.toContain('##')
+    await line('graph.\n\n- one\n- two')
+    req.end()
+    expect(await answer).toBe(200)
+    const t = await b.token('acme', doc)
+    await eventually(async () => {
+      const read = (await (await fetch(`${b.httpUrl}/content/v1/acme/${doc}?yauth=${t}`)).json()) as { content: string }
+      expect(read.content).toBe('## From node A\n\nThe first paragraph.\n\n- one\n- two\n')
+    }, 20_000)
   })
 })
