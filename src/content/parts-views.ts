@@ -69,6 +69,19 @@ export function blocksIn(m: Lined, scope: readonly Span[] | null): BlockInfo[] {
   return m.blocks.filter((b) => scope.some(([a, z]) => b.line <= z && b.end >= a))
 }
 
+/** The entry standing for the blocks `first` to `last` between two headings of an outline. */
+function rangeEntry(m: Lined, first: BlockInfo, last: BlockInfo, count: number): OutlineEntry {
+  return {
+    kind: 'blocks',
+    id: first.id,
+    last: last.id,
+    count,
+    line: first.line,
+    end: last.end,
+    chars: charsOf(m, first.line, last.end),
+  }
+}
+
 /** The outline's entries at a detail: 0 lists every block, 1-6 the headings to that level with ranges between. */
 export function outlineEntries(m: Lined, blocks: readonly BlockInfo[], detail: number): OutlineEntry[] {
   if (detail === 0) return blocks.map((b) => entryOf(m, b))
@@ -76,16 +89,7 @@ export function outlineEntries(m: Lined, blocks: readonly BlockInfo[], detail: n
   let run: BlockInfo[] = []
   const flush = () => {
     if (!run.length) return
-    const [first, last] = [run[0]!, run[run.length - 1]!]
-    out.push({
-      kind: 'blocks',
-      id: first.id,
-      last: last.id,
-      count: run.length,
-      line: first.line,
-      end: last.end,
-      chars: charsOf(m, first.line, last.end),
-    })
+    out.push(rangeEntry(m, run[0]!, run[run.length - 1]!, run.length))
     run = []
   }
   for (const b of blocks) {
@@ -99,16 +103,47 @@ export function outlineEntries(m: Lined, blocks: readonly BlockInfo[], detail: n
 }
 
 /**
+ * The JSON characters of `outlineEntries(m, blocks, detail)` (detail 1-6) as a list, from each
+ * block's own entry size (`sizes`): only the ranges between headings are printed here. Stops
+ * counting past `budget`.
+ */
+export function outlineSize(
+  m: Lined,
+  blocks: readonly BlockInfo[],
+  sizes: readonly number[],
+  detail: number,
+  budget = Infinity,
+): number {
+  let n = 2
+  let first = -1
+  const flush = (end: number) => {
+    if (first < 0) return
+    n += JSON.stringify(rangeEntry(m, blocks[first]!, blocks[end - 1]!, end - first)).length + 1
+    first = -1
+  }
+  for (let i = 0; i < blocks.length && n <= budget; i++) {
+    const b = blocks[i]!
+    if (b.kind === 'heading' && b.level! <= detail) {
+      flush(i)
+      n += sizes[i]!
+    } else if (first < 0) first = i
+  }
+  flush(blocks.length)
+  return n
+}
+
+/**
  * The finest detail whose entries fit `budget` characters of JSON: every block (0), else the
  * headings down to the deepest level that fits; when even the shallowest heading level the part
- * has does not fit, that level (its answer then pages with `next`).
+ * has does not fit, that level (its answer then pages with `next`). Each block's entry is printed
+ * once, and each level prints only its ranges: measuring was most of an outline's time.
  */
 export function fitDetail(m: Lined, blocks: readonly BlockInfo[], budget: number): number {
-  const size = (e: OutlineEntry) => JSON.stringify(e).length + 1
-  if (blocks.reduce((n, b) => n + size(entryOf(m, b)), 2) <= budget) return 0
+  const sizes = blocks.map((b) => JSON.stringify(entryOf(m, b)).length + 1)
+  if (sizes.reduce((n, s) => n + s, 2) <= budget) return 0
   const levels = [...new Set(blocks.flatMap((b) => (b.kind === 'heading' ? [b.level!] : [])))].sort((a, b) => b - a)
   for (const level of levels) {
-    if (outlineEntries(m, blocks, level).reduce((n, e) => n + size(e), 2) <= budget) return level
+    if (outlineSize(m, blocks, sizes, level, budget) <= budget) return level
   }
   return levels[levels.length - 1] ?? 0
 }
