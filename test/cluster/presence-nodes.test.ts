@@ -32,6 +32,22 @@ async function busAwarenessOut(node: Harness): Promise<number> {
   return line ? Number(line.split(' ').at(-1)) : 0
 }
 
+/** A person on node `b` synced to `doc`, and an agent's token minted by node `a`. */
+async function personAndAgent(a: Harness, b: Harness, doc: string, session?: { id: string; name: string }) {
+  const person = b.provider('acme', doc, await b.token('acme', doc, { sub: 'bob' }))
+  await synced(person)
+  const { token } = await mintToken(a.server.deps.keys, {
+    org: 'acme',
+    doc,
+    sub: 'bot',
+    acc: 'rw',
+    agent: true,
+    ...(session ? { session } : {}),
+    ttlSec: 600,
+  })
+  return { person, token }
+}
+
 describe('presence across cluster nodes', () => {
   it('a burst on one node reaches both protocols on the other as its latest state, in fewer bus messages than moves; a leave crosses too', async () => {
     const [a, b] = nodes as [Harness, Harness]
@@ -73,17 +89,7 @@ describe('an agent across cluster nodes', () => {
   it('writing through one node, it is seen with its caret by a person on the other, and leaves there too', async () => {
     const [a, b] = nodes as [Harness, Harness]
     const doc = 'agent-nodes'
-    const person = b.provider('acme', doc, await b.token('acme', doc, { sub: 'bob' }))
-    await synced(person)
-    const { token } = await mintToken(a.server.deps.keys, {
-      org: 'acme',
-      doc,
-      sub: 'bot',
-      acc: 'rw',
-      agent: true,
-      session: { id: 'nodes', name: 'Node bot' },
-      ttlSec: 600,
-    })
+    const { person, token } = await personAndAgent(a, b, doc, { id: 'nodes', name: 'Node bot' })
     const call = (path: string, method: string, body?: unknown) =>
       fetch(`${a.httpUrl}/${path}/v1/acme/${doc}?yauth=${token}`, {
         method,
@@ -112,16 +118,7 @@ describe('a stream across cluster nodes', () => {
   it('a stream in one request through one node grows in the editor of a person on the other, which reads what it wrote', async () => {
     const [a, b] = nodes as [Harness, Harness]
     const doc = 'stream-nodes'
-    const person = b.provider('acme', doc, await b.token('acme', doc, { sub: 'bob' }))
-    await synced(person)
-    const { token } = await mintToken(a.server.deps.keys, {
-      org: 'acme',
-      doc,
-      sub: 'bot',
-      acc: 'rw',
-      agent: true,
-      ttlSec: 600,
-    })
+    const { person, token } = await personAndAgent(a, b, doc)
     const req = http.request(`${a.httpUrl}/stream/v1/acme/${doc}?at=end&yauth=${token}`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-ndjson' },

@@ -20,17 +20,23 @@ const SEED = '# Plan\n\nShip on Friday, after the review.\n\n## Risks\n\nNone kn
 const STREAMED =
   '## Launch notes\n\nWe ship on **Monday**, after the _review_ and a `dry run`.\n\n- the build\n- the [docs](https://example.com)\n\n| step | owner |\n| --- | --- |\n| build | ann |\n| docs | bob |\n\n```js\nconst a = 1 * 2\n```\n\nThat is all.'
 
-/** The agent's calls on `doc`: `route` is `content`, or `stream` with what follows the document. */
-async function agent(doc: string) {
+/** The agent's token for `doc`: a session named Writer, unless `session` is false. */
+async function agentToken(doc: string, session = true): Promise<string> {
   const { token } = await mintToken(h.server.deps.keys, {
     org: 'acme',
     doc,
     sub: 'bot@example.com',
     acc: 'rw',
     agent: true,
-    session: { id: 's-1', name: 'Writer' },
+    ...(session ? { session: { id: 's-1', name: 'Writer' } } : {}),
     ttlSec: 600,
   })
+  return token
+}
+
+/** The agent's calls on `doc`: `route` is `content`, or `stream` with what follows the document. */
+async function agent(doc: string) {
+  const token = await agentToken(doc)
   return async (method: string, route: string, body?: unknown, tail = '') => {
     const res = await fetch(`${h.httpUrl}/${route}/v1/acme/${doc}${tail}?yauth=${token}`, {
       method,
@@ -254,14 +260,7 @@ describe('a stream in place of blocks', () => {
 
 /** A one-request stream into `doc`: the body is written piece by piece; `answer` settles with the reply. */
 async function pouring(doc: string, query: string, contentType: string) {
-  const { token } = await mintToken(h.server.deps.keys, {
-    org: 'acme',
-    doc,
-    sub: 'bot@example.com',
-    acc: 'rw',
-    agent: true,
-    ttlSec: 600,
-  })
+  const token = await agentToken(doc, false)
   const req = http.request(`${h.httpUrl}/stream/v1/acme/${doc}?${query}&yauth=${token}`, {
     method: 'POST',
     headers: { 'content-type': contentType },
