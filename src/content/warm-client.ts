@@ -48,6 +48,8 @@ export class WarmClient {
   /** per document key: the seq its warm copy reached */
   private readonly known = new Map<string, number>()
   private readonly locks = new Map<string, Promise<void>>()
+  /** per document key: the name of the view its last targeted edit left, sent with its next call */
+  private readonly labels = new Map<string, ViewLabel>()
   private idle: NodeJS.Timeout | null = null
 
   constructor(private readonly cold: ColdRun) {}
@@ -70,7 +72,7 @@ export class WarmClient {
         if (released) return
         released = true
         if (!ok) this.evict(key)
-        else if (label && this.worker) void this.post({ id: this.nextId++, key, label }).catch(() => {})
+        else if (label) this.labels.set(key, label)
         release()
       }
       if (!held) end()
@@ -112,7 +114,9 @@ export class WarmClient {
       known = now.seq
     }
     let job = jobOf(known!)
-    let reply = await this.post({ id: this.nextId++, key, feed, job })
+    const label = this.labels.get(key)
+    this.labels.delete(key)
+    let reply = await this.post({ id: this.nextId++, key, feed, job, ...(label ? { label } : {}) })
     if ('missing' in reply) {
       // the worker let the copy go (its bound, or it restarted): catch up whole
       const now = await current(req, ctx)
@@ -131,6 +135,7 @@ export class WarmClient {
 
   private evict(key: string): void {
     this.known.delete(key)
+    this.labels.delete(key)
     if (this.worker) void this.post({ id: this.nextId++, key, evict: true }).catch(() => {})
   }
 
@@ -183,6 +188,7 @@ export class WarmClient {
       if (this.worker !== w) return
       this.worker = null
       this.known.clear()
+      this.labels.clear()
       for (const wait of this.waiting.values()) wait.reject(why)
       this.waiting.clear()
     }
@@ -198,6 +204,7 @@ export class WarmClient {
     if (!w || this.waiting.size) return
     this.worker = null
     this.known.clear()
+    this.labels.clear()
     void w.terminate()
   }
 }

@@ -85,12 +85,14 @@ describe('the views of a warm document', () => {
     })
     expect(done).not.toHaveProperty('model') // the view after the edit stays in the worker
     expect(ok(docs, whole(at('3~9', false)))).toEqual({ needsState: true }) // not named yet
-    docs.run({ id: id++, key: KEY, label: { form: '3~9', root: null } })
+    // the name comes with the next call, and is given before that call runs
+    const named = (form: string) =>
+      docs.run({ id: id++, key: KEY, feed: { updates: [] }, job: whole(at(form, false)), label: { form, root: null } })
     const after = Y.mergeUpdates([state, done.update as Uint8Array])
+    expect(named('3~9')).toMatchObject({ ok: { content: buildParts(after, null).markdown } })
     expect(ok(docs, whole(at('3~9', false)))).toMatchObject({ content: buildParts(after, null).markdown })
     // a label with nothing held (a suggestion, a failed write) names nothing
-    docs.run({ id: id++, key: KEY, label: { form: '4', root: null } })
-    expect(ok(docs, whole(at('4', false)))).toEqual({ needsState: true })
+    expect(named('4')).toMatchObject({ ok: { needsState: true } })
   })
 
   it('go with the copy when it is dropped, and a refused read keeps both', () => {

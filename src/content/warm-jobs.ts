@@ -57,9 +57,8 @@ export interface WarmAnswers {
 export type Feed = { full: Uint8Array } | { updates: Uint8Array[] }
 
 export type WarmRequest =
-  | { id: number; key: string; feed: Feed; job: WarmJob }
-  | { id: number; key: string; evict: true }
-  | { id: number; key: string; label: ViewLabel }
+  /** `label`: the last targeted edit's view named first (sent with the next call, not a message of its own) */
+  { id: number; key: string; feed: Feed; job: WarmJob; label?: ViewLabel } | { id: number; key: string; evict: true }
 
 export type WarmReply =
   | { id: number; ok: unknown }
@@ -86,10 +85,7 @@ export class WarmDocs {
       this.drop(req.key)
       return { id: req.id, ok: null }
     }
-    if ('label' in req) {
-      this.shelf.label(req.key, req.label)
-      return { id: req.id, ok: null }
-    }
+    if (req.label) this.shelf.label(req.key, req.label)
     let warm = this.docs.get(req.key)
     if (!warm && !('full' in req.feed)) return { id: req.id, missing: true }
     if ('full' in req.feed) {
